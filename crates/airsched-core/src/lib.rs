@@ -1,0 +1,29 @@
+//! airsched-core: a deterministic discrete-event simulator of an 802.11 access point, its
+//! stations and a server behind it, with Linux queueing disciplines on every egress interface.
+//!
+//! Layers (see docs/architecture.md): `time` and `engine` (clock, event order, random streams),
+//! `packet` (arena), `qdisc` (Linux tc disciplines), `phy` and `mac` (802.11), `traffic`
+//! (sources), `metrics` and `results`, `scenario` (validated input), `sim` (the world).
+
+pub mod engine;
+pub mod mac;
+pub mod metrics;
+pub mod packet;
+pub mod phy;
+pub mod qdisc;
+pub mod results;
+pub mod scenario;
+pub mod sim;
+pub mod time;
+pub mod traffic;
+pub mod units;
+
+pub use results::RunResults;
+pub use scenario::{parse_scenario, Scenario};
+pub use sim::{SimError, Simulation};
+pub use time::Nanos;
+
+/// Parse, build and run a scenario to the end.
+pub fn run_scenario(scn: &Scenario) -> Result<RunResults, SimError> {
+    Simulation::new(scn).finish()
+}

@@ -1,0 +1,113 @@
+//! Counters, the warm-up snapshot, and the per-interval samples.
+//!
+//! Every counter is cumulative from t = 0. At the end of the warm-up the whole set is copied;
+//! reported figures are `final - snapshot`, so the per-event path never tests "are we measuring?".
+
+use crate::time::Nanos;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowCounters {
+    pub sent_packets: u64,
+    pub received_packets: u64,
+    pub received_payload_bytes: u64,
+    pub drops_queue: u64,
+    pub drops_retry: u64,
+    /// Sum of one-way delays (application send to application receive) of received packets.
+    pub delay_sum_ns: u128,
+    /// Sum of time spent in queueing disciplines by received packets.
+    pub queue_delay_sum_ns: u128,
+}
+
+/// Everything that happened to frames to or from one station.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StationCounters {
+    /// Air time of every attempt of a data frame to or from the station and of its ACKs.
+    pub airtime_ns: u64,
+    pub tx_attempts: u64,
+    /// Data frames delivered (acknowledged), both directions.
+    pub tx_frames: u64,
+    pub retries: u64,
+    pub collisions: u64,
+    pub drops_queue: u64,
+    pub drops_retry: u64,
+}
+
+/// What one transmitter (AP or station) did on the air, whoever the frames were for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeCounters {
+    pub airtime_ns: u64,
+    pub tx_attempts: u64,
+    pub beacons: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub flows: Vec<FlowCounters>,
+    pub stations: Vec<StationCounters>,
+    /// WiFi nodes: index 0 is the AP, 1.. the stations.
+    pub nodes: Vec<NodeCounters>,
+    /// MAC transmission attempts of any frame (data, beacons), all nodes.
+    pub frames: u64,
+}
+
+impl Counters {
+    pub fn new(flows: usize, stations: usize) -> Self {
+        Counters {
+            flows: vec![FlowCounters::default(); flows],
+            stations: vec![StationCounters::default(); stations],
+            nodes: vec![NodeCounters::default(); stations + 1],
+            frames: 0,
+        }
+    }
+}
+
+/// One goodput sample of a flow or a station.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    /// End of the interval.
+    pub time: Nanos,
+    pub kind: SampleKind,
+    /// Index of the flow or station.
+    pub index: u32,
+    pub goodput_bps: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SampleKind {
+    Station,
+    Flow,
+}
+
+/// Mean and sample standard deviation (n - 1 in the denominator, as pandas computes it).
+/// NaN standard deviation with fewer than two values.
+pub fn mean_std(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut n, mut mean, mut m2) = (0u64, 0.0f64, 0.0f64);
+    for x in values {
+        // Welford's update, stable for long runs.
+        n += 1;
+        let d = x - mean;
+        mean += d / n as f64;
+        m2 += d * (x - mean);
+    }
+    match n {
+        0 => (f64::NAN, f64::NAN),
+        1 => (mean, f64::NAN),
+        _ => (mean, (m2 / (n - 1) as f64).sqrt()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_sample_std() {
+        let (m, s) = mean_std([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0].into_iter());
+        assert!((m - 5.0).abs() < 1e-12);
+        // Sample std of this set is sqrt(32/7).
+        assert!((s - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        let (m1, s1) = mean_std([3.0].into_iter());
+        assert_eq!(m1, 3.0);
+        assert!(s1.is_nan());
+    }
+}

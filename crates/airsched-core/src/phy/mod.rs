@@ -1,0 +1,3 @@
+//! PHY models: rates, frame airtime and the control-response rate rule.
+
+pub mod dsss;

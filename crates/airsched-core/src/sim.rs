@@ -1,0 +1,846 @@
+//! The simulated world: one AP, its stations, a server behind the AP, and the packets between
+//! them. Every model is a state machine handed `now`; this file owns the clock and routes events.
+//!
+//! Interfaces (each with a queueing discipline):
+//!   0         the AP's wlan0 (downlink, frames to stations)
+//!   1..=N     station i's wlan0 (uplink, frames to the AP)
+//!   N+1       the AP's eth0 (towards the server)
+//!   N+2       the server's eth0 (towards the AP)
+//! WiFi nodes: 0 is the AP, i in 1..=N is station i-1.
+
+use std::time::{Duration, Instant};
+
+use crate::engine::{Event, EventQueue};
+use crate::mac::dcf::{Dcf, DcfParams};
+use crate::metrics::{mean_std, Counters, Sample, SampleKind};
+use crate::packet::{Packet, PacketId, Packets};
+use crate::phy::dsss::{self, DsssRate, Preamble};
+use crate::qdisc::{Enqueue, Pfifo, Qdisc, QdiscImpl};
+use crate::results::{FlowResult, NodeResult, RunResults, StationResult, Summary, Conservation};
+use crate::scenario::{EifsRule, Endpoint, FlowRate, Scenario, UDP_IP_OVERHEAD};
+use crate::time::Nanos;
+use crate::traffic::{cbr_send_time, SATURATE_BACKLOG};
+
+/// Bytes a packet occupies on the wire beyond its IP datagram: Ethernet header 14, FCS 4,
+/// preamble and SFD 8, inter-frame gap 12.
+pub const ETHERNET_WIRE_OVERHEAD: u32 = 38;
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum SimError {
+    #[error("packet conservation violated for flow {flow}: sent {sent} != received {received} + dropped {dropped} + in flight {in_flight}")]
+    Conservation { flow: String, sent: u64, received: u64, dropped: u64, in_flight: u64 },
+    #[error("packet arena holds {live} packets but {located} were found in queues, MACs and links")]
+    Leak { live: u64, located: u64 },
+    #[error("the simulation has already finished")]
+    Finished,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Node {
+    Server,
+    Ap,
+    Station(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Link {
+    /// Sends over the air; the WiFi node index.
+    Wifi(u32),
+    /// Serialises onto the wire and delivers to this node.
+    Wire(Node),
+}
+
+struct Iface {
+    qdisc: QdiscImpl,
+    link: Link,
+    /// Wired: a packet is being serialised.
+    busy: bool,
+    /// Saturating flows whose first hop this is.
+    saturate_flows: Vec<u32>,
+}
+
+struct FlowState {
+    src: Node,
+    dst: Node,
+    first_hop: u32,
+    saturate: bool,
+    active: bool,
+    stop: Nanos,
+    /// Saturating: packets of this flow in the first-hop queue.
+    outstanding: u32,
+    /// Station the flow belongs to for per-station figures (src or dst), if any.
+    stations: [Option<u32>; 2],
+}
+
+/// Transmission in the air in the current busy period.
+#[derive(Clone, Copy)]
+struct AirTx {
+    node: u32,
+    end: Nanos,
+    rate: DsssRate,
+}
+
+pub struct Simulation {
+    scn: Scenario,
+    now: Nanos,
+    end: Nanos,
+    queue: EventQueue,
+    pkts: Packets,
+    ifaces: Vec<Iface>,
+    dcf: Dcf,
+    flows: Vec<FlowState>,
+    preamble: Preamble,
+    lowest_basic: DsssRate,
+    /// Per station: data airtime is computed from its rate; ACK durations precomputed.
+    station_rates: Vec<DsssRate>,
+    ack_times: Vec<Nanos>,
+    air: Vec<AirTx>,
+    /// The single successful data transmitter of the busy period, if it is one.
+    success: bool,
+    counters: Counters,
+    at_warmup: Option<Counters>,
+    delay_max_ns: Vec<u64>,
+    samples: Vec<Sample>,
+    last_sample_bytes: Vec<u64>,
+    wall: Duration,
+    finished: bool,
+}
+
+impl Simulation {
+    pub fn new(scn: &Scenario) -> Simulation {
+        let n = scn.stations.len();
+        let cell = &scn.cell;
+        let params = DcfParams {
+            slot: dsss::SLOT,
+            sifs: dsss::SIFS,
+            difs: dsss::DIFS,
+            pifs: dsss::PIFS,
+            ack_timeout: dsss::ACK_TIMEOUT,
+            cw_min: cell.cw_min,
+            cw_max: cell.cw_max,
+            retry_limit: cell.retry_limit,
+        };
+        let mut ifaces = Vec::with_capacity(n + 3);
+        ifaces.push(Iface::new(scn.ap.txqueuelen, Link::Wifi(0)));
+        for (i, st) in scn.stations.iter().enumerate() {
+            ifaces.push(Iface::new(st.node.txqueuelen, Link::Wifi(i as u32 + 1)));
+        }
+        ifaces.push(Iface::new(scn.ap.txqueuelen, Link::Wire(Node::Server)));
+        ifaces.push(Iface::new(scn.server.txqueuelen, Link::Wire(Node::Ap)));
+
+        let node_of = |e: Endpoint| match e {
+            Endpoint::Server => Node::Server,
+            Endpoint::Ap => Node::Ap,
+            Endpoint::Station(i) => Node::Station(i as u32),
+        };
+        let mut flows = Vec::with_capacity(scn.flows.len());
+        for (fi, f) in scn.flows.iter().enumerate() {
+            let (src, dst) = (node_of(f.src), node_of(f.dst));
+            let first_hop = route(n, src, dst);
+            let saturate = matches!(f.rate, FlowRate::Saturate);
+            if saturate {
+                ifaces[first_hop as usize].saturate_flows.push(fi as u32);
+            }
+            let st = |nd: Node| match nd {
+                Node::Station(i) => Some(i),
+                _ => None,
+            };
+            flows.push(FlowState {
+                src,
+                dst,
+                first_hop,
+                saturate,
+                active: false,
+                stop: f.stop.unwrap_or(Nanos(u64::MAX)),
+                outstanding: 0,
+                stations: [st(src), st(dst)],
+            });
+        }
+
+        let preamble = cell.preamble;
+        let station_rates: Vec<DsssRate> = scn.stations.iter().map(|s| s.rate).collect();
+        let ack_times = station_rates
+            .iter()
+            .map(|&r| dsss::ack_time(preamble, &cell.basic_rates, r))
+            .collect();
+        let end = scn.run.duration;
+        let mut queue = EventQueue::with_capacity(1024 + 4 * scn.flows.len());
+        for (fi, f) in scn.flows.iter().enumerate() {
+            if f.start <= end {
+                queue.schedule(f.start, Event::FlowStart { flow: fi as u32 });
+            }
+        }
+        if cell.beacons {
+            queue.schedule(Nanos::ZERO, Event::Beacon);
+        }
+        queue.schedule(scn.run.warmup, Event::WarmupEnd);
+        let first_sample = scn.run.warmup + scn.run.sample_interval;
+        if first_sample <= end {
+            queue.schedule(first_sample, Event::Sample);
+        }
+        let n_samples = ((end.0 - scn.run.warmup.0) / scn.run.sample_interval.0) as usize;
+        Simulation {
+            now: Nanos::ZERO,
+            end,
+            queue,
+            pkts: Packets::with_capacity(4096),
+            ifaces,
+            dcf: Dcf::new(n + 1, params, scn.run.seed),
+            flows,
+            preamble,
+            lowest_basic: cell.basic_rates[0],
+            station_rates,
+            ack_times,
+            air: Vec::with_capacity(n + 2),
+            success: false,
+            counters: Counters::new(scn.flows.len(), n),
+            at_warmup: None,
+            delay_max_ns: vec![0; scn.flows.len()],
+            samples: Vec::with_capacity(n_samples.min(1 << 20) * (n + scn.flows.len())),
+            last_sample_bytes: vec![0; scn.flows.len()],
+            wall: Duration::ZERO,
+            finished: false,
+            scn: scn.clone(),
+        }
+    }
+
+    pub fn now(&self) -> Nanos {
+        self.now
+    }
+    pub fn end(&self) -> Nanos {
+        self.end
+    }
+    pub fn events(&self) -> u64 {
+        self.queue.processed()
+    }
+
+    /// Process every event with time <= min(until, end).
+    pub fn advance(&mut self, until: Nanos) {
+        let started = Instant::now();
+        let limit = until.min(self.end);
+        while let Some(t) = self.queue.peek_time() {
+            if t > limit {
+                break;
+            }
+            let (t, ev) = self.queue.pop().expect("peeked");
+            self.now = t;
+            self.handle(ev);
+        }
+        if limit > self.now {
+            self.now = limit;
+        }
+        self.wall += started.elapsed();
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Access { gen } => self.on_access(gen),
+            Event::TxEnd => self.on_tx_end(),
+            Event::ExchangeEnd => self.on_exchange_end(),
+            Event::WireTxDone { iface } => {
+                self.ifaces[iface as usize].busy = false;
+                self.wire_kick(iface);
+            }
+            Event::WireDeliver { iface, pkt } => {
+                if let Link::Wire(to) = self.ifaces[iface as usize].link {
+                    self.arrive(to, pkt);
+                }
+            }
+            Event::FlowStart { flow } => self.on_flow_start(flow),
+            Event::FlowTick { flow, k } => self.on_flow_tick(flow, k),
+            Event::Beacon => {
+                if let Some((t, gen)) = self.dcf.beacon_due(self.now) {
+                    self.queue.schedule(t, Event::Access { gen });
+                }
+                let next = self.now + self.scn.cell.beacon_interval;
+                if next <= self.end {
+                    self.queue.schedule(next, Event::Beacon);
+                }
+            }
+            Event::WarmupEnd => self.at_warmup = Some(self.counters.clone()),
+            Event::Sample => self.on_sample(),
+        }
+    }
+
+    // ----- traffic -------------------------------------------------------------------------
+
+    fn on_flow_start(&mut self, f: u32) {
+        let fs = &mut self.flows[f as usize];
+        if self.now >= fs.stop {
+            return;
+        }
+        fs.active = true;
+        if fs.saturate {
+            self.refill(f);
+        } else {
+            self.on_flow_tick(f, 0);
+        }
+    }
+
+    fn on_flow_tick(&mut self, f: u32, k: u64) {
+        if self.now >= self.flows[f as usize].stop {
+            self.flows[f as usize].active = false;
+            return;
+        }
+        self.emit(f);
+        if let Some(t) = cbr_send_time(&self.scn.flows[f as usize], k + 1) {
+            if t <= self.end && t < self.flows[f as usize].stop {
+                self.queue.schedule(t, Event::FlowTick { flow: f, k: k + 1 });
+            }
+        }
+    }
+
+    /// A source sends one packet. Returns whether its first hop queued it.
+    fn emit(&mut self, f: u32) -> bool {
+        let payload = self.scn.flows[f as usize].size;
+        let id = self.pkts.alloc(Packet {
+            flow: f,
+            ip_len: payload + UDP_IP_OVERHEAD,
+            payload,
+            created: self.now,
+            enqueued: self.now,
+            queue_delay: Nanos::ZERO,
+        });
+        self.counters.flows[f as usize].sent_packets += 1;
+        let hop = self.flows[f as usize].first_hop;
+        self.enqueue(hop, id)
+    }
+
+    /// Keep a saturating flow's first-hop queue topped up.
+    fn refill(&mut self, f: u32) {
+        loop {
+            let fs = &self.flows[f as usize];
+            if !fs.active || fs.outstanding >= SATURATE_BACKLOG || self.now >= fs.stop {
+                return;
+            }
+            self.flows[f as usize].outstanding += 1;
+            if !self.emit(f) {
+                // The queue is full (other traffic): try again at its next dequeue.
+                self.flows[f as usize].outstanding -= 1;
+                return;
+            }
+        }
+    }
+
+    // ----- queues and routing --------------------------------------------------------------
+
+    /// Offer a packet to an interface's qdisc and wake the interface. Returns whether it was
+    /// queued (false: dropped, already accounted and freed).
+    fn enqueue(&mut self, iface: u32, pkt: PacketId) -> bool {
+        let outcome = self.ifaces[iface as usize].qdisc.enqueue(pkt, &mut self.pkts, self.now);
+        let queued = match outcome {
+            Enqueue::Queued => true,
+            Enqueue::Dropped(victim) => {
+                if victim != pkt {
+                    self.left_first_hop(iface, victim);
+                }
+                self.drop_packet(victim, iface, DropCause::Queue);
+                victim != pkt
+            }
+        };
+        match self.ifaces[iface as usize].link {
+            Link::Wifi(node) => self.mac_pull(node),
+            Link::Wire(_) => self.wire_kick(iface),
+        }
+        queued
+    }
+
+    /// Take the next packet from a qdisc, with the bookkeeping every dequeue needs.
+    fn dequeue(&mut self, iface: u32) -> Option<PacketId> {
+        let pkt = self.ifaces[iface as usize].qdisc.dequeue(&mut self.pkts, self.now)?;
+        self.left_first_hop(iface, pkt);
+        Some(pkt)
+    }
+
+    /// After the device took a packet (and marked itself busy), saturating sources whose first
+    /// hop this is top their queue up again.
+    fn refill_after_dequeue(&mut self, iface: u32) {
+        let n_sat = self.ifaces[iface as usize].saturate_flows.len();
+        for i in 0..n_sat {
+            let f = self.ifaces[iface as usize].saturate_flows[i];
+            self.refill(f);
+        }
+    }
+
+    #[inline]
+    fn left_first_hop(&mut self, iface: u32, pkt: PacketId) {
+        let f = self.pkts.get(pkt).flow as usize;
+        let fs = &mut self.flows[f];
+        if fs.saturate && fs.first_hop == iface {
+            fs.outstanding -= 1;
+        }
+    }
+
+    /// A packet reaches node `at`: hand it to the application or forward it.
+    fn arrive(&mut self, at: Node, pkt: PacketId) {
+        let f = self.pkts.get(pkt).flow as usize;
+        if self.flows[f].dst == at {
+            self.receive(pkt);
+        } else {
+            let hop = route(self.scn.stations.len(), at, self.flows[f].dst);
+            self.enqueue(hop, pkt);
+        }
+    }
+
+    fn receive(&mut self, pkt: PacketId) {
+        let p = *self.pkts.get(pkt);
+        let c = &mut self.counters.flows[p.flow as usize];
+        c.received_packets += 1;
+        c.received_payload_bytes += p.payload as u64;
+        let delay = (self.now - p.created).0;
+        c.delay_sum_ns += delay as u128;
+        c.queue_delay_sum_ns += p.queue_delay.0 as u128;
+        if self.at_warmup.is_some() {
+            let m = &mut self.delay_max_ns[p.flow as usize];
+            *m = (*m).max(delay);
+        }
+        self.pkts.free(pkt);
+    }
+
+    fn drop_packet(&mut self, pkt: PacketId, iface: u32, cause: DropCause) {
+        let f = self.pkts.get(pkt).flow as usize;
+        let station = self.station_of_iface_packet(iface, f);
+        let fc = &mut self.counters.flows[f];
+        match cause {
+            DropCause::Queue => fc.drops_queue += 1,
+            DropCause::Retry => fc.drops_retry += 1,
+        }
+        if let Some(s) = station {
+            let sc = &mut self.counters.stations[s as usize];
+            match cause {
+                DropCause::Queue => sc.drops_queue += 1,
+                DropCause::Retry => sc.drops_retry += 1,
+            }
+        }
+        self.pkts.free(pkt);
+    }
+
+    /// The station a packet at a WiFi interface is to or from.
+    fn station_of_iface_packet(&self, iface: u32, flow: usize) -> Option<u32> {
+        match self.ifaces[iface as usize].link {
+            Link::Wifi(0) => match self.flows[flow].dst {
+                Node::Station(s) => Some(s),
+                _ => None,
+            },
+            Link::Wifi(node) => Some(node - 1),
+            Link::Wire(_) => None,
+        }
+    }
+
+    fn wire_kick(&mut self, iface: u32) {
+        if self.ifaces[iface as usize].busy {
+            return;
+        }
+        let Some(pkt) = self.dequeue(iface) else { return };
+        let bits = (self.pkts.get(pkt).ip_len + ETHERNET_WIRE_OVERHEAD) as u64 * 8;
+        let tx = Nanos::for_bits(bits, self.scn.wired.rate_bps);
+        self.ifaces[iface as usize].busy = true;
+        self.queue.schedule(self.now + tx, Event::WireTxDone { iface });
+        self.queue.schedule(self.now + tx + self.scn.wired.delay, Event::WireDeliver { iface, pkt });
+        self.refill_after_dequeue(iface);
+    }
+
+    // ----- WiFi ----------------------------------------------------------------------------
+
+    /// Give WiFi node `node` its next frame if its MAC is free.
+    fn mac_pull(&mut self, node: u32) {
+        let n = node as usize;
+        if self.dcf.nodes[n].frame.is_some() || self.dcf.nodes[n].in_exchange {
+            return;
+        }
+        let Some(pkt) = self.dequeue(node) else { return };
+        let f = self.pkts.get(pkt).flow as usize;
+        let station = self.station_of_iface_packet(node, f).expect("wifi frames have a station");
+        let dn = &mut self.dcf.nodes[n];
+        dn.frame = Some(pkt);
+        dn.frame_station = station;
+        dn.attempts = 0;
+        if let Some((t, gen)) = self.dcf.frame_arrived(n, self.now) {
+            self.queue.schedule(t, Event::Access { gen });
+        }
+        self.refill_after_dequeue(node);
+    }
+
+    fn data_rate(&self, node: u32) -> DsssRate {
+        self.station_rates[self.dcf.nodes[node as usize].frame_station as usize]
+    }
+
+    fn on_access(&mut self, gen: u64) {
+        let ta = self.now;
+        if !self.dcf.begin_access(ta, gen) {
+            return;
+        }
+        self.air.clear();
+        let mut busy_end = ta;
+        if self.dcf.medium.beacon_in_air {
+            let rate = self.lowest_basic;
+            let d = dsss::txtime(self.preamble, rate, self.scn.cell.beacon_bytes);
+            let nc = &mut self.counters.nodes[0];
+            nc.airtime_ns += d.0;
+            nc.tx_attempts += 1;
+            nc.beacons += 1;
+            self.counters.frames += 1;
+            self.air.push(AirTx { node: 0, end: ta + d, rate });
+            busy_end = ta + d;
+        }
+        for i in 0..self.dcf.medium.transmitters.len() {
+            let node = self.dcf.medium.transmitters[i];
+            let rate = self.data_rate(node);
+            let dn = &mut self.dcf.nodes[node as usize];
+            dn.attempts += 1;
+            let pkt = dn.frame.expect("transmitter holds a frame");
+            let psdu = self.pkts.get(pkt).ip_len + dsss::DATA_OVERHEAD_BYTES;
+            let d = dsss::txtime(self.preamble, rate, psdu);
+            let s = self.dcf.nodes[node as usize].frame_station as usize;
+            let nc = &mut self.counters.nodes[node as usize];
+            nc.airtime_ns += d.0;
+            nc.tx_attempts += 1;
+            let sc = &mut self.counters.stations[s];
+            sc.airtime_ns += d.0;
+            sc.tx_attempts += 1;
+            self.counters.frames += 1;
+            self.air.push(AirTx { node, end: ta + d, rate });
+            busy_end = busy_end.max(ta + d);
+        }
+        let collision = self.air.len() > 1;
+        self.success = !collision && !self.dcf.medium.beacon_in_air;
+        if self.success {
+            let node = self.air[0].node;
+            let s = self.dcf.nodes[node as usize].frame_station as usize;
+            let ack = self.ack_times[s];
+            // The ACK is sent by the receiver: the AP for uplink, the station for downlink.
+            let acker = if node == 0 { s + 1 } else { 0 };
+            self.counters.nodes[acker].airtime_ns += ack.0;
+            self.counters.stations[s].airtime_ns += ack.0;
+            self.queue.schedule(busy_end, Event::TxEnd);
+            busy_end = busy_end + dsss::SIFS + ack;
+        } else if collision {
+            for a in &self.air {
+                if a.node != 0 || !self.dcf.medium.beacon_in_air {
+                    let s = self.dcf.nodes[a.node as usize].frame_station as usize;
+                    self.counters.stations[s].collisions += 1;
+                }
+            }
+        }
+        self.queue.schedule(busy_end, Event::ExchangeEnd);
+    }
+
+    /// End of a successful data PPDU: the receiver has the frame.
+    fn on_tx_end(&mut self) {
+        let node = self.air[0].node as usize;
+        let pkt = self.dcf.nodes[node].frame.expect("successful transmitter holds its frame");
+        let station = self.dcf.nodes[node].frame_station;
+        let to = if node == 0 { Node::Station(station) } else { Node::Ap };
+        self.dcf.on_success(node);
+        let sc = &mut self.counters.stations[station as usize];
+        sc.tx_frames += 1;
+        self.arrive(to, pkt);
+    }
+
+    fn on_exchange_end(&mut self) {
+        let te = self.now;
+        let p = self.dcf.params;
+        let collision = self.air.len() > 1;
+        // Interframe space each node observes from here.
+        let bystander_ifs = if collision {
+            let last = self.air.iter().max_by_key(|a| (a.end, a.rate)).expect("air not empty");
+            match self.scn.cell.eifs {
+                EifsRule::Estimated => p.sifs + dsss::estimated_ack_time(self.preamble, last.rate) + p.difs,
+                EifsRule::Legacy => dsss::EIFS_LEGACY,
+            }
+        } else {
+            p.difs
+        };
+        for n in 0..self.dcf.nodes.len() {
+            self.dcf.set_ifs_end(n, te + bystander_ifs);
+        }
+        if collision && std::env::var("XEIFS").is_err() {
+            for (i, a) in self.air.iter().enumerate() {
+                // Colliders wait for their ACKTimeout (a beacon expects no ACK), then DIFS,
+                // counted from the end of their own frame or of the busy period, the later.
+                let is_beacon = i == 0 && self.dcf.medium.beacon_in_air;
+                let own = if is_beacon { a.end } else { a.end + p.ack_timeout };
+                self.dcf.set_ifs_end(a.node as usize, own.max(te) + p.difs);
+            }
+        }
+        // Outcomes of the data transmitters.
+        if !self.success {
+            for i in 0..self.dcf.medium.transmitters.len() {
+                let node = self.dcf.medium.transmitters[i] as usize;
+                let station = self.dcf.nodes[node].frame_station as usize;
+                match self.dcf.on_failure(node) {
+                    Some(pkt) => self.drop_packet(pkt, node as u32, DropCause::Retry),
+                    None => self.counters.stations[station].retries += 1,
+                }
+            }
+        }
+        if let Some((t, gen)) = self.dcf.end_busy(te) {
+            self.queue.schedule(t, Event::Access { gen });
+        }
+        let transmitters = std::mem::take(&mut self.dcf.medium.transmitters);
+        // Nodes whose frame is done pull the next one (their access is planned on arrival).
+        for &node in &transmitters {
+            self.mac_pull(node);
+        }
+        self.dcf.medium.transmitters = transmitters;
+        self.air.clear();
+        self.success = false;
+    }
+
+    // ----- measurement ---------------------------------------------------------------------
+
+    fn on_sample(&mut self) {
+        let interval = self.scn.run.sample_interval;
+        let secs = interval.as_secs_f64();
+        let n_st = self.scn.stations.len();
+        let first = self.samples.len();
+        for s in 0..n_st {
+            self.samples.push(Sample { time: self.now, kind: SampleKind::Station, index: s as u32, goodput_bps: 0.0 });
+        }
+        for f in 0..self.flows.len() {
+            let bytes = self.counters.flows[f].received_payload_bytes;
+            let delta = bytes - self.last_sample_bytes[f];
+            self.last_sample_bytes[f] = bytes;
+            let bps = delta as f64 * 8.0 / secs;
+            self.samples.push(Sample { time: self.now, kind: SampleKind::Flow, index: f as u32, goodput_bps: bps });
+            for st in flow_station_set(&self.flows[f]) {
+                self.samples[first + st as usize].goodput_bps += bps;
+            }
+        }
+        let next = self.now + interval;
+        if next <= self.end {
+            self.queue.schedule(next, Event::Sample);
+        }
+    }
+
+    /// Run to the end and gather the results. Checks packet conservation.
+    pub fn finish(&mut self) -> Result<RunResults, SimError> {
+        if self.finished {
+            return Err(SimError::Finished);
+        }
+        self.advance(self.end);
+        self.finished = true;
+        let conservation = self.check_conservation()?;
+        Ok(self.results(conservation))
+    }
+
+    /// offered = delivered + dropped + still inside the system, per flow, and every live packet
+    /// is found in exactly one place.
+    fn check_conservation(&self) -> Result<Conservation, SimError> {
+        let mut located = vec![0u64; self.flows.len()];
+        let mut count = |pkt: PacketId| located[self.pkts.get(pkt).flow as usize] += 1;
+        for iface in &self.ifaces {
+            iface.qdisc.for_each_queued(&mut count);
+        }
+        for node in &self.dcf.nodes {
+            if let Some(p) = node.frame {
+                count(p);
+            }
+        }
+        for ev in self.queue.pending() {
+            if let Event::WireDeliver { pkt, .. } = *ev {
+                count(pkt);
+            }
+        }
+        let total_located: u64 = located.iter().sum();
+        if total_located != self.pkts.live_count() as u64 {
+            return Err(SimError::Leak { live: self.pkts.live_count() as u64, located: total_located });
+        }
+        let mut c = Conservation::default();
+        for (f, fc) in self.counters.flows.iter().enumerate() {
+            let dropped = fc.drops_queue + fc.drops_retry;
+            if fc.sent_packets != fc.received_packets + dropped + located[f] {
+                return Err(SimError::Conservation {
+                    flow: self.scn.flows[f].name.clone(),
+                    sent: fc.sent_packets,
+                    received: fc.received_packets,
+                    dropped,
+                    in_flight: located[f],
+                });
+            }
+            c.offered += fc.sent_packets;
+            c.delivered += fc.received_packets;
+            c.dropped_queue += fc.drops_queue;
+            c.dropped_retry += fc.drops_retry;
+            c.in_flight += located[f];
+        }
+        c.per_flow_in_flight = located;
+        Ok(c)
+    }
+
+    fn results(&self, conservation: Conservation) -> RunResults {
+        let zero = Counters::new(self.flows.len(), self.scn.stations.len());
+        let base = self.at_warmup.as_ref().unwrap_or(&zero);
+        let measured = self.end.saturating_sub(self.scn.run.warmup);
+        let msecs = measured.as_secs_f64();
+        let per_sec = |x: u64| if msecs > 0.0 { x as f64 / msecs } else { f64::NAN };
+        let c = &self.counters;
+
+        let sample_stats = |kind: SampleKind, index: u32| {
+            mean_std(
+                self.samples
+                    .iter()
+                    .filter(|s| s.kind == kind && s.index == index)
+                    .map(|s| s.goodput_bps / 1e6),
+            )
+        };
+
+        let mut flows = Vec::with_capacity(self.flows.len());
+        for (f, cfg) in self.scn.flows.iter().enumerate() {
+            let d = sub_flow(&c.flows[f], &base.flows[f]);
+            let name = |n: Node| match n {
+                Node::Server => "server".to_string(),
+                Node::Ap => "ap".to_string(),
+                Node::Station(i) => self.scn.stations[i as usize].name.clone(),
+            };
+            let rx = d.received_packets;
+            flows.push(FlowResult {
+                name: cfg.name.clone(),
+                src: name(self.flows[f].src),
+                dst: name(self.flows[f].dst),
+                protocol: "udp".into(),
+                goodput_mbps: per_sec(d.received_payload_bytes * 8) / 1e6,
+                goodput_std_mbps: sample_stats(SampleKind::Flow, f as u32).1,
+                sent_packets: d.sent_packets,
+                received_packets: rx,
+                lost_packets: d.drops_queue + d.drops_retry,
+                drops_queue: d.drops_queue,
+                drops_retry: d.drops_retry,
+                in_flight: conservation.per_flow_in_flight[f],
+                delay_mean_ms: if rx > 0 { d.delay_sum_ns as f64 / rx as f64 / 1e6 } else { f64::NAN },
+                delay_max_ms: if rx > 0 { self.delay_max_ns[f] as f64 / 1e6 } else { f64::NAN },
+                queue_delay_mean_ms: if rx > 0 { d.queue_delay_sum_ns as f64 / rx as f64 / 1e6 } else { f64::NAN },
+            });
+        }
+
+        let mut stations = Vec::with_capacity(self.scn.stations.len());
+        for (s, st) in self.scn.stations.iter().enumerate() {
+            let d = sub_station(&c.stations[s], &base.stations[s]);
+            let (mut up, mut down, mut qd_sum, mut qd_n) = (0u64, 0u64, 0u128, 0u64);
+            for (f, fs) in self.flows.iter().enumerate() {
+                let fd = sub_flow(&c.flows[f], &base.flows[f]);
+                if fs.src == Node::Station(s as u32) {
+                    up += fd.received_payload_bytes;
+                }
+                if fs.dst == Node::Station(s as u32) {
+                    down += fd.received_payload_bytes;
+                }
+                if fs.stations.contains(&Some(s as u32)) {
+                    qd_sum += fd.queue_delay_sum_ns;
+                    qd_n += fd.received_packets;
+                }
+            }
+            // A station-to-itself flow is impossible, so up + down counts each flow once.
+            stations.push(StationResult {
+                name: st.name.clone(),
+                rate_mbps: st.rate.mbps(),
+                goodput_mbps: per_sec((up + down) * 8) / 1e6,
+                goodput_std_mbps: sample_stats(SampleKind::Station, s as u32).1,
+                goodput_up_mbps: per_sec(up * 8) / 1e6,
+                goodput_down_mbps: per_sec(down * 8) / 1e6,
+                airtime_s: d.airtime_ns as f64 * 1e-9,
+                airtime_share: per_sec(d.airtime_ns) * 1e-9,
+                tx_frames: d.tx_frames,
+                tx_attempts: d.tx_attempts,
+                retries: d.retries,
+                collisions: d.collisions,
+                drops: d.drops_queue + d.drops_retry,
+                drops_queue: d.drops_queue,
+                drops_retry: d.drops_retry,
+                queue_delay_mean_ms: if qd_n > 0 { qd_sum as f64 / qd_n as f64 / 1e6 } else { f64::NAN },
+            });
+        }
+
+        let mut nodes = Vec::with_capacity(self.scn.stations.len() + 2);
+        for n in 0..self.dcf.nodes.len() {
+            let (cur, b) = (&c.nodes[n], &base.nodes[n]);
+            let air = cur.airtime_ns - b.airtime_ns;
+            nodes.push(NodeResult {
+                name: if n == 0 { "ap".into() } else { self.scn.stations[n - 1].name.clone() },
+                airtime_s: air as f64 * 1e-9,
+                airtime_share: per_sec(air) * 1e-9,
+                tx_attempts: cur.tx_attempts - b.tx_attempts,
+                beacons: cur.beacons - b.beacons,
+            });
+        }
+
+        let total_payload: u64 = (0..self.flows.len())
+            .map(|f| c.flows[f].received_payload_bytes - base.flows[f].received_payload_bytes)
+            .sum();
+        RunResults {
+            summary: Summary {
+                sim_seconds: self.end.as_secs_f64(),
+                measured_seconds: msecs,
+                wall_seconds: self.wall.as_secs_f64(),
+                events: self.queue.processed(),
+                seed: self.scn.run.seed,
+                total_goodput_mbps: per_sec(total_payload * 8) / 1e6,
+                frames: c.frames - base.frames,
+                conservation,
+            },
+            stations,
+            flows,
+            nodes,
+            samples: self.samples.clone(),
+            sample_interval: self.scn.run.sample_interval,
+        }
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scn
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DropCause {
+    Queue,
+    Retry,
+}
+
+impl Iface {
+    fn new(limit: u32, link: Link) -> Iface {
+        Iface { qdisc: QdiscImpl::Pfifo(Pfifo::new(limit)), link, busy: false, saturate_flows: Vec::new() }
+    }
+}
+
+/// Egress interface at node `at` for a packet going to `dst` (n = number of stations).
+fn route(n: usize, at: Node, dst: Node) -> u32 {
+    match at {
+        Node::Server => n as u32 + 2,
+        Node::Station(i) => i + 1,
+        Node::Ap => match dst {
+            Node::Server => n as u32 + 1,
+            _ => 0,
+        },
+    }
+}
+
+/// Stations a flow's goodput counts for (its src and dst, each once).
+fn flow_station_set(fs: &FlowState) -> impl Iterator<Item = u32> + '_ {
+    let [a, b] = fs.stations;
+    a.into_iter().chain(b.filter(|&x| Some(x) != a))
+}
+
+fn sub_flow(a: &crate::metrics::FlowCounters, b: &crate::metrics::FlowCounters) -> crate::metrics::FlowCounters {
+    crate::metrics::FlowCounters {
+        sent_packets: a.sent_packets - b.sent_packets,
+        received_packets: a.received_packets - b.received_packets,
+        received_payload_bytes: a.received_payload_bytes - b.received_payload_bytes,
+        drops_queue: a.drops_queue - b.drops_queue,
+        drops_retry: a.drops_retry - b.drops_retry,
+        delay_sum_ns: a.delay_sum_ns - b.delay_sum_ns,
+        queue_delay_sum_ns: a.queue_delay_sum_ns - b.queue_delay_sum_ns,
+    }
+}
+
+fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationCounters) -> crate::metrics::StationCounters {
+    crate::metrics::StationCounters {
+        airtime_ns: a.airtime_ns - b.airtime_ns,
+        tx_attempts: a.tx_attempts - b.tx_attempts,
+        tx_frames: a.tx_frames - b.tx_frames,
+        retries: a.retries - b.retries,
+        collisions: a.collisions - b.collisions,
+        drops_queue: a.drops_queue - b.drops_queue,
+        drops_retry: a.drops_retry - b.drops_retry,
+    }
+}

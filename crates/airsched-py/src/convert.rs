@@ -1,0 +1,96 @@
+//! Results to Python: a dict of tables, each a dict of equal-length column lists.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use airsched_core::metrics::SampleKind;
+use airsched_core::{RunResults, Scenario};
+
+/// Build `{name: [values...]}` from rows with one closure per column.
+macro_rules! columns {
+    ($py:expr, $rows:expr, { $($col:literal => |$r:ident| $e:expr),* $(,)? }) => {{
+        let d = PyDict::new($py);
+        $(
+            let v: Vec<_> = $rows.iter().map(|$r| $e).collect();
+            d.set_item($col, v)?;
+        )*
+        d
+    }};
+}
+
+pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> PyResult<Bound<'py, PyAny>> {
+    let out = PyDict::new(py);
+    let s = &r.summary;
+    let summary = PyDict::new(py);
+    summary.set_item("sim_seconds", s.sim_seconds)?;
+    summary.set_item("measured_seconds", s.measured_seconds)?;
+    summary.set_item("wall_seconds", s.wall_seconds)?;
+    summary.set_item("events", s.events)?;
+    summary.set_item("seed", s.seed)?;
+    summary.set_item("total_goodput_mbps", s.total_goodput_mbps)?;
+    summary.set_item("frames", s.frames)?;
+    summary.set_item("sample_interval_s", r.sample_interval.as_secs_f64())?;
+    let c = &s.conservation;
+    let cons = PyDict::new(py);
+    cons.set_item("offered", c.offered)?;
+    cons.set_item("delivered", c.delivered)?;
+    cons.set_item("dropped_queue", c.dropped_queue)?;
+    cons.set_item("dropped_retry", c.dropped_retry)?;
+    cons.set_item("in_flight", c.in_flight)?;
+    summary.set_item("conservation", cons)?;
+    out.set_item("summary", summary)?;
+
+    out.set_item("stations", columns!(py, r.stations, {
+        "name" => |x| x.name.clone(),
+        "rate_mbps" => |x| x.rate_mbps,
+        "goodput_mbps" => |x| x.goodput_mbps,
+        "goodput_std_mbps" => |x| x.goodput_std_mbps,
+        "goodput_up_mbps" => |x| x.goodput_up_mbps,
+        "goodput_down_mbps" => |x| x.goodput_down_mbps,
+        "airtime_s" => |x| x.airtime_s,
+        "airtime_share" => |x| x.airtime_share,
+        "tx_frames" => |x| x.tx_frames,
+        "tx_attempts" => |x| x.tx_attempts,
+        "retries" => |x| x.retries,
+        "collisions" => |x| x.collisions,
+        "drops" => |x| x.drops,
+        "drops_queue" => |x| x.drops_queue,
+        "drops_retry" => |x| x.drops_retry,
+        "queue_delay_mean_ms" => |x| x.queue_delay_mean_ms,
+    }))?;
+    out.set_item("flows", columns!(py, r.flows, {
+        "name" => |x| x.name.clone(),
+        "src" => |x| x.src.clone(),
+        "dst" => |x| x.dst.clone(),
+        "protocol" => |x| x.protocol.clone(),
+        "goodput_mbps" => |x| x.goodput_mbps,
+        "goodput_std_mbps" => |x| x.goodput_std_mbps,
+        "sent_packets" => |x| x.sent_packets,
+        "received_packets" => |x| x.received_packets,
+        "lost_packets" => |x| x.lost_packets,
+        "drops_queue" => |x| x.drops_queue,
+        "drops_retry" => |x| x.drops_retry,
+        "in_flight" => |x| x.in_flight,
+        "delay_mean_ms" => |x| x.delay_mean_ms,
+        "delay_max_ms" => |x| x.delay_max_ms,
+        "queue_delay_mean_ms" => |x| x.queue_delay_mean_ms,
+    }))?;
+    out.set_item("nodes", columns!(py, r.nodes, {
+        "name" => |x| x.name.clone(),
+        "airtime_s" => |x| x.airtime_s,
+        "airtime_share" => |x| x.airtime_share,
+        "tx_attempts" => |x| x.tx_attempts,
+        "beacons" => |x| x.beacons,
+    }))?;
+    let name_of = |k: SampleKind, i: u32| match k {
+        SampleKind::Station => scn.stations[i as usize].name.clone(),
+        SampleKind::Flow => scn.flows[i as usize].name.clone(),
+    };
+    out.set_item("samples", columns!(py, r.samples, {
+        "time_s" => |x| x.time.as_secs_f64(),
+        "kind" => |x| match x.kind { SampleKind::Station => "station", SampleKind::Flow => "flow" },
+        "name" => |x| name_of(x.kind, x.index),
+        "goodput_mbps" => |x| x.goodput_bps / 1e6,
+    }))?;
+    Ok(out.into_any())
+}

@@ -1,0 +1,87 @@
+//! airsched._core: the thin PyO3 layer over airsched-core.
+//!
+//! Rust errors are mapped to Python exceptions in one place (`errors`); results cross as plain
+//! column lists; the GIL is released while events are processed.
+
+mod convert;
+mod errors;
+
+use pyo3::prelude::*;
+
+use airsched_core::scenario::parse_scenario;
+use airsched_core::{Nanos, Simulation as CoreSimulation};
+
+use errors::{scenario_error, sim_error, ScenarioError, SimulationError};
+
+/// Check a scenario text without running it. Raises ScenarioError listing every problem.
+#[pyfunction]
+fn validate(text: &str, path: &str) -> PyResult<()> {
+    parse_scenario(text, path).map(|_| ()).map_err(scenario_error)
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// A scenario being simulated. Advance it in steps (for progress reporting), then finish().
+#[pyclass(module = "airsched._core")]
+struct Simulation {
+    inner: CoreSimulation,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    #[pyo3(signature = (text, path, seed=None, duration=None))]
+    fn new(text: &str, path: &str, seed: Option<u64>, duration: Option<&str>) -> PyResult<Self> {
+        let mut scn = parse_scenario(text, path).map_err(scenario_error)?;
+        if let Some(s) = seed {
+            scn.run.seed = s;
+        }
+        if let Some(d) = duration {
+            let d = errors::parse_duration_override(d, &scn)?;
+            scn.run.duration = d;
+        }
+        errors::check_after_overrides(&scn)?;
+        Ok(Simulation { inner: CoreSimulation::new(&scn) })
+    }
+
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.inner.now().as_ns()
+    }
+
+    #[getter]
+    fn end_ns(&self) -> u64 {
+        self.inner.end().as_ns()
+    }
+
+    #[getter]
+    fn events(&self) -> u64 {
+        self.inner.events()
+    }
+
+    /// Process every event up to `until_ns` (capped at the end of the run), without the GIL.
+    fn advance(&mut self, py: Python<'_>, until_ns: u64) {
+        let inner = &mut self.inner;
+        py.detach(|| inner.advance(Nanos(until_ns)));
+    }
+
+    /// Run to the end and return the results as a dict of tables (column lists).
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let inner = &mut self.inner;
+        let res = py.detach(|| inner.finish()).map_err(sim_error)?;
+        convert::results_to_py(py, &res, self.inner.scenario())
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_class::<Simulation>()?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    Ok(())
+}

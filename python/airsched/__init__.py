@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: Apache-2.0
+"""airsched: a fast, deterministic simulator of a WiFi access point and its cell.
+
+    >>> import airsched
+    >>> result = airsched.run("scenarios/two-stations.toml", seed=1)
+    >>> result.stations[["name", "goodput_mbps", "airtime_share"]]
+
+``run`` returns a :class:`Result` (a summary dict and pandas DataFrames); ``validate`` checks a
+scenario without running it. Bad input raises :class:`ScenarioError`, whose ``errors`` lists
+every problem as ``FILE:LINE:COL: KEY: message``.
+"""
+
+from . import _core
+from ._errors import AirschedError, ScenarioError, SimulationError
+from .result import Result
+from .runner import run
+from .scenario import ScenarioInfo, load, validate
+
+__version__: str = _core.version()
+
+__all__ = [
+    "AirschedError",
+    "Result",
+    "ScenarioError",
+    "ScenarioInfo",
+    "SimulationError",
+    "__version__",
+    "load",
+    "run",
+    "validate",
+]

@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The ``airsched`` command line.
+
+Exit codes: 0 success; 1 ``validate`` found errors, or results could not be written; 2 bad input
+(an invalid or missing scenario, a bad option); 3 an internal simulator error (a bug);
+130 interrupted. Errors go to stderr as ``error: FILE:LINE:COL: KEY: message`` lines, never as
+a Python traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+from . import __version__
+from ._errors import ScenarioError, SimulationError
+from .result import Result, plural
+from .runner import run as run_scenario
+from .scenario import load
+
+EXIT_INVALID = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+
+#: The progress bar appears only for runs that take longer than this (wall-clock seconds).
+PROGRESS_DELAY_S = 1.0
+
+app = typer.Typer(
+    name="airsched",
+    help="Fast, deterministic simulator of a WiFi access point and its cell.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"airsched {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Fast, deterministic simulator of a WiFi access point and its cell."""
+
+
+ScenarioArg = Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).", show_default=False)]
+
+
+@app.command("run")
+def run_command(
+    scenario: ScenarioArg,
+    seed: Annotated[Optional[int], typer.Option(help="Override the scenario's run.seed.")] = None,
+    duration: Annotated[
+        Optional[str], typer.Option(help='Override the scenario\'s run.duration, e.g. "30s".')
+    ] = None,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(help="Write stations/flows/samples/nodes .parquet and summary.json here."),
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the results as one JSON object on stdout, and nothing else.")
+    ] = False,
+) -> None:
+    """Simulate SCENARIO and print per-station and per-flow results."""
+    stderr = Console(stderr=True)
+    # Never a progress bar with --json (stdout is for the JSON alone) or when stderr is a log.
+    progress = _LazyProgress(stderr) if not json_output and stderr.is_terminal else None
+    with _reported_errors(EXIT_BAD_INPUT):
+        try:
+            result = run_scenario(scenario, seed=seed, duration=duration, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+    if out is not None:
+        _write_results(result, out)
+    if json_output:
+        sys.stdout.write(json.dumps(result.to_json_dict(), indent=2, allow_nan=False) + "\n")
+    else:
+        _print_report(Console(), result)
+
+
+@app.command("validate")
+def validate_command(scenario: ScenarioArg) -> None:
+    """Check SCENARIO without running it (exit 0 if valid, 1 if not, 2 if it cannot be read)."""
+    with _reported_errors(EXIT_BAD_INPUT):
+        source = load(scenario)
+    with _reported_errors(EXIT_INVALID):
+        info = source.validate()
+    print(f"{scenario}: ok ({plural(info.stations, 'station')}, {plural(info.flows, 'flow')}, "
+          f"duration {info.duration})")
+
+
+def main() -> None:
+    """Entry point of the ``airsched`` script and of ``python -m airsched``."""
+    try:
+        app(prog_name="airsched")
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
+
+
+@contextmanager
+def _reported_errors(scenario_exit_code: int) -> Iterator[None]:
+    """Turn airsched's errors into stderr lines and an exit code (no traceback)."""
+    try:
+        yield
+    except ScenarioError as exc:
+        for line in exc.errors:
+            print(f"error: {line}", file=sys.stderr)
+        raise typer.Exit(scenario_exit_code) from None
+    except SimulationError as exc:
+        print(f"error: internal simulator error: {exc}", file=sys.stderr)
+        print("error: this is a bug in airsched; please report it together with the scenario",
+              file=sys.stderr)
+        raise typer.Exit(EXIT_INTERNAL) from None
+
+
+def _write_results(result: Result, out: Path) -> None:
+    try:
+        result.write(out)
+    except OSError as exc:
+        where = exc.filename or out
+        print(f"error: {where}: cannot write results: {exc.strerror or exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_INVALID) from None
+
+
+class _LazyProgress:
+    """A progress callback that shows a transient rich bar once the run has taken
+    ``PROGRESS_DELAY_S``; short runs print nothing at all."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._started = time.monotonic()
+        self._bar: Progress | None = None
+        self._task: Any = None
+
+    def __call__(self, fraction: float) -> None:
+        if self._bar is None:
+            if time.monotonic() - self._started < PROGRESS_DELAY_S or fraction >= 1.0:
+                return
+            self._bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TimeRemainingColumn(),
+                console=self._console,
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("simulating", total=1.0)
+        self._bar.update(self._task, completed=fraction)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def _print_report(console: Console, result: Result) -> None:
+    console.print(_stations_table(result))
+    console.print(_flows_table(result))
+    s = result.summary
+    wall = s["wall_seconds"]
+    rate = f" ({_fmt(s['events'] / wall / 1e6, 2)} M events/s)" if wall > 0 else ""
+    c = s["conservation"]
+    lines = (
+        f"total goodput {_fmt(s['total_goodput_mbps'], 3)} Mb/s · simulated {s['sim_seconds']:g} s "
+        f"(measured {s['measured_seconds']:g} s) · wall {_fmt_seconds(wall)} · {s['events']:,} events{rate}",
+        f"packets: {c['offered']:,} offered, {c['delivered']:,} delivered, "
+        f"{c['dropped_queue']:,} dropped in queues, {c['dropped_retry']:,} dropped after retries, "
+        f"{c['in_flight']:,} in flight at the end",
+    )
+    for line in lines:
+        # soft_wrap: a summary line stays one line (a terminal wraps it; a pipe gets it whole).
+        console.print(line, highlight=False, soft_wrap=True)
+
+
+def _stations_table(result: Result) -> Table:
+    table = Table(title="stations", title_justify="left")
+    for header in ("station", "rate Mb/s", "goodput Mb/s", "std Mb/s", "airtime %", "frames", "retries", "drops"):
+        table.add_column(header, justify="left" if header == "station" else "right")
+    for row in result.stations.itertuples(index=False):
+        table.add_row(
+            Text(row.name),
+            _fmt(row.rate_mbps, 1),
+            _fmt(row.goodput_mbps, 3),
+            _fmt(row.goodput_std_mbps, 3),
+            _fmt(100 * row.airtime_share, 1),
+            f"{row.tx_frames:,}",
+            f"{row.retries:,}",
+            f"{row.drops:,}",
+        )
+    return table
+
+
+def _flows_table(result: Result) -> Table:
+    table = Table(title="flows", title_justify="left")
+    for header in ("flow", "path", "goodput Mb/s", "sent", "received", "lost", "delay ms"):
+        table.add_column(header, justify="left" if header in ("flow", "path") else "right")
+    for row in result.flows.itertuples(index=False):
+        table.add_row(
+            Text(row.name),
+            Text(f"{row.src}→{row.dst}"),
+            _fmt(row.goodput_mbps, 3),
+            f"{row.sent_packets:,}",
+            f"{row.received_packets:,}",
+            f"{row.lost_packets:,}",
+            _fmt(row.delay_mean_ms, 2),
+        )
+    return table
+
+
+def _fmt_seconds(seconds: float) -> str:
+    return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1e3:.1f} ms"
+
+
+def _fmt(value: float, decimals: int) -> str:
+    """A float with fixed decimals; "–" where it is undefined (NaN)."""
+    return "–" if value is None or math.isnan(value) else f"{value:,.{decimals}f}"

@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The results of one run: a summary, and tidy tables as pandas DataFrames.
+
+The native core hands results over as plain column lists; this module gives each table fixed
+column types, turns them into DataFrames on first use, and writes them as Parquet and JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._errors import SimulationError
+
+if TYPE_CHECKING:  # pandas is imported on first use: `airsched --version` need not pay for it.
+    import pandas as pd
+
+STR, FLOAT, INT = "str", "float", "int"
+
+# Column order and type of each table, as the native core documents them. Columns the core adds
+# later still come through (after these, with the type pandas infers).
+STATION_COLUMNS: dict[str, str] = {
+    "name": STR,
+    "rate_mbps": FLOAT,
+    "goodput_mbps": FLOAT,
+    "goodput_std_mbps": FLOAT,
+    "goodput_up_mbps": FLOAT,
+    "goodput_down_mbps": FLOAT,
+    "airtime_s": FLOAT,
+    "airtime_share": FLOAT,
+    "tx_frames": INT,
+    "tx_attempts": INT,
+    "retries": INT,
+    "collisions": INT,
+    "drops": INT,
+    "drops_queue": INT,
+    "drops_retry": INT,
+    "queue_delay_mean_ms": FLOAT,
+}
+FLOW_COLUMNS: dict[str, str] = {
+    "name": STR,
+    "src": STR,
+    "dst": STR,
+    "protocol": STR,
+    "goodput_mbps": FLOAT,
+    "goodput_std_mbps": FLOAT,
+    "sent_packets": INT,
+    "received_packets": INT,
+    "lost_packets": INT,
+    "drops_queue": INT,
+    "drops_retry": INT,
+    "in_flight": INT,
+    "delay_mean_ms": FLOAT,
+    "delay_max_ms": FLOAT,
+    "queue_delay_mean_ms": FLOAT,
+}
+SAMPLE_COLUMNS: dict[str, str] = {
+    "time_s": FLOAT,
+    "kind": STR,
+    "name": STR,
+    "goodput_mbps": FLOAT,
+}
+NODE_COLUMNS: dict[str, str] = {
+    "name": STR,
+    "airtime_s": FLOAT,
+    "airtime_share": FLOAT,
+    "tx_attempts": INT,
+    "beacons": INT,
+}
+TABLES: dict[str, dict[str, str]] = {
+    "stations": STATION_COLUMNS,
+    "flows": FLOW_COLUMNS,
+    "samples": SAMPLE_COLUMNS,
+    "nodes": NODE_COLUMNS,
+}
+#: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
+JSON_TABLES = ("stations", "flows", "nodes")
+
+Columns = dict[str, list[Any]]
+
+
+class Result:
+    """What one simulation run produced.
+
+    ``summary`` is a dict of scalars (plus ``conservation``, a dict of packet counts);
+    ``stations``, ``flows``, ``samples`` and ``nodes`` are DataFrames with one row per station,
+    flow, sample or node.
+    """
+
+    def __init__(self, summary: Mapping[str, Any], tables: Mapping[str, Mapping[str, Sequence[Any]]]):
+        self._summary = dict(summary)
+        self._columns: dict[str, Columns] = {
+            name: _checked_columns(name, tables.get(name), schema) for name, schema in TABLES.items()
+        }
+
+    @classmethod
+    def from_native(cls, raw: Mapping[str, Any]) -> Result:
+        """Build from the dict ``_core.Simulation.finish()`` returns."""
+        return cls(raw["summary"], {name: raw.get(name) for name in TABLES})
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return self._summary
+
+    @cached_property
+    def stations(self) -> pd.DataFrame:
+        return self._frame("stations")
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        return self._frame("flows")
+
+    @cached_property
+    def samples(self) -> pd.DataFrame:
+        return self._frame("samples")
+
+    @cached_property
+    def nodes(self) -> pd.DataFrame:
+        return self._frame("nodes")
+
+    def _frame(self, table: str) -> pd.DataFrame:
+        import pandas as pd
+
+        schema = TABLES[table]
+        columns = self._columns[table]
+        # Built column by column so that an empty table still has every column, with its type.
+        data = {name: pd.Series(values, dtype=_DTYPES.get(schema.get(name, ""))) for name, values in columns.items()}
+        return pd.DataFrame(data)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The JSON object ``airsched run --json`` prints: the summary, then one object per
+        station, flow and node. NaN and infinities become ``None`` (JSON ``null``)."""
+        out = {key: _json_value(value) for key, value in self._summary.items()}
+        for table in JSON_TABLES:
+            out[table] = _rows(self._columns[table])
+        return out
+
+    def write(self, out_dir: str | os.PathLike[str]) -> Path:
+        """Write stations/flows/samples/nodes ``.parquet`` and ``summary.json`` into ``out_dir``
+        (created if needed); returns the directory."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for table in TABLES:
+            getattr(self, table).to_parquet(out / f"{table}.parquet", engine="pyarrow", index=False)
+        with open(out / "summary.json", "w", encoding="utf-8") as f:
+            json.dump(self.to_json_dict(), f, indent=2, allow_nan=False)
+            f.write("\n")
+        return out
+
+    def __repr__(self) -> str:
+        s = self._summary
+        return (f"<airsched.Result: {plural(len(self._columns['stations']['name']), 'station')}, "
+                f"{plural(len(self._columns['flows']['name']), 'flow')}, "
+                f"{s.get('sim_seconds', math.nan):g} s simulated, "
+                f"{s.get('total_goodput_mbps', math.nan):.3f} Mb/s total goodput>")
+
+
+# pandas dtype of each column type: "string" (not object) so text columns say what they hold.
+_DTYPES = {STR: "string", FLOAT: "float64", INT: "int64"}
+
+
+def _checked_columns(table: str, columns: Mapping[str, Sequence[Any]] | None, schema: dict[str, str]) -> Columns:
+    """Copy a table's columns, in schema order, checking that the core kept its contract."""
+    if columns is None:
+        raise SimulationError(f"the native result has no {table!r} table")
+    missing = [name for name in schema if name not in columns]
+    if missing:
+        raise SimulationError(f"the native {table!r} table lacks column(s) {', '.join(missing)}")
+    ordered = {name: list(columns[name]) for name in schema}
+    ordered.update({name: list(values) for name, values in columns.items() if name not in schema})
+    lengths = {len(values) for values in ordered.values()}
+    if len(lengths) > 1:
+        raise SimulationError(f"the native {table!r} table has columns of unequal length")
+    return ordered
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {k: _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def _rows(columns: Columns) -> list[dict[str, Any]]:
+    names = list(columns)
+    return [{name: _json_value(value) for name, value in zip(names, row)}
+            for row in zip(*columns.values())]
+
+
+def plural(n: int, noun: str) -> str:
+    """``"1 station"``, ``"2 stations"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Loading and checking scenario files.
+
+A scenario is TOML text plus the name its errors should carry (the file's path as the user gave
+it, or ``<string>`` for text handed over directly). The native core does all parsing and
+validation; this module only reads files and reports on what the core accepted.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import _core
+from ._errors import ScenarioError, native_errors
+
+#: The name errors carry for a scenario given as text rather than as a file.
+TEXT_PATH = "<string>"
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class ScenarioSource:
+    """A scenario's TOML text and the path its error messages name."""
+
+    text: str
+    path: str
+
+    def validate(self) -> ScenarioInfo:
+        """Check the scenario without running it; raises :class:`ScenarioError` listing every
+        problem."""
+        with native_errors():
+            _core.validate(self.text, self.path)
+            # The core owns defaults and units: ask it for the duration rather than re-parsing.
+            duration_ns = _core.Simulation(self.text, self.path).end_ns
+        stations, flows = _count_entities(self.text)
+        return ScenarioInfo(self.path, stations, flows, duration_ns)
+
+
+@dataclass(frozen=True)
+class ScenarioInfo:
+    """What ``validate`` reports about a scenario the core accepted."""
+
+    path: str
+    stations: int
+    flows: int
+    duration_ns: int
+
+    @property
+    def duration(self) -> str:
+        """The simulated duration in the largest exact unit, e.g. ``"60s"`` or ``"250ms"``."""
+        return format_ns(self.duration_ns)
+
+
+def load(scenario: PathLike | None = None, *, text: str | None = None) -> ScenarioSource:
+    """Read a scenario file, or wrap scenario text; exactly one of the two must be given.
+
+    A file that cannot be read raises :class:`ScenarioError` naming the path.
+    """
+    if (scenario is None) == (text is None):
+        raise TypeError("give either a scenario path or text=..., not both and not neither")
+    if text is not None:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, not {type(text).__name__}")
+        return ScenarioSource(text, TEXT_PATH)
+    path = os.fspath(scenario)
+    if not isinstance(path, str):
+        raise TypeError(f"scenario must be a str or os.PathLike[str] path, not {type(path).__name__}")
+    return ScenarioSource(_read_text(path), path)
+
+
+def _read_text(path: str) -> str:
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        hint = " (scenario text goes in text=..., not in the path)" if "\n" in path else ""
+        raise ScenarioError(f"{path}: no such file{hint}") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ScenarioError(f"{path}:{line}:{col}: file is not UTF-8 text (TOML must be)") from None
+
+
+def validate(scenario: PathLike | None = None, *, text: str | None = None) -> ScenarioInfo:
+    """Check a scenario without running it; raises :class:`ScenarioError` listing every problem."""
+    return load(scenario, text=text).validate()
+
+
+def _count_entities(text: str) -> tuple[int, int]:
+    # Counting array-of-tables entries needs only a TOML parser, and the text is already known
+    # to be valid. tomllib is standard from Python 3.11 on; 3.10 needs the tomli backport.
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    doc = tomllib.loads(text)
+    return len(doc.get(STATIONS_KEY, [])), len(doc.get(FLOWS_KEY, []))
+
+
+#: Top-level TOML arrays of tables that hold the stations and the flows.
+STATIONS_KEY = "station"
+FLOWS_KEY = "flow"
+
+_UNITS = ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"))
+
+
+def format_ns(ns: int) -> str:
+    """A duration in the largest unit that states it exactly, as the core writes durations."""
+    for scale, unit in _UNITS:
+        if ns % scale == 0:
+            return f"{ns // scale}{unit}"
+    return f"{ns}ns"
