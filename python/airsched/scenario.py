@@ -44,8 +44,9 @@ class ScenarioInfo:
     """What ``validate`` reports about a scenario the core accepted."""
 
     path: str
-    stations: int
-    flows: int
+    #: None on Python 3.10 without the ``tomli`` package (nothing to count them with).
+    stations: int | None
+    flows: int | None
     duration_ns: int
 
     @property
@@ -94,13 +95,16 @@ def validate(scenario: PathLike | None = None, *, text: str | None = None) -> Sc
     return load(scenario, text=text).validate()
 
 
-def _count_entities(text: str) -> tuple[int, int]:
+def _count_entities(text: str) -> tuple[int | None, int | None]:
     # Counting array-of-tables entries needs only a TOML parser, and the text is already known
     # to be valid. tomllib is standard from Python 3.11 on; 3.10 needs the tomli backport.
     try:
         import tomllib
     except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ModuleNotFoundError:
+            return None, None
     doc = tomllib.loads(text)
     return len(doc.get(STATIONS_KEY, [])), len(doc.get(FLOWS_KEY, []))
 

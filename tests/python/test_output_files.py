@@ -55,3 +55,13 @@ def test_samples_cover_the_measured_time(written):
     names = {s["name"] for s in printed["stations"]} | {f["name"] for f in printed["flows"]}
     assert set(samples["name"]) == names
     assert (samples["goodput_mbps"] >= 0).all()
+
+
+def test_unwritable_out_dir_is_reported(cli, data, tmp_path):
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file, not a directory")
+    proc = cli("run", data / "cbr.toml", "--duration", "2s", "--json", "--out", blocker)
+    assert proc.returncode == 1
+    assert proc.stdout == ""  # no JSON for results that were not saved
+    assert proc.stderr.startswith(f"error: {blocker}: cannot write results: ")
+    assert "Traceback" not in proc.stderr

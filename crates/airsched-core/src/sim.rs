@@ -17,7 +17,7 @@ use crate::packet::{Packet, PacketId, Packets};
 use crate::phy::dsss::{self, DsssRate, Preamble};
 use crate::qdisc::{Enqueue, Pfifo, Qdisc, QdiscImpl};
 use crate::results::{FlowResult, NodeResult, RunResults, StationResult, Summary, Conservation};
-use crate::scenario::{EifsRule, Endpoint, FlowRate, Scenario, UDP_IP_OVERHEAD};
+use crate::scenario::{CollisionDefer, EifsRule, Endpoint, FlowRate, Scenario, UDP_IP_OVERHEAD};
 use crate::time::Nanos;
 use crate::traffic::{cbr_send_time, SATURATE_BACKLOG};
 
@@ -554,13 +554,18 @@ impl Simulation {
         for n in 0..self.dcf.nodes.len() {
             self.dcf.set_ifs_end(n, te + bystander_ifs);
         }
-        if collision && std::env::var("XEIFS").is_err() {
+        if collision {
             for (i, a) in self.air.iter().enumerate() {
                 // Colliders wait for their ACKTimeout (a beacon expects no ACK), then DIFS,
                 // counted from the end of their own frame or of the busy period, the later.
                 let is_beacon = i == 0 && self.dcf.medium.beacon_in_air;
                 let own = if is_beacon { a.end } else { a.end + p.ack_timeout };
-                self.dcf.set_ifs_end(a.node as usize, own.max(te) + p.difs);
+                let after_ack_timeout = own.max(te) + p.difs;
+                let t = match self.scn.cell.collision_defer {
+                    CollisionDefer::AckTimeout => after_ack_timeout,
+                    CollisionDefer::Eifs => after_ack_timeout.max(te + bystander_ifs),
+                };
+                self.dcf.set_ifs_end(a.node as usize, t);
             }
         }
         // Outcomes of the data transmitters.

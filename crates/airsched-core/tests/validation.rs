@@ -65,6 +65,7 @@ fn bianchi_saturation_throughput_within_1_5_percent() {
             let model = bianchi_ns3(n, mbps, 1500, Some(7));
             let err = sim / model - 1.0;
             worst = worst.max(err.abs());
+            eprintln!("bianchi {rate} n={n}: sim {sim:.4} model {model:.4} ({:+.2} %)", err * 100.0);
             assert!(err.abs() < 0.015, "{rate} n={n}: simulated {sim:.4} Mb/s, model {model:.4} ({:+.2} %)", err * 100.0);
         }
     }
@@ -98,6 +99,7 @@ fn performance_anomaly_uplink() {
         let alone = bianchi_ns3(1, 11.0, 1500, None);
         for s in &r.stations {
             let got = ip_mbps(s.goodput_mbps);
+            eprintln!("anomaly up 11+{slow}: {} {got:.4} vs Heusse {x:.4} ({:+.2} %), airtime {:.3}", s.name, (got / x - 1.0) * 100.0, s.airtime_share);
             assert!((got / x - 1.0).abs() < 0.03, "11+{slow}: {} gets {got:.4}, Heusse {x:.4}", s.name);
         }
         let (f, sl) = (&r.stations[0], &r.stations[1]);
@@ -127,6 +129,7 @@ fn performance_anomaly_downlink_fifo() {
         let x = round_robin_per_station(&[11.0, mbps], 1500);
         for s in &r.stations {
             let got = ip_mbps(s.goodput_mbps);
+            eprintln!("anomaly down 11+{slow}: {} {got:.4} vs RR {x:.4} ({:+.2} %), airtime {:.3}", s.name, (got / x - 1.0) * 100.0, s.airtime_share);
             assert!((got / x - 1.0).abs() < 0.03, "11+{slow}: {} gets {got:.4}, expected {x:.4}", s.name);
         }
         assert!(r.stations[1].airtime_share > r.stations[0].airtime_share);

@@ -56,6 +56,19 @@ pub struct CellConfig {
     pub cw_min: u32,
     pub cw_max: u32,
     pub eifs: EifsRule,
+    pub collision_defer: CollisionDefer,
+}
+
+/// How the stations whose frames collided defer once the medium is idle again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollisionDefer {
+    /// Everyone who heard the collision, the colliders included, treats it as a corrupted frame
+    /// and defers EIFS from its end; a collider also never resumes before its ACKTimeout + DIFS.
+    /// This is the convention of the analytical models and the Monte Carlo of reference 9.
+    Eifs,
+    /// Each collider waits ACKTimeout after its own frame, then DIFS once the medium is idle
+    /// (ns-3's timing): with frames of unequal length, the shorter collider resumes first.
+    AckTimeout,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

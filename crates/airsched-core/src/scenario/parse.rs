@@ -8,8 +8,9 @@
 //!
 //! Conventions of the file format (see also `docs/` once written):
 //! * Durations are strings with a unit (`"60s"`, `"200ms"`, `"0.1ms"`); a bare number is an error.
-//! * `wired.rate` and `flow.rate` are `tc` rates: `"6mbit"` is 6 Mbit/s but **`"6mbps"` is
-//!   6 megaBYTES per second** (48 Mbit/s), as in `tc`.
+//! * `wired.rate` and `flow.rate` are `tc` rates: `"6mbit"` is 6 Mbit/s. In `tc`, `"6mbps"` is
+//!   6 megaBYTES per second (48 Mbit/s); since 802.11 writes "Mbps" for megabits, a flow rate in a
+//!   bytes-per-second unit is rejected rather than silently read eight times too high.
 //! * Station and basic rates are 802.11 rates where `"11Mbps"` means 11 megabits per second.
 //! * `[[station]]` and `[[flow]]` entries are referred to as `station[i]` / `flow[i]` in error
 //!   keys, with `i` counted from 0 in file order.
@@ -24,7 +25,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::{
-    CellConfig, EifsRule, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig,
+    CellConfig, CollisionDefer, EifsRule, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig,
     Scenario, Standard, StationConfig, WiredConfig, MAX_UDP_PAYLOAD,
 };
 use crate::phy::dsss::{DsssRate, Preamble};
@@ -130,6 +131,7 @@ const CELL_KEYS: &[&str] = &[
     "cw_min",
     "cw_max",
     "eifs",
+    "collision_defer",
 ];
 const WIRED_KEYS: &[&str] = &["rate", "delay"];
 const NODE_KEYS: &[&str] = &["txqueuelen"];
@@ -747,6 +749,18 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         )
     });
 
+    let collision_defer = tbl.get("collision_defer").and_then(|v| {
+        choice(
+            ctx,
+            v,
+            "cell.collision_defer",
+            &[
+                ("eifs", CollisionDefer::Eifs),
+                ("ack-timeout", CollisionDefer::AckTimeout),
+            ],
+        )
+    });
+
     CellConfig {
         standard: Standard::Dot11b,
         preamble: preamble.unwrap_or(Preamble::Long),
@@ -758,6 +772,7 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         cw_min: cw_min_val,
         cw_max: cw_max_val,
         eifs: eifs.unwrap_or(EifsRule::Estimated),
+        collision_defer: collision_defer.unwrap_or(CollisionDefer::Eifs),
     }
 }
 
@@ -1112,6 +1127,17 @@ fn parse_flows(
                 return Some(FlowRate::Saturate);
             }
             match units::parse_rate_bps(s) {
+                Ok(_) if counts_bytes(s) => {
+                    ctx.error(
+                        &v.span(),
+                        &key,
+                        format!(
+                            "\"{s}\" is in bytes per second in tc units (\"mbps\" = megabytes/s); \
+                             write the rate in bits, like \"6mbit\", so that it cannot be misread"
+                        ),
+                    );
+                    None
+                }
                 Ok(b) => Some(FlowRate::Cbr { bits_per_second: b }),
                 Err(e) => {
                     ctx.error(
@@ -1220,6 +1246,7 @@ size = 1024
             cw_min: 31,
             cw_max: 1023,
             eifs: EifsRule::Estimated,
+            collision_defer: CollisionDefer::Eifs,
         }
     }
 
@@ -1309,6 +1336,7 @@ retry_limit = 4
 cw_min = 15
 cw_max = 255
 eifs = "legacy"
+collision_defer = "ack-timeout"
 
 [wired]
 rate = "1gbit"
@@ -1342,7 +1370,7 @@ stop = "2.5s"
 name = "ap-to-server"
 src = "ap"
 dst = "server"
-rate = "1.5kbps"
+rate = "12kbit"
 "#;
         let s = parse_scenario(text, "all.toml").unwrap();
         assert_eq!(
@@ -1367,6 +1395,7 @@ rate = "1.5kbps"
                 cw_min: 15,
                 cw_max: 255,
                 eifs: EifsRule::Legacy,
+                collision_defer: CollisionDefer::AckTimeout,
             }
         );
         assert_eq!(
@@ -1583,4 +1612,10 @@ rate = "1.5kbps"
             check_errors(&text);
         }
     }
+}
+
+/// A tc rate whose unit counts bytes per second (bps, kbps, mbps, ... and the IEC forms).
+fn counts_bytes(rate: &str) -> bool {
+    let r = rate.trim().to_ascii_lowercase();
+    r.ends_with("bps")
 }
