@@ -62,7 +62,9 @@ def _root(
     """Fast, deterministic simulator of a WiFi access point and its cell."""
 
 
-ScenarioArg = Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).", show_default=False)]
+ScenarioArg = Annotated[
+    str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).", show_default=False)
+]
 
 
 @app.command("run")
@@ -123,8 +125,9 @@ def _reported_errors(scenario_exit_code: int) -> Iterator[None]:
         raise typer.Exit(scenario_exit_code) from None
     except SimulationError as exc:
         print(f"error: internal simulator error: {exc}", file=sys.stderr)
-        print("error: this is a bug in airsched; please report it together with the scenario",
-              file=sys.stderr)
+        print(
+            "error: this is a bug in airsched; please report it together with the scenario", file=sys.stderr
+        )
         raise typer.Exit(EXIT_INTERNAL) from None
 
 
@@ -203,7 +206,8 @@ def _print_report(console: Console, result: Result) -> None:
 
 def _stations_table(result: Result) -> Table:
     table = Table(title="stations", title_justify="left")
-    for header in ("station", "rate Mb/s", "goodput Mb/s", "std Mb/s", "airtime %", "frames", "retries", "drops"):
+    headers = ("station", "rate Mb/s", "goodput Mb/s", "std Mb/s", "airtime %", "frames", "retries", "drops")
+    for header in headers:
         table.add_column(header, justify="left" if header == "station" else "right")
     for row in result.stations.itertuples(index=False):
         table.add_row(

@@ -78,6 +78,17 @@ TABLES: dict[str, dict[str, str]] = {
     "samples": SAMPLE_COLUMNS,
     "nodes": NODE_COLUMNS,
 }
+#: Summary entries the core documents (it may add more).
+SUMMARY_KEYS = (
+    "sim_seconds",
+    "measured_seconds",
+    "wall_seconds",
+    "events",
+    "seed",
+    "total_goodput_mbps",
+    "frames",
+    "conservation",
+)
 #: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
 JSON_TABLES = ("stations", "flows", "nodes")
 
@@ -93,6 +104,9 @@ class Result:
     """
 
     def __init__(self, summary: Mapping[str, Any], tables: Mapping[str, Mapping[str, Sequence[Any]]]):
+        missing = [key for key in SUMMARY_KEYS if key not in summary]
+        if missing:
+            raise SimulationError(f"the native summary lacks {', '.join(missing)}")
         self._summary = dict(summary)
         self._columns: dict[str, Columns] = {
             name: _checked_columns(name, tables.get(name), schema) for name, schema in TABLES.items()
@@ -129,7 +143,10 @@ class Result:
         schema = TABLES[table]
         columns = self._columns[table]
         # Built column by column so that an empty table still has every column, with its type.
-        data = {name: pd.Series(values, dtype=_DTYPES.get(schema.get(name, ""))) for name, values in columns.items()}
+        data = {
+            name: pd.Series(values, dtype=_DTYPES.get(schema.get(name, "")))
+            for name, values in columns.items()
+        }
         return pd.DataFrame(data)
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -154,17 +171,21 @@ class Result:
 
     def __repr__(self) -> str:
         s = self._summary
-        return (f"<airsched.Result: {plural(len(self._columns['stations']['name']), 'station')}, "
-                f"{plural(len(self._columns['flows']['name']), 'flow')}, "
-                f"{s.get('sim_seconds', math.nan):g} s simulated, "
-                f"{s.get('total_goodput_mbps', math.nan):.3f} Mb/s total goodput>")
+        return (
+            f"<airsched.Result: {plural(len(self._columns['stations']['name']), 'station')}, "
+            f"{plural(len(self._columns['flows']['name']), 'flow')}, "
+            f"{s.get('sim_seconds', math.nan):g} s simulated, "
+            f"{s.get('total_goodput_mbps', math.nan):.3f} Mb/s total goodput>"
+        )
 
 
 # pandas dtype of each column type: "string" (not object) so text columns say what they hold.
 _DTYPES = {STR: "string", FLOAT: "float64", INT: "int64"}
 
 
-def _checked_columns(table: str, columns: Mapping[str, Sequence[Any]] | None, schema: dict[str, str]) -> Columns:
+def _checked_columns(
+    table: str, columns: Mapping[str, Sequence[Any]] | None, schema: dict[str, str]
+) -> Columns:
     """Copy a table's columns, in schema order, checking that the core kept its contract."""
     if columns is None:
         raise SimulationError(f"the native result has no {table!r} table")
@@ -191,8 +212,10 @@ def _json_value(value: Any) -> Any:
 
 def _rows(columns: Columns) -> list[dict[str, Any]]:
     names = list(columns)
-    return [{name: _json_value(value) for name, value in zip(names, row)}
-            for row in zip(*columns.values())]
+    return [
+        {name: _json_value(value) for name, value in zip(names, row, strict=True)}
+        for row in zip(*columns.values(), strict=True)
+    ]
 
 
 def plural(n: int, noun: str) -> str:

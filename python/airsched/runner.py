@@ -37,6 +37,8 @@ def run(
     """
     source = load(scenario, text=text)
     seed = _checked_seed(seed)
+    if duration is not None and not isinstance(duration, str):
+        raise TypeError(f'duration must be a str with a unit, e.g. "30s", not {type(duration).__name__}')
     with native_errors():
         sim = _core.Simulation(source.text, source.path, seed=seed, duration=duration)
         _advance(sim, progress)

@@ -18,6 +18,10 @@ from ._errors import ScenarioError, native_errors
 #: The name errors carry for a scenario given as text rather than as a file.
 TEXT_PATH = "<string>"
 
+#: Top-level TOML arrays of tables that hold the stations and the flows.
+STATIONS_KEY = "station"
+FLOWS_KEY = "flow"
+
 PathLike = str | os.PathLike[str]
 
 
@@ -105,13 +109,13 @@ def _count_entities(text: str) -> tuple[int | None, int | None]:
             import tomli as tomllib  # type: ignore[no-redef]
         except ModuleNotFoundError:
             return None, None
-    doc = tomllib.loads(text)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        # The core's parser accepted it (it may follow a newer TOML); counts are only a courtesy.
+        return None, None
     return len(doc.get(STATIONS_KEY, [])), len(doc.get(FLOWS_KEY, []))
 
-
-#: Top-level TOML arrays of tables that hold the stations and the flows.
-STATIONS_KEY = "station"
-FLOWS_KEY = "flow"
 
 _UNITS = ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"))
 

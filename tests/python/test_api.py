@@ -73,12 +73,12 @@ def test_tables_have_documented_types(cbr_result):
 def test_progress_reports_increasing_fractions_up_to_one(cbr_result):
     _, fractions = cbr_result
     assert len(fractions) >= 2
-    assert all(0 < a < b for a, b in zip(fractions, fractions[1:]))
+    assert all(0 < a < b for a, b in zip(fractions, fractions[1:], strict=False))
     assert fractions[-1] == 1.0
 
 
 def test_scenario_error_lists_every_problem():
-    text = mutate(mutate(CBR, 'seed = 3', 'seed = 3\nduraton = "5s"'), 'dst = "sta1"', 'dst = "sta9"')
+    text = mutate(mutate(CBR, "seed = 3", 'seed = 3\nduraton = "5s"'), 'dst = "sta1"', 'dst = "sta9"')
     with pytest.raises(airsched.ScenarioError) as info:
         airsched.run(text=text)
     exc = info.value

@@ -12,7 +12,7 @@ from scenario_texts import CBR, mutate
 
 # (name, text to replace in cbr.toml, replacement, marker on the bad line, text the error names)
 BAD_SCENARIOS = [
-    ("unknown_key", 'seed = 3', 'seed = 3\nduraton = "5s"', "duraton", "duraton"),
+    ("unknown_key", "seed = 3", 'seed = 3\nduraton = "5s"', "duraton", "duraton"),
     ("bad_unit", 'duration = "5s"', 'duration = "5 fortnights"', "fortnights", "run.duration"),
     ("unknown_station", 'dst = "sta1"', 'dst = "sta9"', "sta9", "sta9"),
     ("negative_duration", 'duration = "5s"', 'duration = "-5s"', "-5s", "run.duration"),
@@ -22,7 +22,7 @@ BAD_SCENARIOS = [
 
 def bad_file(write_scenario, old, new, marker):
     text = mutate(CBR, old, new)
-    line = next(i for i, l in enumerate(text.splitlines(), 1) if marker in l)
+    line = next(i for i, text_line in enumerate(text.splitlines(), 1) if marker in text_line)
     return write_scenario(text, "bad.toml"), line
 
 
@@ -30,7 +30,8 @@ def assert_reported(proc, path, line, names, code):
     assert proc.returncode == code, (proc.stdout, proc.stderr)
     assert proc.stdout == ""
     assert "Traceback" not in proc.stderr
-    assert re.search(rf"^error: {re.escape(str(path))}:{line}:\d+: .*{re.escape(names)}", proc.stderr, re.M), proc.stderr
+    pattern = rf"^error: {re.escape(str(path))}:{line}:\d+: .*{re.escape(names)}"
+    assert re.search(pattern, proc.stderr, re.M), proc.stderr
 
 
 @pytest.mark.parametrize("name,old,new,marker,names", BAD_SCENARIOS, ids=[c[0] for c in BAD_SCENARIOS])
@@ -46,11 +47,11 @@ def test_validate_reports_bad_scenario(cli, write_scenario, name, old, new, mark
 
 
 def test_every_error_is_reported_not_just_the_first(cli, write_scenario):
-    text = mutate(mutate(CBR, 'seed = 3', 'seed = 3\nduraton = "5s"'), 'dst = "sta1"', 'dst = "sta9"')
+    text = mutate(mutate(CBR, "seed = 3", 'seed = 3\nduraton = "5s"'), 'dst = "sta1"', 'dst = "sta9"')
     path = write_scenario(text, "two-errors.toml")
     proc = cli("validate", path)
     assert proc.returncode == 1
-    errors = [l for l in proc.stderr.splitlines() if l.startswith(f"error: {path}:")]
+    errors = [e for e in proc.stderr.splitlines() if e.startswith(f"error: {path}:")]
     assert len(errors) == 2, proc.stderr
 
 

@@ -30,12 +30,14 @@ def test_arbitrary_text(text):
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, len(LINES) - 1), st.text(max_size=40))
 def test_valid_scenario_with_one_line_replaced(index, line):
-    check("".join(LINES[:index]) + line + "\n" + "".join(LINES[index + 1:]))
+    check("".join(LINES[:index]) + line + "\n" + "".join(LINES[index + 1 :]))
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sampled_from(["duration", "warmup", "rate", "size", "dst", "src", "name", "seed"]),
-       st.one_of(st.text(max_size=20), st.integers(), st.floats(allow_nan=True)))
+@given(
+    st.sampled_from(["duration", "warmup", "rate", "size", "dst", "src", "name", "seed"]),
+    st.one_of(st.text(max_size=20), st.integers(), st.floats(allow_nan=True)),
+)
 def test_valid_scenario_with_one_value_replaced(key, value):
     lines = [
         f"{key} = {value!r}\n".replace("'", '"') if line.split("=")[0].strip() == key else line

@@ -23,7 +23,8 @@ def stub_names() -> dict[str, list[str]]:
             out[node.name] = [
                 n.name if isinstance(n, ast.FunctionDef) else n.target.id
                 for n in node.body
-                if isinstance(n, ast.FunctionDef) or (isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name))
+                if isinstance(n, ast.FunctionDef)
+                or (isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name))
             ]
     return out
 

@@ -21,7 +21,8 @@ def written(cli, data, tmp_path_factory):
 
 def test_writes_four_tables_and_the_summary(written):
     out, _ = written
-    assert sorted(p.name for p in out.iterdir()) == sorted([f"{t}.parquet" for t in TABLES] + ["summary.json"])
+    expected = [f"{t}.parquet" for t in TABLES] + ["summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(expected)
 
 
 def test_summary_json_is_what_was_printed(written):

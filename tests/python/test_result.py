@@ -13,15 +13,23 @@ from airsched import Result, SimulationError
 from airsched.result import TABLES
 
 SUMMARY = {
-    "sim_seconds": 2.0, "measured_seconds": 1.0, "wall_seconds": 0.01, "events": 10, "seed": 1,
-    "total_goodput_mbps": 0.0, "frames": 0,
+    "sim_seconds": 2.0,
+    "measured_seconds": 1.0,
+    "wall_seconds": 0.01,
+    "events": 10,
+    "seed": 1,
+    "total_goodput_mbps": 0.0,
+    "frames": 0,
     "conservation": {"offered": 1, "delivered": 0, "dropped_queue": 0, "dropped_retry": 0, "in_flight": 1},
 }
 SAMPLE_VALUE = {"str": "x", "float": math.nan, "int": 0}
 
 
 def tables(rows: int = 1, **extra_columns):
-    out = {name: {col: [SAMPLE_VALUE[kind]] * rows for col, kind in schema.items()} for name, schema in TABLES.items()}
+    out = {
+        name: {col: [SAMPLE_VALUE[kind]] * rows for col, kind in schema.items()}
+        for name, schema in TABLES.items()
+    }
     for table, columns in extra_columns.items():
         out[table].update(columns)
     return out
@@ -79,3 +87,9 @@ def test_write_round_trips_through_parquet(tmp_path):
         back = pd.read_parquet(out / f"{name}.parquet")
         pd.testing.assert_frame_equal(back, getattr(result, name))
     assert json.loads((out / "summary.json").read_text()) == result.to_json_dict()
+
+
+def test_missing_summary_entry_is_an_internal_error():
+    summary = {k: v for k, v in SUMMARY.items() if k != "conservation"}
+    with pytest.raises(SimulationError, match="conservation"):
+        Result(summary, tables())
