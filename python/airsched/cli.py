@@ -10,7 +10,6 @@ a Python traceback.
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -88,10 +87,11 @@ def run_command(
         result = run_scenario(scenario, seed=seed, duration=duration, progress=progress)
     if out is not None:
         _write_results(result, out)
+    report = result.to_json_dict()
     if json_output:
-        sys.stdout.write(json.dumps(result.to_json_dict(), indent=2, allow_nan=False) + "\n")
+        sys.stdout.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     else:
-        _print_report(Console(), result)
+        _print_report(Console(), report)
 
 
 @app.command("validate")
@@ -185,16 +185,17 @@ class _LazyProgress:
             self._bar.stop()
 
 
-def _print_report(console: Console, result: Result) -> None:
-    console.print(_stations_table(result))
-    console.print(_flows_table(result))
-    s = result.summary
-    wall = s["wall_seconds"]
-    rate = f" ({_fmt(s['events'] / wall / 1e6, 2)} M events/s)" if wall > 0 else ""
-    c = s["conservation"]
+def _print_report(console: Console, report: dict[str, Any]) -> None:
+    """The tables and summary lines of a run, from its JSON form (plain values, NaN as None)."""
+    console.print(_stations_table(report["stations"]))
+    console.print(_flows_table(report["flows"]))
+    wall, events = report["wall_seconds"], report["events"]
+    rate = f" ({_fmt(events / wall / 1e6, 2)} M events/s)" if wall else ""
+    c = report["conservation"]
     lines = (
-        f"total goodput {_fmt(s['total_goodput_mbps'], 3)} Mb/s · simulated {s['sim_seconds']:g} s "
-        f"(measured {s['measured_seconds']:g} s) · wall {_fmt_seconds(wall)} · {s['events']:,} events{rate}",
+        f"total goodput {_fmt(report['total_goodput_mbps'], 3)} Mb/s · "
+        f"simulated {report['sim_seconds']:g} s (measured {report['measured_seconds']:g} s) · "
+        f"wall {_fmt_seconds(wall)} · {events:,} events{rate}",
         f"packets: {c['offered']:,} offered, {c['delivered']:,} delivered, "
         f"{c['dropped_queue']:,} dropped in queues, {c['dropped_retry']:,} dropped after retries, "
         f"{c['in_flight']:,} in flight at the end",
@@ -204,38 +205,39 @@ def _print_report(console: Console, result: Result) -> None:
         console.print(line, highlight=False, soft_wrap=True)
 
 
-def _stations_table(result: Result) -> Table:
+def _stations_table(stations: list[dict[str, Any]]) -> Table:
     table = Table(title="stations", title_justify="left")
     headers = ("station", "rate Mb/s", "goodput Mb/s", "std Mb/s", "airtime %", "frames", "retries", "drops")
     for header in headers:
         table.add_column(header, justify="left" if header == "station" else "right")
-    for row in result.stations.itertuples(index=False):
+    for st in stations:
+        share = st["airtime_share"]
         table.add_row(
-            Text(row.name),
-            _fmt(row.rate_mbps, 1),
-            _fmt(row.goodput_mbps, 3),
-            _fmt(row.goodput_std_mbps, 3),
-            _fmt(100 * row.airtime_share, 1),
-            f"{row.tx_frames:,}",
-            f"{row.retries:,}",
-            f"{row.drops:,}",
+            Text(st["name"]),
+            _fmt(st["rate_mbps"], 1),
+            _fmt(st["goodput_mbps"], 3),
+            _fmt(st["goodput_std_mbps"], 3),
+            _fmt(None if share is None else 100 * share, 1),
+            f"{st['tx_frames']:,}",
+            f"{st['retries']:,}",
+            f"{st['drops']:,}",
         )
     return table
 
 
-def _flows_table(result: Result) -> Table:
+def _flows_table(flows: list[dict[str, Any]]) -> Table:
     table = Table(title="flows", title_justify="left")
     for header in ("flow", "path", "goodput Mb/s", "sent", "received", "lost", "delay ms"):
         table.add_column(header, justify="left" if header in ("flow", "path") else "right")
-    for row in result.flows.itertuples(index=False):
+    for fl in flows:
         table.add_row(
-            Text(row.name),
-            Text(f"{row.src}→{row.dst}"),
-            _fmt(row.goodput_mbps, 3),
-            f"{row.sent_packets:,}",
-            f"{row.received_packets:,}",
-            f"{row.lost_packets:,}",
-            _fmt(row.delay_mean_ms, 2),
+            Text(fl["name"]),
+            Text(f"{fl['src']}→{fl['dst']}"),
+            _fmt(fl["goodput_mbps"], 3),
+            f"{fl['sent_packets']:,}",
+            f"{fl['received_packets']:,}",
+            f"{fl['lost_packets']:,}",
+            _fmt(fl["delay_mean_ms"], 2),
         )
     return table
 
@@ -244,6 +246,6 @@ def _fmt_seconds(seconds: float) -> str:
     return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1e3:.1f} ms"
 
 
-def _fmt(value: float, decimals: int) -> str:
-    """A float with fixed decimals; "–" where it is undefined (NaN)."""
-    return "–" if value is None or math.isnan(value) else f"{value:,.{decimals}f}"
+def _fmt(value: float | None, decimals: int) -> str:
+    """A float with fixed decimals; "–" where it is undefined (None, from NaN)."""
+    return "–" if value is None else f"{value:,.{decimals}f}"

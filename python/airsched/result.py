@@ -103,7 +103,9 @@ class Result:
     flow, sample or node.
     """
 
-    def __init__(self, summary: Mapping[str, Any], tables: Mapping[str, Mapping[str, Sequence[Any]]]):
+    def __init__(
+        self, summary: Mapping[str, Any], tables: Mapping[str, Mapping[str, Sequence[Any]] | None]
+    ) -> None:
         missing = [key for key in SUMMARY_KEYS if key not in summary]
         if missing:
             raise SimulationError(f"the native summary lacks {', '.join(missing)}")

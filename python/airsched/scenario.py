@@ -70,6 +70,7 @@ def load(scenario: PathLike | None = None, *, text: str | None = None) -> Scenar
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, not {type(text).__name__}")
         return ScenarioSource(text, TEXT_PATH)
+    assert scenario is not None
     path = os.fspath(scenario)
     if not isinstance(path, str):
         raise TypeError(f"scenario must be a str or os.PathLike[str] path, not {type(path).__name__}")

@@ -25,6 +25,8 @@ pub struct Summary {
     pub total_goodput_mbps: f64,
     /// MAC transmission attempts (data and beacons) in the measured window.
     pub frames: u64,
+    /// Share of the measured time the medium was busy (channel utilisation).
+    pub medium_busy_share: f64,
     pub conservation: Conservation,
 }
 

@@ -522,6 +522,7 @@ impl Simulation {
                 }
             }
         }
+        self.counters.medium_busy_ns += (busy_end - ta).0;
         self.queue.schedule(busy_end, Event::ExchangeEnd);
     }
 
@@ -781,6 +782,7 @@ impl Simulation {
                 seed: self.scn.run.seed,
                 total_goodput_mbps: per_sec(total_payload * 8) / 1e6,
                 frames: c.frames - base.frames,
+                medium_busy_share: per_sec(c.medium_busy_ns - base.medium_busy_ns) * 1e-9,
                 conservation,
             },
             stations,

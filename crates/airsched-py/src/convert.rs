@@ -29,6 +29,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
     summary.set_item("seed", s.seed)?;
     summary.set_item("total_goodput_mbps", s.total_goodput_mbps)?;
     summary.set_item("frames", s.frames)?;
+    summary.set_item("medium_busy_share", s.medium_busy_share)?;
     summary.set_item("sample_interval_s", r.sample_interval.as_secs_f64())?;
     let c = &s.conservation;
     let cons = PyDict::new(py);

@@ -48,6 +48,8 @@ pub struct Counters {
     pub nodes: Vec<NodeCounters>,
     /// MAC transmission attempts of any frame (data, beacons), all nodes.
     pub frames: u64,
+    /// Time the medium was busy (frames, the SIFS before an ACK, ACKs), collisions counted once.
+    pub medium_busy_ns: u64,
 }
 
 impl Counters {
@@ -57,6 +59,7 @@ impl Counters {
             stations: vec![StationCounters::default(); stations],
             nodes: vec![NodeCounters::default(); stations + 1],
             frames: 0,
+            medium_busy_ns: 0,
         }
     }
 }

@@ -1,0 +1,98 @@
+//! Property tests over random cells: whatever the stations, rates and flows, a run never panics,
+//! conserves packets, and reports physically possible numbers.
+
+use airsched_core::{parse_scenario, run_scenario};
+use proptest::prelude::*;
+
+const RATES: [&str; 4] = ["1Mbps", "2Mbps", "5.5Mbps", "11Mbps"];
+
+#[derive(Debug, Clone)]
+struct FlowSpec {
+    src: usize,
+    dst: usize,
+    rate_kbit: Option<u32>,
+    size: u32,
+}
+
+fn endpoint(i: usize, n: usize) -> String {
+    match i % (n + 2) {
+        0 => "server".into(),
+        1 => "ap".into(),
+        k => format!("s{}", k - 2),
+    }
+}
+
+fn scenario(rates: &[usize], flows: &[FlowSpec], seed: u64, short: bool, qlen: u32) -> String {
+    let n = rates.len();
+    let mut t = format!(
+        "[run]\nduration = \"3s\"\nwarmup = \"500ms\"\nseed = {seed}\n[cell]\npreamble = \"{}\"\n[ap]\ntxqueuelen = {qlen}\n",
+        if short { "short" } else { "long" }
+    );
+    for (i, r) in rates.iter().enumerate() {
+        t += &format!("[[station]]\nname = \"s{i}\"\nrate = \"{}\"\ntxqueuelen = {qlen}\n", RATES[*r]);
+    }
+    for (i, f) in flows.iter().enumerate() {
+        let (src, mut dst) = (endpoint(f.src, n), endpoint(f.dst, n));
+        if src == dst {
+            dst = if src == "server" { "s0".into() } else { "server".into() };
+        }
+        let rate = f.rate_kbit.map_or("saturate".to_string(), |k| format!("{k}kbit"));
+        t += &format!(
+            "[[flow]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nrate = \"{rate}\"\nsize = {}\n",
+            f.size
+        );
+    }
+    t
+}
+
+fn flow_spec() -> impl Strategy<Value = FlowSpec> {
+    (0usize..20, 0usize..20, prop::option::weighted(0.7, 10u32..8000), 1u32..2200)
+        .prop_map(|(src, dst, rate_kbit, size)| FlowSpec { src, dst, rate_kbit, size })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_cells_conserve_packets_and_stay_physical(
+        rates in prop::collection::vec(0usize..4, 1..6),
+        flows in prop::collection::vec(flow_spec(), 1..6),
+        seed in 0u64..1000,
+        short in any::<bool>(),
+        qlen in 1u32..200,
+    ) {
+        let text = scenario(&rates, &flows, seed, short, qlen);
+        let scn = parse_scenario(&text, "prop.toml").map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let r = run_scenario(&scn).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let c = &r.summary.conservation;
+        prop_assert_eq!(c.offered, c.delivered + c.dropped_queue + c.dropped_retry + c.in_flight);
+        // The medium is busy at most all the time (allowing for the last exchange running past
+        // the end), and no transmitter's own airtime exceeds it: a node's frames never overlap.
+        let busy = r.summary.medium_busy_share;
+        prop_assert!(busy <= 1.0 + 0.02, "medium busy {}", busy);
+        for n in &r.nodes {
+            prop_assert!(n.airtime_share <= busy + 1e-9, "{} airtime {} > busy {}", n.name, n.airtime_share, busy);
+        }
+        // Without collisions, frames never overlap: the transmitters' airtime fits in the busy time.
+        let collisions: u64 = r.stations.iter().map(|s| s.collisions).sum();
+        let air: f64 = r.nodes.iter().map(|n| n.airtime_share).sum();
+        if collisions == 0 {
+            prop_assert!(air <= busy + 1e-9, "airtime {} > busy {}", air, busy);
+        }
+        // No 802.11b cell carries more than 11 Mb/s of payload over the air; wired-only flows
+        // (server <-> ap) can go up to the wired rate, so only WiFi goodput is bounded here.
+        for s in &r.stations {
+            prop_assert!(s.goodput_mbps >= 0.0 && s.goodput_mbps <= 11.0, "{} {}", s.name, s.goodput_mbps);
+            prop_assert!(s.airtime_share >= 0.0 && s.airtime_share <= 1.02);
+            // A frame attempted before the warm-up ended may be delivered after it (one per
+            // direction at most).
+            prop_assert!(s.tx_frames <= s.tx_attempts + 2);
+        }
+        for f in &r.flows {
+            prop_assert!(f.received_packets <= f.sent_packets + f.in_flight + 10_000);
+            if f.received_packets > 0 {
+                prop_assert!(f.delay_mean_ms >= 0.0 && f.delay_mean_ms <= f.delay_max_ms + 1e-9);
+            }
+        }
+    }
+}
