@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from importlib import metadata
+
 import pytest
 
 import airsched
+from airsched import cli
 
 SUMMARY_KEYS = {
     "total_goodput_mbps",
@@ -160,3 +163,12 @@ def test_version(cli):
     assert proc.returncode == 0
     assert proc.stdout == f"airsched {airsched.__version__}\n"
     assert airsched.__version__ == airsched._core.version() != ""
+
+
+def test_console_script_is_the_cli_main():
+    try:
+        (script,) = metadata.distribution("airsched").entry_points.select(name="airsched")
+    except metadata.PackageNotFoundError:
+        pytest.skip("airsched is imported from a source tree, not installed")
+    assert script.group == "console_scripts"
+    assert script.load() is cli.main

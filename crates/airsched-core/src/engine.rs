@@ -2,9 +2,10 @@
 //!
 //! Total order of events (documented contract, relied on for determinism):
 //! 1. time (integer nanoseconds), earliest first;
-//! 2. event class ([`Event::class`]): medium events (end of a frame, end of an exchange) before
-//!    channel-access attempts, before wired-link events, before traffic sources, before beacons,
-//!    before statistics sampling;
+//! 2. event class ([`Event::class`]): the end of the warm-up first (what happens at that instant
+//!    is measured), then medium events (end of a frame, end of an exchange), channel-access
+//!    attempts, wired-link events, traffic sources, beacons, and statistics sampling last (a
+//!    sample ending at t includes what happened at t);
 //! 3. the id of the component the event belongs to (node, link, flow);
 //! 4. the insertion sequence number, unique per run.
 //!
@@ -50,15 +51,15 @@ impl Event {
     #[inline]
     pub fn class(&self) -> u8 {
         match self {
-            Event::TxEnd => 0,
-            Event::ExchangeEnd => 1,
-            Event::Access { .. } => 2,
-            Event::WireTxDone { .. } => 3,
-            Event::WireDeliver { .. } => 4,
-            Event::FlowStart { .. } => 5,
-            Event::FlowTick { .. } => 6,
-            Event::Beacon => 7,
-            Event::WarmupEnd => 8,
+            Event::WarmupEnd => 0,
+            Event::TxEnd => 1,
+            Event::ExchangeEnd => 2,
+            Event::Access { .. } => 3,
+            Event::WireTxDone { .. } => 4,
+            Event::WireDeliver { .. } => 5,
+            Event::FlowStart { .. } => 6,
+            Event::FlowTick { .. } => 7,
+            Event::Beacon => 8,
             Event::Sample => 9,
         }
     }

@@ -257,7 +257,13 @@ impl Simulation {
                     self.queue.schedule(next, Event::Beacon);
                 }
             }
-            Event::WarmupEnd => self.at_warmup = Some(self.counters.clone()),
+            Event::WarmupEnd => {
+                self.at_warmup = Some(self.counters.clone());
+                // The first sample covers (warm-up, warm-up + interval] only.
+                for (f, c) in self.counters.flows.iter().enumerate() {
+                    self.last_sample_bytes[f] = c.received_payload_bytes;
+                }
+            }
             Event::Sample => self.on_sample(),
         }
     }

@@ -1,10 +1,10 @@
 //! Whole-model validation against analytical results (reference/phy80211-bluetooth.md 9):
 //! Bianchi saturation throughput and the 802.11b performance anomaly.
 
-mod common_models;
+mod common;
 
 use airsched_core::{parse_scenario, run_scenario, RunResults};
-use common_models::*;
+use common::*;
 
 /// UDP payload of a 1500-byte IP datagram.
 const UDP_1500: u32 = 1472;
