@@ -101,10 +101,8 @@ def validate_command(scenario: ScenarioArg) -> None:
         source = load(scenario)
     with _reported_errors(EXIT_INVALID):
         info = source.validate()
-    counts = ""
-    if info.stations is not None and info.flows is not None:
-        counts = f"{plural(info.stations, 'station')}, {plural(info.flows, 'flow')}, "
-    print(f"{scenario}: ok ({counts}duration {info.duration})")
+    counts = f"{plural(info.stations, 'station')}, {plural(info.flows, 'flow')}"
+    print(f"{scenario}: ok ({counts}, duration {info.duration})")
 
 
 def main() -> None:

@@ -18,10 +18,6 @@ from ._errors import ScenarioError, native_errors
 #: The name errors carry for a scenario given as text rather than as a file.
 TEXT_PATH = "<string>"
 
-#: Top-level TOML arrays of tables that hold the stations and the flows.
-STATIONS_KEY = "station"
-FLOWS_KEY = "flow"
-
 PathLike = str | os.PathLike[str]
 
 
@@ -36,11 +32,9 @@ class ScenarioSource:
         """Check the scenario without running it; raises :class:`ScenarioError` listing every
         problem."""
         with native_errors():
-            _core.validate(self.text, self.path)
-            # The core owns defaults and units: ask it for the duration rather than re-parsing.
-            duration_ns = _core.Simulation(self.text, self.path).end_ns
-        stations, flows = _count_entities(self.text)
-        return ScenarioInfo(self.path, stations, flows, duration_ns)
+            # The core owns parsing, defaults and units; it reports what it understood.
+            info = _core.validate(self.text, self.path)
+        return ScenarioInfo(self.path, len(info["stations"]), len(info["flows"]), int(info["duration_ns"]))
 
 
 @dataclass(frozen=True)
@@ -48,9 +42,8 @@ class ScenarioInfo:
     """What ``validate`` reports about a scenario the core accepted."""
 
     path: str
-    #: None on Python 3.10 without the ``tomli`` package (nothing to count them with).
-    stations: int | None
-    flows: int | None
+    stations: int
+    flows: int
     duration_ns: int
 
     @property
@@ -98,24 +91,6 @@ def _read_text(path: str) -> str:
 def validate(scenario: PathLike | None = None, *, text: str | None = None) -> ScenarioInfo:
     """Check a scenario without running it; raises :class:`ScenarioError` listing every problem."""
     return load(scenario, text=text).validate()
-
-
-def _count_entities(text: str) -> tuple[int | None, int | None]:
-    # Counting array-of-tables entries needs only a TOML parser, and the text is already known
-    # to be valid. tomllib is standard from Python 3.11 on; 3.10 needs the tomli backport.
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError:
-            return None, None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        # The core's parser accepted it (it may follow a newer TOML); counts are only a courtesy.
-        return None, None
-    return len(doc.get(STATIONS_KEY, [])), len(doc.get(FLOWS_KEY, []))
 
 
 _UNITS = ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"))

@@ -7,16 +7,24 @@ mod convert;
 mod errors;
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use airsched_core::scenario::parse_scenario;
 use airsched_core::{Nanos, Simulation as CoreSimulation};
 
 use errors::{scenario_error, sim_error, ScenarioError, SimulationError};
 
-/// Check a scenario text without running it. Raises ScenarioError listing every problem.
+/// Check a scenario text without running it. Raises ScenarioError listing every problem;
+/// otherwise returns what the core understood: station and flow names, the duration.
 #[pyfunction]
-fn validate(text: &str, path: &str) -> PyResult<()> {
-    parse_scenario(text, path).map(|_| ()).map_err(scenario_error)
+fn validate<'py>(py: Python<'py>, text: &str, path: &str) -> PyResult<Bound<'py, PyDict>> {
+    let scn = parse_scenario(text, path).map_err(scenario_error)?;
+    let d = PyDict::new(py);
+    d.set_item("stations", scn.stations.iter().map(|s| s.name.clone()).collect::<Vec<_>>())?;
+    d.set_item("flows", scn.flows.iter().map(|f| f.name.clone()).collect::<Vec<_>>())?;
+    d.set_item("duration_ns", scn.run.duration.as_ns())?;
+    d.set_item("warmup_ns", scn.run.warmup.as_ns())?;
+    Ok(d)
 }
 
 #[pyfunction]
