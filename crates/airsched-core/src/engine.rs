@@ -171,6 +171,8 @@ impl EventQueue {
 pub enum StreamKind {
     /// Backoff draws of one WiFi node (AP = 0, stations 1..).
     Backoff = 1,
+    /// Send-time jitter of one flow.
+    Traffic = 2,
 }
 
 /// SplitMix64 finaliser: spreads (seed, kind, index) over the whole state space.

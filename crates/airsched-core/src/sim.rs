@@ -10,7 +10,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::{Event, EventQueue};
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::engine::{stream, Event, EventQueue, StreamKind};
 use crate::mac::dcf::{Dcf, DcfParams};
 use crate::metrics::{mean_std, Counters, Sample, SampleKind};
 use crate::packet::{Packet, PacketId, Packets};
@@ -60,6 +63,9 @@ struct Iface {
 }
 
 struct FlowState {
+    /// Send-time jitter draws (CBR flows with a jitter).
+    rng: Xoshiro256PlusPlus,
+    jitter: Nanos,
     src: Node,
     dst: Node,
     first_hop: u32,
@@ -146,6 +152,8 @@ impl Simulation {
                 _ => None,
             };
             flows.push(FlowState {
+                rng: stream(scn.run.seed, StreamKind::Traffic, fi as u64),
+                jitter: f.jitter,
                 src,
                 dst,
                 first_hop,
@@ -289,7 +297,13 @@ impl Simulation {
             return;
         }
         self.emit(f);
-        if let Some(t) = cbr_send_time(&self.scn.flows[f as usize], k + 1) {
+        if let Some(nominal) = cbr_send_time(&self.scn.flows[f as usize], k + 1) {
+            let fs = &mut self.flows[f as usize];
+            let t = if fs.jitter > Nanos::ZERO {
+                nominal + Nanos(fs.rng.random_range(0..=fs.jitter.0))
+            } else {
+                nominal
+            };
             if t <= self.end && t < self.flows[f as usize].stop {
                 self.queue.schedule(t, Event::FlowTick { flow: f, k: k + 1 });
             }

@@ -307,3 +307,17 @@ fn three_errors_are_all_reported_in_line_order() {
         "{shown}"
     );
 }
+
+#[test]
+fn flow_rate_in_bytes_per_second_is_rejected() {
+    // In tc units "6Mbps" is 6 megabytes/s; 802.11 users mean megabits. Refuse to guess.
+    one(&example_with(18, "rate = \"6Mbps\""), 18, 8, "flow[0].rate", "bytes per second");
+}
+
+#[test]
+fn jitter_must_be_shorter_than_the_packet_interval() {
+    // 1024 bytes at 6 Mbit/s leave every 1.365 ms.
+    one(&example_plus("jitter = \"2ms\"\n"), 20, 10, "flow[0].jitter", "shorter than the packet interval");
+    let ok = parse_scenario(&example_plus("jitter = \"1ms\"\n"), "test.toml").unwrap();
+    assert_eq!(ok.flows[0].jitter, airsched_core::Nanos::from_ms(1));
+}

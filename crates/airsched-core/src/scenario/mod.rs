@@ -131,6 +131,9 @@ pub struct FlowConfig {
     pub start: Nanos,
     /// `None`: runs to the end.
     pub stop: Option<Nanos>,
+    /// CBR only: each packet leaves up to this much after its nominal time (uniform), as an
+    /// application's timer jitter does; zero by default (exact CBR).
+    pub jitter: Nanos,
 }
 
 /// Bytes a UDP packet of `payload` bytes occupies as an IP datagram (IPv4 20 + UDP 8).

@@ -137,7 +137,7 @@ const WIRED_KEYS: &[&str] = &["rate", "delay"];
 const NODE_KEYS: &[&str] = &["txqueuelen"];
 const STATION_KEYS: &[&str] = &["name", "rate", "txqueuelen"];
 const FLOW_KEYS: &[&str] = &[
-    "name", "protocol", "src", "dst", "rate", "size", "start", "stop",
+    "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter",
 ];
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.
@@ -1194,6 +1194,32 @@ fn parse_flows(
             Some(t)
         });
 
+        // Jitter: only for CBR, and shorter than the packet interval so packets stay in order.
+        let jitter = tbl.get("jitter").and_then(|v| {
+            let j = time_value(ctx, v, &k("jitter"), "50us")?;
+            match (rate, size) {
+                (Some(FlowRate::Saturate), _) if j > Nanos::ZERO => {
+                    ctx.error(&v.span(), &k("jitter"), "jitter applies to CBR flows only; a saturating source has no send times to jitter".to_string());
+                    None
+                }
+                (Some(FlowRate::Cbr { bits_per_second }), sz) => {
+                    let bits = sz.unwrap_or(1470) as u128 * 8;
+                    let period = Nanos((bits * 1_000_000_000u128 / bits_per_second as u128).min(u64::MAX as u128) as u64);
+                    if j >= period {
+                        ctx.error(
+                            &v.span(),
+                            &k("jitter"),
+                            format!("jitter ({j}) must be shorter than the packet interval ({period}) so that packets stay in order"),
+                        );
+                        None
+                    } else {
+                        Some(j)
+                    }
+                }
+                _ => Some(j),
+            }
+        });
+
         flows.push(FlowConfig {
             name: name.unwrap_or_default(),
             protocol: Protocol::Udp,
@@ -1203,6 +1229,7 @@ fn parse_flows(
             size: size.map_or(1470, |n| n as u32),
             start: start.unwrap_or(Nanos::ZERO),
             stop,
+            jitter: jitter.unwrap_or(Nanos::ZERO),
         });
     }
     flows
@@ -1287,6 +1314,7 @@ size = 1024
                 size: 1024,
                 start: Nanos::ZERO,
                 stop: None,
+                jitter: Nanos::ZERO,
             }],
         };
         assert_eq!(s, want);
@@ -1433,6 +1461,7 @@ rate = "12kbit"
                     size: MAX_UDP_PAYLOAD,
                     start: Nanos::from_ms(500),
                     stop: Some(Nanos::from_ms(2500)),
+                    jitter: Nanos::ZERO,
                 },
                 FlowConfig {
                     name: "ap-to-server".into(),
@@ -1445,6 +1474,7 @@ rate = "12kbit"
                     size: 1470,
                     start: Nanos::ZERO,
                     stop: None,
+                    jitter: Nanos::ZERO,
                 },
             ]
         );

@@ -38,6 +38,7 @@ mod tests {
             size: 1024,
             start: Nanos::from_ms(5),
             stop: None,
+            jitter: Nanos::ZERO,
         };
         // 8192 bits at 6 Mbit/s = 1365333.33 ns between packets.
         assert_eq!(cbr_send_time(&cfg, 0), Some(Nanos::from_ms(5)));
