@@ -4,7 +4,7 @@
 //! 1. time (integer nanoseconds), earliest first;
 //! 2. event class ([`Event::class`]): the end of the warm-up first (what happens at that instant
 //!    is measured), then medium events (end of a frame, end of an exchange), channel-access
-//!    attempts, wired-link events, traffic sources, beacons, and statistics sampling last (a
+//!    attempts, wired-link events, qdisc watchdogs, traffic sources, beacons, and statistics sampling last (a
 //!    sample ending at t includes what happened at t);
 //! 3. the id of the component the event belongs to (node, link, flow);
 //! 4. the insertion sequence number, unique per run.
@@ -34,6 +34,8 @@ pub enum Event {
     WireTxDone { iface: u32 },
     /// A packet reaches the far end of a wired link.
     WireDeliver { iface: u32, pkt: PacketId },
+    /// A shaping qdisc's watchdog fires: the interface tries to dequeue again.
+    QdiscWake { iface: u32 },
     /// A flow starts (saturating sources fill their queue, CBR sources send their first packet).
     FlowStart { flow: u32 },
     /// A CBR source sends its `k`-th packet.
@@ -57,10 +59,11 @@ impl Event {
             Event::Access { .. } => 3,
             Event::WireTxDone { .. } => 4,
             Event::WireDeliver { .. } => 5,
-            Event::FlowStart { .. } => 6,
-            Event::FlowTick { .. } => 7,
-            Event::Beacon => 8,
-            Event::Sample => 9,
+            Event::QdiscWake { .. } => 6,
+            Event::FlowStart { .. } => 7,
+            Event::FlowTick { .. } => 8,
+            Event::Beacon => 9,
+            Event::Sample => 10,
         }
     }
 
@@ -68,7 +71,7 @@ impl Event {
     #[inline]
     pub fn component(&self) -> u32 {
         match *self {
-            Event::WireTxDone { iface } | Event::WireDeliver { iface, .. } => iface,
+            Event::WireTxDone { iface } | Event::WireDeliver { iface, .. } | Event::QdiscWake { iface } => iface,
             Event::FlowStart { flow } | Event::FlowTick { flow, .. } => flow,
             _ => 0,
         }

@@ -14,6 +14,7 @@ pub mod qdisc;
 pub mod results;
 pub mod scenario;
 pub mod sim;
+pub mod tc;
 pub mod time;
 pub mod traffic;
 pub mod units;

@@ -7,6 +7,52 @@ use crate::time::Nanos;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PacketId(pub u32);
 
+/// The header fields of a flow's packets that classifiers and flow hashes read: the IPv4/UDP
+/// 5-tuple, the TOS byte, the netfilter mark and the socket priority (`skb->priority`).
+/// One per flow; packets refer to it through their flow index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FlowKey {
+    pub src_ip: u32,
+    pub dst_ip: u32,
+    pub sport: u16,
+    pub dport: u16,
+    /// IP protocol number (17 = UDP).
+    pub proto: u8,
+    /// The IPv4 TOS byte (DSCP << 2 | ECN).
+    pub tos: u8,
+    /// `skb->mark` (set by iptables -j MARK; matched by the fw classifier).
+    pub mark: u32,
+    /// `skb->priority` (SO_PRIORITY, or derived from TOS by the IP stack).
+    pub priority: u32,
+}
+
+impl FlowKey {
+    /// The 28 bytes of IPv4 header (no options) and UDP header this flow's packets carry,
+    /// for u32 matches at byte offsets. `ip_len` is the datagram length.
+    pub fn header_bytes(&self, ip_len: u32) -> [u8; 28] {
+        let mut h = [0u8; 28];
+        h[0] = 0x45;
+        h[1] = self.tos;
+        h[2..4].copy_from_slice(&(ip_len.min(65535) as u16).to_be_bytes());
+        h[8] = 64; // TTL
+        h[9] = self.proto;
+        h[12..16].copy_from_slice(&self.src_ip.to_be_bytes());
+        h[16..20].copy_from_slice(&self.dst_ip.to_be_bytes());
+        h[20..22].copy_from_slice(&self.sport.to_be_bytes());
+        h[22..24].copy_from_slice(&self.dport.to_be_bytes());
+        h[24..26].copy_from_slice(&((ip_len.saturating_sub(20)).min(65535) as u16).to_be_bytes());
+        h
+    }
+}
+
+/// Linux `rt_tos2priority`: the socket priority the IP stack derives from the TOS byte
+/// (index = (tos & 0x1E) >> 1): 0-3 best effort (0), 4-7 bulk (2), 8-11 interactive (6),
+/// 12-15 interactive bulk (4).
+pub fn tos_to_priority(tos: u8) -> u32 {
+    const MAP: [u32; 16] = [0, 0, 0, 0, 2, 2, 2, 2, 6, 6, 6, 6, 4, 4, 4, 4];
+    MAP[((tos & 0x1E) >> 1) as usize]
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Index of the flow that sent it.
@@ -93,6 +139,30 @@ mod tests {
 
     fn pkt(flow: u32) -> Packet {
         Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0) }
+    }
+
+    #[test]
+    fn tos_maps_to_priority_as_the_ip_stack_does() {
+        // reference linux-qdiscs.md 2.2: min delay (0x10) -> 6, max throughput (0x08) -> 2,
+        // EF (0xB8) -> 4, AF41 (0x88) -> 2, CS1 (0x20) -> 0.
+        assert_eq!(tos_to_priority(0x10), 6);
+        assert_eq!(tos_to_priority(0x08), 2);
+        assert_eq!(tos_to_priority(0xB8), 4);
+        assert_eq!(tos_to_priority(0x88), 2);
+        assert_eq!(tos_to_priority(0x20), 0);
+        assert_eq!(tos_to_priority(0x00), 0);
+    }
+
+    #[test]
+    fn header_bytes_put_fields_where_u32_expects_them() {
+        let k = FlowKey { src_ip: 0x0a000001, dst_ip: 0xc0a80102, sport: 40000, dport: 5001, proto: 17, tos: 0xb8, mark: 0, priority: 0 };
+        let h = k.header_bytes(1500);
+        assert_eq!(h[1], 0xb8);
+        assert_eq!(&h[2..4], &1500u16.to_be_bytes());
+        assert_eq!(h[9], 17);
+        assert_eq!(u32::from_be_bytes(h[12..16].try_into().unwrap()), 0x0a000001);
+        assert_eq!(u32::from_be_bytes(h[16..20].try_into().unwrap()), 0xc0a80102);
+        assert_eq!(u32::from_be_bytes(h[20..24].try_into().unwrap()), (40000 << 16) | 5001);
     }
 
     #[test]

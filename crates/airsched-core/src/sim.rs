@@ -18,7 +18,8 @@ use crate::mac::dcf::{Dcf, DcfParams};
 use crate::metrics::{mean_std, Counters, Sample, SampleKind};
 use crate::packet::{Packet, PacketId, Packets};
 use crate::phy::dsss::{self, DsssRate, Preamble};
-use crate::qdisc::{Enqueue, Pfifo, Qdisc, QdiscImpl};
+use crate::packet::FlowKey;
+use crate::qdisc::{Enq, QCtx, Qdisc, QdiscImpl};
 use crate::results::{FlowResult, NodeResult, RunResults, StationResult, Summary, Conservation};
 use crate::scenario::{CollisionDefer, EifsRule, Endpoint, FlowRate, Scenario, UDP_IP_OVERHEAD};
 use crate::time::Nanos;
@@ -60,6 +61,8 @@ struct Iface {
     busy: bool,
     /// Saturating flows whose first hop this is.
     saturate_flows: Vec<u32>,
+    /// Pending qdisc watchdog.
+    wake_at: Option<Nanos>,
 }
 
 struct FlowState {
@@ -92,6 +95,10 @@ pub struct Simulation {
     end: Nanos,
     queue: EventQueue,
     pkts: Packets,
+    /// Header fields of each flow's packets (classifiers, flow hashes).
+    keys: Vec<FlowKey>,
+    /// Packets dropped by a qdisc during the current operation (reused buffer).
+    dropped: Vec<PacketId>,
     ifaces: Vec<Iface>,
     dcf: Dcf,
     flows: Vec<FlowState>,
@@ -192,6 +199,8 @@ impl Simulation {
             end,
             queue,
             pkts: Packets::with_capacity(4096),
+            keys: scn.flows.iter().enumerate().map(|(i, f)| flow_key(scn, i, f)).collect(),
+            dropped: Vec::with_capacity(64),
             ifaces,
             dcf: Dcf::new(n + 1, params, scn.run.seed),
             flows,
@@ -254,6 +263,7 @@ impl Simulation {
                     self.arrive(to, pkt);
                 }
             }
+            Event::QdiscWake { iface } => self.on_qdisc_wake(iface),
             Event::FlowStart { flow } => self.on_flow_start(flow),
             Event::FlowTick { flow, k } => self.on_flow_tick(flow, k),
             Event::Beacon => {
@@ -347,29 +357,69 @@ impl Simulation {
     /// Offer a packet to an interface's qdisc and wake the interface. Returns whether it was
     /// queued (false: dropped, already accounted and freed).
     fn enqueue(&mut self, iface: u32, pkt: PacketId) -> bool {
-        let outcome = self.ifaces[iface as usize].qdisc.enqueue(pkt, &mut self.pkts, self.now);
-        let queued = match outcome {
-            Enqueue::Queued => true,
-            Enqueue::Dropped(victim) => {
-                if victim != pkt {
-                    self.left_first_hop(iface, victim);
-                }
-                self.drop_packet(victim, iface, DropCause::Queue);
-                victim != pkt
-            }
-        };
+        self.dropped.clear();
+        let mut cx = QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped };
+        let res = self.ifaces[iface as usize].qdisc.enqueue(pkt, &mut cx, self.now);
+        self.account_qdisc_drops(iface, Some(pkt));
         match self.ifaces[iface as usize].link {
             Link::Wifi(node) => self.mac_pull(node),
             Link::Wire(_) => self.wire_kick(iface),
         }
-        queued
+        res != Enq::Dropped
     }
 
-    /// Take the next packet from a qdisc, with the bookkeeping every dequeue needs.
+    /// Take the next packet from a qdisc, with the bookkeeping every dequeue needs. When the
+    /// qdisc holds packets but may not send yet (a shaper), its watchdog is armed.
     fn dequeue(&mut self, iface: u32) -> Option<PacketId> {
-        let pkt = self.ifaces[iface as usize].qdisc.dequeue(&mut self.pkts, self.now)?;
-        self.left_first_hop(iface, pkt);
-        Some(pkt)
+        self.dropped.clear();
+        let mut cx = QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped };
+        let out = self.ifaces[iface as usize].qdisc.dequeue(&mut cx, self.now);
+        self.account_qdisc_drops(iface, None);
+        match out {
+            Some(pkt) => self.left_first_hop(iface, pkt),
+            None => self.arm_watchdog(iface),
+        }
+        out
+    }
+
+    /// Packets a qdisc dropped during the last operation: accounted per flow and station, and
+    /// freed. `offered` is the packet that operation offered (it was never queued).
+    fn account_qdisc_drops(&mut self, iface: u32, offered: Option<PacketId>) {
+        for i in 0..self.dropped.len() {
+            let d = self.dropped[i];
+            if Some(d) != offered {
+                self.left_first_hop(iface, d);
+            }
+            self.drop_packet(d, iface, DropCause::Queue);
+        }
+        self.dropped.clear();
+    }
+
+    fn arm_watchdog(&mut self, iface: u32) {
+        let q = &self.ifaces[iface as usize].qdisc;
+        if q.stats().qlen == 0 {
+            return;
+        }
+        if let Some(t) = q.next_wakeup(self.now) {
+            // Never in the past or at this very instant: the device tried now.
+            let t = t.max(self.now + Nanos(1));
+            let w = &mut self.ifaces[iface as usize].wake_at;
+            if w.is_none_or(|cur| t < cur) {
+                *w = Some(t);
+                self.queue.schedule(t, Event::QdiscWake { iface });
+            }
+        }
+    }
+
+    fn on_qdisc_wake(&mut self, iface: u32) {
+        if self.ifaces[iface as usize].wake_at != Some(self.now) {
+            return; // superseded by an earlier watchdog
+        }
+        self.ifaces[iface as usize].wake_at = None;
+        match self.ifaces[iface as usize].link {
+            Link::Wifi(node) => self.mac_pull(node),
+            Link::Wire(_) => self.wire_kick(iface),
+        }
     }
 
     /// After the device took a packet (and marked itself busy), saturating sources whose first
@@ -451,7 +501,10 @@ impl Simulation {
         if self.ifaces[iface as usize].busy {
             return;
         }
-        let Some(pkt) = self.dequeue(iface) else { return };
+        let Some(pkt) = self.dequeue(iface) else {
+            self.refill_after_dequeue(iface);
+            return;
+        };
         let bits = (self.pkts.get(pkt).ip_len + ETHERNET_WIRE_OVERHEAD) as u64 * 8;
         let tx = Nanos::for_bits(bits, self.scn.wired.rate_bps);
         self.ifaces[iface as usize].busy = true;
@@ -468,7 +521,10 @@ impl Simulation {
         if self.dcf.nodes[n].frame.is_some() || self.dcf.nodes[n].in_exchange {
             return;
         }
-        let Some(pkt) = self.dequeue(node) else { return };
+        let Some(pkt) = self.dequeue(node) else {
+            self.refill_after_dequeue(node);
+            return;
+        };
         let f = self.pkts.get(pkt).flow as usize;
         let station = self.station_of_iface_packet(node, f).expect("wifi frames have a station");
         let dn = &mut self.dcf.nodes[n];
@@ -826,7 +882,7 @@ enum DropCause {
 
 impl Iface {
     fn new(limit: u32, link: Link) -> Iface {
-        Iface { qdisc: QdiscImpl::Pfifo(Pfifo::new(limit)), link, busy: false, saturate_flows: Vec::new() }
+        Iface { qdisc: QdiscImpl::default_root(limit), link, busy: false, saturate_flows: Vec::new(), wake_at: None }
     }
 }
 
@@ -869,5 +925,27 @@ fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationC
         collisions: a.collisions - b.collisions,
         drops_queue: a.drops_queue - b.drops_queue,
         drops_retry: a.drops_retry - b.drops_retry,
+    }
+}
+
+/// The header fields of a flow's packets: default addresses and ports until the scenario sets
+/// them (server 10.0.0.1, AP 192.168.1.1, station i 192.168.1.(i + 2); source port
+/// 40000 + flow index, destination port 5001 as iperf 2).
+fn flow_key(scn: &Scenario, index: usize, f: &crate::scenario::FlowConfig) -> FlowKey {
+    let ip = |e: Endpoint| match e {
+        Endpoint::Server => 0x0a00_0001,
+        Endpoint::Ap => 0xc0a8_0101,
+        Endpoint::Station(i) => 0xc0a8_0102 + i as u32,
+    };
+    let _ = scn;
+    FlowKey {
+        src_ip: ip(f.src),
+        dst_ip: ip(f.dst),
+        sport: 40000u16.wrapping_add(index as u16),
+        dport: 5001,
+        proto: 17,
+        tos: 0,
+        mark: 0,
+        priority: 0,
     }
 }

@@ -1,0 +1,154 @@
+//! tc filters: what they match and which class they name (`net/sched/cls_u32.c`, `cls_fw.c`,
+//! as in Linux 6.x, reduced to what an IPv4/UDP cell needs).
+//!
+//! A qdisc runs the filters attached to it (or to one of its classes) in order of priority
+//! (`prio`/`pref`, lower first; equal priorities in the order they were added) and takes the
+//! first match's `classid`/`flowid`. u32 matches 32-bit words of the packet at byte offsets from
+//! the start of the IP header, under a mask, as the kernel's u32 does; tc's `match ip src ...`
+//! sugar is turned into such keys by the tc parser. The skb->priority shortcut (a priority whose
+//! major equals the qdisc handle selects a class directly) is each qdisc's own business.
+
+use super::Handle;
+use crate::packet::FlowKey;
+
+/// One u32 key: the 32-bit big-endian word at byte offset `off` of the IP header, masked,
+/// must equal `val` (already masked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct U32Key {
+    pub off: u32,
+    pub mask: u32,
+    pub val: u32,
+}
+
+impl U32Key {
+    /// A key on `bytes` bytes at `off` (1, 2 or 4), expressed on the aligned word as tc does:
+    /// `match u8 0x10 0xff at 1` becomes mask 0x00ff0000 at offset 0.
+    pub fn from_field(off: u32, bytes: u32, value: u32, mask: u32) -> U32Key {
+        let aligned = off & !3;
+        let shift = 8 * (4 - bytes - (off - aligned)) as i32;
+        let width_mask = if bytes == 4 { u32::MAX } else { (1u32 << (8 * bytes)) - 1 };
+        let m = (mask & width_mask) << shift;
+        U32Key { off: aligned, mask: m, val: (value << shift) & m }
+    }
+
+    #[inline]
+    fn matches(&self, hdr: &[u8; 28]) -> bool {
+        let o = self.off as usize;
+        let word = if o + 4 <= hdr.len() {
+            u32::from_be_bytes([hdr[o], hdr[o + 1], hdr[o + 2], hdr[o + 3]])
+        } else {
+            0 // payload bytes: zero in the model
+        };
+        word & self.mask == self.val
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilterKind {
+    /// All keys must match (an empty list matches everything: `match u32 0 0`).
+    U32 { keys: Vec<U32Key> },
+    /// cls_fw: matches when `skb->mark & mask == handle`.
+    Fw { handle: u32, mask: u32 },
+    /// matchall: every packet.
+    MatchAll,
+}
+
+/// One `tc filter add` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Filter {
+    /// The qdisc or class the filter is attached to.
+    pub parent: Handle,
+    /// `prio`/`pref`: lower runs first.
+    pub prio: u32,
+    /// EtherType it applies to (`protocol ip` = 0x0800, `all` = 0x0003).
+    pub protocol: u16,
+    pub kind: FilterKind,
+    /// `flowid`/`classid`.
+    pub classid: Handle,
+    /// Script line, for messages.
+    pub line: u32,
+}
+
+pub const ETH_P_IP: u16 = 0x0800;
+pub const ETH_P_ALL: u16 = 0x0003;
+
+impl Filter {
+    pub fn matches(&self, key: &FlowKey, ip_len: u32) -> bool {
+        if self.protocol != ETH_P_IP && self.protocol != ETH_P_ALL {
+            return false;
+        }
+        match &self.kind {
+            FilterKind::U32 { keys } => {
+                let hdr = key.header_bytes(ip_len);
+                keys.iter().all(|k| k.matches(&hdr))
+            }
+            FilterKind::Fw { handle, mask } => key.mark & mask == *handle,
+            FilterKind::MatchAll => true,
+        }
+    }
+}
+
+/// Run the filters attached to `at` (a qdisc handle or class id), in priority order; the first
+/// match's class id, if any. `filters` must be sorted by (prio, script order), which
+/// [`sort_filters`] does once at build time.
+pub fn classify(filters: &[Filter], at: Handle, key: &FlowKey, ip_len: u32) -> Option<Handle> {
+    filters.iter().filter(|f| f.parent == at).find(|f| f.matches(key, ip_len)).map(|f| f.classid)
+}
+
+/// Order filters as the kernel runs them: by priority, then in the order they were added.
+pub fn sort_filters(filters: &mut [Filter]) {
+    filters.sort_by_key(|f| f.prio); // stable: ties keep script order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> FlowKey {
+        FlowKey { src_ip: 0xc0a8_0105, dst_ip: 0x0a00_0001, sport: 40001, dport: 5001, proto: 17, tos: 0x10, mark: 6, priority: 0 }
+    }
+
+    fn u32f(keys: Vec<U32Key>, prio: u32, minor: u16) -> Filter {
+        Filter { parent: Handle::new(1, 0), prio, protocol: ETH_P_IP, kind: FilterKind::U32 { keys }, classid: Handle::new(1, minor), line: 1 }
+    }
+
+    #[test]
+    fn u32_keys_match_header_fields() {
+        // match ip src 192.168.1.0/24
+        let src = U32Key { off: 12, mask: 0xffff_ff00, val: 0xc0a8_0100 };
+        // match ip dport 5001 0xffff
+        let dport = U32Key::from_field(22, 2, 5001, 0xffff);
+        assert_eq!(dport, U32Key { off: 20, mask: 0x0000_ffff, val: 5001 });
+        // match ip tos 0x10 0xff
+        let tos = U32Key::from_field(1, 1, 0x10, 0xff);
+        assert_eq!(tos, U32Key { off: 0, mask: 0x00ff_0000, val: 0x0010_0000 });
+        // match ip protocol 17 0xff
+        let proto = U32Key::from_field(9, 1, 17, 0xff);
+        let hdr = key().header_bytes(1500);
+        for k in [src, dport, tos, proto] {
+            assert!(k.matches(&hdr), "{k:?}");
+        }
+        let other_net = U32Key { off: 12, mask: 0xffff_ff00, val: 0xc0a8_0200 };
+        assert!(!other_net.matches(&hdr));
+    }
+
+    #[test]
+    fn first_match_in_priority_order_wins() {
+        let any = vec![];
+        let dport = vec![U32Key::from_field(22, 2, 5001, 0xffff)];
+        let mut fs = vec![u32f(any, 20, 0x30), u32f(dport, 10, 0x10)];
+        sort_filters(&mut fs);
+        assert_eq!(classify(&fs, Handle::new(1, 0), &key(), 1500), Some(Handle::new(1, 0x10)));
+        // Filters on another parent are not consulted.
+        assert_eq!(classify(&fs, Handle::new(1, 1), &key(), 1500), None);
+    }
+
+    #[test]
+    fn fw_matches_the_mark() {
+        let f = Filter { parent: Handle::new(1, 0), prio: 1, protocol: ETH_P_IP, kind: FilterKind::Fw { handle: 6, mask: 0xffff_ffff }, classid: Handle::new(1, 0x30), line: 1 };
+        assert!(f.matches(&key(), 100));
+        let mut k = key();
+        k.mark = 7;
+        assert!(!f.matches(&k, 100));
+    }
+}

@@ -1,0 +1,218 @@
+//! pfifo, bfifo and pfifo_head_drop (Linux `net/sched/sch_fifo.c`, unchanged in behaviour
+//! through 6.x). pfifo and pfifo_head_drop limit packets (default txqueuelen), bfifo limits
+//! bytes (default txqueuelen * psched_mtu). pfifo and bfifo drop the arriving packet when full;
+//! pfifo_head_drop drops the oldest and queues the new one (NET_XMIT_CN).
+//! Deviation: none; the kernel's bypass of an empty FIFO changes no counter here.
+
+use std::collections::VecDeque;
+
+use super::{opt_parser, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats, BuildCx};
+use crate::packet::PacketId;
+use crate::tc::TcDiag;
+use crate::time::Nanos;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FifoKind {
+    Pfifo,
+    Bfifo,
+    PfifoHeadDrop,
+}
+
+impl FifoKind {
+    fn name(self) -> &'static str {
+        match self {
+            FifoKind::Pfifo => "pfifo",
+            FifoKind::Bfifo => "bfifo",
+            FifoKind::PfifoHeadDrop => "pfifo_head_drop",
+        }
+    }
+}
+
+pub struct Fifo {
+    kind: FifoKind,
+    /// Packets (pfifo, pfifo_head_drop) or bytes (bfifo).
+    limit: u64,
+    handle: Handle,
+    queue: VecDeque<PacketId>,
+    stats: QdiscStats,
+}
+
+impl Fifo {
+    pub fn new(kind: FifoKind, limit: u64, handle: Handle, _parent: Handle) -> Self {
+        Fifo {
+            kind,
+            limit,
+            handle,
+            // Capacity up front (bounded), so steady state never allocates.
+            queue: VecDeque::with_capacity(match kind {
+                FifoKind::Bfifo => 1024,
+                _ => limit.min(1 << 16) as usize,
+            }),
+            stats: QdiscStats::default(),
+        }
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+}
+
+pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {
+    let kind = match d.kind.text {
+        "bfifo" => FifoKind::Bfifo,
+        "pfifo_head_drop" => FifoKind::PfifoHeadDrop,
+        _ => FifoKind::Pfifo,
+    };
+    let mut limit = match kind {
+        FifoKind::Bfifo => cx.txqueuelen as u64 * cx.mtu as u64,
+        _ => cx.txqueuelen as u64,
+    };
+    let mut p = opt_parser(&d.opts, d.end, diags);
+    while let Some(k) = p.next() {
+        match k.text {
+            "limit" => {
+                let v = match kind {
+                    FifoKind::Bfifo => p.size(k),
+                    _ => p.uint(k, 0, u32::MAX as u64),
+                };
+                if let Some(v) = v {
+                    limit = v;
+                }
+            }
+            _ => p.unknown(k, kind.name(), &["limit"]),
+        }
+    }
+    if p.has_errors() {
+        return None;
+    }
+    Some(QdiscImpl::Fifo(Fifo::new(kind, limit, d.handle, d.parent)))
+}
+
+impl Qdisc for Fifo {
+    fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
+        let mark = cx.mark();
+        let len = cx.len(pkt) as u64;
+        let fits = match self.kind {
+            FifoKind::Bfifo => self.stats.backlog_bytes + len <= self.limit,
+            _ => (self.queue.len() as u64) < self.limit,
+        };
+        let res = if fits {
+            Enq::Queued
+        } else if self.kind == FifoKind::PfifoHeadDrop && self.limit > 0 {
+            let head = self.queue.pop_front().expect("full and limit > 0 means non-empty");
+            cx.unstamp(head, now);
+            cx.drop(head);
+            Enq::Congestion
+        } else {
+            cx.drop(pkt);
+            Enq::Dropped
+        };
+        if res != Enq::Dropped {
+            cx.stamp(pkt, now);
+            self.queue.push_back(pkt);
+        }
+        self.stats.after_enqueue(pkt, res, cx, mark);
+        res
+    }
+
+    fn dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+        let mark = cx.mark();
+        let out = self.queue.pop_front();
+        if let Some(p) = out {
+            cx.unstamp(p, now);
+        }
+        self.stats.after_dequeue(out, cx, mark);
+        out
+    }
+
+    fn peek(&mut self, _cx: &mut QCtx<'_>, _now: Nanos) -> Option<PacketId> {
+        self.queue.front().copied()
+    }
+
+    fn next_wakeup(&self, _now: Nanos) -> Option<Nanos> {
+        None
+    }
+
+    fn stats(&self) -> QdiscStats {
+        self.stats
+    }
+
+    fn for_each_queued(&self, f: &mut dyn FnMut(PacketId)) {
+        self.queue.iter().for_each(|&p| f(p));
+    }
+
+    fn report(&self, parent: Handle, out: &mut Vec<QdiscReport>) {
+        let options = match self.kind {
+            FifoKind::Bfifo => format!("limit {}b", self.limit),
+            _ => format!("limit {}p", self.limit),
+        };
+        out.push(QdiscReport {
+            kind: self.kind.name(),
+            handle: self.handle,
+            parent,
+            options,
+            stats: self.stats,
+            xstats: vec![],
+            xstats_text: String::new(),
+            classes: vec![],
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::testutil::Bench;
+
+    #[test]
+    fn pfifo_is_fifo_with_tail_drop() {
+        let mut b = Bench::new(1);
+        let mut q = Fifo::new(FifoKind::Pfifo, 3, Handle::new(1, 0), Handle::ROOT);
+        let ids: Vec<_> = (0..5).map(|_| b.pkt(0, 986)).collect();
+        let res: Vec<_> = ids.iter().map(|&id| q.enqueue(id, &mut b.cx(), Nanos(100))).collect();
+        assert_eq!(&res[..3], &[Enq::Queued; 3]);
+        assert_eq!(res[3], Enq::Dropped);
+        assert_eq!(b.dropped, vec![ids[3], ids[4]], "tail drop drops the arriving packets");
+        assert_eq!(q.stats().backlog_bytes, 3 * 1000);
+        assert_eq!(q.dequeue(&mut b.cx(), Nanos(350)), Some(ids[0]));
+        assert_eq!(b.pkts.get(ids[0]).queue_delay, Nanos(250));
+        let s = q.stats();
+        assert_eq!((s.offered_packets, s.sent_packets, s.drops, s.qlen), (5, 1, 2, 2));
+        assert!(s.identity_holds());
+    }
+
+    #[test]
+    fn bfifo_limits_bytes() {
+        let mut b = Bench::new(1);
+        // 2500 bytes: two 1000-byte packets fit, the third does not, a 400-byte one does.
+        let mut q = Fifo::new(FifoKind::Bfifo, 2500, Handle::new(1, 0), Handle::ROOT);
+        let big: Vec<_> = (0..3).map(|_| b.pkt(0, 986)).collect();
+        let small = b.pkt(0, 386);
+        let r: Vec<_> = big.iter().chain([&small]).map(|&p| q.enqueue(p, &mut b.cx(), Nanos(0))).collect();
+        assert_eq!(r, vec![Enq::Queued, Enq::Queued, Enq::Dropped, Enq::Queued]);
+        assert_eq!(q.stats().backlog_bytes, 2400);
+    }
+
+    #[test]
+    fn pfifo_head_drop_drops_the_oldest() {
+        let mut b = Bench::new(1);
+        let mut q = Fifo::new(FifoKind::PfifoHeadDrop, 2, Handle::new(1, 0), Handle::ROOT);
+        let ids: Vec<_> = (0..3).map(|_| b.pkt(0, 986)).collect();
+        let r: Vec<_> = ids.iter().map(|&p| q.enqueue(p, &mut b.cx(), Nanos(0))).collect();
+        assert_eq!(r, vec![Enq::Queued, Enq::Queued, Enq::Congestion]);
+        assert_eq!(b.dropped, vec![ids[0]]);
+        assert_eq!(q.dequeue(&mut b.cx(), Nanos(1)), Some(ids[1]));
+        assert_eq!(q.dequeue(&mut b.cx(), Nanos(1)), Some(ids[2]));
+        let s = q.stats();
+        assert_eq!((s.drops, s.qlen, s.backlog_bytes), (1, 0, 0));
+        assert!(s.identity_holds());
+    }
+}
