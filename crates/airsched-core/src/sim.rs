@@ -199,7 +199,7 @@ impl Simulation {
             end,
             queue,
             pkts: Packets::with_capacity(4096),
-            keys: scn.flows.iter().enumerate().map(|(i, f)| flow_key(scn, i, f)).collect(),
+            keys: (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
             dropped: Vec::with_capacity(64),
             ifaces,
             dcf: Dcf::new(n + 1, params, scn.run.seed),
@@ -928,24 +928,3 @@ fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationC
     }
 }
 
-/// The header fields of a flow's packets: default addresses and ports until the scenario sets
-/// them (server 10.0.0.1, AP 192.168.1.1, station i 192.168.1.(i + 2); source port
-/// 40000 + flow index, destination port 5001 as iperf 2).
-fn flow_key(scn: &Scenario, index: usize, f: &crate::scenario::FlowConfig) -> FlowKey {
-    let ip = |e: Endpoint| match e {
-        Endpoint::Server => 0x0a00_0001,
-        Endpoint::Ap => 0xc0a8_0101,
-        Endpoint::Station(i) => 0xc0a8_0102 + i as u32,
-    };
-    let _ = scn;
-    FlowKey {
-        src_ip: ip(f.src),
-        dst_ip: ip(f.dst),
-        sport: 40000u16.wrapping_add(index as u16),
-        dport: 5001,
-        proto: 17,
-        tos: 0,
-        mark: 0,
-        priority: 0,
-    }
-}

@@ -321,3 +321,33 @@ fn jitter_must_be_shorter_than_the_packet_interval() {
     let ok = parse_scenario(&example_plus("jitter = \"1ms\"\n"), "test.toml").unwrap();
     assert_eq!(ok.flows[0].jitter, airsched_core::Nanos::from_ms(1));
 }
+
+#[test]
+fn node_addresses_and_flow_header_fields() {
+    let text = example_plus("sport = 12345\ndport = 5201\ndscp = 46\nmark = 6\n[ap]\nip = \"192.168.7.1\"\n");
+    let s = parse_scenario(&text, "test.toml").unwrap();
+    let k = s.flow_key(0);
+    assert_eq!((k.sport, k.dport, k.tos, k.mark), (12345, 5201, 46 << 2, 6));
+    // EF (TOS 0xB8) maps to priority 4 as rt_tos2priority does.
+    assert_eq!(k.priority, 4);
+    assert_eq!(k.src_ip, 0x0a00_0001, "server default");
+    assert_eq!(k.dst_ip, 0xc0a8_0102, "first station default");
+    assert_eq!(s.ap.ip, Some(0xc0a8_0701));
+    one(&example_plus("[ap]\nip = \"192.168.300.1\"\n"), 21, 6, "ap.ip", "not an IPv4 address");
+    one(&example_plus("tos = 16\ndscp = 4\n"), 21, 8, "flow[0].dscp", "either `tos`");
+    one(&example_plus("dport = 70000\n"), 20, 9, "flow[0].dport", "between 1 and 65535");
+}
+
+#[test]
+fn tc_script_sources() {
+    one(
+        &example_plus("[server]\ntc = \"qdisc add dev eth0 root pfifo\"\ntc_file = \"x.tc\"\n"),
+        22,
+        11,
+        "server.tc_file",
+        "not both",
+    );
+    let errs = errors(&example_plus("[server]\ntc_file = \"does-not-exist.tc\"\n"));
+    assert_eq!(errs.len(), 1);
+    check(&errs[0], 21, 11, "server.tc_file", "cannot read tc script");
+}

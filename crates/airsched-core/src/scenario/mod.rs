@@ -85,8 +85,27 @@ pub struct WiredConfig {
 /// Settings shared by every node with an egress interface.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeConfig {
-    /// pfifo limit in packets of the node's egress interface (Linux txqueuelen).
+    /// The device's txqueuelen: the default pfifo's limit, and the default of every qdisc and
+    /// class limit derived from it (Linux DEFAULT_TX_QUEUE_LEN = 1000).
     pub txqueuelen: u32,
+    /// IPv4 address (None: the default of the node's role, see `Scenario::ip_of`).
+    pub ip: Option<u32>,
+    /// The node's tc script, if any.
+    pub tc: Option<TcSource>,
+}
+
+/// A tc script and where it came from, so that its errors can name the file, line and column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcSource {
+    pub text: String,
+    /// The file the script's lines are in (the scenario for an inline `tc`, else `tc_file`).
+    pub file: String,
+    /// Scenario key it was given under (`ap.tc`, `station[1].tc_file`).
+    pub key: String,
+    /// Line of the file that holds the script's first line, minus one.
+    pub line_offset: u32,
+    /// Columns before the script's first character on its first line (inline one-line strings).
+    pub first_line_col_offset: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -131,6 +150,16 @@ pub struct FlowConfig {
     pub start: Nanos,
     /// `None`: runs to the end.
     pub stop: Option<Nanos>,
+    /// UDP source port (None: 40000 + the flow's index).
+    pub sport: Option<u16>,
+    /// UDP destination port (iperf 2's 5001 by default).
+    pub dport: u16,
+    /// IPv4 TOS byte (`tos`, or `dscp << 2`).
+    pub tos: u8,
+    /// Netfilter mark (`skb->mark`), matched by the fw classifier.
+    pub mark: u32,
+    /// Socket priority (`skb->priority`); None: derived from the TOS as the IP stack does.
+    pub priority: Option<u32>,
     /// CBR only: each packet leaves up to this much after its nominal time (uniform), as an
     /// application's timer jitter does; zero by default (exact CBR).
     pub jitter: Nanos,
@@ -140,3 +169,58 @@ pub struct FlowConfig {
 pub const UDP_IP_OVERHEAD: u32 = 28;
 /// Largest UDP payload that fits a 2304-byte MSDU (802.11 max MSDU) with IPv4 and UDP headers.
 pub const MAX_UDP_PAYLOAD: u32 = 2304 - UDP_IP_OVERHEAD;
+
+impl Scenario {
+    /// The IPv4 address of an endpoint: as configured, or the default of its role — server
+    /// 10.0.0.1, AP 192.168.1.1, station i 192.168.1.(i + 2) (continuing into 192.168.2.x).
+    pub fn ip_of(&self, e: Endpoint) -> u32 {
+        match e {
+            Endpoint::Server => self.server.ip.unwrap_or(DEFAULT_SERVER_IP),
+            Endpoint::Ap => self.ap.ip.unwrap_or(DEFAULT_AP_IP),
+            Endpoint::Station(i) => self.stations[i].node.ip.unwrap_or(DEFAULT_AP_IP + 1 + i as u32),
+        }
+    }
+
+    /// The header fields every packet of flow `index` carries.
+    pub fn flow_key(&self, index: usize) -> crate::packet::FlowKey {
+        let f = &self.flows[index];
+        crate::packet::FlowKey {
+            src_ip: self.ip_of(f.src),
+            dst_ip: self.ip_of(f.dst),
+            sport: f.sport.unwrap_or(40000u16.wrapping_add(index as u16)),
+            dport: f.dport,
+            proto: 17,
+            tos: f.tos,
+            mark: f.mark,
+            priority: f.priority.unwrap_or_else(|| crate::packet::tos_to_priority(f.tos)),
+        }
+    }
+}
+
+pub const DEFAULT_SERVER_IP: u32 = 0x0a00_0001;
+pub const DEFAULT_AP_IP: u32 = 0xc0a8_0101;
+
+/// "a.b.c.d" as a u32, or None.
+pub fn parse_ipv4(s: &str) -> Option<u32> {
+    let parts: Vec<&str> = s.trim().split('.').collect();
+    if parts.len() != 4 {
+        return None;
+    }
+    let mut ip = 0u32;
+    for p in parts {
+        if p.is_empty() || p.len() > 3 || !p.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let v: u32 = p.parse().ok()?;
+        if v > 255 {
+            return None;
+        }
+        ip = (ip << 8) | v;
+    }
+    Some(ip)
+}
+
+/// An address as dotted quad.
+pub fn format_ipv4(ip: u32) -> String {
+    format!("{}.{}.{}.{}", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255)
+}

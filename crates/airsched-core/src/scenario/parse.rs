@@ -25,7 +25,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::{
-    CellConfig, CollisionDefer, EifsRule, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig,
+    CellConfig, CollisionDefer, EifsRule, TcSource, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig,
     Scenario, Standard, StationConfig, WiredConfig, MAX_UDP_PAYLOAD,
 };
 use crate::phy::dsss::{DsssRate, Preamble};
@@ -134,10 +134,11 @@ const CELL_KEYS: &[&str] = &[
     "collision_defer",
 ];
 const WIRED_KEYS: &[&str] = &["rate", "delay"];
-const NODE_KEYS: &[&str] = &["txqueuelen"];
-const STATION_KEYS: &[&str] = &["name", "rate", "txqueuelen"];
+const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file"];
+const STATION_KEYS: &[&str] = &["name", "rate", "txqueuelen", "ip", "tc", "tc_file"];
 const FLOW_KEYS: &[&str] = &[
-    "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter",
+    "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
+    "tos", "dscp", "mark", "priority",
 ];
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.
@@ -526,10 +527,14 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
                 }
                 None => NodeConfig {
                     txqueuelen: DEFAULT_TXQUEUELEN,
+                    ip: None,
+                    tc: None,
                 },
             },
             None => NodeConfig {
                 txqueuelen: DEFAULT_TXQUEUELEN,
+                ip: None,
+                tc: None,
             },
         }
     };
@@ -849,9 +854,77 @@ fn parse_node(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> NodeConfig {
     let q = tbl
         .get("txqueuelen")
         .and_then(|v| integer(ctx, v, &key, 1, MAX_TXQUEUELEN));
+    let ip = tbl.get("ip").and_then(|v| {
+        let key = join(path, "ip");
+        let s = string(ctx, v, &key, "an IPv4 address like \"192.168.1.20\"")?;
+        let ip = super::parse_ipv4(s);
+        if ip.is_none() {
+            ctx.error(&v.span(), &key, format!("{s:?} is not an IPv4 address; expected four numbers 0-255 like \"192.168.1.20\""));
+        }
+        ip
+    });
+    let tc = parse_tc_source(ctx, tbl, path);
     NodeConfig {
         txqueuelen: q.map_or(DEFAULT_TXQUEUELEN, |n| n as u32),
+        ip,
+        tc,
     }
+}
+
+/// `tc = """..."""` (inline) or `tc_file = "path"` (relative to the scenario file).
+fn parse_tc_source(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> Option<TcSource> {
+    let inline = tbl.get("tc");
+    let file = tbl.get("tc_file");
+    if let (Some(_), Some(f)) = (inline, file) {
+        ctx.error(&f.span(), &join(path, "tc_file"), "give either `tc` (the script inline) or `tc_file` (a file), not both");
+        return None;
+    }
+    if let Some(v) = inline {
+        let key = join(path, "tc");
+        let text = string(ctx, v, &key, "a tc script as a string, e.g. tc = \"\"\"\ntc qdisc add dev wlan0 root pfifo limit 100\n\"\"\"")?;
+        // Where the script's first line sits in the file: after the opening quotes, or on the
+        // next line when a multi-line string starts with a newline (TOML trims it).
+        let span = v.span();
+        let raw = &ctx.text[span.clone()];
+        let (line, col) = ctx.position(span.start);
+        let (line_offset, first_line_col_offset) = if raw.starts_with("\"\"\"") || raw.starts_with("\'\'\'") {
+            let after = &raw[3..];
+            if after.starts_with('\n') || after.starts_with("\r\n") {
+                (line, 0)
+            } else {
+                (line - 1, col - 1 + 3)
+            }
+        } else {
+            (line - 1, col - 1 + 1)
+        };
+        return Some(TcSource {
+            text: text.to_string(),
+            file: ctx.file.to_string(),
+            key,
+            line_offset,
+            first_line_col_offset,
+        });
+    }
+    if let Some(v) = file {
+        let key = join(path, "tc_file");
+        let name = string(ctx, v, &key, "a path like \"shaping.tc\"")?;
+        let base = std::path::Path::new(ctx.file).parent().unwrap_or(std::path::Path::new(""));
+        let full = base.join(name);
+        return match std::fs::read_to_string(&full) {
+            Ok(text) => Some(TcSource {
+                text,
+                file: full.display().to_string(),
+                key,
+                line_offset: 0,
+                first_line_col_offset: 0,
+            }),
+            Err(e) => {
+                ctx.error(&v.span(), &key, format!("cannot read tc script {}: {e} (paths are relative to the scenario file)", full.display()));
+                None
+            }
+        };
+    }
+    None
 }
 
 /// The elements of `[[name]]`, each with its span; reports non-table elements.
@@ -1220,6 +1293,25 @@ fn parse_flows(
             }
         });
 
+        let port = |ctx: &mut Ctx<'_>, name: &str| {
+            tbl.get(name).and_then(|v| integer(ctx, v, &k(name), 1, 65535)).map(|n| n as u16)
+        };
+        let sport = port(ctx, "sport");
+        let dport = port(ctx, "dport");
+        let tos_v = tbl.get("tos");
+        let dscp_v = tbl.get("dscp");
+        let tos = match (tos_v, dscp_v) {
+            (Some(_), Some(d)) => {
+                ctx.error(&d.span(), &k("dscp"), "give either `tos` (the whole byte) or `dscp` (its upper six bits), not both");
+                None
+            }
+            (Some(v), None) => integer(ctx, v, &k("tos"), 0, 255).map(|n| n as u8),
+            (None, Some(v)) => integer(ctx, v, &k("dscp"), 0, 63).map(|n| (n as u8) << 2),
+            (None, None) => None,
+        };
+        let mark = tbl.get("mark").and_then(|v| integer(ctx, v, &k("mark"), 0, u32::MAX as u64)).map(|n| n as u32);
+        let priority = tbl.get("priority").and_then(|v| integer(ctx, v, &k("priority"), 0, u32::MAX as u64)).map(|n| n as u32);
+
         flows.push(FlowConfig {
             name: name.unwrap_or_default(),
             protocol: Protocol::Udp,
@@ -1230,6 +1322,11 @@ fn parse_flows(
             start: start.unwrap_or(Nanos::ZERO),
             stop,
             jitter: jitter.unwrap_or(Nanos::ZERO),
+            sport,
+            dport: dport.unwrap_or(5001),
+            tos: tos.unwrap_or(0),
+            mark: mark.unwrap_or(0),
+            priority,
         });
     }
     flows
@@ -1278,7 +1375,7 @@ size = 1024
     }
 
     fn node(q: u32) -> NodeConfig {
-        NodeConfig { txqueuelen: q }
+        NodeConfig { txqueuelen: q, ip: None, tc: None }
     }
 
     #[test]
@@ -1315,6 +1412,11 @@ size = 1024
                 start: Nanos::ZERO,
                 stop: None,
                 jitter: Nanos::ZERO,
+                sport: None,
+                dport: 5001,
+                tos: 0,
+                mark: 0,
+                priority: None,
             }],
         };
         assert_eq!(s, want);
@@ -1462,6 +1564,11 @@ rate = "12kbit"
                     start: Nanos::from_ms(500),
                     stop: Some(Nanos::from_ms(2500)),
                     jitter: Nanos::ZERO,
+                    sport: None,
+                    dport: 5001,
+                    tos: 0,
+                    mark: 0,
+                    priority: None,
                 },
                 FlowConfig {
                     name: "ap-to-server".into(),
@@ -1475,6 +1582,11 @@ rate = "12kbit"
                     start: Nanos::ZERO,
                     stop: None,
                     jitter: Nanos::ZERO,
+                    sport: None,
+                    dport: 5001,
+                    tos: 0,
+                    mark: 0,
+                    priority: None,
                 },
             ]
         );

@@ -39,6 +39,11 @@ mod tests {
             start: Nanos::from_ms(5),
             stop: None,
             jitter: Nanos::ZERO,
+            sport: None,
+            dport: 5001,
+            tos: 0,
+            mark: 0,
+            priority: None,
         };
         // 8192 bits at 6 Mbit/s = 1365333.33 ns between packets.
         assert_eq!(cbr_send_time(&cfg, 0), Some(Nanos::from_ms(5)));
