@@ -104,12 +104,18 @@ class Result:
     """
 
     def __init__(
-        self, summary: Mapping[str, Any], tables: Mapping[str, Mapping[str, Sequence[Any]] | None]
+        self,
+        summary: Mapping[str, Any],
+        tables: Mapping[str, Mapping[str, Sequence[Any]] | None],
+        tc: Sequence[Mapping[str, Any]] = (),
+        warnings: Sequence[str] = (),
     ) -> None:
         missing = [key for key in SUMMARY_KEYS if key not in summary]
         if missing:
             raise SimulationError(f"the native summary lacks {', '.join(missing)}")
         self._summary = dict(summary)
+        self._tc = [dict(t) for t in tc]
+        self._warnings = list(warnings)
         self._columns: dict[str, Columns] = {
             name: _checked_columns(name, tables.get(name), schema) for name, schema in TABLES.items()
         }
@@ -117,11 +123,29 @@ class Result:
     @classmethod
     def from_native(cls, raw: Mapping[str, Any]) -> Result:
         """Build from the dict ``_core.Simulation.finish()`` returns."""
-        return cls(raw["summary"], {name: raw.get(name) for name in TABLES})
+        return cls(
+            raw["summary"],
+            {name: raw.get(name) for name in TABLES},
+            raw.get("tc", ()),
+            raw.get("warnings", ()),
+        )
 
     @property
     def summary(self) -> dict[str, Any]:
         return self._summary
+
+    @property
+    def tc(self) -> list[dict[str, Any]]:
+        """Every interface's qdisc tree at the end of the run: a list of
+        ``{"node", "dev", "qdiscs": [...], "qdisc_text", "class_text"}``, where each qdisc is
+        ``{"kind", "handle", "parent", "options", "stats", "xstats", "classes"}`` as
+        ``tc -s -j qdisc show`` would give it, and the texts are ``tc -s qdisc|class show``."""
+        return self._tc
+
+    @property
+    def warnings(self) -> list[str]:
+        """Things accepted but not modelled (tc options); check them before trusting a result."""
+        return self._warnings
 
     @cached_property
     def stations(self) -> pd.DataFrame:
@@ -157,6 +181,11 @@ class Result:
         out = {key: _json_value(value) for key, value in self._summary.items()}
         for table in JSON_TABLES:
             out[table] = _rows(self._columns[table])
+        out["warnings"] = list(self._warnings)
+        out["tc"] = [
+            {k: _json_value(v) for k, v in iface.items() if k not in ("qdisc_text", "class_text")}
+            for iface in self._tc
+        ]
         return out
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:

@@ -81,6 +81,17 @@ pub struct NodeResult {
     pub beacons: u64,
 }
 
+/// The queueing tree of one interface at the end of the run, as `tc -s qdisc show` and
+/// `tc -s class show` would report it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterfaceTc {
+    /// "ap", "server" or a station name.
+    pub node: String,
+    /// "wlan0" or "eth0".
+    pub dev: String,
+    pub qdiscs: Vec<crate::qdisc::QdiscReport>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResults {
     pub summary: Summary,
@@ -89,6 +100,11 @@ pub struct RunResults {
     pub nodes: Vec<NodeResult>,
     pub samples: Vec<Sample>,
     pub sample_interval: Nanos,
+    /// Every interface's qdisc tree with its statistics.
+    pub tc: Vec<InterfaceTc>,
+    /// tc options accepted but not modelled, and other things to check before trusting the
+    /// numbers.
+    pub warnings: Vec<String>,
 }
 
 impl RunResults {

@@ -866,11 +866,39 @@ impl Simulation {
             nodes,
             samples: self.samples.clone(),
             sample_interval: self.scn.run.sample_interval,
+            tc: self.tc_reports(),
+            warnings: self.scn.warnings.clone(),
         }
     }
 
     pub fn scenario(&self) -> &Scenario {
         &self.scn
+    }
+
+    /// (node, device) of every interface, in interface order.
+    pub fn interface_names(&self) -> Vec<(String, &'static str)> {
+        let n = self.scn.stations.len();
+        (0..n + 3)
+            .map(|i| match i {
+                0 => ("ap".to_string(), "wlan0"),
+                i if i <= n => (self.scn.stations[i - 1].name.clone(), "wlan0"),
+                i if i == n + 1 => ("ap".to_string(), "eth0"),
+                _ => ("server".to_string(), "eth0"),
+            })
+            .collect()
+    }
+
+    /// Every interface's qdisc tree with its current statistics.
+    pub fn tc_reports(&self) -> Vec<crate::results::InterfaceTc> {
+        self.interface_names()
+            .into_iter()
+            .zip(&self.ifaces)
+            .map(|((node, dev), iface)| crate::results::InterfaceTc {
+                node,
+                dev: dev.to_string(),
+                qdiscs: iface.qdisc.reports(),
+            })
+            .collect()
     }
 }
 

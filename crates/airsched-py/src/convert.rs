@@ -1,9 +1,10 @@
 //! Results to Python: a dict of tables, each a dict of equal-length column lists.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
 use airsched_core::metrics::SampleKind;
+use airsched_core::qdisc::{QdiscReport, QdiscStats};
 use airsched_core::{RunResults, Scenario};
 
 /// Build `{name: [values...]}` from rows with one closure per column.
@@ -93,5 +94,65 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
         "name" => |x| name_of(x.kind, x.index),
         "goodput_mbps" => |x| x.goodput_bps / 1e6,
     }))?;
+    out.set_item("warnings", r.warnings.clone())?;
+    let tc = PyList::empty(py);
+    for iface in &r.tc {
+        let d = PyDict::new(py);
+        d.set_item("node", &iface.node)?;
+        d.set_item("dev", &iface.dev)?;
+        let qs = PyList::empty(py);
+        for q in &iface.qdiscs {
+            qs.append(qdisc_to_py(py, q)?)?;
+        }
+        d.set_item("qdiscs", qs)?;
+        tc.append(d)?;
+    }
+    out.set_item("tc", tc)?;
     Ok(out.into_any())
+}
+
+fn stats_to_py<'py>(py: Python<'py>, s: &QdiscStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("bytes", s.sent_bytes)?;
+    d.set_item("packets", s.sent_packets)?;
+    d.set_item("drops", s.drops)?;
+    d.set_item("overlimits", s.overlimits)?;
+    d.set_item("requeues", s.requeues)?;
+    d.set_item("backlog", s.backlog_bytes)?;
+    d.set_item("qlen", s.qlen)?;
+    d.set_item("offered", s.offered_packets)?;
+    Ok(d)
+}
+
+fn xstats_to_py<'py>(py: Python<'py>, x: &[(String, i64)]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in x {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}
+
+/// One qdisc in the shape of `tc -s -j qdisc show` (plus its classes).
+fn qdisc_to_py<'py>(py: Python<'py>, q: &QdiscReport) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("kind", q.kind)?;
+    d.set_item("handle", q.handle.to_string())?;
+    d.set_item("parent", q.parent.to_string())?;
+    d.set_item("options", &q.options)?;
+    d.set_item("stats", stats_to_py(py, &q.stats)?)?;
+    d.set_item("xstats", xstats_to_py(py, &q.xstats)?)?;
+    let classes = PyList::empty(py);
+    for c in &q.classes {
+        let cd = PyDict::new(py);
+        cd.set_item("kind", c.kind)?;
+        cd.set_item("classid", c.classid.to_string())?;
+        cd.set_item("parent", c.parent.to_string())?;
+        cd.set_item("leaf", c.leaf.map(|h| h.to_string()))?;
+        cd.set_item("options", &c.options)?;
+        cd.set_item("stats", stats_to_py(py, &c.stats)?)?;
+        cd.set_item("xstats", xstats_to_py(py, &c.xstats)?)?;
+        classes.append(cd)?;
+    }
+    d.set_item("classes", classes)?;
+    Ok(d)
 }

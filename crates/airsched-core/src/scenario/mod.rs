@@ -19,6 +19,8 @@ pub struct Scenario {
     pub server: NodeConfig,
     pub stations: Vec<StationConfig>,
     pub flows: Vec<FlowConfig>,
+    /// Things accepted but not modelled (tc options), to report with the results.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

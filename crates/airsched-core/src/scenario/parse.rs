@@ -552,6 +552,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
         server,
         stations,
         flows,
+        warnings: Vec::new(),
     }
 }
 
