@@ -80,11 +80,21 @@ def run_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the results as one JSON object on stdout, and nothing else.")
     ] = False,
+    tc_stats: Annotated[
+        bool,
+        typer.Option(
+            "--tc-stats",
+            help="Also print every interface's queueing statistics as `tc -s qdisc show` and "
+            "`tc -s class show` would (with --json they are always in the `tc` key).",
+        ),
+    ] = False,
 ) -> None:
     """Simulate SCENARIO and print per-station and per-flow results."""
     # Never a progress bar with --json (stdout is for the JSON alone) or when stderr is a log.
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=not json_output) as progress:
         result = run_scenario(scenario, seed=seed, duration=duration, progress=progress)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if out is not None:
         _write_results(result, out)
     report = result.to_json_dict()
@@ -92,6 +102,42 @@ def run_command(
         sys.stdout.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     else:
         _print_report(Console(), report)
+        if tc_stats:
+            _print_tc_stats(result)
+
+
+def _print_tc_stats(result: Result) -> None:
+    """Each interface's `tc -s qdisc show` and `tc -s class show` text, as a terminal shows it."""
+    for iface in result.tc:
+        print(f"\n# {iface['node']} dev {iface['dev']}")
+        sys.stdout.write(iface.get("qdisc_text", ""))
+        class_text = iface.get("class_text", "")
+        if class_text:
+            sys.stdout.write(class_text)
+
+
+tc_app = typer.Typer(help="Work with tc scripts without running a scenario.", no_args_is_help=True)
+app.add_typer(tc_app, name="tc")
+
+
+@tc_app.command("check")
+def tc_check_command(
+    script: Annotated[str, typer.Argument(metavar="FILE", help="A tc script (tc command lines or a tc -b batch file).")],
+) -> None:
+    """Parse and validate FILE as airsched would, and print the tree it builds per device
+    (exit 0 if valid, 1 if not, 2 if it cannot be read)."""
+    from .scenario import read_text
+    from . import _core
+    from ._errors import native_errors
+
+    with _reported_errors(EXIT_BAD_INPUT):
+        text = read_text(script)
+    with _reported_errors(EXIT_INVALID), native_errors():
+        checked = _core.tc_check(text, script)
+    for warning in checked["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    for dev in checked["devices"]:
+        sys.stdout.write(dev["tree"])
 
 
 @app.command("validate")

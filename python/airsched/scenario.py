@@ -67,10 +67,10 @@ def load(scenario: PathLike | None = None, *, text: str | None = None) -> Scenar
     path = os.fspath(scenario)
     if not isinstance(path, str):
         raise TypeError(f"scenario must be a str or os.PathLike[str] path, not {type(path).__name__}")
-    return ScenarioSource(_read_text(path), path)
+    return ScenarioSource(read_text(path), path)
 
 
-def _read_text(path: str) -> str:
+def read_text(path: str) -> str:
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:

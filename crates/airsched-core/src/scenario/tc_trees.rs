@@ -1,0 +1,88 @@
+//! The tc scripts of a scenario: parsed, checked and built into one qdisc tree per configured
+//! device, with every tc diagnostic mapped to the scenario file's line and column.
+
+use super::{Scenario, ScenarioError, TcSource};
+use crate::qdisc::QdiscImpl;
+use crate::tc::{build_trees, parse_script, DeviceSpec, Severity, TcDiag};
+
+/// Which node an interface belongs to, its device name, and its index in the simulator's
+/// interface table (0 AP wlan0, 1..=N station wlan0, N+1 AP eth0, N+2 server eth0), which is
+/// also the random-stream index of its qdiscs.
+pub struct NodeDevices<'s> {
+    pub source: &'s TcSource,
+    pub devices: Vec<(&'static str, u32, usize)>,
+}
+
+/// Every node that has a tc script, with its devices.
+pub fn nodes_with_scripts(scn: &Scenario) -> Vec<NodeDevices<'_>> {
+    let n = scn.stations.len();
+    let mut out = Vec::new();
+    if let Some(src) = &scn.ap.tc {
+        out.push(NodeDevices { source: src, devices: vec![("wlan0", scn.ap.txqueuelen, 0), ("eth0", scn.ap.txqueuelen, n + 1)] });
+    }
+    for (i, st) in scn.stations.iter().enumerate() {
+        if let Some(src) = &st.node.tc {
+            out.push(NodeDevices { source: src, devices: vec![("wlan0", st.node.txqueuelen, i + 1)] });
+        }
+    }
+    if let Some(src) = &scn.server.tc {
+        out.push(NodeDevices { source: src, devices: vec![("eth0", scn.server.txqueuelen, n + 2)] });
+    }
+    out
+}
+
+/// Built trees, as (interface index, root qdisc).
+pub type Trees = Vec<(usize, QdiscImpl)>;
+
+/// Parse and build one node's script. Errors and warnings are mapped to the scenario's file,
+/// line and column.
+pub fn build_node(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vec<ScenarioError>, Vec<String>) {
+    let src = node.source;
+    let (script, mut diags) = parse_script(&src.text);
+    let specs: Vec<DeviceSpec> = node
+        .devices
+        .iter()
+        .map(|&(name, txqueuelen, index)| DeviceSpec { name: name.to_string(), txqueuelen, seed, stream: index as u64 })
+        .collect();
+    let built = if diags.iter().any(|d| d.severity == Severity::Error) {
+        Vec::new()
+    } else {
+        build_trees(&script, &specs, &mut diags)
+    };
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    for d in &diags {
+        let e = map_diag(src, d);
+        match d.severity {
+            Severity::Error => errors.push(e),
+            Severity::Warning => warnings.push(format!("{}:{}:{}: {}: warning: {}", e.file, e.line, e.column, e.key, e.message)),
+        }
+    }
+    if !errors.is_empty() {
+        return (Vec::new(), errors, warnings);
+    }
+    let trees = built
+        .into_iter()
+        .filter_map(|(dev, q)| node.devices.iter().find(|d| d.0 == dev).map(|d| (d.2, q)))
+        .collect();
+    (trees, errors, warnings)
+}
+
+/// Check every script of a scenario; returns the errors and the warnings.
+pub fn check_all(scn: &Scenario) -> (Vec<ScenarioError>, Vec<String>) {
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    for node in nodes_with_scripts(scn) {
+        let (_, e, w) = build_node(&node, scn.run.seed);
+        errors.extend(e);
+        warnings.extend(w);
+    }
+    (errors, warnings)
+}
+
+fn map_diag(src: &TcSource, d: &TcDiag) -> ScenarioError {
+    let line = src.line_offset + d.line;
+    let column = if d.line == 1 { src.first_line_col_offset + d.col } else { d.col };
+    let message = if d.token.is_empty() { d.message.clone() } else { format!("at \"{}\": {}", d.token, d.message) };
+    ScenarioError { file: src.file.clone(), line, column, key: src.key.clone(), message }
+}
