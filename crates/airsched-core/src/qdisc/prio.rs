@@ -157,7 +157,6 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         break;
     }
     let ok = !p.has_errors();
-    drop(p);
 
     let major = d.handle.major();
     let mut ok = ok;

@@ -56,7 +56,7 @@ pub(in crate::qdisc) fn sprint_rate(bytes_per_sec: u64) -> String {
     let mut rate = bytes_per_sec.saturating_mul(8);
     let mut i = 0;
     while i < UNITS.len() - 1 {
-        if rate < 1000 || (rate % 1000 != 0 && rate < 1000 * 1000) {
+        if rate < 1000 || (!rate.is_multiple_of(1000) && rate < 1000 * 1000) {
             break;
         }
         rate /= 1000;
