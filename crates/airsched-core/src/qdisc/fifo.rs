@@ -151,7 +151,8 @@ impl Qdisc for Fifo {
 
     fn report(&self, parent: Handle, out: &mut Vec<QdiscReport>) {
         let options = match self.kind {
-            FifoKind::Bfifo => format!("limit {}b", self.limit),
+            // tc prints a bfifo limit with print_size: "limit 15Kb", "limit 40360b".
+            FifoKind::Bfifo => format!("limit {}", super::tbf::tcfmt::sprint_size(self.limit)),
             _ => format!("limit {}p", self.limit),
         };
         out.push(QdiscReport {

@@ -667,6 +667,9 @@ mod tests {
         // When the peak term is smaller it wins: 625000*0.05 + 1514 = 32764 < 500000*0.05 + 102400.
         let q = build_ok("tbf", Handle::new(1, 0), "rate 4mbit burst 100k peakrate 5mbit mtu 1514 latency 50ms");
         assert_eq!(tbf(&q).limit(), 32_764);
+        // bfifo limits print as tc's print_size does (a fifo.rs fix).
+        let bf = build_ok("bfifo", Handle::new(2, 0), "limit 15k");
+        assert_eq!(bf.reports()[0].options, "limit 15Kb");
         // An explicit limit is kept as given.
         // lat = limit/rate - burst/rate = 163.84 ms - 81.92 ms.
         let q = build_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 10k limit 20k");
