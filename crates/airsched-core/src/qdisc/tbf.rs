@@ -1,5 +1,5 @@
 //! tbf, the Token Bucket Filter (Linux `net/sched/sch_tbf.c` as in 5.x-6.x mainline, with the
-//! `mpu` handling restored in 5.18; iproute2 `tc/q_tbf.c`).
+//! `mpu` handling restored in ≈5.17 (reference 0.4); iproute2 `tc/q_tbf.c`).
 //!
 //! Tokens are time credit in nanoseconds: a full bucket is `buffer` = the time to send `burst`
 //! bytes at `rate`. A dequeue peeks the child's head packet of length L and computes
