@@ -79,12 +79,15 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     while let Some(k) = p.next() {
         match k.text {
             "limit" => {
-                let v = match kind {
-                    FifoKind::Bfifo => p.size(k),
-                    _ => p.uint(k, 0, u32::MAX as u64),
-                };
-                if let Some(v) = v {
-                    limit = v;
+                // tc reads every fifo limit with get_size (so "limit 1k" is 1024 packets for
+                // pfifo) into 32 bits.
+                let vt = p.peek();
+                if let Some(v) = p.size(k) {
+                    if v > u32::MAX as u64 {
+                        p.error(vt.expect("size read a value"), "limit must fit 32 bits (tc's get_size)");
+                    } else {
+                        limit = v;
+                    }
                 }
             }
             _ => p.unknown(k, kind.name(), &["limit"]),
@@ -151,7 +154,8 @@ impl Qdisc for Fifo {
 
     fn report(&self, parent: Handle, out: &mut Vec<QdiscReport>) {
         let options = match self.kind {
-            FifoKind::Bfifo => format!("limit {}b", self.limit),
+            // tc prints a bfifo limit with print_size: "limit 15Kb", "limit 40360b".
+            FifoKind::Bfifo => format!("limit {}", super::tbf::tcfmt::sprint_size(self.limit)),
             _ => format!("limit {}p", self.limit),
         };
         out.push(QdiscReport {
@@ -187,6 +191,21 @@ mod tests {
         let s = q.stats();
         assert_eq!((s.offered_packets, s.sent_packets, s.drops, s.qlen), (5, 1, 2, 2));
         assert!(s.identity_holds());
+    }
+
+    #[test]
+    fn limits_read_like_tc_get_size() {
+        use crate::qdisc::tbf::testdecl::{build_err, build_ok};
+        let q = build_ok("pfifo", Handle::new(1, 0), "limit 1k");
+        assert_eq!(q.reports()[0].options, "limit 1024p");
+        let q = build_ok("bfifo", Handle::new(1, 0), "limit 15k");
+        assert_eq!(q.reports()[0].options, "limit 15Kb");
+        let q = build_ok("pfifo_head_drop", Handle::new(1, 0), "");
+        assert_eq!(q.reports()[0].options, "limit 1000p");
+        let e = build_err("pfifo", "limit 5g");
+        assert_eq!(e[0].token, "5g");
+        let e = build_err("bfifo", "limit 10 bogus");
+        assert_eq!(e[0].token, "bogus");
     }
 
     #[test]
