@@ -1419,6 +1419,7 @@ size = 1024
                 mark: 0,
                 priority: None,
             }],
+            warnings: vec![],
         };
         assert_eq!(s, want);
     }
