@@ -84,16 +84,15 @@ impl RateCfg {
     /// factor would overflow), so that `time = len * mult >> shift`.
     fn new(bytes_ps: u64, overhead: u16, mpu: u16, atm: bool) -> RateCfg {
         let (mut mult, mut shift) = (1u32, 0u8);
-        if bytes_ps > 0 {
-            let mut factor: u64 = NSEC_PER_SEC as u64;
-            loop {
-                mult = (factor / bytes_ps) as u32; // the kernel assigns the u64 quotient to a u32
-                if mult & (1 << 31) != 0 || factor & (1 << 63) != 0 {
-                    break;
-                }
-                factor <<= 1;
-                shift += 1;
+        let mut factor: u64 = NSEC_PER_SEC as u64;
+        // A zero rate keeps mult 1, shift 0, as in the kernel.
+        while let Some(q) = factor.checked_div(bytes_ps) {
+            mult = q as u32; // the kernel assigns the u64 quotient to a u32
+            if mult & (1 << 31) != 0 || factor & (1 << 63) != 0 {
+                break;
             }
+            factor <<= 1;
+            shift += 1;
         }
         RateCfg { bytes_ps, mult, shift, overhead, mpu, atm }
     }
@@ -340,7 +339,6 @@ fn parse_class_opts(c: &super::ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option
     if rate_tok.is_none() {
         p.error_at_end("\"rate\" is required.");
     }
-    drop(p);
     if error_count(diags) > before || rate == 0 {
         return None;
     }
@@ -388,7 +386,7 @@ fn fmt_rate(bytes_ps: u64) -> String {
         if rate < kilo {
             break;
         }
-        if rate % kilo != 0 && rate < 1000 * kilo {
+        if (rate / kilo) * kilo != rate && rate < 1000 * kilo {
             break;
         }
         rate /= kilo;
@@ -971,9 +969,7 @@ impl Htb {
                 None => {
                     // At the right end: rewind, and advance the pointer one level up.
                     self.slots[s].ptr = self.slots[s].list.first().copied();
-                    if self.slots[s].ptr.is_none() {
-                        return None; // an empty feed under a linked class: cannot happen
-                    }
+                    self.slots[s].ptr?; // an empty feed under a linked class: cannot happen
                     if sp > 0 {
                         sp -= 1;
                         let up = stack[sp];
@@ -1728,6 +1724,30 @@ mod tests {
     }
 
     #[test]
+    fn drr_at_the_root_rotates_across_inner_classes() {
+        // Both leaves borrow most of what they send from 1:1 (level 7), through the feeds of
+        // two inner classes. Rotation at 1:1 depends on a wrapped lower feed advancing the
+        // pointer above it (htb_lookup_leaf): they share the 8 Mbit/s excess equally.
+        let mut q = ok(build_htb(
+            "",
+            &[
+                ("1:", "1:1", "rate 10mbit"),
+                ("1:1", "1:2", "rate 1mbit ceil 10mbit"),
+                ("1:1", "1:3", "rate 1mbit ceil 10mbit"),
+                ("1:2", "1:21", "rate 500kbit ceil 10mbit quantum 1514"),
+                ("1:3", "1:31", "rate 500kbit ceil 10mbit quantum 1514"),
+            ],
+            vec![dst("1:", 0, "1:21"), dst("1:", 1, "1:31")],
+            vec![],
+        ));
+        let (r, _) = run(&mut q, 2, &[sat(0, 20 * MBIT), sat(1, 20 * MBIT)], 100 * MBIT, 4, 1);
+        within(r.rate_bps(0, 3.0), 5e6, 0.02, "1:21");
+        within(r.rate_bps(1, 3.0), 5e6, 0.02, "1:31");
+        assert!(class(&q, "1:1").lends > class(&q, "1:2").lends, "most is lent by the root");
+        assert_identities(&q);
+    }
+
+    #[test]
     fn burst_after_idle_is_sent_at_ceil() {
         // A root-level leaf cannot borrow: after idle it sends its 30k burst at ceil (4 Mbit/s),
         // then its rate (1 Mbit/s). While tokens last, each 1514 B costs 12.112 ms of tokens and
@@ -1906,7 +1926,7 @@ mod tests {
             if let Some(p) = q.dequeue(&mut b.cx(), t) {
                 b.pkts.free(p);
             }
-            t = t + Nanos::from_us(500);
+            t += Nanos::from_us(500);
             assert!(t < Nanos::from_secs(60));
         }
         assert_identities(&q);
