@@ -56,11 +56,14 @@ pub struct OptParser<'a, 'd> {
     pos: usize,
     end: (u32, u32),
     diags: &'d mut Vec<TcDiag>,
+    /// Diagnostics already present when this parser started (other commands' own).
+    first_diag: usize,
 }
 
 impl<'a, 'd> OptParser<'a, 'd> {
     pub fn new(toks: &'a [Tok<'a>], end: (u32, u32), diags: &'d mut Vec<TcDiag>) -> Self {
-        OptParser { toks, pos: 0, end, diags }
+        let first_diag = diags.len();
+        OptParser { toks, pos: 0, end, diags, first_diag }
     }
 
     /// The next token, consumed.
@@ -85,8 +88,9 @@ impl<'a, 'd> OptParser<'a, 'd> {
         &self.toks[self.pos.min(self.toks.len())..]
     }
 
+    /// Whether this parser reported an error (errors of earlier commands do not count).
     pub fn has_errors(&self) -> bool {
-        self.diags.iter().any(|d| d.severity == Severity::Error)
+        self.diags[self.first_diag..].iter().any(|d| d.severity == Severity::Error)
     }
 
     pub fn error(&mut self, at: Tok<'_>, message: impl Into<String>) {
@@ -266,6 +270,16 @@ mod tests {
         assert_eq!(diags[0].severity, Severity::Warning);
         assert_eq!((diags[1].line, diags[1].col), (3, 50));
         assert!(diags[1].to_string().contains("unknown tbf option \"bogus\""), "{}", diags[1]);
+    }
+
+    #[test]
+    fn errors_of_earlier_commands_do_not_count_as_this_parsers() {
+        let t = toks("limit 10");
+        let mut diags = vec![TcDiag { severity: Severity::Error, line: 1, col: 1, token: "x".into(), message: "earlier".into() }];
+        let mut p = OptParser::new(&t, (3, 9), &mut diags);
+        let k = p.next().unwrap();
+        assert_eq!(p.uint(k, 0, 100), Some(10));
+        assert!(!p.has_errors());
     }
 
     #[test]
