@@ -55,7 +55,7 @@ fn time2tick(us: f64) -> u32 {
 impl RateTable {
     /// `tc_calc_rtable(r, rtab, cell_log, mtu, linklayer)`: `cell_log` None picks the smallest one
     /// with `mtu >> cell_log <= 255` (mtu 0 counts as 2047). Errors like `qdisc_get_rtab`, which
-    /// since Linux 5.11 rejects `cell_log` 0 and >= 32 (and always rejected rate 0).
+    /// rejects rate 0 and `cell_log` 0 (and, since Linux 5.11, `cell_log` >= 32).
     pub fn new(rate: u32, cell_log: Option<u32>, mtu: u32, mpu: u32, overhead: u32, atm: bool) -> Result<RateTable, String> {
         let mtu = if mtu == 0 { 2047 } else { mtu };
         let cell_log = cell_log.unwrap_or_else(|| {

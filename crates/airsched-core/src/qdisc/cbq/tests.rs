@@ -1,8 +1,10 @@
 //! CBQ tests: built through `build` from tc command lines, driven on `run_link`.
 
 use super::params::{calc_maxidle, calc_offtime, xmittime, RateTable};
+use super::report::{fmt_g, tc_rate};
 use super::*;
 use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
+use crate::qdisc::{ClassDecl, ClassReport};
 use crate::qdisc::testutil::{Bench, LinkRun, Source};
 use crate::qdisc::{testutil::run_link, Graft};
 use crate::tc::Tok;
