@@ -603,3 +603,19 @@ fn accepted_but_unmodelled_options_warn() {
     warn("split 1:10 is not an ancestor of 1:30", 4);
     assert!(diags.iter().all(|d| d.severity == Severity::Warning));
 }
+
+#[test]
+fn filters_on_missing_classes() {
+    let s = Script::new(QDISC).class("1:", "1:10", &opts("1mbit", ""));
+    let any = U32Key { off: 0, mask: 0, val: 0 };
+    // A flowid naming no class is accepted (the kernel binds it lazily): a warning.
+    let (q, diags) = s.build_with(vec![u32_filter(Handle::new(1, 0), 1, any, Handle::new(1, 0x77))], vec![]);
+    assert!(q.is_some());
+    assert_eq!((diags.len(), diags[0].severity, diags[0].line), (1, Severity::Warning, 9));
+    assert!(diags[0].message.contains("flowid 1:77 names no class"), "{}", diags[0]);
+    // A filter attached to a class that does not exist is an error.
+    let (q, diags) = s.build_with(vec![u32_filter(Handle::new(1, 0x99), 1, any, Handle::new(1, 0x10))], vec![]);
+    assert!(q.is_none());
+    assert_eq!((diags[0].severity, diags[0].line, diags[0].col), (Severity::Error, 9, 1));
+    assert!(diags[0].message.contains("filter parent 1:99 is neither cbq 1: nor one of its classes"), "{}", diags[0]);
+}
