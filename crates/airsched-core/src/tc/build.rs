@@ -46,6 +46,8 @@ pub struct DeviceSpec {
     pub stream: u64,
 }
 
+/// Kinds `build_qdisc` treats as classful.
+const CLASSFUL: &[&str] = &["prio", "tbf", "drr", "htb", "cbq"];
 /// Kinds whose classes are created with `tc class add`.
 const EXPLICIT_CLASSES: &[&str] = &["htb", "drr", "cbq"];
 /// Kinds that hold filters (have a filter block).
@@ -169,7 +171,11 @@ impl<'a> Model<'a> {
             None => {
                 let names: Vec<&str> = self.devs.iter().map(|d| d.name.as_str()).collect();
                 let known = if names.is_empty() { "no interfaces".to_string() } else { names.join(", ") };
-                err(diags, tok, format!("unknown device \"{}\"; this node has {known}", tok.text));
+                if tok.text.starts_with('$') {
+                    err(diags, tok, format!("\"{}\" is a shell variable: airsched does not expand them; write the interface name ({known})", tok.text));
+                } else {
+                    err(diags, tok, format!("unknown device \"{}\"; this node has {known}", tok.text));
+                }
                 None
             }
         }
@@ -363,8 +369,9 @@ impl<'a> Model<'a> {
                         err(diags, c.op_tok, format!("{} already holds qdisc {}; use replace or change (the kernel: Exclusivity flag on, cannot modify)", place(target), dev.describe(qi)));
                     }
                     Op::Replace if !same => {
-                        self.devs[di].remove_subtree(qi);
+                        // The new qdisc gets its handle while the old one still exists.
                         let h = self.alloc_handle(di);
+                        self.devs[di].remove_subtree(qi);
                         self.create(di, p, h, c, kind);
                     }
                     _ => self.change_qdisc(di, qi, c, kind, diags),
@@ -483,7 +490,7 @@ impl<'a> Model<'a> {
                     err(
                         diags,
                         c.classid.tok,
-                        format!("{} has no configured root qdisc to hold class {}", dev.name, c.classid.value),
+                        format!("{} has no configured root qdisc to hold class {}", dev.name, c.classid.tok.text),
                     );
                     return;
                 }
@@ -522,7 +529,8 @@ impl<'a> Model<'a> {
         };
         let q = &dev.qdiscs[qi];
         if let Some(k) = c.kind {
-            if c.op != Op::Delete && k.text != q.kind.text {
+            // A classless qdisc gets the class anyway: build_qdisc says it is classless.
+            if c.op != Op::Delete && k.text != q.kind.text && CLASSFUL.contains(&q.kind.text) {
                 err(
                     diags,
                     k,
@@ -962,9 +970,7 @@ fn build_node(dev: &Dev<'_>, qi: usize, spec: &DeviceSpec, depth: u32, diags: &m
             end: c.end,
         })
         .collect();
-    let mut fl: Vec<&FNode<'_>> = q.filters.iter().filter(|f| !f.skip).collect();
-    fl.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
-    let filters = fl.into_iter().map(|f| f.filter.clone()).collect();
+    let filters = sorted_filters(q);
     let cx = BuildCx {
         dev: dev.name.clone(),
         txqueuelen: spec.txqueuelen,
@@ -990,11 +996,7 @@ fn build_node(dev: &Dev<'_>, qi: usize, spec: &DeviceSpec, depth: u32, diags: &m
     }
 }
 
-/// Apply the script's commands to the devices and build each configured device's tree.
-/// Devices the script leaves at their default (never configured, or whose root was deleted)
-/// are not returned. Every qdisc is built with `BuildCx { dev, txqueuelen, mtu: 1514, seed,
-/// stream: stream << 16 | handle major }`. A device whose tree has an error is left out.
-pub fn build_trees(script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
+fn run_model<'a>(script: &Script<'a>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Model<'a> {
     let mut model = Model {
         devs: devices.iter().map(|d| Dev { name: d.name.clone(), qdiscs: Vec::new() }).collect(),
         autohandle: 0x8000,
@@ -1004,6 +1006,15 @@ pub fn build_trees(script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<
         model.apply(cmd, diags);
     }
     model.check_flowids(diags);
+    model
+}
+
+/// Apply the script's commands to the devices and build each configured device's tree.
+/// Devices the script leaves at their default (never configured, or whose root was deleted)
+/// are not returned. Every qdisc is built with `BuildCx { dev, txqueuelen, mtu: 1514, seed,
+/// stream: stream << 16 | handle major }`. A device whose tree has an error is left out.
+pub fn build_trees(script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
+    let model = run_model(script, devices, diags);
     let mut out = Vec::new();
     for (dev, spec) in model.devs.iter().zip(devices) {
         let Some(ri) = dev.root() else { continue };
@@ -1015,4 +1026,93 @@ pub fn build_trees(script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<
         }
     }
     out
+}
+
+/// A qdisc as the script leaves it, before it is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredQdisc {
+    pub kind: String,
+    pub handle: Handle,
+    /// `Handle::ROOT` or the class it is attached to.
+    pub parent: Handle,
+    /// The option words, separated by single spaces.
+    pub options: String,
+    pub classes: Vec<DeclaredClass>,
+    /// The filters attached to it or to its classes, in the order they run.
+    pub filters: Vec<Filter>,
+}
+
+/// A class as the script leaves it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredClass {
+    pub classid: Handle,
+    /// The parent class, or the qdisc handle for a top-level class.
+    pub parent: Handle,
+    pub kind: String,
+    pub options: String,
+}
+
+/// What the script declares on each configured device, without building anything: the qdiscs
+/// in tree order (root first, then depth first in the order they were created). Diagnostics
+/// are those of applying the commands (not the disciplines' option errors).
+pub fn declared_trees(
+    script: &Script<'_>,
+    devices: &[DeviceSpec],
+    diags: &mut Vec<TcDiag>,
+) -> Vec<(String, Vec<DeclaredQdisc>)> {
+    let model = run_model(script, devices, diags);
+    let mut out = Vec::new();
+    for dev in &model.devs {
+        let Some(ri) = dev.root() else { continue };
+        let mut order = Vec::new();
+        tree_order(dev, ri, &mut order);
+        let qs = order
+            .into_iter()
+            .map(|qi| {
+                let q = &dev.qdiscs[qi];
+                DeclaredQdisc {
+                    kind: q.kind.text.to_string(),
+                    handle: q.handle,
+                    parent: q.parent,
+                    options: words(&q.opts),
+                    classes: q
+                        .classes
+                        .iter()
+                        .map(|c| DeclaredClass {
+                            classid: c.classid,
+                            parent: c.parent,
+                            kind: c.kind.text.to_string(),
+                            options: words(&c.opts),
+                        })
+                        .collect(),
+                    filters: sorted_filters(q),
+                }
+            })
+            .collect();
+        out.push((dev.name.clone(), qs));
+    }
+    out
+}
+
+fn words(t: &[Tok<'_>]) -> String {
+    t.iter().map(|t| t.text).collect::<Vec<_>>().join(" ")
+}
+
+fn tree_order(dev: &Dev<'_>, qi: usize, out: &mut Vec<usize>) {
+    if out.contains(&qi) {
+        return;
+    }
+    out.push(qi);
+    let major = dev.qdiscs[qi].handle.major();
+    for (ci, child) in dev.qdiscs.iter().enumerate() {
+        if child.parent != Handle::ROOT && child.parent.major() == major {
+            tree_order(dev, ci, out);
+        }
+    }
+}
+
+fn sorted_filters(q: &QNode<'_>) -> Vec<Filter> {
+    let mut fl: Vec<&FNode<'_>> = q.filters.iter().filter(|f| !f.skip).collect();
+    fl.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
+    fl.into_iter().map(|f| f.filter.clone()).collect()
 }

@@ -10,7 +10,7 @@ pub mod opts;
 pub mod script;
 pub mod show;
 
-pub use build::{build_trees, DeviceSpec};
+pub use build::{build_trees, declared_trees, DeclaredClass, DeclaredQdisc, DeviceSpec};
 pub use filter::{parse_filter, FilterSpec, NEXTHDR_BASE};
 pub use opts::{OptParser, Severity, TcDiag, Tok};
 pub use script::{

@@ -299,6 +299,8 @@ pub fn parse_hex_u32(s: &str) -> Option<u32> {
 struct RawCmd<'a> {
     toks: Vec<Tok<'a>>,
     end: (u32, u32),
+    /// An error was found while splitting it (unterminated quote): not parsed further.
+    bad: bool,
 }
 
 fn is_space(c: char) -> bool {
@@ -315,6 +317,7 @@ fn tokenize<'a>(text: &'a str, diags: &mut Vec<TcDiag>) -> Vec<RawCmd<'a>> {
     let mut cur: Vec<Tok<'a>> = Vec::new();
     let mut cur_end = (1u32, 1u32);
     let mut continued = false;
+    let mut bad = false;
     let mut last_backslash = (0u32, 0u32);
     for (i, raw_line) in text.split('\n').enumerate() {
         let lineno = (i + 1).min(u32::MAX as usize) as u32;
@@ -363,6 +366,7 @@ fn tokenize<'a>(text: &'a str, diags: &mut Vec<TcDiag>) -> Vec<RawCmd<'a>> {
                         );
                         b = body.len();
                         cur_end = (lineno, col_of(raw_line, b));
+                        bad = true;
                     }
                 }
                 continue;
@@ -380,7 +384,7 @@ fn tokenize<'a>(text: &'a str, diags: &mut Vec<TcDiag>) -> Vec<RawCmd<'a>> {
         }
         continued = cont;
         if !cont && !cur.is_empty() {
-            cmds.push(RawCmd { toks: std::mem::take(&mut cur), end: cur_end });
+            cmds.push(RawCmd { toks: std::mem::take(&mut cur), end: cur_end, bad: std::mem::take(&mut bad) });
         }
     }
     if continued {
@@ -391,7 +395,7 @@ fn tokenize<'a>(text: &'a str, diags: &mut Vec<TcDiag>) -> Vec<RawCmd<'a>> {
         );
     }
     if !cur.is_empty() {
-        cmds.push(RawCmd { toks: cur, end: cur_end });
+        cmds.push(RawCmd { toks: cur, end: cur_end, bad });
     }
     cmds
 }
@@ -478,8 +482,72 @@ pub fn parse_script(text: &str) -> (Script<'_>, Vec<TcDiag>) {
     (script, diags)
 }
 
+/// A shell redirection word (`2>/dev/null`, `>`, `&>log`, `2>&1`): whether it is one, and
+/// whether its target is the next word.
+fn redirection(w: &str) -> Option<bool> {
+    let rest = w.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = rest.strip_prefix('&').unwrap_or(rest);
+    let target = rest
+        .strip_prefix(">>")
+        .or_else(|| rest.strip_prefix(">&"))
+        .or_else(|| rest.strip_prefix('>'))
+        .or_else(|| rest.strip_prefix('<'))?;
+    Some(target.is_empty())
+}
+
+/// Remove what a shell would have consumed: redirections, and `|| true` after the command.
+/// Anything else after `;`, `&&`, `||` or `|` is an error (one command per line).
+fn strip_shell<'a>(raw: &RawCmd<'a>, diags: &mut Vec<TcDiag>) -> Option<(Vec<Tok<'a>>, (u32, u32))> {
+    // A word ending in `;` is the word and the shell's command separator.
+    let mut toks = Vec::with_capacity(raw.toks.len());
+    for &t in &raw.toks {
+        match t.text.strip_suffix(';') {
+            Some(w) if !w.is_empty() => {
+                toks.push(Tok { text: w, ..t });
+                let col = t.col.saturating_add(w.chars().count() as u32);
+                toks.push(Tok { text: &t.text[w.len()..], line: t.line, col });
+            }
+            _ => toks.push(t),
+        }
+    }
+    let mut out = Vec::with_capacity(toks.len());
+    let mut stripped = false;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        if matches!(t.text, "||" | "&&" | ";" | "|" | "&") {
+            let rest: Vec<&str> = toks[i + 1..].iter().map(|t| t.text).collect();
+            if t.text == "||" && (rest == ["true"] || rest == [":"]) {
+                warn(diags, t, format!("\"|| {}\" is shell syntax; ignored", rest[0]));
+                break;
+            }
+            err(diags, t, format!("\"{}\" is shell syntax: airsched reads one tc command per line", t.text));
+            return None;
+        }
+        if let Some(takes_next) = redirection(t.text) {
+            if !stripped {
+                warn(diags, t, "shell redirections are not part of the tc command; ignored");
+            }
+            stripped = true;
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        out.push(t);
+        i += 1;
+    }
+    let end = match (out.last(), stripped || out.len() < toks.len()) {
+        (Some(l), true) => (l.line, l.col.saturating_add(l.text.chars().count() as u32)),
+        _ => raw.end,
+    };
+    Some((out, end))
+}
+
 fn parse_command<'a>(raw: &RawCmd<'a>, diags: &mut Vec<TcDiag>) -> Option<Command<'a>> {
-    let mut c = Cur { toks: &raw.toks, pos: 0, end: raw.end };
+    if raw.bad {
+        return None;
+    }
+    let (toks, end) = strip_shell(raw, diags)?;
+    let mut c = Cur { toks: &toks, pos: 0, end };
     let first = c.peek()?;
     let line = first.line;
     // `tc`, `/sbin/tc`, `sudo tc`.
