@@ -964,6 +964,27 @@ fn nexthdr_matches_read_the_ip_header_as_the_kernel_does() {
     assert_eq!(classify(f, h(1, 0), &flow([10, 0, 0, 2], 80), 5001), Some(h(1, 1)));
 }
 
+#[test]
+fn other_protocols_warn_and_deep_trees_do_not_overflow() {
+    let (_, d) = declare(
+        "tc qdisc add dev eth0 root handle 1: prio\ntc filter add dev eth0 parent 1: protocol ipv6 u32 match u32 0 0 flowid 1:1",
+        &["eth0"],
+    );
+    assert!(errors(&d).is_empty());
+    check(warnings(&d)[0], 2, 43, "ipv6", "never matches");
+    // 300 nested qdiscs: declared in order, refused by the build at depth 64, no stack overflow.
+    let mut text = String::from("tc qdisc add dev eth0 root handle 1: prio\n");
+    for i in 1..300u32 {
+        text.push_str(&format!("tc qdisc add dev eth0 parent {i:x}:1 handle {:x}: prio\n", i + 1));
+    }
+    let t = tree_of(&text, "eth0");
+    assert_eq!(t.len(), 300);
+    assert_eq!(t[299].parent, h(299, 1));
+    let (script, mut d) = parse_script(&text);
+    assert!(build_trees(&script, &devices(&["eth0"]), &mut d).is_empty());
+    assert!(errors(&d).iter().any(|e| e.message.contains("deeper than 64")));
+}
+
 // ------------------------------------------------------------------------------------------------
 // tc show
 

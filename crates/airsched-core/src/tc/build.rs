@@ -214,7 +214,8 @@ impl<'a> Model<'a> {
         }
         let Some(kind) = c.kind else { return };
         let dev = &self.devs[di];
-        let Some(p) = c.parent else {
+        // `parent none` is no parent, as in the kernel.
+        let Some(p) = c.parent.filter(|p| p.value != Handle::UNSPEC) else {
             let Some(h) = c.handle else {
                 err(diags, c.op_tok, format!("qdisc {} needs root or parent CLASSID (or the handle of an existing qdisc to change); the kernel answers \"Handle cannot be zero\"", c.op.name()));
                 return;
@@ -1099,15 +1100,18 @@ fn words(t: &[Tok<'_>]) -> String {
 }
 
 fn tree_order(dev: &Dev<'_>, qi: usize, out: &mut Vec<usize>) {
-    if out.contains(&qi) {
-        return;
-    }
-    out.push(qi);
-    let major = dev.qdiscs[qi].handle.major();
-    for (ci, child) in dev.qdiscs.iter().enumerate() {
-        if child.parent != Handle::ROOT && child.parent.major() == major {
-            tree_order(dev, ci, out);
+    // Depth first, children in creation order, without recursion.
+    let mut stack = vec![qi];
+    while let Some(i) = stack.pop() {
+        if out.contains(&i) {
+            continue;
         }
+        out.push(i);
+        let major = dev.qdiscs[i].handle.major();
+        let children: Vec<usize> = (0..dev.qdiscs.len())
+            .filter(|&c| dev.qdiscs[c].parent != Handle::ROOT && dev.qdiscs[c].parent.major() == major)
+            .collect();
+        stack.extend(children.into_iter().rev());
     }
 }
 

@@ -20,6 +20,7 @@
 
 use super::filter::{parse_filter, parse_protocol, FilterSpec};
 use super::opts::{Severity, TcDiag, Tok};
+use crate::qdisc::classify::{ETH_P_ALL, ETH_P_IP};
 use crate::qdisc::Handle;
 
 /// A parsed script: the commands that parsed without error, in order.
@@ -1101,6 +1102,15 @@ fn parse_filter_cmd<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>)
         }
         (_, Some(k)) => {
             spec = Some(parse_filter(k, handle, &opts, c.end, diags)?);
+            if let Some((t, p)) = protocol {
+                if p != ETH_P_IP && p != ETH_P_ALL {
+                    warn(
+                        diags,
+                        t,
+                        format!("protocol {}: airsched's packets are IPv4, so this filter never matches", t.text),
+                    );
+                }
+            }
         }
     }
     if op == Op::Change && (prio.is_none() || handle.is_none()) {
