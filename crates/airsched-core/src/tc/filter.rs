@@ -1,0 +1,937 @@
+//! The classifiers' own options: `u32`, `fw` and `matchall`, as iproute2 parses them
+//! (`tc/f_u32.c`, `f_fw.c`, `f_matchall.c`), turned into [`crate::qdisc::classify`] filters.
+//!
+//! u32 sugar becomes 32-bit keys on the IPv4 header exactly as tc packs them: `match ip src
+//! A.B.C.D/LEN` (offset 12), `dst` (16), `tos`/`dsfield`/`precedence V M` (byte 1), `ihl` (byte
+//! 0), `protocol V M` (byte 9), `sport`/`dport V M` (bytes 20/22, assuming no IP options),
+//! `icmp_type`/`icmp_code`, `nofrag`/`firstfrag`/`df`/`mf`; `match u32|u16|u8 VAL MASK [at
+//! OFF]`; `match tcp|udp src|dst V M` and `match icmp type|code V M`. Values are read like C's
+//! `strtoul` with base 0 (`0x10`, `16`, `020`), masks in hexadecimal (`ffff` = `0xffff`), as tc
+//! reads them. Two matches on the same word are merged; contradicting ones are an error (tc:
+//! "Illegal match").
+//!
+//! `nexthdr+N` offsets (and the `tcp`/`udp`/`icmp` matches, which use them) are relative to an
+//! offset that only a u32 hash-table link with `offset` sets; at the root table the kernel adds
+//! nothing (`off2 = 0` in `u32_classify`), so `at nexthdr+2` reads byte 2 of the IP header, not
+//! the destination port. airsched does the same ([`NEXTHDR_BASE`]) and warns; hash tables,
+//! links and `offset` are not modelled.
+//!
+//! Actions and policing change what happens to matched packets and are errors, except the
+//! no-op `action pass`/`action ok` (a warning).
+
+use super::opts::{TcDiag, Tok};
+use super::script::{err, err_at, matches, parse_c_u32, parse_classid, parse_hex_u32, warn};
+use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
+use crate::qdisc::Handle;
+
+/// What `nexthdr+N` adds to N: the offset the u32 root table sees, 0 as in the kernel (see the
+/// module documentation). A model that followed a `link ... offset at 0 mask 0f00 shift 6`
+/// would use the IP header length, 20 bytes in airsched.
+pub const NEXTHDR_BASE: u32 = 0;
+
+/// Bytes of header airsched packets carry for u32 (IPv4 without options + UDP header).
+const MODELLED_BYTES: i64 = 28;
+
+/// A filter's own part, from the tokens after its kind keyword.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilterSpec {
+    pub kind: FilterKind,
+    /// `flowid`/`classid`.
+    pub classid: Handle,
+    /// u32: the node handle given with `handle` (htid << 20 | hash << 12 | node; 0 lets the
+    /// kernel pick); fw: the mark; matchall: the id (0 lets the kernel pick).
+    pub handle: u32,
+    /// u32 `ht`: the hash table the node is put in, if named.
+    pub ht: Option<u32>,
+    /// u32 `order`: the node id, which orders nodes of one priority.
+    pub order: Option<u32>,
+    /// `skip_sw`: the filter never runs in software (airsched leaves it out).
+    pub skip_sw: bool,
+}
+
+impl FilterSpec {
+    pub fn kind_name(&self) -> &'static str {
+        kind_name(&self.kind)
+    }
+}
+
+pub fn kind_name(k: &FilterKind) -> &'static str {
+    match k {
+        FilterKind::U32 { .. } => "u32",
+        FilterKind::Fw { .. } => "fw",
+        FilterKind::MatchAll => "matchall",
+    }
+}
+
+/// Protocol names tc knows (`ll_proto_a2n`), the common ones, case-insensitive, or a number.
+pub fn parse_protocol(s: &str) -> Option<u16> {
+    const NAMES: &[(&str, u16)] = &[
+        ("ip", ETH_P_IP),
+        ("ipv4", ETH_P_IP),
+        ("all", ETH_P_ALL),
+        ("ipv6", 0x86DD),
+        ("arp", 0x0806),
+        ("rarp", 0x8035),
+        ("802.1q", 0x8100),
+        ("802.1ad", 0x88A8),
+        ("802_3", 0x0001),
+        ("802_2", 0x0004),
+        ("snap", 0x0005),
+        ("loop", 0x0060),
+        ("x25", 0x0805),
+        ("ipx", 0x8137),
+        ("ppp_disc", 0x8863),
+        ("ppp_ses", 0x8864),
+        ("mpls_uc", 0x8847),
+        ("mpls_mc", 0x8848),
+        ("teb", 0x6558),
+        ("lldp", 0x88CC),
+        ("cfm", 0x8902),
+    ];
+    if let Some((_, p)) = NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(s)) {
+        return Some(*p);
+    }
+    parse_c_u32(s).filter(|&n| n <= 0xFFFF).map(|n| n as u16)
+}
+
+/// tc's `get_u32_handle`: `HTID:HASH:NODE` in hexadecimal (each part may be empty), or a raw
+/// `0x...` number.
+pub fn parse_u32_handle(s: &str) -> Option<u32> {
+    if !s.contains(':') {
+        return if s.starts_with("0x") || s.starts_with("0X") { parse_hex_u32(s) } else { None };
+    }
+    let mut parts = s.splitn(3, ':');
+    let part = |p: Option<&str>, max: u32| -> Option<u32> {
+        match p {
+            None | Some("") => Some(0),
+            Some(t) => parse_hex_u32(t).filter(|&v| v < max),
+        }
+    };
+    let htid = part(parts.next(), 0x1000)?;
+    let hash = part(parts.next(), 0x100)?;
+    let node = part(parts.next(), 0x1000)?;
+    Some((htid << 20) | (hash << 12) | node)
+}
+
+/// A filter handle as the classifier reads it, for `filter del ... handle H KIND`.
+pub fn parse_filter_handle(kind: &str, s: &str) -> Option<u32> {
+    match kind {
+        "u32" => parse_u32_handle(s),
+        "fw" => parse_c_u32(s.split('/').next().unwrap_or(s)),
+        _ => parse_c_u32(s),
+    }
+}
+
+/// Print a u32 handle as tc does (`800::800`, `801:`).
+pub fn u32_handle_text(h: u32) -> String {
+    let htid = h >> 20;
+    let hash = (h >> 12) & 0xFF;
+    let node = h & 0xFFF;
+    let mut s = String::new();
+    if htid != 0 {
+        s.push_str(&format!("{htid:x}:"));
+    }
+    if hash != 0 {
+        s.push_str(&format!("{hash:x}"));
+    }
+    if node != 0 {
+        s.push_str(&format!(":{node:x}"));
+    }
+    if s.is_empty() {
+        s.push_str("none");
+    }
+    s
+}
+
+/// Parse a classifier's options (the tokens after the kind). `handle` is the `handle` argument
+/// of the command. Errors and warnings go to `diags`; `None` if the filter cannot be built.
+pub fn parse_filter<'a>(
+    kind: Tok<'a>,
+    handle: Option<Tok<'a>>,
+    opts: &[Tok<'a>],
+    end: (u32, u32),
+    diags: &mut Vec<TcDiag>,
+) -> Option<FilterSpec> {
+    let mut p = P { toks: opts, pos: 0, end, diags };
+    match kind.text {
+        "u32" => p.u32(kind, handle),
+        "fw" => p.fw(kind, handle),
+        "matchall" => p.matchall(kind, handle),
+        "basic" | "flower" | "bpf" | "route" | "flow" | "cgroup" | "tcindex" | "rsvp" | "rsvp6" => {
+            err(
+                p.diags,
+                kind,
+                format!("the {} classifier is not modelled; airsched supports u32, fw and matchall", kind.text),
+            );
+            None
+        }
+        other => {
+            err(p.diags, kind, format!("unknown filter kind \"{other}\"; airsched supports u32, fw and matchall"));
+            None
+        }
+    }
+}
+
+struct P<'t, 'a, 'd> {
+    toks: &'t [Tok<'a>],
+    pos: usize,
+    end: (u32, u32),
+    diags: &'d mut Vec<TcDiag>,
+}
+
+/// One key while packing: offset (before adding the nexthdr base), nexthdr flag, value, mask
+/// (host order of the big-endian word).
+#[derive(Clone, Copy)]
+struct RawKey {
+    off: i64,
+    nexthdr: bool,
+    val: u32,
+    mask: u32,
+}
+
+impl<'t, 'a, 'd> P<'t, 'a, 'd> {
+    fn next(&mut self) -> Option<Tok<'a>> {
+        let t = self.toks.get(self.pos).copied();
+        if t.is_some() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn peek(&self) -> Option<Tok<'a>> {
+        self.toks.get(self.pos).copied()
+    }
+    fn value(&mut self, key: Tok<'a>, what: &str) -> Option<Tok<'a>> {
+        let v = self.next();
+        if v.is_none() {
+            err(self.diags, key, format!("\"{}\" needs a value: {what}", key.text));
+        }
+        v
+    }
+
+    fn classid(&mut self, key: Tok<'a>) -> Option<Handle> {
+        let v = self.value(key, "a class id, like 1:10")?;
+        match parse_classid(v.text) {
+            Ok((h, no_colon)) => {
+                if no_colon {
+                    warn(
+                        self.diags,
+                        v,
+                        format!(
+                            "no colon: tc reads \"{}\" as the class id {h} (major 0); write MAJOR:MINOR, like 1:{}",
+                            v.text, v.text
+                        ),
+                    );
+                }
+                Some(h)
+            }
+            Err(e) => {
+                err(self.diags, v, e);
+                None
+            }
+        }
+    }
+
+    /// `action ...`: `pass`/`ok` (optionally after `gact`) are accepted with a warning; every
+    /// other action is an error. Returns false after an error.
+    fn action(&mut self, key: Tok<'a>) -> bool {
+        let mut v = match self.value(key, "an action, like pass or drop") {
+            Some(v) => v,
+            None => return false,
+        };
+        if v.text == "gact" {
+            match self.value(v, "a control word, like pass or drop") {
+                Some(w) => v = w,
+                None => return false,
+            }
+        }
+        if matches!(v.text, "pass" | "ok") {
+            warn(self.diags, v, format!("action {} only confirms the filter's class; no effect", v.text));
+            // gact's optional "index N".
+            if self.peek().is_some_and(|t| t.text == "index") {
+                let k = self.next().unwrap_or(v);
+                self.value(k, "an action index");
+            }
+            return true;
+        }
+        err(
+            self.diags,
+            v,
+            format!("filter actions are not modelled: \"action {}\" would change what happens to the packets the filter matches", v.text),
+        );
+        false
+    }
+
+    fn police(&mut self, key: Tok<'a>) {
+        err(self.diags, key, "policing (police ...) drops or reclassifies packets above a rate; not modelled");
+    }
+
+    fn u32(&mut self, kind: Tok<'a>, handle: Option<Tok<'a>>) -> Option<FilterSpec> {
+        let mut h = 0u32;
+        if let Some(t) = handle {
+            match parse_u32_handle(t.text) {
+                Some(v) => h = v,
+                None => {
+                    err(
+                        self.diags,
+                        t,
+                        format!(
+                            "invalid u32 handle \"{}\"; expected HTID:HASH:NODE in hexadecimal, like 800::800",
+                            t.text
+                        ),
+                    );
+                    return None;
+                }
+            }
+        }
+        let mut keys: Vec<RawKey> = Vec::new();
+        let mut matched = false;
+        let mut classid = None;
+        let mut ht = None;
+        let mut order = None;
+        let mut skip_sw = false;
+        let mut nexthdr_warned = false;
+        let mut ok = true;
+        while let Some(t) = self.next() {
+            let w = t.text;
+            if matches(w, "match") {
+                let uses_nexthdr = self.selector(t, &mut keys)?;
+                matched = true;
+                if uses_nexthdr && !nexthdr_warned {
+                    nexthdr_warned = true;
+                    warn(
+                        self.diags,
+                        t,
+                        "nexthdr+ offsets (and match tcp/udp/icmp) count from the transport header only after a u32 hash-table link with \"offset\", which airsched does not model; like the kernel at the root table, airsched reads them from the start of the IP header. For ports use \"match ip sport|dport N 0xffff\"",
+                    );
+                }
+            } else if matches(w, "classid") || w == "flowid" {
+                classid = Some(self.classid(t)?);
+            } else if matches(w, "offset")
+                || matches(w, "hashkey")
+                || matches(w, "divisor")
+                || w == "link"
+                || w == "sample"
+            {
+                err(self.diags, t, format!("u32 hash tables and links (\"{w}\") are not modelled; write each filter with its own matches at the root table"));
+                return None;
+            } else if matches(w, "order") {
+                let v = self.value(t, "a node id from 1 to fff")?;
+                match parse_c_u32(v.text) {
+                    Some(n) if (1..0x1000).contains(&n) => order = Some(n),
+                    _ => {
+                        err(
+                            self.diags,
+                            v,
+                            format!("invalid u32 order \"{}\"; expected a node id from 1 to 4095", v.text),
+                        );
+                        ok = false;
+                    }
+                }
+            } else if w == "ht" {
+                let v = self.value(t, "a hash table id, like 800:")?;
+                match parse_u32_handle(v.text) {
+                    Some(x) if x & 0xFFF == 0 || handle.is_none() => ht = Some((x & 0xFFF0_0000, v)),
+                    Some(_) => {
+                        err(self.diags, v, "\"ht\" must be a hash table (HTID:), not a node");
+                        ok = false;
+                    }
+                    None => {
+                        err(
+                            self.diags,
+                            v,
+                            format!("invalid u32 hash table \"{}\"; expected HTID: in hexadecimal, like 800:", v.text),
+                        );
+                        ok = false;
+                    }
+                }
+            } else if w == "indev" {
+                err(self.diags, t, "indev (the interface a forwarded packet came in on) is not modelled");
+                return None;
+            } else if matches(w, "action") {
+                if !self.action(t) {
+                    return None;
+                }
+            } else if matches(w, "police") {
+                self.police(t);
+                return None;
+            } else if w == "skip_hw" {
+                // Only hardware offload is skipped: no effect on the software path.
+            } else if w == "skip_sw" {
+                warn(self.diags, t, "skip_sw: the filter runs in hardware only, so the software path airsched models never sees it; left out");
+                skip_sw = true;
+            } else if w == "help" {
+                warn(self.diags, t, "\"help\" prints usage; ignored");
+            } else {
+                err(
+                    self.diags,
+                    t,
+                    format!("unknown u32 option \"{w}\"; expected match, flowid/classid, order, ht, action or skip_hw"),
+                );
+                return None;
+            }
+        }
+        if !ok {
+            return None;
+        }
+        if !matched {
+            err(self.diags, kind, "a u32 filter needs at least one \"match\" (match u32 0 0 matches every packet); the kernel answers \"Selector not specified\"");
+            return None;
+        }
+        let Some(classid) = classid else {
+            err_at(
+                self.diags,
+                self.end,
+                "u32 filter without flowid/classid: it would never classify a packet; add flowid MAJOR:MINOR",
+            );
+            return None;
+        };
+        if let (Some(o), true) = (order, h & 0xFFF != 0) {
+            if o != h & 0xFFF {
+                err(self.diags, handle.unwrap_or(kind), "\"order\" contradicts the node id of \"handle\"");
+                return None;
+            }
+        }
+        let mut out = Vec::with_capacity(keys.len());
+        for k in &keys {
+            let off = k.off + if k.nexthdr { NEXTHDR_BASE as i64 } else { 0 };
+            if off < 0 {
+                err(self.diags, kind, format!("a u32 match at offset {off} reads the link-layer header before the IP header, which airsched does not model"));
+                return None;
+            }
+            if off >= MODELLED_BYTES {
+                warn(
+                    self.diags,
+                    kind,
+                    format!("a u32 match at offset {off} reads payload bytes, which are zero in airsched's packets"),
+                );
+            }
+            out.push(U32Key { off: off as u32, mask: k.mask, val: k.val & k.mask });
+        }
+        Some(FilterSpec {
+            kind: FilterKind::U32 { keys: out },
+            classid,
+            handle: h,
+            ht: ht.map(|x| x.0),
+            order,
+            skip_sw,
+        })
+    }
+
+    /// Pack one key as tc's `pack_key` does: merge with a key on the same word, error on a
+    /// contradiction.
+    fn pack(&mut self, at: Tok<'a>, keys: &mut Vec<RawKey>, k: RawKey) -> Option<()> {
+        let val = k.val & k.mask;
+        if k.off % 4 != 0 {
+            err(
+                self.diags,
+                at,
+                format!("a 32-bit u32 match must be at an offset that is a multiple of 4, not {}", k.off),
+            );
+            return None;
+        }
+        if let Some(e) = keys.iter_mut().find(|e| e.off == k.off && e.nexthdr == k.nexthdr) {
+            if (val ^ e.val) & (k.mask & e.mask) != 0 {
+                err(self.diags, at, "this match contradicts an earlier match on the same bytes: no packet could match (tc: Illegal \"match\")");
+                return None;
+            }
+            e.val |= val;
+            e.mask |= k.mask;
+            return Some(());
+        }
+        if keys.len() >= 128 {
+            err(self.diags, at, "a u32 filter holds at most 128 keys");
+            return None;
+        }
+        keys.push(RawKey { val, ..k });
+        Some(())
+    }
+
+    /// `VAL MASK [at [nexthdr+]OFF]` for a `bytes`-wide field at `off`.
+    fn field(&mut self, key: Tok<'a>, keys: &mut Vec<RawKey>, bytes: u32, off: i64, nexthdr: bool) -> Option<bool> {
+        let what = match bytes {
+            1 => "a value and a mask, like 0x10 0xff",
+            2 => "a value and a mask, like 5001 0xffff",
+            _ => "a value and a mask, like 0x0a000001 0xffffffff",
+        };
+        let v = self.value(key, what)?;
+        let m = self.value(key, what)?;
+        let max = if bytes == 4 { u32::MAX } else { (1u32 << (8 * bytes)) - 1 };
+        let Some(val) = parse_c_u32(v.text) else {
+            err(
+                self.diags,
+                v,
+                format!("invalid match value \"{}\"; expected a number (decimal, or hexadecimal with 0x)", v.text),
+            );
+            return None;
+        };
+        let Some(mask) = parse_hex_u32(m.text) else {
+            err(self.diags, m, format!("invalid match mask \"{}\"; a mask is hexadecimal, like 0xffff or ff", m.text));
+            return None;
+        };
+        if val > max {
+            err(self.diags, v, format!("{val} does not fit in {} bits", 8 * bytes));
+            return None;
+        }
+        if mask > max {
+            err(self.diags, m, format!("mask {mask:#x} does not fit in {} bits", 8 * bytes));
+            return None;
+        }
+        let (off, nexthdr) = self.at(off, nexthdr)?;
+        let (word_off, shift) = match bytes {
+            4 => (off, 0),
+            2 => {
+                if off & 3 != 0 && off & 3 != 2 {
+                    warn(
+                        self.diags,
+                        v,
+                        format!(
+                            "tc packs a 16-bit match at odd offset {off} into bytes {}-{} of its word",
+                            (off & !3) + 2,
+                            (off & !3) + 3
+                        ),
+                    );
+                }
+                (off & !3, if off & 3 == 0 { 16 } else { 0 })
+            }
+            _ => (off & !3, 8 * (3 - (off & 3)) as u32),
+        };
+        self.pack(v, keys, RawKey { off: word_off, nexthdr, val: val << shift, mask: mask << shift })?;
+        Some(nexthdr)
+    }
+
+    /// An optional `at [nexthdr+]N` overriding the default offset.
+    fn at(&mut self, off: i64, nexthdr: bool) -> Option<(i64, bool)> {
+        if self.peek().map(|t| t.text) != Some("at") {
+            return Some((off, nexthdr));
+        }
+        let at = self.next()?;
+        let mut v = self.value(at, "an offset, like 20 or nexthdr+2")?;
+        let mut nh = false;
+        let mut text = v.text;
+        if text.len() > "nexthdr+".len() && text.starts_with("nexthdr+") {
+            nh = true;
+            text = &text["nexthdr+".len()..];
+        } else if matches(text, "nexthdr+") {
+            nh = true;
+            v = self.value(v, "an offset after nexthdr+")?;
+            text = v.text;
+        }
+        let (neg, body) = match text.strip_prefix('-') {
+            Some(b) => (true, b),
+            None => (false, text),
+        };
+        match parse_c_u32(body) {
+            Some(n) => Some((if neg { -(n as i64) } else { n as i64 }, nh)),
+            None => {
+                err(
+                    self.diags,
+                    v,
+                    format!("invalid offset \"{}\"; expected a byte offset like 20 or nexthdr+2", v.text),
+                );
+                None
+            }
+        }
+    }
+
+    fn ip_addr(&mut self, key: Tok<'a>, keys: &mut Vec<RawKey>, off: i64) -> Option<bool> {
+        let v = self.value(key, "an address like 10.0.0.0/24")?;
+        let Some((addr, len)) = parse_ipv4_prefix(v.text) else {
+            err(
+                self.diags,
+                v,
+                format!("invalid IPv4 prefix \"{}\"; expected A.B.C.D or A.B.C.D/LEN (LEN 0 to 32)", v.text),
+            );
+            return None;
+        };
+        let (off, nexthdr) = self.at(off, false)?;
+        let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+        self.pack(v, keys, RawKey { off, nexthdr, val: addr, mask })?;
+        Some(nexthdr)
+    }
+
+    /// `match SELECTOR`: returns whether a nexthdr+ offset was used.
+    fn selector(&mut self, key: Tok<'a>, keys: &mut Vec<RawKey>) -> Option<bool> {
+        let s = self.value(key, "a selector: ip, u32, u16, u8, tcp, udp or icmp")?;
+        let w = s.text;
+        if matches(w, "u32") {
+            self.field(s, keys, 4, 0, false)
+        } else if matches(w, "u16") {
+            self.field(s, keys, 2, 0, false)
+        } else if matches(w, "u8") {
+            self.field(s, keys, 1, 0, false)
+        } else if matches(w, "ip") {
+            let f = self.value(s, "a field: src, dst, tos, dsfield, protocol, sport, dport, ...")?;
+            match f.text {
+                "src" => self.ip_addr(f, keys, 12),
+                "dst" => self.ip_addr(f, keys, 16),
+                "tos" => self.field(f, keys, 1, 1, false),
+                x if matches(x, "dsfield") || matches(x, "precedence") => self.field(f, keys, 1, 1, false),
+                "ihl" => self.field(f, keys, 1, 0, false),
+                "protocol" => self.field(f, keys, 1, 9, false),
+                "sport" => self.field(f, keys, 2, 20, false),
+                "dport" => self.field(f, keys, 2, 22, false),
+                "icmp_type" => self.field(f, keys, 1, 20, false),
+                "icmp_code" => self.field(f, keys, 1, 21, false),
+                "nofrag" | "firstfrag" | "df" | "mf" => {
+                    let (v, m) = match f.text {
+                        "nofrag" => (0, 0x3FFF),
+                        "firstfrag" => (0x2000, 0x3FFF),
+                        "df" => (0x4000, 0x4000),
+                        _ => (0x2000, 0x2000),
+                    };
+                    self.pack(f, keys, RawKey { off: 4, nexthdr: false, val: v, mask: m })?;
+                    Some(false)
+                }
+                other => {
+                    err(
+                        self.diags,
+                        f,
+                        format!("unknown \"match ip\" field \"{other}\"; expected src, dst, tos, dsfield, precedence, ihl, protocol, sport, dport, icmp_type, icmp_code, nofrag, firstfrag, df or mf"),
+                    );
+                    None
+                }
+            }
+        } else if matches(w, "ip6") {
+            err(self.diags, s, "IPv6 matches never apply: airsched's packets are IPv4");
+            None
+        } else if matches(w, "udp") || matches(w, "tcp") {
+            let f = self.value(s, "src or dst")?;
+            match f.text {
+                "src" => self.field(f, keys, 2, 0, true),
+                "dst" => self.field(f, keys, 2, 2, true),
+                other => {
+                    err(self.diags, f, format!("unknown \"match {w}\" field \"{other}\"; expected src or dst"));
+                    None
+                }
+            }
+        } else if matches(w, "icmp") {
+            let f = self.value(s, "type or code")?;
+            match f.text {
+                "type" => self.field(f, keys, 1, 0, true),
+                "code" => self.field(f, keys, 1, 1, true),
+                other => {
+                    err(self.diags, f, format!("unknown \"match icmp\" field \"{other}\"; expected type or code"));
+                    None
+                }
+            }
+        } else if matches(w, "mark") {
+            err(self.diags, s, "u32 \"match mark\" is not modelled; use the fw classifier (handle MARK fw flowid ...)");
+            None
+        } else if matches(w, "ether") {
+            err(self.diags, s, "link-layer (ether) matches are not modelled");
+            None
+        } else {
+            err(self.diags, s, format!("unknown match selector \"{w}\"; expected ip, u32, u16, u8, tcp, udp or icmp"));
+            None
+        }
+    }
+
+    fn fw(&mut self, kind: Tok<'a>, handle: Option<Tok<'a>>) -> Option<FilterSpec> {
+        let Some(ht) = handle else {
+            err(
+                self.diags,
+                kind,
+                "fw without \"handle MARK\" (the legacy mode where the mark is the class id) is not modelled; write handle MARK fw flowid MAJOR:MINOR",
+            );
+            return None;
+        };
+        let (mark_text, mask_text) = match ht.text.split_once('/') {
+            Some((a, b)) => (a, Some(b)),
+            None => (ht.text, None),
+        };
+        let Some(mark) = parse_c_u32(mark_text) else {
+            err(
+                self.diags,
+                ht,
+                format!("invalid fw handle \"{}\"; expected MARK or MARK/MASK, like 6 or 0x10/0xff", ht.text),
+            );
+            return None;
+        };
+        let mask = match mask_text {
+            None => u32::MAX,
+            Some(m) => match parse_c_u32(m) {
+                Some(v) => v,
+                None => {
+                    err(
+                        self.diags,
+                        ht,
+                        format!("invalid fw mask in \"{}\"; expected MARK/MASK, like 0x10/0xff", ht.text),
+                    );
+                    return None;
+                }
+            },
+        };
+        if mark & !mask != 0 {
+            warn(self.diags, ht, format!("mark {mark:#x} has bits outside mask {mask:#x}: the filter never matches"));
+        }
+        let mut classid = None;
+        while let Some(t) = self.next() {
+            let w = t.text;
+            if matches(w, "classid") || matches(w, "flowid") {
+                classid = Some(self.classid(t)?);
+            } else if matches(w, "police") {
+                self.police(t);
+                return None;
+            } else if matches(w, "action") {
+                if !self.action(t) {
+                    return None;
+                }
+            } else if w == "indev" {
+                err(self.diags, t, "indev (the interface a forwarded packet came in on) is not modelled");
+                return None;
+            } else if w == "help" {
+                warn(self.diags, t, "\"help\" prints usage; ignored");
+            } else {
+                err(self.diags, t, format!("unknown fw option \"{w}\"; expected classid/flowid"));
+                return None;
+            }
+        }
+        let Some(classid) = classid else {
+            err_at(self.diags, self.end, "fw filter without classid/flowid; add flowid MAJOR:MINOR");
+            return None;
+        };
+        Some(FilterSpec {
+            kind: FilterKind::Fw { handle: mark, mask },
+            classid,
+            handle: mark,
+            ht: None,
+            order: None,
+            skip_sw: false,
+        })
+    }
+
+    fn matchall(&mut self, _kind: Tok<'a>, handle: Option<Tok<'a>>) -> Option<FilterSpec> {
+        let mut id = 0;
+        if let Some(t) = handle {
+            match parse_c_u32(t.text) {
+                Some(v) => id = v,
+                None => {
+                    err(self.diags, t, format!("invalid matchall handle \"{}\"; expected a number", t.text));
+                    return None;
+                }
+            }
+        }
+        let mut classid = None;
+        let mut skip_sw = false;
+        while let Some(t) = self.next() {
+            let w = t.text;
+            if matches(w, "classid") || w == "flowid" {
+                classid = Some(self.classid(t)?);
+            } else if matches(w, "action") {
+                if !self.action(t) {
+                    return None;
+                }
+            } else if w == "skip_hw" {
+            } else if w == "skip_sw" {
+                warn(self.diags, t, "skip_sw: the filter runs in hardware only, so the software path airsched models never sees it; left out");
+                skip_sw = true;
+            } else if w == "help" {
+                warn(self.diags, t, "\"help\" prints usage; ignored");
+            } else {
+                err(self.diags, t, format!("unknown matchall option \"{w}\"; expected classid/flowid"));
+                return None;
+            }
+        }
+        let Some(classid) = classid else {
+            err_at(self.diags, self.end, "matchall filter without classid/flowid; add classid MAJOR:MINOR");
+            return None;
+        };
+        Some(FilterSpec { kind: FilterKind::MatchAll, classid, handle: id, ht: None, order: None, skip_sw })
+    }
+}
+
+/// `A.B.C.D`, `A.B.C.D/LEN` or `A.B.C.D/M.M.M.M` (contiguous), or `any`/`all`/`default` (0/0).
+pub fn parse_ipv4_prefix(s: &str) -> Option<(u32, u32)> {
+    if matches!(s, "any" | "all" | "default") {
+        return Some((0, 0));
+    }
+    let (a, l) = match s.split_once('/') {
+        Some((a, l)) => (a, Some(l)),
+        None => (s, None),
+    };
+    let addr = parse_ipv4(a)?;
+    let len = match l {
+        None => 32,
+        Some(l) if !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()) => {
+            let n: u32 = l.parse().ok()?;
+            if n > 32 {
+                return None;
+            }
+            n
+        }
+        Some(l) => {
+            let m = parse_ipv4(l)?;
+            let ones = m.leading_ones();
+            if m.checked_shl(ones).unwrap_or(0) != 0 {
+                return None;
+            }
+            ones
+        }
+    };
+    Some((addr, len))
+}
+
+fn parse_ipv4(s: &str) -> Option<u32> {
+    let mut parts = s.split('.');
+    let mut v = 0u32;
+    for _ in 0..4 {
+        let p = parts.next()?;
+        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: u32 = p.parse().ok()?;
+        if n > 255 {
+            return None;
+        }
+        v = (v << 8) | n;
+    }
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tc::Severity;
+
+    fn toks(s: &str) -> Vec<Tok<'_>> {
+        let mut col = 1u32;
+        s.split(' ')
+            .map(|w| {
+                let t = Tok { text: w, line: 1, col };
+                col += w.len() as u32 + 1;
+                t
+            })
+            .collect()
+    }
+
+    fn u32_keys(opts: &str) -> (Option<FilterSpec>, Vec<TcDiag>) {
+        let t = toks(opts);
+        let kind = Tok { text: "u32", line: 1, col: 1 };
+        let mut d = vec![];
+        let s = parse_filter(kind, None, &t, (1, 99), &mut d);
+        (s, d)
+    }
+
+    fn keys_of(s: &FilterSpec) -> Vec<U32Key> {
+        match &s.kind {
+            FilterKind::U32 { keys } => keys.clone(),
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn ip_sugar_packs_like_tc() {
+        let (s, d) = u32_keys("match ip src 192.168.1.0/24 match ip dport 5001 0xffff match ip tos 0x10 0xff match ip protocol 17 0xff flowid 1:10");
+        assert!(d.is_empty(), "{d:?}");
+        let s = s.unwrap();
+        assert_eq!(s.classid, Handle::new(1, 0x10));
+        assert_eq!(
+            keys_of(&s),
+            vec![
+                U32Key { off: 12, mask: 0xffff_ff00, val: 0xc0a8_0100 },
+                U32Key { off: 20, mask: 0x0000_ffff, val: 5001 },
+                U32Key { off: 0, mask: 0x00ff_0000, val: 0x0010_0000 },
+                U32Key { off: 8, mask: 0x00ff_0000, val: 0x0011_0000 },
+            ]
+        );
+    }
+
+    #[test]
+    fn keys_on_one_word_merge_and_contradictions_are_errors() {
+        let (s, _) = u32_keys("match ip sport 40000 0xffff match ip dport 5001 0xffff flowid 1:1");
+        assert_eq!(keys_of(&s.unwrap()), vec![U32Key { off: 20, mask: 0xffff_ffff, val: (40000 << 16) | 5001 }]);
+        let (s, d) = u32_keys("match u8 1 0xff at 9 match ip protocol 6 0xff flowid 1:1");
+        assert!(s.is_none());
+        assert_eq!(d[0].token, "6");
+    }
+
+    #[test]
+    fn raw_matches_offsets_and_nexthdr() {
+        let (s, d) = u32_keys("match u16 0x1389 0xffff at 22 match u32 0 0 at 0 flowid 1:2");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(
+            keys_of(&s.unwrap()),
+            vec![U32Key { off: 20, mask: 0xffff, val: 0x1389 }, U32Key { off: 0, mask: 0, val: 0 }]
+        );
+        // udp dst: nexthdr+2 reads bytes 2-3 of the IP header at the root table.
+        let (s, d) = u32_keys("match udp dst 5001 0xffff flowid 1:2");
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Warning);
+        assert_eq!(keys_of(&s.unwrap()), vec![U32Key { off: 0, mask: 0xffff, val: 5001 }]);
+        let (s, _) = u32_keys("match u8 6 0xff at nexthdr+ 9 flowid 1:2");
+        assert_eq!(keys_of(&s.unwrap()), vec![U32Key { off: 8, mask: 0x00ff_0000, val: 0x0006_0000 }]);
+        let (s, d) = u32_keys("match u32 1 1 at 2 flowid 1:2");
+        assert!(s.is_none());
+        assert!(d[0].message.contains("multiple of 4"));
+        let (s, d) = u32_keys("match u32 1 1 at -4 flowid 1:2");
+        assert!(s.is_none());
+        assert!(d[0].message.contains("link-layer"));
+    }
+
+    #[test]
+    fn missing_flowid_or_match_and_bad_values() {
+        let (s, d) = u32_keys("match ip dst 10.0.0.1");
+        assert!(s.is_none());
+        assert!(d[0].message.contains("without flowid"));
+        assert_eq!((d[0].line, d[0].col), (1, 99));
+        let (s, d) = u32_keys("flowid 1:1");
+        assert!(s.is_none());
+        assert!(d[0].message.contains("at least one"));
+        let (s, d) = u32_keys("match ip dst 10.0.0.300 flowid 1:1");
+        assert!(s.is_none());
+        assert_eq!((d[0].token.as_str(), d[0].col), ("10.0.0.300", 14));
+        let (s, d) = u32_keys("match ip dport 80 0xfffff flowid 1:1");
+        assert!(s.is_none());
+        assert_eq!(d[0].token, "0xfffff");
+        let (_, d) = u32_keys("match ip dport 80 0xffff police rate 1mbit burst 10k drop flowid 1:1");
+        assert!(d[0].message.contains("policing"));
+        let (s, d) = u32_keys("match ip dport 80 0xffff action pass flowid 1:1");
+        assert!(s.is_some());
+        assert_eq!(d[0].severity, Severity::Warning);
+        let (s, d) = u32_keys("match ip dport 80 0xffff action drop");
+        assert!(s.is_none());
+        assert_eq!(d[0].token, "drop");
+    }
+
+    #[test]
+    fn fw_and_matchall() {
+        let kind = Tok { text: "fw", line: 1, col: 1 };
+        let h = Tok { text: "0x10/0xff", line: 1, col: 5 };
+        let t = toks("flowid 1:30");
+        let mut d = vec![];
+        let s = parse_filter(kind, Some(h), &t, (1, 20), &mut d).unwrap();
+        assert_eq!(s.kind, FilterKind::Fw { handle: 0x10, mask: 0xff });
+        assert_eq!(s.classid, Handle::new(1, 0x30));
+        assert!(parse_filter(kind, None, &t, (1, 20), &mut d).is_none());
+        assert!(d.last().unwrap().message.contains("legacy"));
+        let kind = Tok { text: "matchall", line: 1, col: 1 };
+        let t = toks("classid 1:1");
+        let s = parse_filter(kind, None, &t, (1, 20), &mut d).unwrap();
+        assert_eq!(s.kind, FilterKind::MatchAll);
+        let kind = Tok { text: "basic", line: 1, col: 1 };
+        assert!(parse_filter(kind, None, &t, (1, 20), &mut d).is_none());
+        assert!(d.last().unwrap().message.contains("not modelled"));
+    }
+
+    #[test]
+    fn handles_protocols_prefixes() {
+        assert_eq!(parse_u32_handle("800::800"), Some(0x8000_0800));
+        assert_eq!(parse_u32_handle("801:"), Some(0x8010_0000));
+        assert_eq!(parse_u32_handle("::1"), Some(1));
+        assert_eq!(parse_u32_handle("0x80000800"), Some(0x8000_0800));
+        assert_eq!(parse_u32_handle("1000::"), None);
+        assert_eq!(u32_handle_text(0x8000_0800), "800::800");
+        assert_eq!(u32_handle_text(0x8010_0000), "801:");
+        assert_eq!(parse_protocol("IP"), Some(0x0800));
+        assert_eq!(parse_protocol("all"), Some(3));
+        assert_eq!(parse_protocol("0x86dd"), Some(0x86dd));
+        assert_eq!(parse_protocol("bogus"), None);
+        assert_eq!(parse_ipv4_prefix("10.0.0.0/8"), Some((0x0a00_0000, 8)));
+        assert_eq!(parse_ipv4_prefix("10.0.0.0/255.255.0.0"), Some((0x0a00_0000, 16)));
+        assert_eq!(parse_ipv4_prefix("10.0.0.0/255.0.255.0"), None);
+        assert_eq!(parse_ipv4_prefix("10.0.0/8"), None);
+    }
+}

@@ -1,0 +1,1208 @@
+//! The command level of the tc language: a script of `tc qdisc|class|filter ...` lines, as a
+//! user runs them in a shell or feeds them to `tc -b` (batch), split into positioned tokens and
+//! parsed into [`Command`]s.
+//!
+//! What follows iproute2 (`tc/tc.c`, `tc_qdisc.c`, `tc_class.c`, `tc_filter.c`, `lib/utils.c`):
+//! - a line is a tc command line (`tc ...`, also `/sbin/tc ...` or `sudo tc ...`) or a batch line
+//!   (the same without `tc`); both may be mixed;
+//! - `#` starts a comment anywhere on a line (as in tc's batch reader); a backslash at the end
+//!   of a line continues the command on the next one (tokens keep their own line and column);
+//!   words may be quoted with `'` or `"`;
+//! - objects, verbs and the keywords tc compares with `matches()` may be abbreviated
+//!   (`tc q a dev eth0 root pfifo`, `tc filter add ... pref 1`), the others must be whole;
+//! - the common arguments (`dev`, `root`, `parent`, `handle`, `classid`, `estimator`, `stab`,
+//!   `protocol`, `prio`/`pref`, ...) come before the kind keyword; everything after the kind is
+//!   the discipline's (or classifier's) own options, kept as tokens;
+//! - handles and class ids are hexadecimal (`1:`, `1:10`, `ffff:`, `root`, `none`).
+//!
+//! Commands with errors are left out of the [`Script`]; every error has a line, a column and
+//! the token it is about.
+
+use super::filter::{parse_filter, parse_protocol, FilterSpec};
+use super::opts::{Severity, TcDiag, Tok};
+use crate::qdisc::classify::{ETH_P_ALL, ETH_P_IP};
+use crate::qdisc::Handle;
+
+/// A parsed script: the commands that parsed without error, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Script<'a> {
+    pub commands: Vec<Command<'a>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command<'a> {
+    Qdisc(QdiscCmd<'a>),
+    Class(ClassCmd<'a>),
+    Filter(FilterCmd<'a>),
+}
+
+impl Command<'_> {
+    /// The script line the command starts on.
+    pub fn line(&self) -> u32 {
+        match self {
+            Command::Qdisc(c) => c.line,
+            Command::Class(c) => c.line,
+            Command::Filter(c) => c.line,
+        }
+    }
+}
+
+/// The verb of a command. `Link` exists for qdiscs only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `add`: create; error if it exists (NLM_F_CREATE | NLM_F_EXCL).
+    Add,
+    /// `replace`: create, or replace what is there (NLM_F_CREATE | NLM_F_REPLACE).
+    Replace,
+    /// `change`: modify something that exists (no flags).
+    Change,
+    /// `del`/`delete`.
+    Delete,
+    /// `qdisc link`: like change, may graft an existing qdisc (NLM_F_REPLACE).
+    Link,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Add => "add",
+            Op::Replace => "replace",
+            Op::Change => "change",
+            Op::Delete => "delete",
+            Op::Link => "link",
+        }
+    }
+}
+
+/// A handle or class id as written and its value (`root` is `Handle::ROOT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HandleArg<'a> {
+    pub tok: Tok<'a>,
+    pub value: Handle,
+}
+
+/// `tc qdisc add|replace|change|link|del dev D [root|parent C] [handle H] KIND OPTIONS`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QdiscCmd<'a> {
+    pub op: Op,
+    pub op_tok: Tok<'a>,
+    pub dev: Tok<'a>,
+    /// `root` (value `Handle::ROOT`) or `parent CLASSID`.
+    pub parent: Option<HandleArg<'a>>,
+    /// `handle M:` (minor 0); `handle none`/`0:` are left as `None`.
+    pub handle: Option<HandleArg<'a>>,
+    /// The kind keyword (`htb`); always present except for `del`.
+    pub kind: Option<Tok<'a>>,
+    /// Everything after the kind keyword.
+    pub opts: Vec<Tok<'a>>,
+    /// Line and column just past the last token.
+    pub end: (u32, u32),
+    /// The line the command starts on.
+    pub line: u32,
+}
+
+/// `tc class add|replace|change|del dev D [root|parent C] classid C KIND OPTIONS`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassCmd<'a> {
+    pub op: Op,
+    pub op_tok: Tok<'a>,
+    pub dev: Tok<'a>,
+    pub parent: Option<HandleArg<'a>>,
+    /// Always present (tc lets it out, every kernel class operation needs it).
+    pub classid: HandleArg<'a>,
+    /// Always present except for `del`.
+    pub kind: Option<Tok<'a>>,
+    pub opts: Vec<Tok<'a>>,
+    pub end: (u32, u32),
+    pub line: u32,
+}
+
+/// `tc filter add|replace|change|del dev D [root|parent C] [protocol P] [prio N] [handle H]
+/// KIND OPTIONS`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilterCmd<'a> {
+    pub op: Op,
+    pub op_tok: Tok<'a>,
+    pub dev: Tok<'a>,
+    /// `root` (`Handle::ROOT`) or `parent C`; `None` means the root qdisc as well.
+    pub parent: Option<HandleArg<'a>>,
+    /// `protocol` as an EtherType.
+    pub protocol: Option<(Tok<'a>, u16)>,
+    /// `prio`/`pref`, 1 to 65535 (0 means "let the kernel choose", stored as `None`).
+    pub prio: Option<(Tok<'a>, u32)>,
+    /// `handle`, whose meaning depends on the classifier (u32 node id, fw mark).
+    pub handle: Option<Tok<'a>>,
+    pub kind: Option<Tok<'a>>,
+    pub opts: Vec<Tok<'a>>,
+    /// The classifier's options, parsed (add, replace, change).
+    pub spec: Option<FilterSpec>,
+    pub end: (u32, u32),
+    pub line: u32,
+}
+
+// ----------------------------------------------------------------------------------------------
+// Diagnostics helpers
+
+pub(crate) fn err(diags: &mut Vec<TcDiag>, at: Tok<'_>, message: impl Into<String>) {
+    diags.push(TcDiag {
+        severity: Severity::Error,
+        line: at.line,
+        col: at.col,
+        token: at.text.to_string(),
+        message: message.into(),
+    });
+}
+
+pub(crate) fn warn(diags: &mut Vec<TcDiag>, at: Tok<'_>, message: impl Into<String>) {
+    diags.push(TcDiag {
+        severity: Severity::Warning,
+        line: at.line,
+        col: at.col,
+        token: at.text.to_string(),
+        message: message.into(),
+    });
+}
+
+pub(crate) fn err_at(diags: &mut Vec<TcDiag>, pos: (u32, u32), message: impl Into<String>) {
+    diags.push(TcDiag {
+        severity: Severity::Error,
+        line: pos.0,
+        col: pos.1,
+        token: String::new(),
+        message: message.into(),
+    });
+}
+
+fn warn_at(diags: &mut Vec<TcDiag>, pos: (u32, u32), message: impl Into<String>) {
+    diags.push(TcDiag {
+        severity: Severity::Warning,
+        line: pos.0,
+        col: pos.1,
+        token: String::new(),
+        message: message.into(),
+    });
+}
+
+/// iproute2's `matches(word, keyword)`: `word` is a non-empty prefix of `keyword`.
+pub fn matches(word: &str, keyword: &str) -> bool {
+    !word.is_empty() && keyword.starts_with(word)
+}
+
+// ----------------------------------------------------------------------------------------------
+// Handles
+
+fn split_hex(s: &str) -> (Option<u64>, &str) {
+    let body = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+    let n = body.bytes().take_while(|b| b.is_ascii_hexdigit()).count();
+    if n == 0 {
+        return (None, s);
+    }
+    let digits = &body[..n];
+    let v =
+        if digits.trim_start_matches('0').len() > 16 { Some(u64::MAX) } else { u64::from_str_radix(digits, 16).ok() };
+    (v, &body[n..])
+}
+
+/// A qdisc handle as tc reads it (`get_qdisc_handle`): `M:` or `M` with M hexadecimal below
+/// 0x10000, or `none`. Returns the handle (minor 0) and whether text after the colon was
+/// ignored (tc ignores it; airsched warns).
+pub fn parse_qdisc_handle(s: &str) -> Result<(Handle, bool), String> {
+    if s == "none" {
+        return Ok((Handle::UNSPEC, false));
+    }
+    let bad = || {
+        format!(
+            "invalid qdisc handle \"{s}\": expected a hexadecimal major number and a colon, like 1: or 10: (at most ffff:)"
+        )
+    };
+    let (maj, rest) = split_hex(s);
+    let maj = maj.ok_or_else(bad)?;
+    if maj >= 0x1_0000 {
+        return Err(bad());
+    }
+    let ignored = match rest.strip_prefix(':') {
+        None if rest.is_empty() => false,
+        None => return Err(bad()),
+        Some(minor) => !(minor.is_empty() || minor.bytes().all(|b| b == b'0')),
+    };
+    Ok((Handle::new(maj as u16, 0), ignored))
+}
+
+/// A class id as tc reads it (`get_tc_classid`): `root`, `none`, `M:m`, `M:`, `:m` (hex), or a
+/// bare hexadecimal number taken as the whole 32-bit id. The flag says there was no colon.
+pub fn parse_classid(s: &str) -> Result<(Handle, bool), String> {
+    match s {
+        "root" => return Ok((Handle::ROOT, false)),
+        "none" => return Ok((Handle::UNSPEC, false)),
+        _ => {}
+    }
+    let bad = || {
+        format!(
+            "invalid class id \"{s}\": expected MAJOR:MINOR in hexadecimal, like 1:10 or 1: (each at most ffff), or root"
+        )
+    };
+    let (maj, rest) = split_hex(s);
+    match rest.strip_prefix(':') {
+        Some(minor_text) => {
+            let maj = maj.unwrap_or(0);
+            if maj >= 0x1_0000 {
+                return Err(bad());
+            }
+            let (min, tail) = split_hex(minor_text);
+            if !tail.is_empty() {
+                return Err(bad());
+            }
+            let min = min.unwrap_or(0);
+            if min >= 0x1_0000 {
+                return Err(bad());
+            }
+            Ok((Handle::new(maj as u16, min as u16), false))
+        }
+        None => {
+            let v = maj.ok_or_else(bad)?;
+            if !rest.is_empty() || v > u32::MAX as u64 {
+                return Err(bad());
+            }
+            Ok((Handle(v as u32), true))
+        }
+    }
+}
+
+/// An unsigned number as C's `strtoul` reads it with base 0 (iproute2's `get_u32(..., 0)`):
+/// `0x` hexadecimal, a leading `0` octal, else decimal; the whole word must be a number.
+pub fn parse_c_u32(s: &str) -> Option<u32> {
+    let (digits, radix) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (h, 16)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u32::from_str_radix(digits, radix).ok()
+}
+
+/// A hexadecimal number as `strtoul(..., 16)` reads it (optional `0x`), whole word.
+pub fn parse_hex_u32(s: &str) -> Option<u32> {
+    let d = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(d, 16).ok()
+}
+
+// ----------------------------------------------------------------------------------------------
+// Tokenizer
+
+/// One command's tokens (continuation lines joined), with the position just past its end.
+struct RawCmd<'a> {
+    toks: Vec<Tok<'a>>,
+    end: (u32, u32),
+    /// An error was found while splitting it (unterminated quote): not parsed further.
+    bad: bool,
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\u{b}' | '\u{c}')
+}
+
+/// 1-based character column of byte index `b` of `line`.
+fn col_of(line: &str, b: usize) -> u32 {
+    (line[..b].chars().count() + 1).min(u32::MAX as usize) as u32
+}
+
+fn tokenize<'a>(text: &'a str, diags: &mut Vec<TcDiag>) -> Vec<RawCmd<'a>> {
+    let mut cmds = Vec::new();
+    let mut cur: Vec<Tok<'a>> = Vec::new();
+    let mut cur_end = (1u32, 1u32);
+    let mut continued = false;
+    let mut bad = false;
+    let mut last_backslash = (0u32, 0u32);
+    for (i, raw_line) in text.split('\n').enumerate() {
+        let lineno = (i + 1).min(u32::MAX as usize) as u32;
+        // Comments end the line wherever they start (tc's batch reader).
+        let content = match raw_line.find('#') {
+            Some(p) => &raw_line[..p],
+            None => raw_line,
+        };
+        let trimmed = content.trim_end_matches(is_space);
+        let cont = trimmed.ends_with('\\');
+        let body = if cont { &trimmed[..trimmed.len() - 1] } else { content };
+        if cont {
+            last_backslash = (lineno, col_of(raw_line, trimmed.len() - 1));
+            if trimmed.len() < content.len() {
+                warn_at(
+                    diags,
+                    last_backslash,
+                    "spaces after the line-continuation backslash: tc and the shell would not continue the line here; airsched does",
+                );
+            }
+        }
+        // Split into words.
+        let mut b = 0usize;
+        while b < body.len() {
+            let c = body[b..].chars().next().unwrap_or(' ');
+            if is_space(c) {
+                b += c.len_utf8();
+                continue;
+            }
+            if c == '\'' || c == '"' {
+                let start = b + 1;
+                match body[start..].find(c) {
+                    Some(rel) => {
+                        let stop = start + rel;
+                        let tok = Tok { text: &body[start..stop], line: lineno, col: col_of(raw_line, start) };
+                        cur.push(tok);
+                        cur_end = (lineno, col_of(raw_line, stop + 1));
+                        b = stop + 1;
+                    }
+                    None => {
+                        let tok = Tok { text: &body[b..], line: lineno, col: col_of(raw_line, b) };
+                        err(
+                            diags,
+                            tok,
+                            format!("unterminated quote: the word starting with {c} has no closing {c} on this line"),
+                        );
+                        b = body.len();
+                        cur_end = (lineno, col_of(raw_line, b));
+                        bad = true;
+                    }
+                }
+                continue;
+            }
+            let start = b;
+            while b < body.len() {
+                let ch = body[b..].chars().next().unwrap_or(' ');
+                if is_space(ch) {
+                    break;
+                }
+                b += ch.len_utf8();
+            }
+            cur.push(Tok { text: &body[start..b], line: lineno, col: col_of(raw_line, start) });
+            cur_end = (lineno, col_of(raw_line, b));
+        }
+        continued = cont;
+        if !cont && !cur.is_empty() {
+            cmds.push(RawCmd { toks: std::mem::take(&mut cur), end: cur_end, bad: std::mem::take(&mut bad) });
+        }
+    }
+    if continued {
+        warn_at(
+            diags,
+            last_backslash,
+            "the script ends with a line-continuation backslash (tc would report a missing continuation line)",
+        );
+    }
+    if !cur.is_empty() {
+        cmds.push(RawCmd { toks: cur, end: cur_end, bad });
+    }
+    cmds
+}
+
+// ----------------------------------------------------------------------------------------------
+// Parser
+
+/// A cursor over one command's tokens.
+struct Cur<'t, 'a> {
+    toks: &'t [Tok<'a>],
+    pos: usize,
+    end: (u32, u32),
+}
+
+impl<'t, 'a> Cur<'t, 'a> {
+    fn next(&mut self) -> Option<Tok<'a>> {
+        let t = self.toks.get(self.pos).copied();
+        if t.is_some() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn peek(&self) -> Option<Tok<'a>> {
+        self.toks.get(self.pos).copied()
+    }
+    fn rest(&self) -> Vec<Tok<'a>> {
+        self.toks[self.pos.min(self.toks.len())..].to_vec()
+    }
+    /// The value after `key`, or an error at `key`.
+    fn value(&mut self, key: Tok<'a>, what: &str, diags: &mut Vec<TcDiag>) -> Option<Tok<'a>> {
+        let v = self.next();
+        if v.is_none() {
+            err(diags, key, format!("\"{}\" needs a value: {what}", key.text));
+        }
+        v
+    }
+}
+
+const OBJECTS: &str = "qdisc, class or filter";
+
+/// Global options of tc, in the order tc tries them (prefix matches): name, takes an argument.
+const GLOBAL_OPTS: &[(&str, bool)] = &[
+    ("-stats", false),
+    ("-statistics", false),
+    ("-details", false),
+    ("-raw", false),
+    ("-pretty", false),
+    ("-graph", false),
+    ("-Version", false),
+    ("-iec", false),
+    ("-help", false),
+    ("-force", false),
+    ("-batch", true),
+    ("-netns", true),
+    ("-Numeric", false),
+    ("-names", false),
+    ("-nm", false),
+    ("-cf", true),
+    ("-conf", true),
+    ("-color", false),
+    ("-timestamp", false),
+    ("-tshort", false),
+    ("-json", false),
+    ("-oneline", false),
+    ("-brief", false),
+    ("-echo", false),
+];
+
+/// Parse a tc script. Never panics; commands with errors are left out of the script and every
+/// problem is a [`TcDiag`] with its line, column and token.
+pub fn parse_script(text: &str) -> (Script<'_>, Vec<TcDiag>) {
+    let mut diags = Vec::new();
+    let mut script = Script::default();
+    for raw in tokenize(text, &mut diags) {
+        let before = diags.iter().filter(|d| d.severity == Severity::Error).count();
+        let cmd = parse_command(&raw, &mut diags);
+        let after = diags.iter().filter(|d| d.severity == Severity::Error).count();
+        if let Some(c) = cmd {
+            if after == before {
+                script.commands.push(c);
+            }
+        }
+    }
+    (script, diags)
+}
+
+/// A shell redirection word (`2>/dev/null`, `>`, `&>log`, `2>&1`): whether it is one, and
+/// whether its target is the next word.
+fn redirection(w: &str) -> Option<bool> {
+    let rest = w.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = rest.strip_prefix('&').unwrap_or(rest);
+    let target = rest
+        .strip_prefix(">>")
+        .or_else(|| rest.strip_prefix(">&"))
+        .or_else(|| rest.strip_prefix('>'))
+        .or_else(|| rest.strip_prefix('<'))?;
+    Some(target.is_empty())
+}
+
+/// Remove what a shell would have consumed: redirections, and `|| true` after the command.
+/// Anything else after `;`, `&&`, `||` or `|` is an error (one command per line).
+fn strip_shell<'a>(raw: &RawCmd<'a>, diags: &mut Vec<TcDiag>) -> Option<(Vec<Tok<'a>>, (u32, u32))> {
+    // A word ending in `;` is the word and the shell's command separator.
+    let mut toks = Vec::with_capacity(raw.toks.len());
+    for &t in &raw.toks {
+        match t.text.strip_suffix(';') {
+            Some(w) if !w.is_empty() => {
+                toks.push(Tok { text: w, ..t });
+                let col = t.col.saturating_add(w.chars().count() as u32);
+                toks.push(Tok { text: &t.text[w.len()..], line: t.line, col });
+            }
+            _ => toks.push(t),
+        }
+    }
+    let mut out = Vec::with_capacity(toks.len());
+    let mut stripped = false;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        if matches!(t.text, "||" | "&&" | ";" | "|" | "&") {
+            let rest: Vec<&str> = toks[i + 1..].iter().map(|t| t.text).collect();
+            if t.text == "||" && (rest == ["true"] || rest == [":"]) {
+                warn(diags, t, format!("\"|| {}\" is shell syntax; ignored", rest[0]));
+                break;
+            }
+            err(diags, t, format!("\"{}\" is shell syntax: airsched reads one tc command per line", t.text));
+            return None;
+        }
+        if let Some(takes_next) = redirection(t.text) {
+            if !stripped {
+                warn(diags, t, "shell redirections are not part of the tc command; ignored");
+            }
+            stripped = true;
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        out.push(t);
+        i += 1;
+    }
+    let end = match (out.last(), stripped || out.len() < toks.len()) {
+        (Some(l), true) => (l.line, l.col.saturating_add(l.text.chars().count() as u32)),
+        _ => raw.end,
+    };
+    Some((out, end))
+}
+
+fn parse_command<'a>(raw: &RawCmd<'a>, diags: &mut Vec<TcDiag>) -> Option<Command<'a>> {
+    if raw.bad {
+        return None;
+    }
+    let (toks, end) = strip_shell(raw, diags)?;
+    let mut c = Cur { toks: &toks, pos: 0, end };
+    let first = c.peek()?;
+    let line = first.line;
+    // `tc`, `/sbin/tc`, `sudo tc`.
+    if first.text == "sudo" && c.toks.get(1).is_some_and(|t| t.text == "tc" || t.text.ends_with("/tc")) {
+        c.next();
+    }
+    let mut program = false;
+    if let Some(t) = c.peek() {
+        if t.text == "tc" || t.text.ends_with("/tc") {
+            c.next();
+            program = true;
+        }
+    }
+    // Global options.
+    while let Some(t) = c.peek() {
+        if !t.text.starts_with('-') || t.text.len() < 2 {
+            break;
+        }
+        c.next();
+        let word = if t.text.starts_with("--") { &t.text[1..] } else { t.text };
+        let word = word.split('=').next().unwrap_or(word);
+        match GLOBAL_OPTS.iter().find(|(name, _)| matches(word, name)) {
+            Some((name, arg)) => {
+                if *arg {
+                    c.value(t, "an argument", diags);
+                }
+                match *name {
+                    "-batch" => {
+                        err(diags, t, "a batch file cannot be read from inside a script; paste its lines instead")
+                    }
+                    "-force" => {
+                        warn(diags, t, "-force has no effect: airsched always reports every error in the script")
+                    }
+                    _ => warn(diags, t, format!("the global option {name} only changes how tc prints; ignored")),
+                }
+            }
+            None => err(
+                diags,
+                t,
+                format!(
+                    "unknown tc option \"{}\"; tc knows -s, -d, -r, -p, -i, -force, -b, -n, -N, -j, -o, -c, -t",
+                    t.text
+                ),
+            ),
+        }
+    }
+    let Some(obj) = c.next() else {
+        let at = first;
+        err(diags, at, format!("\"{}\" needs an object: {OBJECTS}", at.text));
+        return None;
+    };
+    let object = ["qdisc", "class", "filter", "chain", "actions", "monitor", "exec", "help"]
+        .into_iter()
+        .find(|o| matches(obj.text, o));
+    match object {
+        Some("qdisc") => parse_qdisc(&mut c, line, diags).map(Command::Qdisc),
+        Some("class") => parse_class(&mut c, line, diags).map(Command::Class),
+        Some("filter") => parse_filter_cmd(&mut c, line, diags).map(Command::Filter),
+        Some("help") => {
+            warn(diags, obj, "tc help prints usage; ignored");
+            None
+        }
+        Some(o) => {
+            err(diags, obj, format!("tc {o} is not modelled; airsched takes qdisc, class and filter commands"));
+            None
+        }
+        None => {
+            let msg = if obj.text.contains('$') || obj.text.contains('=') || obj.text.contains('`') {
+                format!(
+                    "\"{}\" is shell syntax: airsched reads tc commands, not shell scripts (write variables out)",
+                    obj.text
+                )
+            } else if program {
+                format!("unknown tc object \"{}\"; expected {OBJECTS}", obj.text)
+            } else {
+                format!(
+                    "unknown object \"{}\": expected {OBJECTS} (a line is a tc command starting with \"tc\", or a batch line starting with the object)",
+                    obj.text
+                )
+            };
+            err(diags, obj, msg);
+            None
+        }
+    }
+}
+
+/// The verb after the object, as tc prefix-matches it. `None` after an error or for `show`.
+fn parse_verb<'a>(
+    c: &mut Cur<'_, 'a>,
+    object: &str,
+    verbs: &[(&str, Option<Op>)],
+    diags: &mut Vec<TcDiag>,
+) -> Option<(Op, Tok<'a>)> {
+    let Some(v) = c.next() else {
+        warn_at(diags, c.end, format!("\"tc {object}\" alone lists {object}s; ignored"));
+        return None;
+    };
+    match verbs.iter().find(|(name, _)| matches(v.text, name)) {
+        Some((_, Some(op))) => Some((*op, v)),
+        Some((name, None)) => {
+            warn(diags, v, format!("tc {object} {name} prints; ignored"));
+            None
+        }
+        None => {
+            let known: Vec<&str> = verbs.iter().filter(|(_, op)| op.is_some()).map(|(n, _)| *n).collect();
+            err(diags, v, format!("unknown {object} command \"{}\"; expected one of: {}", v.text, known.join(", ")));
+            None
+        }
+    }
+}
+
+fn dup(diags: &mut Vec<TcDiag>, at: Tok<'_>, what: &str) {
+    err(diags, at, format!("duplicate \"{what}\": it was already given in this command"));
+}
+
+fn handle_arg<'a>(tok: Tok<'a>, diags: &mut Vec<TcDiag>, qdisc_handle: bool) -> Option<HandleArg<'a>> {
+    if qdisc_handle {
+        match parse_qdisc_handle(tok.text) {
+            Ok((h, ignored)) => {
+                if ignored {
+                    warn(diags, tok, format!("a qdisc handle has no minor number: tc reads \"{}\" as {h}", tok.text));
+                }
+                Some(HandleArg { tok, value: h })
+            }
+            Err(e) => {
+                err(diags, tok, e);
+                None
+            }
+        }
+    } else {
+        match parse_classid(tok.text) {
+            Ok((h, no_colon)) => {
+                if no_colon {
+                    warn(
+                        diags,
+                        tok,
+                        format!(
+                            "no colon: tc reads \"{}\" as the 32-bit id {h}; write MAJOR:MINOR, like 1:{}",
+                            tok.text, tok.text
+                        ),
+                    );
+                }
+                Some(HandleArg { tok, value: h })
+            }
+            Err(e) => {
+                err(diags, tok, e);
+                None
+            }
+        }
+    }
+}
+
+/// `estimator INTERVAL TIME_CONSTANT`: warning, both values consumed.
+fn skip_estimator<'a>(c: &mut Cur<'_, 'a>, key: Tok<'a>, diags: &mut Vec<TcDiag>) {
+    if c.value(key, "an interval and a time constant, like 1sec 8sec", diags).is_some() {
+        c.value(key, "an interval and a time constant, like 1sec 8sec", diags);
+    }
+    warn(diags, key, "rate estimators only feed the \"rate\" line of tc -s; not modelled, ignored");
+}
+
+/// `stab [mtu N] [tsize N] [mpu N] [overhead N] [linklayer T]`: an error (it changes the packet
+/// length every discipline accounts), all its words consumed.
+fn skip_stab<'a>(c: &mut Cur<'_, 'a>, key: Tok<'a>, diags: &mut Vec<TcDiag>) {
+    while let Some(t) = c.peek() {
+        let known = ["mtu", "tsize", "mpu", "overhead", "linklayer"].iter().any(|k| matches(t.text, k));
+        if !known {
+            break;
+        }
+        c.next();
+        c.value(t, "a number", diags);
+    }
+    err(diags, key, "size tables (stab) change the packet length every discipline accounts; not modelled");
+}
+
+fn parse_qdisc<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -> Option<QdiscCmd<'a>> {
+    let verbs = [
+        ("add", Some(Op::Add)),
+        ("change", Some(Op::Change)),
+        ("replace", Some(Op::Replace)),
+        ("link", Some(Op::Link)),
+        ("delete", Some(Op::Delete)),
+        ("list", None),
+        ("show", None),
+        ("lst", None),
+        ("help", None),
+    ];
+    let (op, op_tok) = parse_verb(c, "qdisc", &verbs, diags)?;
+    let mut dev: Option<Tok<'a>> = None;
+    let mut parent: Option<HandleArg<'a>> = None;
+    let mut handle: Option<HandleArg<'a>> = None;
+    let mut handle_seen = false;
+    let mut kind: Option<Tok<'a>> = None;
+    let mut ok = true;
+    while let Some(t) = c.next() {
+        match t.text {
+            "dev" => {
+                let v = c.value(t, "an interface name, like wlan0", diags)?;
+                if dev.is_some() {
+                    dup(diags, v, "dev");
+                    ok = false;
+                }
+                dev = Some(v);
+            }
+            "handle" => {
+                let v = c.value(t, "a qdisc handle, like 1:", diags)?;
+                if handle_seen {
+                    dup(diags, v, "handle");
+                    ok = false;
+                }
+                handle_seen = true;
+                match handle_arg(v, diags, true) {
+                    Some(h) if h.value == Handle::UNSPEC => handle = None,
+                    Some(h) => handle = Some(h),
+                    None => ok = false,
+                }
+            }
+            "root" => {
+                if parent.is_some() {
+                    err(diags, t, "\"root\" is a second parent: the command already names one");
+                    ok = false;
+                }
+                parent = Some(HandleArg { tok: t, value: Handle::ROOT });
+            }
+            "parent" => {
+                let v = c.value(t, "a class id, like 1:10", diags)?;
+                if parent.is_some() {
+                    dup(diags, v, "parent");
+                    ok = false;
+                }
+                match handle_arg(v, diags, false) {
+                    Some(h) => parent = Some(h),
+                    None => ok = false,
+                }
+            }
+            "ingress" | "clsact" => {
+                if op == Op::Delete {
+                    warn(
+                        diags,
+                        t,
+                        format!("{} qdiscs are not modelled (airsched shapes egress only); nothing to delete", t.text),
+                    );
+                } else {
+                    err(diags, t, format!("{} qdiscs are not modelled; airsched shapes egress only", t.text));
+                }
+                return None;
+            }
+            w if matches(w, "estimator") => skip_estimator(c, t, diags),
+            w if matches(w, "stab") => {
+                skip_stab(c, t, diags);
+                ok = false;
+            }
+            w if matches(w, "ingress_block") || matches(w, "egress_block") => {
+                c.value(t, "a block index", diags);
+                err(diags, t, "shared filter blocks belong to ingress/clsact qdiscs, which are not modelled");
+                ok = false;
+            }
+            w if matches(w, "help") => warn(diags, t, "\"help\" prints usage; ignored"),
+            _ => {
+                kind = Some(t);
+                break;
+            }
+        }
+    }
+    let opts = c.rest();
+    let Some(dev) = dev else {
+        err(diags, op_tok, "missing \"dev NAME\": every tc command names its interface");
+        return None;
+    };
+    if kind.is_none() && op != Op::Delete {
+        err_at(
+            diags,
+            c.end,
+            format!("qdisc {} needs a kind after the common arguments, like pfifo, htb or sfq", op.name()),
+        );
+        return None;
+    }
+    if op == Op::Delete && parent.is_none() {
+        err(
+            diags,
+            op_tok,
+            "qdisc delete needs \"root\" or \"parent CLASSID\" (the kernel answers \"Classid cannot be zero\")",
+        );
+        return None;
+    }
+    if !ok {
+        return None;
+    }
+    Some(QdiscCmd { op, op_tok, dev, parent, handle, kind, opts, end: c.end, line })
+}
+
+fn parse_class<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -> Option<ClassCmd<'a>> {
+    let verbs = [
+        ("add", Some(Op::Add)),
+        ("change", Some(Op::Change)),
+        ("replace", Some(Op::Replace)),
+        ("delete", Some(Op::Delete)),
+        ("list", None),
+        ("show", None),
+        ("lst", None),
+        ("help", None),
+    ];
+    let (op, op_tok) = parse_verb(c, "class", &verbs, diags)?;
+    let mut dev: Option<Tok<'a>> = None;
+    let mut parent: Option<HandleArg<'a>> = None;
+    let mut classid: Option<HandleArg<'a>> = None;
+    let mut kind: Option<Tok<'a>> = None;
+    let mut ok = true;
+    while let Some(t) = c.next() {
+        match t.text {
+            "dev" => {
+                let v = c.value(t, "an interface name, like wlan0", diags)?;
+                if dev.is_some() {
+                    dup(diags, v, "dev");
+                    ok = false;
+                }
+                dev = Some(v);
+            }
+            "classid" => {
+                let v = c.value(t, "a class id, like 1:10", diags)?;
+                if classid.is_some() {
+                    dup(diags, v, "classid");
+                    ok = false;
+                }
+                match handle_arg(v, diags, false) {
+                    Some(h) if h.value == Handle::ROOT || h.value == Handle::UNSPEC => {
+                        err(diags, v, format!("\"{}\" is not a class id; expected MAJOR:MINOR, like 1:10", v.text));
+                        ok = false;
+                    }
+                    Some(h) => classid = Some(h),
+                    None => ok = false,
+                }
+            }
+            "handle" => {
+                err(
+                    diags,
+                    t,
+                    "classes are named with \"classid\", not \"handle\" (tc: try \"classid\" instead of \"handle\")",
+                );
+                return None;
+            }
+            "root" => {
+                if parent.is_some() {
+                    err(diags, t, "\"root\" is a second parent: the command already names one");
+                    ok = false;
+                }
+                parent = Some(HandleArg { tok: t, value: Handle::ROOT });
+            }
+            "parent" => {
+                let v = c.value(t, "a class id or qdisc handle, like 1:1 or 1:", diags)?;
+                if parent.is_some() {
+                    dup(diags, v, "parent");
+                    ok = false;
+                }
+                match handle_arg(v, diags, false) {
+                    Some(h) => parent = Some(h),
+                    None => ok = false,
+                }
+            }
+            w if matches(w, "estimator") => skip_estimator(c, t, diags),
+            w if matches(w, "help") => warn(diags, t, "\"help\" prints usage; ignored"),
+            _ => {
+                kind = Some(t);
+                break;
+            }
+        }
+    }
+    let opts = c.rest();
+    let Some(dev) = dev else {
+        err(diags, op_tok, "missing \"dev NAME\": every tc command names its interface");
+        return None;
+    };
+    let Some(classid) = classid else {
+        if ok {
+            err(diags, op_tok, format!("class {} needs \"classid MAJOR:MINOR\", like classid 1:10", op.name()));
+        }
+        return None;
+    };
+    if kind.is_none() && op != Op::Delete {
+        err_at(
+            diags,
+            c.end,
+            format!("class {} needs the qdisc kind after the common arguments, like htb or drr", op.name()),
+        );
+        return None;
+    }
+    if !ok {
+        return None;
+    }
+    Some(ClassCmd { op, op_tok, dev, parent, classid, kind, opts, end: c.end, line })
+}
+
+fn parse_filter_cmd<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -> Option<FilterCmd<'a>> {
+    let verbs = [
+        ("add", Some(Op::Add)),
+        ("change", Some(Op::Change)),
+        ("replace", Some(Op::Replace)),
+        ("delete", Some(Op::Delete)),
+        ("get", None),
+        ("list", None),
+        ("show", None),
+        ("lst", None),
+        ("help", None),
+    ];
+    let (op, op_tok) = parse_verb(c, "filter", &verbs, diags)?;
+    let mut dev: Option<Tok<'a>> = None;
+    let mut parent: Option<HandleArg<'a>> = None;
+    let mut protocol: Option<(Tok<'a>, u16)> = None;
+    let mut prio: Option<(Tok<'a>, u32)> = None;
+    let mut prio_seen = false;
+    let mut handle: Option<Tok<'a>> = None;
+    let mut kind: Option<Tok<'a>> = None;
+    let mut ok = true;
+    while let Some(t) = c.next() {
+        match t.text {
+            "dev" => {
+                let v = c.value(t, "an interface name, like wlan0", diags)?;
+                if dev.is_some() {
+                    dup(diags, v, "dev");
+                    ok = false;
+                }
+                dev = Some(v);
+            }
+            "root" => {
+                if parent.is_some() {
+                    err(diags, t, "\"root\" is a second parent: the command already names one");
+                    ok = false;
+                }
+                parent = Some(HandleArg { tok: t, value: Handle::ROOT });
+            }
+            "ingress" | "egress" => {
+                err(
+                    diags,
+                    t,
+                    "filters on clsact/ingress hooks are not modelled; airsched classifies in egress qdiscs only",
+                );
+                return None;
+            }
+            "parent" => {
+                let v = c.value(t, "a qdisc handle or class id, like 1: or 1:1", diags)?;
+                if parent.is_some() {
+                    dup(diags, v, "parent");
+                    ok = false;
+                }
+                match handle_arg(v, diags, false) {
+                    Some(h) => parent = Some(h),
+                    None => ok = false,
+                }
+            }
+            "handle" => {
+                let v = c.value(t, "a filter handle (u32: 800::800, fw: the mark)", diags)?;
+                if handle.is_some() {
+                    dup(diags, v, "handle");
+                    ok = false;
+                }
+                handle = Some(v);
+            }
+            w if matches(w, "preference") || matches(w, "priority") => {
+                let v = c.value(t, "a priority from 1 to 65535 (lower runs first)", diags)?;
+                if prio_seen {
+                    dup(diags, v, "priority");
+                    ok = false;
+                }
+                prio_seen = true;
+                match parse_c_u32(v.text) {
+                    Some(0) => prio = None,
+                    Some(n) if n <= 0xFFFF => prio = Some((v, n)),
+                    _ => {
+                        err(diags, v, format!("invalid priority \"{}\"; expected an integer from 1 to 65535", v.text));
+                        ok = false;
+                    }
+                }
+            }
+            w if matches(w, "protocol") => {
+                let v = c.value(t, "a protocol, like ip or all", diags)?;
+                if protocol.is_some() {
+                    dup(diags, v, "protocol");
+                    ok = false;
+                }
+                match parse_protocol(v.text) {
+                    Some(p) => protocol = Some((v, p)),
+                    None => {
+                        err(
+                            diags,
+                            v,
+                            format!(
+                                "unknown protocol \"{}\"; expected ip, all, ipv6, arp, 802.1q or a number like 0x0800",
+                                v.text
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+            }
+            w if matches(w, "chain") => {
+                let v = c.value(t, "a chain index", diags)?;
+                match parse_c_u32(v.text) {
+                    Some(0) => {}
+                    Some(_) => {
+                        err(diags, v, "filter chains other than 0 (reached with goto actions) are not modelled");
+                        ok = false;
+                    }
+                    None => {
+                        err(diags, v, format!("invalid chain index \"{}\"", v.text));
+                        ok = false;
+                    }
+                }
+            }
+            w if matches(w, "block") => {
+                c.value(t, "a block index", diags);
+                err(diags, t, "shared filter blocks are not modelled; attach the filter with dev and parent");
+                ok = false;
+            }
+            w if matches(w, "estimator") => skip_estimator(c, t, diags),
+            w if matches(w, "help") => warn(diags, t, "\"help\" prints usage; ignored"),
+            _ => {
+                kind = Some(t);
+                break;
+            }
+        }
+    }
+    let opts = c.rest();
+    let Some(dev) = dev else {
+        err(diags, op_tok, "missing \"dev NAME\": every tc command names its interface");
+        return None;
+    };
+    if handle.is_some() && kind.is_none() {
+        err_at(
+            diags,
+            c.end,
+            "a filter \"handle\" needs the filter kind after it (tc: Must specify filter type when using \"handle\")",
+        );
+        return None;
+    }
+    let mut spec = None;
+    match (op, kind) {
+        (Op::Delete, _) => {
+            if prio.is_none() {
+                if let Some(at) = protocol.map(|p| p.0).or(handle).or(kind) {
+                    err(diags, at, "filter delete without prio removes every filter of the parent and takes no protocol, handle or kind (the kernel: Cannot flush filters with protocol, handle or kind set)");
+                    return None;
+                }
+            }
+        }
+        (_, None) => {
+            err_at(
+                diags,
+                c.end,
+                format!("filter {} needs a filter kind after the common arguments: u32, fw or matchall", op.name()),
+            );
+            return None;
+        }
+        (_, Some(k)) => {
+            spec = Some(parse_filter(k, handle, &opts, c.end, diags)?);
+            if let Some((t, p)) = protocol {
+                if p != ETH_P_IP && p != ETH_P_ALL {
+                    warn(
+                        diags,
+                        t,
+                        format!("protocol {}: airsched's packets are IPv4, so this filter never matches", t.text),
+                    );
+                }
+            }
+        }
+    }
+    if op == Op::Change && (prio.is_none() || handle.is_none()) {
+        err(diags, op_tok, "filter change needs \"prio\" and \"handle\" to find the filter to change");
+        return None;
+    }
+    if !ok {
+        return None;
+    }
+    Some(FilterCmd { op, op_tok, dev, parent, protocol, prio, handle, kind, opts, spec, end: c.end, line })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(d: &[TcDiag]) -> Vec<&TcDiag> {
+        d.iter().filter(|d| d.severity == Severity::Error).collect()
+    }
+
+    #[test]
+    fn handles_and_classids_read_like_tc() {
+        assert_eq!(parse_qdisc_handle("1:"), Ok((Handle::new(1, 0), false)));
+        assert_eq!(parse_qdisc_handle("ffff:"), Ok((Handle::new(0xffff, 0), false)));
+        assert_eq!(parse_qdisc_handle("10"), Ok((Handle::new(0x10, 0), false)));
+        assert_eq!(parse_qdisc_handle("0x10:0"), Ok((Handle::new(0x10, 0), false)));
+        assert_eq!(parse_qdisc_handle("1:10"), Ok((Handle::new(1, 0), true)));
+        assert_eq!(parse_qdisc_handle("none"), Ok((Handle::UNSPEC, false)));
+        assert!(parse_qdisc_handle("10000:").is_err());
+        assert!(parse_qdisc_handle("x:").is_err());
+        assert!(parse_qdisc_handle("1;").is_err());
+        assert!(parse_qdisc_handle("").is_err());
+        assert_eq!(parse_classid("1:10"), Ok((Handle::new(1, 0x10), false)));
+        assert_eq!(parse_classid("1:"), Ok((Handle::new(1, 0), false)));
+        assert_eq!(parse_classid(":a"), Ok((Handle::new(0, 0xa), false)));
+        assert_eq!(parse_classid("root"), Ok((Handle::ROOT, false)));
+        assert_eq!(parse_classid("none"), Ok((Handle::UNSPEC, false)));
+        assert_eq!(parse_classid("10"), Ok((Handle(0x10), true)));
+        assert_eq!(parse_classid("ffff:ffff"), Ok((Handle::new(0xffff, 0xffff), false)));
+        for bad in ["1:10000", "1:x", "1:1:1", "g", "", ":", "1::"] {
+            if bad == ":" {
+                assert_eq!(parse_classid(bad), Ok((Handle::UNSPEC, false)));
+                continue;
+            }
+            assert!(parse_classid(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_c_u32("0x10"), Some(16));
+        assert_eq!(parse_c_u32("010"), Some(8));
+        assert_eq!(parse_c_u32("0"), Some(0));
+        assert_eq!(parse_c_u32("09"), None);
+        assert_eq!(parse_c_u32("-1"), None);
+        assert_eq!(parse_hex_u32("ffff"), Some(0xffff));
+        assert_eq!(parse_hex_u32("0xff"), Some(0xff));
+    }
+
+    #[test]
+    fn tokens_keep_positions_across_continuations_and_comments() {
+        let text = "# header\ntc qdisc add dev eth0 \\\n    root handle 1: htb default 20  # trailing\n\nqdisc del dev eth0 root\n";
+        let (s, d) = parse_script(text);
+        assert!(errors(&d).is_empty(), "{d:?}");
+        assert_eq!(s.commands.len(), 2);
+        let Command::Qdisc(q) = &s.commands[0] else { panic!() };
+        assert_eq!(q.line, 2);
+        assert_eq!((q.dev.text, q.dev.line, q.dev.col), ("eth0", 2, 18));
+        let p = q.parent.unwrap();
+        assert_eq!((p.tok.line, p.tok.col), (3, 5));
+        let k = q.kind.unwrap();
+        assert_eq!((k.text, k.line, k.col), ("htb", 3, 20));
+        assert_eq!(q.opts.iter().map(|t| t.text).collect::<Vec<_>>(), vec!["default", "20"]);
+        assert_eq!(q.end, (3, 34));
+        let Command::Qdisc(d2) = &s.commands[1] else { panic!() };
+        assert_eq!((d2.op, d2.line), (Op::Delete, 5));
+    }
+
+    #[test]
+    fn abbreviations_and_global_options() {
+        let (s, d) = parse_script("tc -s q a dev eth0 root pfifo limit 10\ntc -d filter add dev eth0 pref 3 proto ip u32 match u32 0 0 flowid 1:1");
+        assert_eq!(s.commands.len(), 2, "{d:?}");
+        assert_eq!(d.iter().filter(|d| d.severity == Severity::Warning).count(), 2);
+        let Command::Filter(f) = &s.commands[1] else { panic!() };
+        assert_eq!(f.prio.map(|p| p.1), Some(3));
+        assert_eq!(f.protocol.map(|p| p.1), Some(0x0800));
+    }
+
+    #[test]
+    fn errors_name_line_column_and_token() {
+        let (s, d) = parse_script("tc qdisc add dev eth0 root handle 1x: htb\ntc qdisk add dev eth0 root pfifo\ntc qdisc ad dev eth0 root pfifo\ntc qdisc plus dev eth0\n");
+        assert!(s.commands.len() == 1, "{s:?}"); // `ad` is a prefix of add
+        let e = errors(&d);
+        assert_eq!(e.len(), 3, "{d:?}");
+        assert_eq!((e[0].line, e[0].col, e[0].token.as_str()), (1, 35, "1x:"));
+        assert_eq!((e[1].line, e[1].col, e[1].token.as_str()), (2, 4, "qdisk"));
+        assert_eq!((e[2].line, e[2].col, e[2].token.as_str()), (4, 10, "plus"));
+    }
+}
