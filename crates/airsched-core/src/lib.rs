@@ -26,5 +26,5 @@ pub use time::Nanos;
 
 /// Parse, build and run a scenario to the end.
 pub fn run_scenario(scn: &Scenario) -> Result<RunResults, SimError> {
-    Simulation::new(scn).finish()
+    Simulation::new(scn)?.finish()
 }

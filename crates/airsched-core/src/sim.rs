@@ -21,6 +21,7 @@ use crate::phy::dsss::{self, DsssRate, Preamble};
 use crate::packet::FlowKey;
 use crate::qdisc::{Enq, QCtx, Qdisc, QdiscImpl};
 use crate::results::{FlowResult, NodeResult, RunResults, StationResult, Summary, Conservation};
+use crate::scenario::tc_trees;
 use crate::scenario::{CollisionDefer, EifsRule, Endpoint, FlowRate, Scenario, UDP_IP_OVERHEAD};
 use crate::time::Nanos;
 use crate::traffic::{cbr_send_time, SATURATE_BACKLOG};
@@ -37,6 +38,8 @@ pub enum SimError {
     Leak { live: u64, located: u64 },
     #[error("the simulation has already finished")]
     Finished,
+    #[error("a tc script does not build:\n{0}")]
+    Tc(String),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,7 +123,9 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    pub fn new(scn: &Scenario) -> Simulation {
+    /// Build the world of a scenario. Fails only if a tc script does not build (a scenario from
+    /// `parse_scenario` has had its scripts checked already).
+    pub fn new(scn: &Scenario) -> Result<Simulation, SimError> {
         let n = scn.stations.len();
         let cell = &scn.cell;
         let params = DcfParams {
@@ -140,6 +145,16 @@ impl Simulation {
         }
         ifaces.push(Iface::new(scn.ap.txqueuelen, Link::Wire(Node::Server)));
         ifaces.push(Iface::new(scn.server.txqueuelen, Link::Wire(Node::Ap)));
+        for node in tc_trees::nodes_with_scripts(scn) {
+            let (trees, errors, _) = tc_trees::build_node(&node, scn.run.seed);
+            if !errors.is_empty() {
+                let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+                return Err(SimError::Tc(msgs.join("\n")));
+            }
+            for (index, root) in trees {
+                ifaces[index].qdisc = root;
+            }
+        }
 
         let node_of = |e: Endpoint| match e {
             Endpoint::Server => Node::Server,
@@ -194,7 +209,7 @@ impl Simulation {
             queue.schedule(first_sample, Event::Sample);
         }
         let n_samples = ((end.0 - scn.run.warmup.0) / scn.run.sample_interval.0) as usize;
-        Simulation {
+        Ok(Simulation {
             now: Nanos::ZERO,
             end,
             queue,
@@ -218,7 +233,7 @@ impl Simulation {
             wall: Duration::ZERO,
             finished: false,
             scn: scn.clone(),
-        }
+        })
     }
 
     pub fn now(&self) -> Nanos {

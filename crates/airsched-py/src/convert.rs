@@ -105,6 +105,8 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
             qs.append(qdisc_to_py(py, q)?)?;
         }
         d.set_item("qdiscs", qs)?;
+        d.set_item("qdisc_text", airsched_core::tc::qdisc_show(&iface.dev, &iface.qdiscs, true))?;
+        d.set_item("class_text", airsched_core::tc::class_show(&iface.dev, &iface.qdiscs, true))?;
         tc.append(d)?;
     }
     out.set_item("tc", tc)?;

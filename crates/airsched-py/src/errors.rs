@@ -24,6 +24,17 @@ pub fn scenario_error(errs: ScenarioErrors) -> PyErr {
     err
 }
 
+/// ScenarioError from already formatted lines.
+pub fn scenario_error_lines(lines: Vec<String>) -> PyErr {
+    let err = ScenarioError::new_err(lines.join("\n"));
+    Python::attach(|py| {
+        if let Ok(list) = PyList::new(py, &lines) {
+            let _ = err.value(py).setattr("errors", list);
+        }
+    });
+    err
+}
+
 pub fn sim_error(e: SimError) -> PyErr {
     SimulationError::new_err(e.to_string())
 }

@@ -27,6 +27,55 @@ fn validate<'py>(py: Python<'py>, text: &str, path: &str) -> PyResult<Bound<'py,
     Ok(d)
 }
 
+/// Parse and build a tc script on its own (`airsched tc check`): every device it names is
+/// accepted, with txqueuelen 1000. Returns {"devices": [{"dev", "tree", "qdisc_text",
+/// "class_text"}], "warnings": [...]}; raises ScenarioError with every error at its line and column.
+#[pyfunction]
+fn tc_check<'py>(py: Python<'py>, text: &str, path: &str) -> PyResult<Bound<'py, PyDict>> {
+    use airsched_core::tc::{build_trees, class_show, parse_script, qdisc_show, tree_text, Command, DeviceSpec, Severity};
+    let (script, mut diags) = parse_script(text);
+    let mut names: Vec<String> = Vec::new();
+    for c in &script.commands {
+        let dev = match c {
+            Command::Qdisc(q) => q.dev.text,
+            Command::Class(k) => k.dev.text,
+            Command::Filter(f) => f.dev.text,
+        };
+        if !dev.is_empty() && !names.iter().any(|n| n == dev) {
+            names.push(dev.to_string());
+        }
+    }
+    let specs: Vec<DeviceSpec> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| DeviceSpec { name: n.clone(), txqueuelen: 1000, seed: 1, stream: i as u64 })
+        .collect();
+    let built = if diags.iter().any(|d| d.severity == Severity::Error) { Vec::new() } else { build_trees(&script, &specs, &mut diags) };
+    let loc = |d: &airsched_core::tc::TcDiag| {
+        let tok = if d.token.is_empty() { String::new() } else { format!("at \"{}\": ", d.token) };
+        format!("{path}:{}:{}: {tok}{}", d.line, d.col, d.message)
+    };
+    let errors: Vec<String> = diags.iter().filter(|d| d.severity == Severity::Error).map(loc).collect();
+    if !errors.is_empty() {
+        return Err(errors::scenario_error_lines(errors));
+    }
+    let out = PyDict::new(py);
+    let warnings: Vec<String> = diags.iter().filter(|d| d.severity == Severity::Warning).map(|d| loc(d)).collect();
+    out.set_item("warnings", warnings)?;
+    let devs = pyo3::types::PyList::empty(py);
+    for (dev, root) in &built {
+        let reports = root.reports();
+        let d = PyDict::new(py);
+        d.set_item("dev", dev)?;
+        d.set_item("tree", tree_text(dev, &reports))?;
+        d.set_item("qdisc_text", qdisc_show(dev, &reports, false))?;
+        d.set_item("class_text", class_show(dev, &reports, false))?;
+        devs.append(d)?;
+    }
+    out.set_item("devices", devs)?;
+    Ok(out)
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -52,7 +101,8 @@ impl Simulation {
             scn.run.duration = d;
         }
         errors::check_after_overrides(&scn)?;
-        Ok(Simulation { inner: CoreSimulation::new(&scn) })
+        let inner = CoreSimulation::new(&scn).map_err(sim_error)?;
+        Ok(Simulation { inner })
     }
 
     #[getter]
@@ -88,6 +138,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(tc_check, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

@@ -4,6 +4,7 @@
 //! checked (units, ranges, names), so the simulator never re-validates.
 
 mod parse;
+pub mod tc_trees;
 
 pub use parse::{parse_scenario, ScenarioError, ScenarioErrors};
 

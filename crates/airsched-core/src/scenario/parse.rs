@@ -106,9 +106,17 @@ pub fn parse_scenario(text: &str, file: &str) -> Result<Scenario, ScenarioErrors
             return Err(ScenarioErrors(ctx.errors));
         }
     };
-    let scenario = walk(&mut ctx, root.get_ref());
+    let mut scenario = walk(&mut ctx, root.get_ref());
     if ctx.errors.is_empty() {
-        Ok(scenario)
+        // The tc scripts are checked once the rest is valid (they need the devices and seed).
+        let (errors, warnings) = super::tc_trees::check_all(&scenario);
+        scenario.warnings = warnings;
+        if errors.is_empty() {
+            return Ok(scenario);
+        }
+        let mut errors = errors;
+        errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        Err(ScenarioErrors(errors))
     } else {
         ctx.errors.sort_by_key(|e| (e.line, e.column));
         Err(ScenarioErrors(ctx.errors))
