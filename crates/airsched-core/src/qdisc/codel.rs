@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use self::aqm::{codel_time, codel_to_us, us_to_codel, CodelParams, CodelStats, CodelVars, CE_THRESHOLD_DISABLED};
 use self::tc_fmt::tc_time;
-use super::{opt_parser, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
+use super::{opt_parser, BuildCx, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::{OptParser, Severity, TcDiag, Tok};
 use crate::time::Nanos;
@@ -56,6 +56,11 @@ pub(super) fn time_us(p: &mut OptParser<'_, '_>, key: Tok<'_>) -> Option<u32> {
 /// The warning for options whose effect needs ECN-capable packets.
 pub(super) const ECN_NOTE: &str = "accepted; CoDel marks instead of dropping only packets whose TOS carries ECT or CE bits: \
      airsched's UDP flows are Not-ECT unless their tos sets those bits, so they are dropped; marks are counted, not written into packets";
+
+/// A diagnostic about a `tc filter` line (filters carry their line, not their tokens).
+pub(super) fn filter_diag(f: &Filter, severity: Severity, message: impl Into<String>) -> TcDiag {
+    TcDiag { severity, line: f.line, col: 1, token: String::new(), message: message.into() }
+}
 
 /// True if a diagnostic after `from` is an error.
 pub(super) fn errors_since(diags: &[TcDiag], from: usize) -> bool {
