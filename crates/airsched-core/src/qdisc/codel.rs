@@ -101,7 +101,11 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 p.warn(k, format!("ecn {ECN_NOTE}"));
             }
             "noecn" => params.ecn = false,
-            _ => p.unknown(k, "codel", &["limit", "target", "interval", "ecn", "noecn", "ce_threshold"]),
+            _ => {
+                // tc stops at the first word it does not know; so does airsched.
+                p.unknown(k, "codel", &["limit", "target", "interval", "ecn", "noecn", "ce_threshold"]);
+                break;
+            }
         }
     }
     drop(p);

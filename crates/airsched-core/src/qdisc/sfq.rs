@@ -159,7 +159,11 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                     _ => {}
                 }
             }
-            _ => p.unknown(k, "sfq", KNOWN),
+            _ => {
+                // tc stops at the first word it does not know; so does airsched.
+                p.unknown(k, "sfq", KNOWN);
+                break;
+            }
         }
     }
     // sfq_change: flows and divisor first, then depth, then limit (which caps flows).
