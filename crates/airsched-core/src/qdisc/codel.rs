@@ -274,9 +274,9 @@ pub(super) fn signed_tc_time(us: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::test_tc::{build, build_ok, qdisc};
+    use super::test_tc::{build, build_ok, overload, qdisc};
     use super::*;
-    use crate::qdisc::testutil::{run_link, Bench, Source};
+    use crate::qdisc::testutil::Bench;
 
     fn codel(q: &QdiscImpl) -> &Codel {
         match q {
@@ -287,14 +287,6 @@ mod tests {
 
     const MBIT: u64 = 1_000_000;
 
-    /// One flow of 1514-byte frames offered at `percent` % of the link.
-    pub(in crate::qdisc) fn overload(q: &mut QdiscImpl, link: u64, percent: u64, secs: u64, from: u64) -> crate::qdisc::testutil::LinkRun {
-        let mut b = Bench::new(1);
-        let src = Source { flow: 0, rate_bps: percent * link / 100, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(secs) };
-        let r = run_link(q, &mut b, &[src], link, Nanos::from_secs(secs), Nanos::from_secs(from));
-        assert!(q.stats().identity_holds(), "{:?}", q.stats());
-        r
-    }
 
     #[test]
     fn codel_holds_a_mild_overload_near_target() {

@@ -1,8 +1,10 @@
 //! Test helper: turn one-line tc commands into the declarations `build` receives, with token
 //! positions as a script would give them, so that option parsing is exercised by every test.
 
-use crate::qdisc::{build_qdisc, BuildCx, ClassDecl, Handle, QdiscDecl, QdiscImpl};
+use crate::qdisc::testutil::{run_link, Bench, LinkRun, Source};
+use crate::qdisc::{build_qdisc, BuildCx, ClassDecl, Handle, Qdisc, QdiscDecl, QdiscImpl};
 use crate::tc::{TcDiag, Tok};
+use crate::time::Nanos;
 
 /// Every word of `text` with its (line, column), the column 1-based.
 pub(in crate::qdisc) fn words(line: u32, text: &str) -> Vec<Tok<'static>> {
@@ -105,4 +107,14 @@ pub(in crate::qdisc) fn jain(xs: &[f64]) -> f64 {
     let s: f64 = xs.iter().sum();
     let s2: f64 = xs.iter().map(|x| x * x).sum();
     s * s / (xs.len() as f64 * s2)
+}
+
+/// One flow of 1514-byte frames offered at `percent` % of a `link` bit/s link for `secs`,
+/// measured from `from` seconds; the stats identity must hold at the end.
+pub(in crate::qdisc) fn overload(q: &mut QdiscImpl, link: u64, percent: u64, secs: u64, from: u64) -> LinkRun {
+    let mut b = Bench::new(1);
+    let src = Source { flow: 0, rate_bps: percent * link / 100, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(secs) };
+    let r = run_link(q, &mut b, &[src], link, Nanos::from_secs(secs), Nanos::from_secs(from));
+    assert!(q.stats().identity_holds(), "{:?}", q.stats());
+    r
 }
