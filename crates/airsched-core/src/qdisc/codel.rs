@@ -108,7 +108,6 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
             }
         }
     }
-    drop(p);
     if errors_since(diags, from) {
         return None;
     }

@@ -44,7 +44,6 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     if let Some(k) = p.next() {
         p.error(k, format!("drr takes no qdisc options, got \"{}\"; quantum is a class option: tc class add ... drr quantum BYTES", k.text));
     }
-    drop(p);
     let mut classes: Vec<DrrClass> = Vec::with_capacity(d.classes.len());
     for c in &d.classes {
         if c.kind.text != "drr" {
@@ -80,7 +79,6 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 }
             }
         }
-        drop(p);
         // A class declared again is changed (tc class change): a new quantum if one is given.
         match classes.iter_mut().find(|x| x.classid == c.classid) {
             Some(existing) => existing.quantum = quantum.unwrap_or(existing.quantum),

@@ -174,7 +174,6 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
             }
         }
     }
-    drop(p);
     let mut filters = d.filters;
     for f in &filters {
         if f.parent != d.handle {

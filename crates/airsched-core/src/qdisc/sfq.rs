@@ -200,7 +200,6 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
             None => p.error_at_end(msg),
         }
     }
-    drop(p);
     let mut filters = d.filters;
     for f in &filters {
         if f.parent != d.handle {
@@ -749,7 +748,7 @@ mod tests {
         // The buckets holding packets, as `tc class show` lists them.
         let held = |q: &QdiscImpl| -> Vec<Handle> { q.reports()[0].classes.iter().map(|c| c.classid).collect() };
         let mut seq = 0u64;
-        let mut last = vec![None::<Nanos>; 8];
+        let mut last = [None::<Nanos>; 8];
         let mut moved_while_queued = false;
         for ms in 0..3_500u64 {
             let now = Nanos::from_ms(ms);
