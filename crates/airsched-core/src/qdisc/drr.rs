@@ -124,6 +124,8 @@ impl Drr {
     fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> Option<usize> {
         let key = cx.key(pkt);
         let prio = Handle(key.priority);
+        // A kernel qdisc always has a handle (8001: and up when none is given); one declared
+        // without a handle here must not take plain priorities (major 0) for its own.
         if self.handle != Handle::UNSPEC && prio.qdisc() == self.handle {
             if let Some(i) = self.find(prio) {
                 return Some(i);

@@ -322,6 +322,8 @@ impl Sfq {
     fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> Option<u32> {
         let key = cx.key(pkt);
         let prio = Handle(key.priority);
+        // A kernel qdisc always has a handle (8001: and up when none is given); one declared
+        // without a handle here must not take plain priorities (major 0) for its own.
         if self.handle != Handle::UNSPEC && prio.qdisc() == self.handle {
             let m = prio.minor() as u32;
             if m > 0 && m <= self.divisor {
