@@ -130,9 +130,17 @@ impl Codel {
             last_now: Nanos::ZERO,
         }
     }
+}
+
+impl StashPeek for Codel {
+    const LEAF: bool = true;
+
+    fn stash_and_stats(&mut self) -> (&mut Option<PacketId>, &mut QdiscStats) {
+        (&mut self.stash, &mut self.stats)
+    }
 
     /// CoDel over the FIFO: the next packet to deliver, after any drops it decides.
-    fn codel_dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         let Codel { queue, backlog, params, vars, cstats, .. } = self;
         vars.dequeue(params, cstats, cx, now, |cx| {
             let p = queue.pop_front()?;
@@ -163,27 +171,12 @@ impl Qdisc for Codel {
 
     fn dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         self.last_now = now;
-        let mark = cx.mark();
-        let out = match self.stash.take() {
-            Some(p) => Some(p),
-            None => self.codel_dequeue(cx, now),
-        };
-        if let Some(p) = out {
-            cx.unstamp(p, now);
-        }
-        self.stats.after_dequeue(out, cx, mark);
-        out
+        self.dequeue_stashed(cx, now)
     }
 
     fn peek(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        if self.stash.is_none() {
-            self.last_now = now;
-            let mark = cx.mark();
-            self.stash = self.codel_dequeue(cx, now);
-            // Only the drops leave the qdisc; the stashed packet is still queued.
-            self.stats.after_dequeue(None, cx, mark);
-        }
-        self.stash
+        self.last_now = now;
+        self.peek_stashed(cx, now)
     }
 
     fn next_wakeup(&self, _now: Nanos) -> Option<Nanos> {
@@ -245,6 +238,43 @@ impl Qdisc for Codel {
             xstats_text: text,
             classes: vec![],
         });
+    }
+}
+
+/// Dequeue and peek for disciplines whose dequeue may drop (CoDel) or advances scheduling
+/// state (DRR rounds): `peek` dequeues into a one-packet stash that the next dequeue hands
+/// out, as the kernel's `qdisc_peek_dequeued` and `codel_peek` do. The stashed packet still
+/// counts as queued (and against limits); drops made while filling the stash are accounted
+/// at once.
+pub(super) trait StashPeek {
+    /// Leaves stamp the packets they store and unstamp what they hand out; parents do not.
+    const LEAF: bool;
+    fn stash_and_stats(&mut self) -> (&mut Option<PacketId>, &mut QdiscStats);
+    /// The discipline's own dequeue (run only while the stash is empty).
+    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId>;
+
+    fn dequeue_stashed(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+        let mark = cx.mark();
+        let out = match self.stash_and_stats().0.take() {
+            Some(p) => Some(p),
+            None => self.dequeue_inner(cx, now),
+        };
+        if let (true, Some(p)) = (Self::LEAF, out) {
+            cx.unstamp(p, now);
+        }
+        self.stash_and_stats().1.after_dequeue(out, cx, mark);
+        out
+    }
+
+    fn peek_stashed(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+        if self.stash_and_stats().0.is_none() {
+            let mark = cx.mark();
+            let p = self.dequeue_inner(cx, now);
+            let (stash, stats) = self.stash_and_stats();
+            *stash = p;
+            stats.after_dequeue(None, cx, mark);
+        }
+        *self.stash_and_stats().0
     }
 }
 

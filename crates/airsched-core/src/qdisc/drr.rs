@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use super::classify::{classify, sort_filters};
 use super::codel::tc_fmt::tc_size;
-use super::codel::{errors_since, filter_diag};
+use super::codel::{errors_since, filter_diag, StashPeek};
 use super::{default_child, opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::{Severity, TcDiag};
@@ -143,7 +143,7 @@ impl Drr {
 
     /// `drr_dequeue`: the head class sends its child's next packet if it fits the deficit;
     /// otherwise it gets another quantum and goes to the tail.
-    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+    fn drr_dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         loop {
             let &i = self.active.front()?;
             let cl = &mut self.classes[i];
@@ -171,6 +171,19 @@ impl Drr {
     }
 }
 
+impl StashPeek for Drr {
+    /// Children stamp; DRR only passes packets on.
+    const LEAF: bool = false;
+
+    fn stash_and_stats(&mut self) -> (&mut Option<PacketId>, &mut QdiscStats) {
+        (&mut self.stash, &mut self.stats)
+    }
+
+    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+        self.drr_dequeue(cx, now)
+    }
+}
+
 impl Qdisc for Drr {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
         let mark = cx.mark();
@@ -195,23 +208,11 @@ impl Qdisc for Drr {
     }
 
     fn dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        let mark = cx.mark();
-        let out = match self.stash.take() {
-            Some(p) => Some(p),
-            None => self.dequeue_inner(cx, now),
-        };
-        self.stats.after_dequeue(out, cx, mark);
-        out
+        self.dequeue_stashed(cx, now)
     }
 
     fn peek(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        if self.stash.is_none() {
-            let mark = cx.mark();
-            self.stash = self.dequeue_inner(cx, now);
-            // Drops inside the children leave; the stashed packet is still queued here.
-            self.stats.after_dequeue(None, cx, mark);
-        }
-        self.stash
+        self.peek_stashed(cx, now)
     }
 
     fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use super::classify::{classify, sort_filters};
 use super::codel::aqm::{codel_to_us, us_to_codel, CodelParams, CodelStats, CodelVars, CE_THRESHOLD_DISABLED};
 use super::codel::tc_fmt::{tc_size, tc_time};
-use super::codel::{drop_next_us, errors_since, filter_diag, signed_tc_time, time_us, ECN_NOTE};
+use super::codel::{drop_next_us, errors_since, filter_diag, signed_tc_time, time_us, StashPeek, ECN_NOTE};
 use super::sfq::flow_hash::{flow_hash, SipKey};
 use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
@@ -330,7 +330,7 @@ impl FqCodel {
     }
 
     /// `fq_codel_dequeue`: new flows first, then old ones, each while its deficit lasts.
-    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+    fn fq_dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         loop {
             let (from_new, f) = match self.new_flows.front() {
                 Some(&f) => (true, f),
@@ -415,6 +415,18 @@ impl FqCodel {
     }
 }
 
+impl StashPeek for FqCodel {
+    const LEAF: bool = true;
+
+    fn stash_and_stats(&mut self) -> (&mut Option<PacketId>, &mut QdiscStats) {
+        (&mut self.stash, &mut self.stats)
+    }
+
+    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+        self.fq_dequeue(cx, now)
+    }
+}
+
 impl Qdisc for FqCodel {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
         self.last_now = now;
@@ -426,27 +438,12 @@ impl Qdisc for FqCodel {
 
     fn dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         self.last_now = now;
-        let mark = cx.mark();
-        let out = match self.stash.take() {
-            Some(p) => Some(p),
-            None => self.dequeue_inner(cx, now),
-        };
-        if let Some(p) = out {
-            cx.unstamp(p, now);
-        }
-        self.stats.after_dequeue(out, cx, mark);
-        out
+        self.dequeue_stashed(cx, now)
     }
 
     fn peek(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        if self.stash.is_none() {
-            self.last_now = now;
-            let mark = cx.mark();
-            self.stash = self.dequeue_inner(cx, now);
-            // Only the drops leave the qdisc; the stashed packet is still queued.
-            self.stats.after_dequeue(None, cx, mark);
-        }
-        self.stash
+        self.last_now = now;
+        self.peek_stashed(cx, now)
     }
 
     fn next_wakeup(&self, _now: Nanos) -> Option<Nanos> {

@@ -17,7 +17,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use self::flow_hash::{flow_hash, SipKey};
 use super::classify::{classify, sort_filters};
 use super::codel::tc_fmt::tc_size;
-use super::codel::{errors_since, filter_diag};
+use super::codel::{errors_since, filter_diag, StashPeek};
 use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
@@ -439,7 +439,7 @@ impl Sfq {
 
     /// `sfq_dequeue`: serve the ring; a slot whose credit is spent is skipped (becoming the
     /// tail) with its allot raised by a quantum.
-    fn dequeue_inner(&mut self, cx: &QCtx<'_>) -> Option<PacketId> {
+    fn sfq_dequeue(&mut self, cx: &QCtx<'_>) -> Option<PacketId> {
         let mut t = self.tail?;
         let a = loop {
             let a = self.slots[t as usize].next;
@@ -515,6 +515,18 @@ impl Sfq {
     }
 }
 
+impl StashPeek for Sfq {
+    const LEAF: bool = true;
+
+    fn stash_and_stats(&mut self) -> (&mut Option<PacketId>, &mut QdiscStats) {
+        (&mut self.stash, &mut self.stats)
+    }
+
+    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, _now: Nanos) -> Option<PacketId> {
+        self.sfq_dequeue(cx)
+    }
+}
+
 impl Qdisc for Sfq {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
         self.perturb_until(cx, now);
@@ -526,24 +538,15 @@ impl Qdisc for Sfq {
 
     fn dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         self.perturb_until(cx, now);
-        let mark = cx.mark();
-        let out = self.stash.take().or_else(|| self.dequeue_inner(cx));
-        if let Some(p) = out {
-            cx.unstamp(p, now);
-        }
-        self.stats.after_dequeue(out, cx, mark);
-        out
+        self.dequeue_stashed(cx, now)
     }
 
     /// `qdisc_peek_dequeued`: dequeue into a stash the next dequeue returns.
     fn peek(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         if self.stash.is_none() {
             self.perturb_until(cx, now);
-            let mark = cx.mark();
-            self.stash = self.dequeue_inner(cx);
-            self.stats.after_dequeue(None, cx, mark);
         }
-        self.stash
+        self.peek_stashed(cx, now)
     }
 
     fn next_wakeup(&self, _now: Nanos) -> Option<Nanos> {
