@@ -26,7 +26,7 @@ use crate::time::Nanos;
 const QUANTUM_MAX: u32 = 1 << 20;
 /// The hash key comes from `StreamKind::Backoff` at this index offset plus the qdisc's stream
 /// (there is no StreamKind for qdiscs; see sfq's SFQ_STREAM_OFFSET).
-pub(super) const FQ_CODEL_STREAM_OFFSET: u64 = 2 << 60;
+const FQ_CODEL_STREAM_OFFSET: u64 = 2 << 60;
 
 /// The memory fq_codel charges for a packet of `len` bytes (qdisc length): the skb's
 /// truesize, modelled for a linear skb on x86_64 as the head buffer (64 bytes of headroom,

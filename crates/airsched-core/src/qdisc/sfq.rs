@@ -35,7 +35,7 @@ const EMPTY: u32 = u32::MAX;
 /// The perturbation keys come from `StreamKind::Backoff` at this index offset plus the
 /// qdisc's stream (there is no StreamKind for qdiscs; the offset keeps them apart from the
 /// WiFi nodes' backoff streams, which use small indices).
-pub(super) const SFQ_STREAM_OFFSET: u64 = 1 << 60;
+const SFQ_STREAM_OFFSET: u64 = 1 << 60;
 /// `INT_MAX / HZ` with HZ = 1000: the longest perturbation period the kernel accepts.
 const MAX_PERTURB_SECS: u64 = i32::MAX as u64 / 1000;
 
