@@ -51,7 +51,13 @@ fn flow_spec() -> impl Strategy<Value = FlowSpec> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    // A fixed seed: CI explores the same 200 cells every run (widen `cases` locally to explore).
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x00a1_5c4e_d000),
+        failure_persistence: None,
+        .. ProptestConfig::default()
+    })]
 
     #[test]
     fn random_cells_conserve_packets_and_stay_physical(
@@ -83,7 +89,15 @@ proptest! {
         // (server <-> ap) can go up to the wired rate, so only WiFi goodput is bounded here.
         for s in &r.stations {
             prop_assert!(s.goodput_mbps >= 0.0 && s.goodput_mbps <= 11.0, "{} {}", s.name, s.goodput_mbps);
-            prop_assert!(s.airtime_share >= 0.0 && s.airtime_share <= 1.02);
+            // A station's frames to and from it can collide with each other (the AP and the
+            // station both sending): both attempts are charged, so only without collisions is
+            // its airtime bounded by the busy time.
+            prop_assert!(s.airtime_share >= 0.0);
+            if s.collisions == 0 {
+                prop_assert!(s.airtime_share <= busy + 1e-9, "{} airtime {} > busy {}", s.name, s.airtime_share, busy);
+            } else {
+                prop_assert!(s.airtime_share <= 2.0 * busy + 1e-9);
+            }
             // A frame attempted before the warm-up ended may be delivered after it (one per
             // direction at most).
             prop_assert!(s.tx_frames <= s.tx_attempts + 2);

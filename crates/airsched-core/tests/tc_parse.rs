@@ -3,9 +3,8 @@
 //! add/replace/change/delete semantics, a property test (no input panics, every diagnostic has
 //! a position) and the `tc show` text.
 //!
-//! Disciplines other than the FIFOs are being written elsewhere; where a script needs one, the
-//! test checks the declared tree and that building fails only with "not implemented yet"
-//! (marked `TODO(kinds)`, to become real assertions once the kinds are merged).
+//! Scripts from the papers and LARTC are checked twice: their declared tree (what the script
+//! says) and the built tree (every kind named is there and its statistics identity holds).
 
 use airsched_core::packet::FlowKey;
 use airsched_core::qdisc::classify::{classify, Filter, FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
@@ -47,19 +46,21 @@ fn tree_of(text: &str, dev: &str) -> Vec<DeclaredQdisc> {
     trees.into_iter().next().unwrap().1
 }
 
-/// Building fails only because a discipline is still a placeholder. TODO(kinds): turn into
-/// assertions on the built tree once the kinds are merged.
+/// The script builds without errors into one tree for `dev` that contains every kind listed.
 #[track_caller]
-fn builds_but_for_placeholders(text: &str, dev: &str, kinds: &[&str]) {
+fn builds_with(text: &str, dev: &str, kinds: &[&str]) {
     let (script, mut d) = parse_script(text);
     let built = build_trees(&script, &devices(&[dev]), &mut d);
     let errs = errors(&d);
-    assert!(!errs.is_empty(), "expected placeholder errors; built {} trees", built.len());
-    for e in &errs {
-        assert!(e.message.ends_with("is not implemented yet"), "unexpected error: {e}");
-        assert!(kinds.contains(&e.token.as_str()), "placeholder error for an unexpected kind: {e}");
+    assert!(errs.is_empty(), "unexpected errors: {errs:#?}");
+    assert_eq!(built.len(), 1, "one tree for {dev}");
+    let reports = built[0].1.reports();
+    for k in kinds {
+        assert!(reports.iter().any(|r| r.kind == *k), "no {k} in the built tree: {:?}", reports.iter().map(|r| r.kind).collect::<Vec<_>>());
     }
-    assert!(built.is_empty());
+    for r in &reports {
+        assert!(r.stats.identity_holds(), "{} {}", r.kind, r.handle);
+    }
 }
 
 #[track_caller]
@@ -68,14 +69,12 @@ fn check(e: &TcDiag, line: u32, col: u32, token: &str, fragment: &str) {
     assert!(e.message.contains(fragment), "{fragment:?} not found in: {e}");
 }
 
-/// `text` applied to wlan0 and eth0 has exactly one error, as described (besides the errors of
-/// placeholder disciplines: TODO(kinds), drop that filter once they are merged).
+/// `text` applied to wlan0 and eth0 has exactly one error, as described.
 #[track_caller]
 fn one_error(text: &str, line: u32, col: u32, token: &str, fragment: &str) {
     let (script, mut d) = parse_script(text);
     let _ = build_trees(&script, &devices(&["wlan0", "eth0"]), &mut d);
-    let errs: Vec<&TcDiag> =
-        errors(&d).into_iter().filter(|e| !e.message.ends_with("is not implemented yet")).collect();
+    let errs: Vec<&TcDiag> = errors(&d);
     assert_eq!(errs.len(), 1, "expected one error, got: {d:#?}");
     check(errs[0], line, col, token, fragment);
 }
@@ -232,7 +231,7 @@ fn yip_kwok_htb_sfq_declares_two_classes_under_one() {
     assert_eq!(classify(f, h(1, 0), &flow([192, 168, 1, 7], 5001), 1500), Some(h(1, 2)));
     assert_eq!(classify(f, h(1, 0), &flow([192, 168, 2, 7], 5001), 1500), Some(h(1, 3)));
     assert_eq!(classify(f, h(1, 0), &flow([192, 168, 3, 7], 5001), 1500), None);
-    builds_but_for_placeholders(YIP_KWOK_HTB_SFQ, "imq0", &["htb", "sfq"]); // TODO(kinds)
+    builds_with(YIP_KWOK_HTB_SFQ, "imq0", &["htb", "sfq"]);
 }
 
 #[test]
@@ -250,14 +249,14 @@ fn yip_kwok_prio_tbf_puts_a_tbf_on_each_band() {
     );
     assert_eq!(t[1].options, "rate 5mbit burst 10kb latency 50ms");
     assert_eq!(t[0].filters.iter().map(|f| f.classid).collect::<Vec<_>>(), vec![h(1, 1), h(1, 2)]);
-    builds_but_for_placeholders(YIP_KWOK_PRIO_TBF, "imq0", &["prio", "tbf"]); // TODO(kinds)
+    builds_with(YIP_KWOK_PRIO_TBF, "imq0", &["prio", "tbf"]);
 }
 
 #[test]
 fn yip_kwok_sfq_gets_the_first_automatic_handle() {
     let t = tree_of(YIP_KWOK_SFQ, "imq0");
     assert_eq!((t[0].kind.as_str(), t[0].handle, t[0].options.as_str()), ("sfq", h(0x8001, 0), "perturb 10"));
-    builds_but_for_placeholders(YIP_KWOK_SFQ, "imq0", &["sfq"]); // TODO(kinds)
+    builds_with(YIP_KWOK_SFQ, "imq0", &["sfq"]);
 }
 
 #[test]
@@ -272,7 +271,7 @@ fn valenzuela_batch_file_limits_each_station() {
     let mut sta2 = flow([10, 0, 0, 9], 5001);
     sta2.src_ip = u32::from_be_bytes([192, 168, 0, 12]);
     assert_eq!(classify(f, h(1, 0), &sta2, 1028), Some(h(1, 0x20)));
-    builds_but_for_placeholders(VALENZUELA_HTB, "wlan0", &["htb"]); // TODO(kinds)
+    builds_with(VALENZUELA_HTB, "wlan0", &["htb"]);
 }
 
 #[test]
@@ -280,11 +279,11 @@ fn garroppo_reference_schedulers() {
     let cbq = tree_of(GARROPPO_CBQ, "wlan0");
     assert_eq!(cbq[0].classes.iter().map(|c| c.classid).collect::<Vec<_>>(), vec![h(1, 1), h(1, 0x10), h(1, 0x20)]);
     assert!(cbq[0].classes[0].options.ends_with("bounded"));
-    builds_but_for_placeholders(GARROPPO_CBQ, "wlan0", &["cbq"]); // TODO(kinds)
+    builds_with(GARROPPO_CBQ, "wlan0", &["cbq"]);
 
     let htb = tree_of(GARROPPO_HTB, "wlan0");
     assert_eq!(htb[0].options, "");
-    builds_but_for_placeholders(GARROPPO_HTB, "wlan0", &["htb"]); // TODO(kinds)
+    builds_with(GARROPPO_HTB, "wlan0", &["htb"]);
 
     // DRR leaves get pfifos with automatic handles 8001: and 8002:.
     let drr = tree_of(GARROPPO_DRR, "wlan0");
@@ -297,7 +296,7 @@ fn garroppo_reference_schedulers() {
             ("pfifo", h(0x8002, 0), h(1, 2), "limit 100")
         ]
     );
-    builds_but_for_placeholders(GARROPPO_DRR, "wlan0", &["drr"]); // TODO(kinds)
+    builds_with(GARROPPO_DRR, "wlan0", &["drr"]);
 }
 
 #[test]
@@ -344,8 +343,7 @@ fn lartc_prio_with_wondershaper_filters_and_fw() {
     let mut lowdelay = flow([10, 0, 0, 2], 80);
     lowdelay.tos = 0x10;
     assert_eq!(classify(f, h(1, 0), &lowdelay, 1500), Some(h(1, 1)));
-    builds_but_for_placeholders(LARTC_PRIO_FILTERS, "eth0", &["prio", "sfq", "tbf"]);
-    // TODO(kinds)
+    builds_with(LARTC_PRIO_FILTERS, "eth0", &["prio", "sfq", "tbf"]);
 }
 
 #[test]
@@ -361,7 +359,7 @@ fn fifo_scripts_build() {
     assert_eq!(names, vec!["wlan0", "eth0"], "eth1 is not configured and keeps its default");
     let r = built[0].1.reports();
     assert_eq!((r[0].kind, r[0].handle, r[0].parent), ("bfifo", h(1, 0), Handle::ROOT));
-    assert_eq!(r[0].options, "limit 30720b");
+    assert_eq!(r[0].options, "limit 30Kb");
     let r = built[1].1.reports();
     assert_eq!((r[0].kind, r[0].handle, r[0].options.as_str()), ("pfifo_head_drop", h(0x8001, 0), "limit 20p"));
     // Default limits come from the device's txqueuelen.
@@ -407,7 +405,7 @@ sudo tc qdisc add dev eth0 parent 1:3 handle 30: pfifo_head_drop
     let built = build_trees(&script, &devices(&["eth0"]), &mut d);
     assert!(built.is_empty());
     let errs = errors(&d);
-    // TODO(kinds): prio is a placeholder; once merged only the pfifo error remains.
+    assert_eq!(errs.len(), 1, "only the pfifo error: {d:#?}");
     assert!(
         errs.iter().any(|e| e.line == 9 && e.token == "10:1" && e.message.contains("pfifo is classless")),
         "{d:#?}"
