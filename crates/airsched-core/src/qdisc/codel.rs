@@ -6,17 +6,15 @@
 //! into a one-packet stash, as the kernel's `codel_peek` does.
 
 pub(super) mod aqm;
-pub(super) mod tc_fmt;
 #[cfg(test)]
 pub(super) mod test_tc;
 
 use std::collections::VecDeque;
 
 use self::aqm::{codel_time, codel_to_us, us_to_codel, CodelParams, CodelStats, CodelVars, CE_THRESHOLD_DISABLED};
-use self::tc_fmt::tc_time;
 use super::{opt_parser, BuildCx, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{OptParser, Severity, TcDiag, Tok};
+use crate::tc::{format_time_us, OptParser, Severity, TcDiag, Tok};
 use crate::time::Nanos;
 
 /// `DEFAULT_CODEL_LIMIT`, packets.
@@ -193,11 +191,11 @@ impl Qdisc for Codel {
 
     fn report(&self, parent: Handle, out: &mut Vec<QdiscReport>) {
         let p = &self.params;
-        let mut options = format!("limit {}p target {} ", self.limit, tc_time(codel_to_us(p.target)));
+        let mut options = format!("limit {}p target {} ", self.limit, format_time_us(codel_to_us(p.target).into()));
         if p.ce_threshold != CE_THRESHOLD_DISABLED {
-            options += &format!("ce_threshold {} ", tc_time(codel_to_us(p.ce_threshold)));
+            options += &format!("ce_threshold {} ", format_time_us(codel_to_us(p.ce_threshold).into()));
         }
-        options += &format!("interval {}", tc_time(codel_to_us(p.interval)));
+        options += &format!("interval {}", format_time_us(codel_to_us(p.interval).into()));
         if p.ecn {
             options += " ecn";
         }
@@ -207,7 +205,7 @@ impl Qdisc for Codel {
             "  count {} lastcount {} ldelay {}{} drop_next {}\n  maxpacket {} ecn_mark {} drop_overlimit {}",
             v.count,
             v.lastcount,
-            tc_time(codel_to_us(v.ldelay)),
+            format_time_us(codel_to_us(v.ldelay).into()),
             if v.dropping { " dropping" } else { "" },
             signed_tc_time(drop_next),
             self.cstats.maxpacket,
@@ -295,9 +293,9 @@ pub(super) fn drop_next_us(v: &CodelVars, now: Nanos) -> i64 {
 /// tc's `drop_next -5ms` form.
 pub(super) fn signed_tc_time(us: i64) -> String {
     if us < 0 {
-        format!("-{}", tc_time(us.unsigned_abs() as u32))
+        format!("-{}", format_time_us(u64::from(us.unsigned_abs() as u32)))
     } else {
-        tc_time(us as u32)
+        format_time_us(u64::from(us as u32))
     }
 }
 

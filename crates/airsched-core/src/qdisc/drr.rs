@@ -9,11 +9,10 @@
 use std::collections::VecDeque;
 
 use super::classify::{classify, sort_filters};
-use super::codel::tc_fmt::tc_size;
 use super::codel::{errors_since, filter_diag, StashPeek};
 use super::{default_child, opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{Severity, TcDiag};
+use crate::tc::{format_size, Severity, TcDiag};
 use crate::time::Nanos;
 
 struct DrrClass {
@@ -244,10 +243,10 @@ impl Qdisc for Drr {
                     classid: c.classid,
                     parent: Handle::ROOT,
                     leaf: (c.leaf != Handle::UNSPEC).then_some(c.leaf),
-                    options: format!("quantum {}", tc_size(c.quantum as u64)),
+                    options: format!("quantum {}", format_size(c.quantum as u64)),
                     stats,
                     xstats: vec![("deficit".into(), deficit as i64)],
-                    xstats_text: format!(" deficit {}", tc_size(deficit as u64)),
+                    xstats_text: format!(" deficit {}", format_size(deficit as u64)),
                 }
             })
             .collect();

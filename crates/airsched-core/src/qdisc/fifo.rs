@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use super::{opt_parser, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats, BuildCx};
 use crate::packet::PacketId;
-use crate::tc::TcDiag;
+use crate::tc::{format_size, TcDiag};
 use crate::time::Nanos;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,7 +155,7 @@ impl Qdisc for Fifo {
     fn report(&self, parent: Handle, out: &mut Vec<QdiscReport>) {
         let options = match self.kind {
             // tc prints a bfifo limit with print_size: "limit 15Kb", "limit 40360b".
-            FifoKind::Bfifo => format!("limit {}", super::tbf::tcfmt::sprint_size(self.limit)),
+            FifoKind::Bfifo => format!("limit {}", format_size(self.limit)),
             _ => format!("limit {}p", self.limit),
         };
         out.push(QdiscReport {

@@ -13,13 +13,12 @@ use std::collections::VecDeque;
 
 use super::classify::{classify, sort_filters};
 use super::codel::aqm::{codel_to_us, us_to_codel, CodelParams, CodelStats, CodelVars, CE_THRESHOLD_DISABLED};
-use super::codel::tc_fmt::{tc_size, tc_time};
 use super::codel::{drop_next_us, errors_since, filter_diag, signed_tc_time, time_us, StashPeek, ECN_NOTE};
 use super::sfq::flow_hash::{flow_hash, SipKey};
 use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
-use crate::tc::{Severity, TcDiag};
+use crate::tc::{format_size, format_time_us, Severity, TcDiag};
 use crate::time::Nanos;
 
 /// `FQ_CODEL_QUANTUM_MAX`: larger quanta are rejected (since ~5.15).
@@ -366,15 +365,15 @@ impl FqCodel {
 
     fn options(&self) -> String {
         let p = &self.params;
-        let mut o = format!("limit {}p flows {} quantum {} target {} ", self.limit, self.flows_cnt, self.quantum, tc_time(codel_to_us(p.target)));
+        let mut o = format!("limit {}p flows {} quantum {} target {} ", self.limit, self.flows_cnt, self.quantum, format_time_us(codel_to_us(p.target).into()));
         if p.ce_threshold != CE_THRESHOLD_DISABLED {
-            o += &format!("ce_threshold {} ", tc_time(codel_to_us(p.ce_threshold)));
+            o += &format!("ce_threshold {} ", format_time_us(codel_to_us(p.ce_threshold).into()));
             if p.ce_selector != 0 || p.ce_mask != 0 {
                 let hex = |v: u8| if v == 0 { "0".to_string() } else { format!("{v:#x}") };
                 o += &format!("ce_threshold_selector {}/{} ", hex(p.ce_selector), hex(p.ce_mask));
             }
         }
-        o += &format!("interval {} memory_limit {} ", tc_time(codel_to_us(p.interval)), tc_size(self.memory_limit as u64));
+        o += &format!("interval {} memory_limit {} ", format_time_us(codel_to_us(p.interval).into()), format_size(self.memory_limit as u64));
         if p.ecn {
             o += "ecn ";
         }
@@ -388,7 +387,7 @@ impl FqCodel {
             .map(|(i, f)| {
                 let v = &f.cvars;
                 let drop_next = drop_next_us(v, self.last_now);
-                let mut text = format!("  deficit {} count {} lastcount {} ldelay {}", f.deficit, v.count, v.lastcount, tc_time(codel_to_us(v.ldelay)));
+                let mut text = format!("  deficit {} count {} lastcount {} ldelay {}", f.deficit, v.count, v.lastcount, format_time_us(codel_to_us(v.ldelay).into()));
                 if v.dropping {
                     text += &format!(" dropping drop_next {}", signed_tc_time(drop_next));
                 }

@@ -38,7 +38,7 @@ use super::{
     QdiscReport, QdiscStats,
 };
 use crate::packet::PacketId;
-use crate::tc::{OptParser, Severity, TcDiag, Tok};
+use crate::tc::{format_rate_bytes, format_size, OptParser, Severity, TcDiag, Tok};
 use crate::time::Nanos;
 
 /// `TC_HTB_MAXDEPTH`: levels 0..7.
@@ -359,7 +359,7 @@ fn parse_class_opts(c: &super::ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option
         if ticks > u32::MAX as u128 {
             diags.push(diag_error(
                 c.at,
-                format!("{what} lasts {ticks} psched ticks at {}, more than tc can send (2^32 - 1)", fmt_rate(r)),
+                format!("{what} lasts {ticks} psched ticks at {}, more than tc can send (2^32 - 1)", format_rate_bytes(r)),
             ));
         }
     }
@@ -371,59 +371,6 @@ fn parse_class_opts(c: &super::ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option
     o.buffer_ticks = bt as u32;
     o.cbuffer_ticks = cbt as u32;
     Some(o)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Printing as iproute2 does (lib/json_print_math.c)
-
-/// `sprint_rate` (SI units): bytes/s printed as bits, e.g. `900Kbit`, `4Mbit`, `1500Kbit`.
-fn fmt_rate(bytes_ps: u64) -> String {
-    const UNITS: [&str; 5] = ["", "K", "M", "G", "T"];
-    let mut rate = bytes_ps.wrapping_shl(3);
-    let kilo = 1000u64;
-    let mut i = 0;
-    while i < UNITS.len() - 1 {
-        if rate < kilo {
-            break;
-        }
-        if (rate / kilo) * kilo != rate && rate < 1000 * kilo {
-            break;
-        }
-        rate /= kilo;
-        i += 1;
-    }
-    format!("{rate}{}bit", UNITS[i])
-}
-
-/// C's `%g` for a non-negative integral value.
-fn fmt_g(v: f64) -> String {
-    if v < 1e6 {
-        format!("{}", v as u64)
-    } else {
-        let exp = v.log10().floor() as i32;
-        let mant = v / 10f64.powi(exp);
-        let mut m = format!("{mant:.5}");
-        while m.ends_with('0') {
-            m.pop();
-        }
-        if m.ends_with('.') {
-            m.pop();
-        }
-        format!("{m}e+{exp:02}")
-    }
-}
-
-/// `sprint_size`: `1600b`, `15Kb`, `1Mb`.
-fn fmt_size(sz: u32) -> String {
-    let (kilo, mega) = (1024f64, 1024f64 * 1024f64);
-    let tmp = sz as f64;
-    if tmp >= mega && (mega * (tmp / mega).round() - tmp).abs() < 1024.0 {
-        format!("{}Mb", fmt_g((tmp / mega).round()))
-    } else if tmp >= kilo && (kilo * (tmp / kilo).round() - tmp).abs() < 16.0 {
-        format!("{}Kb", fmt_g((tmp / kilo).round()))
-    } else {
-        format!("{sz}b")
-    }
 }
 
 /// `PSCHED_NS2TICKS` clamped to `int`, as `htb_dump_class_stats` reports tokens.
@@ -683,7 +630,7 @@ impl Htb {
                     message: format!(
                         "quantum of class {:X} is {w}. Consider r2q change. (rate {} / r2q {} = {derived} bytes, used {q}; set quantum explicitly to avoid this)",
                         c.classid.0,
-                        fmt_rate(c.rate.bytes_ps),
+                        format_rate_bytes(c.rate.bytes_ps),
                         r2q
                     ),
                 });
@@ -1202,19 +1149,19 @@ impl Htb {
         if c.level == 0 {
             let _ = write!(s, "prio {} ", c.prio);
         }
-        let _ = write!(s, "rate {} ", fmt_rate(c.rate.bytes_ps));
+        let _ = write!(s, "rate {} ", format_rate_bytes(c.rate.bytes_ps));
         if c.rate.overhead != 0 {
             let _ = write!(s, "overhead {} ", c.rate.overhead);
         }
-        let _ = write!(s, "ceil {} ", fmt_rate(c.ceil.bytes_ps));
+        let _ = write!(s, "ceil {} ", format_rate_bytes(c.ceil.bytes_ps));
         if c.rate.atm {
             s.push_str("linklayer atm ");
         }
         let _ = write!(
             s,
             "burst {} cburst {}",
-            fmt_size(xmitsize(c.rate.bytes_ps, c.buffer_ticks)),
-            fmt_size(xmitsize(c.ceil.bytes_ps, c.cbuffer_ticks))
+            format_size(u64::from(xmitsize(c.rate.bytes_ps, c.buffer_ticks))),
+            format_size(u64::from(xmitsize(c.ceil.bytes_ps, c.cbuffer_ticks)))
         );
         s
     }

@@ -33,11 +33,10 @@ use rand::RngCore;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::tbf::child_handle;
-use super::tbf::tcfmt::sprint_size;
 use super::{diag_error, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
-use crate::tc::{Severity, TcDiag, Tok};
+use crate::tc::{format_size, Severity, TcDiag, Tok};
 use crate::time::Nanos;
 
 /// Stream index tag for RED ("RED" in the high bits), XORed with the device stream and handle.
@@ -586,7 +585,7 @@ impl Qdisc for Red {
     }
 
     fn report(&self, parent: Handle, out: &mut Vec<QdiscReport>) {
-        let mut options = format!("limit {} min {} max {}", sprint_size(self.p.limit as u64), sprint_size(self.p.qth_min as u64), sprint_size(self.p.qth_max as u64));
+        let mut options = format!("limit {} min {} max {}", format_size(self.p.limit as u64), format_size(self.p.qth_min as u64), format_size(self.p.qth_max as u64));
         for (on, name) in [(self.p.ecn, "ecn"), (self.p.harddrop, "harddrop"), (self.p.adaptive, "adaptive"), (self.p.nodrop, "nodrop")] {
             if on {
                 options += " ";

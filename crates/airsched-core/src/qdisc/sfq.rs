@@ -16,12 +16,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use self::flow_hash::{flow_hash, SipKey};
 use super::classify::{classify, sort_filters};
-use super::codel::tc_fmt::tc_size;
 use super::codel::{errors_since, filter_diag, StashPeek};
 use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
-use crate::tc::{Severity, TcDiag};
+use crate::tc::{format_size, Severity, TcDiag};
 use crate::time::Nanos;
 
 /// Packets per slot at most (`SFQ_MAX_DEPTH`); also the default limit.
@@ -563,7 +562,7 @@ impl Qdisc for Sfq {
     }
 
     fn report(&self, parent: Handle, out: &mut Vec<QdiscReport>) {
-        let mut options = format!("limit {}p quantum {} depth {} ", self.limit, tc_size(self.quantum as u64), self.maxdepth);
+        let mut options = format!("limit {}p quantum {} depth {} ", self.limit, format_size(self.quantum as u64), self.maxdepth);
         if self.headdrop {
             options += "headdrop ";
         }

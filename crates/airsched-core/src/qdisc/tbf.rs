@@ -21,13 +21,11 @@
 
 #[cfg(test)]
 pub(in crate::qdisc) mod testdecl;
-pub(in crate::qdisc) mod tcfmt;
 
 use super::{diag_error, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{OptParser, Severity, TcDiag, Tok};
+use crate::tc::{format_rate_bytes, format_size, format_time_us, OptParser, Severity, TcDiag, Tok};
 use crate::time::Nanos;
-use tcfmt::{sprint_rate, sprint_size, sprint_time_us};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LinkLayer {
@@ -409,8 +407,8 @@ pub fn parse_params(d: &QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) ->
                 pk_tok,
                 format!(
                     "peakrate {} is not above rate {}: the kernel refuses it (EINVAL)",
-                    sprint_rate(pk),
-                    sprint_rate(rate_b)
+                    format_rate_bytes(pk),
+                    format_rate_bytes(rate_b)
                 ),
             );
             return None;
@@ -591,23 +589,23 @@ impl Tbf {
         let rate = self.rate.bytes_per_sec as f64;
         let buffer_ticks = (self.buffer as u64 >> 6) as f64;
         let burst = (rate * (buffer_ticks / TICKS_PER_US) / 1e6) as u64;
-        let mut s = format!("rate {} burst {}", sprint_rate(self.rate.bytes_per_sec), sprint_size(burst));
+        let mut s = format!("rate {} burst {}", format_rate_bytes(self.rate.bytes_per_sec), format_size(burst));
         let mut latency = 1e6 * (self.limit as f64 / rate) - buffer_ticks / TICKS_PER_US;
         if let Some(pk) = &self.peak {
             let prate = pk.bytes_per_sec as f64;
             let mtu_ticks = (self.mtu as u64 >> 6) as f64;
-            s += &format!(" peakrate {}", sprint_rate(pk.bytes_per_sec));
+            s += &format!(" peakrate {}", format_rate_bytes(pk.bytes_per_sec));
             if mtu_ticks > 0.0 || pk.mpu > 0 {
                 let minburst = (prate * (mtu_ticks / TICKS_PER_US) / 1e6) as u64;
-                s += &format!(" minburst {}", sprint_size(minburst));
+                s += &format!(" minburst {}", format_size(minburst));
             }
             let lat2 = 1e6 * (self.limit as f64 / prate) - mtu_ticks / TICKS_PER_US;
             latency = latency.max(lat2);
         }
         if latency >= 0.0 {
-            s += &format!(" lat {}", sprint_time_us(latency.min(u32::MAX as f64) as u32));
+            s += &format!(" lat {}", format_time_us(u64::from(latency.min(u32::MAX as f64) as u32)));
         } else {
-            s += &format!(" limit {}", sprint_size(self.limit));
+            s += &format!(" limit {}", format_size(self.limit));
         }
         if self.rate.overhead > 0 {
             s += &format!(" overhead {}", self.rate.overhead);

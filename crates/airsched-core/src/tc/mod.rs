@@ -16,4 +16,4 @@ pub use opts::{OptParser, Severity, TcDiag, Tok};
 pub use script::{
     parse_classid, parse_qdisc_handle, parse_script, ClassCmd, Command, FilterCmd, HandleArg, Op, QdiscCmd, Script,
 };
-pub use show::{class_show, format_rate, format_size, format_time_us, qdisc_show, tree_text};
+pub use show::{class_show, format_rate, format_rate_bytes, format_size, format_time_us, qdisc_show, tree_text};

@@ -32,9 +32,16 @@ pub fn format_rate(bits_per_second: u64) -> String {
     format!("{rate}{}bit", UNITS[i])
 }
 
-/// A size in bytes as tc prints it (`sprint_size`): `1514b`, `15Kb`, `1Mb`, `1600b`. A binary
-/// unit is used when the size is within 16 bytes of a whole number of KiB (1 KiB of a whole
-/// number of MiB or GiB).
+/// A rate the kernel keeps in bytes per second, as tc prints it: `sprint_rate` shifts it to
+/// bits (`rate <<= 3`, wrapping like the C) and prints it as [`format_rate`] does.
+pub fn format_rate_bytes(bytes_per_second: u64) -> String {
+    format_rate(bytes_per_second.wrapping_shl(3))
+}
+
+/// A size in bytes as tc prints it (`sprint_size`, iproute2 6.x `lib/json_print_math.c`):
+/// `1514b`, `15Kb`, `1Mb`, `3Gb`, `1600b`. A binary unit is used when the size is within 16
+/// bytes of a whole number of KiB (1 KiB of a whole number of MiB or GiB); `rint` rounds half to
+/// even.
 pub fn format_size(bytes: u64) -> String {
     const K: f64 = 1024.0;
     const M: f64 = K * K;
@@ -52,8 +59,8 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
-/// A time in microseconds as tc prints it (`sprint_time`): `50ms`, `3.2ms`, `1s`, `100us`,
-/// with three significant digits above a millisecond.
+/// A time in microseconds as tc prints it (`sprint_time`, `%.3g` with a unit): `50ms`,
+/// `3.2ms`, `1s`, `100us`, with three significant digits above a millisecond.
 pub fn format_time_us(us: u64) -> String {
     let t = us as f64;
     if t >= 1e6 {
@@ -65,8 +72,8 @@ pub fn format_time_us(us: u64) -> String {
     }
 }
 
-/// C's `%.{prec}g`.
-fn fmt_g(x: f64, prec: usize) -> String {
+/// C's `%.{prec}g` (`%g` is `fmt_g(x, 6)`).
+pub(crate) fn fmt_g(x: f64, prec: usize) -> String {
     if x == 0.0 || !x.is_finite() {
         return if x.is_nan() {
             "nan".into()
@@ -323,6 +330,53 @@ mod tests {
         assert_eq!(fmt_g(1234567.0, 6), "1.23457e+06");
         assert_eq!(fmt_g(0.0001, 3), "0.0001");
         assert_eq!(fmt_g(0.00001, 3), "1e-05");
+    }
+
+    #[test]
+    fn percent_g_like_c() {
+        assert_eq!(fmt_g(50.0, 3), "50");
+        assert_eq!(fmt_g(30.72, 3), "30.7");
+        assert_eq!(fmt_g(1.5, 3), "1.5");
+        assert_eq!(fmt_g(1234.0, 3), "1.23e+03");
+        assert_eq!(fmt_g(0.0001234, 3), "0.000123");
+        assert_eq!(fmt_g(15.0, 6), "15");
+        assert_eq!(fmt_g(1e6, 6), "1e+06");
+    }
+
+    #[test]
+    fn sizes_rates_times_as_tc_prints_them() {
+        assert_eq!(format_size(15360), "15Kb");
+        assert_eq!(format_size(1514), "1514b");
+        assert_eq!(format_size(40360), "40360b");
+        assert_eq!(format_size(2 * 1024 * 1024), "2Mb");
+        assert_eq!(format_size(1_514_000), "1514000b");
+        assert_eq!(format_rate_bytes(500_000), "4Mbit");
+        assert_eq!(format_rate_bytes(187_500), "1500Kbit");
+        assert_eq!(format_rate_bytes(125), "1Kbit");
+        assert_eq!(format_rate_bytes(15), "120bit");
+        assert_eq!(format_time_us(50_000), "50ms");
+        assert_eq!(format_time_us(1_500_000), "1.5s");
+        assert_eq!(format_time_us(800), "800us");
+    }
+
+    #[test]
+    fn times_print_like_tc() {
+        // The kernel reports 5 ms as 4 999 us (CoDel's 1024-ns unit); tc's %.3g shows 5ms.
+        assert_eq!(format_time_us(4_999), "5ms");
+        assert_eq!(format_time_us(99_999), "100ms");
+        assert_eq!(format_time_us(1_500), "1.5ms");
+        assert_eq!(format_time_us(999), "999us");
+        assert_eq!(format_time_us(2_500_000), "2.5s");
+        assert_eq!(format_time_us(999_999), "1e+03ms");
+    }
+
+    #[test]
+    fn sizes_print_like_tc() {
+        assert_eq!(format_size(1514), "1514b");
+        assert_eq!(format_size(32 << 20), "32Mb");
+        assert_eq!(format_size(15 * 1024), "15Kb");
+        assert_eq!(format_size(1024 + 20), "1044b");
+        assert_eq!(format_size(0), "0b");
     }
 
     #[test]

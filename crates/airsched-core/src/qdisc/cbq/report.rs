@@ -3,6 +3,8 @@
 
 use super::{Cbq, Class, NPRIO, PASTPERFECT};
 use crate::qdisc::{ClassReport, Handle, Qdisc, QdiscReport, QdiscStats};
+use crate::tc::format_rate_bytes;
+use crate::tc::show::fmt_g;
 
 impl Cbq {
     /// Counters of each class over itself and the classes that share into it (what its "Sent"
@@ -30,7 +32,7 @@ impl Cbq {
 
     /// `cbq_print_opt` without -d: `rate 4Mbit (bounded,isolated) prio 1`.
     fn options_text(&self, c: &Class) -> String {
-        let mut s = format!("rate {} ", tc_rate(c.rtab.rate));
+        let mut s = format!("rate {} ", format_rate_bytes(u64::from(c.rtab.rate)));
         let flags: Vec<&str> = [(c.borrow.is_none(), "bounded"), (c.share.is_none(), "isolated")]
             .iter()
             .filter(|f| f.0)
@@ -58,7 +60,7 @@ impl Cbq {
             ("avgidle".to_string(), c.avgidle),
             ("undertime".to_string(), undertime),
         ];
-        let text = format!("  borrowed {b} overactions {o} avgidle {} undertime {}", fmt_g(c.avgidle), fmt_g(undertime));
+        let text = format!("  borrowed {b} overactions {o} avgidle {} undertime {}", fmt_g(c.avgidle as f64, 6), fmt_g(undertime as f64, 6));
         (pairs, text)
     }
 
@@ -102,32 +104,4 @@ impl Cbq {
             c.q.report(c.classid, out);
         }
     }
-}
-
-/// iproute2's rate printing (`print_color_rate`, SI units): divide by 1000 while the value is a
-/// whole multiple or at least a million.
-pub(super) fn tc_rate(bytes_per_sec: u32) -> String {
-    let mut r = u64::from(bytes_per_sec) * 8;
-    let units = ["", "K", "M", "G", "T"];
-    let mut i = 0;
-    while i < units.len() - 1 {
-        if r < 1000 || (r % 1000 != 0 && r < 1_000_000) {
-            break;
-        }
-        r /= 1000;
-        i += 1;
-    }
-    format!("{r}{}bit", units[i])
-}
-
-/// C's `%g` of an integer value (six significant digits).
-pub(super) fn fmt_g(v: i64) -> String {
-    if v.unsigned_abs() < 1_000_000 {
-        return v.to_string();
-    }
-    let s = format!("{:.5e}", v as f64);
-    let (mant, exp) = s.split_once('e').expect("exponent");
-    let mant = mant.trim_end_matches('0').trim_end_matches('.');
-    let exp: i32 = exp.parse().expect("integer exponent");
-    format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
 }

@@ -1,13 +1,13 @@
 //! CBQ tests: built through `build` from tc command lines, driven on `run_link`.
 
 use super::params::{calc_maxidle, calc_offtime, xmittime, RateTable};
-use super::report::{fmt_g, tc_rate};
 use super::*;
 use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
 use crate::qdisc::{ClassDecl, ClassReport};
 use crate::qdisc::testutil::{Bench, LinkRun, Source};
 use crate::qdisc::{testutil::run_link, Graft};
-use crate::tc::Tok;
+use crate::tc::show::fmt_g;
+use crate::tc::{format_rate_bytes, Tok};
 
 /// Tokens of one tc command line (line `line`), with 1-based columns.
 fn words(text: &str, line: u32) -> Vec<Tok<'_>> {
@@ -420,10 +420,10 @@ fn tc_formulas_and_rate_tables() {
     assert_eq!((c20.maxidle, c20.avgidle, c20.ewma_log, c20.priority), (3_193_093, 3_193_093, 5, 0));
     let c10 = class(&q, 0x10);
     assert_eq!((c10.maxidle, c10.minidle, c10.avpkt), (12_500, -0x7FFF_FFFF, 1000), "inherited from the link");
-    assert_eq!(tc_rate(1_250_000), "10Mbit");
-    assert_eq!(tc_rate(187_500), "1500Kbit");
-    assert_eq!(tc_rate(100), "800bit");
-    assert_eq!((fmt_g(-114_313), fmt_g(3_193_093), fmt_g(-2_147_483_647)), ("-114313".into(), "3.19309e+06".into(), "-2.14748e+09".into()));
+    assert_eq!(format_rate_bytes(1_250_000), "10Mbit");
+    assert_eq!(format_rate_bytes(187_500), "1500Kbit");
+    assert_eq!(format_rate_bytes(100), "800bit");
+    assert_eq!((fmt_g(-114_313.0, 6), fmt_g(3_193_093.0, 6), fmt_g(-2_147_483_647.0, 6)), ("-114313".into(), "3.19309e+06".into(), "-2.14748e+09".into()));
 }
 
 #[test]
