@@ -6,8 +6,6 @@
 //! into a one-packet stash, as the kernel's `codel_peek` does.
 
 pub(super) mod aqm;
-#[cfg(test)]
-pub(super) mod test_tc;
 
 use std::collections::VecDeque;
 
@@ -301,9 +299,8 @@ pub(super) fn signed_tc_time(us: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::test_tc::{build, build_ok, overload, qdisc};
     use super::*;
-    use crate::qdisc::testutil::Bench;
+    use crate::qdisc::testutil::{build, build_ok, overload, qdisc, Bench};
 
     fn codel(q: &QdiscImpl) -> &Codel {
         match q {

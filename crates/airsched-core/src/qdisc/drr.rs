@@ -269,9 +269,8 @@ impl Qdisc for Drr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::qdisc::testutil::{build, build_ok, class, jain, qdisc, run_link, words, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
-    use crate::qdisc::codel::test_tc::{build, build_ok, class, jain, qdisc, words};
-    use crate::qdisc::testutil::{run_link, Bench, Source};
     use crate::qdisc::Graft;
 
     /// `tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip sport SPORT 0xffff

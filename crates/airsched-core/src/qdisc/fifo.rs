@@ -195,12 +195,12 @@ mod tests {
 
     #[test]
     fn limits_read_like_tc_get_size() {
-        use crate::qdisc::tbf::testdecl::{build_err, build_ok};
-        let q = build_ok("pfifo", Handle::new(1, 0), "limit 1k");
+        use crate::qdisc::testutil::{build_err, build_opts_ok};
+        let q = build_opts_ok("pfifo", Handle::new(1, 0), "limit 1k");
         assert_eq!(q.reports()[0].options, "limit 1024p");
-        let q = build_ok("bfifo", Handle::new(1, 0), "limit 15k");
+        let q = build_opts_ok("bfifo", Handle::new(1, 0), "limit 15k");
         assert_eq!(q.reports()[0].options, "limit 15Kb");
-        let q = build_ok("pfifo_head_drop", Handle::new(1, 0), "");
+        let q = build_opts_ok("pfifo_head_drop", Handle::new(1, 0), "");
         assert_eq!(q.reports()[0].options, "limit 1000p");
         let e = build_err("pfifo", "limit 5g");
         assert_eq!(e[0].token, "5g");

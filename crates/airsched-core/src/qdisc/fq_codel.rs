@@ -497,9 +497,8 @@ impl Qdisc for FqCodel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::qdisc::testutil::{build, build_ok, jain, overload, qdisc, run_link, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
-    use crate::qdisc::codel::test_tc::{build, build_ok, jain, overload, qdisc};
-    use crate::qdisc::testutil::{run_link, Bench, Source};
 
     fn fq(q: &QdiscImpl) -> &FqCodel {
         match q {

@@ -1347,30 +1347,12 @@ impl Qdisc for Htb {
 mod tests {
     use super::*;
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
-    use crate::qdisc::testutil::{run_link, Bench, LinkRun, Source};
-    use crate::qdisc::{build_qdisc, ClassDecl, Fifo, FifoKind, Graft};
+    use crate::qdisc::testutil::{build, class as class_decl, errors, expect_built, handle, qdisc, run_link, Bench, LinkRun, Source};
+    use crate::qdisc::{Fifo, FifoKind, Graft};
 
     const MBIT: u64 = 1_000_000;
 
     // --- building from tc-like text ----------------------------------------------------------
-
-    fn toks(s: &'static str, line: u32, col: u32) -> Vec<Tok<'static>> {
-        let mut out = vec![];
-        let mut c = col;
-        for w in s.split(' ') {
-            if !w.is_empty() {
-                out.push(Tok { text: w, line, col: c });
-            }
-            c += w.len() as u32 + 1;
-        }
-        out
-    }
-
-    fn handle(s: &str) -> Handle {
-        let (a, b) = s.split_once(':').expect("M:m");
-        let minor = if b.is_empty() { 0 } else { u16::from_str_radix(b, 16).unwrap() };
-        Handle::new(u16::from_str_radix(a, 16).unwrap(), minor)
-    }
 
     /// Column of the first option token of class `i` (line 2 + i) as `class_decl` lays it out:
     /// `tc class add dev eth0 parent P classid C htb OPTS`.
@@ -1384,52 +1366,28 @@ mod tests {
     type ClassLine = (&'static str, &'static str, &'static str);
 
     fn build_htb(
-        qopts: &'static str,
+        qopts: &str,
         classes: &[ClassLine],
         filters: Vec<Filter>,
         grafts: Vec<(&'static str, QdiscImpl)>,
     ) -> (Option<QdiscImpl>, Vec<TcDiag>) {
-        let classes = classes
+        let mut d = qdisc(1, &format!("tc qdisc add dev eth0 root handle 1: htb {qopts}"));
+        d.classes = classes
             .iter()
             .enumerate()
-            .map(|(i, &(p, c, o))| {
-                let line = 2 + i as u32;
-                let at_col = format!("tc class add dev eth0 parent {p} classid ").len() as u32 + 1;
-                let opt_col = class_opt_col(p, c);
-                ClassDecl {
-                    at: Tok { text: c, line, col: at_col },
-                    classid: handle(c),
-                    parent: handle(p),
-                    kind: Tok { text: "htb", line, col: opt_col - 4 },
-                    opts: toks(o, line, opt_col),
-                    end: (line, opt_col + o.len() as u32),
-                }
-            })
+            .map(|(i, &(p, c, o))| class_decl(2 + i as u32, &format!("tc class add dev eth0 parent {p} classid {c} htb {o}")))
             .collect();
-        let grafts = grafts
+        d.grafts = grafts
             .into_iter()
             .enumerate()
             .map(|(i, (c, q))| Graft { at: Tok { text: c, line: 50 + i as u32, col: 30 }, classid: handle(c), qdisc: q })
             .collect();
-        let d = QdiscDecl {
-            kind: Tok { text: "htb", line: 1, col: QOPT_COL - 4 },
-            handle: Handle::new(1, 0),
-            parent: Handle::ROOT,
-            opts: toks(qopts, 1, QOPT_COL),
-            end: (1, QOPT_COL + qopts.len() as u32),
-            classes,
-            grafts,
-            filters,
-        };
-        let mut diags = vec![];
-        let q = build_qdisc(d, &BuildCx::for_tests(), &mut diags);
-        (q, diags)
+        d.filters = filters;
+        build(d)
     }
 
     fn ok(r: (Option<QdiscImpl>, Vec<TcDiag>)) -> QdiscImpl {
-        let (q, d) = r;
-        assert!(d.iter().all(|x| x.severity != Severity::Error), "{d:?}");
-        q.expect("built")
+        expect_built(r, "htb")
     }
 
     fn htb(q: &QdiscImpl) -> &Htb {
@@ -2014,10 +1972,6 @@ mod tests {
     }
 
     // --- options ------------------------------------------------------------------------------
-
-    fn errors(d: &[TcDiag]) -> Vec<&TcDiag> {
-        d.iter().filter(|x| x.severity == Severity::Error).collect()
-    }
 
     #[test]
     fn option_errors_name_the_token_and_position() {

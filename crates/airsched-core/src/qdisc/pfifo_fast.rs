@@ -134,8 +134,7 @@ impl Qdisc for PfifoFast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::tbf::testdecl::{build_full, build_ok, decl, opts_col};
-    use crate::qdisc::testutil::{run_link, Bench, Source};
+    use crate::qdisc::testutil::{build_full, build_opts_ok, decl, opts_col, run_link, Bench, Source};
 
     /// The IP stack's TOS -> skb->priority table (`rt_tos2priority`), reference section 2.2.
     fn tos2prio(tos: u8) -> u32 {
@@ -170,7 +169,7 @@ mod tests {
             b.keys[i].priority = tos2prio(tos);
             assert_eq!(b.keys[i].priority, prio, "TOS {tos:#x}");
         }
-        let mut q = build_ok("pfifo_fast", Handle::new(1, 0), "");
+        let mut q = build_opts_ok("pfifo_fast", Handle::new(1, 0), "");
         for (i, &(tos, _, band)) in table.iter().enumerate() {
             let before = pf(&mut q).band_lens();
             let id = b.pkt(i as u32, 100);
@@ -191,7 +190,7 @@ mod tests {
         b.keys[0].priority = 1; // band 2
         b.keys[1].priority = 0; // band 1
         b.keys[2].priority = 7; // band 0
-        let mut q = build_ok("pfifo_fast", Handle::UNSPEC, "");
+        let mut q = build_opts_ok("pfifo_fast", Handle::UNSPEC, "");
         let mut ids = vec![];
         for round in 0..2 {
             for f in 0..3 {
@@ -243,7 +242,7 @@ mod tests {
         let mut b = Bench::new(2);
         b.keys[0].priority = tos2prio(0x10); // interactive: band 0
         b.keys[1].priority = tos2prio(0x08); // bulk: band 2
-        let mut q = build_ok("pfifo_fast", Handle::new(1, 0), "");
+        let mut q = build_opts_ok("pfifo_fast", Handle::new(1, 0), "");
         let secs = 2;
         let src = |flow, rate_bps| Source { flow, rate_bps, ip_len: 1000, start: Nanos::ZERO, stop: Nanos::from_secs(secs) };
         let r = run_link(&mut q, &mut b, &[src(0, 12_000_000), src(1, 5_000_000)], 10_000_000, Nanos::from_secs(secs), Nanos::from_ms(500));
@@ -256,7 +255,7 @@ mod tests {
 
     #[test]
     fn report_prints_bands_and_priomap_like_tc() {
-        let q = build_ok("pfifo_fast", Handle::UNSPEC, "");
+        let q = build_opts_ok("pfifo_fast", Handle::UNSPEC, "");
         let r = q.reports();
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].kind, "pfifo_fast");

@@ -288,9 +288,8 @@ impl Qdisc for Prio {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::qdisc::testutil::{build_err, build_full, build_opts_ok, graft, run_link, word_col, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
-    use crate::qdisc::tbf::testdecl::{build_err, build_full, build_ok, graft, word_col};
-    use crate::qdisc::testutil::{run_link, Bench, Source};
 
     fn prio(q: &QdiscImpl) -> &Prio {
         match q {
@@ -317,7 +316,7 @@ mod tests {
         let mut b = Bench::new(2);
         b.keys[0].priority = 6; // band 0
         b.keys[1].priority = 0; // band 1
-        let mut q = build_ok("prio", Handle::new(1, 0), "");
+        let mut q = build_opts_ok("prio", Handle::new(1, 0), "");
         let r = run_link(&mut q, &mut b, &[src(0, 12_000_000, 3), src(1, 4_000_000, 3)], 10_000_000, Nanos::from_secs(3), Nanos::from_secs(1));
         assert_eq!(r.bytes[1], 0, "band 1 must not send while band 0 is backlogged");
         let rate0 = r.rate_bps(0, 2.0);
@@ -330,7 +329,7 @@ mod tests {
     #[test]
     fn a_tbf_on_band_0_limits_it_and_band_1_gets_the_rest() {
         // Yip & Kwok style: a shaper per band. Band 0 limited to 2 Mbit/s on a 10 Mbit/s link.
-        let tbf = build_ok("tbf", Handle::new(0x10, 0), "rate 2mbit burst 10k latency 50ms");
+        let tbf = build_opts_ok("tbf", Handle::new(0x10, 0), "rate 2mbit burst 10k latency 50ms");
         let (q, diags) = build_full("prio", Handle::new(1, 0), "", vec![graft(Handle::new(1, 1), tbf)], vec![], &BuildCx::for_tests());
         assert!(diags.is_empty(), "{diags:?}");
         let mut q = q.unwrap();
@@ -363,8 +362,8 @@ mod tests {
 
     #[test]
     fn next_wakeup_is_the_earliest_child_wakeup() {
-        let t1 = build_ok("tbf", Handle::new(10, 0), "rate 1mbit burst 1514 limit 100k");
-        let t2 = build_ok("tbf", Handle::new(20, 0), "rate 2mbit burst 1514 limit 100k");
+        let t1 = build_opts_ok("tbf", Handle::new(10, 0), "rate 1mbit burst 1514 limit 100k");
+        let t2 = build_opts_ok("tbf", Handle::new(20, 0), "rate 2mbit burst 1514 limit 100k");
         let (q, _) = build_full(
             "prio",
             Handle::new(1, 0),
@@ -495,17 +494,17 @@ mod tests {
         assert!(e[0].message.contains("expected one of: bands, priomap"), "{}", e[0]);
 
         // A valid 2-band map.
-        let q = build_ok("prio", Handle::new(1, 0), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
+        let q = build_opts_ok("prio", Handle::new(1, 0), "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
         assert_eq!(prio(&q).bands(), 2);
         assert_eq!(q.reports()[0].options, "bands 2 priomap 1 1 1 1 1 1 0 0 1 1 1 1 1 1 1 1");
-        let q = build_ok("prio", Handle::new(1, 0), "");
+        let q = build_opts_ok("prio", Handle::new(1, 0), "");
         assert_eq!(q.reports()[0].options, "bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
         assert_eq!(q.reports().len(), 4, "prio + three default pfifos");
     }
 
     #[test]
     fn grafts_and_filters_on_missing_classes_are_errors() {
-        let t = build_ok("tbf", Handle::new(10, 0), "rate 1mbit burst 10k limit 10k");
+        let t = build_opts_ok("tbf", Handle::new(10, 0), "rate 1mbit burst 10k limit 10k");
         let (q, diags) = build_full("prio", Handle::new(1, 0), "", vec![graft(Handle::new(1, 4), t)], vec![], &BuildCx::for_tests());
         assert!(q.is_none());
         assert!(diags[0].message.contains("no class 1:4"), "{}", diags[0]);

@@ -632,8 +632,7 @@ impl Qdisc for Red {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::tbf::testdecl::{build_err, build_full, build_ok, warnings, word_col};
-    use crate::qdisc::testutil::{run_link, Bench, Source};
+    use crate::qdisc::testutil::{build_err, build_full, build_opts_ok, run_link, warnings, word_col, Bench, Source};
 
     /// The tc-red(8) example, with probability 0.1 to make the early-drop region busy.
     const OPTS: &str = "limit 1000000 min 30000 max 90000 avpkt 1000 burst 55 probability 0.1 bandwidth 10mbit";
@@ -680,7 +679,7 @@ mod tests {
 
     #[test]
     fn tc_derives_wlog_plog_and_the_idle_table() {
-        let mut q = build_ok("red", Handle::new(1, 0), "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit");
+        let mut q = build_opts_ok("red", Handle::new(1, 0), "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit");
         let r = red(&mut q);
         let p = r.params().clone();
         // burst 55: smallest W = 2^-Wlog with 56 - 30 <= (1 - (1-W)^55) / W is 1/32.
@@ -697,7 +696,7 @@ mod tests {
         assert_eq!(reps[0].options, "limit 400000b min 30000b max 90000b");
         assert_eq!((reps[1].kind, reps[1].parent, reps[1].options.as_str()), ("bfifo", Handle::new(1, 1), "limit 400000b"));
         // tc's defaults: max = limit/4, min = max/3, burst = (2 min + max) / (3 avpkt).
-        let mut q = build_ok("red", Handle::new(1, 0), "limit 120k avpkt 1000 bandwidth 1mbit");
+        let mut q = build_opts_ok("red", Handle::new(1, 0), "limit 120k avpkt 1000 bandwidth 1mbit");
         let p = red(&mut q).params().clone();
         assert_eq!((p.qth_max, p.qth_min), (30720, 10240));
         assert_eq!(p.wlog, eval_ewma(10240, (2 * 10240 + 30720) / 3000, 1000).unwrap());
@@ -707,7 +706,7 @@ mod tests {
     fn average_follows_the_ewma_with_the_weight_from_burst() {
         for (burst, wlog) in [(55u32, 5u8), (100, 8)] {
             let opts = format!("limit 1000000 min 30000 max 90000 avpkt 1000 burst {burst} bandwidth 10mbit");
-            let mut q = build_ok("red", Handle::new(1, 0), &opts);
+            let mut q = build_opts_ok("red", Handle::new(1, 0), &opts);
             let r = red(&mut q);
             assert_eq!(r.params().wlog, wlog);
             let w = 1.0 / (1u64 << wlog) as f64;
@@ -730,7 +729,7 @@ mod tests {
 
     #[test]
     fn below_min_nothing_is_dropped() {
-        let mut q = build_ok("red", Handle::new(1, 0), OPTS);
+        let mut q = build_opts_ok("red", Handle::new(1, 0), OPTS);
         let mut b = Bench::new(1);
         let (early, forced, n) = hold(red(&mut q), &mut b, 29, 50_000, 1000);
         assert_eq!((early, forced), (0, 0), "{n} arrivals with avg 29000 < min 30000");
@@ -741,7 +740,7 @@ mod tests {
 
     #[test]
     fn above_max_everything_is_dropped_as_forced() {
-        let mut q = build_ok("red", Handle::new(1, 0), OPTS);
+        let mut q = build_opts_ok("red", Handle::new(1, 0), OPTS);
         let mut b = Bench::new(1);
         let (early, forced, n) = hold(red(&mut q), &mut b, 100, 10_000, 2000);
         assert!(red(&mut q).avg_bytes() >= 90_000.0);
@@ -755,7 +754,7 @@ mod tests {
     fn early_drop_rate_grows_with_the_average_as_red_prescribes() {
         let mut rates = vec![];
         for pkts in [45u64, 60, 75] {
-            let mut q = build_ok("red", Handle::new(1, 0), OPTS);
+            let mut q = build_opts_ok("red", Handle::new(1, 0), OPTS);
             let mut b = Bench::new(1);
             let r = red(&mut q);
             let (early, forced, n) = hold(r, &mut b, pkts, 200_000, 5_000);
@@ -774,7 +773,7 @@ mod tests {
 
     #[test]
     fn idle_time_decays_the_average() {
-        let mut q = build_ok("red", Handle::new(1, 0), OPTS);
+        let mut q = build_opts_ok("red", Handle::new(1, 0), OPTS);
         let r = red(&mut q);
         let mut b = Bench::new(1);
         // Build an average, then drain the queue; the failing dequeue starts the idle period.
@@ -800,7 +799,7 @@ mod tests {
 
     #[test]
     fn adaptive_raises_max_p_while_the_average_stays_high() {
-        let mut q = build_ok("red", Handle::new(1, 0), "limit 1000000 min 30000 max 90000 avpkt 1000 burst 55 probability 0.02 bandwidth 10mbit adaptive");
+        let mut q = build_opts_ok("red", Handle::new(1, 0), "limit 1000000 min 30000 max 90000 avpkt 1000 burst 55 probability 0.02 bandwidth 10mbit adaptive");
         let r = red(&mut q);
         let mut b = Bench::new(1);
         // Hold avg at 80000 B (above target_max = 30000 + 3 * 12000 = 66000) for 2.2 s.
@@ -832,7 +831,7 @@ mod tests {
 
     #[test]
     fn on_a_link_red_drops_early_then_forced_and_keeps_the_identity() {
-        let mut q = build_ok("red", Handle::new(1, 0), "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit");
+        let mut q = build_opts_ok("red", Handle::new(1, 0), "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit");
         let mut b = Bench::new(2);
         let src = |flow| Source { flow, rate_bps: 6_000_000, ip_len: 986, start: Nanos::ZERO, stop: Nanos::from_secs(5) };
         let r = run_link(&mut q, &mut b, &[src(0), src(1)], 10_000_000, Nanos::from_secs(5), Nanos::from_secs(1));
@@ -862,12 +861,12 @@ mod tests {
         assert_eq!((early, forced), (0, 0));
         assert!(red(&mut q).xstats().forced_mark >= 2000, "marked instead of dropped");
         // Not-ECT traffic is dropped as without ecn.
-        let mut q = build_ok("red", Handle::new(1, 0), &format!("{OPTS} ecn"));
+        let mut q = build_opts_ok("red", Handle::new(1, 0), &format!("{OPTS} ecn"));
         let mut b = Bench::new(1);
         let (_, forced, n) = hold(red(&mut q), &mut b, 100, 3000, 1000);
         assert_eq!(forced, n);
         // ecn harddrop: forced drops even for ECT packets.
-        let mut q = build_ok("red", Handle::new(1, 0), &format!("{OPTS} ecn harddrop"));
+        let mut q = build_opts_ok("red", Handle::new(1, 0), &format!("{OPTS} ecn harddrop"));
         let mut b = Bench::new(1);
         b.keys[0].tos = 0x01;
         let (_, forced, n) = hold(red(&mut q), &mut b, 100, 3000, 1000);

@@ -609,9 +609,8 @@ impl Qdisc for Sfq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::qdisc::testutil::{build, build_ok, jain, qdisc, run_link, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
-    use crate::qdisc::codel::test_tc::{build, build_ok, jain, qdisc};
-    use crate::qdisc::testutil::{run_link, Bench, Source};
 
     fn sfq(q: &QdiscImpl) -> &Sfq {
         match q {

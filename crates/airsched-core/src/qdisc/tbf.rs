@@ -19,9 +19,6 @@
 //! Deviations: GSO segmentation of oversize super-packets does not arise (airsched has no GSO);
 //! a burst of 4 GiB or more is refused (tc would then send only the 64-ns tick value).
 
-#[cfg(test)]
-pub(in crate::qdisc) mod testdecl;
-
 use super::{diag_error, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::{format_rate_bytes, format_size, format_time_us, OptParser, Severity, TcDiag, Tok};
@@ -619,9 +616,8 @@ impl Tbf {
 
 #[cfg(test)]
 mod tests {
-    use super::testdecl::{build_err, build_full, build_ok, warnings, word_col};
     use super::*;
-    use crate::qdisc::testutil::{run_link, Bench, Source};
+    use crate::qdisc::testutil::{build_err, build_full, build_opts_ok, run_link, warnings, word_col, Bench, Source};
 
     fn tbf(q: &QdiscImpl) -> &Tbf {
         match q {
@@ -637,7 +633,7 @@ mod tests {
     #[test]
     fn worked_numbers_of_reference_section_14() {
         // 14.3: rate 4mbit burst 15k latency 50ms.
-        let q = build_ok("tbf", Handle::new(1, 0), "rate 4mbit burst 15k latency 50ms");
+        let q = build_opts_ok("tbf", Handle::new(1, 0), "rate 4mbit burst 15k latency 50ms");
         let t = tbf(&q);
         assert_eq!(t.rate.bytes_per_sec, 500_000);
         assert_eq!(t.limit(), 40_360);
@@ -654,7 +650,7 @@ mod tests {
         assert_eq!(r[0].classes[0].classid, Handle::new(1, 1));
 
         // With peakrate 8mbit mtu 1514: min(40360, 1000000*0.05 + 1514 = 51514) = 40360.
-        let q = build_ok("tbf", Handle::new(1, 0), "rate 4mbit burst 15k peakrate 8mbit mtu 1514 latency 50ms");
+        let q = build_opts_ok("tbf", Handle::new(1, 0), "rate 4mbit burst 15k peakrate 8mbit mtu 1514 latency 50ms");
         let t = tbf(&q);
         assert_eq!(t.limit(), 40_360);
         assert_eq!(t.mtu, 1_514_000);
@@ -663,25 +659,25 @@ mod tests {
         assert_eq!(t.options_text(), "rate 4Mbit burst 15Kb peakrate 8Mbit minburst 1513b lat 50ms");
 
         // When the peak term is smaller it wins: 625000*0.05 + 1514 = 32764 < 500000*0.05 + 102400.
-        let q = build_ok("tbf", Handle::new(1, 0), "rate 4mbit burst 100k peakrate 5mbit mtu 1514 latency 50ms");
+        let q = build_opts_ok("tbf", Handle::new(1, 0), "rate 4mbit burst 100k peakrate 5mbit mtu 1514 latency 50ms");
         assert_eq!(tbf(&q).limit(), 32_764);
         // bfifo limits print as tc's print_size does (a fifo.rs fix).
-        let bf = build_ok("bfifo", Handle::new(2, 0), "limit 15k");
+        let bf = build_opts_ok("bfifo", Handle::new(2, 0), "limit 15k");
         assert_eq!(bf.reports()[0].options, "limit 15Kb");
         // An explicit limit is kept as given.
         // lat = limit/rate - burst/rate = 163.84 ms - 81.92 ms.
-        let q = build_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 10k limit 20k");
+        let q = build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 10k limit 20k");
         assert_eq!(tbf(&q).limit(), 20_480);
         assert_eq!(tbf(&q).options_text(), "rate 1Mbit burst 10Kb lat 81.9ms");
         // A limit below the burst makes tc's latency negative: it prints the limit instead.
-        let q = build_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 10k limit 2000");
+        let q = build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 10k limit 2000");
         assert_eq!(tbf(&q).options_text(), "rate 1Mbit burst 10Kb limit 2000b");
     }
 
     #[test]
     fn long_run_output_rate_is_within_1_percent_of_rate() {
         let mut b = Bench::new(1);
-        let mut q = build_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 10k latency 50ms");
+        let mut q = build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 10k latency 50ms");
         let r = run_link(&mut q, &mut b, &[src(0, 2_000_000, 1000, 20)], 10_000_000, Nanos::from_secs(20), Nanos::from_secs(2));
         let rate = r.rate_bps(0, 18.0);
         assert!((rate - 1e6).abs() / 1e6 < 0.01, "TBF output {rate} bit/s, configured 1 Mbit/s");
@@ -699,7 +695,7 @@ mod tests {
     fn initial_burst_is_exactly_burst_bytes_at_line_rate() {
         // 10 packets of 1514 B = 15140 B of burst; link 100 Mbit/s, source 200 Mbit/s.
         let mut b = Bench::new(1);
-        let mut q = build_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 15140 limit 1mb");
+        let mut q = build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 15140 limit 1mb");
         let r = run_link(&mut q, &mut b, &[src(0, 200_000_000, 1500, 1)], 100_000_000, Nanos::from_ms(200), Nanos::ZERO);
         let d: Vec<Nanos> = r.departures.iter().map(|x| x.0).collect();
         let line = Nanos::for_bits(1514 * 8, 100_000_000); // 121.12 us
@@ -721,7 +717,7 @@ mod tests {
     #[test]
     fn peakrate_limits_the_speed_of_the_burst() {
         let mut b = Bench::new(1);
-        let mut q = build_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 15140 peakrate 10mbit mtu 1514 limit 1mb");
+        let mut q = build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 15140 peakrate 10mbit mtu 1514 limit 1mb");
         let r = run_link(&mut q, &mut b, &[src(0, 200_000_000, 1500, 3)], 100_000_000, Nanos::from_secs(3), Nanos::from_secs(1));
         let d: Vec<Nanos> = r.departures.iter().map(|x| x.0).collect();
         let peak_gap = Nanos(1_211_200); // 1514 B at 10 Mbit/s
@@ -760,7 +756,7 @@ mod tests {
 
     #[test]
     fn throttled_dequeue_counts_an_overlimit_and_arms_the_watchdog() {
-        let mut q = build_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 2000 limit 100k");
+        let mut q = build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 2000 limit 100k");
         let mut b = Bench::new(1);
         let a = b.pkt(0, 1486); // 1500 B: 12 ms at 1 Mbit/s; the bucket holds 16 ms
         let c = b.pkt(0, 1486);
@@ -791,7 +787,7 @@ mod tests {
         assert_eq!(RateCfg { overhead: 24, ..eth }.l2t_ns(100), 124_000);
         // 100 B -> 3 cells of 48 -> 159 B on the wire.
         assert_eq!(RateCfg { linklayer: LinkLayer::Atm, ..eth }.l2t_ns(100), 159_000);
-        let q = build_ok("tbf", Handle::new(1, 0), "rate 8mbit burst 20k limit 100k overhead 10 mpu 64 linklayer adsl");
+        let q = build_opts_ok("tbf", Handle::new(1, 0), "rate 8mbit burst 20k limit 100k overhead 10 mpu 64 linklayer adsl");
         let t = tbf(&q);
         assert_eq!(t.rate, RateCfg { bytes_per_sec: 1_000_000, overhead: 10, mpu: 64, linklayer: LinkLayer::Atm });
         assert!(t.options_text().ends_with("overhead 10 linklayer atm"), "{}", t.options_text());
@@ -800,9 +796,9 @@ mod tests {
     #[test]
     fn abbreviations_tc_accepts() {
         // q_tbf.c matches limit/latency/burst/peakrate/overhead/linklayer by prefix.
-        let q = build_ok("tbf", Handle::new(1, 0), "rate 4mbit b 15k lat 50ms peak 8mbit minburst 1514");
+        let q = build_opts_ok("tbf", Handle::new(1, 0), "rate 4mbit b 15k lat 50ms peak 8mbit minburst 1514");
         assert_eq!(tbf(&q).limit(), 40_360);
-        let q = build_ok("tbf", Handle::new(1, 0), "rate 4mbit maxburst 15k l 40360");
+        let q = build_opts_ok("tbf", Handle::new(1, 0), "rate 4mbit maxburst 15k l 40360");
         assert_eq!(tbf(&q).limit(), 40_360);
     }
 
@@ -846,7 +842,7 @@ mod tests {
         assert_eq!((e[0].token.as_str(), e[0].col), ("token-ring", word_col("tbf", o, 7)));
 
         let o = "rate 1mbit burst 10k latency 50";
-        let q = build_ok("tbf", Handle::new(1, 0), o);
+        let q = build_opts_ok("tbf", Handle::new(1, 0), o);
         assert_eq!(tbf(&q).limit(), 125_000 * 50 / 1_000_000 + 10_240, "a bare latency is microseconds");
 
         let o = "rate 7bit burst 10k limit 10k";

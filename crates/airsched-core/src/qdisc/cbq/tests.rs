@@ -3,24 +3,10 @@
 use super::params::{calc_maxidle, calc_offtime, xmittime, RateTable};
 use super::*;
 use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
-use crate::qdisc::{ClassDecl, ClassReport};
-use crate::qdisc::testutil::{Bench, LinkRun, Source};
-use crate::qdisc::{testutil::run_link, Graft};
+use crate::qdisc::testutil::{self, class as class_decl, errors, expect_built, qdisc, run_link, tokens, Bench, LinkRun, Source};
+use crate::qdisc::{ClassReport, Graft};
 use crate::tc::show::fmt_g;
 use crate::tc::{format_rate_bytes, Tok};
-
-/// Tokens of one tc command line (line `line`), with 1-based columns.
-fn words(text: &str, line: u32) -> Vec<Tok<'_>> {
-    let mut out = vec![];
-    let mut col = 1u32;
-    for w in text.split(' ') {
-        if !w.is_empty() {
-            out.push(Tok { text: w, line, col });
-        }
-        col += w.len() as u32 + 1;
-    }
-    out
-}
 
 /// A tc script: one `tc qdisc add ... cbq` line, then `tc class add` lines, in order.
 struct Script {
@@ -38,52 +24,21 @@ impl Script {
 
     /// Build with `filters` and `grafts`; the diagnostics either way.
     fn build_with(&self, filters: Vec<Filter>, grafts: Vec<Graft<'_>>) -> (Option<QdiscImpl>, Vec<TcDiag>) {
-        let toks: Vec<Vec<Tok<'_>>> = self.lines.iter().enumerate().map(|(i, l)| words(l, i as u32 + 1)).collect();
-        let end = |i: usize| (i as u32 + 1, self.lines[i].len() as u32 + 1);
-        let kind_at = |t: &[Tok<'_>]| t.iter().position(|w| w.text == "cbq").expect("cbq keyword");
-        let q = &toks[0];
-        let qk = kind_at(q);
-        let classes = toks[1..]
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let k = kind_at(t);
-                ClassDecl {
-                    at: t[k - 1],
-                    classid: params::parse_classid(t[k - 1].text).expect("classid"),
-                    parent: params::parse_classid(t[k - 3].text).expect("parent"),
-                    kind: t[k],
-                    opts: t[k + 1..].to_vec(),
-                    end: end(i + 1),
-                }
-            })
-            .collect();
-        let decl = QdiscDecl {
-            kind: q[qk],
-            handle: Handle::new(1, 0),
-            parent: Handle::ROOT,
-            opts: q[qk + 1..].to_vec(),
-            end: end(0),
-            classes,
-            grafts,
-            filters,
-        };
-        let mut diags = vec![];
-        let built = build(decl, &BuildCx::for_tests(), &mut diags);
-        (built, diags)
+        let mut d = qdisc(1, &self.lines[0]);
+        d.classes = self.lines[1..].iter().enumerate().map(|(i, l)| class_decl(i as u32 + 2, l)).collect();
+        d.grafts = grafts;
+        d.filters = filters;
+        testutil::build(d)
     }
 
     fn build(&self) -> QdiscImpl {
-        let (q, diags) = self.build_with(vec![], vec![]);
-        let errors: Vec<String> = diags.iter().filter(|d| d.severity == Severity::Error).map(|d| d.to_string()).collect();
-        assert!(errors.is_empty(), "{errors:#?}");
-        q.expect("built")
+        expect_built(self.build_with(vec![], vec![]), "cbq")
     }
 
     fn errors(&self) -> Vec<TcDiag> {
         let (q, diags) = self.build_with(vec![], vec![]);
         assert!(q.is_none(), "expected the script to be rejected");
-        diags.into_iter().filter(|d| d.severity == Severity::Error).collect()
+        errors(&diags)
     }
 }
 
@@ -542,7 +497,7 @@ fn peek_returns_what_dequeue_returns() {
 
 /// The 1-based column of the first token `word` on `line`.
 fn col_of(line: &str, word: &str) -> u32 {
-    words(line, 1).iter().find(|t| t.text == word).expect("word on the line").col
+    tokens(line, 1, 1).iter().find(|t| t.text == word).expect("word on the line").col
 }
 
 #[test]
