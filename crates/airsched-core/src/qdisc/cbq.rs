@@ -31,6 +31,7 @@ mod tests;
 use params::RateTable;
 
 use super::classify::{classify, sort_filters, Filter};
+use super::common::{errors_since, filter_diag};
 use super::{diag_error, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::{Severity, TcDiag};
@@ -197,25 +198,21 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let mut filters = d.filters;
     for f in &filters {
         if q.lookup(f.parent).is_none() {
-            diags.push(line_diag(Severity::Error, f.line, format!("filter parent {} is neither cbq {} nor one of its classes", f.parent, d.handle)));
+            diags.push(filter_diag(f, Severity::Error, format!("filter parent {} is neither cbq {} nor one of its classes", f.parent, d.handle)));
         } else if f.classid.major() != 0 && q.lookup(f.classid).is_none() {
-            diags.push(line_diag(
+            diags.push(filter_diag(
+                f,
                 Severity::Warning,
-                f.line,
                 format!("flowid {} names no class of cbq {}: matching packets fall back to the defmap (or the class the filter is attached to)", f.classid, d.handle),
             ));
         }
     }
     sort_filters(&mut filters);
     q.filters = filters;
-    if params::errors_since(diags, n0) {
+    if errors_since(diags, n0) {
         return None;
     }
     Some(QdiscImpl::Cbq(Box::new(q)))
-}
-
-fn line_diag(severity: Severity, line: u32, message: String) -> TcDiag {
-    TcDiag { severity, line, col: 1, token: String::new(), message }
 }
 
 impl Cbq {

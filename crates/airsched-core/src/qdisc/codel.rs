@@ -10,9 +10,10 @@ pub(super) mod aqm;
 use std::collections::VecDeque;
 
 use self::aqm::{codel_time, codel_to_us, us_to_codel, CodelParams, CodelStats, CodelVars, CE_THRESHOLD_DISABLED};
-use super::{opt_parser, BuildCx, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
+use super::common::{errors_since, StashPeek};
+use super::{opt_parser, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{format_time_us, OptParser, Severity, TcDiag, Tok};
+use crate::tc::{format_time_us, OptParser, TcDiag, Tok};
 use crate::time::Nanos;
 
 /// `DEFAULT_CODEL_LIMIT`, packets.
@@ -52,16 +53,6 @@ pub(super) fn time_us(p: &mut OptParser<'_, '_>, key: Tok<'_>) -> Option<u32> {
 /// The warning for options whose effect needs ECN-capable packets.
 pub(super) const ECN_NOTE: &str = "accepted; CoDel marks instead of dropping only packets whose TOS carries ECT or CE bits: \
      airsched's UDP flows are Not-ECT unless their tos sets those bits, so they are dropped; marks are counted, not written into packets";
-
-/// A diagnostic about a `tc filter` line (filters carry their line, not their tokens).
-pub(super) fn filter_diag(f: &Filter, severity: Severity, message: impl Into<String>) -> TcDiag {
-    TcDiag { severity, line: f.line, col: 1, token: String::new(), message: message.into() }
-}
-
-/// True if a diagnostic after `from` is an error.
-pub(super) fn errors_since(diags: &[TcDiag], from: usize) -> bool {
-    diags[from..].iter().any(|d| d.severity == Severity::Error)
-}
 
 pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {
     let from = diags.len();
@@ -237,43 +228,6 @@ impl Qdisc for Codel {
     }
 }
 
-/// Dequeue and peek for disciplines whose dequeue may drop (CoDel) or advances scheduling
-/// state (DRR rounds): `peek` dequeues into a one-packet stash that the next dequeue hands
-/// out, as the kernel's `qdisc_peek_dequeued` and `codel_peek` do. The stashed packet still
-/// counts as queued (and against limits); drops made while filling the stash are accounted
-/// at once.
-pub(super) trait StashPeek {
-    /// Leaves stamp the packets they store and unstamp what they hand out; parents do not.
-    const LEAF: bool;
-    fn stash_and_stats(&mut self) -> (&mut Option<PacketId>, &mut QdiscStats);
-    /// The discipline's own dequeue (run only while the stash is empty).
-    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId>;
-
-    fn dequeue_stashed(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        let mark = cx.mark();
-        let out = match self.stash_and_stats().0.take() {
-            Some(p) => Some(p),
-            None => self.dequeue_inner(cx, now),
-        };
-        if let (true, Some(p)) = (Self::LEAF, out) {
-            cx.unstamp(p, now);
-        }
-        self.stash_and_stats().1.after_dequeue(out, cx, mark);
-        out
-    }
-
-    fn peek_stashed(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        if self.stash_and_stats().0.is_none() {
-            let mark = cx.mark();
-            let p = self.dequeue_inner(cx, now);
-            let (stash, stats) = self.stash_and_stats();
-            *stash = p;
-            stats.after_dequeue(None, cx, mark);
-        }
-        *self.stash_and_stats().0
-    }
-}
-
 /// `drop_next` as the kernel reports it: microseconds from now (negative if overdue), 0 when
 /// not dropping.
 pub(super) fn drop_next_us(v: &CodelVars, now: Nanos) -> i64 {
@@ -300,6 +254,7 @@ pub(super) fn signed_tc_time(us: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tc::Severity;
     use crate::qdisc::testutil::{build, build_ok, overload, qdisc, Bench};
 
     fn codel(q: &QdiscImpl) -> &Codel {

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use super::classify::{classify, sort_filters};
-use super::codel::{errors_since, filter_diag, StashPeek};
+use super::common::{errors_since, filter_diag, StashPeek};
 use super::{default_child, opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::{format_size, Severity, TcDiag};
@@ -269,7 +269,7 @@ impl Qdisc for Drr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testutil::{build, build_ok, class, jain, qdisc, run_link, words, Bench, Source};
+    use crate::qdisc::testutil::{ab_order, build, build_ok, class, jain, qdisc, run_link, words, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
     use crate::qdisc::Graft;
 
@@ -328,13 +328,7 @@ mod tests {
                 q.enqueue(p, &mut b.cx(), Nanos(0));
             }
         }
-        let order: String = (0..9)
-            .map(|_| {
-                let p = q.dequeue(&mut b.cx(), Nanos(1)).unwrap();
-                if b.pkts.get(p).flow == 0 { 'A' } else { 'B' }
-            })
-            .collect();
-        assert_eq!(order, "ABBABBABB");
+        assert_eq!(ab_order(&mut q, &mut b, 9), "ABBABBABB");
         // Class 1:2 has just spent its deficit; 1:1 holds a fresh quantum.
         let deficits: Vec<i64> = q.reports()[0].classes.iter().map(|c| c.xstats[0].1).collect();
         assert_eq!(deficits, vec![1514, 0]);

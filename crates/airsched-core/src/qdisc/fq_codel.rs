@@ -11,9 +11,10 @@
 
 use std::collections::VecDeque;
 
-use super::classify::{classify, sort_filters};
+use super::classify::sort_filters;
 use super::codel::aqm::{codel_to_us, us_to_codel, CodelParams, CodelStats, CodelVars, CE_THRESHOLD_DISABLED};
-use super::codel::{drop_next_us, errors_since, filter_diag, signed_tc_time, time_us, StashPeek, ECN_NOTE};
+use super::codel::{drop_next_us, signed_tc_time, time_us, ECN_NOTE};
+use super::common::{bucket_of, errors_since, filter_diag, StashPeek};
 use super::sfq::flow_hash::{flow_hash, SipKey};
 use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
@@ -218,22 +219,9 @@ impl FqCodel {
 
     /// `fq_codel_classify`: the flow index (0-based), or None: dropped as unclassified.
     fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> Option<u32> {
-        let key = cx.key(pkt);
-        let prio = Handle(key.priority);
-        // A kernel qdisc always has a handle (8001: and up when none is given); one declared
-        // without a handle here must not take plain priorities (major 0) for its own.
-        if self.handle != Handle::UNSPEC && prio.qdisc() == self.handle {
-            let m = prio.minor() as u32;
-            if m > 0 && m <= self.flows_cnt {
-                return Some(m - 1);
-            }
-        }
-        if self.filters.is_empty() {
-            // reciprocal_scale: the hash's share of 2^32 scaled to the number of flows.
-            return Some(((flow_hash(key, self.hash_key) as u64 * self.flows_cnt as u64) >> 32) as u32);
-        }
-        let m = classify(&self.filters, self.handle, key, cx.pkts.get(pkt).ip_len)?.minor() as u32;
-        (m > 0 && m <= self.flows_cnt).then(|| m - 1)
+        // reciprocal_scale: the hash's share of 2^32 scaled to the number of flows.
+        let hash = || ((flow_hash(cx.key(pkt), self.hash_key) as u64 * self.flows_cnt as u64) >> 32) as u32;
+        bucket_of(self.handle, &self.filters, self.flows_cnt, cx, pkt, hash)
     }
 
     /// `fq_codel_drop`: from the flow with the largest byte backlog (the first such), drop

@@ -33,8 +33,9 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 use super::classify::{classify, sort_filters, Filter};
+use super::common::{errors_since, filter_diag, StashPeek};
 use super::{
-    default_child, diag_error, opt_parser, BuildCx, ClassReport, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
+    default_child, diag_error, diag_warning, opt_parser, BuildCx, ClassReport, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
     QdiscReport, QdiscStats,
 };
 use crate::packet::PacketId;
@@ -228,10 +229,6 @@ fn xmitsize(rate: u64, ticks: u32) -> u32 {
     (rate as u128 * ticks as u128 / TICKS_PER_SEC).min(u32::MAX as u128) as u32
 }
 
-fn error_count(diags: &[TcDiag]) -> usize {
-    diags.iter().filter(|d| d.severity == Severity::Error).count()
-}
-
 /// A u32 option value with tc's range (`get_u32`, `get_u16`).
 fn uint_opt(p: &mut OptParser<'_, '_>, k: Tok<'_>, max: u64) -> Option<u64> {
     p.uint(k, 0, max)
@@ -242,7 +239,7 @@ fn parse_class_opts(c: &super::ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option
         "rate", "ceil", "burst", "buffer", "maxburst", "cburst", "cbuffer", "cmaxburst", "prio", "quantum", "mtu",
         "mpu", "overhead", "linklayer",
     ];
-    let before = error_count(diags);
+    let from = diags.len();
     let mut p = opt_parser(&c.opts, c.end, diags);
     let (mut rate, mut ceil) = (0u64, 0u64);
     let (mut buffer, mut cbuffer) = (0u64, 0u64);
@@ -339,7 +336,7 @@ fn parse_class_opts(c: &super::ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option
     if rate_tok.is_none() {
         p.error_at_end("\"rate\" is required.");
     }
-    if error_count(diags) > before || rate == 0 {
+    if errors_since(diags, from) || rate == 0 {
         return None;
     }
     if ceil == 0 {
@@ -363,7 +360,7 @@ fn parse_class_opts(c: &super::ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option
             ));
         }
     }
-    if error_count(diags) > before {
+    if errors_since(diags, from) {
         return None;
     }
     o.rate = rate;
@@ -382,7 +379,7 @@ fn ns_to_ticks_i32(ns: i64) -> i32 {
 // Build
 
 pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {
-    let before = error_count(diags);
+    let from = diags.len();
     let mut r2q: u64 = 10;
     let mut defcls: u64 = 0;
     let mut direct_qlen: u64 = cx.txqueuelen as u64;
@@ -462,16 +459,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
             match h.find(c.parent.0) {
                 Some(p) => Some(p),
                 None => {
-                    diags.push(TcDiag {
-                        severity: Severity::Warning,
-                        line: c.at.line,
-                        col: c.at.col,
-                        token: c.at.text.to_string(),
-                        message: format!(
-                            "parent class {} does not exist; the kernel makes {} a root class",
-                            c.parent, c.classid
-                        ),
-                    });
+                    diags.push(diag_warning(
+                        c.at,
+                        format!("parent class {} does not exist; the kernel makes {} a root class", c.parent, c.classid),
+                    ));
                     None
                 }
             }
@@ -505,25 +496,17 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         if f.parent != d.handle {
             match h.find(f.parent.0) {
                 None => {
-                    diags.push(TcDiag {
-                        severity: Severity::Error,
-                        line: f.line,
-                        col: 1,
-                        token: String::new(),
-                        message: format!("filter parent {} is not a class of htb {}", f.parent, d.handle),
-                    });
+                    diags.push(filter_diag(&f, Severity::Error, format!("filter parent {} is not a class of htb {}", f.parent, d.handle)));
                     continue;
                 }
-                Some(i) if h.classes[i].level == 0 => diags.push(TcDiag {
-                    severity: Severity::Warning,
-                    line: f.line,
-                    col: 1,
-                    token: String::new(),
-                    message: format!(
+                Some(i) if h.classes[i].level == 0 => diags.push(filter_diag(
+                    &f,
+                    Severity::Warning,
+                    format!(
                         "filter attached to leaf class {}: htb only runs filters of the qdisc and of inner classes, so it is never consulted",
                         f.parent
                     ),
-                }),
+                )),
                 Some(_) => {}
             }
         }
@@ -531,7 +514,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     }
     sort_filters(&mut h.filters);
 
-    if error_count(diags) > before {
+    if errors_since(diags, from) {
         return None;
     }
     let n = h.classes.len();
@@ -622,18 +605,15 @@ impl Htb {
             c.quantum = q as i64;
             c.prio = o.prio.min(NUMPRIO as u32 - 1);
             if let Some(w) = warn {
-                diags.push(TcDiag {
-                    severity: Severity::Warning,
-                    line: at.line,
-                    col: at.col,
-                    token: at.text.to_string(),
-                    message: format!(
+                diags.push(diag_warning(
+                    at,
+                    format!(
                         "quantum of class {:X} is {w}. Consider r2q change. (rate {} / r2q {} = {derived} bytes, used {q}; set quantum explicitly to avoid this)",
                         c.classid.0,
                         format_rate_bytes(c.rate.bytes_ps),
                         r2q
                     ),
-                });
+                ));
             }
         }
         c.buffer_ticks = o.buffer_ticks;
@@ -1071,7 +1051,7 @@ impl Htb {
     }
 
     /// `htb_dequeue` without the peek stash and the qdisc counters.
-    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+    fn htb_dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         // Direct packets first, unshaped.
         if let Some(p) = self.direct.pop_front() {
             cx.unstamp(p, now);
@@ -1204,6 +1184,21 @@ impl Htb {
     }
 }
 
+/// `qdisc_peek_dequeued`: HTB dequeues (and charges) the packet and keeps it for the next
+/// dequeue.
+impl StashPeek for Htb {
+    /// Leaves' children stamp; HTB unstamps only its direct queue, in `htb_dequeue`.
+    const LEAF: bool = false;
+
+    fn stash_and_stats(&mut self) -> (&mut Option<PacketId>, &mut QdiscStats) {
+        (&mut self.stash, &mut self.stats)
+    }
+
+    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+        self.htb_dequeue(cx, now)
+    }
+}
+
 impl Qdisc for Htb {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
         let mark = cx.mark();
@@ -1235,25 +1230,11 @@ impl Qdisc for Htb {
     }
 
     fn dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        let mark = cx.mark();
-        let out = match self.stash.take() {
-            Some(p) => Some(p),
-            None => self.dequeue_inner(cx, now),
-        };
-        self.stats.after_dequeue(out, cx, mark);
-        out
+        self.dequeue_stashed(cx, now)
     }
 
-    /// `qdisc_peek_dequeued`: HTB dequeues (and charges) the packet and keeps it for the next
-    /// dequeue.
     fn peek(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        if self.stash.is_none() {
-            let mark = cx.mark();
-            let out = self.dequeue_inner(cx, now);
-            self.stats.after_dequeue(None, cx, mark); // drops only; the packet is still ours
-            self.stash = out;
-        }
-        self.stash
+        self.peek_stashed(cx, now)
     }
 
     fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {

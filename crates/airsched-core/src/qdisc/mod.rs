@@ -11,6 +11,7 @@
 //! every node of a tree ([`QdiscStats::identity_holds`]).
 
 pub mod classify;
+mod common;
 mod fifo;
 mod pfifo_fast;
 mod prio;
@@ -351,6 +352,11 @@ pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> O
 /// An error diagnostic at a token.
 pub fn diag_error(at: Tok<'_>, message: impl Into<String>) -> TcDiag {
     TcDiag { severity: crate::tc::Severity::Error, line: at.line, col: at.col, token: at.text.to_string(), message: message.into() }
+}
+
+/// A warning diagnostic at a token.
+pub fn diag_warning(at: Tok<'_>, message: impl Into<String>) -> TcDiag {
+    TcDiag { severity: crate::tc::Severity::Warning, line: at.line, col: at.col, token: at.text.to_string(), message: message.into() }
 }
 
 /// An option parser over a declaration's option tokens.

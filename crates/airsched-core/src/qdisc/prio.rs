@@ -14,6 +14,7 @@
 //! `multiqueue` flag is accepted with a warning and ignored.
 
 use super::classify::{classify, sort_filters};
+use super::common::filter_diag;
 use super::tbf::child_handle;
 use super::{default_child, diag_error, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
@@ -75,10 +76,6 @@ impl Prio {
             band as usize
         }
     }
-}
-
-fn error_at(diags: &mut Vec<TcDiag>, line: u32, col: u32, token: &str, message: String) {
-    diags.push(TcDiag { severity: Severity::Error, line, col, token: token.into(), message });
 }
 
 pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {
@@ -170,13 +167,11 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let mut filters = Vec::with_capacity(d.filters.len());
     for f in d.filters {
         if f.parent.minor() != 0 {
-            error_at(
-                diags,
-                f.line,
-                1,
-                "",
+            diags.push(filter_diag(
+                &f,
+                Severity::Error,
                 format!("prio takes filters only on the qdisc ({}), not on its class {}", d.handle, f.parent),
-            );
+            ));
             ok = false;
         } else {
             filters.push(f);

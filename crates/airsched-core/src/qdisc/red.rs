@@ -33,6 +33,7 @@ use rand::RngCore;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::tbf::child_handle;
+use super::common::filter_diag;
 use super::{diag_error, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
@@ -452,13 +453,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         ok = false;
     }
     for f in &d.filters {
-        diags.push(TcDiag {
-            severity: Severity::Error,
-            line: f.line,
-            col: 1,
-            token: String::new(),
-            message: format!("red does not classify: no filter can be attached to {}", f.parent),
-        });
+        diags.push(filter_diag(f, Severity::Error, format!("red does not classify: no filter can be attached to {}", f.parent)));
         ok = false;
     }
     if !ok {

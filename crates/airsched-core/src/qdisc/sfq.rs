@@ -15,8 +15,8 @@ use std::collections::VecDeque;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use self::flow_hash::{flow_hash, SipKey};
-use super::classify::{classify, sort_filters};
-use super::codel::{errors_since, filter_diag, StashPeek};
+use super::classify::sort_filters;
+use super::common::{bucket_of, errors_since, filter_diag, StashPeek};
 use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
@@ -319,21 +319,7 @@ impl Sfq {
 
     /// The bucket (0-based) of a packet, or None: dropped as unclassified.
     fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> Option<u32> {
-        let key = cx.key(pkt);
-        let prio = Handle(key.priority);
-        // A kernel qdisc always has a handle (8001: and up when none is given); one declared
-        // without a handle here must not take plain priorities (major 0) for its own.
-        if self.handle != Handle::UNSPEC && prio.qdisc() == self.handle {
-            let m = prio.minor() as u32;
-            if m > 0 && m <= self.divisor {
-                return Some(m - 1);
-            }
-        }
-        if self.filters.is_empty() {
-            return Some(self.hash(cx, pkt));
-        }
-        let m = classify(&self.filters, self.handle, key, cx.pkts.get(pkt).ip_len)?.minor() as u32;
-        (m > 0 && m <= self.divisor).then(|| m - 1)
+        bucket_of(self.handle, &self.filters, self.divisor, cx, pkt, || self.hash(cx, pkt))
     }
 
     /// The slot of `bucket`, taking a free one if it has none; None if every slot is in use.
@@ -609,7 +595,7 @@ impl Qdisc for Sfq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testutil::{build, build_ok, jain, qdisc, run_link, Bench, Source};
+    use crate::qdisc::testutil::{ab_order, build, build_ok, jain, qdisc, run_link, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
 
     fn sfq(q: &QdiscImpl) -> &Sfq {
@@ -669,13 +655,7 @@ mod tests {
             let bb = b.pkt(1, 986);
             q.enqueue(bb, &mut b.cx(), Nanos(0));
         }
-        let order: String = (0..13)
-            .map(|_| {
-                let p = q.dequeue(&mut b.cx(), Nanos(1)).unwrap();
-                if b.pkts.get(p).flow == 0 { 'A' } else { 'B' }
-            })
-            .collect();
-        assert_eq!(order, "ABBABBABABBAB");
+        assert_eq!(ab_order(&mut q, &mut b, 13), "ABBABBABABBAB");
         // The class of B's bucket reports its remaining credit in bytes.
         let r = q.reports();
         let allots: Vec<i64> = r[0].classes.iter().map(|c| c.xstats[0].1).collect();

@@ -19,7 +19,8 @@
 //! Deviations: GSO segmentation of oversize super-packets does not arise (airsched has no GSO);
 //! a burst of 4 GiB or more is refused (tc would then send only the 64-ns tick value).
 
-use super::{diag_error, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
+use super::common::{filter_diag, StashPeek};
+use super::{diag_error, diag_warning, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::{format_rate_bytes, format_size, format_time_us, OptParser, Severity, TcDiag, Tok};
 use crate::time::Nanos;
@@ -444,13 +445,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         ok = false;
     }
     for f in &d.filters {
-        diags.push(TcDiag {
-            severity: Severity::Error,
-            line: f.line,
-            col: 1,
-            token: String::new(),
-            message: format!("tbf does not classify: no filter can be attached to {} (the kernel refuses it)", f.parent),
-        });
+        diags.push(filter_diag(f, Severity::Error, format!("tbf does not classify: no filter can be attached to {} (the kernel refuses it)", f.parent)));
         ok = false;
     }
     if d.grafts.len() > 1 {
@@ -464,13 +459,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
             diags.push(diag_error(g.at, format!("{} is not a class of tbf {}", g.classid, d.handle)));
             ok = false;
         } else if g.classid.minor() != 1 {
-            diags.push(TcDiag {
-                severity: Severity::Warning,
-                line: g.at.line,
-                col: g.at.col,
-                token: g.at.text.to_string(),
-                message: format!("tbf has one class, {}1; the kernel grafts onto it whatever minor is given", d.handle),
-            });
+            diags.push(diag_warning(g.at, format!("tbf has one class, {}1; the kernel grafts onto it whatever minor is given", d.handle)));
         }
     }
     if !ok {
@@ -479,16 +468,25 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let params = params.expect("ok");
     let mut tbf = Tbf::new(params, d.handle);
     if let Some(g) = d.grafts.into_iter().next() {
-        diags.push(TcDiag {
-            severity: Severity::Warning,
-            line: g.at.line,
-            col: g.at.col,
-            token: g.at.text.to_string(),
-            message: "tbf's limit/latency only sizes its default bfifo: with a grafted qdisc, that qdisc's own limit applies".into(),
-        });
+        diags.push(diag_warning(g.at, "tbf's limit/latency only sizes its default bfifo: with a grafted qdisc, that qdisc's own limit applies"));
         tbf.child = Box::new(g.qdisc);
     }
     Some(QdiscImpl::Tbf(tbf))
+}
+
+/// qdisc_peek_dequeued: a packet is returned only if it conforms now; it waits in a stash,
+/// still held here (only drops inside the child count).
+impl StashPeek for Tbf {
+    /// The child stamps; TBF only passes packets on.
+    const LEAF: bool = false;
+
+    fn stash_and_stats(&mut self) -> (&mut Option<PacketId>, &mut QdiscStats) {
+        (&mut self.stash, &mut self.stats)
+    }
+
+    fn dequeue_inner(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+        self.take_conforming(cx, now)
+    }
 }
 
 impl Qdisc for Tbf {
@@ -505,24 +503,11 @@ impl Qdisc for Tbf {
     }
 
     fn dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        let mark = cx.mark();
-        let out = match self.stash.take() {
-            Some(p) => Some(p),
-            None => self.take_conforming(cx, now),
-        };
-        self.stats.after_dequeue(out, cx, mark);
-        out
+        self.dequeue_stashed(cx, now)
     }
 
-    /// qdisc_peek_dequeued: a packet is returned only if it conforms now; it waits in a stash.
     fn peek(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        if self.stash.is_none() {
-            let mark = cx.mark();
-            self.stash = self.take_conforming(cx, now);
-            // The stashed packet is still held here: only drops inside the child count.
-            self.stats.after_dequeue(None, cx, mark);
-        }
-        self.stash
+        self.peek_stashed(cx, now)
     }
 
     fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {

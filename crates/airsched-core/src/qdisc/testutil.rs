@@ -171,6 +171,17 @@ pub fn run_link(
     r
 }
 
+/// The flows of the next `n` packets `q` hands out (at 1 ns) as letters: `A` for flow 0, `B`
+/// for any other.
+pub fn ab_order(q: &mut QdiscImpl, b: &mut Bench, n: usize) -> String {
+    (0..n)
+        .map(|_| {
+            let p = q.dequeue(&mut b.cx(), Nanos(1)).unwrap();
+            if b.pkts.get(p).flow == 0 { 'A' } else { 'B' }
+        })
+        .collect()
+}
+
 /// Jain's fairness index of the shares (1 = perfectly equal).
 pub fn jain(xs: &[f64]) -> f64 {
     let s: f64 = xs.iter().sum();

@@ -4,8 +4,8 @@
 
 use super::params::{ClassSpec, Fopt, LinkOpts, Lss, Wrr, LSS_AVPKT, LSS_EWMA, LSS_FLAGS, LSS_MAXIDLE, LSS_MINIDLE, LSS_OFFTIME};
 use super::{Cbq, Class, MAXLEVEL, NIL, NPRIO, TC_PRIO_MAX};
-use crate::qdisc::{default_child, diag_error, BuildCx, ClassDecl, Handle, QdiscStats, L2_HEADER_BYTES};
-use crate::tc::{Severity, TcDiag};
+use crate::qdisc::{default_child, diag_error, diag_warning, BuildCx, ClassDecl, Handle, QdiscStats, L2_HEADER_BYTES};
+use crate::tc::TcDiag;
 
 impl Cbq {
     /// `cbq_init`: the link class with the qdisc's rate table, `allot` = psched_mtu, band 7,
@@ -101,13 +101,7 @@ impl Cbq {
             cl.avpkt = avpkt;
         }
         if let Some((m, _)) = spec.defmap_without_split {
-            diags.push(TcDiag {
-                severity: Severity::Warning,
-                line: c.at.line,
-                col: c.at.col,
-                token: c.at.text.to_string(),
-                message: format!("defmap {m:x} without \"split\" has no effect on a new class (the kernel needs the split node)"),
-            });
+            diags.push(diag_warning(c.at, format!("defmap {m:x} without \"split\" has no effect on a new class (the kernel needs the split node)")));
         }
         if let Some(f) = spec.fopt {
             self.change_defmap(idx, &f, c, diags);
@@ -164,16 +158,13 @@ impl Cbq {
         }
         let repaired = self.addprio(i);
         for (id, bad) in repaired {
-            diags.push(TcDiag {
-                severity: Severity::Warning,
-                line: c.at.line,
-                col: c.at.col,
-                token: c.at.text.to_string(),
-                message: format!(
+            diags.push(diag_warning(
+                c.at,
+                format!(
                     "class {id} has bad quantum=={bad} (weight x allot x classes / sum of weights in its band), repaired to {} as the kernel does",
                     self.dev_mtu / 2 + 1
                 ),
-            });
+            ));
         }
     }
 
@@ -226,13 +217,7 @@ impl Cbq {
             }
         }
         let Some(split) = split else {
-            diags.push(TcDiag {
-                severity: Severity::Warning,
-                line: c.at.line,
-                col: c.at.col,
-                token: c.at.text.to_string(),
-                message: format!("split {splitid} is not an ancestor of {}: the kernel ignores split/defmap", c.classid),
-            });
+            diags.push(diag_warning(c.at, format!("split {splitid} is not an ancestor of {}: the kernel ignores split/defmap", c.classid)));
             return;
         };
         let (def, mask) = (f.defmap, f.defchange);

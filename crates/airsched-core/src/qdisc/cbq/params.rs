@@ -11,6 +11,7 @@
 //! way, in integers here (tc's double division can differ by one microsecond in rare cases).
 //! `maxidle` and `offtime` use tc's floating-point formulas once, at build time.
 
+use crate::qdisc::common::errors_since;
 use crate::qdisc::{opt_parser, ClassDecl, Handle, QdiscDecl};
 use crate::tc::{OptParser, Tok, TcDiag};
 
@@ -236,11 +237,6 @@ fn linklayer_atm(p: &mut OptParser<'_, '_>, k: Tok<'_>) -> Option<bool> {
 
 fn overhead(p: &mut OptParser<'_, '_>, k: Tok<'_>) -> Option<u32> {
     p.uint(k, 0, u64::from(u16::MAX)).map(|v| v as u32)
-}
-
-/// True if an error was pushed since index `n0`.
-pub fn errors_since(diags: &[TcDiag], n0: usize) -> bool {
-    diags[n0..].iter().any(|d| d.severity == crate::tc::Severity::Error)
 }
 
 /// `cbq_parse_opt`: `bandwidth` and `avpkt` are required.
