@@ -9,7 +9,7 @@ use crate::time::Nanos;
 
 /// A diagnostic about a `tc filter` line (filters carry their line, not their tokens).
 pub(super) fn filter_diag(f: &Filter, severity: Severity, message: impl Into<String>) -> TcDiag {
-    TcDiag { severity, line: f.line, col: 1, token: String::new(), message: message.into() }
+    TcDiag::at_pos(severity, (f.line, 1), message)
 }
 
 /// `sfq_classify` and `fq_codel_classify`: the bucket (0-based) of one of `n` a packet goes to.
@@ -41,10 +41,7 @@ pub(super) fn bucket_of(
     (m > 0 && m <= n).then(|| m - 1)
 }
 
-/// True if a diagnostic after `from` is an error.
-pub(super) fn errors_since(diags: &[TcDiag], from: usize) -> bool {
-    diags[from..].iter().any(|d| d.severity == Severity::Error)
-}
+pub(super) use crate::tc::opts::errors_since;
 
 /// Dequeue and peek for disciplines whose dequeue may drop (CoDel), advances scheduling
 /// state (DRR rounds, HTB tokens) or releases only conforming packets (TBF): `peek` dequeues into a one-packet stash that the next dequeue hands

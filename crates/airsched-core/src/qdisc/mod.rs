@@ -351,12 +351,12 @@ pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> O
 
 /// An error diagnostic at a token.
 pub fn diag_error(at: Tok<'_>, message: impl Into<String>) -> TcDiag {
-    TcDiag { severity: crate::tc::Severity::Error, line: at.line, col: at.col, token: at.text.to_string(), message: message.into() }
+    TcDiag::at(crate::tc::Severity::Error, at, message)
 }
 
 /// A warning diagnostic at a token.
 pub fn diag_warning(at: Tok<'_>, message: impl Into<String>) -> TcDiag {
-    TcDiag { severity: crate::tc::Severity::Warning, line: at.line, col: at.col, token: at.text.to_string(), message: message.into() }
+    TcDiag::at(crate::tc::Severity::Warning, at, message)
 }
 
 /// An option parser over a declaration's option tokens.

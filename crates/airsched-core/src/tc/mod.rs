@@ -12,7 +12,7 @@ pub mod show;
 
 pub use build::{build_trees, declared_trees, DeclaredClass, DeclaredQdisc, DeviceSpec};
 pub use filter::{parse_filter, FilterSpec, NEXTHDR_BASE};
-pub use opts::{OptParser, Severity, TcDiag, Tok};
+pub use opts::{errors_since, OptParser, Severity, TcDiag, Tok};
 pub use script::{
     parse_classid, parse_qdisc_handle, parse_script, ClassCmd, Command, FilterCmd, HandleArg, Op, QdiscCmd, Script,
 };

@@ -35,6 +35,24 @@ pub struct TcDiag {
     pub message: String,
 }
 
+impl TcDiag {
+    /// A diagnostic at token `at`.
+    pub fn at(severity: Severity, at: Tok<'_>, message: impl Into<String>) -> TcDiag {
+        TcDiag { severity, line: at.line, col: at.col, token: at.text.to_string(), message: message.into() }
+    }
+
+    /// A diagnostic at `(line, column)` without a token: the end of a command, or column 1 of a
+    /// line as a whole.
+    pub fn at_pos(severity: Severity, (line, col): (u32, u32), message: impl Into<String>) -> TcDiag {
+        TcDiag { severity, line, col, token: String::new(), message: message.into() }
+    }
+}
+
+/// True if a diagnostic pushed since index `from` is an error.
+pub fn errors_since(diags: &[TcDiag], from: usize) -> bool {
+    diags[from..].iter().any(|d| d.severity == Severity::Error)
+}
+
 impl std::fmt::Display for TcDiag {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = match self.severity {
@@ -90,38 +108,20 @@ impl<'a, 'd> OptParser<'a, 'd> {
 
     /// Whether this parser reported an error (errors of earlier commands do not count).
     pub fn has_errors(&self) -> bool {
-        self.diags[self.first_diag..].iter().any(|d| d.severity == Severity::Error)
+        errors_since(self.diags, self.first_diag)
     }
 
     pub fn error(&mut self, at: Tok<'_>, message: impl Into<String>) {
-        self.diags.push(TcDiag {
-            severity: Severity::Error,
-            line: at.line,
-            col: at.col,
-            token: at.text.to_string(),
-            message: message.into(),
-        });
+        self.diags.push(TcDiag::at(Severity::Error, at, message));
     }
 
     pub fn warn(&mut self, at: Tok<'_>, message: impl Into<String>) {
-        self.diags.push(TcDiag {
-            severity: Severity::Warning,
-            line: at.line,
-            col: at.col,
-            token: at.text.to_string(),
-            message: message.into(),
-        });
+        self.diags.push(TcDiag::at(Severity::Warning, at, message));
     }
 
     /// An error at the end of the command (a required option or value is missing).
     pub fn error_at_end(&mut self, message: impl Into<String>) {
-        self.diags.push(TcDiag {
-            severity: Severity::Error,
-            line: self.end.0,
-            col: self.end.1,
-            token: String::new(),
-            message: message.into(),
-        });
+        self.diags.push(TcDiag::at_pos(Severity::Error, self.end, message));
     }
 
     /// An unknown option: names the known ones.
@@ -134,13 +134,7 @@ impl<'a, 'd> OptParser<'a, 'd> {
         match self.next() {
             Some(v) => Some(v),
             None => {
-                self.diags.push(TcDiag {
-                    severity: Severity::Error,
-                    line: key.line,
-                    col: key.col,
-                    token: key.text.to_string(),
-                    message: format!("\"{}\" needs a value: {expected}", key.text),
-                });
+                self.error(key, format!("\"{}\" needs a value: {expected}", key.text));
                 None
             }
         }

@@ -144,43 +144,19 @@ pub struct FilterCmd<'a> {
 // Diagnostics helpers
 
 pub(crate) fn err(diags: &mut Vec<TcDiag>, at: Tok<'_>, message: impl Into<String>) {
-    diags.push(TcDiag {
-        severity: Severity::Error,
-        line: at.line,
-        col: at.col,
-        token: at.text.to_string(),
-        message: message.into(),
-    });
+    diags.push(TcDiag::at(Severity::Error, at, message));
 }
 
 pub(crate) fn warn(diags: &mut Vec<TcDiag>, at: Tok<'_>, message: impl Into<String>) {
-    diags.push(TcDiag {
-        severity: Severity::Warning,
-        line: at.line,
-        col: at.col,
-        token: at.text.to_string(),
-        message: message.into(),
-    });
+    diags.push(TcDiag::at(Severity::Warning, at, message));
 }
 
 pub(crate) fn err_at(diags: &mut Vec<TcDiag>, pos: (u32, u32), message: impl Into<String>) {
-    diags.push(TcDiag {
-        severity: Severity::Error,
-        line: pos.0,
-        col: pos.1,
-        token: String::new(),
-        message: message.into(),
-    });
+    diags.push(TcDiag::at_pos(Severity::Error, pos, message));
 }
 
 fn warn_at(diags: &mut Vec<TcDiag>, pos: (u32, u32), message: impl Into<String>) {
-    diags.push(TcDiag {
-        severity: Severity::Warning,
-        line: pos.0,
-        col: pos.1,
-        token: String::new(),
-        message: message.into(),
-    });
+    diags.push(TcDiag::at_pos(Severity::Warning, pos, message));
 }
 
 /// iproute2's `matches(word, keyword)`: `word` is a non-empty prefix of `keyword`.
@@ -660,6 +636,58 @@ fn parse_verb<'a>(
     }
 }
 
+/// `dev NAME`, `root` and `parent ID`, which qdisc, class and filter commands read alike
+/// (`parent_what` is what the command's parent may be). `Some(true)` if `t` was one of them,
+/// `Some(false)` if not; `None` when its value is missing (the command is dropped).
+fn dev_or_parent<'a>(
+    c: &mut Cur<'_, 'a>,
+    t: Tok<'a>,
+    parent_what: &str,
+    dev: &mut Option<Tok<'a>>,
+    parent: &mut Option<HandleArg<'a>>,
+    ok: &mut bool,
+    diags: &mut Vec<TcDiag>,
+) -> Option<bool> {
+    match t.text {
+        "dev" => {
+            let v = c.value(t, "an interface name, like wlan0", diags)?;
+            if dev.is_some() {
+                dup(diags, v, "dev");
+                *ok = false;
+            }
+            *dev = Some(v);
+        }
+        "root" => {
+            if parent.is_some() {
+                err(diags, t, "\"root\" is a second parent: the command already names one");
+                *ok = false;
+            }
+            *parent = Some(HandleArg { tok: t, value: Handle::ROOT });
+        }
+        "parent" => {
+            let v = c.value(t, parent_what, diags)?;
+            if parent.is_some() {
+                dup(diags, v, "parent");
+                *ok = false;
+            }
+            match handle_arg(v, diags, false) {
+                Some(h) => *parent = Some(h),
+                None => *ok = false,
+            }
+        }
+        _ => return Some(false),
+    }
+    Some(true)
+}
+
+/// The command's `dev`, or an error at its verb: every tc command names its interface.
+fn need_dev<'a>(dev: Option<Tok<'a>>, op_tok: Tok<'_>, diags: &mut Vec<TcDiag>) -> Option<Tok<'a>> {
+    if dev.is_none() {
+        err(diags, op_tok, "missing \"dev NAME\": every tc command names its interface");
+    }
+    dev
+}
+
 fn dup(diags: &mut Vec<TcDiag>, at: Tok<'_>, what: &str) {
     err(diags, at, format!("duplicate \"{what}\": it was already given in this command"));
 }
@@ -743,15 +771,10 @@ fn parse_qdisc<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -> O
     let mut kind: Option<Tok<'a>> = None;
     let mut ok = true;
     while let Some(t) = c.next() {
+        if dev_or_parent(c, t, "a class id, like 1:10", &mut dev, &mut parent, &mut ok, diags)? {
+            continue;
+        }
         match t.text {
-            "dev" => {
-                let v = c.value(t, "an interface name, like wlan0", diags)?;
-                if dev.is_some() {
-                    dup(diags, v, "dev");
-                    ok = false;
-                }
-                dev = Some(v);
-            }
             "handle" => {
                 let v = c.value(t, "a qdisc handle, like 1:", diags)?;
                 if handle_seen {
@@ -762,24 +785,6 @@ fn parse_qdisc<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -> O
                 match handle_arg(v, diags, true) {
                     Some(h) if h.value == Handle::UNSPEC => handle = None,
                     Some(h) => handle = Some(h),
-                    None => ok = false,
-                }
-            }
-            "root" => {
-                if parent.is_some() {
-                    err(diags, t, "\"root\" is a second parent: the command already names one");
-                    ok = false;
-                }
-                parent = Some(HandleArg { tok: t, value: Handle::ROOT });
-            }
-            "parent" => {
-                let v = c.value(t, "a class id, like 1:10", diags)?;
-                if parent.is_some() {
-                    dup(diags, v, "parent");
-                    ok = false;
-                }
-                match handle_arg(v, diags, false) {
-                    Some(h) => parent = Some(h),
                     None => ok = false,
                 }
             }
@@ -813,10 +818,7 @@ fn parse_qdisc<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -> O
         }
     }
     let opts = c.rest();
-    let Some(dev) = dev else {
-        err(diags, op_tok, "missing \"dev NAME\": every tc command names its interface");
-        return None;
-    };
+    let dev = need_dev(dev, op_tok, diags)?;
     if kind.is_none() && op != Op::Delete {
         err_at(
             diags,
@@ -857,15 +859,10 @@ fn parse_class<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -> O
     let mut kind: Option<Tok<'a>> = None;
     let mut ok = true;
     while let Some(t) = c.next() {
+        if dev_or_parent(c, t, "a class id or qdisc handle, like 1:1 or 1:", &mut dev, &mut parent, &mut ok, diags)? {
+            continue;
+        }
         match t.text {
-            "dev" => {
-                let v = c.value(t, "an interface name, like wlan0", diags)?;
-                if dev.is_some() {
-                    dup(diags, v, "dev");
-                    ok = false;
-                }
-                dev = Some(v);
-            }
             "classid" => {
                 let v = c.value(t, "a class id, like 1:10", diags)?;
                 if classid.is_some() {
@@ -889,24 +886,6 @@ fn parse_class<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -> O
                 );
                 return None;
             }
-            "root" => {
-                if parent.is_some() {
-                    err(diags, t, "\"root\" is a second parent: the command already names one");
-                    ok = false;
-                }
-                parent = Some(HandleArg { tok: t, value: Handle::ROOT });
-            }
-            "parent" => {
-                let v = c.value(t, "a class id or qdisc handle, like 1:1 or 1:", diags)?;
-                if parent.is_some() {
-                    dup(diags, v, "parent");
-                    ok = false;
-                }
-                match handle_arg(v, diags, false) {
-                    Some(h) => parent = Some(h),
-                    None => ok = false,
-                }
-            }
             w if matches(w, "estimator") => skip_estimator(c, t, diags),
             w if matches(w, "help") => warn(diags, t, "\"help\" prints usage; ignored"),
             _ => {
@@ -916,10 +895,7 @@ fn parse_class<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -> O
         }
     }
     let opts = c.rest();
-    let Some(dev) = dev else {
-        err(diags, op_tok, "missing \"dev NAME\": every tc command names its interface");
-        return None;
-    };
+    let dev = need_dev(dev, op_tok, diags)?;
     let Some(classid) = classid else {
         if ok {
             err(diags, op_tok, format!("class {} needs \"classid MAJOR:MINOR\", like classid 1:10", op.name()));
@@ -962,22 +938,10 @@ fn parse_filter_cmd<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>)
     let mut kind: Option<Tok<'a>> = None;
     let mut ok = true;
     while let Some(t) = c.next() {
+        if dev_or_parent(c, t, "a qdisc handle or class id, like 1: or 1:1", &mut dev, &mut parent, &mut ok, diags)? {
+            continue;
+        }
         match t.text {
-            "dev" => {
-                let v = c.value(t, "an interface name, like wlan0", diags)?;
-                if dev.is_some() {
-                    dup(diags, v, "dev");
-                    ok = false;
-                }
-                dev = Some(v);
-            }
-            "root" => {
-                if parent.is_some() {
-                    err(diags, t, "\"root\" is a second parent: the command already names one");
-                    ok = false;
-                }
-                parent = Some(HandleArg { tok: t, value: Handle::ROOT });
-            }
             "ingress" | "egress" => {
                 err(
                     diags,
@@ -985,17 +949,6 @@ fn parse_filter_cmd<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>)
                     "filters on clsact/ingress hooks are not modelled; airsched classifies in egress qdiscs only",
                 );
                 return None;
-            }
-            "parent" => {
-                let v = c.value(t, "a qdisc handle or class id, like 1: or 1:1", diags)?;
-                if parent.is_some() {
-                    dup(diags, v, "parent");
-                    ok = false;
-                }
-                match handle_arg(v, diags, false) {
-                    Some(h) => parent = Some(h),
-                    None => ok = false,
-                }
             }
             "handle" => {
                 let v = c.value(t, "a filter handle (u32: 800::800, fw: the mark)", diags)?;
@@ -1070,10 +1023,7 @@ fn parse_filter_cmd<'a>(c: &mut Cur<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>)
         }
     }
     let opts = c.rest();
-    let Some(dev) = dev else {
-        err(diags, op_tok, "missing \"dev NAME\": every tc command names its interface");
-        return None;
-    };
+    let dev = need_dev(dev, op_tok, diags)?;
     if handle.is_some() && kind.is_none() {
         err_at(
             diags,
