@@ -120,6 +120,10 @@ pub struct Simulation {
     last_sample_bytes: Vec<u64>,
     wall: Duration,
     finished: bool,
+    /// A refill of saturating sources is in progress (see `refill_after_dequeue`).
+    refilling: bool,
+    refill_again: bool,
+    refill_rotor: u32,
 }
 
 impl Simulation {
@@ -232,6 +236,9 @@ impl Simulation {
             last_sample_bytes: vec![0; scn.flows.len()],
             wall: Duration::ZERO,
             finished: false,
+            refilling: false,
+            refill_again: false,
+            refill_rotor: 0,
             scn: scn.clone(),
         })
     }
@@ -353,7 +360,9 @@ impl Simulation {
 
     /// Keep a saturating flow's first-hop queue topped up.
     fn refill(&mut self, f: u32) {
-        loop {
+        // At most SATURATE_BACKLOG packets per call: a queue that makes room by dropping older
+        // packets of the same flow (head drop, fq_codel overflow) must not make this loop forever.
+        for _ in 0..SATURATE_BACKLOG {
             let fs = &self.flows[f as usize];
             if !fs.active || fs.outstanding >= SATURATE_BACKLOG || self.now >= fs.stop {
                 return;
@@ -376,9 +385,12 @@ impl Simulation {
         let mut cx = QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped };
         let res = self.ifaces[iface as usize].qdisc.enqueue(pkt, &mut cx, self.now);
         self.account_qdisc_drops(iface, Some(pkt));
-        match self.ifaces[iface as usize].link {
-            Link::Wifi(node) => self.mac_pull(node),
-            Link::Wire(_) => self.wire_kick(iface),
+        if res != Enq::Dropped {
+            // Something new to send: wake the device (a refused packet changes nothing).
+            match self.ifaces[iface as usize].link {
+                Link::Wifi(node) => self.mac_pull(node),
+                Link::Wire(_) => self.wire_kick(iface),
+            }
         }
         res != Enq::Dropped
     }
@@ -441,10 +453,32 @@ impl Simulation {
     /// hop this is top their queue up again.
     fn refill_after_dequeue(&mut self, iface: u32) {
         let n_sat = self.ifaces[iface as usize].saturate_flows.len();
-        for i in 0..n_sat {
-            let f = self.ifaces[iface as usize].saturate_flows[i];
-            self.refill(f);
+        if n_sat == 0 {
+            return;
         }
+        // Not re-entrant: a refill's enqueue pulls the device, whose dequeue asks for another
+        // refill of the same interface; the outermost call loops instead of recursing (a full
+        // shaper queue would otherwise recurse once per flow per level, exponentially).
+        if self.refilling {
+            self.refill_again = true;
+            return;
+        }
+        self.refilling = true;
+        for _round in 0..SATURATE_BACKLOG {
+            self.refill_again = false;
+            // Start at a rotating flow, so that on a small shared queue no saturating flow
+            // always takes the freed places first.
+            let start = self.refill_rotor as usize % n_sat;
+            self.refill_rotor = self.refill_rotor.wrapping_add(1);
+            for j in 0..n_sat {
+                let f = self.ifaces[iface as usize].saturate_flows[(start + j) % n_sat];
+                self.refill(f);
+            }
+            if !self.refill_again {
+                break;
+            }
+        }
+        self.refilling = false;
     }
 
     #[inline]

@@ -215,3 +215,32 @@ fn tc_errors_point_into_the_scenario_file() {
     assert_eq!((e.line, e.column), (12, 18));
     assert!(e.message.contains("eth0"), "names the server's device: {e}");
 }
+
+fn saturating(n: usize, src: &str, dst: &str, station_tc: &str, server_tc: &str) -> String {
+    let mut t = format!("[run]\nduration = \"3s\"\nwarmup = \"1s\"\n[[station]]\nname = \"s\"\nrate = \"11Mbps\"\n{station_tc}\n[server]\n{server_tc}\n");
+    for i in 0..n {
+        t += &format!("[[flow]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nrate = \"saturate\"\ndport = {}\n", 5001 + i);
+    }
+    t
+}
+
+/// Saturating sources behind a full shaper, or behind queues that make room by dropping older
+/// packets of the same flow, neither recurse without bound nor loop forever; sources sharing a
+/// one-packet queue take turns.
+#[test]
+fn saturating_sources_behind_full_or_head_dropping_queues() {
+    // 50 flows into a 100 kbit/s TBF with an SFQ of 10 packets at the station.
+    let r = run_text(
+        &saturating(50, "s", "server", "tc = \"tc qdisc add dev wlan0 root handle 1: tbf rate 100kbit burst 2k latency 100ms\\ntc qdisc add dev wlan0 parent 1:1 sfq limit 10\"", ""),
+        "sat.toml",
+    );
+    let total = l2_kbit(r.summary.total_goodput_mbps, 1470);
+    assert!((total / 100.0 - 1.0).abs() < 0.05, "the TBF rate: {total:.1} kbit/s");
+    for q in ["pfifo_head_drop limit 2", "sfq limit 3 headdrop", "fq_codel limit 3"] {
+        let r = run_text(&saturating(1, "server", "s", "", &format!("tc = \"tc qdisc add dev eth0 root {q}\"")), "sat.toml");
+        assert!(r.flows[0].received_packets > 0, "{q}");
+    }
+    let r = run_text(&saturating(2, "server", "ap", "", "tc = \"tc qdisc add dev eth0 root pfifo limit 1\""), "sat.toml");
+    let (a, b) = (r.flows[0].received_packets, r.flows[1].received_packets);
+    assert!(a > 0 && (a as f64 / b as f64 - 1.0).abs() < 0.05, "turns on a one-packet queue: {a} vs {b}");
+}
