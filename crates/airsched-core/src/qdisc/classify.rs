@@ -21,14 +21,26 @@ pub struct U32Key {
 }
 
 impl U32Key {
+    /// Where tc puts a `bytes`-wide field (1, 2 or 4) at byte offset `off`: the aligned word's
+    /// offset and the left shift of value and mask in it (iproute2's `pack_key8/16/32`: a 16-bit
+    /// field at an odd offset lands in the low half of its word, as tc packs it).
+    /// Offsets may be negative (u32's `nexthdr+` arithmetic), hence i64.
+    pub fn packing(off: i64, bytes: u32) -> (i64, u32) {
+        match bytes {
+            4 => (off, 0),
+            2 => (off & !3, if off & 3 == 0 { 16 } else { 0 }),
+            _ => (off & !3, 8 * (3 - (off & 3)) as u32),
+        }
+    }
+
     /// A key on `bytes` bytes at `off` (1, 2 or 4), expressed on the aligned word as tc does:
     /// `match u8 0x10 0xff at 1` becomes mask 0x00ff0000 at offset 0.
     pub fn from_field(off: u32, bytes: u32, value: u32, mask: u32) -> U32Key {
-        let aligned = off & !3;
-        let shift = 8 * (4 - bytes - (off - aligned)) as i32;
-        let width_mask = if bytes == 4 { u32::MAX } else { (1u32 << (8 * bytes)) - 1 };
+        let (word, shift) = Self::packing(off as i64, bytes);
+        let word = word as u32;
+        let width_mask = if bytes >= 4 { u32::MAX } else { (1u32 << (8 * bytes)) - 1 };
         let m = (mask & width_mask) << shift;
-        U32Key { off: aligned, mask: m, val: (value << shift) & m }
+        U32Key { off: word, mask: m, val: (value << shift) & m }
     }
 
     #[inline]
@@ -130,6 +142,15 @@ mod tests {
         }
         let other_net = U32Key { off: 12, mask: 0xffff_ff00, val: 0xc0a8_0200 };
         assert!(!other_net.matches(&hdr));
+    }
+
+    #[test]
+    fn odd_offsets_pack_as_tc_does_without_overflow() {
+        // A 16-bit field at offset 3 goes into the low half of word 0 (tc's pack_key16).
+        assert_eq!(U32Key::from_field(3, 2, 0x1234, 0xffff), U32Key { off: 0, mask: 0x0000_ffff, val: 0x1234 });
+        assert_eq!(U32Key::packing(23, 1), (20, 0));
+        assert_eq!(U32Key::packing(-2, 2), (-4, 0));
+        assert_eq!(U32Key::packing(16, 4), (16, 0));
     }
 
     #[test]

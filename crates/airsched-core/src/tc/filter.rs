@@ -477,24 +477,18 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             return None;
         }
         let (off, nexthdr) = self.at(off, nexthdr)?;
-        let (word_off, shift) = match bytes {
-            4 => (off, 0),
-            2 => {
-                if off & 3 != 0 && off & 3 != 2 {
-                    warn(
-                        self.diags,
-                        v,
-                        format!(
-                            "tc packs a 16-bit match at odd offset {off} into bytes {}-{} of its word",
-                            (off & !3) + 2,
-                            (off & !3) + 3
-                        ),
-                    );
-                }
-                (off & !3, if off & 3 == 0 { 16 } else { 0 })
-            }
-            _ => (off & !3, 8 * (3 - (off & 3)) as u32),
-        };
+        if bytes == 2 && off & 3 != 0 && off & 3 != 2 {
+            warn(
+                self.diags,
+                v,
+                format!(
+                    "tc packs a 16-bit match at odd offset {off} into bytes {}-{} of its word",
+                    (off & !3) + 2,
+                    (off & !3) + 3
+                ),
+            );
+        }
+        let (word_off, shift) = U32Key::packing(off, bytes);
         self.pack(v, keys, RawKey { off: word_off, nexthdr, val: val << shift, mask: mask << shift })?;
         Some(nexthdr)
     }
