@@ -102,6 +102,9 @@ pub struct Simulation {
     keys: Vec<FlowKey>,
     /// Packets dropped by a qdisc during the current operation (reused buffer).
     dropped: Vec<PacketId>,
+    /// Per flow: relative goodput of its WiFi destination, as the channel monitor sees it
+    /// (`QCtx::chan`).
+    chan: Vec<u32>,
     ifaces: Vec<Iface>,
     dcf: Dcf,
     flows: Vec<FlowState>,
@@ -220,6 +223,7 @@ impl Simulation {
             pkts: Packets::with_capacity(4096),
             keys: (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
             dropped: Vec::with_capacity(64),
+            chan: vec![crate::qdisc::REL_ONE; scn.flows.len()],
             ifaces,
             dcf: Dcf::new(n + 1, params, scn.run.seed),
             flows,
@@ -382,7 +386,7 @@ impl Simulation {
     /// queued (false: dropped, already accounted and freed).
     fn enqueue(&mut self, iface: u32, pkt: PacketId) -> bool {
         self.dropped.clear();
-        let mut cx = QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped };
+        let mut cx = QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped, chan: &self.chan };
         let res = self.ifaces[iface as usize].qdisc.enqueue(pkt, &mut cx, self.now);
         self.account_qdisc_drops(iface, Some(pkt));
         if res != Enq::Dropped {
@@ -399,7 +403,7 @@ impl Simulation {
     /// qdisc holds packets but may not send yet (a shaper), its watchdog is armed.
     fn dequeue(&mut self, iface: u32) -> Option<PacketId> {
         self.dropped.clear();
-        let mut cx = QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped };
+        let mut cx = QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped, chan: &self.chan };
         let out = self.ifaces[iface as usize].qdisc.dequeue(&mut cx, self.now);
         self.account_qdisc_drops(iface, None);
         match out {

@@ -3,3 +3,4 @@
 //! and knows nothing of frame contents, so a per-AC instance or an aggregate fits the same slots.
 
 pub mod dcf;
+pub mod rate;

@@ -1,3 +1,4 @@
 //! PHY models: rates, frame airtime and the control-response rate rule.
 
 pub mod dsss;
+pub mod error;

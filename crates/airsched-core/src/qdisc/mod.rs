@@ -88,13 +88,27 @@ pub struct QCtx<'a> {
     pub keys: &'a [FlowKey],
     /// Packets dropped during the current operation (by this discipline or its children).
     pub dropped: &'a mut Vec<PacketId>,
+    /// Per flow: the relative goodput towards the flow's WiFi destination as the AP's channel
+    /// monitor estimates it now, in units of 1/[`REL_ONE`] (`REL_ONE` = the best channel). Flows
+    /// not sent over the air, and every flow when no monitor runs, have `REL_ONE`. Only
+    /// channel-aware disciplines (`whtb`) read it.
+    pub chan: &'a [u32],
 }
+
+/// Fixed-point one of [`QCtx::chan`]: relative goodput 1.0.
+pub const REL_ONE: u32 = 1 << 16;
 
 impl QCtx<'_> {
     /// `qdisc_pkt_len`: the IP datagram plus the 14-byte Ethernet header.
     #[inline]
     pub fn len(&self, pkt: PacketId) -> u32 {
         self.pkts.get(pkt).ip_len + L2_HEADER_BYTES
+    }
+
+    /// Relative goodput towards `pkt`'s destination, in 1/[`REL_ONE`] (see [`QCtx::chan`]).
+    #[inline]
+    pub fn rel_goodput(&self, pkt: PacketId) -> u32 {
+        self.chan.get(self.pkts.get(pkt).flow as usize).copied().unwrap_or(REL_ONE)
     }
 
     #[inline]

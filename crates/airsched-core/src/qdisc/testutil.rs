@@ -12,6 +12,8 @@ pub struct Bench {
     pub pkts: Packets,
     pub keys: Vec<FlowKey>,
     pub dropped: Vec<PacketId>,
+    /// Relative goodput per flow handed to disciplines as `QCtx::chan` (all `REL_ONE` at first).
+    pub chan: Vec<u32>,
 }
 
 impl Bench {
@@ -29,7 +31,7 @@ impl Bench {
                 priority: 0,
             })
             .collect();
-        Bench { pkts: Packets::with_capacity(1024), keys, dropped: Vec::new() }
+        Bench { pkts: Packets::with_capacity(1024), keys, dropped: Vec::new(), chan: vec![super::REL_ONE; flows] }
     }
 
     /// A packet of flow `flow` with an IP datagram of `ip_len` bytes (qdisc length ip_len + 14).
@@ -45,7 +47,7 @@ impl Bench {
     }
 
     pub fn cx(&mut self) -> QCtx<'_> {
-        QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped }
+        QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped, chan: &self.chan }
     }
 }
 

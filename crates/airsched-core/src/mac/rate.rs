@@ -1,0 +1,1 @@
+//! Rate control (placeholder, being written).
