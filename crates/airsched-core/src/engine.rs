@@ -176,6 +176,14 @@ pub enum StreamKind {
     Backoff = 1,
     /// Send-time jitter of one flow.
     Traffic = 2,
+    /// Rate control of one link (index: transmitter node * 65536 + station).
+    RateControl = 3,
+    /// Slow fading of one station's channel (index: station * 2 + direction).
+    Fading = 4,
+    /// Frame and ACK error draws of one transmitter node.
+    FrameError = 5,
+    /// The channel monitor's SNR measurement noise (index: station).
+    Monitor = 6,
 }
 
 /// SplitMix64 finaliser: spreads (seed, kind, index) over the whole state space.
