@@ -2,11 +2,22 @@
 # Type stubs of the native module (crates/airsched-py). tests/python/test_native.py checks that
 # every name here exists at run time.
 
-from typing import Any
+from typing import Any, Callable
 
 def version() -> str: ...
 def validate(text: str, path: str) -> dict[str, Any]: ...
 def tc_check(text: str, path: str) -> dict[str, Any]: ...
+def calibrate(
+    snr_from_db: float,
+    snr_to_db: float,
+    step_db: float,
+    payload: int,
+    block: int,
+    rate_control: str,
+    duration: str,
+    seed: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> str: ...
 
 class ScenarioError(ValueError):
     errors: list[str]

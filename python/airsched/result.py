@@ -41,6 +41,23 @@ STATION_COLUMNS: dict[str, str] = {
     "drops_queue": INT,
     "drops_retry": INT,
     "queue_delay_mean_ms": FLOAT,
+    "rate_control": STR,
+    "mean_rate_down_mbps": FLOAT,
+    "mean_rate_up_mbps": FLOAT,
+    "data_errors": INT,
+    "ack_errors": INT,
+    "occupancy": FLOAT,
+    "snr_mean_db": FLOAT,
+    "estimate_mean_mbps": FLOAT,
+    "rel_goodput_end": FLOAT,
+}
+RATE_COLUMNS: dict[str, str] = {
+    "station": STR,
+    "direction": STR,
+    "rate_mbps": FLOAT,
+    "attempts": INT,
+    "acked": INT,
+    "share": FLOAT,
 }
 FLOW_COLUMNS: dict[str, str] = {
     "name": STR,
@@ -64,6 +81,8 @@ SAMPLE_COLUMNS: dict[str, str] = {
     "kind": STR,
     "name": STR,
     "goodput_mbps": FLOAT,
+    "snr_db": FLOAT,
+    "estimate_mbps": FLOAT,
 }
 NODE_COLUMNS: dict[str, str] = {
     "name": STR,
@@ -77,6 +96,7 @@ TABLES: dict[str, dict[str, str]] = {
     "flows": FLOW_COLUMNS,
     "samples": SAMPLE_COLUMNS,
     "nodes": NODE_COLUMNS,
+    "rates": RATE_COLUMNS,
 }
 #: Summary entries the core documents (it may add more).
 SUMMARY_KEYS = (
@@ -90,7 +110,7 @@ SUMMARY_KEYS = (
     "conservation",
 )
 #: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
-JSON_TABLES = ("stations", "flows", "nodes")
+JSON_TABLES = ("stations", "flows", "nodes", "rates")
 
 Columns = dict[str, list[Any]]
 
@@ -162,6 +182,11 @@ class Result:
     @cached_property
     def nodes(self) -> pd.DataFrame:
         return self._frame("nodes")
+
+    @cached_property
+    def rates(self) -> pd.DataFrame:
+        """Attempts per station, direction ("down": AP to station, "up") and PHY rate."""
+        return self._frame("rates")
 
     def _frame(self, table: str) -> pd.DataFrame:
         import pandas as pd

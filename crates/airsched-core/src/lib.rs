@@ -5,12 +5,15 @@
 //! `packet` (arena), `qdisc` (Linux tc disciplines), `phy` and `mac` (802.11), `traffic`
 //! (sources), `metrics` and `results`, `scenario` (validated input), `sim` (the world).
 
+pub mod calibrate;
 pub mod engine;
 pub mod mac;
 pub mod metrics;
+pub mod monitor;
 pub mod packet;
 pub mod phy;
 pub mod qdisc;
+pub mod radio;
 pub mod results;
 pub mod scenario;
 pub mod sim;

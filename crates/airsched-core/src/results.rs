@@ -49,6 +49,39 @@ pub struct StationResult {
     pub drops_queue: u64,
     pub drops_retry: u64,
     pub queue_delay_mean_ms: f64,
+    /// "fixed", "arf", "aarf" or "minstrel".
+    pub rate_control: String,
+    /// Attempt-weighted mean PHY rate of the frames to (down) and from (up) the station; NaN
+    /// when there were none.
+    pub mean_rate_down_mbps: f64,
+    pub mean_rate_up_mbps: f64,
+    /// Lone data frames not decoded by their receiver, and decoded frames whose ACK was lost.
+    pub data_errors: u64,
+    pub ack_errors: u64,
+    /// Radio resource occupancy (Garroppo et al., Figs. 6 and 7): this station's share of the
+    /// airtime spent on all stations' frames, retries and ACKs included. Sums to 1 over the
+    /// stations that used the air.
+    pub occupancy: f64,
+    /// Mean downlink SNR over the sample instants (dB); NaN without radio conditions.
+    pub snr_mean_db: f64,
+    /// The AP's channel monitor: mean goodput estimate over the sample instants and relative
+    /// goodput at the end; NaN when no monitor runs.
+    pub estimate_mean_mbps: f64,
+    pub rel_goodput_end: f64,
+}
+
+/// Attempts at one PHY rate on one direction of one station's link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateRow {
+    pub station: String,
+    /// "down" (AP to station) or "up".
+    pub direction: &'static str,
+    pub rate_mbps: f64,
+    pub attempts: u64,
+    /// Attempts acknowledged.
+    pub acked: u64,
+    /// Share of the direction's attempts at this rate.
+    pub share: f64,
 }
 
 /// Per flow, over the measured window; `in_flight` is at the end of the run.
@@ -98,6 +131,8 @@ pub struct RunResults {
     pub stations: Vec<StationResult>,
     pub flows: Vec<FlowResult>,
     pub nodes: Vec<NodeResult>,
+    /// Per station, direction and rate with at least one attempt.
+    pub rates: Vec<RateRow>,
     pub samples: Vec<Sample>,
     pub sample_interval: Nanos,
     /// Every interface's qdisc tree with its statistics.

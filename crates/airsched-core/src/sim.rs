@@ -15,6 +15,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::engine::{stream, Event, EventQueue, StreamKind};
 use crate::mac::dcf::{Dcf, DcfParams};
+use crate::mac::rate::{RateAlgo, RateCtl};
+use crate::monitor::{Monitor, MonitorConfig};
+use crate::phy::error::{ErrMode, ErrorModel};
+use crate::radio::{Channel, Dir};
 use crate::metrics::{mean_std, Counters, Sample, SampleKind};
 use crate::packet::{Packet, PacketId, Packets};
 use crate::phy::dsss::{self, DsssRate, Preamble};
@@ -22,7 +26,7 @@ use crate::packet::FlowKey;
 use crate::qdisc::{Enq, QCtx, Qdisc, QdiscImpl};
 use crate::results::{FlowResult, NodeResult, RunResults, StationResult, Summary, Conservation};
 use crate::scenario::tc_trees;
-use crate::scenario::{CollisionDefer, EifsRule, Endpoint, FlowRate, Scenario, UDP_IP_OVERHEAD};
+use crate::scenario::{CollisionDefer, EifsRule, Endpoint, FlowRate, RateControl, Scenario, UDP_IP_OVERHEAD};
 use crate::time::Nanos;
 use crate::traffic::{cbr_send_time, SATURATE_BACKLOG};
 
@@ -92,6 +96,55 @@ struct AirTx {
     rate: DsssRate,
 }
 
+/// What became of the busy period's single data frame (or why there was none alone).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// Data decoded and its ACK decoded.
+    Success,
+    /// Data decoded (the receiver has it) but the ACK was lost: the sender retries.
+    AckLost,
+    /// The data frame was not decoded: no ACK.
+    DataLost,
+    /// Two or more frames overlapped (or a beacon alone: nothing to acknowledge).
+    Collision,
+}
+
+/// The paper's calibration measurement (Garroppo et al. 4.2): goodput n L / tau over
+/// consecutive blocks of n received packets of one flow, after the warm-up.
+struct BlockMeter {
+    flow: u32,
+    n: u32,
+    count: u32,
+    bytes: u64,
+    start: Option<Nanos>,
+    goodputs: Vec<f64>,
+}
+
+impl BlockMeter {
+    fn on_receive(&mut self, now: Nanos, payload: u32) {
+        let Some(start) = self.start else {
+            // The first packet opens the first block: tau is measured from its arrival.
+            self.start = Some(now);
+            return;
+        };
+        self.count += 1;
+        self.bytes += payload as u64;
+        if self.count == self.n {
+            self.goodputs.push(self.bytes as f64 * 8.0 / (now - start).as_secs_f64());
+            self.count = 0;
+            self.bytes = 0;
+            self.start = Some(now);
+        }
+    }
+}
+
+/// An SNR report the AP's channel monitor takes when the exchange ends.
+#[derive(Clone, Copy)]
+struct Report {
+    station: u32,
+    snr_cdb: i32,
+}
+
 pub struct Simulation {
     scn: Scenario,
     now: Nanos,
@@ -110,12 +163,25 @@ pub struct Simulation {
     flows: Vec<FlowState>,
     preamble: Preamble,
     lowest_basic: DsssRate,
-    /// Per station: data airtime is computed from its rate; ACK durations precomputed.
-    station_rates: Vec<DsssRate>,
-    ack_times: Vec<Nanos>,
+    /// ACK airtime and rate answering a data frame at each DSSS rate (index `DsssRate as usize`).
+    ack_by_rate: [Nanos; 4],
+    ack_rate: [DsssRate; 4],
     air: Vec<AirTx>,
-    /// The single successful data transmitter of the busy period, if it is one.
-    success: bool,
+    /// Outcome of the current busy period.
+    outcome: Outcome,
+    /// Per station: its radio channel (None: perfect, no frame errors).
+    channels: Vec<Option<Channel>>,
+    errors: ErrorModel,
+    /// Per WiFi node: frame and ACK error draws.
+    err_rng: Vec<Xoshiro256PlusPlus>,
+    /// Rate controllers: `s` for the AP's link to station s, `n + s` for station s's own.
+    rate_ctl: Vec<RateCtl>,
+    /// The AP's channel monitor (when any station has radio conditions).
+    monitor: Option<Monitor>,
+    report: Option<Report>,
+    /// Per station: the flows it is the destination of (their `chan` follows its estimate).
+    flows_to: Vec<Vec<u32>>,
+    meter: Option<BlockMeter>,
     counters: Counters,
     at_warmup: Option<Counters>,
     delay_max_ns: Vec<u64>,
@@ -195,11 +261,55 @@ impl Simulation {
         }
 
         let preamble = cell.preamble;
-        let station_rates: Vec<DsssRate> = scn.stations.iter().map(|s| s.rate).collect();
-        let ack_times = station_rates
+        let ack_rate = DsssRate::ALL.map(|r| dsss::control_response_rate(&cell.basic_rates, r));
+        let ack_by_rate = DsssRate::ALL.map(|r| dsss::ack_time(preamble, &cell.basic_rates, r));
+        let channels: Vec<Option<Channel>> = scn
+            .stations
             .iter()
-            .map(|&r| dsss::ack_time(preamble, &cell.basic_rates, r))
+            .enumerate()
+            .map(|(i, st)| st.channel.clone().map(|c| Channel::new(c, scn.run.seed, i as u32)))
             .collect();
+        let mut rate_ctl = Vec::with_capacity(2 * n);
+        for dir in 0..2u64 {
+            for (i, st) in scn.stations.iter().enumerate() {
+                let top = st.rate as usize;
+                let algo = match st.rate_control {
+                    RateControl::Fixed => RateAlgo::Fixed(top as u8),
+                    RateControl::Arf => RateAlgo::Arf,
+                    RateControl::Aarf => RateAlgo::Aarf,
+                    RateControl::Minstrel => RateAlgo::Minstrel,
+                };
+                let ref_air: Vec<Nanos> = DsssRate::ALL[..=top]
+                    .iter()
+                    .map(|&r| reference_airtime(preamble, r, ack_by_rate[r as usize]))
+                    .collect();
+                let node = if dir == 0 { 0 } else { i as u64 + 1 };
+                let rng = stream(scn.run.seed, StreamKind::RateControl, node * 65536 + i as u64);
+                rate_ctl.push(RateCtl::new(algo, &ref_air, cell.retry_limit, rng));
+            }
+        }
+        let monitor = channels.iter().any(Option::is_some).then(|| {
+            let table = match &scn.monitor.calibration {
+                Some((_, t)) => t.clone(),
+                None => crate::monitor::builtin_calibration(),
+            };
+            let initial: Vec<i32> = scn
+                .stations
+                .iter()
+                .map(|st| match &st.channel {
+                    Some(c) => c.mean_cdb(Nanos::ZERO) + c.up_offset_cdb,
+                    None => i32::MAX / 2,
+                })
+                .collect();
+            let cfg = MonitorConfig { table, alpha: scn.monitor.alpha, noise_cdb: scn.monitor.noise_cdb };
+            Monitor::new(cfg, &initial, scn.run.seed)
+        });
+        let mut flows_to = vec![Vec::new(); n];
+        for (fi, f) in flows.iter().enumerate() {
+            if let Node::Station(s) = f.dst {
+                flows_to[s as usize].push(fi as u32);
+            }
+        }
         let end = scn.run.duration;
         let mut queue = EventQueue::with_capacity(1024 + 4 * scn.flows.len());
         for (fi, f) in scn.flows.iter().enumerate() {
@@ -216,7 +326,7 @@ impl Simulation {
             queue.schedule(first_sample, Event::Sample);
         }
         let n_samples = ((end.0 - scn.run.warmup.0) / scn.run.sample_interval.0) as usize;
-        Ok(Simulation {
+        let mut sim = Simulation {
             now: Nanos::ZERO,
             end,
             queue,
@@ -229,10 +339,18 @@ impl Simulation {
             flows,
             preamble,
             lowest_basic: cell.basic_rates[0],
-            station_rates,
-            ack_times,
+            ack_by_rate,
+            ack_rate,
             air: Vec::with_capacity(n + 2),
-            success: false,
+            outcome: Outcome::Collision,
+            channels,
+            errors: ErrorModel::new(cell.preamble_detection_cdb),
+            err_rng: (0..=n).map(|i| stream(scn.run.seed, StreamKind::FrameError, i as u64)).collect(),
+            rate_ctl,
+            monitor,
+            report: None,
+            flows_to,
+            meter: None,
             counters: Counters::new(scn.flows.len(), n),
             at_warmup: None,
             delay_max_ns: vec![0; scn.flows.len()],
@@ -244,11 +362,27 @@ impl Simulation {
             refill_again: false,
             refill_rotor: 0,
             scn: scn.clone(),
-        })
+        };
+        for st in 0..n {
+            sim.refresh_chan(st);
+        }
+        Ok(sim)
     }
 
     pub fn now(&self) -> Nanos {
         self.now
+    }
+
+    /// Measure flow `flow` as the calibration procedure does: after the warm-up, the goodput
+    /// n L / tau of every block of `n` received packets, tau running from the packet that ends
+    /// the previous block (or the first packet) to the one that ends this block.
+    pub fn meter_blocks(&mut self, flow: usize, n: u32) {
+        self.meter = Some(BlockMeter { flow: flow as u32, n: n.max(1), count: 0, bytes: 0, start: None, goodputs: Vec::new() });
+    }
+
+    /// The block goodputs measured so far (bit/s of UDP payload), see [`Self::meter_blocks`].
+    pub fn block_goodputs(&self) -> &[f64] {
+        self.meter.as_ref().map_or(&[], |m| &m.goodputs)
     }
     pub fn end(&self) -> Nanos {
         self.end
@@ -507,6 +641,11 @@ impl Simulation {
 
     fn receive(&mut self, pkt: PacketId) {
         let p = *self.pkts.get(pkt);
+        if let Some(m) = self.meter.as_mut() {
+            if m.flow == p.flow && self.at_warmup.is_some() {
+                m.on_receive(self.now, p.payload);
+            }
+        }
         let c = &mut self.counters.flows[p.flow as usize];
         c.received_packets += 1;
         c.received_payload_bytes += p.payload as u64;
@@ -584,14 +723,17 @@ impl Simulation {
         dn.frame = Some(pkt);
         dn.frame_station = station;
         dn.attempts = 0;
+        dn.delivered = false;
         if let Some((t, gen)) = self.dcf.frame_arrived(n, self.now) {
             self.queue.schedule(t, Event::Access { gen });
         }
         self.refill_after_dequeue(node);
     }
 
-    fn data_rate(&self, node: u32) -> DsssRate {
-        self.station_rates[self.dcf.nodes[node as usize].frame_station as usize]
+    /// Index into `rate_ctl` of the link node `node` is sending on to/from station `s`.
+    #[inline]
+    fn link(&self, node: u32, s: u32) -> usize {
+        if node == 0 { s as usize } else { self.scn.stations.len() + s as usize }
     }
 
     fn on_access(&mut self, gen: u64) {
@@ -614,99 +756,213 @@ impl Simulation {
         }
         for i in 0..self.dcf.medium.transmitters.len() {
             let node = self.dcf.medium.transmitters[i];
-            let rate = self.data_rate(node);
+            let s = self.dcf.nodes[node as usize].frame_station;
+            let link = self.link(node, s);
             let dn = &mut self.dcf.nodes[node as usize];
             dn.attempts += 1;
+            let attempt = dn.attempts;
             let pkt = dn.frame.expect("transmitter holds a frame");
+            let ri = self.rate_ctl[link].rate_for_attempt(ta, attempt) as usize;
+            let rate = DsssRate::ALL[ri];
             let psdu = self.pkts.get(pkt).ip_len + dsss::DATA_OVERHEAD_BYTES;
             let d = dsss::txtime(self.preamble, rate, psdu);
-            let s = self.dcf.nodes[node as usize].frame_station as usize;
             let nc = &mut self.counters.nodes[node as usize];
             nc.airtime_ns += d.0;
             nc.tx_attempts += 1;
-            let sc = &mut self.counters.stations[s];
+            let sc = &mut self.counters.stations[s as usize];
             sc.airtime_ns += d.0;
             sc.tx_attempts += 1;
+            sc.attempts_by_rate[(node != 0) as usize][ri] += 1;
             self.counters.frames += 1;
             self.air.push(AirTx { node, end: ta + d, rate });
             busy_end = busy_end.max(ta + d);
         }
-        let collision = self.air.len() > 1;
-        self.success = !collision && !self.dcf.medium.beacon_in_air;
-        if self.success {
-            let node = self.air[0].node;
-            let s = self.dcf.nodes[node as usize].frame_station as usize;
-            let ack = self.ack_times[s];
-            // The ACK is sent by the receiver: the AP for uplink, the station for downlink.
-            let acker = if node == 0 { s + 1 } else { 0 };
-            self.counters.nodes[acker].airtime_ns += ack.0;
-            self.counters.stations[s].airtime_ns += ack.0;
-            self.queue.schedule(busy_end, Event::TxEnd);
-            busy_end = busy_end + dsss::SIFS + ack;
-        } else if collision {
-            for a in &self.air {
-                if a.node != 0 || !self.dcf.medium.beacon_in_air {
-                    let s = self.dcf.nodes[a.node as usize].frame_station as usize;
-                    self.counters.stations[s].collisions += 1;
+        self.outcome = if self.air.len() > 1 || self.dcf.medium.beacon_in_air {
+            Outcome::Collision
+        } else {
+            self.draw_outcome(ta)
+        };
+        match self.outcome {
+            Outcome::Success | Outcome::AckLost => {
+                let a = self.air[0];
+                let s = self.dcf.nodes[a.node as usize].frame_station as usize;
+                let ack = self.ack_by_rate[a.rate as usize];
+                // The ACK is sent by the receiver: the AP for uplink, the station for downlink.
+                let acker = if a.node == 0 { s + 1 } else { 0 };
+                self.counters.nodes[acker].airtime_ns += ack.0;
+                self.counters.stations[s].airtime_ns += ack.0;
+                if self.outcome == Outcome::AckLost {
+                    self.counters.stations[s].ack_errors += 1;
+                }
+                self.queue.schedule(busy_end, Event::TxEnd);
+                busy_end = busy_end + dsss::SIFS + ack;
+            }
+            Outcome::DataLost => {
+                let s = self.dcf.nodes[self.air[0].node as usize].frame_station as usize;
+                self.counters.stations[s].data_errors += 1;
+            }
+            Outcome::Collision if self.air.len() > 1 => {
+                for a in &self.air {
+                    if a.node != 0 || !self.dcf.medium.beacon_in_air {
+                        let s = self.dcf.nodes[a.node as usize].frame_station as usize;
+                        self.counters.stations[s].collisions += 1;
+                    }
                 }
             }
+            Outcome::Collision => {}
         }
         self.counters.medium_busy_ns += (busy_end - ta).0;
         self.queue.schedule(busy_end, Event::ExchangeEnd);
     }
 
-    /// End of a successful data PPDU: the receiver has the frame.
+    /// A lone data frame on the air: does its receiver decode it, and its sender the ACK? Draws
+    /// one uniform for the data and, when it gets through, one for the ACK, from the sender's
+    /// stream; a station without radio conditions has a perfect channel (no draw). Queues the
+    /// SNR report the AP's monitor takes of a frame it decodes from the station.
+    fn draw_outcome(&mut self, ta: Nanos) -> Outcome {
+        let a = self.air[0];
+        let s = self.dcf.nodes[a.node as usize].frame_station;
+        let Some(ch) = self.channels[s as usize].as_mut() else {
+            return Outcome::Success;
+        };
+        let (data_dir, ack_dir) = if a.node == 0 { (Dir::Down, Dir::Up) } else { (Dir::Up, Dir::Down) };
+        let pkt = self.dcf.nodes[a.node as usize].frame.expect("transmitter holds a frame");
+        let psdu = self.pkts.get(pkt).ip_len + dsss::DATA_OVERHEAD_BYTES;
+        let snr = ch.snr_cdb(ta, data_dir);
+        let p = self.errors.success(ErrMode::Dsss(a.rate), self.preamble, snr, psdu);
+        let rng = &mut self.err_rng[a.node as usize];
+        if rng.random::<f64>() >= p {
+            return Outcome::DataLost;
+        }
+        if data_dir == Dir::Up {
+            self.report = Some(Report { station: s, snr_cdb: snr });
+        }
+        let ack_snr = ch.snr_cdb(a.end + dsss::SIFS, ack_dir);
+        let ack_rate = self.ack_rate[a.rate as usize];
+        let p_ack = self.errors.success(ErrMode::Dsss(ack_rate), self.preamble, ack_snr, dsss::ACK_BYTES);
+        if rng.random::<f64>() >= p_ack {
+            return Outcome::AckLost;
+        }
+        if ack_dir == Dir::Up {
+            self.report = Some(Report { station: s, snr_cdb: ack_snr });
+        }
+        Outcome::Success
+    }
+
+    /// End of a decoded data PPDU: the receiver has the frame. A retransmission of a frame the
+    /// receiver already has (its ACK was lost) is discarded there as a duplicate.
     fn on_tx_end(&mut self) {
         let node = self.air[0].node as usize;
-        let pkt = self.dcf.nodes[node].frame.expect("successful transmitter holds its frame");
+        let pkt = self.dcf.nodes[node].frame.expect("decoded transmitter holds its frame");
         let station = self.dcf.nodes[node].frame_station;
         let to = if node == 0 { Node::Station(station) } else { Node::Ap };
-        self.dcf.on_success(node);
-        let sc = &mut self.counters.stations[station as usize];
-        sc.tx_frames += 1;
-        self.arrive(to, pkt);
+        let duplicate = self.dcf.nodes[node].delivered;
+        if self.outcome == Outcome::Success {
+            self.dcf.on_success(node);
+        }
+        if duplicate {
+            if self.outcome == Outcome::Success {
+                self.pkts.free(pkt);
+            }
+            return;
+        }
+        self.counters.stations[station as usize].tx_frames += 1;
+        if self.outcome == Outcome::Success {
+            self.arrive(to, pkt);
+        } else {
+            // ACK lost: the receiver passes a copy up; the sender keeps the frame to retry.
+            let copy = *self.pkts.get(pkt);
+            let c = self.pkts.alloc(copy);
+            self.dcf.nodes[node].delivered = true;
+            self.arrive(to, c);
+        }
     }
 
     fn on_exchange_end(&mut self) {
         let te = self.now;
         let p = self.dcf.params;
-        let collision = self.air.len() > 1;
+        let eifs = |sim: &Self, rate: DsssRate| match sim.scn.cell.eifs {
+            EifsRule::Estimated => p.sifs + dsss::estimated_ack_time(sim.preamble, rate) + p.difs,
+            EifsRule::Legacy => dsss::EIFS_LEGACY,
+        };
         // Interframe space each node observes from here.
-        let bystander_ifs = if collision {
+        let bystander_ifs = if self.air.len() > 1 {
             let last = self.air.iter().max_by_key(|a| (a.end, a.rate)).expect("air not empty");
-            match self.scn.cell.eifs {
-                EifsRule::Estimated => p.sifs + dsss::estimated_ack_time(self.preamble, last.rate) + p.difs,
-                EifsRule::Legacy => dsss::EIFS_LEGACY,
-            }
+            eifs(self, last.rate)
         } else {
             p.difs
         };
         for n in 0..self.dcf.nodes.len() {
             self.dcf.set_ifs_end(n, te + bystander_ifs);
         }
-        if collision {
-            for (i, a) in self.air.iter().enumerate() {
-                // Colliders wait for their ACKTimeout (a beacon expects no ACK), then DIFS,
-                // counted from the end of their own frame or of the busy period, the later.
-                let is_beacon = i == 0 && self.dcf.medium.beacon_in_air;
-                let own = if is_beacon { a.end } else { a.end + p.ack_timeout };
-                let after_ack_timeout = own.max(te) + p.difs;
-                let t = match self.scn.cell.collision_defer {
-                    CollisionDefer::AckTimeout => after_ack_timeout,
-                    CollisionDefer::Eifs => after_ack_timeout.max(te + bystander_ifs),
-                };
-                self.dcf.set_ifs_end(a.node as usize, t);
+        match self.outcome {
+            Outcome::Collision => {
+                for (i, a) in self.air.iter().enumerate() {
+                    // Colliders wait for their ACKTimeout (a beacon expects no ACK), then DIFS,
+                    // counted from the end of their own frame or of the busy period, the later.
+                    let is_beacon = i == 0 && self.dcf.medium.beacon_in_air;
+                    let own = if is_beacon { a.end } else { a.end + p.ack_timeout };
+                    let after_ack_timeout = own.max(te) + p.difs;
+                    let t = match self.scn.cell.collision_defer {
+                        CollisionDefer::AckTimeout => after_ack_timeout,
+                        CollisionDefer::Eifs => after_ack_timeout.max(te + bystander_ifs),
+                    };
+                    self.dcf.set_ifs_end(a.node as usize, t);
+                }
+            }
+            Outcome::DataLost => {
+                // The receiver saw a frame it could not decode (EIFS); the sender waits for its
+                // ACKTimeout, then DIFS. Other nodes are assumed to have decoded it (DIFS).
+                let a = self.air[0];
+                let s = self.dcf.nodes[a.node as usize].frame_station;
+                let receiver = if a.node == 0 { s as usize + 1 } else { 0 };
+                let e = eifs(self, a.rate);
+                self.dcf.set_ifs_end(receiver, te + e);
+                self.dcf.set_ifs_end(a.node as usize, a.end + p.ack_timeout + p.difs);
+            }
+            Outcome::AckLost => {
+                // The sender could not decode the ACK: EIFS after it.
+                let a = self.air[0];
+                let e = eifs(self, self.ack_rate[a.rate as usize]);
+                self.dcf.set_ifs_end(a.node as usize, te + e);
+            }
+            Outcome::Success => {}
+        }
+        if let Some(r) = self.report.take() {
+            if let Some(m) = self.monitor.as_mut() {
+                m.report(r.station as usize, r.snr_cdb);
+                self.refresh_chan(r.station as usize);
             }
         }
-        // Outcomes of the data transmitters.
-        if !self.success {
-            for i in 0..self.dcf.medium.transmitters.len() {
-                let node = self.dcf.medium.transmitters[i] as usize;
-                let station = self.dcf.nodes[node].frame_station as usize;
-                match self.dcf.on_failure(node) {
-                    Some(pkt) => self.drop_packet(pkt, node as u32, DropCause::Retry),
-                    None => self.counters.stations[station].retries += 1,
+        // Rate control learns every attempt's fate; failed transmitters retry or drop.
+        let acked = self.outcome == Outcome::Success;
+        for i in 0..self.air.len() {
+            let a = self.air[i];
+            if i == 0 && self.dcf.medium.beacon_in_air {
+                continue;
+            }
+            let node = a.node as usize;
+            let station = self.dcf.nodes[node].frame_station;
+            let link = self.link(a.node, station);
+            let ctl = &mut self.rate_ctl[link];
+            ctl.on_attempt(te, a.rate as u8, acked);
+            if acked {
+                self.counters.stations[station as usize].acked_by_rate[(node != 0) as usize][a.rate as usize] += 1;
+                ctl.on_frame_end(te, true);
+                continue;
+            }
+            let delivered = self.dcf.nodes[node].delivered;
+            match self.dcf.on_failure(node) {
+                Some(pkt) => {
+                    self.rate_ctl[link].on_frame_end(te, false);
+                    if delivered {
+                        // The receiver has it; only the sender gives up.
+                        self.pkts.free(pkt);
+                    } else {
+                        self.drop_packet(pkt, a.node, DropCause::Retry);
+                    }
                 }
+                None => self.counters.stations[station as usize].retries += 1,
             }
         }
         if let Some((t, gen)) = self.dcf.end_busy(te) {
@@ -719,7 +975,16 @@ impl Simulation {
         }
         self.dcf.medium.transmitters = transmitters;
         self.air.clear();
-        self.success = false;
+        self.outcome = Outcome::Collision;
+    }
+
+    /// Hand the monitor's estimate for station `s` to the qdiscs (`QCtx::chan`).
+    fn refresh_chan(&mut self, s: usize) {
+        let Some(m) = &self.monitor else { return };
+        let rel = m.rel(s);
+        for &f in &self.flows_to[s] {
+            self.chan[f as usize] = rel;
+        }
     }
 
     // ----- measurement ---------------------------------------------------------------------
@@ -730,14 +995,33 @@ impl Simulation {
         let n_st = self.scn.stations.len();
         let first = self.samples.len();
         for s in 0..n_st {
-            self.samples.push(Sample { time: self.now, kind: SampleKind::Station, index: s as u32, goodput_bps: 0.0 });
+            let snr_db = match self.channels[s].as_mut() {
+                Some(ch) => ch.snr_cdb(self.now, Dir::Down) as f64 / 100.0,
+                None => f64::NAN,
+            };
+            let estimate_bps = self.monitor.as_ref().map_or(f64::NAN, |m| m.estimate_bps(s));
+            self.samples.push(Sample {
+                time: self.now,
+                kind: SampleKind::Station,
+                index: s as u32,
+                goodput_bps: 0.0,
+                snr_db,
+                estimate_bps,
+            });
         }
         for f in 0..self.flows.len() {
             let bytes = self.counters.flows[f].received_payload_bytes;
             let delta = bytes - self.last_sample_bytes[f];
             self.last_sample_bytes[f] = bytes;
             let bps = delta as f64 * 8.0 / secs;
-            self.samples.push(Sample { time: self.now, kind: SampleKind::Flow, index: f as u32, goodput_bps: bps });
+            self.samples.push(Sample {
+                time: self.now,
+                kind: SampleKind::Flow,
+                index: f as u32,
+                goodput_bps: bps,
+                snr_db: f64::NAN,
+                estimate_bps: f64::NAN,
+            });
             for st in flow_station_set(&self.flows[f]) {
                 self.samples[first + st as usize].goodput_bps += bps;
             }
@@ -767,9 +1051,13 @@ impl Simulation {
         for iface in &self.ifaces {
             iface.qdisc.for_each_queued(&mut count);
         }
+        // A frame whose receiver already has a copy is the sender's only; it is not in flight.
+        let mut senders_copies = 0u64;
         for node in &self.dcf.nodes {
-            if let Some(p) = node.frame {
-                count(p);
+            match node.frame {
+                Some(_) if node.delivered => senders_copies += 1,
+                Some(p) => count(p),
+                None => {}
             }
         }
         for ev in self.queue.pending() {
@@ -777,7 +1065,7 @@ impl Simulation {
                 count(pkt);
             }
         }
-        let total_located: u64 = located.iter().sum();
+        let total_located: u64 = located.iter().sum::<u64>() + senders_copies;
         if total_located != self.pkts.live_count() as u64 {
             return Err(SimError::Leak { live: self.pkts.live_count() as u64, located: total_located });
         }
@@ -848,9 +1136,38 @@ impl Simulation {
             });
         }
 
+        let station_air: u64 = (0..self.scn.stations.len())
+            .map(|s| c.stations[s].airtime_ns - base.stations[s].airtime_ns)
+            .sum();
+        let station_sample_mean = |s: usize, f: fn(&Sample) -> f64| {
+            mean_std(self.samples.iter().filter(|x| x.kind == SampleKind::Station && x.index == s as u32).map(f)).0
+        };
         let mut stations = Vec::with_capacity(self.scn.stations.len());
+        let mut rates = Vec::new();
         for (s, st) in self.scn.stations.iter().enumerate() {
             let d = sub_station(&c.stations[s], &base.stations[s]);
+            let mut mean_rate = [f64::NAN; 2];
+            for (dir, name) in [(0usize, "down"), (1, "up")] {
+                let total: u64 = d.attempts_by_rate[dir].iter().sum();
+                let mut weighted = 0.0;
+                for (ri, r) in DsssRate::ALL.iter().enumerate() {
+                    let k = d.attempts_by_rate[dir][ri];
+                    weighted += k as f64 * r.mbps();
+                    if k > 0 {
+                        rates.push(crate::results::RateRow {
+                            station: st.name.clone(),
+                            direction: name,
+                            rate_mbps: r.mbps(),
+                            attempts: k,
+                            acked: d.acked_by_rate[dir][ri],
+                            share: k as f64 / total as f64,
+                        });
+                    }
+                }
+                if total > 0 {
+                    mean_rate[dir] = weighted / total as f64;
+                }
+            }
             let (mut up, mut down, mut qd_sum, mut qd_n) = (0u64, 0u64, 0u128, 0u64);
             for (f, fs) in self.flows.iter().enumerate() {
                 let fd = sub_flow(&c.flows[f], &base.flows[f]);
@@ -883,6 +1200,15 @@ impl Simulation {
                 drops_queue: d.drops_queue,
                 drops_retry: d.drops_retry,
                 queue_delay_mean_ms: if qd_n > 0 { qd_sum as f64 / qd_n as f64 / 1e6 } else { f64::NAN },
+                rate_control: st.rate_control.name().to_string(),
+                mean_rate_down_mbps: mean_rate[0],
+                mean_rate_up_mbps: mean_rate[1],
+                data_errors: d.data_errors,
+                ack_errors: d.ack_errors,
+                occupancy: if station_air > 0 { d.airtime_ns as f64 / station_air as f64 } else { f64::NAN },
+                snr_mean_db: station_sample_mean(s, |x| x.snr_db),
+                estimate_mean_mbps: station_sample_mean(s, |x| x.estimate_bps / 1e6),
+                rel_goodput_end: self.monitor.as_ref().map_or(f64::NAN, |m| m.rel(s) as f64 / crate::qdisc::REL_ONE as f64),
             });
         }
 
@@ -917,6 +1243,7 @@ impl Simulation {
             stations,
             flows,
             nodes,
+            rates,
             samples: self.samples.clone(),
             sample_interval: self.scn.run.sample_interval,
             tc: self.tc_reports(),
@@ -1006,6 +1333,17 @@ fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationC
         collisions: a.collisions - b.collisions,
         drops_queue: a.drops_queue - b.drops_queue,
         drops_retry: a.drops_retry - b.drops_retry,
+        data_errors: a.data_errors - b.data_errors,
+        ack_errors: a.ack_errors - b.ack_errors,
+        attempts_by_rate: std::array::from_fn(|d| std::array::from_fn(|r| a.attempts_by_rate[d][r] - b.attempts_by_rate[d][r])),
+        acked_by_rate: std::array::from_fn(|d| std::array::from_fn(|r| a.acked_by_rate[d][r] - b.acked_by_rate[d][r])),
     }
+}
+
+/// Airtime of one exchange of a 1200-byte reference frame at `rate` (rate control's yardstick,
+/// as Minstrel's): DIFS, the mean CWmin backoff, the data PPDU, SIFS and the ACK.
+fn reference_airtime(preamble: Preamble, rate: DsssRate, ack: Nanos) -> Nanos {
+    let data = dsss::txtime(preamble, rate, 1200 + dsss::DATA_OVERHEAD_BYTES);
+    dsss::DIFS + Nanos(dsss::SLOT.0 * 31 / 2) + data + dsss::SIFS + ack
 }
 

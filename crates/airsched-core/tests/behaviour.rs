@@ -54,7 +54,8 @@ size = 200
 fn same_seed_same_results_other_seed_other_results() {
     let a = run(MIXED).without_wall_time();
     let b = run(MIXED).without_wall_time();
-    assert_eq!(a, b, "two runs with the same seed must be identical");
+    // Compared as text: NaN fields (no radio conditions) are equal there, as they should be.
+    assert_eq!(format!("{a:?}"), format!("{b:?}"), "two runs with the same seed must be identical");
     let c = run(&MIXED.replace("seed = 3", "seed = 4")).without_wall_time();
     assert_ne!(a.stations, c.stations, "another seed draws other backoffs");
 }

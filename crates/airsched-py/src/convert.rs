@@ -59,6 +59,23 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
         "drops_queue" => |x| x.drops_queue,
         "drops_retry" => |x| x.drops_retry,
         "queue_delay_mean_ms" => |x| x.queue_delay_mean_ms,
+        "rate_control" => |x| x.rate_control.clone(),
+        "mean_rate_down_mbps" => |x| x.mean_rate_down_mbps,
+        "mean_rate_up_mbps" => |x| x.mean_rate_up_mbps,
+        "data_errors" => |x| x.data_errors,
+        "ack_errors" => |x| x.ack_errors,
+        "occupancy" => |x| x.occupancy,
+        "snr_mean_db" => |x| x.snr_mean_db,
+        "estimate_mean_mbps" => |x| x.estimate_mean_mbps,
+        "rel_goodput_end" => |x| x.rel_goodput_end,
+    }))?;
+    out.set_item("rates", columns!(py, r.rates, {
+        "station" => |x| x.station.clone(),
+        "direction" => |x| x.direction,
+        "rate_mbps" => |x| x.rate_mbps,
+        "attempts" => |x| x.attempts,
+        "acked" => |x| x.acked,
+        "share" => |x| x.share,
     }))?;
     out.set_item("flows", columns!(py, r.flows, {
         "name" => |x| x.name.clone(),
@@ -93,6 +110,8 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
         "kind" => |x| match x.kind { SampleKind::Station => "station", SampleKind::Flow => "flow" },
         "name" => |x| name_of(x.kind, x.index),
         "goodput_mbps" => |x| x.goodput_bps / 1e6,
+        "snr_db" => |x| x.snr_db,
+        "estimate_mbps" => |x| x.estimate_bps / 1e6,
     }))?;
     out.set_item("warnings", r.warnings.clone())?;
     let tc = PyList::empty(py);

@@ -39,6 +39,17 @@ pub fn sim_error(e: SimError) -> PyErr {
     SimulationError::new_err(e.to_string())
 }
 
+/// ScenarioError for a bad command-line option of a tool (`airsched calibrate --step ...`).
+pub fn option_error(option: &str, message: String) -> PyErr {
+    scenario_error(ScenarioErrors(vec![CoreError {
+        file: "<command line>".into(),
+        line: 1,
+        column: 1,
+        key: option.into(),
+        message,
+    }]))
+}
+
 fn override_error(message: String) -> PyErr {
     scenario_error(ScenarioErrors(vec![CoreError {
         file: "<command line>".into(),

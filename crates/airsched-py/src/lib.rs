@@ -76,6 +76,71 @@ fn tc_check<'py>(py: Python<'py>, text: &str, path: &str) -> PyResult<Bound<'py,
     Ok(out)
 }
 
+/// Run the WChMon calibration procedure (Garroppo et al. 4.2) and return the table file's text.
+/// `progress(done, total)` is called after each SNR point (with the GIL).
+#[pyfunction]
+#[pyo3(signature = (snr_from_db, snr_to_db, step_db, payload, block, rate_control, duration, seed, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn calibrate(
+    py: Python<'_>,
+    snr_from_db: f64,
+    snr_to_db: f64,
+    step_db: f64,
+    payload: u32,
+    block: u32,
+    rate_control: &str,
+    duration: &str,
+    seed: u64,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    use airsched_core::calibrate::{calibrate as run, CalibrationSpec};
+    use airsched_core::scenario::RateControl;
+    let bad = |key: &str, msg: String| errors::option_error(key, msg);
+    let rc = RateControl::ALL
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(rate_control))
+        .map(|(_, r)| *r)
+        .ok_or_else(|| bad("--rate-control", format!("unknown rate control {rate_control:?}; expected fixed, arf, aarf or minstrel")))?;
+    let cdb = |x: f64| (x * 100.0).round() as i32;
+    for (k, v) in [("--snr-from", snr_from_db), ("--snr-to", snr_to_db)] {
+        if !v.is_finite() || !(-50.0..=100.0).contains(&v) {
+            return Err(bad(k, format!("{v} dB is out of range; expected -50 to 100 dB")));
+        }
+    }
+    if !(step_db.is_finite() && step_db >= 0.01) {
+        return Err(bad("--step", format!("{step_db} dB: the step must be at least 0.01 dB")));
+    }
+    if !(1..=1_000_000).contains(&payload) || payload > airsched_core::scenario::MAX_UDP_PAYLOAD {
+        return Err(bad("--payload", format!("{payload} bytes: expected 1 to {}", airsched_core::scenario::MAX_UDP_PAYLOAD)));
+    }
+    if block == 0 {
+        return Err(bad("--block", "a block holds at least one packet".into()));
+    }
+    let d = airsched_core::units::parse_time(duration).map_err(|e| bad("--duration", e.to_string()))?;
+    if d <= Nanos::from_secs(1) || d > Nanos::from_secs(3600) {
+        return Err(bad("--duration", format!("{duration:?}: expected more than 1s (the warm-up) and at most 1h")));
+    }
+    let spec = CalibrationSpec {
+        snr_from_cdb: cdb(snr_from_db),
+        snr_to_cdb: cdb(snr_to_db),
+        step_cdb: cdb(step_db),
+        payload,
+        block,
+        rate_control: rc,
+        duration: d,
+        seed,
+        ..CalibrationSpec::default()
+    };
+    let table = run(&spec, |done, total| {
+        if let Some(cb) = &progress {
+            let _ = cb.call1((done, total));
+        }
+    })
+    .map_err(|e| bad("--snr-from", e))?;
+    let _ = py;
+    Ok(table.to_toml())
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -138,6 +203,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(tc_check, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -47,6 +47,9 @@ pub struct DcfNode {
     pub frame_station: u32,
     /// Attempts made for the held frame.
     pub attempts: u32,
+    /// The receiver already has the held frame (an attempt's ACK was lost): a retransmission
+    /// that gets through is a duplicate the receiver discards.
+    pub delivered: bool,
     pub cw: u32,
     /// Backoff counter as it stands at `ifs_end`.
     pub backoff: u32,
@@ -99,6 +102,7 @@ impl Dcf {
                     frame: None,
                     frame_station: 0,
                     attempts: 0,
+                    delivered: false,
                     cw: params.cw_min,
                     backoff: 0,
                     ifs_end: params.difs,
@@ -222,6 +226,7 @@ impl Dcf {
         let node = &mut self.nodes[n];
         node.cw = cw_min;
         node.attempts = 0;
+        node.delivered = false;
         node.frame = None;
         node.draw_backoff();
     }
@@ -234,6 +239,7 @@ impl Dcf {
         let dropped = if node.attempts >= p.retry_limit {
             node.cw = p.cw_min;
             node.attempts = 0;
+            node.delivered = false;
             node.frame.take()
         } else {
             node.cw = (2 * (node.cw + 1) - 1).min(p.cw_max);

@@ -30,6 +30,13 @@ pub struct StationCounters {
     pub collisions: u64,
     pub drops_queue: u64,
     pub drops_retry: u64,
+    /// Lone data frames the receiver did not decode (channel errors, not collisions).
+    pub data_errors: u64,
+    /// Data frames decoded whose ACK the sender did not decode.
+    pub ack_errors: u64,
+    /// Attempts and acknowledged attempts per direction (0 down, 1 up) and DSSS rate index.
+    pub attempts_by_rate: [[u64; 4]; 2],
+    pub acked_by_rate: [[u64; 4]; 2],
 }
 
 /// What one transmitter (AP or station) did on the air, whoever the frames were for.
@@ -73,6 +80,12 @@ pub struct Sample {
     /// Index of the flow or station.
     pub index: u32,
     pub goodput_bps: f64,
+    /// Station rows with radio conditions: the downlink SNR at the sample instant (fading
+    /// included), dB; NaN otherwise.
+    pub snr_db: f64,
+    /// Station rows when the AP's channel monitor runs: its goodput estimate towards the
+    /// station at the sample instant; NaN otherwise.
+    pub estimate_bps: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,9 @@ pub mod tc_trees;
 
 pub use parse::{parse_scenario, ScenarioError, ScenarioErrors};
 
+pub use crate::monitor::CalibrationTable;
 use crate::phy::dsss::{DsssRate, Preamble};
+pub use crate::radio::{ChannelSpec, Fading, Interpolation, Position};
 use crate::time::Nanos;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +22,8 @@ pub struct Scenario {
     pub server: NodeConfig,
     pub stations: Vec<StationConfig>,
     pub flows: Vec<FlowConfig>,
+    /// The AP's channel monitor (WChMon) settings.
+    pub monitor: MonitorSpec,
     /// Things accepted but not modelled (tc options), to report with the results.
     pub warnings: Vec<String>,
 }
@@ -58,6 +62,11 @@ pub struct CellConfig {
     pub retry_limit: u32,
     pub cw_min: u32,
     pub cw_max: u32,
+    /// Rate control of stations that do not choose one.
+    pub rate_control: RateControl,
+    /// Frames below this SNR (centi-dB) are not even detected (ns-3's preamble detection
+    /// threshold); None: no threshold, the error model alone decides.
+    pub preamble_detection_cdb: Option<i32>,
     pub eifs: EifsRule,
     pub collision_defer: CollisionDefer,
 }
@@ -114,9 +123,53 @@ pub struct TcSource {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StationConfig {
     pub name: String,
-    /// Fixed data rate, used in both directions (frames to and from the station).
+    /// Fixed data rate, used in both directions (frames to and from the station); with an
+    /// adaptive rate control, the highest rate the station supports.
     pub rate: DsssRate,
+    /// Rate control of both ends of the link (the AP's towards the station, the station's own).
+    pub rate_control: RateControl,
+    /// Radio conditions; None: a perfect channel (no frame errors).
+    pub channel: Option<ChannelSpec>,
     pub node: NodeConfig,
+}
+
+/// Which rate control a link runs (crates/airsched-core/src/mac/rate.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateControl {
+    /// Always the station's `rate`.
+    Fixed,
+    Arf,
+    Aarf,
+    Minstrel,
+}
+
+impl RateControl {
+    pub const ALL: [(&'static str, RateControl); 4] = [
+        ("fixed", RateControl::Fixed),
+        ("arf", RateControl::Arf),
+        ("aarf", RateControl::Aarf),
+        ("minstrel", RateControl::Minstrel),
+    ];
+    pub fn name(self) -> &'static str {
+        RateControl::ALL.iter().find(|(_, r)| *r == self).map(|(n, _)| *n).unwrap_or("fixed")
+    }
+}
+
+/// The AP's Wireless Channel Monitor settings (`[monitor]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MonitorSpec {
+    /// The calibration table and the file it came from; None: the built-in table.
+    pub calibration: Option<(String, CalibrationTable)>,
+    /// Weight of a new sample in the estimate filter (Garroppo et al.: 1/4).
+    pub alpha: f64,
+    /// Standard deviation of the per-frame SNR report, centi-dB.
+    pub noise_cdb: u32,
+}
+
+impl Default for MonitorSpec {
+    fn default() -> Self {
+        MonitorSpec { calibration: None, alpha: 0.25, noise_cdb: 200 }
+    }
 }
 
 /// Where a flow starts or ends.

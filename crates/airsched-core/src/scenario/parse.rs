@@ -32,6 +32,8 @@ use crate::phy::dsss::{DsssRate, Preamble};
 use crate::time::Nanos;
 use crate::units;
 
+mod radio;
+
 /// One problem in a scenario file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
@@ -126,7 +128,7 @@ pub fn parse_scenario(text: &str, file: &str) -> Result<Scenario, ScenarioErrors
 type Span = Range<usize>;
 type Value<'i> = Spanned<DeValue<'i>>;
 
-const TOP_KEYS: &[&str] = &["run", "cell", "wired", "ap", "server", "station", "flow"];
+const TOP_KEYS: &[&str] = &["run", "cell", "wired", "ap", "server", "station", "flow", "monitor"];
 const RUN_KEYS: &[&str] = &["duration", "warmup", "seed", "sample_interval"];
 const CELL_KEYS: &[&str] = &[
     "standard",
@@ -140,10 +142,15 @@ const CELL_KEYS: &[&str] = &[
     "cw_max",
     "eifs",
     "collision_defer",
+    "rate_control",
+    "preamble_detection",
 ];
 const WIRED_KEYS: &[&str] = &["rate", "delay"];
 const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file"];
-const STATION_KEYS: &[&str] = &["name", "rate", "txqueuelen", "ip", "tc", "tc_file"];
+const STATION_KEYS: &[&str] = &[
+    "name", "rate", "txqueuelen", "ip", "tc", "tc_file", "rate_control", "snr", "position", "schedule",
+    "schedule_mode", "snr_up_offset", "fading",
+];
 const FLOW_KEYS: &[&str] = &[
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
     "tos", "dscp", "mark", "priority",
@@ -157,6 +164,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("[ap]", NODE_KEYS),
     ("[[station]]", STATION_KEYS),
     ("[[flow]]", FLOW_KEYS),
+    ("[monitor]", radio::MONITOR_KEYS),
 ];
 
 const DEFAULT_DURATION: Nanos = Nanos::from_secs(10);
@@ -549,8 +557,9 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
     let ap = node(ctx, "ap");
     let server = node(ctx, "server");
 
-    let (stations, names) = parse_stations(ctx, root.get("station"));
+    let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control);
     let flows = parse_flows(ctx, root.get("flow"), &names, run.1);
+    let monitor = radio::parse_monitor(ctx, root.get("monitor"));
 
     Scenario {
         run: run.0,
@@ -560,6 +569,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
         server,
         stations,
         flows,
+        monitor,
         warnings: Vec::new(),
     }
 }
@@ -775,6 +785,10 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         )
     });
 
+    let rate_control = tbl.get("rate_control").and_then(|v| radio::rate_control(ctx, v, "cell.rate_control"));
+    let preamble_detection_cdb =
+        tbl.get("preamble_detection").and_then(|v| radio::db_value(ctx, v, "cell.preamble_detection", -3000, 5000));
+
     CellConfig {
         standard: Standard::Dot11b,
         preamble: preamble.unwrap_or(Preamble::Long),
@@ -787,6 +801,8 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         cw_max: cw_max_val,
         eifs: eifs.unwrap_or(EifsRule::Estimated),
         collision_defer: collision_defer.unwrap_or(CollisionDefer::Eifs),
+        rate_control: rate_control.unwrap_or(super::RateControl::Fixed),
+        preamble_detection_cdb,
     }
 }
 
@@ -978,6 +994,7 @@ fn valid_name_char(c: char) -> bool {
 fn parse_stations(
     ctx: &mut Ctx<'_>,
     v: Option<&Value<'_>>,
+    default_rc: super::RateControl,
 ) -> (Vec<StationConfig>, HashMap<String, usize>) {
     let mut stations = Vec::new();
     let mut names: HashMap<String, (usize, Span)> = HashMap::new();
@@ -1037,14 +1054,13 @@ fn parse_stations(
             ok.then(|| s.to_string())
         });
 
-        let rate = lookup(
-            ctx,
-            tbl,
-            &tspan,
-            &path,
-            "rate",
-            Some("the station's 802.11b rate, e.g. rate = \"11Mbps\""),
-        )
+        let rate_control = tbl
+            .get("rate_control")
+            .and_then(|v| radio::rate_control(ctx, v, &join(&path, "rate_control")))
+            .unwrap_or(default_rc);
+        let rate_required = (rate_control == super::RateControl::Fixed)
+            .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
+        let rate = lookup(ctx, tbl, &tspan, &path, "rate", rate_required)
         .and_then(|v| {
             let key = join(&path, "rate");
             let ex = "a string like \"11Mbps\"";
@@ -1057,10 +1073,13 @@ fn parse_stations(
                 }
             }
         });
+        let channel = radio::channel(ctx, tbl, &path);
         let node = parse_node(ctx, tbl, &path);
         stations.push(StationConfig {
             name: name.unwrap_or_default(),
             rate: rate.unwrap_or(DsssRate::R11),
+            rate_control,
+            channel,
             node,
         });
     }
@@ -1380,6 +1399,8 @@ size = 1024
             cw_max: 1023,
             eifs: EifsRule::Estimated,
             collision_defer: CollisionDefer::Eifs,
+            rate_control: crate::scenario::RateControl::Fixed,
+            preamble_detection_cdb: None,
         }
     }
 
@@ -1404,9 +1425,12 @@ size = 1024
             },
             ap: node(1000),
             server: node(1000),
+            monitor: crate::scenario::MonitorSpec::default(),
             stations: vec![StationConfig {
                 name: "sta1".into(),
                 rate: DsssRate::R11,
+                rate_control: crate::scenario::RateControl::Fixed,
+                channel: None,
                 node: node(1000),
             }],
             flows: vec![FlowConfig {
@@ -1536,6 +1560,8 @@ rate = "12kbit"
                 cw_max: 255,
                 eifs: EifsRule::Legacy,
                 collision_defer: CollisionDefer::AckTimeout,
+                rate_control: crate::scenario::RateControl::Fixed,
+                preamble_detection_cdb: None,
             }
         );
         assert_eq!(
@@ -1552,11 +1578,15 @@ rate = "12kbit"
                 StationConfig {
                     name: "a.b-c_1".into(),
                     rate: DsssRate::R1,
+                    rate_control: crate::scenario::RateControl::Fixed,
+                    channel: None,
                     node: node(10)
                 },
                 StationConfig {
                     name: "sta2".into(),
                     rate: DsssRate::R5_5,
+                    rate_control: crate::scenario::RateControl::Fixed,
+                    channel: None,
                     node: node(1000)
                 },
             ]

@@ -1,0 +1,101 @@
+//! The WChMon calibration procedure of Garroppo et al. (section 4.2), run on the simulator: for
+//! each SNR, a saturated UDP flow from the AP to one station over a link at that SNR (both
+//! directions, so the ACKs see it too), with the chosen rate control; the station measures the
+//! time tau to receive each block of n packets and the goodput n L / tau; the blocks' goodputs
+//! are averaged into one (SNR, goodput) row. A point where fewer than one block arrives reports
+//! the received payload over the measured time (zero if nothing arrived).
+
+use crate::monitor::{CalibrationMeta, CalibrationTable};
+use crate::phy::dsss::Preamble;
+use crate::scenario::{parse_scenario, RateControl};
+use crate::sim::Simulation;
+use crate::time::Nanos;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CalibrationSpec {
+    pub snr_from_cdb: i32,
+    pub snr_to_cdb: i32,
+    pub step_cdb: i32,
+    /// UDP payload bytes per packet (the paper: 1024).
+    pub payload: u32,
+    /// Packets per block, n (the paper: "e.g. 100").
+    pub block: u32,
+    pub rate_control: RateControl,
+    /// Simulated time per SNR point, warm-up of 1 s included.
+    pub duration: Nanos,
+    pub seed: u64,
+    pub preamble: Preamble,
+}
+
+impl Default for CalibrationSpec {
+    fn default() -> Self {
+        CalibrationSpec {
+            snr_from_cdb: -800,
+            snr_to_cdb: 2000,
+            step_cdb: 50,
+            payload: 1024,
+            block: 100,
+            rate_control: RateControl::Arf,
+            duration: Nanos::from_secs(11),
+            seed: 1,
+            preamble: Preamble::Long,
+        }
+    }
+}
+
+/// Measure one SNR point: the mean block goodput in bit/s of UDP payload.
+pub fn measure_point(spec: &CalibrationSpec, snr_cdb: i32) -> Result<f64, String> {
+    let preamble = match spec.preamble {
+        Preamble::Long => "long",
+        Preamble::Short => "short",
+    };
+    let text = format!(
+        "[run]\nduration = \"{dur}ns\"\nwarmup = \"1s\"\nseed = {seed}\n\
+         [cell]\nbeacons = false\npreamble = \"{preamble}\"\n\
+         [[station]]\nname = \"b\"\nrate = \"11Mbps\"\nrate_control = \"{rc}\"\nsnr = {snr}\n\
+         [[flow]]\nname = \"calibration\"\nsrc = \"ap\"\ndst = \"b\"\nrate = \"saturate\"\nsize = {size}\n",
+        dur = spec.duration.0,
+        seed = spec.seed,
+        rc = spec.rate_control.name(),
+        snr = snr_cdb as f64 / 100.0,
+        size = spec.payload,
+    );
+    let scn = parse_scenario(&text, "<calibration>").map_err(|e| e.to_string())?;
+    let mut sim = Simulation::new(&scn).map_err(|e| e.to_string())?;
+    sim.meter_blocks(0, spec.block);
+    let res = sim.finish().map_err(|e| e.to_string())?;
+    let blocks = sim.block_goodputs();
+    Ok(if blocks.is_empty() {
+        res.flows[0].goodput_mbps * 1e6
+    } else {
+        blocks.iter().sum::<f64>() / blocks.len() as f64
+    })
+}
+
+/// Run the whole procedure: one point per SNR from `snr_from` to `snr_to` every `step`.
+pub fn calibrate(spec: &CalibrationSpec, mut progress: impl FnMut(usize, usize)) -> Result<CalibrationTable, String> {
+    if spec.step_cdb <= 0 || spec.snr_to_cdb < spec.snr_from_cdb {
+        return Err(format!(
+            "the SNR range must run upwards with a positive step (got {} to {} dB every {} dB)",
+            spec.snr_from_cdb as f64 / 100.0,
+            spec.snr_to_cdb as f64 / 100.0,
+            spec.step_cdb as f64 / 100.0
+        ));
+    }
+    let snrs: Vec<i32> = (spec.snr_from_cdb..=spec.snr_to_cdb).step_by(spec.step_cdb as usize).collect();
+    let mut points = Vec::with_capacity(snrs.len());
+    for (i, &snr) in snrs.iter().enumerate() {
+        points.push((snr, measure_point(spec, snr)?));
+        progress(i + 1, snrs.len());
+    }
+    Ok(CalibrationTable {
+        points,
+        meta: CalibrationMeta {
+            payload: spec.payload,
+            block: spec.block,
+            rate_control: spec.rate_control.name().to_string(),
+            duration_s: spec.duration.as_secs_f64(),
+            seed: spec.seed,
+        },
+    })
+}
