@@ -881,5 +881,9 @@ mod tests {
     fn print_doc_tables() {
         println!("{}", per_table_1088());
         println!("{}", snr_table());
+        for rate in DsssRate::ALL {
+            let at = |per| snr_for_per(ErrMode::Dsss(rate), Preamble::Long, 1088, per);
+            println!("{rate:?} 1088 B: PER 99 % at {:.2}, 1e-4 at {:.2} dB", at(0.99), at(1e-4));
+        }
     }
 }
