@@ -504,7 +504,10 @@ impl ErrorModel {
     /// `ThresholdPreambleDetectionModel`, [`NS3_DETECT_THRESHOLD_CDB`]); `None` for DSSS, see the
     /// constant's note.
     pub fn new(detect_threshold_cdb: Option<i32>) -> Self {
-        ErrorModel { detect_threshold_cdb, ln_bit: vec![f64::NAN; N_MODES * GRID_LEN] }
+        ErrorModel {
+            detect_threshold_cdb,
+            ln_bit: vec![f64::NAN; N_MODES * GRID_LEN],
+        }
     }
 
     pub fn detect_threshold_cdb(&self) -> Option<i32> {
@@ -514,7 +517,13 @@ impl ErrorModel {
     /// Probability that a frame with a `psdu_bytes` PSDU sent in `mode` at SNR `snr_cdb`
     /// (centi-dB) is received: 0 below the detection threshold or below SNR_CDB_MIN, 1 above
     /// SNR_CDB_MAX, else header success x payload success.
-    pub fn success(&mut self, mode: ErrMode, preamble: Preamble, snr_cdb: i32, psdu_bytes: u32) -> f64 {
+    pub fn success(
+        &mut self,
+        mode: ErrMode,
+        preamble: Preamble,
+        snr_cdb: i32,
+        psdu_bytes: u32,
+    ) -> f64 {
         if self.detect_threshold_cdb.is_some_and(|t| snr_cdb < t) || snr_cdb < SNR_CDB_MIN {
             return 0.0;
         }
@@ -601,7 +610,10 @@ mod tests {
         ];
         for &(rate, rss, want, tol) in cases {
             let got = chunk_success_rate(ErrMode::Dsss(rate), from_rss(rss), nbits);
-            assert!((got - want).abs() <= tol, "{rate:?} at {rss} dBm: {got:e}, ns-3 {want:e} +- {tol:e}");
+            assert!(
+                (got - want).abs() <= tol,
+                "{rate:?} at {rss} dBm: {got:e}, ns-3 {want:e} +- {tol:e}"
+            );
         }
     }
 
@@ -622,7 +634,10 @@ mod tests {
         ];
         for &(rate, snr_db, want, tol) in cases {
             let got = chunk_success_rate(ErrMode::nist(rate), db_to_linear(snr_db), 2000 * 8);
-            assert!((got - want).abs() <= tol, "NIST {rate:?} at {snr_db} dB: {got:e}, ns-3 {want:e} +- {tol:e}");
+            assert!(
+                (got - want).abs() <= tol,
+                "NIST {rate:?} at {snr_db} dB: {got:e}, ns-3 {want:e} +- {tol:e}"
+            );
         }
     }
 
@@ -642,9 +657,15 @@ mod tests {
         ];
         for (mode, want) in cases {
             let got = snr_for_per(mode, Preamble::Long, 1536, 0.1);
-            assert!((got - want).abs() <= 0.15, "{mode:?}: {got:.3} dB, reference {want} dB");
+            assert!(
+                (got - want).abs() <= 0.15,
+                "{mode:?}: {got:.3} dB, reference {want} dB"
+            );
             let payload_only = bisect_payload_only(mode, 1536 * 8, 0.1);
-            assert!(got >= payload_only && got - payload_only < 0.01, "{mode:?}: header shifts {got} vs {payload_only}");
+            assert!(
+                got >= payload_only && got - payload_only < 0.01,
+                "{mode:?}: header shifts {got} vs {payload_only}"
+            );
         }
     }
 
@@ -665,7 +686,11 @@ mod tests {
     fn gauss_legendre_8_is_exact_for_degree_15() {
         // sum w_i x_i^k over +-x: 2/(k+1) for even k (odd k vanish by symmetry).
         for k in (0..=14).step_by(2) {
-            let s: f64 = GL8_X.iter().zip(GL8_W).map(|(x, w)| 2.0 * w * x.powi(k)).sum();
+            let s: f64 = GL8_X
+                .iter()
+                .zip(GL8_W)
+                .map(|(x, w)| 2.0 * w * x.powi(k))
+                .sum();
             assert!((s - 2.0 / (k as f64 + 1.0)).abs() < 1e-15, "x^{k}: {s}");
         }
     }
@@ -677,7 +702,10 @@ mod tests {
         for e in [0.01, 0.3, 1.0, 3.0, 8.0, 20.0, 60.0, 200.0, 600.0] {
             let a = sep16_cck(e);
             let b = sep16_with_panel(e, SEP16_PANEL / 4.0);
-            assert!(a > 0.0 && (a - b).abs() <= 1e-12 * b, "e = {e}: {a:e} vs {b:e}");
+            assert!(
+                a > 0.0 && (a - b).abs() <= 1e-12 * b,
+                "e = {e}: {a:e} vs {b:e}"
+            );
         }
         // Far above every threshold, it underflows to 0 rather than to noise.
         assert_eq!(sep16_cck(4e6), 0.0);
@@ -693,9 +721,15 @@ mod tests {
         for e in [1.0f64, 2.0, 5.0, 10.0, 20.0, 40.0, 100.0, 400.0] {
             let (pair, union) = (q(e.sqrt()), 14.0 * q(e.sqrt()) + q((2.0 * e).sqrt()));
             let sep = sep16_cck(e);
-            assert!(pair <= sep && sep <= union, "e {e}: {pair:e} <= {sep:e} <= {union:e}");
+            assert!(
+                pair <= sep && sep <= union,
+                "e {e}: {pair:e} <= {sep:e} <= {union:e}"
+            );
             if e >= 40.0 {
-                assert!(sep > 0.9 * union, "e {e}: {sep:e} not close to the union bound {union:e}");
+                assert!(
+                    sep > 0.9 * union,
+                    "e {e}: {sep:e} not close to the union bound {union:e}"
+                );
             }
         }
     }
@@ -707,7 +741,10 @@ mod tests {
             let mut prev = f64::NEG_INFINITY;
             for cdb in SNR_CDB_MIN..=SNR_CDB_MAX {
                 let l = em.ln_bit(mode, cdb);
-                assert!(l <= 0.0 && l >= prev, "{mode:?} at {cdb} cdB: {l:e} after {prev:e}");
+                assert!(
+                    l <= 0.0 && l >= prev,
+                    "{mode:?} at {cdb} cdB: {l:e} after {prev:e}"
+                );
                 prev = l;
             }
         }
@@ -738,10 +775,19 @@ mod tests {
     fn clamping_outside_the_grid_agrees_with_its_edges() {
         let mut em = ErrorModel::new(None);
         for mode in all_modes() {
-            assert!(em.success(mode, Preamble::Long, SNR_CDB_MIN, 14) < 1e-12, "{mode:?}");
+            assert!(
+                em.success(mode, Preamble::Long, SNR_CDB_MIN, 14) < 1e-12,
+                "{mode:?}"
+            );
             assert_eq!(em.success(mode, Preamble::Long, SNR_CDB_MIN - 1, 14), 0.0);
-            assert_eq!(em.success(mode, Preamble::Short, SNR_CDB_MAX, dsss::MAX_PSDU_BYTES), 1.0);
-            assert_eq!(em.success(mode, Preamble::Short, i32::MAX, dsss::MAX_PSDU_BYTES), 1.0);
+            assert_eq!(
+                em.success(mode, Preamble::Short, SNR_CDB_MAX, dsss::MAX_PSDU_BYTES),
+                1.0
+            );
+            assert_eq!(
+                em.success(mode, Preamble::Short, i32::MAX, dsss::MAX_PSDU_BYTES),
+                1.0
+            );
             assert_eq!(em.success(mode, Preamble::Short, i32::MIN, 0), 0.0);
         }
     }
@@ -757,10 +803,16 @@ mod tests {
         assert!((short - chunk_success_rate(ErrMode::Dsss(R2), snr, 48)).abs() < 1e-12);
         assert!(long > 0.99 && short < 0.9, "long {long}, short {short}");
         // 1 Mb/s never uses the short header.
-        assert_eq!(em.success(ErrMode::Dsss(R1), Preamble::Short, -200, 0), long);
+        assert_eq!(
+            em.success(ErrMode::Dsss(R1), Preamble::Short, -200, 0),
+            long
+        );
         let ofdm = em.success(ErrMode::yans(OfdmRate::R54), Preamble::Short, -200, 0);
         let lsig = chunk_success_rate(ErrMode::yans(OfdmRate::R6), snr, 24);
-        assert!((ofdm - lsig).abs() < 1e-12 && ofdm < 0.99, "{ofdm} vs {lsig}");
+        assert!(
+            (ofdm - lsig).abs() < 1e-12 && ofdm < 0.99,
+            "{ofdm} vs {lsig}"
+        );
     }
 
     #[test]
@@ -772,7 +824,10 @@ mod tests {
         // 3.99 dB: a 2 Mb/s frame is almost surely fine, but ns-3's detector would drop it.
         assert!(none.success(mode, Preamble::Long, 399, 1088) > 0.99);
         assert_eq!(ns3.success(mode, Preamble::Long, 399, 1088), 0.0);
-        assert_eq!(ns3.success(mode, Preamble::Long, 400, 1088), none.success(mode, Preamble::Long, 400, 1088));
+        assert_eq!(
+            ns3.success(mode, Preamble::Long, 400, 1088),
+            none.success(mode, Preamble::Long, 400, 1088)
+        );
     }
 
     #[test]
@@ -829,11 +884,14 @@ mod tests {
     /// The PER table of docs/model-error.md (1088-B PSDU, long preamble), rendered from the
     /// model; the doc must contain it verbatim.
     fn per_table_1088() -> String {
-        let mut t = String::from("| SNR (dB) | 1 Mb/s | 2 Mb/s | 5.5 Mb/s | 11 Mb/s |\n|---|---|---|---|---|\n");
+        let mut t = String::from(
+            "| SNR (dB) | 1 Mb/s | 2 Mb/s | 5.5 Mb/s | 11 Mb/s |\n|---|---|---|---|---|\n",
+        );
         for snr in (-6..=14).step_by(2) {
             t += &format!("| {snr} |");
             for rate in DsssRate::ALL {
-                let per = 1.0 - frame_success_exact(ErrMode::Dsss(rate), Preamble::Long, snr as f64, 1088);
+                let per = 1.0
+                    - frame_success_exact(ErrMode::Dsss(rate), Preamble::Long, snr as f64, 1088);
                 t += &format!(" {} |", fmt_per(per));
             }
             t += "\n";
@@ -872,7 +930,10 @@ mod tests {
     fn doc_per_table_is_current() {
         let doc = include_str!("../../../../docs/model-error.md");
         let table = per_table_1088();
-        assert!(doc.contains(&table), "docs/model-error.md lacks the current PER table:\n{table}");
+        assert!(
+            doc.contains(&table),
+            "docs/model-error.md lacks the current PER table:\n{table}"
+        );
     }
 
     /// `cargo test -p airsched-core --release --lib print_doc_tables -- --ignored --nocapture`
@@ -883,7 +944,11 @@ mod tests {
         println!("{}", snr_table());
         for rate in DsssRate::ALL {
             let at = |per| snr_for_per(ErrMode::Dsss(rate), Preamble::Long, 1088, per);
-            println!("{rate:?} 1088 B: PER 99 % at {:.2}, 1e-4 at {:.2} dB", at(0.99), at(1e-4));
+            println!(
+                "{rate:?} 1088 B: PER 99 % at {:.2}, 1e-4 at {:.2} dB",
+                at(0.99),
+                at(1e-4)
+            );
         }
     }
 }
