@@ -592,7 +592,7 @@ mod tests {
     #[test]
     fn dsss_matches_ns3_unit_test_spot_values() {
         let nbits = (1024 + 40 + 14) * 8;
-        let from_rss = |rss: f64| db_to_linear(rss - (-100.552_278_6 + 7.0));
+        let noise_dbm = -100.552_278_6 + 7.0;
         #[rustfmt::skip]
         let cases: &[(DsssRate, f64, f64, f64)] = &[
             (R1, -105.0, 0.0, 1e-13), (R1, -100.0, 1.5e-13, 1e-13), (R1, -99.0, 0.0003, 0.0001),
@@ -609,12 +609,16 @@ mod tests {
             (R11, -85.0, 0.999, 0.001), (R11, -84.0, 1.0, 0.001),
         ];
         for &(rate, rss, want, tol) in cases {
-            let got = chunk_success_rate(ErrMode::Dsss(rate), from_rss(rss), nbits);
-            assert!(
-                (got - want).abs() <= tol,
-                "{rate:?} at {rss} dBm: {got:e}, ns-3 {want:e} +- {tol:e}"
-            );
+            assert_ns3_spot(ErrMode::Dsss(rate), rss - noise_dbm, nbits, want, tol);
         }
+    }
+
+    fn assert_ns3_spot(mode: ErrMode, snr_db: f64, nbits: u64, want: f64, tol: f64) {
+        let got = chunk_success_rate(mode, db_to_linear(snr_db), nbits);
+        assert!(
+            (got - want).abs() <= tol,
+            "{mode:?} at {snr_db:.2} dB, {nbits} bits: {got:e}, ns-3 {want:e} +- {tol:e}"
+        );
     }
 
     /// ns-3 `wifi-error-rate-models-test.cc`, NIST case: 2000-byte chunk, SNR in dB.
@@ -633,11 +637,7 @@ mod tests {
             (R54, 21.0, 5.44e-8, 1e-8), (R54, 22.0, 0.410, 0.001), (R54, 23.0, 0.958, 0.001), (R54, 24.0, 0.999, 0.001),
         ];
         for &(rate, snr_db, want, tol) in cases {
-            let got = chunk_success_rate(ErrMode::nist(rate), db_to_linear(snr_db), 2000 * 8);
-            assert!(
-                (got - want).abs() <= tol,
-                "NIST {rate:?} at {snr_db} dB: {got:e}, ns-3 {want:e} +- {tol:e}"
-            );
+            assert_ns3_spot(ErrMode::nist(rate), snr_db, 2000 * 8, want, tol);
         }
     }
 
@@ -900,26 +900,21 @@ mod tests {
     }
 
     fn snr_table() -> String {
+        let row = |label: String, model: &str, m: ErrMode| {
+            let at = |len, per| snr_for_per(m, Preamble::Long, len, per);
+            let (a, b, c) = (at(1536, 0.1), at(1088, 0.1), at(1088, 0.01));
+            format!("| {label} | {model} | {a:.2} | {b:.2} | {c:.2} |\n")
+        };
         let mut t = String::new();
         for rate in DsssRate::ALL {
-            let m = ErrMode::Dsss(rate);
-            t += &format!(
-                "| {} | DSSS | {:.2} | {:.2} | {:.2} |\n",
-                rate.label(),
-                snr_for_per(m, Preamble::Long, 1536, 0.1),
-                snr_for_per(m, Preamble::Long, 1088, 0.1),
-                snr_for_per(m, Preamble::Long, 1088, 0.01)
-            );
+            t += &row(rate.label().to_string(), "DSSS", ErrMode::Dsss(rate));
         }
         for model in [OfdmModel::Yans, OfdmModel::Nist] {
             for rate in OfdmRate::ALL {
-                let m = ErrMode::Ofdm(rate, model);
-                t += &format!(
-                    "| {}Mbps | {model:?} | {:.2} | {:.2} | {:.2} |\n",
-                    rate.mbps(),
-                    snr_for_per(m, Preamble::Long, 1536, 0.1),
-                    snr_for_per(m, Preamble::Long, 1088, 0.1),
-                    snr_for_per(m, Preamble::Long, 1088, 0.01)
+                t += &row(
+                    format!("{}Mbps", rate.mbps()),
+                    &format!("{model:?}"),
+                    ErrMode::Ofdm(rate, model),
                 );
             }
         }
