@@ -17,7 +17,7 @@
 //! * Per-frame fast path: [`ErrorModel::success`] / [`ErrorModel::per`] with the SNR in centi-dB
 //!   ([`db_to_cdb`]); one or two table look-ups and one `exp`, no allocation.
 
-use crate::phy::dsss::{self, DsssRate, Preamble};
+use crate::phy::dsss::{DsssRate, Preamble};
 
 /// Lowest SNR the cache holds, in centi-dB (-20.00 dB). Below it every frame fails: the most
 /// robust frame (14 B at 1 Mb/s or 6 Mb/s) has success < 1e-12 there (tested).
@@ -297,12 +297,12 @@ fn dqpsk_ber(x: f64) -> f64 {
 /// 8-point Gauss-Legendre nodes (positive half) and weights on [-1, 1].
 const GL8_X: [f64; 4] = [
     0.183_434_642_495_649_8,
-    0.525_532_409_916_329_0,
+    0.525_532_409_916_329,
     0.796_666_477_413_626_7,
     0.960_289_856_497_536_3,
 ];
 const GL8_W: [f64; 4] = [
-    0.362_683_783_378_362_0,
+    0.362_683_783_378_362,
     0.313_706_645_877_887_3,
     0.222_381_034_453_374_5,
     0.101_228_536_290_376_3,
@@ -395,7 +395,7 @@ fn viterbi_pd(p: f64, d: u32) -> f64 {
     let term = |i: u32| binomial(d, i) * p.powi(i as i32) * (1.0 - p).powi((d - i) as i32);
     let start = d / 2 + 1;
     let mut pd: f64 = (start..d).map(term).sum();
-    if d % 2 == 0 {
+    if d & 1 == 0 {
         pd += 0.5 * term(d / 2);
     }
     pd
@@ -781,11 +781,21 @@ mod tests {
             );
             assert_eq!(em.success(mode, Preamble::Long, SNR_CDB_MIN - 1, 14), 0.0);
             assert_eq!(
-                em.success(mode, Preamble::Short, SNR_CDB_MAX, dsss::MAX_PSDU_BYTES),
+                em.success(
+                    mode,
+                    Preamble::Short,
+                    SNR_CDB_MAX,
+                    crate::phy::dsss::MAX_PSDU_BYTES
+                ),
                 1.0
             );
             assert_eq!(
-                em.success(mode, Preamble::Short, i32::MAX, dsss::MAX_PSDU_BYTES),
+                em.success(
+                    mode,
+                    Preamble::Short,
+                    i32::MAX,
+                    crate::phy::dsss::MAX_PSDU_BYTES
+                ),
                 1.0
             );
             assert_eq!(em.success(mode, Preamble::Short, i32::MIN, 0), 0.0);
