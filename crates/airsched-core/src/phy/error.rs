@@ -197,7 +197,8 @@ pub const fn header(mode: ErrMode, preamble: Preamble) -> (ErrMode, u32) {
     }
 }
 
-/// SNR in dB to centi-dB, rounded to nearest (saturating; NaN gives 0).
+/// SNR in dB to centi-dB, rounded to nearest, saturating at the i32 range (NaN: a debug
+/// assertion; 0 in release).
 pub fn db_to_cdb(db: f64) -> i32 {
     debug_assert!(!db.is_nan(), "SNR is NaN");
     (db * 100.0).round() as i32
@@ -541,7 +542,7 @@ impl ErrorModel {
         1.0 - self.success(mode, preamble, snr_cdb, psdu_bytes)
     }
 
-    /// Fill `mode`'s whole grid now (8001 evaluations; about a second for CCK in a debug build)
+    /// Fill `mode`'s whole grid now (8001 evaluations; about 0.2 s for a CCK row in release)
     /// instead of lazily, e.g. before timing a run.
     pub fn prefill(&mut self, mode: ErrMode) {
         for cdb in SNR_CDB_MIN..=SNR_CDB_MAX {
