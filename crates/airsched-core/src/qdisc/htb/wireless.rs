@@ -23,11 +23,11 @@ pub(super) const DEFAULT_GATE_SKIP: u32 = 8;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Wireless {
     /// Gate threshold in 1/`REL_ONE` of relative goodput; 0 = the gate is off.
-    gate: u32,
+    pub(super) gate: u32,
     /// The threshold as written, in percent, for printing.
-    gate_pct: f64,
+    pub(super) gate_pct: f64,
     /// Missed opportunities after which a gated leaf takes a turn; 0 = never.
-    gate_skip: u32,
+    pub(super) gate_skip: u32,
 }
 
 impl Default for Wireless {
