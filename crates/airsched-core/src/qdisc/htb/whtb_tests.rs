@@ -3,7 +3,7 @@
 //! where the DRR order or the token arithmetic is computable, and within a tolerance for rates.
 
 use super::*;
-use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
+use super::tests::{assert_identities, class, htb, within, ClassLine};
 use crate::qdisc::testutil::{
     ab_order, build, build_opts_ok, class as class_decl, errors, expect_built, handle, qdisc, run_link, warnings, Bench,
     LinkRun, Source,
@@ -14,8 +14,6 @@ const MBIT: u64 = 1_000_000;
 
 /// Relative goodput 0.3, below a 50 % gate.
 const REL_03: u32 = (REL_ONE as u64 * 3 / 10) as u32;
-
-type ClassLine = (&'static str, &'static str, &'static str);
 
 /// `tc qdisc add dev eth0 root handle 1: KIND QOPTS` on line 1, then one class line each (class
 /// kind = the qdisc's).
@@ -34,28 +32,9 @@ fn ok(kind: &str, qopts: &str, classes: &[ClassLine], filters: Vec<Filter>) -> Q
     expect_built(build_kind(kind, qopts, classes, filters), kind)
 }
 
-fn htb(q: &QdiscImpl) -> &Htb {
-    match q {
-        QdiscImpl::Htb(h) => h,
-        _ => panic!("not htb"),
-    }
-}
-
-fn class<'a>(q: &'a QdiscImpl, id: &str) -> &'a Class {
-    let h = htb(q);
-    &h.classes[h.find(handle(id).0).expect("class exists")]
-}
-
 /// u32 `match ip dst 192.168.1.(2+flow)/32` at the qdisc.
 fn dst(flow: u32, to: &str) -> Filter {
-    Filter {
-        parent: handle("1:"),
-        prio: 1,
-        protocol: ETH_P_IP,
-        kind: FilterKind::U32 { keys: vec![U32Key { off: 16, mask: 0xffff_ffff, val: 0xc0a8_0102 + flow }] },
-        classid: handle(to),
-        line: 40 + flow,
-    }
+    super::tests::dst("1:", flow, to)
 }
 
 fn two_leaves() -> Vec<Filter> {
@@ -66,31 +45,11 @@ fn sat(flow: u32, bps: u64, ip_len: u32) -> Source {
     Source { flow, rate_bps: bps, ip_len, start: Nanos::ZERO, stop: Nanos::from_secs(1000) }
 }
 
-fn within(got: f64, want: f64, tol: f64, what: &str) {
-    if std::env::var_os("HTB_SHOW").is_some() {
-        eprintln!("{what}: got {got:.0} want {want:.0} ({:+.3}%)", (got - want) / want * 100.0);
-    }
-    let err = (got - want).abs() / want;
-    assert!(err <= tol, "{what}: got {got:.0}, want {want:.0} (error {:.2}% > {:.1}%)", err * 100.0, tol * 100.0);
-}
-
 /// Run `q` with per-flow relative goodputs `chan`.
 fn run_chan(q: &mut QdiscImpl, chan: &[u32], sources: &[Source], link: u64, secs: u64, from: u64) -> LinkRun {
     let mut b = Bench::new(chan.len());
     b.chan = chan.to_vec();
     run_link(q, &mut b, sources, link, Nanos::from_secs(secs), Nanos::from_secs(from))
-}
-
-/// offered = sent + dropped + queued at the qdisc, every class and every child.
-fn assert_identities(q: &QdiscImpl) {
-    let reps = q.reports();
-    assert!(reps[0].stats.identity_holds(), "qdisc: {:?}", reps[0].stats);
-    for c in &reps[0].classes {
-        assert!(c.stats.identity_holds(), "class {}: {:?}", c.classid, c.stats);
-    }
-    for r in &reps[1..] {
-        assert!(r.stats.identity_holds(), "child of {}: {:?}", r.parent, r.stats);
-    }
 }
 
 /// Leaves always green (rate far above the link, 1 MB buckets): HTB is DRR (paper §3).
@@ -384,7 +343,7 @@ fn the_gate_works_through_the_feeds_of_borrowing_leaves() {
     let r = run_chan(&mut q, &[REL_ONE, REL_03], &[sat(0, 20 * MBIT, 1500), sat(1, 20 * MBIT, 1500)], 100 * MBIT, 4, 1);
     let (a, b2) = (r.rate_bps(0, 3.0), r.rate_bps(1, 3.0));
     within(a + b2, 10e6, 0.02, "the parent's rate is used");
-    assert!(b2 >= 0.98e6 && b2 <= 1.02 * (1e6 + 8e6 / 5.0), "gated flow 1: {b2:.0}");
+    assert!((0.98e6..=1.02 * (1e6 + 8e6 / 5.0)).contains(&b2), "gated flow 1: {b2:.0}");
     let l2 = class(&q, "1:20");
     assert!(l2.gated > 0 && l2.forced > 0, "gated {} forced {}", l2.gated, l2.forced);
     assert_identities(&q);
