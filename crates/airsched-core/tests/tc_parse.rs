@@ -299,6 +299,46 @@ fn garroppo_reference_schedulers() {
     builds_with(GARROPPO_DRR, "wlan0", &["drr"]);
 }
 
+/// Garroppo et al.'s WHTB setting (1:4 share): a whtb qdisc, classes given as `whtb` or as
+/// `htb` (the class kind only picks tc's option parser; the kernel does not compare it).
+const GARROPPO_WHTB: &str = "\
+tc qdisc add dev wlan0 root handle 1: whtb gate 50% gate_skip 4
+tc class add dev wlan0 parent 1: classid 1:1 whtb rate 5mbit
+tc class add dev wlan0 parent 1:1 classid 1:10 whtb rate 4mbit ceil 4mbit
+tc class add dev wlan0 parent 1:1 classid 1:20 htb rate 1mbit ceil 1mbit
+tc filter add dev wlan0 parent 1: protocol ip prio 1 u32 match ip dst 10.0.0.2 flowid 1:10
+tc filter add dev wlan0 parent 1: protocol ip prio 1 u32 match ip dst 10.0.0.3 flowid 1:20
+";
+
+#[test]
+fn garroppo_whtb_builds_and_shows_as_whtb() {
+    let decl = tree_of(GARROPPO_WHTB, "wlan0");
+    assert_eq!((decl[0].kind.as_str(), decl[0].options.as_str()), ("whtb", "gate 50% gate_skip 4"));
+    builds_with(GARROPPO_WHTB, "wlan0", &["whtb"]);
+    let (script, mut d) = parse_script(GARROPPO_WHTB);
+    let built = build_trees(&script, &devices(&["wlan0"]), &mut d);
+    assert!(d.is_empty(), "{d:?}");
+    let reports = built[0].1.reports();
+    assert_eq!(
+        tree_text("wlan0", &reports),
+        "dev wlan0\n\
+         \x20 qdisc whtb 1: root refcnt 2 r2q 10 default 0 direct_packets_stat 0 direct_qlen 1000 gate 50% gate_skip 4\n\
+         \x20   class whtb 1:1 root rate 5Mbit ceil 5Mbit burst 1600b cburst 1600b\n\
+         \x20     class whtb 1:10 parent 1:1 prio 0 rate 4Mbit ceil 4Mbit burst 1600b cburst 1600b\n\
+         \x20       qdisc pfifo 0: parent 1:10 limit 1000p\n\
+         \x20     class whtb 1:20 parent 1:1 prio 0 rate 1Mbit ceil 1Mbit burst 1600b cburst 1600b\n\
+         \x20       qdisc pfifo 0: parent 1:20 limit 1000p\n"
+    );
+    let s = class_show("wlan0", &reports, true);
+    assert!(s.contains(" tokens: 50000 ctokens: 50000\n charged: 0 bytes gated: 0 forced: 0\n"), "{s}");
+
+    // Other class kinds still do not fit, and whtb's options are not htb's.
+    let base = "tc qdisc add dev eth0 root handle 1: whtb\n";
+    one_error(&format!("{base}tc class add dev eth0 parent 1: classid 1:2 drr"), 2, 45, "drr", "class kind drr does not match qdisc 1:, which is a whtb");
+    one_error("tc qdisc add dev eth0 root handle 1: htb gate\n", 1, 42, "gate", "unknown htb option \"gate\"");
+    one_error("tc qdisc add dev eth0 root handle 1: whtb gate 150%\n", 1, 48, "150%", "gate 150% is out of range");
+}
+
 #[test]
 fn lartc_htb_script_with_shell_lines() {
     // The cleanup line and its shell decorations are warnings; the shell variables are errors.

@@ -28,6 +28,9 @@
 //! millions of packets when quantum < packet size); the report of an inner class sums its
 //! leaves' drops and backlog (the kernel prints 0) so that offered = sent + dropped + queued
 //! holds at every class; a leaf's "dropped" includes drops its child makes at dequeue (CoDel).
+//!
+//! The same code is `whtb`, Garroppo et al.'s channel-aware Wireless HTB, when `Htb::wireless` is
+//! set: see [`wireless`] (the stretched length and the gate) and docs/qdisc-whtb.md.
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -41,6 +44,12 @@ use super::{
 use crate::packet::PacketId;
 use crate::tc::{format_rate_bytes, format_size, OptParser, Severity, TcDiag, Tok};
 use crate::time::Nanos;
+
+mod wireless;
+#[cfg(test)]
+mod whtb_tests;
+
+use wireless::Wireless;
 
 /// `TC_HTB_MAXDEPTH`: levels 0..7.
 const MAXDEPTH: usize = 8;
@@ -156,6 +165,18 @@ struct Class {
     overlimits: u64,
     lends: u32,
     borrows: u32,
+    /// Bytes charged to the buckets (and, for a leaf, to its deficits): the real lengths for
+    /// htb, the stretched ones for whtb.
+    charged: u64,
+    /// whtb, leaf: per level, set while a DRR turn is under way (a packet was sent and the
+    /// deficit has not expired); the gate only guards the first packet of a turn.
+    turn_open: u8,
+    /// whtb, leaf: opportunities missed in a row because of the gate.
+    gate_skips: u32,
+    /// whtb, leaf: every opportunity missed because of the gate, and the turns taken because
+    /// `gate_skip` expired while the channel was still below the gate.
+    gated: u64,
+    forced: u64,
 }
 
 /// Where `htb_classify` sends a packet.
@@ -192,6 +213,11 @@ pub struct Htb {
     watchdog: Option<Nanos>,
     /// `qdisc_warn_nonwc` fired (a leaf child returned nothing while backlogged).
     warned_nonwc: bool,
+    /// `Some` for whtb: the channel-aware options.
+    wireless: Option<Wireless>,
+    /// whtb: leaves skipped by the gate in the dequeue in progress (to undo the skips when every
+    /// leaf of a row turns out to be gated). Capacity reserved at build time.
+    gate_skipped: Vec<u32>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,7 +356,8 @@ fn parse_class_opts(c: &super::ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option
                 ceil_tok = Some(k);
             }
         } else {
-            p.unknown(k, "htb class", KNOWN);
+            // The class kind names tc's parser: `htb` or `whtb`, the same options.
+            p.unknown(k, &format!("{} class", c.kind.text), KNOWN);
         }
     }
     if rate_tok.is_none() {
@@ -383,10 +410,22 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let mut r2q: u64 = 10;
     let mut defcls: u64 = 0;
     let mut direct_qlen: u64 = cx.txqueuelen as u64;
+    let kind = d.kind.text;
+    let mut wireless = (kind == "whtb").then(Wireless::default);
     {
         let mut p = opt_parser(&d.opts, d.end, diags);
+        let mut gate_skip_tok = None;
         while let Some(k) = p.next() {
             let t = k.text;
+            // whtb's own options are whole words ("gate" is a prefix of "gate_skip").
+            if let Some(w) = wireless.as_mut() {
+                if w.parse_option(&mut p, k) {
+                    if t == "gate_skip" {
+                        gate_skip_tok = Some(k);
+                    }
+                    continue;
+                }
+            }
             // The order of tc's tests, which accept unambiguous-enough prefixes ("d" = default).
             if matches(t, "r2q") {
                 if let Some(v) = uint_opt(&mut p, k, u32::MAX as u64) {
@@ -409,8 +448,15 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 }
             } else if matches(t, "offload") {
                 p.warn(k, "accepted but not modelled: hardware offload (the software HTB is simulated)");
+            } else if wireless.is_some() {
+                p.unknown(k, kind, &["default", "r2q", "direct_qlen", "debug", "offload", "gate", "gate_skip"]);
             } else {
-                p.unknown(k, "htb", &["default", "r2q", "direct_qlen", "debug", "offload"]);
+                p.unknown(k, kind, &["default", "r2q", "direct_qlen", "debug", "offload"]);
+            }
+        }
+        if let (Some(w), Some(k)) = (wireless, gate_skip_tok) {
+            if !w.gate_on() {
+                p.warn(k, "gate_skip has no effect without a gate above 0% (the gate is off)");
             }
         }
     }
@@ -434,6 +480,8 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         stash: None,
         watchdog: None,
         warned_nonwc: false,
+        wireless,
+        gate_skipped: Vec::new(),
     };
 
     for c in &d.classes {
@@ -524,10 +572,20 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     for w in h.wait_pq.iter_mut() {
         w.reserve(n);
     }
+    h.gate_skipped.reserve(n);
     Some(QdiscImpl::Htb(Box::new(h)))
 }
 
 impl Htb {
+    /// The kind tc shows: `whtb` for the channel-aware variant.
+    fn kind(&self) -> &'static str {
+        if self.wireless.is_some() {
+            "whtb"
+        } else {
+            "htb"
+        }
+    }
+
     /// `htb_find`.
     fn find(&self, classid: u32) -> Option<usize> {
         self.by_id.binary_search_by_key(&classid, |e| e.0).ok().map(|i| self.by_id[i].1)
@@ -575,6 +633,11 @@ impl Htb {
             overlimits: 0,
             lends: 0,
             borrows: 0,
+            charged: 0,
+            turn_open: 0,
+            gate_skips: 0,
+            gated: 0,
+            forced: 0,
         });
         let pos = self.by_id.partition_point(|e| e.0 < classid.0);
         self.by_id.insert(pos, (classid.0, idx));
@@ -785,7 +848,9 @@ impl Htb {
             return;
         }
         self.deactivate_prios(cl);
-        self.classes[cl].prio_activity = 0;
+        let c = &mut self.classes[cl];
+        c.prio_activity = 0;
+        c.turn_open = 0; // a leaf that comes back with new packets starts a new turn (whtb gate)
     }
 
     /// `htb_class_mode` without hysteresis: the mode at `t_c + diff`, and the time until it can
@@ -942,11 +1007,15 @@ impl Htb {
         out
     }
 
-    /// `htb_dequeue_tree`: DRR among the leaves reachable from row[level][prio].
+    /// `htb_dequeue_tree`: DRR among the leaves reachable from row[level][prio]. For whtb, a
+    /// leaf the gate holds back misses its turn like a leaf that is not ready, unless every
+    /// backlogged leaf of the row is held back: then the gate is lifted for this dequeue.
     fn dequeue_tree(&mut self, prio: usize, level: usize, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         let row = Self::row_slot(level, prio);
         let mut start = self.lookup_leaf(row, prio);
         let mut cl = start;
+        let mut gating = self.wireless.is_some_and(|w| w.gate_on());
+        self.gate_skipped.clear();
         let (c, pkt) = loop {
             let c = cl?;
             if self.classes[c].leaf_stats.qlen == 0 {
@@ -961,6 +1030,17 @@ impl Htb {
                 }
                 cl = next;
                 continue;
+            }
+            if gating {
+                if self.gate_skipped.contains(&(c as u32)) {
+                    // Back at a leaf already skipped: every backlogged leaf is gated.
+                    self.unskip_gated();
+                    gating = false;
+                } else if self.gate_holds(c, level, cx, now) {
+                    self.skip_gated(c, level, prio);
+                    cl = self.lookup_leaf(row, prio);
+                    continue;
+                }
             }
             if let Some(p) = self.child_dequeue(c, cx, now) {
                 break (c, p);
@@ -983,26 +1063,42 @@ impl Htb {
             self.advance_leaf_ptr(c, level, prio);
             cl = self.lookup_leaf(row, prio);
             if cl == start {
+                if gating && !self.gate_skipped.is_empty() {
+                    // The leaves passed over were gated: serve them as if there were no gate.
+                    self.unskip_gated();
+                    gating = false;
+                    continue;
+                }
                 return None;
             }
         };
         let len = cx.len(pkt);
+        // whtb: the stretched length, from the channel towards this packet's destination now.
+        let charged = match self.wireless {
+            Some(_) => wireless::stretched(len, cx.rel_goodput(pkt), self.classes[c].quantum),
+            None => len,
+        };
         let class = &mut self.classes[c];
-        class.deficit[level] -= len as i64;
+        class.gate_skips = 0;
+        class.deficit[level] -= charged as i64;
         if class.deficit[level] < 0 {
             class.deficit[level] += class.quantum;
+            class.turn_open &= !(1 << level);
             self.advance_leaf_ptr(c, level, prio);
+        } else {
+            class.turn_open |= 1 << level;
         }
         if self.classes[c].leaf_stats.qlen == 0 {
             self.deactivate(c);
         }
-        self.charge_class(c, level, len);
+        self.charge_class(c, level, len, charged);
         Some(pkt)
     }
 
-    /// `htb_charge_class`: charge `bytes` sent by leaf `cl` through `level` to the leaf and
-    /// every ancestor.
-    fn charge_class(&mut self, cl: usize, level: usize, bytes: u32) {
+    /// `htb_charge_class`: charge a packet of `bytes` sent by leaf `cl` through `level` to the
+    /// leaf and every ancestor. The buckets pay for `charged` bytes (whtb's stretched length;
+    /// `bytes` for htb); the byte counters count `bytes`.
+    fn charge_class(&mut self, cl: usize, level: usize, bytes: u32, charged: u32) {
         let mut next = Some(cl);
         while let Some(i) = next {
             let now = self.now;
@@ -1013,7 +1109,7 @@ impl Htb {
                     c.lends = c.lends.wrapping_add(1);
                 }
                 // htb_accnt_tokens
-                let mut toks = (c.tokens + diff).min(c.buffer) - c.rate.l2t(bytes);
+                let mut toks = (c.tokens + diff).min(c.buffer) - c.rate.l2t(charged);
                 if toks <= -MBUFFER {
                     toks = 1 - MBUFFER;
                 }
@@ -1023,12 +1119,13 @@ impl Htb {
                 c.tokens += diff; // t_c moves: bring the tokens forward
             }
             // htb_accnt_ctokens
-            let mut ctoks = (c.ctokens + diff).min(c.cbuffer) - c.ceil.l2t(bytes);
+            let mut ctoks = (c.ctokens + diff).min(c.cbuffer) - c.ceil.l2t(charged);
             if ctoks <= -MBUFFER {
                 ctoks = 1 - MBUFFER;
             }
             c.ctokens = ctoks;
             c.t_c = now;
+            c.charged += charged as u64;
 
             let old = c.mode;
             let wait = self.change_class_mode(i, 0);
@@ -1286,34 +1383,43 @@ impl Qdisc for Htb {
             });
             let tokens = ns_to_ticks_i32(c.tokens);
             let ctokens = ns_to_ticks_i32(c.ctokens);
+            let mut xstats: Vec<(String, i64)> = vec![
+                ("lended".into(), c.lends as i64),
+                ("borrowed".into(), c.borrows as i64),
+                ("giants".into(), 0),
+                ("tokens".into(), tokens as i64),
+                ("ctokens".into(), ctokens as i64),
+            ];
+            let mut xstats_text =
+                format!(" lended: {} borrowed: {} giants: 0\n tokens: {tokens} ctokens: {ctokens}", c.lends, c.borrows);
+            if self.wireless.is_some() {
+                xstats.push(("charged_bytes".into(), c.charged as i64));
+                xstats.push(("gated".into(), c.gated as i64));
+                xstats.push(("forced".into(), c.forced as i64));
+                let _ = write!(xstats_text, "\n charged: {} bytes gated: {} forced: {}", c.charged, c.gated, c.forced);
+            }
             classes.push(ClassReport {
-                kind: "htb",
+                kind: self.kind(),
                 classid: c.classid,
                 parent: c.parent.map_or(Handle::ROOT, |p| self.classes[p].classid),
                 leaf,
                 options: self.class_options(c),
                 stats: self.class_stats(i),
-                xstats: vec![
-                    ("lended".into(), c.lends as i64),
-                    ("borrowed".into(), c.borrows as i64),
-                    ("giants".into(), 0),
-                    ("tokens".into(), tokens as i64),
-                    ("ctokens".into(), ctokens as i64),
-                ],
-                xstats_text: format!(
-                    " lended: {} borrowed: {} giants: 0\n tokens: {tokens} ctokens: {ctokens}",
-                    c.lends, c.borrows
-                ),
+                xstats,
+                xstats_text,
             });
         }
         let default = if self.defcls == 0 { "0".to_string() } else { format!("{:#x}", self.defcls) };
         out.push(QdiscReport {
-            kind: "htb",
+            kind: self.kind(),
             handle: self.handle,
             parent,
             options: format!(
-                "r2q {} default {default} direct_packets_stat {} direct_qlen {}",
-                self.r2q, self.direct_pkts, self.direct_qlen
+                "r2q {} default {default} direct_packets_stat {} direct_qlen {}{}",
+                self.r2q,
+                self.direct_pkts,
+                self.direct_qlen,
+                self.wireless.map(|w| w.options_text()).unwrap_or_default()
             ),
             stats: self.stats,
             xstats: vec![("direct_packets_stat".into(), self.direct_pkts as i64)],
@@ -1344,7 +1450,7 @@ mod tests {
     /// Column of the qdisc options on line 1: `tc qdisc add dev eth0 root handle 1: htb OPTS`.
     const QOPT_COL: u32 = "tc qdisc add dev eth0 root handle 1: htb ".len() as u32 + 1;
 
-    type ClassLine = (&'static str, &'static str, &'static str);
+    pub(super) type ClassLine = (&'static str, &'static str, &'static str);
 
     fn build_htb(
         qopts: &str,
@@ -1371,20 +1477,20 @@ mod tests {
         expect_built(r, "htb")
     }
 
-    fn htb(q: &QdiscImpl) -> &Htb {
+    pub(super) fn htb(q: &QdiscImpl) -> &Htb {
         match q {
             QdiscImpl::Htb(h) => h,
             _ => panic!("not htb"),
         }
     }
 
-    fn class<'a>(q: &'a QdiscImpl, id: &str) -> &'a Class {
+    pub(super) fn class<'a>(q: &'a QdiscImpl, id: &str) -> &'a Class {
         let h = htb(q);
         &h.classes[h.find(handle(id).0).expect("class exists")]
     }
 
     /// u32 `match ip dst 192.168.1.(2+flow)/32` (the bench's destination of `flow`).
-    fn dst(parent: &str, flow: u32, to: &str) -> Filter {
+    pub(super) fn dst(parent: &str, flow: u32, to: &str) -> Filter {
         Filter {
             parent: handle(parent),
             prio: 1,
@@ -1404,7 +1510,7 @@ mod tests {
         Source { flow, rate_bps: bps, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(1000) }
     }
 
-    fn within(got: f64, want: f64, tol: f64, what: &str) {
+    pub(super) fn within(got: f64, want: f64, tol: f64, what: &str) {
         if std::env::var_os("HTB_SHOW").is_some() {
             eprintln!("{what}: got {got:.0} want {want:.0} ({:+.3}%)", (got - want) / want * 100.0);
         }
@@ -1413,10 +1519,10 @@ mod tests {
     }
 
     /// The identity at the qdisc, every class and every child qdisc, plus the tree sums.
-    fn assert_identities(q: &QdiscImpl) {
+    pub(super) fn assert_identities(q: &QdiscImpl) {
         let reps = q.reports();
         let top = &reps[0];
-        assert_eq!(top.kind, "htb");
+        assert!(matches!(top.kind, "htb" | "whtb"), "{}", top.kind);
         assert!(top.stats.identity_holds(), "qdisc: {:?}", top.stats);
         for c in &top.classes {
             assert!(c.stats.identity_holds(), "class {}: {:?}", c.classid, c.stats);

@@ -272,7 +272,7 @@ pub struct ClassDecl<'a> {
     pub classid: Handle,
     /// The parent class, or the qdisc handle for a top-level class.
     pub parent: Handle,
-    /// The kind keyword as written (`htb`, `cbq`, `drr`).
+    /// The kind keyword as written (`htb`, `cbq`, `drr`; `htb` or `whtb` for a whtb qdisc).
     pub kind: Tok<'a>,
     /// The class options (after the kind keyword).
     pub opts: Vec<Tok<'a>>,
@@ -319,17 +319,18 @@ impl BuildCx {
     }
 }
 
-/// Qdisc kinds tc knows, in the order `tc` documents them; `build_qdisc` accepts these.
+/// Qdisc kinds tc knows, in the order `tc` documents them, then airsched's own (`whtb`, which
+/// Linux does not have); `build_qdisc` accepts these.
 pub const KINDS: &[&str] = &[
     "pfifo", "bfifo", "pfifo_head_drop", "pfifo_fast", "prio", "tbf", "sfq", "drr", "htb", "cbq", "red",
-    "codel", "fq_codel",
+    "codel", "fq_codel", "whtb",
 ];
 
 /// Build one qdisc from its declaration: parse its options, build its classes, attach its
 /// grafted children and filters. Errors and warnings go to `diags`; `None` if it cannot be built.
 pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {
     let kind = d.kind.text;
-    let classless = !matches!(kind, "prio" | "tbf" | "drr" | "htb" | "cbq");
+    let classless = !matches!(kind, "prio" | "tbf" | "drr" | "htb" | "whtb" | "cbq");
     if classless {
         let mut ok = true;
         for c in &d.classes {
@@ -351,7 +352,7 @@ pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> O
         "tbf" => tbf::build(d, cx, diags),
         "sfq" => sfq::build(d, cx, diags),
         "drr" => drr::build(d, cx, diags),
-        "htb" => htb::build(d, cx, diags),
+        "htb" | "whtb" => htb::build(d, cx, diags),
         "cbq" => cbq::build(d, cx, diags),
         "red" => red::build(d, cx, diags),
         "codel" => codel::build(d, cx, diags),
@@ -392,6 +393,7 @@ pub enum QdiscImpl {
     Tbf(tbf::Tbf),
     Sfq(sfq::Sfq),
     Drr(drr::Drr),
+    /// htb, and whtb (the same discipline with its channel-aware options set).
     Htb(Box<htb::Htb>),
     Cbq(Box<cbq::Cbq>),
     Red(red::Red),

@@ -47,13 +47,20 @@ pub struct DeviceSpec {
 }
 
 /// Kinds `build_qdisc` treats as classful.
-const CLASSFUL: &[&str] = &["prio", "tbf", "drr", "htb", "cbq"];
+const CLASSFUL: &[&str] = &["prio", "tbf", "drr", "htb", "whtb", "cbq"];
 /// Kinds whose classes are created with `tc class add`.
-const EXPLICIT_CLASSES: &[&str] = &["htb", "drr", "cbq"];
+const EXPLICIT_CLASSES: &[&str] = &["htb", "whtb", "drr", "cbq"];
 /// Kinds that hold filters (have a filter block).
-const FILTER_HOLDERS: &[&str] = &["prio", "htb", "drr", "cbq", "sfq", "fq_codel"];
+const FILTER_HOLDERS: &[&str] = &["prio", "htb", "whtb", "drr", "cbq", "sfq", "fq_codel"];
 /// Kinds whose classes hold filters too.
-const CLASS_FILTER_HOLDERS: &[&str] = &["htb", "cbq"];
+const CLASS_FILTER_HOLDERS: &[&str] = &["htb", "whtb", "cbq"];
+
+/// Whether a class of kind `class` may be given to a qdisc of kind `qdisc`. The class kind only
+/// selects tc's option parser (the kernel does not compare it with the qdisc's), so htb and whtb
+/// classes, which have the same options and netlink attributes, go on either.
+fn class_kind_fits(class: &str, qdisc: &str) -> bool {
+    class == qdisc || (matches!(class, "htb" | "whtb") && matches!(qdisc, "htb" | "whtb"))
+}
 /// Kinds whose `change` sends only the options given (netlink attributes), so earlier ones stay.
 const PARTIAL_CHANGE: &[&str] = &["codel", "fq_codel"];
 
@@ -531,7 +538,7 @@ impl<'a> Model<'a> {
         let q = &dev.qdiscs[qi];
         if let Some(k) = c.kind {
             // A classless qdisc gets the class anyway: build_qdisc says it is classless.
-            if c.op != Op::Delete && k.text != q.kind.text && CLASSFUL.contains(&q.kind.text) {
+            if c.op != Op::Delete && !class_kind_fits(k.text, q.kind.text) && CLASSFUL.contains(&q.kind.text) {
                 err(
                     diags,
                     k,
@@ -553,7 +560,7 @@ impl<'a> Model<'a> {
                     return;
                 }
                 let Some(kind) = c.kind else { return };
-                if q.kind.text == "htb" && pnorm.minor() != 0 {
+                if matches!(q.kind.text, "htb" | "whtb") && pnorm.minor() != 0 {
                     if let Some(gi) = dev.at_parent(pnorm) {
                         warn(diags, c.classid.tok, format!("class {pnorm} had qdisc {} attached; the kernel deletes it when {pnorm} gets its first child class", dev.describe(gi)));
                         self.devs[di].remove_subtree(gi);
@@ -667,7 +674,7 @@ impl<'a> Model<'a> {
                 diags,
                 at,
                 format!(
-                    "qdisc {} is a {}, which cannot hold filters (prio, htb, drr, cbq, sfq and fq_codel can)",
+                    "qdisc {} is a {}, which cannot hold filters (prio, htb, whtb, drr, cbq, sfq and fq_codel can)",
                     q.handle, q.kind.text
                 ),
             );
