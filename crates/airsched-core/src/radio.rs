@@ -16,12 +16,13 @@
 //! process per station serves both directions; `snr_up` only shifts the uplink's mean.
 //!
 //! Positions (SNR at the receiver, 22 MHz channel; justified in docs/model-radio.md from the
-//! DSSS/CCK error model for the paper's 1024-byte UDP payload, a 1088-byte PSDU):
-//!   good          14 dB  every rate clean (11 Mb/s PER < 1e-4): "no retransmissions"
-//!   medium         7 dB  11 Mb/s loses about half its frames, 5.5 Mb/s is clean
-//!   bad            4 dB  11 Mb/s dead, 5.5 Mb/s loses about half, 2 Mb/s clean
-//!   very-bad       0 dB  only 1 and 2 Mb/s get through, 2 Mb/s losing most frames
-//!   out-of-range  -6 dB  even 1 Mb/s loses nearly every data frame
+//! DSSS/CCK error model for the paper's 1024-byte UDP payload, a 1088-byte PSDU, whose PER at
+//! 10 % is reached at 7.0 / 4.0 / 1.5 / -3.2 dB for 11 / 5.5 / 2 / 1 Mb/s):
+//!   good          14.0 dB  every rate clean (11 Mb/s PER < 1e-9): "no retransmissions"
+//!   medium         6.5 dB  11 Mb/s loses about a third of its frames, 5.5 Mb/s is clean
+//!   bad            3.5 dB  11 Mb/s dead, 5.5 Mb/s loses about a third, 2 Mb/s clean
+//!   very-bad       0.5 dB  5.5 dead, 2 Mb/s loses about half, 1 Mb/s clean
+//!   out-of-range  -6.0 dB  every rate, 1 Mb/s included, loses every data frame
 
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -47,9 +48,9 @@ impl Position {
     pub const fn snr_cdb(self) -> i32 {
         match self {
             Position::Good => 1400,
-            Position::Medium => 700,
-            Position::Bad => 400,
-            Position::VeryBad => 0,
+            Position::Medium => 650,
+            Position::Bad => 350,
+            Position::VeryBad => 50,
             Position::OutOfRange => -600,
         }
     }
