@@ -285,7 +285,9 @@ impl Simulation {
                     .collect();
                 let node = if dir == 0 { 0 } else { i as u64 + 1 };
                 let rng = stream(scn.run.seed, StreamKind::RateControl, node * 65536 + i as u64);
-                rate_ctl.push(RateCtl::new(algo, &ref_air, cell.retry_limit, rng));
+                let ctl = RateCtl::new(algo, &ref_air, cell.retry_limit, rng)
+                    .expect("1 to 4 rates and a fixed index among them are always valid");
+                rate_ctl.push(ctl);
             }
         }
         let monitor = channels.iter().any(Option::is_some).then(|| {
