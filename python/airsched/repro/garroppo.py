@@ -127,7 +127,7 @@ def find_scenarios_dir(scenarios_dir: str | os.PathLike[str] | None = None) -> P
     source checkout) and the current directory. Either ``scenarios/`` or ``scenarios/garroppo``
     itself may be given. Raises :class:`ScenarioError` saying what to pass when none is found.
     """
-    for given, origin in ((scenarios_dir, "scenarios_dir"), (os.environ.get(SCENARIOS_ENV) or None, SCENARIOS_ENV)):
+    for given, origin in ((scenarios_dir, "scenarios_dir / --scenarios"), (os.environ.get(SCENARIOS_ENV) or None, SCENARIOS_ENV)):
         if given is not None:
             found = _scenarios_root(Path(given))
             if found is None:
