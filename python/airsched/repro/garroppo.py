@@ -282,10 +282,11 @@ def run_table(
             rows.extend(_rows(result, share, position, scheduler))
             done += 1
     df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    order = {p: i for i, p in enumerate(POSITIONS)}, {s: i for i, s in enumerate(SCHEDULERS)}
+    # The paper's row order: position, then station, then its scheduler columns.
+    rank = {**{p: i for i, p in enumerate(POSITIONS)}, **{s: i for i, s in enumerate(SCHEDULERS)}}
     df = df.sort_values(
         ["position", "station", "scheduler"],
-        key=lambda col: col.map(order[0]) if col.name == "position" else col.map(order[1]) if col.name == "scheduler" else col,
+        key=lambda col: col if col.name == "station" else col.map(rank),
         kind="stable",
     ).reset_index(drop=True)
     df.attrs["warnings"] = warnings
