@@ -251,7 +251,8 @@ def run_table(
 
     Columns (see :data:`TABLE_COLUMNS`): ``goodput_kbps`` is the station's received downlink
     goodput in kbit/s and ``paper_kbps`` the paper's figure for the same cell; ``occupancy`` is
-    the station's share of the stations' airtime (the paper's "radio resources", Figs. 6 and 7);
+    the station's share of the airtime spent on the stations' frames, retries and ACKs included
+    (the paper's "radio resources", Figs. 6 and 7);
     ``mean_rate_down_mbps`` the mean PHY rate of the AP's attempts to it; ``retries`` and
     ``drops_retry`` the AP's retransmissions to it and frames dropped at the retry limit;
     ``snr_mean_db`` its mean downlink SNR.
