@@ -178,7 +178,9 @@ def calibrate_command(
 def plot_command(
     results: Annotated[
         Path,
-        typer.Argument(metavar="RESULTS_DIR", help="A directory `airsched run --out` wrote (samples.parquet).", show_default=False),
+        typer.Argument(
+            metavar="RESULTS_DIR", help="A directory `airsched run --out` wrote (samples.parquet).", show_default=False
+        ),
     ],
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="PNG file to write (default: RESULTS_DIR/WHAT.png).")
@@ -276,7 +278,9 @@ def repro_garroppo_walk_command(
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
     out: Annotated[
         Path | None,
-        typer.Option(help="Write the figure (garroppo-walk-<scheduler>.png) and the run's tables (samples.parquet...) here."),
+        typer.Option(
+            help="Write the figure (garroppo-walk-<scheduler>.png) and the run's tables (samples.parquet...) here."
+        ),
     ] = None,
     scenarios: ScenariosOption = None,
 ) -> None:
@@ -296,7 +300,8 @@ def repro_garroppo_walk_command(
         _write_results(result, out)
         figure = out / f"garroppo-walk-{scheduler}.png"
         try:
-            garroppo.plot_walk(result, figure, title=f"{garroppo.SCHEDULER_LABELS[scheduler]}: MS2 walks out of range and back")
+            title = f"{garroppo.SCHEDULER_LABELS[scheduler]}: MS2 walks out of range and back"
+            garroppo.plot_walk(result, figure, title=title)
         except OSError as exc:
             _cannot_write(figure, exc)
         print(f"wrote {figure} and the run's tables in {out}")

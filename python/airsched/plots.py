@@ -102,7 +102,8 @@ def draw_samples(
         line_style = dict(style)
         if "color" not in line_style and name in COLORS:
             line_style["color"] = COLORS[name]
-        ax.plot(series["time_s"], series[column], label=label(name) if callable(label) else label.format(name=name), **line_style)
+        text = label(name) if callable(label) else label.format(name=name)
+        ax.plot(series["time_s"], series[column], label=text, **line_style)
         drawn += 1
     ax.set_ylabel(axis_label)
     return drawn

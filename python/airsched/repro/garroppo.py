@@ -107,7 +107,13 @@ def paper_table(share: str | None = None) -> pd.DataFrame:
 
     shares = list(SHARES) if share is None else [_check_choice("share", share, SHARES)]
     rows = [
-        {"share": sh, "position": pos, "scheduler": sched, "station": st, "paper_kbps": paper_kbps(sh, pos, st, sched)}
+        {
+            "share": sh,
+            "position": pos,
+            "scheduler": sched,
+            "station": st,
+            "paper_kbps": paper_kbps(sh, pos, st, sched),
+        }
         for sh in shares
         for pos in POSITIONS
         for st in STATIONS
@@ -127,7 +133,8 @@ def find_scenarios_dir(scenarios_dir: str | os.PathLike[str] | None = None) -> P
     source checkout) and the current directory. Either ``scenarios/`` or ``scenarios/garroppo``
     itself may be given. Raises :class:`ScenarioError` saying what to pass when none is found.
     """
-    for given, origin in ((scenarios_dir, "scenarios_dir / --scenarios"), (os.environ.get(SCENARIOS_ENV) or None, SCENARIOS_ENV)):
+    given_dirs = ((scenarios_dir, "scenarios_dir / --scenarios"), (os.environ.get(SCENARIOS_ENV) or None, SCENARIOS_ENV))
+    for given, origin in given_dirs:
         if given is not None:
             found = _scenarios_root(Path(given))
             if found is None:
@@ -219,7 +226,8 @@ def _station_block(lines: Sequence[str], station: str, source: str) -> tuple[int
             count = line.count(quote)
             if in_string in (None, quote) and count % 2 == 1:
                 in_string = quote if in_string is None else None
-    bounds = [(header, first, blocks[k + 1][1] if k + 1 < len(blocks) else len(lines)) for k, (header, first) in enumerate(blocks)]
+    ends = [first for _, first in blocks[1:]] + [len(lines)]
+    bounds = [(header, first, end) for (header, first), end in zip(blocks, ends)]
     matches = []
     for header, first, end in bounds:
         if header.replace(" ", "") != "[[station]]":
