@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -172,6 +172,156 @@ def calibrate_command(
         raise typer.Exit(EXIT_INVALID) from None
     points = text.count("[[point]]")
     print(f"wrote {out} ({points} SNR points)")
+
+
+@app.command("plot")
+def plot_command(
+    results: Annotated[
+        Path,
+        typer.Argument(
+            metavar="RESULTS_DIR", help="A directory `airsched run --out` wrote (samples.parquet).", show_default=False
+        ),
+    ],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="PNG file to write (default: RESULTS_DIR/WHAT.png).")
+    ] = None,
+    what: Annotated[str, typer.Option(help="What to draw: goodput, estimate (channel monitor) or snr.")] = "goodput",
+    kind: Annotated[str, typer.Option(help="Rows to draw: station or flow (flows have goodput only).")] = "station",
+) -> None:
+    """Plot the per-station (or per-flow) samples of a run against time into a PNG."""
+    from .plots import KINDS, WHAT, plot_samples
+
+    _check_option("--what", what, WHAT)
+    _check_option("--kind", kind, KINDS)
+    samples_path = results / "samples.parquet"
+    if not results.is_dir():
+        _bad_input(f"{results}: no such directory (write one with `airsched run SCENARIO --out {results}`)")
+    if not samples_path.is_file():
+        _bad_input(f"{samples_path}: no such file (write it with `airsched run SCENARIO --out {results}`)")
+    import pandas as pd
+
+    try:
+        samples = pd.read_parquet(samples_path)
+    except Exception as exc:  # pyarrow raises several types for a damaged file
+        _bad_input(f"{samples_path}: cannot read the samples: {exc}")
+    target = output if output is not None else results / f"{what}.png"
+    try:
+        written = plot_samples(samples, target, what, kind=kind)
+    except ValueError as exc:
+        _bad_input(f"{samples_path}: {exc}")
+    except OSError as exc:
+        _cannot_write(target, exc)
+    print(f"wrote {written}")
+
+
+repro_app = typer.Typer(help="Reproduce published experiments (see docs/repro-*.md).", no_args_is_help=True)
+app.add_typer(repro_app, name="repro")
+
+ScenariosOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--scenarios",
+        help="The repository's scenarios/ directory, if airsched cannot find it "
+        "(also: the AIRSCHED_SCENARIOS environment variable).",
+    ),
+]
+
+
+@repro_app.command("garroppo")
+def repro_garroppo_command(
+    share: Annotated[str, typer.Option(help="Bandwidth share MS2:MS1: 1:4 (Table 1) or 1:1 (Table 2).")] = "1:4",
+    duration: Annotated[
+        str | None, typer.Option(help='Simulated time per run, e.g. "20s" (default: the paper\'s 81.92 s + 1 s warm-up).')
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
+    out: Annotated[
+        Path | None, typer.Option(help="Write garroppo-<share>.csv here (and with --plot, the figures).")
+    ] = None,
+    plot: Annotated[
+        bool, typer.Option("--plot", help="Also write the occupancy (Figs. 6/7) and goodput figures into --out.")
+    ] = False,
+    scenarios: ScenariosOption = None,
+) -> None:
+    """Garroppo et al., Table 1 (--share 1:4) or Table 2 (--share 1:1).
+
+    Runs every scheduler (CBQ, HTB, DRR, WHTB) with MS2 in each of the five positions and prints
+    the simulated goodput beside the paper's, and MS2's radio occupancy under DRR and WHTB."""
+    from .repro import garroppo
+
+    _check_option("--share", share, garroppo.SHARES)
+    if plot and out is None:
+        _bad_input("--plot: needs --out DIR to write the figures into")
+    with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
+        df = garroppo.run_table(share, duration=duration, seed=seed, progress=progress, scenarios_dir=scenarios)
+    for warning in df.attrs.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
+    Console().print(garroppo.format_table(df))
+    if out is not None:
+        stem = f"garroppo-{garroppo.SHARES[share]}"
+        paths = [out / f"{stem}.csv"]
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            df.to_csv(paths[0], index=False)
+            if plot:
+                paths.append(garroppo.plot_occupancy(df, out / f"{stem}-occupancy.png"))
+                paths.append(garroppo.plot_goodput(df, out / f"{stem}-goodput.png"))
+        except OSError as exc:
+            _cannot_write(out, exc)
+        for path in paths:
+            print(f"wrote {path}")
+
+
+@repro_app.command("garroppo-walk")
+def repro_garroppo_walk_command(
+    scheduler: Annotated[str, typer.Option(help="The AP's scheduler: whtb (Fig. 9) or drr (Fig. 8).")] = "whtb",
+    duration: Annotated[str | None, typer.Option(help='Override the walk\'s 141 s, e.g. "60s".')] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the figure (garroppo-walk-<scheduler>.png) and the run's tables (samples.parquet...) here."
+        ),
+    ] = None,
+    scenarios: ScenariosOption = None,
+) -> None:
+    """Garroppo et al., Figs. 8 (--scheduler drr) and 9 (whtb): MS2 walks out of range and back.
+
+    MS1 stays good; the figure shows each station's goodput, the AP channel monitor's estimated
+    goodput and MS2's SNR over time."""
+    from .repro import garroppo
+
+    _check_option("--scheduler", scheduler, garroppo.WALK_SCHEDULERS)
+    with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
+        result = garroppo.run_walk(scheduler, seed=seed, duration=duration, progress=progress, scenarios_dir=scenarios)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    _print_report(Console(), result.to_json_dict())
+    if out is not None:
+        _write_results(result, out)
+        figure = out / f"garroppo-walk-{scheduler}.png"
+        try:
+            title = f"{garroppo.SCHEDULER_LABELS[scheduler]}: MS2 walks out of range and back"
+            garroppo.plot_walk(result, figure, title=title)
+        except OSError as exc:
+            _cannot_write(figure, exc)
+        print(f"wrote {figure} and the run's tables in {out}")
+
+
+def _check_option(option: str, value: str, allowed: Any) -> None:
+    """Exit 2 naming the option and its allowed values unless ``value`` is one of them."""
+    choices = list(allowed)
+    if value not in choices:
+        _bad_input(f"{option}: must be one of {', '.join(choices)}, got {value!r}")
+
+
+def _bad_input(message: str) -> NoReturn:
+    print(f"error: {message}", file=sys.stderr)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _cannot_write(path: Path, exc: OSError) -> NoReturn:
+    print(f"error: {exc.filename or path}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+    raise typer.Exit(EXIT_INVALID) from None
 
 
 @app.command("validate")

@@ -214,7 +214,7 @@ class Result:
         return out
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
-        """Write stations/flows/samples/nodes ``.parquet`` and ``summary.json`` into ``out_dir``
+        """Write stations/flows/samples/nodes/rates ``.parquet`` and ``summary.json`` into ``out_dir``
         (created if needed); returns the directory."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)

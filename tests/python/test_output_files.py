@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-TABLES = ("stations", "flows", "samples", "nodes")
+TABLES = ("stations", "flows", "samples", "nodes", "rates")
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,7 @@ def written(cli, data, tmp_path_factory):
     return out, json.loads(proc.stdout)
 
 
-def test_writes_four_tables_and_the_summary(written):
+def test_writes_every_table_and_the_summary(written):
     out, _ = written
     expected = [f"{t}.parquet" for t in TABLES] + ["summary.json"]
     assert sorted(p.name for p in out.iterdir()) == sorted(expected)

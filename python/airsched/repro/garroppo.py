@@ -1,0 +1,520 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Garroppo et al., "The Wireless Hierarchical Token Bucket": Tables 1 and 2, Figures 6 to 9.
+
+The paper's testbed: an AP sends two 6.144 Mbit/s CBR UDP flows, one to MS1 (always in the
+"good" position) and one to MS2, which is placed in five positions from "good" to
+"out-of-range"; the AP's scheduler (CBQ, HTB, DRR or WHTB) reserves 4:1 (Table 1) or 1:1
+(Table 2) of the cell's ~5 Mbit/s to the two stations. The scenario files are
+``scenarios/garroppo/share-1-4-{cbq,htb,drr,whtb}.toml`` and ``share-1-1-*.toml``;
+:func:`run_table` runs each of them with MS2 moved to each position and sets the simulated
+goodput beside the paper's. ``walk-{drr,whtb}.toml`` walk MS2 from good to out-of-range and
+back (Figures 8 and 9, :func:`run_walk`, :func:`plot_walk`).
+
+    >>> from airsched.repro import garroppo
+    >>> df = garroppo.run_table("1:4", duration="20s")
+    >>> rich.print(garroppo.format_table(df))
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._errors import ScenarioError
+from ..runner import run
+from ..scenario import TEXT_PATH
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.table import Table
+
+    from ..result import Result
+
+#: The bandwidth shares MS2:MS1 of the paper's two tables, and the file-name form of each.
+SHARES: dict[str, str] = {"1:4": "1-4", "1:1": "1-1"}
+#: The schedulers of the paper's tables, in its column order.
+SCHEDULERS: tuple[str, ...] = ("cbq", "htb", "drr", "whtb")
+SCHEDULER_LABELS: dict[str, str] = {"cbq": "CBQ", "htb": "HTB", "drr": "DRR", "whtb": "WHTB"}
+#: MS2's positions (scenario spelling), from the best channel to none, as in the paper's rows.
+POSITIONS: tuple[str, ...] = ("good", "medium", "bad", "very-bad", "out-of-range")
+POSITION_LABELS: dict[str, str] = {
+    "good": "Good",
+    "medium": "Medium",
+    "bad": "Bad",
+    "very-bad": "Very Bad",
+    "out-of-range": "Out-of-Range",
+}
+#: The stations as the scenarios name them; MS2 is the one that moves.
+STATIONS: tuple[str, ...] = ("ms1", "ms2")
+MOVING_STATION = "ms2"
+#: The schedulers of the walking scenario (Figures 8 and 9).
+WALK_SCHEDULERS: tuple[str, ...] = ("drr", "whtb")
+
+#: Environment variable naming the scenarios/ directory when the package cannot find it.
+SCENARIOS_ENV = "AIRSCHED_SCENARIOS"
+
+# The paper's Tables 1 and 2: mean received goodput in kbit/s, per MS2 position, then
+# (MS1 row, MS2 row), each with the columns CBQ, HTB, DRR, WHTB.
+_PAPER: dict[str, dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int]]]] = {
+    "1:4": {
+        "good": ((4037, 4061, 4054, 3937), (1017, 1011, 1025, 991)),
+        "medium": ((3404, 3966, 3276, 3344), (859, 609, 828, 788)),
+        "bad": ((2621, 3544, 2161, 3960), (662, 503, 546, 469)),
+        "very-bad": ((1996, 2105, 1449, 3401), (497, 255, 342, 160)),
+        "out-of-range": ((692, 1205, 680, 3226), (0, 0, 0, 0)),
+    },
+    "1:1": {
+        "good": ((2545, 2534, 2546, 2511), (2545, 2512, 2543, 2514)),
+        "medium": ((2000, 1925, 2038, 2061), (2000, 1855, 2037, 2028)),
+        "bad": ((1462, 1492, 1471, 2107), (1460, 1153, 1469, 956)),
+        "very-bad": ((714, 778, 573, 1825), (676, 369, 562, 313)),
+        "out-of-range": ((198, 199, 201, 1878), (0, 0, 0, 0)),
+    },
+}
+
+#: The columns of :func:`run_table`'s DataFrame, in order.
+TABLE_COLUMNS: tuple[str, ...] = (
+    "share",
+    "position",
+    "scheduler",
+    "station",
+    "goodput_kbps",
+    "paper_kbps",
+    "occupancy",
+    "mean_rate_down_mbps",
+    "retries",
+    "drops_retry",
+    "snr_mean_db",
+)
+
+
+def paper_kbps(share: str, position: str, station: str, scheduler: str) -> int:
+    """One cell of the paper's Table 1 (share "1:4") or Table 2 ("1:1"), in kbit/s."""
+    _check_choice("share", share, SHARES)
+    _check_choice("position", position, POSITIONS)
+    _check_choice("station", station, STATIONS)
+    _check_choice("scheduler", scheduler, SCHEDULERS)
+    return _PAPER[share][position][STATIONS.index(station)][SCHEDULERS.index(scheduler)]
+
+
+def paper_table(share: str | None = None) -> pd.DataFrame:
+    """The paper's Table 1 and 2 (or one of them) as a tidy DataFrame: share, position,
+    scheduler, station, paper_kbps; 40 rows per table."""
+    import pandas as pd
+
+    shares = list(SHARES) if share is None else [_check_choice("share", share, SHARES)]
+    rows = [
+        {
+            "share": sh,
+            "position": pos,
+            "scheduler": sched,
+            "station": st,
+            "paper_kbps": paper_kbps(sh, pos, st, sched),
+        }
+        for sh in shares
+        for pos in POSITIONS
+        for st in STATIONS
+        for sched in SCHEDULERS
+    ]
+    return pd.DataFrame(rows)
+
+
+# ----- scenario files ------------------------------------------------------------------------
+
+
+def find_scenarios_dir(scenarios_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The repository's ``scenarios/`` directory (the one holding ``garroppo/``).
+
+    Looked for, in order: ``scenarios_dir`` if given, the environment variable
+    ``AIRSCHED_SCENARIOS``, then the directories above this package (an editable install or a
+    source checkout) and the current directory. Either ``scenarios/`` or ``scenarios/garroppo``
+    itself may be given. Raises :class:`ScenarioError` saying what to pass when none is found.
+    """
+    given_dirs = ((scenarios_dir, "scenarios_dir / --scenarios"), (os.environ.get(SCENARIOS_ENV) or None, SCENARIOS_ENV))
+    for given, origin in given_dirs:
+        if given is not None:
+            found = _scenarios_root(Path(given))
+            if found is None:
+                raise ScenarioError(
+                    f"{os.fspath(given)}: not a scenarios directory with garroppo/share-1-4-drr.toml in it "
+                    f"(given as {origin})"
+                )
+            return found
+    here = Path(__file__).resolve()
+    candidates = [parent / "scenarios" for parent in here.parents] + [Path.cwd() / "scenarios"]
+    for candidate in candidates:
+        found = _scenarios_root(candidate)
+        if found is not None:
+            return found
+    raise ScenarioError(
+        "cannot find the scenarios/ directory of the airsched repository (looked above "
+        f"{here.parent} and in {Path.cwd()}); pass scenarios_dir=... (Python) or --scenarios DIR "
+        f"(command line), or set {SCENARIOS_ENV}, to the repository's scenarios/ directory"
+    )
+
+
+def _scenarios_root(path: Path) -> Path | None:
+    """``path`` as the scenarios/ directory if it (or its garroppo/ subdirectory) holds the
+    paper's files, else None."""
+    if (path / "garroppo" / "share-1-4-drr.toml").is_file():
+        return path
+    if path.name == "garroppo" and (path / "share-1-4-drr.toml").is_file():
+        return path.parent
+    return None
+
+
+def scenario_file(share: str, scheduler: str, scenarios_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The scenario file of one scheduler at one share, e.g. ``scenarios/garroppo/share-1-4-whtb.toml``."""
+    _check_choice("share", share, SHARES)
+    _check_choice("scheduler", scheduler, SCHEDULERS)
+    return find_scenarios_dir(scenarios_dir) / "garroppo" / f"share-{SHARES[share]}-{scheduler}.toml"
+
+
+def walk_file(scheduler: str, scenarios_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The walking scenario of Figures 8 (``drr``) and 9 (``whtb``)."""
+    _check_choice("scheduler", scheduler, WALK_SCHEDULERS)
+    return find_scenarios_dir(scenarios_dir) / "garroppo" / f"walk-{scheduler}.toml"
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\- ]+?)\s*\]\]?\s*(#.*)?$")
+_NAME = re.compile(r"""^\s*name\s*=\s*(["'])(?P<name>[^"']*)\1\s*(#.*)?$""")
+_POSITION = re.compile(r"""^(?P<lead>\s*position\s*=\s*)(["'])(?P<value>[^"']*)\2(?P<rest>\s*(#.*)?)$""")
+
+
+def set_position(text: str, position: str, station: str = MOVING_STATION, source: str = TEXT_PATH) -> str:
+    """Scenario ``text`` with the ``position = "..."`` line of the ``[[station]]`` named
+    ``station`` set to ``position``; nothing else changes.
+
+    Raises ValueError naming ``source`` if there is no such station block, or if its block
+    does not have exactly one ``position = "..."`` line (a station given by ``snr`` or a
+    ``schedule`` cannot be moved this way).
+    """
+    _check_choice("position", position, POSITIONS)
+    lines = text.splitlines(keepends=True)
+    start, end = _station_block(lines, station, source)
+    hits = [i for i in range(start, end) if _POSITION.match(lines[i].rstrip("\r\n"))]
+    if len(hits) != 1:
+        found = "no" if not hits else f"{len(hits)}"
+        raise ValueError(
+            f'{source}: the [[station]] block named "{station}" (line {start + 1}) has {found} '
+            '`position = "..."` lines; exactly one is needed to move it'
+        )
+    i = hits[0]
+    body = lines[i].rstrip("\r\n")
+    newline = lines[i][len(body) :]
+    m = _POSITION.match(body)
+    assert m is not None
+    lines[i] = f'{m["lead"]}"{position}"{m["rest"]}{newline}'
+    return "".join(lines)
+
+
+def _station_block(lines: Sequence[str], station: str, source: str) -> tuple[int, int]:
+    """The [start, end) line range of the ``[[station]]`` block whose name is ``station``
+    (the header line included). Lines inside multi-line strings (``tc = \"\"\"...\"\"\"``) are
+    never taken for headers."""
+    blocks: list[tuple[str, int]] = []  # (table header, first line)
+    in_string: str | None = None
+    for i, line in enumerate(lines):
+        if in_string is None:
+            m = _HEADER.match(line.rstrip("\r\n"))
+            if m:
+                blocks.append((line.strip().split("#")[0].strip(), i))
+        for quote in ('"""', "'''"):
+            count = line.count(quote)
+            if in_string in (None, quote) and count % 2 == 1:
+                in_string = quote if in_string is None else None
+    ends = [first for _, first in blocks[1:]] + [len(lines)]
+    bounds = [(header, first, end) for (header, first), end in zip(blocks, ends)]
+    matches = []
+    for header, first, end in bounds:
+        if header.replace(" ", "") != "[[station]]":
+            continue
+        names = [m["name"] for line in lines[first:end] if (m := _NAME.match(line.rstrip("\r\n")))]
+        if station in names:
+            matches.append((first, end))
+    if len(matches) != 1:
+        what = "no" if not matches else f"{len(matches)}"
+        raise ValueError(f'{source}: {what} [[station]] blocks named "{station}"; expected exactly one')
+    return matches[0]
+
+
+# ----- the tables ------------------------------------------------------------------------------
+
+
+def run_table(
+    share: str = "1:4",
+    duration: str | None = None,
+    seed: int | None = 1,
+    progress: Callable[[float], None] | None = None,
+    *,
+    positions: Iterable[str] = POSITIONS,
+    schedulers: Iterable[str] = SCHEDULERS,
+    scenarios_dir: str | os.PathLike[str] | None = None,
+) -> pd.DataFrame:
+    """Reproduce Table 1 (``share="1:4"``) or Table 2 (``"1:1"``): run every scheduler's
+    scenario with MS2 at every position and return one row per (position, scheduler, station).
+
+    Columns (see :data:`TABLE_COLUMNS`): ``goodput_kbps`` is the station's received downlink
+    goodput in kbit/s and ``paper_kbps`` the paper's figure for the same cell; ``occupancy`` is
+    the station's share of the airtime spent on the stations' frames, retries and ACKs included
+    (the paper's "radio resources", Figs. 6 and 7);
+    ``mean_rate_down_mbps`` the mean PHY rate of the AP's attempts to it; ``retries`` and
+    ``drops_retry`` the AP's retransmissions to it and frames dropped at the retry limit;
+    ``snr_mean_db`` its mean downlink SNR.
+
+    ``duration`` (e.g. ``"20s"``) and ``seed`` override the scenarios' (``seed=None`` keeps
+    theirs). ``progress`` is called with the finished fraction of the whole table. Warnings of
+    the runs are in ``df.attrs["warnings"]``.
+    """
+    import pandas as pd
+
+    _check_choice("share", share, SHARES)
+    positions = [_check_choice("position", p, POSITIONS) for p in positions]
+    schedulers = [_check_choice("scheduler", s, SCHEDULERS) for s in schedulers]
+    if not positions or not schedulers:
+        raise ValueError("run_table needs at least one position and one scheduler")
+    total = len(positions) * len(schedulers)
+    rows: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    done = 0
+    for scheduler in schedulers:
+        path = scenario_file(share, scheduler, scenarios_dir)
+        base = path.read_text(encoding="utf-8")
+        for position in positions:
+            text = set_position(base, position, MOVING_STATION, source=str(path))
+            sub = None if progress is None else _sub_progress(progress, done, total)
+            result = _run_text(text, f"{path} ({MOVING_STATION} at {position})", seed, duration, sub)
+            warnings.extend(w for w in result.warnings if w not in warnings)
+            rows.extend(_rows(result, share, position, scheduler))
+            done += 1
+    df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    # The paper's row order: position, then station, then its scheduler columns.
+    rank = {**{p: i for i, p in enumerate(POSITIONS)}, **{s: i for i, s in enumerate(SCHEDULERS)}}
+    df = df.sort_values(
+        ["position", "station", "scheduler"],
+        key=lambda col: col if col.name == "station" else col.map(rank),
+        kind="stable",
+    ).reset_index(drop=True)
+    df.attrs["warnings"] = warnings
+    return df
+
+
+def _sub_progress(progress: Callable[[float], None], done: int, total: int) -> Callable[[float], None]:
+    def report(fraction: float) -> None:
+        progress((done + fraction) / total)
+
+    return report
+
+
+def _run_text(
+    text: str, name: str, seed: int | None, duration: str | None, progress: Callable[[float], None] | None
+) -> Result:
+    """Run scenario text; its errors name ``name`` rather than ``<string>``."""
+    try:
+        return run(text=text, seed=seed, duration=duration, progress=progress)
+    except ScenarioError as exc:
+        prefix = f"{TEXT_PATH}:"
+        raise ScenarioError(
+            [f"{name}:{e[len(prefix):]}" if e.startswith(prefix) else e for e in exc.errors]
+        ) from None
+
+
+def _rows(result: Result, share: str, position: str, scheduler: str) -> list[dict[str, Any]]:
+    stations = result.stations.set_index("name")
+    missing = [s for s in STATIONS if s not in stations.index]
+    if missing:
+        raise ValueError(f"the scenario of {scheduler} at share {share} has no station {', '.join(missing)}")
+    rows = []
+    for station in STATIONS:
+        st = stations.loc[station]
+        rows.append(
+            {
+                "share": share,
+                "position": position,
+                "scheduler": scheduler,
+                "station": station,
+                "goodput_kbps": float(st["goodput_down_mbps"]) * 1000.0,
+                "paper_kbps": paper_kbps(share, position, station, scheduler),
+                "occupancy": float(st["occupancy"]),
+                "mean_rate_down_mbps": float(st["mean_rate_down_mbps"]),
+                "retries": int(st["retries"]),
+                "drops_retry": int(st["drops_retry"]),
+                "snr_mean_db": float(st["snr_mean_db"]),
+            }
+        )
+    return rows
+
+
+def format_table(df: pd.DataFrame) -> Table:
+    """A rich Table shaped like the paper's Tables 1 and 2: a row per MS2 position and MS, a
+    column per scheduler holding "simulated (paper)" goodput in kbit/s, and MS2's share of the
+    radio resources under DRR and WHTB (the paper's Figs. 6 and 7) on MS2's rows.
+    Cells the DataFrame does not hold show "–"."""
+    from rich import box
+    from rich.table import Table
+
+    share = _single_share(df)
+    cells = {(r.position, r.station, r.scheduler): r for r in df.itertuples(index=False)}
+    positions = [p for p in POSITIONS if p in set(df["position"])]
+    table = Table(
+        title=f"Garroppo et al., share {share}: mean received goodput, kbit/s, simulated (paper)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+    )
+    # 84 columns wide; on a narrower terminal the goodput cells fold at the space, keeping
+    # the position and MS columns whole.
+    table.add_column("MS2 position", no_wrap=True, min_width=12)
+    table.add_column("MS", justify="right", no_wrap=True, min_width=2)
+    for scheduler in SCHEDULERS:
+        table.add_column(f"{SCHEDULER_LABELS[scheduler]}\nsim (paper)", justify="right")
+    table.add_column("MS2 occ.\nDRR/WHTB", justify="right", no_wrap=True, min_width=8)
+    for position in positions:
+        for k, station in enumerate(STATIONS):
+            row = [POSITION_LABELS[position] if k == 0 else "", station[-1]]
+            for scheduler in SCHEDULERS:
+                r = cells.get((position, station, scheduler))
+                row.append("–" if r is None else f"{r.goodput_kbps:.0f} ({r.paper_kbps})")
+            if station == MOVING_STATION:
+                occ = [cells.get((position, station, s)) for s in ("drr", "whtb")]
+                row.append("/".join("–" if r is None else f"{100 * r.occupancy:.0f}" for r in occ) + "%")
+            else:
+                row.append("")
+            table.add_row(*row, end_section=k == len(STATIONS) - 1)
+    return table
+
+
+def _single_share(df: pd.DataFrame) -> str:
+    shares = sorted(set(df["share"]))
+    if len(shares) != 1:
+        raise ValueError(f"expected the rows of one share, got shares {shares}")
+    return str(shares[0])
+
+
+# ----- figures ---------------------------------------------------------------------------------
+
+
+def plot_occupancy(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """The paper's Figures 6 (share 1:4) and 7 (1:1): per MS2 position, the radio resources
+    (share of the stations' airtime) used for MS1 and for MS2, stacked, under DRR and WHTB side
+    by side. Writes a PNG to ``path`` and returns it."""
+    from ..plots import COLORS, new_figure, save
+
+    share = _single_share(df)
+    schedulers = [s for s in ("drr", "whtb") if s in set(df["scheduler"])]
+    if not schedulers:
+        raise ValueError("plot_occupancy needs rows of DRR or WHTB")
+    fig = new_figure()
+    axes = fig.subplots(1, len(schedulers), sharey=True, squeeze=False)[0]
+    for ax, scheduler in zip(axes, schedulers):
+        rows = df[df["scheduler"] == scheduler]
+        positions = [p for p in POSITIONS if p in set(rows["position"])]
+        x = list(range(len(positions)))
+        bottom = [0.0] * len(positions)
+        for station in STATIONS:
+            occ = rows[rows["station"] == station].set_index("position")["occupancy"]
+            heights = [100 * float(occ.get(p, float("nan"))) for p in positions]
+            ax.bar(x, heights, bottom=bottom, color=COLORS[station], label=station.upper(), width=0.6)
+            bottom = [b + (h if h == h else 0.0) for b, h in zip(bottom, heights)]
+        ax.set_xticks(x, [POSITION_LABELS[p] for p in positions], rotation=20)
+        ax.set_title(SCHEDULER_LABELS[scheduler])
+        ax.set_ylim(0, 105)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("radio resources used, %")
+    axes[-1].legend(loc="lower left")
+    fig.suptitle(f"Radio resource occupancy per MS2 position, share {share}")
+    return save(fig, path)
+
+
+def plot_goodput(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """Simulated against the paper's goodput per MS2 position, one panel per scheduler: bars
+    of MS1 and MS2 simulated (solid) and paper (hatched). Writes a PNG and returns its path."""
+    from ..plots import COLORS, new_figure, save
+
+    share = _single_share(df)
+    schedulers = [s for s in SCHEDULERS if s in set(df["scheduler"])]
+    fig = new_figure(height=6.0)
+    grid = fig.subplots(2, 2, sharex=True, sharey=True, squeeze=False)
+    axes = list(grid.flat)
+    width = 0.2
+    for ax, scheduler in zip(axes, schedulers):
+        rows = df[df["scheduler"] == scheduler]
+        positions = [p for p in POSITIONS if p in set(rows["position"])]
+        for k, station in enumerate(STATIONS):
+            by_pos = rows[rows["station"] == station].set_index("position")
+            for j, (column, hatch, alpha, what) in enumerate(
+                (("goodput_kbps", None, 1.0, "sim"), ("paper_kbps", "//", 0.45, "paper"))
+            ):
+                offset = (2 * k + j - 1.5) * width
+                values = [float(by_pos[column].get(p, float("nan"))) for p in positions]
+                ax.bar(
+                    [i + offset for i in range(len(positions))],
+                    values,
+                    width=width,
+                    color=COLORS[station],
+                    alpha=alpha,
+                    hatch=hatch,
+                    edgecolor=COLORS[station],
+                    label=f"{station.upper()} {what}",
+                )
+        ax.set_xticks(range(len(positions)), [POSITION_LABELS[p] for p in positions], rotation=20)
+        ax.set_title(SCHEDULER_LABELS[scheduler])
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes[len(schedulers) :]:
+        ax.set_visible(False)
+    for ax in grid[:, 0]:
+        ax.set_ylabel("goodput, kbit/s")
+    axes[0].legend(fontsize="small")
+    fig.suptitle(f"Mean received goodput, simulated and paper, share {share}")
+    return save(fig, path)
+
+
+def run_walk(
+    scheduler: str = "whtb",
+    seed: int | None = 1,
+    duration: str | None = None,
+    progress: Callable[[float], None] | None = None,
+    *,
+    scenarios_dir: str | os.PathLike[str] | None = None,
+) -> Result:
+    """Run the walking scenario of Figures 8 (``drr``) and 9 (``whtb``): MS2 stays good for
+    20 s, walks to out-of-range by 60 s, stays there until 80 s and walks back by 120 s."""
+    return run(walk_file(scheduler, scenarios_dir), seed=seed, duration=duration, progress=progress)
+
+
+def plot_walk(result: Result, path: str | os.PathLike[str], title: str | None = None) -> Path:
+    """Figures 8 and 9: per station, the measured goodput (top) and the AP channel monitor's
+    estimated goodput (bottom) against time, with MS2's SNR on a secondary axis of both.
+    Writes a PNG and returns its path."""
+    from ..plots import draw_samples, new_figure, save
+
+    samples = result.samples
+    fig = new_figure(height=6.0)
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    draw_samples(top, samples, "goodput", names=STATIONS, label=str.upper)
+    draw_samples(bottom, samples, "estimate", names=STATIONS, label=str.upper)
+    top.set_ylim(bottom=0)
+    bottom.set_ylim(bottom=0)
+    top.set_title("measured goodput")
+    bottom.set_title("estimated goodput (channel monitor)")
+    bottom.set_xlabel("time, s")
+    for ax in (top, bottom):
+        ax.grid(alpha=0.3)
+        twin = ax.twinx()
+        draw_samples(twin, samples, "snr", names=[MOVING_STATION], color="0.45", linestyle=":", label="MS2 SNR")
+        handles, labels = ax.get_legend_handles_labels()
+        extra_h, extra_l = twin.get_legend_handles_labels()
+        ax.legend(handles + extra_h, labels + extra_l, loc="lower left", fontsize="small")
+    fig.suptitle(title or "MS1 and MS2 goodput while MS2 walks out of range and back")
+    return save(fig, path)
+
+
+def _check_choice(option: str, value: str, allowed: Iterable[str]) -> str:
+    allowed = list(allowed)
+    if value not in allowed:
+        raise ValueError(f"{option}: must be one of {', '.join(allowed)}, got {value!r}")
+    return value

@@ -1,0 +1,380 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The Garroppo et al. reproduction (airsched.repro.garroppo), its figures, and the `airsched
+repro` and `airsched plot` commands. Numbers are checked as properties (orderings, sums, the
+paper's qualitative shape), not as magic values; the paper's own tables are checked cell by cell."""
+
+from __future__ import annotations
+
+import difflib
+import io
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from rich.console import Console
+
+import airsched
+from airsched import plots
+from airsched.repro import garroppo
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+GARROPPO = SCENARIOS / "garroppo"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """(width, height) in pixels from a PNG's IHDR chunk, after checking it is a PNG."""
+    data = path.read_bytes()
+    assert data[:8] == PNG_MAGIC, f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def assert_png(path: Path, width_in: float, height_in: float) -> None:
+    """A PNG matplotlib reads back, of the size the figure was made with."""
+    import matplotlib.image
+
+    assert path.is_file() and path.stat().st_size > 5000, path
+    expected = (round(width_in * plots.DPI), round(height_in * plots.DPI))
+    assert png_size(path) == expected
+    pixels = matplotlib.image.imread(path)
+    assert pixels.shape[:2] == (expected[1], expected[0])
+    assert pixels.std() > 0.05  # something is drawn, not a blank canvas
+
+
+# ----- the paper's data ------------------------------------------------------------------------
+
+# (share, position, station, scheduler, kbit/s), read off the paper's Tables 1 and 2.
+PAPER_SPOTS = [
+    ("1:4", "good", "ms1", "cbq", 4037),
+    ("1:4", "good", "ms2", "whtb", 991),
+    ("1:4", "medium", "ms2", "htb", 609),
+    ("1:4", "bad", "ms1", "whtb", 3960),
+    ("1:4", "very-bad", "ms1", "drr", 1449),
+    ("1:4", "out-of-range", "ms1", "whtb", 3226),
+    ("1:1", "good", "ms2", "htb", 2512),
+    ("1:1", "medium", "ms1", "whtb", 2061),
+    ("1:1", "bad", "ms2", "whtb", 956),
+    ("1:1", "very-bad", "ms2", "cbq", 676),
+    ("1:1", "out-of-range", "ms1", "drr", 201),
+]
+
+
+@pytest.mark.parametrize("share,position,station,scheduler,kbps", PAPER_SPOTS)
+def test_paper_values_are_the_papers(share, position, station, scheduler, kbps):
+    assert garroppo.paper_kbps(share, position, station, scheduler) == kbps
+
+
+def test_paper_tables_have_every_cell_once():
+    df = garroppo.paper_table()
+    assert len(df) == 80
+    for share in garroppo.SHARES:
+        table = garroppo.paper_table(share)
+        assert len(table) == 40
+        assert not table.duplicated(["position", "station", "scheduler"]).any()
+        # Out of range, MS2 receives nothing under any scheduler, in both tables.
+        oor = table[(table["position"] == "out-of-range") & (table["station"] == "ms2")]
+        assert list(oor["paper_kbps"]) == [0, 0, 0, 0]
+    # Table 1's column sums, a check on every MS1 cell at once.
+    t1 = garroppo.paper_table("1:4")
+    sums = t1[t1["station"] == "ms1"].groupby("scheduler")["paper_kbps"].sum()
+    assert sums.to_dict() == {"cbq": 12750, "htb": 14881, "drr": 11620, "whtb": 17868}
+
+
+def test_paper_lookups_reject_unknown_keys():
+    with pytest.raises(ValueError, match="share"):
+        garroppo.paper_kbps("2:3", "good", "ms1", "cbq")
+    with pytest.raises(ValueError, match="position"):
+        garroppo.paper_kbps("1:4", "far", "ms1", "cbq")
+
+
+# ----- moving MS2 ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("position", garroppo.POSITIONS)
+def test_set_position_changes_only_ms2s_position_line(position):
+    path = GARROPPO / "share-1-4-whtb.toml"
+    text = path.read_text(encoding="utf-8")
+    moved = garroppo.set_position(text, position)
+    old, new = text.splitlines(), moved.splitlines()
+    changed = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+    assert len(old) == len(new)
+    if position == "bad":  # the file's own position for MS2
+        assert changed == []
+        return
+    assert len(changed) == 1
+    line = changed[0]
+    assert new[line] == f'position = "{position}"'
+    ms2 = max(i for i, t in enumerate(old[: line + 1]) if t.strip() == '[[station]]')
+    assert 'name = "ms2"' in old[ms2 : line]
+    # MS1 keeps its position; the result is still a valid scenario.
+    assert 'name = "ms1"\nip = "192.168.1.2"\nposition = "good"' in moved
+    airsched.load(text=moved).validate()
+
+
+def test_set_position_fails_loudly_without_an_ms2_position_line():
+    text = (GARROPPO / "share-1-4-drr.toml").read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match=r'my\.toml: no \[\[station\]\] blocks named "ms3"'):
+        garroppo.set_position(text, "bad", station="ms3", source="my.toml")
+    walk = (GARROPPO / "walk-drr.toml").read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match=r'has no `position = "\.\.\."` lines'):
+        garroppo.set_position(walk, "bad")
+    doubled = text.replace('name = "ms2"', 'name = "ms2"\nposition = "good"')
+    with pytest.raises(ValueError, match="has 2 `position"):
+        garroppo.set_position(doubled, "bad")
+    with pytest.raises(ValueError, match="position: must be one of"):
+        garroppo.set_position(text, "underground")
+
+
+def test_set_position_ignores_lookalikes_inside_multiline_strings():
+    text = (GARROPPO / "share-1-4-drr.toml").read_text(encoding="utf-8")
+    # A tc comment holding a fake station block must not be taken for a table header.
+    fake = 'tc = """\n# [[station]]\n# name = "ms2"\n# position = "good"\n'
+    tricked = text.replace('tc = """\n', fake, 1)
+    moved = garroppo.set_position(tricked, "medium")
+    diff = [l for l in difflib.unified_diff(tricked.splitlines(), moved.splitlines(), lineterm="", n=0)
+            if l[:1] in "+-" and not l.startswith(("+++", "---"))]
+    assert diff == ['-position = "bad"', '+position = "medium"']
+
+
+# ----- finding the scenarios -------------------------------------------------------------------
+
+
+def test_scenarios_dir_is_found_and_can_be_given(monkeypatch, tmp_path):
+    monkeypatch.delenv(garroppo.SCENARIOS_ENV, raising=False)
+    assert garroppo.find_scenarios_dir() == SCENARIOS
+    assert garroppo.find_scenarios_dir(GARROPPO) == SCENARIOS  # scenarios/garroppo also accepted
+    assert garroppo.scenario_file("1:1", "cbq") == GARROPPO / "share-1-1-cbq.toml"
+    with pytest.raises(airsched.ScenarioError, match=str(tmp_path)):
+        garroppo.find_scenarios_dir(tmp_path)
+    monkeypatch.setenv(garroppo.SCENARIOS_ENV, str(tmp_path))
+    with pytest.raises(airsched.ScenarioError, match=garroppo.SCENARIOS_ENV):
+        garroppo.find_scenarios_dir()
+
+
+def test_walk_scenarios_are_the_share_1_4_ones_with_ms2_walking():
+    for scheduler in garroppo.WALK_SCHEDULERS:
+        walk = (GARROPPO / f"walk-{scheduler}.toml").read_text(encoding="utf-8")
+        base = (GARROPPO / f"share-1-4-{scheduler}.toml").read_text(encoding="utf-8")
+        body = lambda t: t[t.index("[run]"):]  # noqa: E731  (the header comments differ)
+        changes = [l for l in difflib.ndiff(body(base).splitlines(), body(walk).splitlines()) if l[:1] in "+-"]
+        assert '- duration = "82.92s"' in changes and '+ duration = "141s"' in changes
+        assert '- position = "bad"' in changes and '+ schedule_mode = "linear"' in changes
+        assert all(c.startswith(("+", "- duration", '- position = "bad"')) for c in changes), changes
+        info = airsched.load(GARROPPO / f"walk-{scheduler}.toml").validate()
+        assert info.duration == "141s"
+
+
+# ----- the table -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def short_table() -> pd.DataFrame:
+    """Table 1, every scheduler and position, 6 s per run."""
+    return garroppo.run_table("1:4", duration="6s", seed=1)
+
+
+def test_run_table_has_a_row_per_position_scheduler_and_station(short_table):
+    df = short_table
+    assert list(df.columns) == list(garroppo.TABLE_COLUMNS)
+    assert len(df) == 40
+    assert not df.duplicated(["position", "scheduler", "station"]).any()
+    assert set(df["share"]) == {"1:4"}
+    assert list(dict.fromkeys(df["position"])) == list(garroppo.POSITIONS)  # the paper's row order
+    merged = df.merge(garroppo.paper_table("1:4"), on=["share", "position", "scheduler", "station"])
+    assert len(merged) == 40 and (merged["paper_kbps_x"] == merged["paper_kbps_y"]).all()
+
+
+def test_run_table_moves_ms2_only(short_table):
+    for scheduler, rows in short_table.groupby("scheduler"):
+        ms2 = rows[rows["station"] == "ms2"].set_index("position").loc[list(garroppo.POSITIONS)]
+        ms1 = rows[rows["station"] == "ms1"]
+        # MS2's SNR falls from good to out-of-range, position after position.
+        assert ms2["snr_mean_db"].is_monotonic_decreasing and ms2["snr_mean_db"].is_unique, scheduler
+        assert ms2["snr_mean_db"].iloc[0] - ms2["snr_mean_db"].iloc[-1] > 15
+        # MS1 stays where it is.
+        assert ms1["snr_mean_db"].max() - ms1["snr_mean_db"].min() < 0.5, scheduler
+        assert ms2.loc["out-of-range", "goodput_kbps"] == 0
+        assert ms2.loc["out-of-range", "drops_retry"] > 0
+        assert ms2.loc["good", "retries"] <= ms2.loc["out-of-range", "retries"]
+
+
+def test_run_table_occupancy_shares_the_airtime(short_table):
+    per_run = short_table.groupby(["position", "scheduler"])["occupancy"].sum()
+    assert ((per_run - 1.0).abs() < 1e-6).all()
+    assert (short_table["goodput_kbps"] >= 0).all()
+    # Both in good positions, a 4:1 share gives MS1 most of the air.
+    good = short_table[short_table["position"] == "good"].set_index(["scheduler", "station"])["occupancy"]
+    for scheduler in garroppo.SCHEDULERS:
+        assert good[scheduler, "ms1"] > good[scheduler, "ms2"]
+
+
+def test_run_table_reports_progress_and_a_subset():
+    calls: list[float] = []
+    df = garroppo.run_table(
+        "1:1", duration="3s", progress=calls.append, positions=["bad", "good"], schedulers=["whtb"]
+    )
+    assert list(df["position"]) == ["good", "good", "bad", "bad"]  # sorted into the paper's order
+    assert calls == sorted(calls) and calls[-1] == 1.0 and 0 < calls[0] < 0.5
+    with pytest.raises(ValueError, match="scheduler: must be one of"):
+        garroppo.run_table("1:4", schedulers=["fifo"])
+
+
+def test_run_table_errors_name_the_file_and_position():
+    with pytest.raises(airsched.ScenarioError) as exc:
+        garroppo.run_table("1:4", duration="1 fortnight", positions=["bad"], schedulers=["drr"])
+    assert "duration" in str(exc.value)
+
+
+def test_format_table_has_every_scheduler_position_and_the_paper(short_table):
+    buf = io.StringIO()
+    Console(file=buf, width=200).print(garroppo.format_table(short_table))
+    text = buf.getvalue()
+    for label in list(garroppo.SCHEDULER_LABELS.values()) + list(garroppo.POSITION_LABELS.values()):
+        assert label in text
+    assert "sim (paper)" in text and "1:4" in text
+    one = short_table.iloc[0]
+    assert f"{one.goodput_kbps:.0f} ({one.paper_kbps})" in text
+    drr_ms2 = short_table.query("position == 'out-of-range' and station == 'ms2' and scheduler == 'drr'")
+    assert f"{100 * drr_ms2['occupancy'].iloc[0]:.0f}/" in text
+
+
+# ----- figures ---------------------------------------------------------------------------------
+
+
+def test_table_figures_are_pngs_of_the_expected_size(short_table, tmp_path):
+    occ = garroppo.plot_occupancy(short_table, tmp_path / "a" / "occ.png")  # parents are made
+    assert_png(occ, *plots.FIGSIZE)
+    goodput = garroppo.plot_goodput(short_table, tmp_path / "goodput.png")
+    assert_png(goodput, plots.FIGSIZE[0], 6.0)
+
+
+@pytest.fixture(scope="module")
+def walk() -> airsched.Result:
+    return garroppo.run_walk("whtb")
+
+
+def test_walking_ms2s_snr_falls_then_rises(walk):
+    s = walk.samples
+    ms2 = s[(s["kind"] == "station") & (s["name"] == "ms2")].set_index("time_s")["snr_db"]
+    ms1 = s[(s["kind"] == "station") & (s["name"] == "ms1")].set_index("time_s")["snr_db"]
+    smooth = ms2.rolling(5, center=True).mean()
+    assert 60 <= smooth.idxmin() <= 80
+    start, low, end = ms2.loc[0:20].mean(), ms2.loc[60:80].mean(), ms2.loc[120:141].mean()
+    assert start - low > 15 and end - low > 15
+    assert ms1.max() - ms1.min() < 8  # MS1 only fades around its good position
+    # The monitor's estimate for MS2 is lower while it is away than before it left.
+    est = s[(s["kind"] == "station") & (s["name"] == "ms2")].set_index("time_s")["estimate_mbps"]
+    assert est.loc[60:80].mean() < est.loc[0:20].mean()
+
+
+def test_walk_and_sample_figures(walk, tmp_path):
+    assert_png(garroppo.plot_walk(walk, tmp_path / "walk.png"), plots.FIGSIZE[0], 6.0)
+    for what in plots.WHAT:
+        assert_png(plots.plot_samples(walk, tmp_path / f"{what}.png", what=what), *plots.FIGSIZE)
+    assert_png(plots.plot_samples(walk.samples, tmp_path / "flows.png", kind="flow"), *plots.FIGSIZE)
+
+
+def test_plot_samples_refuses_what_is_not_there(tmp_path, data):
+    plain = airsched.run(data / "cbr.toml", duration="2s")  # no radio conditions: no SNR
+    with pytest.raises(ValueError, match="no station samples of snr"):
+        plots.plot_samples(plain, tmp_path / "snr.png", what="snr")
+    with pytest.raises(ValueError, match="what: must be one of goodput, estimate, snr"):
+        plots.plot_samples(plain, tmp_path / "x.png", what="delay")
+    assert not (tmp_path / "snr.png").exists()
+
+
+def test_importing_the_cli_does_not_import_matplotlib():
+    code = "import sys, airsched.cli; sys.exit('matplotlib' in sys.modules or 'pandas' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+# ----- the command line ------------------------------------------------------------------------
+
+
+def test_repro_garroppo_writes_the_table_and_figures(cli, tmp_path):
+    out = tmp_path / "out"
+    proc = cli("repro", "garroppo", "--share", "1:1", "--duration", "3s", "--out", out, "--plot")
+    assert proc.returncode == 0, proc.stderr
+    assert "Out-of-Range" in proc.stdout and "WHTB" in proc.stdout
+    df = pd.read_csv(out / "garroppo-1-1.csv")
+    assert len(df) == 40 and list(df.columns) == list(garroppo.TABLE_COLUMNS)
+    assert_png(out / "garroppo-1-1-occupancy.png", *plots.FIGSIZE)
+    assert_png(out / "garroppo-1-1-goodput.png", plots.FIGSIZE[0], 6.0)
+    assert proc.stderr == ""  # no progress bar off a terminal
+
+
+@pytest.mark.parametrize(
+    "args,names",
+    [
+        (("repro", "garroppo", "--share", "2:3"), ["--share", "1:4", "1:1", "2:3"]),
+        (("repro", "garroppo-walk", "--scheduler", "cbq"), ["--scheduler", "drr", "whtb"]),
+        (("repro", "garroppo", "--plot"), ["--plot", "--out"]),
+        (("repro", "garroppo", "--duration", "5 fortnights"), ["duration", "fortnights"]),
+        (("plot", ".", "--what", "delay"), ["--what", "goodput", "estimate", "snr"]),
+    ],
+    ids=["share", "scheduler", "plot-without-out", "duration", "what"],
+)
+def test_bad_options_exit_2_naming_them(cli, args, names):
+    proc = cli(*args)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    for name in names:
+        assert name in proc.stderr
+
+
+def test_repro_finds_no_scenarios_where_told_to_look(cli, tmp_path):
+    proc = cli("repro", "garroppo", "--scenarios", tmp_path)
+    assert proc.returncode == 2
+    assert str(tmp_path) in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_plot_names_a_missing_directory_or_file(cli, tmp_path):
+    missing = tmp_path / "no-such-results"
+    proc = cli("plot", missing)
+    assert proc.returncode == 2 and f"error: {missing}: no such directory" in proc.stderr
+    proc = cli("plot", tmp_path)
+    assert proc.returncode == 2 and f"{tmp_path / 'samples.parquet'}: no such file" in proc.stderr
+
+
+def test_run_out_then_plot(cli, tmp_path):
+    out = tmp_path / "res"
+    proc = cli("run", GARROPPO / "walk-drr.toml", "--duration", "8s", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    proc = cli("plot", out, "-o", tmp_path / "snr.png", "--what", "snr")
+    assert proc.returncode == 0, proc.stderr
+    assert_png(tmp_path / "snr.png", *plots.FIGSIZE)
+    proc = cli("plot", out)  # default: RESULTS_DIR/goodput.png
+    assert proc.returncode == 0 and (out / "goodput.png").is_file()
+
+
+def test_repro_garroppo_walk_writes_figure_and_samples(cli, tmp_path):
+    proc = cli("repro", "garroppo-walk", "--scheduler", "drr", "--duration", "10s", "--out", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "ms2" in proc.stdout
+    assert_png(tmp_path / "garroppo-walk-drr.png", plots.FIGSIZE[0], 6.0)
+    samples = pd.read_parquet(tmp_path / "samples.parquet")
+    assert set(samples.query("kind == 'station'")["name"]) == {"ms1", "ms2"}
+
+
+# ----- the paper's qualitative shape -----------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_table_1_has_the_papers_shape():
+    """Table 1 at the paper's full run length. Good: every scheduler gives MS1 its 4 Mbit/s
+    (3.6 or more). Very Bad and Out-of-Range: WHTB keeps MS1 at 3.2 Mbit/s or more, DRR and CBQ
+    give it less than WHTB. WHTB holds MS2 to 40 % of the air or less wherever it is."""
+    df = garroppo.run_table("1:4")
+    g = df.set_index(["position", "scheduler", "station"])
+    for scheduler in garroppo.SCHEDULERS:
+        assert g.loc[("good", scheduler, "ms1"), "goodput_kbps"] >= 3600, scheduler
+    for position in ("very-bad", "out-of-range"):
+        whtb = g.loc[(position, "whtb", "ms1"), "goodput_kbps"]
+        assert whtb >= 3200, position
+        for scheduler in ("drr", "cbq"):
+            assert g.loc[(position, scheduler, "ms1"), "goodput_kbps"] < whtb, (position, scheduler)
+    for position in garroppo.POSITIONS:
+        assert g.loc[(position, "whtb", "ms2"), "occupancy"] <= 0.40, position
