@@ -2,7 +2,7 @@
 //! are told `now` and every attempt's outcome.
 //!
 //! Versions followed (docs/model-rate-control.md has the detail):
-//! * ARF and AARF: ns-3 `src/wifi/model/rate-control/{arf,aarf}-wifi-manager.cc` (ns-3-dev, 2024),
+//! * ARF and AARF: ns-3 `src/wifi/model/rate-control/{arf,aarf}-wifi-manager.cc` (ns-3-dev),
 //!   parameters and state machine, including its "recovery" rule and AARF's timer doubling.
 //! * Minstrel: Linux `net/mac80211/rc80211_minstrel.c` of the 4.x series (the `tx_status_ext`,
 //!   `prob_ewma`/`prob_ewmv` form, before the 5.x averaging rework; EWMA 96/128 = 75 % old,
