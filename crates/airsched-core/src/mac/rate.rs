@@ -2,7 +2,7 @@
 //! are told `now` and every attempt's outcome.
 //!
 //! Versions followed (docs/model-rate-control.md has the detail):
-//! * ARF and AARF: ns-3 `src/wifi/model/rate-control/{arf,aarf}-wifi-manager.cc` (ns-3-dev, 2024),
+//! * ARF and AARF: ns-3 `src/wifi/model/rate-control/{arf,aarf}-wifi-manager.cc` (ns-3-dev),
 //!   parameters and state machine, including its "recovery" rule and AARF's timer doubling.
 //! * Minstrel: Linux `net/mac80211/rc80211_minstrel.c` of the 4.x series (the `tx_status_ext`,
 //!   `prob_ewma`/`prob_ewmv` form, before the 5.x averaging rework; EWMA 96/128 = 75 % old,
@@ -308,7 +308,7 @@ impl Arf {
             self.timer = 0;
         } else {
             // Every second consecutive failure steps down.
-            if self.failed % 2 == 0 {
+            if self.failed.is_multiple_of(2) {
                 if self.adaptive {
                     self.success_threshold = AARF_MIN_SUCCESS_THRESHOLD;
                     self.timer_threshold = AARF_MIN_TIMER_THRESHOLD;
@@ -341,6 +341,20 @@ struct MinstrelRate {
     att_hist: u64,
     succ_hist: u64,
     prob_ewma: u32,
+    /// `expected_tp()` as of the last statistics update.
+    tp: u64,
+}
+
+impl MinstrelRate {
+    /// Expected throughput in bit/s: min(p, 90 %) x 1200 B / airtime, 0 if p < 10 %.
+    fn expected_tp(&self) -> u64 {
+        if self.prob_ewma < PROB_MIN_TP {
+            return 0;
+        }
+        let p = self.prob_ewma.min(PROB_CAP_TP) as u64;
+        let bits_ns = MINSTREL_REF_PAYLOAD_BYTES * 8 * 1_000_000_000;
+        ((p * bits_ns) >> PROB_SHIFT) / self.airtime.0.max(1)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -395,6 +409,7 @@ impl Minstrel {
                     att_hist: 0,
                     succ_hist: 0,
                     prob_ewma: 0,
+                    tp: 0,
                 }
             })
             .collect();
@@ -534,17 +549,6 @@ impl Minstrel {
         }
     }
 
-    /// Expected throughput of rate `i` in bit/s: min(p, 90 %) x 1200 B / airtime, 0 if p < 10 %.
-    fn tp(&self, i: usize) -> u64 {
-        let r = &self.rates[i];
-        if r.prob_ewma < PROB_MIN_TP {
-            return 0;
-        }
-        let p = r.prob_ewma.min(PROB_CAP_TP) as u64;
-        let bits_ns = MINSTREL_REF_PAYLOAD_BYTES * 8 * 1_000_000_000;
-        ((p * bits_ns) >> PROB_SHIFT) / r.airtime.0.max(1)
-    }
-
     /// Linux `minstrel_update_stats`.
     fn update_stats(&mut self) {
         for r in &mut self.rates {
@@ -560,15 +564,16 @@ impl Minstrel {
             if r.adjusted_retry_count == 0 {
                 r.adjusted_retry_count = 2;
             }
+            r.tp = r.expected_tp();
         }
         let n = self.rates.len();
-        let tps: Vec<u64> = (0..n).map(|i| self.tp(i)).collect();
+        let tp = |i: usize| self.rates[i].tp;
         // Ties go to the lower index; a rate with no estimated throughput is never second.
-        let best = (0..n).fold(0, |b, i| if tps[i] > tps[b] { i } else { b });
+        let best = (0..n).fold(0, |b, i| if tp(i) > tp(b) { i } else { b });
         let second = (0..n)
-            .filter(|&i| i != best && tps[i] > 0)
+            .filter(|&i| i != best && tp(i) > 0)
             .fold(None, |s: Option<usize>, i| match s {
-                Some(s) if tps[i] <= tps[s] => Some(s),
+                Some(s) if tp(i) <= tp(s) => Some(s),
                 _ => Some(i),
             })
             .unwrap_or(0);
@@ -576,7 +581,7 @@ impl Minstrel {
         let mut max_prob = 0;
         for i in 0..n {
             if self.rates[i].prob_ewma >= PROB_ROBUST {
-                if tps[i] >= tps[max_prob] {
+                if tp(i) >= tp(max_prob) {
                     max_prob = i;
                 }
             } else if self.rates[i].prob_ewma >= self.rates[max_prob].prob_ewma {
