@@ -22,7 +22,7 @@
 //!   medium         6.5 dB  11 Mb/s loses about a third of its frames, 5.5 Mb/s is clean
 //!   bad            3.5 dB  11 Mb/s dead, 5.5 Mb/s loses about a third, 2 Mb/s clean
 //!   very-bad       0.5 dB  5.5 dead, 2 Mb/s loses about half, 1 Mb/s clean
-//!   out-of-range  -6.0 dB  every rate, 1 Mb/s included, loses every data frame
+//!   out-of-range  -8.0 dB  every rate, 1 Mb/s included, loses every data frame (also 2 dB up)
 
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -51,7 +51,7 @@ impl Position {
             Position::Medium => 650,
             Position::Bad => 350,
             Position::VeryBad => 50,
-            Position::OutOfRange => -600,
+            Position::OutOfRange => -800,
         }
     }
 
