@@ -406,3 +406,46 @@ def test_table_2_cbq_and_drr_hold_the_share_and_meet_the_papers_values():
     assert whtb_ms1("medium") > g.loc[("medium", "drr", "ms1"), "goodput_kbps"]
     for position in ("bad", "very-bad", "out-of-range"):
         assert whtb_ms1(position) > 1.5 * g.loc[(position, "drr", "ms1"), "goodput_kbps"], position
+
+
+def test_calibrate_writes_a_table_the_monitor_reads(cli, tmp_path):
+    """`airsched calibrate` runs the paper's procedure and writes a table; a scenario's
+    [monitor] calibration reads it, and the monitor's estimate is the table's value at the
+    station's SNR (noise off: every report reads the same row)."""
+    out = tmp_path / "cal.toml"
+    r = cli("calibrate", "-o", str(out), "--snr-from", "2", "--snr-to", "14", "--step", "6", "--duration", "4s")
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert text.count("[[point]]") == 3
+    import re
+
+    assert [float(x) for x in re.findall(r"^snr_db = (\S+)$", text, re.M)] == [2.0, 8.0, 14.0]
+    goodputs = [float(x) for x in re.findall(r"^goodput_bps = (\S+)$", text, re.M)]
+    assert goodputs[0] < goodputs[1] <= goodputs[2] and goodputs[2] > 4.5e6
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        '[run]\nduration = "4s"\n[[station]]\nname = "b"\nrate_control = "arf"\nsnr = 8\n'
+        '[[flow]]\nname = "d"\nsrc = "ap"\ndst = "b"\nrate = "saturate"\nsize = 1024\n'
+        '[monitor]\ncalibration = "cal.toml"\nnoise = 0\n'
+    )
+    res = airsched.run(scenario)
+    st = res.stations.iloc[0]
+    assert st["estimate_mean_mbps"] == pytest.approx(goodputs[1] / 1e6, rel=1e-6)
+    assert st["rel_goodput_end"] == pytest.approx(goodputs[1] / goodputs[2], abs=1e-4)
+
+
+def test_calibrate_rejects_bad_options(cli, tmp_path):
+    r = cli("calibrate", "-o", str(tmp_path / "c.toml"), "--step", "0")
+    assert r.returncode == 2 and "--step" in r.stderr
+    r = cli("calibrate", "-o", str(tmp_path / "c.toml"), "--rate-control", "sticky")
+    assert r.returncode == 2 and "--rate-control" in r.stderr and "minstrel" in r.stderr
+
+
+def test_a_bad_calibration_file_is_reported_at_the_scenario_key(tmp_path):
+    (tmp_path / "cal.toml").write_text("[[point]]\nsnr_db = 1\n")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('[[station]]\nname = "b"\nrate = "11Mbps"\nsnr = 8\n[monitor]\ncalibration = "cal.toml"\n')
+    with pytest.raises(airsched.ScenarioError) as exc:
+        airsched.run(scenario)
+    (line,) = exc.value.errors
+    assert "s.toml:6:" in line and "monitor.calibration" in line and "missing key `goodput_bps`" in line

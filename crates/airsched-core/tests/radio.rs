@@ -174,3 +174,57 @@ fn the_monitor_estimate_tracks_the_uplink_snr_through_the_calibration_table() {
         assert!((st.rel_goodput_end - want * 1e6 / table.rmax()).abs() < 1e-4);
     }
 }
+
+/// The rate that maximises one saturated sender's goodput at `snr_cdb`, by the retry model.
+fn best_rate(snr_cdb: i32) -> (DsssRate, f64) {
+    DsssRate::ALL
+        .into_iter()
+        .map(|r| {
+            let p = success(r, snr_cdb, PSDU) * success(dsss::control_response_rate(&[DsssRate::R1, DsssRate::R2], r), snr_cdb, dsss::ACK_BYTES);
+            (r, retry_model_goodput(r, p))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap()
+}
+
+#[test]
+fn rate_control_settles_on_the_rate_that_maximises_goodput() {
+    // 5 dB: 11 Mb/s fails (PER ~0.97), 5.5 is clean; 2 dB: only 2 and 1 work; 0.5 dB: 2 Mb/s
+    // loses half its frames. The best rate per the retry model and the error model.
+    for snr in [500, 200, 50] {
+        let (best, model) = best_rate(snr);
+        for rc in ["arf", "aarf", "minstrel"] {
+            let keys = format!("rate_control = \"{rc}\"\nsnr = {}", snr as f64 / 100.0);
+            let r = run(&downlink(&keys, "21s", 2));
+            let down: Vec<_> = r.rates.iter().filter(|x| x.direction == "down").collect();
+            let most = down.iter().max_by(|a, b| a.attempts.cmp(&b.attempts)).unwrap();
+            let got = r.stations[0].goodput_down_mbps * 1e6;
+            eprintln!("{rc} at {snr} cdB: most used {} Mb/s ({:.2} of attempts), best {best:?}; goodput {:.3} vs best fixed {:.3} Mb/s", most.rate_mbps, most.share, got / 1e6, model / 1e6);
+            assert_eq!(most.rate_mbps, best.mbps(), "{rc} at {snr} cdB settles on the best rate");
+            assert!(most.share > 0.6, "{rc} at {snr} cdB: {:.2} of attempts at the best rate", most.share);
+            assert!(got > 0.8 * model, "{rc} at {snr} cdB: goodput {got} vs {model} at the best fixed rate");
+        }
+    }
+}
+
+#[test]
+fn the_builtin_calibration_table_is_what_the_procedure_measures() {
+    use airsched_core::calibrate::{measure_point, CalibrationSpec};
+    use airsched_core::monitor::builtin_calibration;
+    let table = builtin_calibration();
+    let spec = CalibrationSpec::default();
+    assert_eq!(table.meta.payload, spec.payload);
+    assert_eq!(table.meta.rate_control, "arf");
+    for snr in [-800, 50, 350, 650, 1400] {
+        let row = table.points.iter().find(|p| p.0 == snr).expect("the table has the row");
+        let got = measure_point(&spec, snr).unwrap();
+        assert!((got - row.1).abs() < 0.1, "{snr} cdB: measured {got}, table {}", row.1);
+    }
+    // The shape the paper's Fig. 3 shows: nothing far away, saturation goodput close by, and
+    // goodput never falling as the SNR rises by more than the measurement noise.
+    assert_eq!(table.points[0].1, 0.0);
+    assert!((table.rmax() - 5.12e6).abs() < 0.05e6, "R_MAX {}", table.rmax());
+    for w in table.points.windows(2) {
+        assert!(w[1].1 >= w[0].1 * 0.97, "{:?} then {:?}", w[0], w[1]);
+    }
+}
