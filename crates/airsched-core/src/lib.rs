@@ -8,6 +8,7 @@
 pub mod calibrate;
 pub mod engine;
 pub mod mac;
+pub mod mac80211;
 pub mod metrics;
 pub mod monitor;
 pub mod packet;
@@ -18,6 +19,7 @@ pub mod results;
 pub mod scenario;
 pub mod sim;
 pub mod tc;
+pub mod tcp;
 pub mod time;
 pub mod traffic;
 pub mod units;

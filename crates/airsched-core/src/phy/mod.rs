@@ -2,3 +2,4 @@
 
 pub mod dsss;
 pub mod error;
+pub mod ht;

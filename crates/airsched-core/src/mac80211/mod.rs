@@ -1,0 +1,1 @@
+//! The mac80211 queueing stack (placeholder, being written).

@@ -1,0 +1,1 @@
+//! 802.11a/g OFDM and 802.11n HT PHY timing (placeholder, being written).

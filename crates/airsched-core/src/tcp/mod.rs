@@ -1,0 +1,1 @@
+//! TCP senders and receivers as sans-I/O state machines (placeholder, being written).
