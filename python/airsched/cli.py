@@ -455,10 +455,14 @@ def _stations_table(stations: list[dict[str, Any]]) -> Table:
 
 def _flows_table(flows: list[dict[str, Any]]) -> Table:
     table = Table(title="flows", title_justify="left")
-    for header in ("flow", "path", "goodput Mb/s", "sent", "received", "lost", "delay ms"):
+    pings = any(fl.get("rtt_samples") for fl in flows)
+    headers = ["flow", "path", "goodput Mb/s", "sent", "received", "lost", "delay ms"]
+    if pings:
+        headers += ["rtt p50 ms", "rtt p99 ms"]
+    for header in headers:
         table.add_column(header, justify="left" if header in ("flow", "path") else "right")
     for fl in flows:
-        table.add_row(
+        cells = [
             Text(fl["name"]),
             Text(f"{fl['src']}→{fl['dst']}"),
             _fmt(fl["goodput_mbps"], 3),
@@ -466,7 +470,10 @@ def _flows_table(flows: list[dict[str, Any]]) -> Table:
             f"{fl['received_packets']:,}",
             f"{fl['lost_packets']:,}",
             _fmt(fl["delay_mean_ms"], 2),
-        )
+        ]
+        if pings:
+            cells += [_fmt(fl.get("rtt_p50_ms"), 2), _fmt(fl.get("rtt_p99_ms"), 2)]
+        table.add_row(*cells)
     return table
 
 

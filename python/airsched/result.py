@@ -75,6 +75,18 @@ FLOW_COLUMNS: dict[str, str] = {
     "delay_mean_ms": FLOAT,
     "delay_max_ms": FLOAT,
     "queue_delay_mean_ms": FLOAT,
+    "rtt_mean_ms": FLOAT,
+    "rtt_p50_ms": FLOAT,
+    "rtt_p90_ms": FLOAT,
+    "rtt_p99_ms": FLOAT,
+    "rtt_max_ms": FLOAT,
+    "rtt_samples": INT,
+}
+PING_COLUMNS: dict[str, str] = {
+    "flow": STR,
+    "seq": INT,
+    "time_s": FLOAT,
+    "rtt_ms": FLOAT,
 }
 SAMPLE_COLUMNS: dict[str, str] = {
     "time_s": FLOAT,
@@ -97,6 +109,7 @@ TABLES: dict[str, dict[str, str]] = {
     "samples": SAMPLE_COLUMNS,
     "nodes": NODE_COLUMNS,
     "rates": RATE_COLUMNS,
+    "pings": PING_COLUMNS,
 }
 #: Summary entries the core documents (it may add more).
 SUMMARY_KEYS = (
@@ -182,6 +195,11 @@ class Result:
     @cached_property
     def nodes(self) -> pd.DataFrame:
         return self._frame("nodes")
+
+    @cached_property
+    def pings(self) -> pd.DataFrame:
+        """Every answered ping of the measured window: flow, seq, time_s (reply arrival), rtt_ms."""
+        return self._frame("pings")
 
     @cached_property
     def rates(self) -> pd.DataFrame:

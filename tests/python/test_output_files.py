@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-TABLES = ("stations", "flows", "samples", "nodes", "rates")
+TABLES = ("stations", "flows", "samples", "nodes", "rates", "pings")
 
 
 @pytest.fixture(scope="module")

@@ -93,3 +93,25 @@ def test_missing_summary_entry_is_an_internal_error():
     summary = {k: v for k, v in SUMMARY.items() if k != "conservation"}
     with pytest.raises(SimulationError, match="conservation"):
         Result(summary, tables())
+
+
+def test_ping_flows_report_round_trips_and_a_pings_table(tmp_path):
+    """A ping flow gets a `.reply` flow, RTT percentiles, and one row per answered ping."""
+    import airsched
+
+    text = (
+        '[run]\nduration = "11s"\n[cell]\nbeacons = false\n[[station]]\nname = "b"\nrate = "11Mbps"\n'
+        '[[flow]]\nname = "p"\nprotocol = "ping"\nsrc = "server"\ndst = "b"\ninterval = "100ms"\n'
+    )
+    r = airsched.run(text=text)
+    flows = r.flows.set_index("name")
+    assert list(flows.index) == ["p", "p.reply"]
+    assert flows.loc["p", "protocol"] == "ping" and flows.loc["p.reply", "protocol"] == "ping-reply"
+    assert flows.loc["p", "rtt_samples"] == len(r.pings) == 100
+    assert r.pings["rtt_ms"].between(1.08, 1.71).all()
+    assert flows.loc["p", "rtt_p50_ms"] == sorted(r.pings["rtt_ms"])[49]
+    assert flows.loc["p.reply", "rtt_samples"] == 0
+    out = r.write(tmp_path / "out")
+    import pandas as pd
+
+    assert len(pd.read_parquet(out / "pings.parquet")) == 100

@@ -67,6 +67,10 @@ pub struct Packet {
     pub enqueued: Nanos,
     /// Sum of the time spent in queueing disciplines so far.
     pub queue_delay: Nanos,
+    /// Sequence number within its flow (ping: the echo sequence; UDP: the send index).
+    pub seq: u64,
+    /// Ping reply: when the echo request it answers was sent (the RTT's start); else zero.
+    pub echo: Nanos,
 }
 
 pub struct Packets {
@@ -138,7 +142,7 @@ mod tests {
     use super::*;
 
     fn pkt(flow: u32) -> Packet {
-        Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0) }
+        Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0), seq: 0, echo: Nanos(0) }
     }
 
     #[test]

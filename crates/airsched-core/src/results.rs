@@ -102,6 +102,24 @@ pub struct FlowResult {
     pub delay_mean_ms: f64,
     pub delay_max_ms: f64,
     pub queue_delay_mean_ms: f64,
+    /// Ping flows: round-trip times of the replies received in the measured window (mean,
+    /// nearest-rank percentiles, max) and how many; NaN and 0 for other flows.
+    pub rtt_mean_ms: f64,
+    pub rtt_p50_ms: f64,
+    pub rtt_p90_ms: f64,
+    pub rtt_p99_ms: f64,
+    pub rtt_max_ms: f64,
+    pub rtt_samples: u64,
+}
+
+/// One answered ping, for latency CDFs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PingRow {
+    pub flow: String,
+    pub seq: u64,
+    /// When the reply arrived, seconds from the start.
+    pub time_s: f64,
+    pub rtt_ms: f64,
 }
 
 /// Per transmitter (AP first, then stations), over the measured window.
@@ -133,6 +151,8 @@ pub struct RunResults {
     pub nodes: Vec<NodeResult>,
     /// Per station, direction and rate with at least one attempt.
     pub rates: Vec<RateRow>,
+    /// Every answered ping in the measured window.
+    pub pings: Vec<PingRow>,
     pub samples: Vec<Sample>,
     pub sample_interval: Nanos,
     /// Every interface's qdisc tree with its statistics.

@@ -26,7 +26,7 @@ use crate::packet::FlowKey;
 use crate::qdisc::{Enq, QCtx, Qdisc, QdiscImpl};
 use crate::results::{FlowResult, NodeResult, RunResults, StationResult, Summary, Conservation};
 use crate::scenario::tc_trees;
-use crate::scenario::{CollisionDefer, EifsRule, Endpoint, FlowRate, RateControl, Scenario, UDP_IP_OVERHEAD};
+use crate::scenario::{CollisionDefer, EifsRule, Endpoint, FlowRate, Protocol, RateControl, Scenario, UDP_IP_OVERHEAD};
 use crate::time::Nanos;
 use crate::traffic::{cbr_send_time, SATURATE_BACKLOG};
 
@@ -138,6 +138,48 @@ impl BlockMeter {
     }
 }
 
+/// Round-trip statistics of a ping flow, in ms (nearest-rank percentiles).
+struct RttStats {
+    mean: f64,
+    p50: f64,
+    p90: f64,
+    p99: f64,
+    max: f64,
+    n: u64,
+}
+
+impl RttStats {
+    fn of(rtts: impl Iterator<Item = Nanos>) -> RttStats {
+        let mut v: Vec<u64> = rtts.map(|r| r.0).collect();
+        if v.is_empty() {
+            return RttStats { mean: f64::NAN, p50: f64::NAN, p90: f64::NAN, p99: f64::NAN, max: f64::NAN, n: 0 };
+        }
+        v.sort_unstable();
+        let n = v.len();
+        // Nearest rank: the smallest value with at least p % of the samples at or below it.
+        let rank = |p: u64| v[((p as usize * n).div_ceil(100)).max(1) - 1] as f64 / 1e6;
+        RttStats {
+            mean: v.iter().map(|&x| x as f64).sum::<f64>() / n as f64 / 1e6,
+            p50: rank(50),
+            p90: rank(90),
+            p99: rank(99),
+            max: v[n - 1] as f64 / 1e6,
+            n: n as u64,
+        }
+    }
+}
+
+/// One answered ping.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PingSample {
+    /// The ping (request) flow.
+    pub flow: u32,
+    pub seq: u64,
+    /// When the reply arrived.
+    pub time: Nanos,
+    pub rtt: Nanos,
+}
+
 /// An SNR report the AP's channel monitor takes when the exchange ends.
 #[derive(Clone, Copy)]
 struct Report {
@@ -182,6 +224,11 @@ pub struct Simulation {
     /// Per station: the flows it is the destination of (their `chan` follows its estimate).
     flows_to: Vec<Vec<u32>>,
     meter: Option<BlockMeter>,
+    /// Per flow: its reply flow (pings), and for a reply flow the ping it answers.
+    reply_of: Vec<Option<u32>>,
+    ping_of: Vec<u32>,
+    /// Round-trip times of the answered pings, in the measured window.
+    pings: Vec<PingSample>,
     counters: Counters,
     at_warmup: Option<Counters>,
     delay_max_ns: Vec<u64>,
@@ -199,6 +246,8 @@ impl Simulation {
     /// Build the world of a scenario. Fails only if a tc script does not build (a scenario from
     /// `parse_scenario` has had its scripts checked already).
     pub fn new(scn: &Scenario) -> Result<Simulation, SimError> {
+        let (expanded, reply_of) = scn.with_reply_flows();
+        let scn = &expanded;
         let n = scn.stations.len();
         let cell = &scn.cell;
         let params = DcfParams {
@@ -315,7 +364,7 @@ impl Simulation {
         let end = scn.run.duration;
         let mut queue = EventQueue::with_capacity(1024 + 4 * scn.flows.len());
         for (fi, f) in scn.flows.iter().enumerate() {
-            if f.start <= end {
+            if f.start <= end && f.rate != FlowRate::Reactive {
                 queue.schedule(f.start, Event::FlowStart { flow: fi as u32 });
             }
         }
@@ -353,6 +402,17 @@ impl Simulation {
             report: None,
             flows_to,
             meter: None,
+            ping_of: {
+                let mut p: Vec<u32> = (0..scn.flows.len() as u32).collect();
+                for (i, r) in reply_of.iter().enumerate() {
+                    if let Some(r) = r {
+                        p[*r as usize] = i as u32;
+                    }
+                }
+                p
+            },
+            reply_of,
+            pings: Vec::new(),
             counters: Counters::new(scn.flows.len(), n),
             at_warmup: None,
             delay_max_ns: vec![0; scn.flows.len()],
@@ -492,6 +552,8 @@ impl Simulation {
             created: self.now,
             enqueued: self.now,
             queue_delay: Nanos::ZERO,
+            seq: self.counters.flows[f as usize].sent_packets,
+            echo: Nanos::ZERO,
         });
         self.counters.flows[f as usize].sent_packets += 1;
         let hop = self.flows[f as usize].first_hop;
@@ -658,7 +720,33 @@ impl Simulation {
             let m = &mut self.delay_max_ns[p.flow as usize];
             *m = (*m).max(delay);
         }
+        match self.scn.flows[p.flow as usize].protocol {
+            Protocol::Ping => self.answer_ping(&p),
+            Protocol::PingReply if self.at_warmup.is_some() => {
+                let request = self.ping_of[p.flow as usize];
+                self.pings.push(PingSample { flow: request, seq: p.seq, time: self.now, rtt: self.now - p.echo });
+            }
+            _ => {}
+        }
         self.pkts.free(pkt);
+    }
+
+    /// The destination of an echo request answers it on the ping's reply flow.
+    fn answer_ping(&mut self, req: &Packet) {
+        let Some(r) = self.reply_of[req.flow as usize] else { return };
+        let id = self.pkts.alloc(Packet {
+            flow: r,
+            ip_len: req.ip_len,
+            payload: req.payload,
+            created: self.now,
+            enqueued: self.now,
+            queue_delay: Nanos::ZERO,
+            seq: req.seq,
+            echo: req.created,
+        });
+        self.counters.flows[r as usize].sent_packets += 1;
+        let hop = self.flows[r as usize].first_hop;
+        self.enqueue(hop, id);
     }
 
     fn drop_packet(&mut self, pkt: PacketId, iface: u32, cause: DropCause) {
@@ -1119,11 +1207,12 @@ impl Simulation {
                 Node::Station(i) => self.scn.stations[i as usize].name.clone(),
             };
             let rx = d.received_packets;
+            let rtt = RttStats::of(self.pings.iter().filter(|p| p.flow == f as u32).map(|p| p.rtt));
             flows.push(FlowResult {
                 name: cfg.name.clone(),
                 src: name(self.flows[f].src),
                 dst: name(self.flows[f].dst),
-                protocol: "udp".into(),
+                protocol: cfg.protocol.name().into(),
                 goodput_mbps: per_sec(d.received_payload_bytes * 8) / 1e6,
                 goodput_std_mbps: sample_stats(SampleKind::Flow, f as u32).1,
                 sent_packets: d.sent_packets,
@@ -1135,6 +1224,12 @@ impl Simulation {
                 delay_mean_ms: if rx > 0 { d.delay_sum_ns as f64 / rx as f64 / 1e6 } else { f64::NAN },
                 delay_max_ms: if rx > 0 { self.delay_max_ns[f] as f64 / 1e6 } else { f64::NAN },
                 queue_delay_mean_ms: if rx > 0 { d.queue_delay_sum_ns as f64 / rx as f64 / 1e6 } else { f64::NAN },
+                rtt_mean_ms: rtt.mean,
+                rtt_p50_ms: rtt.p50,
+                rtt_p90_ms: rtt.p90,
+                rtt_p99_ms: rtt.p99,
+                rtt_max_ms: rtt.max,
+                rtt_samples: rtt.n,
             });
         }
 
@@ -1246,6 +1341,16 @@ impl Simulation {
             flows,
             nodes,
             rates,
+            pings: self
+                .pings
+                .iter()
+                .map(|p| crate::results::PingRow {
+                    flow: self.scn.flows[p.flow as usize].name.clone(),
+                    seq: p.seq,
+                    time_s: p.time.as_secs_f64(),
+                    rtt_ms: p.rtt.0 as f64 / 1e6,
+                })
+                .collect(),
             samples: self.samples.clone(),
             sample_interval: self.scn.run.sample_interval,
             tc: self.tc_reports(),

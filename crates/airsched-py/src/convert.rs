@@ -93,6 +93,18 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
         "delay_mean_ms" => |x| x.delay_mean_ms,
         "delay_max_ms" => |x| x.delay_max_ms,
         "queue_delay_mean_ms" => |x| x.queue_delay_mean_ms,
+        "rtt_mean_ms" => |x| x.rtt_mean_ms,
+        "rtt_p50_ms" => |x| x.rtt_p50_ms,
+        "rtt_p90_ms" => |x| x.rtt_p90_ms,
+        "rtt_p99_ms" => |x| x.rtt_p99_ms,
+        "rtt_max_ms" => |x| x.rtt_max_ms,
+        "rtt_samples" => |x| x.rtt_samples,
+    }))?;
+    out.set_item("pings", columns!(py, r.pings, {
+        "flow" => |x| x.flow.clone(),
+        "seq" => |x| x.seq,
+        "time_s" => |x| x.time_s,
+        "rtt_ms" => |x| x.rtt_ms,
     }))?;
     out.set_item("nodes", columns!(py, r.nodes, {
         "name" => |x| x.name.clone(),

@@ -43,6 +43,8 @@ impl Bench {
             created: Nanos::ZERO,
             enqueued: Nanos::ZERO,
             queue_delay: Nanos::ZERO,
+            seq: 0,
+            echo: Nanos::ZERO,
         })
     }
 

@@ -184,6 +184,20 @@ pub enum Endpoint {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Protocol {
     Udp,
+    /// ICMP echo requests at a fixed interval; the destination answers each.
+    Ping,
+    /// The echo replies of a ping flow (added by the simulator, one per ping flow).
+    PingReply,
+}
+
+impl Protocol {
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Udp => "udp",
+            Protocol::Ping => "ping",
+            Protocol::PingReply => "ping-reply",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,6 +206,10 @@ pub enum FlowRate {
     Cbr { bits_per_second: u64 },
     /// Always backlogged: the source keeps its first-hop queue non-empty.
     Saturate,
+    /// One packet every `interval` (ping).
+    Periodic { interval: Nanos },
+    /// Packets only in answer to another flow's (ping replies).
+    Reactive,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -201,7 +219,8 @@ pub struct FlowConfig {
     pub src: Endpoint,
     pub dst: Endpoint,
     pub rate: FlowRate,
-    /// UDP payload bytes per packet.
+    /// UDP payload bytes per packet (ping: ICMP payload bytes, 28 bytes of IP and ICMP header
+    /// on top as for UDP).
     pub size: u32,
     pub start: Nanos,
     /// `None`: runs to the end.
@@ -227,6 +246,31 @@ pub const UDP_IP_OVERHEAD: u32 = 28;
 pub const MAX_UDP_PAYLOAD: u32 = 2304 - UDP_IP_OVERHEAD;
 
 impl Scenario {
+    /// The flows the simulator runs: the scenario's, then one reply flow per ping flow (named
+    /// `<ping>.reply`, from its destination back to its source). Returns the expanded scenario
+    /// and, per flow, the index of its reply flow.
+    pub fn with_reply_flows(&self) -> (Scenario, Vec<Option<u32>>) {
+        let mut scn = self.clone();
+        let mut reply_of = vec![None; self.flows.len()];
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.protocol == Protocol::Ping {
+                reply_of[i] = Some(scn.flows.len() as u32);
+                scn.flows.push(FlowConfig {
+                    name: format!("{}.reply", f.name),
+                    protocol: Protocol::PingReply,
+                    src: f.dst,
+                    dst: f.src,
+                    rate: FlowRate::Reactive,
+                    stop: None,
+                    jitter: Nanos::ZERO,
+                    ..f.clone()
+                });
+                reply_of.push(None);
+            }
+        }
+        (scn, reply_of)
+    }
+
     /// The IPv4 address of an endpoint: as configured, or the default of its role — server
     /// 10.0.0.1, AP 192.168.1.1, station i 192.168.1.(i + 2) (continuing into 192.168.2.x).
     pub fn ip_of(&self, e: Endpoint) -> u32 {
@@ -240,12 +284,14 @@ impl Scenario {
     /// The header fields every packet of flow `index` carries.
     pub fn flow_key(&self, index: usize) -> crate::packet::FlowKey {
         let f = &self.flows[index];
+        // Pings are ICMP (protocol 1, no ports), so that `match ip protocol 1 0xff` finds them.
+        let is_icmp = matches!(f.protocol, Protocol::Ping | Protocol::PingReply);
         crate::packet::FlowKey {
             src_ip: self.ip_of(f.src),
             dst_ip: self.ip_of(f.dst),
-            sport: f.sport.unwrap_or(40000u16.wrapping_add(index as u16)),
-            dport: f.dport,
-            proto: 17,
+            sport: if is_icmp { 0 } else { f.sport.unwrap_or(40000u16.wrapping_add(index as u16)) },
+            dport: if is_icmp { 0 } else { f.dport },
+            proto: if is_icmp { 1 } else { 17 },
             tos: f.tos,
             mark: f.mark,
             priority: f.priority.unwrap_or_else(|| crate::packet::tos_to_priority(f.tos)),

@@ -153,7 +153,7 @@ const STATION_KEYS: &[&str] = &[
 ];
 const FLOW_KEYS: &[&str] = &[
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
-    "tos", "dscp", "mark", "priority",
+    "tos", "dscp", "mark", "priority", "interval",
 ];
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.
@@ -1166,24 +1166,20 @@ fn parse_flows(
             Some(s.to_string())
         });
 
+        let mut protocol = Protocol::Udp;
         if let Some(v) = tbl.get("protocol") {
             let key = k("protocol");
-            if let Some(s) = string(ctx, v, &key, "a string, \"udp\"") {
-                if s.eq_ignore_ascii_case("tcp") {
-                    ctx.error(
-                        &v.span(),
-                        &key,
-                        "\"tcp\" is not supported yet; only \"udp\"",
-                    );
+            if let Some(s) = string(ctx, v, &key, "a string, \"udp\" or \"ping\"") {
+                if s.eq_ignore_ascii_case("ping") {
+                    protocol = Protocol::Ping;
+                } else if s.eq_ignore_ascii_case("tcp") {
+                    ctx.error(&v.span(), &key, "\"tcp\" is not supported yet; \"udp\" or \"ping\"");
                 } else if !s.eq_ignore_ascii_case("udp") {
-                    ctx.error(
-                        &v.span(),
-                        &key,
-                        format!("unknown protocol {s:?}; only \"udp\""),
-                    );
+                    ctx.error(&v.span(), &key, format!("unknown protocol {s:?}; \"udp\" or \"ping\""));
                 }
             }
         }
+        let is_ping = protocol == Protocol::Ping;
 
         let src_v = lookup(
             ctx,
@@ -1213,7 +1209,34 @@ fn parse_flows(
             }
         }
 
-        let rate = lookup(
+        if is_ping {
+            for key in ["rate", "jitter"] {
+                if let Some(v) = tbl.get(key) {
+                    ctx.error(&v.span(), &k(key), "a ping flow sends one echo request per `interval`; leave `rate` and `jitter` out");
+                }
+            }
+        } else if let Some(v) = tbl.get("interval") {
+            ctx.error(&v.span(), &k("interval"), "`interval` is for ping flows (protocol = \"ping\"); a UDP flow has a `rate`");
+        }
+        let interval = if is_ping {
+            match tbl.get("interval") {
+                Some(v) => time_value(ctx, v, &k("interval"), "200ms").and_then(|t| {
+                    if t < Nanos::from_us(100) {
+                        ctx.error(&v.span(), &k("interval"), format!("{t} is too short; at least 100us"));
+                        None
+                    } else {
+                        Some(t)
+                    }
+                }),
+                None => Some(Nanos::from_secs(1)),
+            }
+        } else {
+            None
+        };
+        let rate = if is_ping {
+            interval.map(|interval| FlowRate::Periodic { interval })
+        } else {
+            lookup(
             ctx,
             tbl,
             &tspan,
@@ -1249,7 +1272,8 @@ fn parse_flows(
                     None
                 }
             }
-        });
+        })
+        };
 
         let size = tbl
             .get("size")
@@ -1342,11 +1366,11 @@ fn parse_flows(
 
         flows.push(FlowConfig {
             name: name.unwrap_or_default(),
-            protocol: Protocol::Udp,
+            protocol,
             src: src.unwrap_or(Endpoint::Server),
             dst: dst.unwrap_or(Endpoint::Ap),
             rate: rate.unwrap_or(FlowRate::Saturate),
-            size: size.map_or(1470, |n| n as u32),
+            size: size.map_or(if is_ping { 56 } else { 1470 }, |n| n as u32),
             start: start.unwrap_or(Nanos::ZERO),
             stop,
             jitter: jitter.unwrap_or(Nanos::ZERO),

@@ -1,5 +1,5 @@
-//! Traffic sources. UDP only for now: constant bit rate (iperf `-u -b` semantics: the rate
-//! counts UDP payload bits) and saturating ("always backlogged") sources.
+//! Traffic sources: UDP constant bit rate (iperf `-u -b` semantics: the rate counts UDP payload
+//! bits), saturating ("always backlogged") sources, and periodic pings.
 
 use crate::scenario::{FlowConfig, FlowRate};
 use crate::time::Nanos;
@@ -18,7 +18,8 @@ pub fn cbr_send_time(cfg: &FlowConfig, k: u64) -> Option<Nanos> {
             let off = (k as u128 * bits * 1_000_000_000u128) / bits_per_second as u128;
             u64::try_from(off).ok().map(|o| cfg.start + Nanos(o))
         }
-        FlowRate::Saturate => None,
+        FlowRate::Periodic { interval } => k.checked_mul(interval.0).map(|o| cfg.start + Nanos(o)),
+        FlowRate::Saturate | FlowRate::Reactive => None,
     }
 }
 
