@@ -3,3 +3,4 @@
 pub mod dsss;
 pub mod error;
 pub mod ht;
+pub mod ofdm;
