@@ -27,12 +27,8 @@ pub enum AccessCategory {
 }
 
 impl AccessCategory {
-    pub const ALL: [AccessCategory; 4] = [
-        AccessCategory::Bk,
-        AccessCategory::Be,
-        AccessCategory::Vi,
-        AccessCategory::Vo,
-    ];
+    pub const ALL: [AccessCategory; 4] =
+        [AccessCategory::Bk, AccessCategory::Be, AccessCategory::Vi, AccessCategory::Vo];
 
     pub const fn label(self) -> &'static str {
         match self {
@@ -75,16 +71,14 @@ pub struct EdcaParams {
 }
 
 /// Legacy DCF: DIFS (AIFSN 2), CW 15 ... 1023, no TXOP.
-pub const DCF_PARAMS: EdcaParams = EdcaParams {
-    aifsn: 2,
-    cw_min: A_CW_MIN,
-    cw_max: A_CW_MAX,
-    txop_limit: Nanos::ZERO,
-};
+pub const DCF_PARAMS: EdcaParams =
+    EdcaParams { aifsn: 2, cw_min: A_CW_MIN, cw_max: A_CW_MAX, txop_limit: Nanos::ZERO };
 
 impl EdcaParams {
     /// The default (non-AP STA) parameter set of `ac`: AIFSN 7/3/2/2; CW BK and BE
     /// aCWmin..aCWmax, VI (aCWmin+1)/2-1 .. aCWmin, VO (aCWmin+1)/4-1 .. (aCWmin+1)/2-1.
+    // The standard's formulas, (aCWmin + 1) / 2 - 1 etc., kept in its own words.
+    #[allow(clippy::manual_div_ceil)]
     pub const fn default_for(ac: AccessCategory, table: TxopTable) -> EdcaParams {
         let half = (A_CW_MIN + 1) / 2 - 1;
         let quarter = (A_CW_MIN + 1) / 4 - 1;
@@ -101,12 +95,7 @@ impl EdcaParams {
             (AccessCategory::Vi, TxopTable::Ieee2020) => 4096,
             (AccessCategory::Vo, TxopTable::Ieee2020) => 2080,
         };
-        EdcaParams {
-            aifsn,
-            cw_min,
-            cw_max,
-            txop_limit: Nanos::from_us(txop_us),
-        }
+        EdcaParams { aifsn, cw_min, cw_max, txop_limit: Nanos::from_us(txop_us) }
     }
 
     /// AIFS = SIFS + AIFSN x slot (43 us for AC_BE at 5 GHz).
@@ -178,11 +167,7 @@ mod tests {
         ];
         for (ac, aifsn, cw_min, cw_max, txop, aifs) in expected {
             let e = p(ac);
-            assert_eq!(
-                (e.aifsn, e.cw_min, e.cw_max),
-                (aifsn, cw_min, cw_max),
-                "{ac:?}"
-            );
+            assert_eq!((e.aifsn, e.cw_min, e.cw_max), (aifsn, cw_min, cw_max), "{ac:?}");
             assert_eq!(e.txop_limit, Nanos::from_us(txop), "{ac:?}");
             assert_eq!(e.aifs(g5), Nanos::from_us(aifs), "{ac:?}");
             assert_eq!(e.txop_limit.as_ns() % TXOP_UNIT.as_ns(), 0);
@@ -198,10 +183,7 @@ mod tests {
         assert_eq!(DCF_PARAMS.aifs(g5), g5.difs());
         assert_eq!(p(Be).mean_backoff(g5), Nanos(67_500));
         assert!(Bk < Be && Be < Vi && Vi < Vo);
-        assert_eq!(
-            AccessCategory::ALL.map(AccessCategory::mac80211_queue),
-            [3, 2, 1, 0]
-        );
+        assert_eq!(AccessCategory::ALL.map(AccessCategory::mac80211_queue), [3, 2, 1, 0]);
     }
 
     #[test]

@@ -169,36 +169,17 @@ pub fn txtime(band: OfdmBand, rate: OfdmRate, psdu_bytes: u32) -> Nanos {
 /// `basic_rates` holds the BSSBasicRateSet's OFDM rates; DSSS basic rates of an ERP BSS are a
 /// different modulation class and do not take part.
 pub fn control_response_rate(basic_rates: &[OfdmRate], data_rate: OfdmRate) -> OfdmRate {
-    basic_rates
-        .iter()
-        .copied()
-        .filter(|&r| r <= data_rate)
-        .max()
-        .unwrap_or_else(|| {
-            MANDATORY_RATES
-                .into_iter()
-                .filter(|&r| r <= data_rate)
-                .max()
-                .unwrap_or(OfdmRate::R6)
-        })
+    super::response_rate(basic_rates, MANDATORY_RATES, data_rate, OfdmRate::R6)
 }
 
 /// Airtime of the ACK answering a frame at `data_rate`.
 pub fn ack_time(band: OfdmBand, basic_rates: &[OfdmRate], data_rate: OfdmRate) -> Nanos {
-    txtime(
-        band,
-        control_response_rate(basic_rates, data_rate),
-        ACK_BYTES,
-    )
+    txtime(band, control_response_rate(basic_rates, data_rate), ACK_BYTES)
 }
 
 /// Airtime of the compressed BlockAck answering a frame (or A-MPDU) at `data_rate`.
 pub fn block_ack_time(band: OfdmBand, basic_rates: &[OfdmRate], data_rate: OfdmRate) -> Nanos {
-    txtime(
-        band,
-        control_response_rate(basic_rates, data_rate),
-        BLOCK_ACK_BYTES,
-    )
+    txtime(band, control_response_rate(basic_rates, data_rate), BLOCK_ACK_BYTES)
 }
 
 /// EstimatedAckTxTime (802.11-2016 Table 10-5, ns-3 `GetEstimatedAckTxTime`) for a non-HT OFDM
@@ -228,11 +209,7 @@ mod tests {
                 Modulation::Qam16 => 4.0,
                 Modulation::Qam64 => 6.0,
             };
-            assert_eq!(
-                r.n_dbps() as f64,
-                48.0 * bits * r.code_rate().value(),
-                "{r:?}"
-            );
+            assert_eq!(r.n_dbps() as f64, 48.0 * bits * r.code_rate().value(), "{r:?}");
             // Rate = N_DBPS per 4 us symbol.
             assert_eq!(r.n_dbps(), r.mbps() * 4, "{r:?}");
         }
@@ -243,26 +220,14 @@ mod tests {
         // 20 + 4 * ceil((22 + 12000) / 216) = 20 + 4 * 56 = 244 us (12022 / 216 = 55.66).
         assert_eq!(txtime(OfdmBand::Ghz5, R54, 1500), Nanos::from_us(244));
         // 2.4 GHz adds the 6 us signal extension, whatever the slot.
-        assert_eq!(
-            txtime(OfdmBand::Ghz24LongSlot, R54, 1500),
-            Nanos::from_us(250)
-        );
-        assert_eq!(
-            txtime(OfdmBand::Ghz24ShortSlot, R54, 1500),
-            Nanos::from_us(250)
-        );
+        assert_eq!(txtime(OfdmBand::Ghz24LongSlot, R54, 1500), Nanos::from_us(250));
+        assert_eq!(txtime(OfdmBand::Ghz24ShortSlot, R54, 1500), Nanos::from_us(250));
         // 1536 B at 6 Mb/s: ceil((22 + 12288) / 24) = 513 symbols -> 20 + 2052 = 2072 us.
         assert_eq!(txtime(OfdmBand::Ghz5, R6, 1536), Nanos::from_us(2072));
         // Rounding edge: 216 * 56 = 12096 bits = 22 + 8 * 1509.25, so 1509 B needs 56 symbols
         // and 1510 B needs 57.
-        assert_eq!(
-            txtime(OfdmBand::Ghz5, R54, 1509),
-            Nanos::from_us(20 + 4 * 56)
-        );
-        assert_eq!(
-            txtime(OfdmBand::Ghz5, R54, 1510),
-            Nanos::from_us(20 + 4 * 57)
-        );
+        assert_eq!(txtime(OfdmBand::Ghz5, R54, 1509), Nanos::from_us(20 + 4 * 56));
+        assert_eq!(txtime(OfdmBand::Ghz5, R54, 1510), Nanos::from_us(20 + 4 * 57));
     }
 
     #[test]
@@ -270,17 +235,10 @@ mod tests {
         // Reference section 2: 14-B ACK sent at each rate.
         let expected = [44, 36, 32, 28, 28, 24, 24, 24];
         for (r, us) in OfdmRate::ALL.into_iter().zip(expected) {
-            assert_eq!(
-                txtime(OfdmBand::Ghz5, r, ACK_BYTES),
-                Nanos::from_us(us),
-                "{r:?}"
-            );
+            assert_eq!(txtime(OfdmBand::Ghz5, r, ACK_BYTES), Nanos::from_us(us), "{r:?}");
         }
         // Compressed BlockAck at 24 Mb/s: 20 + 4 * ceil((22 + 256) / 96) = 32 us.
-        assert_eq!(
-            txtime(OfdmBand::Ghz5, R24, BLOCK_ACK_BYTES),
-            Nanos::from_us(32)
-        );
+        assert_eq!(txtime(OfdmBand::Ghz5, R24, BLOCK_ACK_BYTES), Nanos::from_us(32));
     }
 
     #[test]
@@ -291,45 +249,27 @@ mod tests {
         assert_eq!(control_response_rate(&BASIC, R9), R6);
         assert_eq!(ack_time(OfdmBand::Ghz5, &BASIC, R54), Nanos::from_us(28));
         assert_eq!(ack_time(OfdmBand::Ghz5, &BASIC, R9), Nanos::from_us(44));
-        assert_eq!(
-            block_ack_time(OfdmBand::Ghz5, &BASIC, R54),
-            Nanos::from_us(32)
-        );
+        assert_eq!(block_ack_time(OfdmBand::Ghz5, &BASIC, R54), Nanos::from_us(32));
         // Every rate basic: the response goes at the data rate.
         assert_eq!(control_response_rate(&OfdmRate::ALL, R48), R48);
         // Only 54 basic: a 36 Mb/s frame falls back to the highest mandatory rate <= 36.
         assert_eq!(control_response_rate(&[R54], R36), R24);
         assert_eq!(control_response_rate(&[], R9), R6);
         // 2.4 GHz: ACK at 24 Mb/s plus the signal extension.
-        assert_eq!(
-            ack_time(OfdmBand::Ghz24LongSlot, &BASIC, R54),
-            Nanos::from_us(34)
-        );
+        assert_eq!(ack_time(OfdmBand::Ghz24LongSlot, &BASIC, R54), Nanos::from_us(34));
     }
 
     #[test]
     fn interframe_spaces_per_band() {
         use OfdmBand::*;
         let us = Nanos::from_us;
-        assert_eq!(
-            (Ghz5.slot(), Ghz5.sifs(), Ghz5.difs()),
-            (us(9), us(16), us(34))
-        );
-        assert_eq!(
-            (Ghz24ShortSlot.slot(), Ghz24ShortSlot.difs()),
-            (us(9), us(28))
-        );
-        assert_eq!(
-            (Ghz24LongSlot.slot(), Ghz24LongSlot.difs()),
-            (us(20), us(50))
-        );
+        assert_eq!((Ghz5.slot(), Ghz5.sifs(), Ghz5.difs()), (us(9), us(16), us(34)));
+        assert_eq!((Ghz24ShortSlot.slot(), Ghz24ShortSlot.difs()), (us(9), us(28)));
+        assert_eq!((Ghz24LongSlot.slot(), Ghz24LongSlot.difs()), (us(20), us(50)));
         assert_eq!(Ghz24LongSlot.sifs(), us(10));
         assert_eq!(Ghz5.pifs(), us(25));
         // SIFS + extension is 16 us in both bands: the receiver gets the same decoding time.
-        assert_eq!(
-            Ghz24ShortSlot.sifs() + Ghz24ShortSlot.signal_extension(),
-            Ghz5.sifs()
-        );
+        assert_eq!(Ghz24ShortSlot.sifs() + Ghz24ShortSlot.signal_extension(), Ghz5.sifs());
         // ERP slot rule: one long-slot (e.g. 802.11b) STA forces the long slot.
         assert_eq!(OfdmBand::erp(true), Ghz24ShortSlot);
         assert_eq!(OfdmBand::erp(false), Ghz24LongSlot);
