@@ -100,18 +100,8 @@ pub fn txtime(preamble: Preamble, rate: DsssRate, psdu_bytes: u32) -> Nanos {
 /// <= the data rate of the same modulation class; otherwise the highest mandatory rate <= it.
 /// All DSSS/HR-DSSS rates are one modulation class for this rule (Clause 16 is an extension of 15).
 pub fn control_response_rate(basic_rates: &[DsssRate], data_rate: DsssRate) -> DsssRate {
-    basic_rates
-        .iter()
-        .copied()
-        .filter(|&r| r <= data_rate)
-        .max()
-        .unwrap_or_else(|| {
-            DsssRate::ALL
-                .into_iter()
-                .filter(|r| r.is_dsss_mandatory() && *r <= data_rate)
-                .max()
-                .unwrap_or(DsssRate::R1)
-        })
+    let mandatory = DsssRate::ALL.into_iter().filter(|r| r.is_dsss_mandatory());
+    super::response_rate(basic_rates, mandatory, data_rate, DsssRate::R1)
 }
 
 /// Airtime of the ACK answering a frame at `data_rate` (same preamble as the eliciting frame).

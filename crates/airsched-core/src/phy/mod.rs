@@ -3,3 +3,19 @@
 pub mod dsss;
 pub mod error;
 pub mod ht;
+pub mod ofdm;
+
+/// The control-response rate rule every PHY shares (802.11-2016 10.7.6.5.2, ns-3
+/// `GetControlAnswerMode`): the highest basic rate <= `rate`; if there is none, the highest
+/// mandatory rate <= it; if there is none either, `lowest`. Callers pass rates of one modulation
+/// class only.
+pub(crate) fn response_rate<R: Ord + Copy>(
+    basic: &[R],
+    mandatory: impl IntoIterator<Item = R>,
+    rate: R,
+    lowest: R,
+) -> R {
+    let at_most = |r: &R| *r <= rate;
+    let basic = basic.iter().copied().filter(at_most).max();
+    basic.or_else(|| mandatory.into_iter().filter(at_most).max()).unwrap_or(lowest)
+}
