@@ -1,0 +1,248 @@
+//! TCP receiver: cumulative ACKs, an out-of-order queue of byte ranges, and Linux's ACK policy
+//! (`__tcp_ack_snd_check` in net/ipv4/tcp_input.c): ACK at once when more than one full-sized
+//! segment is unacknowledged, when a segment arrives out of order or fills a hole, and for
+//! duplicate data; otherwise arm the delayed-ACK timer (40 ms, `TCP_DELACK_MIN`).
+//! Deviations: no quick-ACK mode at connection start (Linux ACKs the first segments at once),
+//! `ato` fixed at its minimum, no SACK blocks, and the application reads in-order data at once,
+//! so the advertised window is the whole receive buffer.
+
+use super::{Ack, Segment, TcpConfig};
+use crate::time::Nanos;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpReceiverStats {
+    pub segments: u64,
+    /// Segments wholly below `rcv_nxt` (already received).
+    pub duplicate_segments: u64,
+    pub out_of_order_segments: u64,
+    /// Segments (or parts) beyond the advertised window, discarded.
+    pub beyond_window: u64,
+    pub acks_sent: u64,
+    pub delayed_acks: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    mss: u32,
+    rcv_wnd: u64,
+    delack_timeout: Nanos,
+    /// Next byte expected = bytes delivered in order to the application.
+    rcv_nxt: u64,
+    /// `rcv_nxt` in the last ACK sent (Linux `rcv_wup`).
+    last_ack_sent: u64,
+    /// Out-of-order data as disjoint, sorted, non-adjacent `[start, end)` ranges above
+    /// `rcv_nxt`. Reused; it allocates only when it holds more holes than ever before.
+    ooo: Vec<(u64, u64)>,
+    delack_deadline: Option<Nanos>,
+    stats: TcpReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: &TcpConfig) -> TcpReceiver {
+        TcpReceiver {
+            mss: cfg.mss,
+            rcv_wnd: cfg.rcv_wnd,
+            delack_timeout: cfg.delack_timeout,
+            rcv_nxt: 0,
+            last_ack_sent: 0,
+            ooo: Vec::with_capacity(16),
+            delack_deadline: None,
+            stats: TcpReceiverStats::default(),
+        }
+    }
+
+    /// A data segment arrived; returns the ACK to send now, if any.
+    pub fn on_segment(&mut self, now: Nanos, seg: Segment) -> Option<Ack> {
+        self.stats.segments += 1;
+        let right_edge = self.last_ack_sent.max(self.rcv_nxt) + self.rcv_wnd;
+        let end = seg.end().min(right_edge);
+        if end < seg.end() {
+            self.stats.beyond_window += 1;
+        }
+        if end <= self.rcv_nxt {
+            // Old data: the sender missed our ACK; Linux answers at once (tcp_send_dupack).
+            self.stats.duplicate_segments += 1;
+            return Some(self.send_ack());
+        }
+        if seg.seq >= end {
+            // Wholly beyond the window: discarded, answered at once (tcp_sequence fails).
+            return Some(self.send_ack());
+        }
+        if seg.seq > self.rcv_nxt {
+            self.stats.out_of_order_segments += 1;
+            self.insert_ooo(seg.seq, end);
+            return Some(self.send_ack());
+        }
+        let had_ooo = !self.ooo.is_empty();
+        self.rcv_nxt = end;
+        self.drain_ooo();
+        // RFC 5681 4.2 and Linux: ACK at once when a hole was (being) filled; otherwise when
+        // more than one full-sized segment is unacknowledged.
+        if had_ooo || self.rcv_nxt - self.last_ack_sent > self.mss as u64 {
+            return Some(self.send_ack());
+        }
+        if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.delack_timeout);
+        }
+        None
+    }
+
+    /// When the delayed-ACK timer fires, if armed.
+    pub fn next_timer(&self) -> Option<Nanos> {
+        self.delack_deadline
+    }
+
+    /// Call at (or after) `next_timer`; returns the delayed ACK if it is due.
+    pub fn on_timer(&mut self, now: Nanos) -> Option<Ack> {
+        match self.delack_deadline {
+            Some(d) if now >= d => {
+                self.stats.delayed_acks += 1;
+                Some(self.send_ack())
+            }
+            _ => None,
+        }
+    }
+
+    /// Bytes delivered in order (the next byte expected).
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// Bytes held out of order.
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo.iter().map(|(s, e)| e - s).sum()
+    }
+
+    pub fn stats(&self) -> &TcpReceiverStats {
+        &self.stats
+    }
+
+    fn send_ack(&mut self) -> Ack {
+        self.stats.acks_sent += 1;
+        self.last_ack_sent = self.rcv_nxt;
+        self.delack_deadline = None;
+        Ack { ack: self.rcv_nxt, rwnd: self.rcv_wnd }
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        // First range that ends at or after `start` (could merge or lies after).
+        let i = self.ooo.partition_point(|&(_, e)| e < start);
+        if i == self.ooo.len() || self.ooo[i].0 > end {
+            self.ooo.insert(i, (start, end));
+            return;
+        }
+        // Overlaps or touches ranges i..j: merge them into one.
+        let mut j = i;
+        let (mut s, mut e) = (start, end);
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo[i] = (s, e);
+        self.ooo.drain(i + 1..j);
+    }
+
+    /// Move ranges that `rcv_nxt` has reached into the in-order data.
+    fn drain_ooo(&mut self) {
+        let mut n = 0;
+        for &(s, e) in &self.ooo {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            n += 1;
+        }
+        self.ooo.drain(..n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::{CcKind, DELACK_TIMEOUT};
+
+    const M: u64 = 1448;
+
+    fn seg(i: u64) -> Segment {
+        Segment { seq: i * M, len: M as u32, retransmission: false }
+    }
+
+    fn rx() -> TcpReceiver {
+        TcpReceiver::new(&TcpConfig::new(CcKind::NewReno))
+    }
+
+    #[test]
+    fn acks_every_second_full_segment() {
+        let mut r = rx();
+        let t = Nanos::from_ms(1);
+        assert_eq!(r.on_segment(t, seg(0)), None, "first segment waits");
+        assert_eq!(r.next_timer(), Some(t + DELACK_TIMEOUT));
+        let a = r.on_segment(t, seg(1)).expect("second full segment is ACKed at once");
+        assert_eq!(a.ack, 2 * M);
+        assert_eq!(r.next_timer(), None, "the ACK cancels the delayed-ACK timer");
+        assert_eq!(r.on_segment(t, seg(2)), None);
+        assert_eq!(r.on_segment(t, seg(3)).map(|a| a.ack), Some(4 * M));
+        assert_eq!(r.stats().acks_sent, 2);
+    }
+
+    #[test]
+    fn lone_segment_is_acked_after_40ms() {
+        let mut r = rx();
+        let t0 = Nanos::from_ms(5);
+        assert_eq!(r.on_segment(t0, seg(0)), None);
+        assert_eq!(r.on_timer(t0 + Nanos::from_ms(39)), None, "not before 40 ms");
+        let a = r.on_timer(t0 + Nanos::from_ms(40)).expect("delayed ACK at 40 ms");
+        assert_eq!(a, Ack { ack: M, rwnd: crate::tcp::DEFAULT_RCV_WND });
+        assert_eq!(r.next_timer(), None);
+        assert_eq!(r.stats().delayed_acks, 1);
+        // A short (tail) segment also waits for the timer.
+        let short = Segment { seq: M, len: 100, retransmission: false };
+        assert_eq!(r.on_segment(t0 + Nanos::from_ms(50), short), None);
+        assert_eq!(r.on_timer(t0 + Nanos::from_ms(90)).map(|a| a.ack), Some(M + 100));
+    }
+
+    #[test]
+    fn out_of_order_gets_immediate_dupacks_and_the_hole_fill_acks_everything() {
+        let mut r = rx();
+        let t = Nanos::ZERO;
+        assert_eq!(r.on_segment(t, seg(0)), None);
+        // Segment 1 lost; 2, 3, 5 arrive; each is answered at once with ack = 1·M.
+        for i in [2, 3, 5] {
+            assert_eq!(r.on_segment(t, seg(i)).map(|a| a.ack), Some(M), "dupack for segment {i}");
+        }
+        assert_eq!(r.ooo_bytes(), 3 * M);
+        assert_eq!(r.ooo, vec![(2 * M, 4 * M), (5 * M, 6 * M)]);
+        // The retransmission fills the first hole: ACK up to 4 at once.
+        assert_eq!(r.on_segment(t, seg(1)).map(|a| a.ack), Some(4 * M));
+        // Segment 4 fills the last hole: the ACK covers 5 too.
+        assert_eq!(r.on_segment(t, seg(4)).map(|a| a.ack), Some(6 * M));
+        assert_eq!(r.ooo_bytes(), 0);
+        // Old data is answered at once.
+        assert_eq!(r.on_segment(t, seg(2)).map(|a| a.ack), Some(6 * M));
+        assert_eq!(r.stats().duplicate_segments, 1);
+        assert_eq!(r.bytes_received(), 6 * M);
+    }
+
+    #[test]
+    fn ooo_ranges_merge() {
+        let mut r = rx();
+        for (s, e) in [(10, 20), (30, 40), (50, 60), (20, 30), (5, 8), (55, 70), (8, 10)] {
+            r.insert_ooo(s, e);
+        }
+        assert_eq!(r.ooo, vec![(5, 40), (50, 70)]);
+        r.insert_ooo(0, 100);
+        assert_eq!(r.ooo, vec![(0, 100)]);
+    }
+
+    #[test]
+    fn data_beyond_the_window_is_discarded() {
+        let mut cfg = TcpConfig::new(CcKind::NewReno);
+        cfg.rcv_wnd = 2 * M;
+        let mut r = TcpReceiver::new(&cfg);
+        r.on_segment(Nanos::ZERO, seg(1));
+        assert_eq!(r.on_segment(Nanos::ZERO, seg(2)).map(|a| a.ack), Some(0), "out of window, dupack");
+        assert_eq!(r.stats().beyond_window, 1);
+        assert_eq!(r.on_segment(Nanos::ZERO, seg(0)).map(|a| a.ack), Some(2 * M));
+    }
+}

@@ -1,0 +1,1 @@
+//! End-to-end tests over a bottleneck link (filled in below).
