@@ -81,6 +81,11 @@ FLOW_COLUMNS: dict[str, str] = {
     "rtt_p99_ms": FLOAT,
     "rtt_max_ms": FLOAT,
     "rtt_samples": INT,
+    "tcp_retransmits": INT,
+    "tcp_fast_recoveries": INT,
+    "tcp_rtos": INT,
+    "tcp_cwnd_end": INT,
+    "tcp_srtt_ms": FLOAT,
 }
 PING_COLUMNS: dict[str, str] = {
     "flow": STR,

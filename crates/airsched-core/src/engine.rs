@@ -40,6 +40,9 @@ pub enum Event {
     FlowStart { flow: u32 },
     /// A CBR source sends its `k`-th packet.
     FlowTick { flow: u32, k: u64 },
+    /// A TCP connection's earliest timer (retransmission or delayed ACK); `gen` invalidates
+    /// stale ones.
+    TcpTimer { flow: u32, gen: u64 },
     /// Target beacon transmission time of the AP.
     Beacon,
     /// The warm-up ends: statistics are snapshot.
@@ -64,6 +67,7 @@ impl Event {
             Event::FlowTick { .. } => 8,
             Event::Beacon => 9,
             Event::Sample => 10,
+            Event::TcpTimer { .. } => 11,
         }
     }
 
@@ -72,7 +76,7 @@ impl Event {
     pub fn component(&self) -> u32 {
         match *self {
             Event::WireTxDone { iface } | Event::WireDeliver { iface, .. } | Event::QdiscWake { iface } => iface,
-            Event::FlowStart { flow } | Event::FlowTick { flow, .. } => flow,
+            Event::FlowStart { flow } | Event::FlowTick { flow, .. } | Event::TcpTimer { flow, .. } => flow,
             _ => 0,
         }
     }

@@ -71,6 +71,9 @@ pub struct Packet {
     pub seq: u64,
     /// Ping reply: when the echo request it answers was sent (the RTT's start); else zero.
     pub echo: Nanos,
+    /// TCP ACK: the cumulative acknowledgment and the advertised window (bytes); else zero.
+    pub ack: u64,
+    pub wnd: u64,
 }
 
 pub struct Packets {
@@ -142,7 +145,7 @@ mod tests {
     use super::*;
 
     fn pkt(flow: u32) -> Packet {
-        Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0), seq: 0, echo: Nanos(0) }
+        Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0), seq: 0, echo: Nanos(0), ack: 0, wnd: 0 }
     }
 
     #[test]

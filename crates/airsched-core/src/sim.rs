@@ -26,6 +26,8 @@ use crate::packet::FlowKey;
 use crate::qdisc::{Enq, QCtx, Qdisc, QdiscImpl};
 use crate::results::{FlowResult, NodeResult, RunResults, StationResult, Summary, Conservation};
 use crate::scenario::tc_trees;
+use crate::tcp::sender::{AppLimit, TcpSender};
+use crate::tcp::{Ack, Segment, TcpConfig, TcpReceiver};
 use crate::scenario::{CollisionDefer, EifsRule, Endpoint, FlowRate, Protocol, RateControl, Scenario, UDP_IP_OVERHEAD};
 use crate::time::Nanos;
 use crate::traffic::{cbr_send_time, SATURATE_BACKLOG};
@@ -169,6 +171,17 @@ impl RttStats {
     }
 }
 
+/// A TCP connection: both ends' state machines, and the one timer event armed for them.
+struct TcpConn {
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    /// The instant of the armed `TcpTimer` (the earlier of the two ends' timers).
+    armed: Option<Nanos>,
+    gen: u64,
+    /// In-order bytes the receiver has delivered to its application.
+    delivered: u64,
+}
+
 /// One answered ping.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PingSample {
@@ -224,6 +237,8 @@ pub struct Simulation {
     /// Per station: the flows it is the destination of (their `chan` follows its estimate).
     flows_to: Vec<Vec<u32>>,
     meter: Option<BlockMeter>,
+    /// Per TCP flow: the connection (sender at the source, receiver at the destination).
+    tcp: Vec<Option<Box<TcpConn>>>,
     /// Per flow: its reply flow (pings), and for a reply flow the ping it answers.
     reply_of: Vec<Option<u32>>,
     ping_of: Vec<u32>,
@@ -411,6 +426,24 @@ impl Simulation {
                 }
                 p
             },
+            tcp: scn
+                .flows
+                .iter()
+                .map(|f| {
+                    (f.protocol == Protocol::Tcp).then(|| {
+                        let mut cfg = TcpConfig::new(f.cc);
+                        cfg.mss = f.size;
+                        let app = f.bytes.map_or(AppLimit::Unlimited, AppLimit::Bytes);
+                        Box::new(TcpConn {
+                            sender: TcpSender::new(&cfg, app),
+                            receiver: TcpReceiver::new(&cfg),
+                            armed: None,
+                            gen: 0,
+                            delivered: 0,
+                        })
+                    })
+                })
+                .collect(),
             reply_of,
             pings: Vec::new(),
             counters: Counters::new(scn.flows.len(), n),
@@ -488,6 +521,7 @@ impl Simulation {
             Event::QdiscWake { iface } => self.on_qdisc_wake(iface),
             Event::FlowStart { flow } => self.on_flow_start(flow),
             Event::FlowTick { flow, k } => self.on_flow_tick(flow, k),
+            Event::TcpTimer { flow, gen } => self.on_tcp_timer(flow, gen),
             Event::Beacon => {
                 if let Some((t, gen)) = self.dcf.beacon_due(self.now) {
                     self.queue.schedule(t, Event::Access { gen });
@@ -516,7 +550,14 @@ impl Simulation {
             return;
         }
         fs.active = true;
-        if fs.saturate {
+        if self.tcp[f as usize].is_some() {
+            let stop = fs.stop;
+            if stop < self.end {
+                // The application closes at `stop`: the timer path checks it.
+                self.queue.schedule(stop, Event::TcpTimer { flow: f, gen: u64::MAX });
+            }
+            self.tcp_push(f);
+        } else if fs.saturate {
             self.refill(f);
         } else {
             self.on_flow_tick(f, 0);
@@ -554,6 +595,8 @@ impl Simulation {
             queue_delay: Nanos::ZERO,
             seq: self.counters.flows[f as usize].sent_packets,
             echo: Nanos::ZERO,
+            ack: 0,
+            wnd: 0,
         });
         self.counters.flows[f as usize].sent_packets += 1;
         let hop = self.flows[f as usize].first_hop;
@@ -722,6 +765,8 @@ impl Simulation {
         }
         match self.scn.flows[p.flow as usize].protocol {
             Protocol::Ping => self.answer_ping(&p),
+            Protocol::Tcp => self.tcp_segment_arrived(&p),
+            Protocol::TcpAck => self.tcp_ack_arrived(&p),
             Protocol::PingReply if self.at_warmup.is_some() => {
                 let request = self.ping_of[p.flow as usize];
                 self.pings.push(PingSample { flow: request, seq: p.seq, time: self.now, rtt: self.now - p.echo });
@@ -729,6 +774,125 @@ impl Simulation {
             _ => {}
         }
         self.pkts.free(pkt);
+    }
+
+    // ----- TCP --------------------------------------------------------------------------------
+
+    /// Hand the sender's segments to its first-hop queue while its windows allow.
+    fn tcp_push(&mut self, f: u32) {
+        loop {
+            let now = self.now;
+            let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+            let Some(seg) = conn.sender.poll_transmit(now) else { break };
+            let id = self.pkts.alloc(Packet {
+                flow: f,
+                ip_len: seg.ip_len(),
+                payload: seg.len,
+                created: now,
+                enqueued: now,
+                queue_delay: Nanos::ZERO,
+                seq: seg.seq,
+                echo: Nanos::ZERO,
+                ack: 0,
+                wnd: 0,
+            });
+            self.counters.flows[f as usize].sent_packets += 1;
+            let hop = self.flows[f as usize].first_hop;
+            // A segment the first hop refuses is lost like any other: dupACKs or the RTO tell.
+            self.enqueue(hop, id);
+        }
+        self.tcp_arm(f);
+    }
+
+    /// Arm the connection's timer event at the earlier of the sender's and receiver's timers.
+    fn tcp_arm(&mut self, f: u32) {
+        let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+        let next = match (conn.sender.next_timer(), conn.receiver.next_timer()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if next != conn.armed {
+            conn.armed = next;
+            conn.gen += 1;
+            if let Some(t) = next {
+                if t <= self.end {
+                    self.queue.schedule(t.max(self.now), Event::TcpTimer { flow: f, gen: conn.gen });
+                }
+            }
+        }
+    }
+
+    fn on_tcp_timer(&mut self, f: u32, gen: u64) {
+        let now = self.now;
+        let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+        if gen == u64::MAX {
+            // The application stops sending at the flow's `stop`.
+            conn.sender.close();
+            self.flows[f as usize].active = false;
+            return;
+        }
+        if gen != conn.gen {
+            return;
+        }
+        conn.armed = None;
+        if conn.receiver.next_timer().is_some_and(|t| t <= now) {
+            if let Some(ack) = conn.receiver.on_timer(now) {
+                self.tcp_send_ack(f, ack);
+            }
+        }
+        let conn = self.tcp[f as usize].as_mut().expect("still there");
+        if conn.sender.next_timer().is_some_and(|t| t <= now) {
+            conn.sender.on_timer(now);
+        }
+        self.tcp_push(f);
+    }
+
+    /// A data segment reaches the receiver: count what it delivers in order, maybe ACK.
+    fn tcp_segment_arrived(&mut self, p: &Packet) {
+        let f = p.flow;
+        let now = self.now;
+        let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+        let seg = Segment { seq: p.seq, len: p.payload, retransmission: false };
+        let ack = conn.receiver.on_segment(now, seg);
+        let delivered = conn.receiver.bytes_received();
+        let new = delivered - conn.delivered;
+        conn.delivered = delivered;
+        // Goodput counts bytes delivered in order, not segment payloads (a retransmitted
+        // duplicate delivers nothing; a segment filling a hole delivers what it releases).
+        let c = &mut self.counters.flows[f as usize];
+        c.received_payload_bytes = c.received_payload_bytes - p.payload as u64 + new;
+        if let Some(ack) = ack {
+            self.tcp_send_ack(f, ack);
+        }
+        self.tcp_arm(f);
+    }
+
+    fn tcp_send_ack(&mut self, f: u32, ack: Ack) {
+        let Some(r) = self.reply_of[f as usize] else { return };
+        let id = self.pkts.alloc(Packet {
+            flow: r,
+            ip_len: Ack::IP_LEN,
+            payload: 0,
+            created: self.now,
+            enqueued: self.now,
+            queue_delay: Nanos::ZERO,
+            seq: 0,
+            echo: Nanos::ZERO,
+            ack: ack.ack,
+            wnd: ack.rwnd,
+        });
+        self.counters.flows[r as usize].sent_packets += 1;
+        let hop = self.flows[r as usize].first_hop;
+        self.enqueue(hop, id);
+    }
+
+    /// An ACK reaches the sender.
+    fn tcp_ack_arrived(&mut self, p: &Packet) {
+        let f = self.ping_of[p.flow as usize];
+        let now = self.now;
+        let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+        conn.sender.on_ack(now, Ack { ack: p.ack, rwnd: p.wnd });
+        self.tcp_push(f);
     }
 
     /// The destination of an echo request answers it on the ping's reply flow.
@@ -743,6 +907,8 @@ impl Simulation {
             queue_delay: Nanos::ZERO,
             seq: req.seq,
             echo: req.created,
+            ack: 0,
+            wnd: 0,
         });
         self.counters.flows[r as usize].sent_packets += 1;
         let hop = self.flows[r as usize].first_hop;
@@ -1207,6 +1373,7 @@ impl Simulation {
                 Node::Station(i) => self.scn.stations[i as usize].name.clone(),
             };
             let rx = d.received_packets;
+            let tcp = self.tcp[f].as_deref();
             let rtt = RttStats::of(self.pings.iter().filter(|p| p.flow == f as u32).map(|p| p.rtt));
             flows.push(FlowResult {
                 name: cfg.name.clone(),
@@ -1230,6 +1397,11 @@ impl Simulation {
                 rtt_p99_ms: rtt.p99,
                 rtt_max_ms: rtt.max,
                 rtt_samples: rtt.n,
+                tcp_retransmits: tcp.map_or(0, |c| c.sender.stats().fast_retransmits + c.sender.stats().timeout_retransmits),
+                tcp_fast_recoveries: tcp.map_or(0, |c| c.sender.stats().fast_recoveries),
+                tcp_rtos: tcp.map_or(0, |c| c.sender.stats().rtos),
+                tcp_cwnd_end: tcp.map_or(0, |c| c.sender.cwnd()),
+                tcp_srtt_ms: tcp.and_then(|c| c.sender.rtt().srtt()).map_or(f64::NAN, |r| r.0 as f64 / 1e6),
             });
         }
 

@@ -99,6 +99,11 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
         "rtt_p99_ms" => |x| x.rtt_p99_ms,
         "rtt_max_ms" => |x| x.rtt_max_ms,
         "rtt_samples" => |x| x.rtt_samples,
+        "tcp_retransmits" => |x| x.tcp_retransmits,
+        "tcp_fast_recoveries" => |x| x.tcp_fast_recoveries,
+        "tcp_rtos" => |x| x.tcp_rtos,
+        "tcp_cwnd_end" => |x| x.tcp_cwnd_end,
+        "tcp_srtt_ms" => |x| x.tcp_srtt_ms,
     }))?;
     out.set_item("pings", columns!(py, r.pings, {
         "flow" => |x| x.flow.clone(),

@@ -45,6 +45,8 @@ impl Bench {
             queue_delay: Nanos::ZERO,
             seq: 0,
             echo: Nanos::ZERO,
+            ack: 0,
+            wnd: 0,
         })
     }
 

@@ -188,6 +188,10 @@ pub enum Protocol {
     Ping,
     /// The echo replies of a ping flow (added by the simulator, one per ping flow).
     PingReply,
+    /// A TCP bulk transfer (data segments from src to dst).
+    Tcp,
+    /// The ACKs of a TCP flow (added by the simulator, one per TCP flow).
+    TcpAck,
 }
 
 impl Protocol {
@@ -196,6 +200,8 @@ impl Protocol {
             Protocol::Udp => "udp",
             Protocol::Ping => "ping",
             Protocol::PingReply => "ping-reply",
+            Protocol::Tcp => "tcp",
+            Protocol::TcpAck => "tcp-ack",
         }
     }
 }
@@ -208,8 +214,10 @@ pub enum FlowRate {
     Saturate,
     /// One packet every `interval` (ping).
     Periodic { interval: Nanos },
-    /// Packets only in answer to another flow's (ping replies).
+    /// Packets only in answer to another flow's (ping replies, TCP ACKs).
     Reactive,
+    /// As fast as a TCP sender's congestion and receive windows allow.
+    Window,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -238,6 +246,9 @@ pub struct FlowConfig {
     /// CBR only: each packet leaves up to this much after its nominal time (uniform), as an
     /// application's timer jitter does; zero by default (exact CBR).
     pub jitter: Nanos,
+    /// TCP: the congestion control and the transfer size (None: until `stop` or the end).
+    pub cc: crate::tcp::CcKind,
+    pub bytes: Option<u64>,
 }
 
 /// Bytes a UDP packet of `payload` bytes occupies as an IP datagram (IPv4 20 + UDP 8).
@@ -247,17 +258,25 @@ pub const MAX_UDP_PAYLOAD: u32 = 2304 - UDP_IP_OVERHEAD;
 
 impl Scenario {
     /// The flows the simulator runs: the scenario's, then one reply flow per ping flow (named
-    /// `<ping>.reply`, from its destination back to its source). Returns the expanded scenario
+    /// `<ping>.reply`) and one ACK flow per TCP flow (`<tcp>.ack`), from the destination back to
+    /// the source, with the ports swapped. Returns the expanded scenario
     /// and, per flow, the index of its reply flow.
     pub fn with_reply_flows(&self) -> (Scenario, Vec<Option<u32>>) {
         let mut scn = self.clone();
         let mut reply_of = vec![None; self.flows.len()];
         for (i, f) in self.flows.iter().enumerate() {
-            if f.protocol == Protocol::Ping {
+            let (suffix, protocol) = match f.protocol {
+                Protocol::Ping => (".reply", Protocol::PingReply),
+                Protocol::Tcp => (".ack", Protocol::TcpAck),
+                _ => continue,
+            };
+            {
                 reply_of[i] = Some(scn.flows.len() as u32);
                 scn.flows.push(FlowConfig {
-                    name: format!("{}.reply", f.name),
-                    protocol: Protocol::PingReply,
+                    name: format!("{}{suffix}", f.name),
+                    protocol,
+                    sport: Some(f.dport),
+                    dport: f.sport.unwrap_or(40000u16.wrapping_add(i as u16)),
                     src: f.dst,
                     dst: f.src,
                     rate: FlowRate::Reactive,

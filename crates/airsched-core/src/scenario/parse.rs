@@ -26,7 +26,7 @@ use toml::Spanned;
 
 use super::{
     CellConfig, CollisionDefer, EifsRule, TcSource, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig,
-    Scenario, Standard, StationConfig, WiredConfig, MAX_UDP_PAYLOAD,
+    Scenario, Standard, StationConfig, WiredConfig, MAX_UDP_PAYLOAD, UDP_IP_OVERHEAD,
 };
 use crate::phy::dsss::{DsssRate, Preamble};
 use crate::time::Nanos;
@@ -153,7 +153,7 @@ const STATION_KEYS: &[&str] = &[
 ];
 const FLOW_KEYS: &[&str] = &[
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
-    "tos", "dscp", "mark", "priority", "interval",
+    "tos", "dscp", "mark", "priority", "interval", "cc", "bytes",
 ];
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.
@@ -1169,17 +1169,49 @@ fn parse_flows(
         let mut protocol = Protocol::Udp;
         if let Some(v) = tbl.get("protocol") {
             let key = k("protocol");
-            if let Some(s) = string(ctx, v, &key, "a string, \"udp\" or \"ping\"") {
+            if let Some(s) = string(ctx, v, &key, "a string, \"udp\", \"tcp\" or \"ping\"") {
                 if s.eq_ignore_ascii_case("ping") {
                     protocol = Protocol::Ping;
                 } else if s.eq_ignore_ascii_case("tcp") {
-                    ctx.error(&v.span(), &key, "\"tcp\" is not supported yet; \"udp\" or \"ping\"");
+                    protocol = Protocol::Tcp;
                 } else if !s.eq_ignore_ascii_case("udp") {
-                    ctx.error(&v.span(), &key, format!("unknown protocol {s:?}; \"udp\" or \"ping\""));
+                    ctx.error(&v.span(), &key, format!("unknown protocol {s:?}; \"udp\", \"tcp\" or \"ping\""));
                 }
             }
         }
         let is_ping = protocol == Protocol::Ping;
+        let is_tcp = protocol == Protocol::Tcp;
+        if is_tcp {
+            for key in ["rate", "jitter", "interval"] {
+                if let Some(v) = tbl.get(key) {
+                    ctx.error(&v.span(), &k(key), format!("a TCP flow sends as fast as its congestion window allows; leave `{key}` out (give `bytes` for a transfer of fixed size)"));
+                }
+            }
+        } else {
+            for key in ["cc", "bytes"] {
+                if let Some(v) = tbl.get(key) {
+                    ctx.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
+                }
+            }
+        }
+        let cc = tbl.get("cc").and_then(|v| {
+            choice(ctx, v, &k("cc"), &[("cubic", crate::tcp::CcKind::Cubic), ("newreno", crate::tcp::CcKind::NewReno), ("reno", crate::tcp::CcKind::NewReno)])
+        });
+        let bytes = tbl.get("bytes").and_then(|v| {
+            let key = k("bytes");
+            let s = string(ctx, v, &key, "a size like \"10MB\" or \"500kb\"")?;
+            match units::parse_size_bytes(s) {
+                Ok(0) => {
+                    ctx.error(&v.span(), &key, "a transfer needs at least one byte");
+                    None
+                }
+                Ok(b) => Some(b),
+                Err(e) => {
+                    ctx.error(&v.span(), &key, e.to_string());
+                    None
+                }
+            }
+        });
 
         let src_v = lookup(
             ctx,
@@ -1215,7 +1247,7 @@ fn parse_flows(
                     ctx.error(&v.span(), &k(key), "a ping flow sends one echo request per `interval`; leave `rate` and `jitter` out");
                 }
             }
-        } else if let Some(v) = tbl.get("interval") {
+        } else if let (false, Some(v)) = (is_tcp, tbl.get("interval")) {
             ctx.error(&v.span(), &k("interval"), "`interval` is for ping flows (protocol = \"ping\"); a UDP flow has a `rate`");
         }
         let interval = if is_ping {
@@ -1235,6 +1267,8 @@ fn parse_flows(
         };
         let rate = if is_ping {
             interval.map(|interval| FlowRate::Periodic { interval })
+        } else if is_tcp {
+            Some(FlowRate::Window)
         } else {
             lookup(
             ctx,
@@ -1275,9 +1309,11 @@ fn parse_flows(
         })
         };
 
+        // TCP: the MSS; it must leave room for 52 bytes of IP and TCP headers (with timestamps).
+        let size_max = if is_tcp { u64::from(MAX_UDP_PAYLOAD + UDP_IP_OVERHEAD - crate::tcp::TCP_IP_HEADER) } else { u64::from(MAX_UDP_PAYLOAD) };
         let size = tbl
             .get("size")
-            .and_then(|v| integer(ctx, v, &k("size"), 1, u64::from(MAX_UDP_PAYLOAD)));
+            .and_then(|v| integer(ctx, v, &k("size"), if is_tcp { 88 } else { 1 }, size_max));
 
         let start_v = tbl.get("start");
         let start = start_v.map_or(Some(Nanos::ZERO), |v| time_value(ctx, v, &k("start"), "0s"));
@@ -1370,7 +1406,7 @@ fn parse_flows(
             src: src.unwrap_or(Endpoint::Server),
             dst: dst.unwrap_or(Endpoint::Ap),
             rate: rate.unwrap_or(FlowRate::Saturate),
-            size: size.map_or(if is_ping { 56 } else { 1470 }, |n| n as u32),
+            size: size.map_or(if is_ping { 56 } else if is_tcp { crate::tcp::DEFAULT_MSS } else { 1470 }, |n| n as u32),
             start: start.unwrap_or(Nanos::ZERO),
             stop,
             jitter: jitter.unwrap_or(Nanos::ZERO),
@@ -1379,6 +1415,8 @@ fn parse_flows(
             tos: tos.unwrap_or(0),
             mark: mark.unwrap_or(0),
             priority,
+            cc: cc.unwrap_or(crate::tcp::CcKind::Cubic),
+            bytes,
         });
     }
     flows
@@ -1474,6 +1512,8 @@ size = 1024
                 tos: 0,
                 mark: 0,
                 priority: None,
+                cc: crate::tcp::CcKind::Cubic,
+                bytes: None,
             }],
             warnings: vec![],
         };
@@ -1633,6 +1673,8 @@ rate = "12kbit"
                     tos: 0,
                     mark: 0,
                     priority: None,
+                    cc: crate::tcp::CcKind::Cubic,
+                    bytes: None,
                 },
                 FlowConfig {
                     name: "ap-to-server".into(),
@@ -1651,6 +1693,8 @@ rate = "12kbit"
                     tos: 0,
                     mark: 0,
                     priority: None,
+                    cc: crate::tcp::CcKind::Cubic,
+                    bytes: None,
                 },
             ]
         );

@@ -19,7 +19,7 @@ pub fn cbr_send_time(cfg: &FlowConfig, k: u64) -> Option<Nanos> {
             u64::try_from(off).ok().map(|o| cfg.start + Nanos(o))
         }
         FlowRate::Periodic { interval } => k.checked_mul(interval.0).map(|o| cfg.start + Nanos(o)),
-        FlowRate::Saturate | FlowRate::Reactive => None,
+        FlowRate::Saturate | FlowRate::Reactive | FlowRate::Window => None,
     }
 }
 
@@ -45,6 +45,8 @@ mod tests {
             tos: 0,
             mark: 0,
             priority: None,
+            cc: crate::tcp::CcKind::Cubic,
+            bytes: None,
         };
         // 8192 bits at 6 Mbit/s = 1365333.33 ns between packets.
         assert_eq!(cbr_send_time(&cfg, 0), Some(Nanos::from_ms(5)));
