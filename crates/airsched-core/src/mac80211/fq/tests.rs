@@ -81,7 +81,7 @@ fn an_emptied_new_flow_is_parked_on_the_old_list() {
         ids.push((enq(&mut fq, &mut b, STA0_BE, 0, 100, Nanos::ZERO).0, name));
     }
     let mut got = vec![];
-    let mut next = |fq: &mut Fq, b: &mut Bench, ids: &[(PacketId, &'static str)]| {
+    let next = |fq: &mut Fq, b: &mut Bench, ids: &[(PacketId, &'static str)]| {
         let p = fq.dequeue(STA0_BE, &mut b.cx(), Nanos::from_us(1)).expect("backlogged");
         ids.iter().find(|(q, _)| *q == p).unwrap().1
     };
