@@ -5,7 +5,7 @@
 //! Deviations: ECN marks are counted, not written into packets (see [`aqm`]); `peek` dequeues
 //! into a one-packet stash, as the kernel's `codel_peek` does.
 
-pub(super) mod aqm;
+pub(crate) mod aqm;
 
 use std::collections::VecDeque;
 

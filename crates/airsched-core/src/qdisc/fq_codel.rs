@@ -32,7 +32,7 @@ const FQ_CODEL_STREAM_OFFSET: u64 = 2 << 60;
 /// truesize, modelled for a linear skb on x86_64 as the head buffer (64 bytes of headroom,
 /// the data and the 320-byte skb_shared_info) rounded up to its kmalloc size class (a power of
 /// two at these sizes) plus the 256-byte struct sk_buff: 2304 bytes for a 1514-byte frame.
-pub(super) fn truesize(len: u32) -> u32 {
+pub(crate) fn truesize(len: u32) -> u32 {
     (len + 64 + 320).next_power_of_two() + 256
 }
 

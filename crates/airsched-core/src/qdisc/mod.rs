@@ -26,6 +26,11 @@ mod fq_codel;
 
 pub use classify::{classify, Filter, FilterKind, U32Key};
 pub use fifo::{Fifo, FifoKind};
+/// Shared with the mac80211 queues (`crate::mac80211`): the CoDel state machine, the keyed flow
+/// hash and the skb truesize model.
+pub(crate) use codel::aqm as codel_aqm;
+pub(crate) use fq_codel::truesize;
+pub(crate) use sfq::flow_hash;
 
 use std::fmt;
 

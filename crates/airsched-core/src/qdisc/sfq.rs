@@ -8,7 +8,7 @@
 //! timer fires exactly every `perturb` seconds from t = 0, applied at the qdisc's next
 //! operation; the flow hash is SipHash-2-4 over the 5-tuple ([`flow_hash`]).
 
-pub(super) mod flow_hash;
+pub(crate) mod flow_hash;
 
 use std::collections::VecDeque;
 

@@ -13,28 +13,28 @@ use crate::qdisc::QCtx;
 use crate::time::Nanos;
 
 /// CoDel time: nanoseconds >> 10 (1.024 us), 32 bits (`codel_time_t`).
-pub(in crate::qdisc) type CodelTime = u32;
+pub(crate) type CodelTime = u32;
 
 const CODEL_SHIFT: u32 = 10;
 
 /// `CODEL_DISABLED_THRESHOLD` (INT_MAX): ce_threshold off.
-pub(in crate::qdisc) const CE_THRESHOLD_DISABLED: CodelTime = i32::MAX as u32;
+pub(crate) const CE_THRESHOLD_DISABLED: CodelTime = i32::MAX as u32;
 
 /// `REC_INV_SQRT_SHIFT`: rec_inv_sqrt holds the top 16 bits of a Q0.32 number.
 const REC_INV_SQRT_SHIFT: u32 = 16;
 
 #[inline]
-pub(in crate::qdisc) fn codel_time(t: Nanos) -> CodelTime {
+pub(crate) fn codel_time(t: Nanos) -> CodelTime {
     (t.as_ns() >> CODEL_SHIFT) as u32
 }
 
 /// Microseconds (as tc sends them) to CoDel time, as the kernel converts netlink values.
-pub(in crate::qdisc) fn us_to_codel(us: u32) -> CodelTime {
+pub(crate) fn us_to_codel(us: u32) -> CodelTime {
     ((us as u64 * 1000) >> CODEL_SHIFT) as u32
 }
 
 /// `codel_time_to_us`: what the kernel reports back to tc.
-pub(in crate::qdisc) fn codel_to_us(t: CodelTime) -> u32 {
+pub(crate) fn codel_to_us(t: CodelTime) -> u32 {
     (((t as u64) << CODEL_SHIFT) / 1000) as u32
 }
 
@@ -50,7 +50,7 @@ fn after_eq(a: CodelTime, b: CodelTime) -> bool {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(in crate::qdisc) struct CodelParams {
+pub(crate) struct CodelParams {
     pub target: CodelTime,
     pub ce_threshold: CodelTime,
     pub interval: CodelTime,
@@ -65,7 +65,7 @@ pub(in crate::qdisc) struct CodelParams {
 
 impl CodelParams {
     /// `codel_params_init`: target 5 ms, interval 100 ms, ce_threshold off, ecn off.
-    pub(in crate::qdisc) fn new(mtu: u32) -> CodelParams {
+    pub(crate) fn new(mtu: u32) -> CodelParams {
         CodelParams {
             target: us_to_codel(5_000),
             ce_threshold: CE_THRESHOLD_DISABLED,
@@ -80,7 +80,7 @@ impl CodelParams {
 
 /// Per-queue CoDel variables (`struct codel_vars`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(in crate::qdisc) struct CodelVars {
+pub(crate) struct CodelVars {
     /// Drops (or marks) since entering the dropping state.
     pub count: u32,
     /// count when the dropping state was last entered.
@@ -99,7 +99,7 @@ pub(in crate::qdisc) struct CodelVars {
 /// Counters shared by the queues of one qdisc (`struct codel_stats`, minus the scratch
 /// drop_count/drop_len that airsched's stats propagation replaces).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(in crate::qdisc) struct CodelStats {
+pub(crate) struct CodelStats {
     pub maxpacket: u32,
     pub ecn_mark: u32,
     pub ce_mark: u32,
@@ -113,12 +113,12 @@ fn ecn_capable(cx: &QCtx<'_>, pkt: PacketId) -> bool {
 
 /// The result of asking a queue for its head packet: the packet and the bytes left behind in
 /// the backlog CoDel compares with `mtu` (the whole qdisc's backlog, as the kernel passes it).
-pub(in crate::qdisc) type Popped = Option<(PacketId, u64)>;
+pub(crate) type Popped = Option<(PacketId, u64)>;
 
 impl CodelVars {
     /// One Newton-Raphson step towards 1/sqrt(count): r' = r (3 - count r^2) / 2, computed in
     /// Q0.32 with the kernel's shifts (`codel_Newton_step`), stored back in 16 bits.
-    pub(in crate::qdisc) fn newton_step(&mut self) {
+    pub(crate) fn newton_step(&mut self) {
         let invsqrt = (self.rec_inv_sqrt as u32) << REC_INV_SQRT_SHIFT;
         let invsqrt2 = ((invsqrt as u64 * invsqrt as u64) >> 32) as u32;
         let mut val = (3u64 << 32).wrapping_sub(self.count as u64 * invsqrt2 as u64);
@@ -129,7 +129,7 @@ impl CodelVars {
 
     /// `codel_control_law`: t + interval / sqrt(count), as interval * rec_inv_sqrt (Q0.32)
     /// with `reciprocal_scale`.
-    pub(in crate::qdisc) fn control_law(&self, t: CodelTime, interval: CodelTime) -> CodelTime {
+    pub(crate) fn control_law(&self, t: CodelTime, interval: CodelTime) -> CodelTime {
         let scale = ((self.rec_inv_sqrt as u32) << REC_INV_SQRT_SHIFT) as u64;
         t.wrapping_add(((interval as u64 * scale) >> 32) as u32)
     }
@@ -157,7 +157,7 @@ impl CodelVars {
 
     /// `codel_dequeue`: take packets from the head with `pop` until one may be delivered,
     /// dropping (with `cx.drop`, after `cx.unstamp`) those the control law condemns.
-    pub(in crate::qdisc) fn dequeue<'c>(
+    pub(crate) fn dequeue<'c>(
         &mut self,
         p: &CodelParams,
         stats: &mut CodelStats,

@@ -13,10 +13,10 @@ use crate::packet::FlowKey;
 
 /// A 128-bit SipHash key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(in crate::qdisc) struct SipKey(pub u64, pub u64);
+pub(crate) struct SipKey(pub u64, pub u64);
 
 impl SipKey {
-    pub(in crate::qdisc) fn draw(rng: &mut impl RngCore) -> SipKey {
+    pub(crate) fn draw(rng: &mut impl RngCore) -> SipKey {
         SipKey(rng.next_u64(), rng.next_u64())
     }
 }
@@ -36,7 +36,7 @@ fn sip_round(v: &mut [u64; 4]) {
 }
 
 /// SipHash-2-4 (Aumasson and Bernstein, 2012) of `msg` under `key`.
-pub(in crate::qdisc) fn siphash24(key: SipKey, msg: &[u8]) -> u64 {
+pub(crate) fn siphash24(key: SipKey, msg: &[u8]) -> u64 {
     let mut v = [
         key.0 ^ 0x736f_6d65_7073_6575,
         key.1 ^ 0x646f_7261_6e64_6f6d,
@@ -68,7 +68,7 @@ pub(in crate::qdisc) fn siphash24(key: SipKey, msg: &[u8]) -> u64 {
 
 /// The 32-bit flow hash of a packet's 5-tuple: endpoints put in a canonical order, SipHash-2-4,
 /// low 32 bits, 0 replaced by 1 (as the kernel's `__flow_hash_from_keys`).
-pub(in crate::qdisc) fn flow_hash(k: &FlowKey, key: SipKey) -> u32 {
+pub(crate) fn flow_hash(k: &FlowKey, key: SipKey) -> u32 {
     let (mut a, mut b, mut pa, mut pb) = (k.src_ip, k.dst_ip, k.sport, k.dport);
     if b < a || (b == a && pb < pa) {
         std::mem::swap(&mut a, &mut b);

@@ -1,0 +1,249 @@
+use super::*;
+use crate::mac80211::aql::{tx_time_est, AqlParams};
+
+const BE: Ac = Ac::Be;
+
+fn tin(sta: u16) -> TinId {
+    TinId::new(StationId(sta), 0)
+}
+
+fn sched(kind: AtfKind, n: usize) -> (AirtimeScheduler, Aql) {
+    (AirtimeScheduler::new(kind, AirtimeParams::default(), n), Aql::new(AqlParams::default(), n))
+}
+
+/// What a saturated run measured per station.
+struct Run {
+    airtime_us: Vec<u64>,
+    packets: Vec<u64>,
+}
+
+/// A driver with a two-aggregate hardware queue (ath9k's `ATH_AGGR_MIN_QDEPTH`), every station
+/// always backlogged on BE, each aggregate taking `per_agg_us[sta]` of air. It refills the
+/// hardware queue from the scheduler, transmits the head, and reports its airtime at completion
+/// (and releases its AQL estimate), `completions` times.
+fn run_saturated(atf: &mut AirtimeScheduler, aql: &mut Aql, per_agg_us: &[u32], completions: usize) -> Run {
+    let n = per_agg_us.len();
+    let mut now = Nanos::ZERO;
+    for s in 0..n as u16 {
+        atf.wake(tin(s), now, aql);
+    }
+    let mut hw: VecDeque<(TinId, u32, u32)> = VecDeque::new();
+    let mut run = Run { airtime_us: vec![0; n], packets: vec![0; n] };
+    for _ in 0..completions {
+        while hw.len() < 2 {
+            atf.schedule_start(BE, aql);
+            let Some(t) = atf.next_tin(BE, aql, |_| true) else { break };
+            let sta = t.station();
+            if atf.kind() == AtfKind::Mac80211 && !aql.can_queue(sta, BE) {
+                atf.return_tin(t, true, now, aql);
+                break;
+            }
+            let air = per_agg_us[sta.0 as usize];
+            let est = tx_time_est(air);
+            aql.on_queued(sta, BE, est);
+            hw.push_back((t, air, est));
+            atf.return_tin(t, true, now, aql);
+        }
+        let (t, air, est) = hw.pop_front().expect("saturated stations keep the hardware busy");
+        now += Nanos::from_us(air as u64);
+        atf.report_airtime(t, air, 0, now);
+        aql.on_completed(t.station(), BE, est);
+        run.airtime_us[t.station().0 as usize] += air as u64;
+        run.packets[t.station().0 as usize] += 1;
+    }
+    run
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    a as f64 / b as f64
+}
+
+#[test]
+fn slow_and_fast_stations_get_equal_airtime_and_the_packet_counts_invert() {
+    // One station's aggregates take 10x the air of the other's. Without airtime accounting
+    // the schedulers alternate: equal packets, 1:10 airtime (the performance anomaly). With it,
+    // airtime is equal within 5 % and the fast station sends ~10x the packets.
+    for kind in [AtfKind::Ath9k, AtfKind::Mac80211] {
+        let (mut atf, mut aql) = sched(kind, 2);
+        let r = run_saturated(&mut atf, &mut aql, &[100, 1_000], 40_000);
+        let share = ratio(r.airtime_us[0], r.airtime_us[1]);
+        assert!((0.95..1.05).contains(&share), "{kind:?}: airtime fast/slow {share:.3}");
+        let pk = ratio(r.packets[0], r.packets[1]);
+        assert!((9.0..11.0).contains(&pk), "{kind:?}: packets fast/slow {pk:.2}");
+
+        let off = AirtimeParams { use_tx: false, use_rx: false, ..AirtimeParams::default() };
+        let mut atf = AirtimeScheduler::new(kind, off, 2);
+        let mut aql = Aql::new(AqlParams::default(), 2);
+        let r = run_saturated(&mut atf, &mut aql, &[100, 1_000], 40_000);
+        let pk = ratio(r.packets[0], r.packets[1]);
+        assert!((0.95..1.05).contains(&pk), "{kind:?} round robin: packets {pk:.3}");
+        let share = ratio(r.airtime_us[1], r.airtime_us[0]);
+        assert!((9.5..10.5).contains(&share), "{kind:?} round robin: airtime slow/fast {share:.2}");
+        assert_eq!(atf.station(StationId(0)).deficit_us[BE.index()], atf.station(StationId(1)).deficit_us[BE.index()]);
+    }
+}
+
+#[test]
+fn weights_2_to_1_give_2_to_1_airtime() {
+    // mac80211 only (ath9k had no weights). Equal aggregates of 500 us; weights 512 and 256.
+    let (mut atf, mut aql) = sched(AtfKind::Mac80211, 2);
+    atf.set_weight(StationId(0), 512);
+    let r = run_saturated(&mut atf, &mut aql, &[500, 500], 30_000);
+    let share = ratio(r.airtime_us[0], r.airtime_us[1]);
+    assert!((1.9..2.1).contains(&share), "airtime 0/1 {share:.3}");
+    // Three stations 3:2:1 with unequal aggregates: shares follow the weights, not the rates.
+    let (mut atf, mut aql) = sched(AtfKind::Mac80211, 3);
+    atf.set_weight(StationId(0), 768);
+    atf.set_weight(StationId(1), 512);
+    let r = run_saturated(&mut atf, &mut aql, &[300, 1_200, 700], 60_000);
+    let (a, b, c) = (r.airtime_us[0] as f64, r.airtime_us[1] as f64, r.airtime_us[2] as f64);
+    assert!((a / c - 3.0).abs() < 0.15 && (b / c - 2.0).abs() < 0.1, "{a} {b} {c}");
+}
+
+#[test]
+fn ath9k_a_station_in_debt_waits_out_its_quanta() {
+    // Both TIDs on the new list with 300 us. A is charged 1000 us: -700. Each time A reaches
+    // the head it gets +300 and goes to the back; B (charged 300 per turn) is served each turn
+    // in between: B, B, B, then A (at +200).
+    let (mut atf, aql) = sched(AtfKind::Ath9k, 2);
+    atf.wake(tin(0), Nanos::ZERO, &aql);
+    atf.wake(tin(1), Nanos::ZERO, &aql);
+    atf.report_airtime(tin(0), 1_000, 0, Nanos::ZERO);
+    assert_eq!(atf.station(StationId(0)).deficit_us[BE.index()], -700);
+    let mut order = vec![];
+    for _ in 0..4 {
+        let t = atf.next_tin(BE, &aql, |_| true).unwrap();
+        order.push(t.station().0);
+        if t == tin(1) {
+            atf.report_airtime(t, 300, 0, Nanos::ZERO);
+        }
+    }
+    assert_eq!(order, [1, 1, 1, 0]);
+    assert_eq!(atf.station(StationId(0)).deficit_us[BE.index()], 200);
+}
+
+#[test]
+fn ath9k_a_sparse_station_is_served_first_unless_in_debt() {
+    let (mut atf, mut aql) = sched(AtfKind::Ath9k, 3);
+    // Two saturated stations run a while: both end up on the old list.
+    run_saturated(&mut atf, &mut aql, &[100, 1_000], 1_000);
+    assert!(atf.lists.new[BE.index()].is_empty());
+    // Station 2 wakes with a positive deficit: the new list, served before the old list.
+    atf.wake(tin(2), Nanos::ZERO, &aql);
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), Some(tin(2)));
+    // Its frame goes out; once it has nothing left it is parked on the old list...
+    let empty2 = |t: TinId| t != tin(2);
+    assert_ne!(atf.next_tin(BE, &aql, empty2), Some(tin(2)));
+    assert_eq!(atf.lists.listed[tin(2).index()], Listed::Old);
+    // ... and then charged 2 ms: in debt, it stays on the old list, so new frames get no boost.
+    atf.report_airtime(tin(2), 2_000, 0, Nanos::ZERO);
+    atf.wake(tin(2), Nanos::ZERO, &aql);
+    assert_eq!(atf.lists.listed[tin(2).index()], Listed::Old);
+    assert!(atf.lists.new[BE.index()].is_empty());
+}
+
+#[test]
+fn ath9k_a_tid_charged_into_debt_after_leaving_is_requeued_to_repay() {
+    let (mut atf, aql) = sched(AtfKind::Ath9k, 1);
+    atf.wake(tin(0), Nanos::ZERO, &aql);
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), Some(tin(0)));
+    // Empty with deficit 300 and no old list: it leaves.
+    assert_eq!(atf.next_tin(BE, &aql, |_| false), None);
+    assert!(!atf.is_listed(tin(0)));
+    // Its aggregate completes: 500 us. Deficit -200: back on the old list (not new).
+    atf.report_airtime(tin(0), 500, 0, Nanos::ZERO);
+    assert_eq!(atf.lists.listed[tin(0).index()], Listed::Old);
+    // Rotation refills it (+300 = 100) and then drops it as empty.
+    assert_eq!(atf.next_tin(BE, &aql, |_| false), None);
+    assert_eq!((atf.is_listed(tin(0)), atf.station(StationId(0)).deficit_us[BE.index()]), (false, 100));
+    // RX airtime counts too (AIRTIME_USE_RX), and the totals keep TX and RX apart.
+    atf.report_airtime(tin(0), 0, 150, Nanos::ZERO);
+    let s = atf.station(StationId(0));
+    assert_eq!((s.deficit_us[BE.index()], s.tx_airtime_us[BE.index()], s.rx_airtime_us[BE.index()]), (-50, 500, 150));
+}
+
+#[test]
+fn mac80211_a_waking_station_goes_to_the_head() {
+    let (mut atf, mut aql) = sched(AtfKind::Mac80211, 3);
+    run_saturated(&mut atf, &mut aql, &[100, 1_000], 1_000);
+    atf.wake(tin(2), Nanos::from_ms(200), &aql);
+    assert_eq!(atf.lists.old[BE.index()].front(), Some(&tin(2)));
+    atf.schedule_start(BE, &aql);
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), Some(tin(2)));
+}
+
+#[test]
+fn mac80211_serves_each_txq_once_per_round() {
+    let (mut atf, aql) = sched(AtfKind::Mac80211, 2);
+    atf.wake(tin(0), Nanos::ZERO, &aql);
+    atf.wake(tin(1), Nanos::ZERO, &aql);
+    // Both at the head in turn: the last woken first.
+    atf.schedule_start(BE, &aql);
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), Some(tin(1)));
+    atf.return_tin(tin(1), true, Nanos::ZERO, &aql);
+    // Back at the head with a non-negative deficit, already served this round: nothing more.
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), None);
+    atf.schedule_start(BE, &aql);
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), Some(tin(1)));
+    // Charged into debt, it is refilled by its weight and moved back: tin 0's turn.
+    atf.report_airtime(tin(1), 600, 0, Nanos::ZERO);
+    atf.return_tin(tin(1), true, Nanos::ZERO, &aql);
+    atf.schedule_start(BE, &aql);
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), Some(tin(0)));
+    assert_eq!(atf.station(StationId(1)).deficit_us[BE.index()], 256 - 600 + 256);
+}
+
+#[test]
+fn mac80211_counts_pending_airtime_against_the_deficit() {
+    // Station 1 has 300 us in flight (AQL pending) and deficit 256: effective -44, so it is
+    // skipped (and refilled) although nothing was charged yet.
+    let (mut atf, mut aql) = sched(AtfKind::Mac80211, 2);
+    atf.wake(tin(0), Nanos::ZERO, &aql);
+    atf.wake(tin(1), Nanos::ZERO, &aql);
+    aql.on_queued(StationId(1), BE, 300);
+    atf.schedule_start(BE, &aql);
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), Some(tin(0)));
+    assert_eq!(atf.station(StationId(1)).deficit_us[BE.index()], 512);
+}
+
+#[test]
+fn mac80211_aql_limits_stop_scheduling() {
+    let (mut atf, mut aql) = sched(AtfKind::Mac80211, 2);
+    atf.wake(tin(0), Nanos::ZERO, &aql);
+    // Station 0 alone at 12 ms pending: the per-station check fails (round runs, nothing
+    // eligible), and with one active TXQ the PHY-wide limit (12 ms) closes the round.
+    aql.on_queued(StationId(0), BE, 12_000);
+    atf.schedule_start(BE, &aql);
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), None);
+    assert_eq!(atf.round[BE.index()], 0);
+    aql.on_completed(StationId(0), BE, 8_000);
+    atf.schedule_start(BE, &aql);
+    // 4 ms pending against deficit 256 + refills: refilled until non-negative, then served.
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), Some(tin(0)));
+}
+
+#[test]
+fn mac80211_only_recently_active_stations_are_charged_or_kept() {
+    let (mut atf, aql) = sched(AtfKind::Mac80211, 1);
+    // Never active: TX totals grow, the deficit does not.
+    atf.report_airtime(tin(0), 1_000, 0, Nanos::ZERO);
+    assert_eq!(atf.station(StationId(0)).deficit_us[BE.index()], 256);
+    atf.wake(tin(0), Nanos::from_ms(10), &aql);
+    atf.schedule_start(BE, &aql);
+    assert_eq!(atf.next_tin(BE, &aql, |_| true), Some(tin(0)));
+    atf.report_airtime(tin(0), 1_000, 0, Nanos::from_ms(50));
+    assert_eq!(atf.station(StationId(0)).deficit_us[BE.index()], -744);
+    // Empty but in debt and active 60 ms ago: kept on the list to repay.
+    atf.return_tin(tin(0), false, Nanos::from_ms(70), &aql);
+    assert!(atf.is_listed(tin(0)));
+    // A later report more than 100 ms after it was last active is not charged.
+    atf.report_airtime(tin(0), 1_000, 0, Nanos::from_ms(111));
+    let s = atf.station(StationId(0));
+    assert_eq!((s.deficit_us[BE.index()], s.tx_airtime_us[BE.index()]), (-744, 3_000));
+    // Handed back empty after 100 ms idle: dropped from the list with its debt.
+    atf.schedule_start(BE, &aql);
+    let t = atf.next_tin(BE, &aql, |_| false);
+    assert_eq!(t, Some(tin(0)), "refilled by weight until non-negative, then returned");
+    atf.return_tin(tin(0), false, Nanos::from_ms(200), &aql);
+    assert!(!atf.is_listed(tin(0)));
+}
