@@ -271,13 +271,34 @@ fn codel_marks_ecn_capable_packets_instead() {
     assert_eq!(s.tx_packets, 300);
 }
 
+/// One flow, a packet enqueued every ms for `n` ms and each dequeued exactly `sojourn_ms`
+/// later. Returns the number of CoDel drops.
+fn constant_sojourn(fq: &mut Fq, b: &mut Bench, sojourn_ms: u64, n: u64) -> usize {
+    for t in 0..n + sojourn_ms {
+        let now = Nanos::from_ms(t);
+        if t < n {
+            enq(fq, b, STA0_BE, 0, 1500, now);
+        }
+        if t >= sojourn_ms {
+            if let Some(p) = fq.dequeue(STA0_BE, &mut b.cx(), now) {
+                b.pkts.free(p);
+            }
+        }
+    }
+    b.dropped.len()
+}
+
 #[test]
-fn below_target_codel_never_drops() {
+fn codel_holds_fire_below_the_20ms_target_and_drops_above_it() {
+    // A standing sojourn of 19 ms for 300 ms never drops (target 20 ms, not fq_codel's 5 ms);
+    // 21 ms does, once it has lasted an interval.
     let mut fq = fq_with(FqParams::linux_6_18(), 1);
     let mut b = bench_distinct(&fq, 1);
-    // Sojourns 19 ms .. 19.3 ms: always below 20 ms.
-    let drops = standing_queue(&mut fq, &mut b, 0, 300, Nanos::from_ms(19), Nanos::from_us(1));
-    assert!(drops.is_empty() && fq.tin_stats(STA0_BE).tx_packets == 300);
+    assert_eq!(constant_sojourn(&mut fq, &mut b, 19, 300), 0);
+    let mut fq = fq_with(FqParams::linux_6_18(), 1);
+    let mut b = bench_distinct(&fq, 1);
+    assert!(constant_sojourn(&mut fq, &mut b, 21, 300) > 0);
+    assert!(fq.stats().conserved());
 }
 
 #[test]
