@@ -100,6 +100,7 @@ SAMPLE_COLUMNS: dict[str, str] = {
     "goodput_mbps": FLOAT,
     "snr_db": FLOAT,
     "estimate_mbps": FLOAT,
+    "cwnd_bytes": FLOAT,
 }
 NODE_COLUMNS: dict[str, str] = {
     "name": STR,

@@ -1263,6 +1263,7 @@ impl Simulation {
                 goodput_bps: 0.0,
                 snr_db,
                 estimate_bps,
+                cwnd_bytes: f64::NAN,
             });
         }
         for f in 0..self.flows.len() {
@@ -1277,6 +1278,7 @@ impl Simulation {
                 goodput_bps: bps,
                 snr_db: f64::NAN,
                 estimate_bps: f64::NAN,
+                cwnd_bytes: self.tcp[f].as_ref().map_or(f64::NAN, |c| c.sender.cwnd() as f64),
             });
             for st in flow_station_set(&self.flows[f]) {
                 self.samples[first + st as usize].goodput_bps += bps;

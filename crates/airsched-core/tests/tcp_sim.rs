@@ -55,6 +55,15 @@ fn two_tcp_downloads_share_the_cell_fairly() {
     let jain = x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>());
     eprintln!("goodputs {x:?}, Jain {jain:.4}");
     assert!(jain > 0.98, "Jain index {jain} for {x:?}");
+    // Every sample of a TCP flow carries its sender's cwnd; CoDel keeps it a few packets deep.
+    let cwnd: Vec<f64> = r
+        .samples
+        .iter()
+        .filter(|s| s.kind == airsched_core::metrics::SampleKind::Flow && s.index == 0)
+        .map(|s| s.cwnd_bytes)
+        .collect();
+    assert!(cwnd.len() >= 100 && cwnd.iter().all(|c| c.is_finite() && *c >= 1448.0), "{cwnd:?}");
+    assert!(cwnd.iter().all(|c| *c < 200.0 * 1448.0), "{cwnd:?}");
     assert!(x.iter().sum::<f64>() > 4.5);
 }
 

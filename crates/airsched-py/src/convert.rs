@@ -129,6 +129,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
         "goodput_mbps" => |x| x.goodput_bps / 1e6,
         "snr_db" => |x| x.snr_db,
         "estimate_mbps" => |x| x.estimate_bps / 1e6,
+        "cwnd_bytes" => |x| x.cwnd_bytes,
     }))?;
     out.set_item("warnings", r.warnings.clone())?;
     let tc = PyList::empty(py);

@@ -86,6 +86,8 @@ pub struct Sample {
     /// Station rows when the AP's channel monitor runs: its goodput estimate towards the
     /// station at the sample instant; NaN otherwise.
     pub estimate_bps: f64,
+    /// TCP flow rows: the sender's congestion window at the sample instant, bytes; NaN otherwise.
+    pub cwnd_bytes: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
