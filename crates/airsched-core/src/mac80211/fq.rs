@@ -363,7 +363,11 @@ impl Fq {
         let mut best: Option<u32> = None;
         for &f in &self.backlogged {
             let fl = &self.flows[f as usize];
-            if best.map_or(true, |b| better(fl, f, &self.flows[b as usize], b)) {
+            let take = match best {
+                None => true,
+                Some(b) => better(fl, f, &self.flows[b as usize], b),
+            };
+            if take {
                 best = Some(f);
             }
         }

@@ -18,13 +18,13 @@ pub(crate) type CodelTime = u32;
 const CODEL_SHIFT: u32 = 10;
 
 /// `CODEL_DISABLED_THRESHOLD` (INT_MAX): ce_threshold off.
-pub(crate) const CE_THRESHOLD_DISABLED: CodelTime = i32::MAX as u32;
+pub(in crate::qdisc) const CE_THRESHOLD_DISABLED: CodelTime = i32::MAX as u32;
 
 /// `REC_INV_SQRT_SHIFT`: rec_inv_sqrt holds the top 16 bits of a Q0.32 number.
 const REC_INV_SQRT_SHIFT: u32 = 16;
 
 #[inline]
-pub(crate) fn codel_time(t: Nanos) -> CodelTime {
+pub(in crate::qdisc) fn codel_time(t: Nanos) -> CodelTime {
     (t.as_ns() >> CODEL_SHIFT) as u32
 }
 
@@ -34,7 +34,7 @@ pub(crate) fn us_to_codel(us: u32) -> CodelTime {
 }
 
 /// `codel_time_to_us`: what the kernel reports back to tc.
-pub(crate) fn codel_to_us(t: CodelTime) -> u32 {
+pub(in crate::qdisc) fn codel_to_us(t: CodelTime) -> u32 {
     (((t as u64) << CODEL_SHIFT) / 1000) as u32
 }
 
@@ -112,13 +112,14 @@ fn ecn_capable(cx: &QCtx<'_>, pkt: PacketId) -> bool {
 }
 
 /// The result of asking a queue for its head packet: the packet and the bytes left behind in
-/// the backlog CoDel compares with `mtu` (the whole qdisc's backlog, as the kernel passes it).
+/// the backlog CoDel compares with `mtu` (the whole qdisc's backlog, as the kernel passes it;
+/// mac80211 passes the flow's own).
 pub(crate) type Popped = Option<(PacketId, u64)>;
 
 impl CodelVars {
     /// One Newton-Raphson step towards 1/sqrt(count): r' = r (3 - count r^2) / 2, computed in
     /// Q0.32 with the kernel's shifts (`codel_Newton_step`), stored back in 16 bits.
-    pub(crate) fn newton_step(&mut self) {
+    pub(in crate::qdisc) fn newton_step(&mut self) {
         let invsqrt = (self.rec_inv_sqrt as u32) << REC_INV_SQRT_SHIFT;
         let invsqrt2 = ((invsqrt as u64 * invsqrt as u64) >> 32) as u32;
         let mut val = (3u64 << 32).wrapping_sub(self.count as u64 * invsqrt2 as u64);
@@ -129,7 +130,7 @@ impl CodelVars {
 
     /// `codel_control_law`: t + interval / sqrt(count), as interval * rec_inv_sqrt (Q0.32)
     /// with `reciprocal_scale`.
-    pub(crate) fn control_law(&self, t: CodelTime, interval: CodelTime) -> CodelTime {
+    pub(in crate::qdisc) fn control_law(&self, t: CodelTime, interval: CodelTime) -> CodelTime {
         let scale = ((self.rec_inv_sqrt as u32) << REC_INV_SQRT_SHIFT) as u64;
         t.wrapping_add(((interval as u64 * scale) >> 32) as u32)
     }

@@ -36,7 +36,7 @@ fn sip_round(v: &mut [u64; 4]) {
 }
 
 /// SipHash-2-4 (Aumasson and Bernstein, 2012) of `msg` under `key`.
-pub(crate) fn siphash24(key: SipKey, msg: &[u8]) -> u64 {
+pub(in crate::qdisc) fn siphash24(key: SipKey, msg: &[u8]) -> u64 {
     let mut v = [
         key.0 ^ 0x736f_6d65_7073_6575,
         key.1 ^ 0x646f_7261_6e64_6f6d,
