@@ -297,11 +297,9 @@ impl TcpSender {
         match self.state {
             // Each further dupACK means a segment left the network (step 4: inflate).
             CaState::Recovery => self.cwnd += self.mss as u64,
-            CaState::Open if self.dupacks == DUPTHRESH => {
-                // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`.
-                if self.recover.is_none_or(|r| self.snd_una >= r) {
-                    self.enter_recovery();
-                }
+            // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`.
+            CaState::Open if self.dupacks == DUPTHRESH && self.recover.is_none_or(|r| self.snd_una >= r) => {
+                self.enter_recovery()
             }
             _ => {}
         }
