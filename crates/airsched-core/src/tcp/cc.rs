@@ -180,14 +180,16 @@ impl Cubic {
         self.w_est += alpha * (acked as f64 / mssf) / cwnd_seg;
         let desired = target.max(self.w_est);
         // §4.4/4.5: cwnd grows by (desired − cwnd)/cwnd per segment acknowledged, applied in
-        // whole MSS steps like Linux's `cnt`.
+        // whole MSS steps like Linux's `cnt`, and never past `desired` (a stretch ACK that
+        // acknowledges many segments at once must not overshoot the curve).
         let cnt_segments = if desired > cwnd_seg { cwnd_seg / (desired - cwnd_seg) } else { 100.0 * cwnd_seg };
         let step = ((cnt_segments * mssf) as u64).max(1);
         self.ack_cnt += acked;
         if self.ack_cnt >= step {
             let inc = self.ack_cnt / step;
             self.ack_cnt -= inc * step;
-            cwnd + inc * mss as u64
+            let room = (desired - cwnd_seg).ceil().max(1.0) as u64;
+            cwnd + inc.min(room) * mss as u64
         } else {
             cwnd
         }
@@ -259,6 +261,7 @@ mod tests {
             let t = p.as_secs_f64();
             let want = CUBIC_C * (t - k).powi(3) + 1000.0;
             let err = (g - want).abs() / want;
+            eprintln!("CUBIC t = {t:.3} s: cwnd {g} segments, W(t) = {want:.1}, error {:.3} %", err * 100.0);
             assert!(err < 0.01, "t = {t:.3} s: cwnd {g} segments, W(t) = {want:.1} (error {:.2} %)", err * 100.0);
         }
     }

@@ -3,9 +3,9 @@
 //! them (see docs/model-tcp.md for the model, its constants and the integration contract).
 //!
 //! Models Linux 6.x behaviour (net/ipv4/tcp_input.c, tcp_output.c, tcp_cong.c, tcp_cubic.c)
-//! where the RFCs leave a choice, and RFC 5681/6582/6298/9438 elsewhere. Deviations: no
+//! where the RFCs leave a choice, and RFC 5681/6582/6298/7323/9438 elsewhere. Deviations: no
 //! handshake (a connection starts established), no SACK (Linux negotiates it by default), no
-//! timestamps option (RTT by Karn's rule), no PRR, no HyStart, no receive-buffer autotuning.
+//! PRR, no HyStart, no receive-buffer autotuning.
 //!
 //! Sequence numbers are byte offsets in a `u64` starting at 0 and never wrap.
 
@@ -27,8 +27,7 @@ pub use sender::{AckOutcome, AppLimit, TcpSender, TcpSenderStats};
 use crate::time::Nanos;
 
 /// IPv4 (20) + TCP (20) + timestamps option (12) bytes: what Linux puts in front of every
-/// segment by default, hence the 1448-byte MSS over a 1500-byte MTU. The simulator charges
-/// these bytes on the air even though the RTT model does not use timestamps.
+/// segment by default, hence the 1448-byte MSS over a 1500-byte MTU.
 pub const TCP_IP_HEADER: u32 = 52;
 
 /// MSS over a 1500-byte MTU with the timestamps option (1500 − 52).
@@ -58,6 +57,8 @@ pub const DEFAULT_RCV_WND: u64 = 6 * 1024 * 1024;
 pub struct Segment {
     pub seq: u64,
     pub len: u32,
+    /// RFC 7323 TSval: the sender's clock when it sent the segment (full resolution).
+    pub tsval: Nanos,
     /// Sent before (fast retransmit, or go-back-N after an RTO); for statistics only, the
     /// receiver does not look at it.
     pub retransmission: bool,
@@ -76,12 +77,15 @@ impl Segment {
     }
 }
 
-/// A pure ACK: the cumulative acknowledgment (next byte expected) and the advertised window
-/// in bytes (window scaling is implicit: the model carries the full value).
+/// A pure ACK: the cumulative acknowledgment (next byte expected), the advertised window in
+/// bytes (window scaling is implicit: the model carries the full value) and the echoed
+/// timestamp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ack {
     pub ack: u64,
     pub rwnd: u64,
+    /// RFC 7323 TSecr: TS.Recent, the TSval of the segment that last advanced the left edge.
+    pub tsecr: Nanos,
 }
 
 impl Ack {

@@ -2,6 +2,9 @@
 //! (`__tcp_ack_snd_check` in net/ipv4/tcp_input.c): ACK at once when more than one full-sized
 //! segment is unacknowledged, when a segment arrives out of order or fills a hole, and for
 //! duplicate data; otherwise arm the delayed-ACK timer (40 ms, `TCP_DELACK_MIN`).
+//! Timestamps (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`): TS.Recent takes the TSval of a
+//! segment that starts at or below the last ACK sent, so a delayed ACK echoes its first
+//! segment and the segment that fills a hole echoes itself.
 //! Deviations: no quick-ACK mode at connection start (Linux ACKs the first segments at once),
 //! `ato` fixed at its minimum, no SACK blocks, and the application reads in-order data at once,
 //! so the advertised window is the whole receive buffer.
@@ -34,6 +37,8 @@ pub struct TcpReceiver {
     /// `rcv_nxt`. Reused; it allocates only when it holds more holes than ever before.
     ooo: Vec<(u64, u64)>,
     delack_deadline: Option<Nanos>,
+    /// RFC 7323 TS.Recent.
+    ts_recent: Nanos,
     stats: TcpReceiverStats,
 }
 
@@ -47,6 +52,7 @@ impl TcpReceiver {
             last_ack_sent: 0,
             ooo: Vec::with_capacity(16),
             delack_deadline: None,
+            ts_recent: Nanos::ZERO,
             stats: TcpReceiverStats::default(),
         }
     }
@@ -54,6 +60,9 @@ impl TcpReceiver {
     /// A data segment arrived; returns the ACK to send now, if any.
     pub fn on_segment(&mut self, now: Nanos, seg: Segment) -> Option<Ack> {
         self.stats.segments += 1;
+        if seg.seq <= self.last_ack_sent && seg.tsval >= self.ts_recent {
+            self.ts_recent = seg.tsval;
+        }
         let right_edge = self.last_ack_sent.max(self.rcv_nxt) + self.rcv_wnd;
         let end = seg.end().min(right_edge);
         if end < seg.end() {
@@ -121,7 +130,7 @@ impl TcpReceiver {
         self.stats.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
         self.delack_deadline = None;
-        Ack { ack: self.rcv_nxt, rwnd: self.rcv_wnd }
+        Ack { ack: self.rcv_nxt, rwnd: self.rcv_wnd, tsecr: self.ts_recent }
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
@@ -165,7 +174,7 @@ mod tests {
     const M: u64 = 1448;
 
     fn seg(i: u64) -> Segment {
-        Segment { seq: i * M, len: M as u32, retransmission: false }
+        Segment { seq: i * M, len: M as u32, tsval: Nanos(i), retransmission: false }
     }
 
     fn rx() -> TcpReceiver {
@@ -180,9 +189,10 @@ mod tests {
         assert_eq!(r.next_timer(), Some(t + DELACK_TIMEOUT));
         let a = r.on_segment(t, seg(1)).expect("second full segment is ACKed at once");
         assert_eq!(a.ack, 2 * M);
+        assert_eq!(a.tsecr, Nanos(0), "the ACK echoes the first segment it covers");
         assert_eq!(r.next_timer(), None, "the ACK cancels the delayed-ACK timer");
         assert_eq!(r.on_segment(t, seg(2)), None);
-        assert_eq!(r.on_segment(t, seg(3)).map(|a| a.ack), Some(4 * M));
+        assert_eq!(r.on_segment(t, seg(3)).map(|a| (a.ack, a.tsecr)), Some((4 * M, Nanos(2))));
         assert_eq!(r.stats().acks_sent, 2);
     }
 
@@ -193,11 +203,11 @@ mod tests {
         assert_eq!(r.on_segment(t0, seg(0)), None);
         assert_eq!(r.on_timer(t0 + Nanos::from_ms(39)), None, "not before 40 ms");
         let a = r.on_timer(t0 + Nanos::from_ms(40)).expect("delayed ACK at 40 ms");
-        assert_eq!(a, Ack { ack: M, rwnd: crate::tcp::DEFAULT_RCV_WND });
+        assert_eq!(a, Ack { ack: M, rwnd: crate::tcp::DEFAULT_RCV_WND, tsecr: Nanos(0) });
         assert_eq!(r.next_timer(), None);
         assert_eq!(r.stats().delayed_acks, 1);
         // A short (tail) segment also waits for the timer.
-        let short = Segment { seq: M, len: 100, retransmission: false };
+        let short = Segment { seq: M, len: 100, tsval: Nanos(1), retransmission: false };
         assert_eq!(r.on_segment(t0 + Nanos::from_ms(50), short), None);
         assert_eq!(r.on_timer(t0 + Nanos::from_ms(90)).map(|a| a.ack), Some(M + 100));
     }
@@ -213,10 +223,11 @@ mod tests {
         }
         assert_eq!(r.ooo_bytes(), 3 * M);
         assert_eq!(r.ooo, vec![(2 * M, 4 * M), (5 * M, 6 * M)]);
-        // The retransmission fills the first hole: ACK up to 4 at once.
-        assert_eq!(r.on_segment(t, seg(1)).map(|a| a.ack), Some(4 * M));
+        // The retransmission fills the first hole: ACK up to 4 at once, echoing the
+        // retransmission's timestamp (out-of-order segments do not update TS.Recent).
+        assert_eq!(r.on_segment(t, seg(1)).map(|a| (a.ack, a.tsecr)), Some((4 * M, Nanos(1))));
         // Segment 4 fills the last hole: the ACK covers 5 too.
-        assert_eq!(r.on_segment(t, seg(4)).map(|a| a.ack), Some(6 * M));
+        assert_eq!(r.on_segment(t, seg(4)).map(|a| (a.ack, a.tsecr)), Some((6 * M, Nanos(4))));
         assert_eq!(r.ooo_bytes(), 0);
         // Old data is answered at once.
         assert_eq!(r.on_segment(t, seg(2)).map(|a| a.ack), Some(6 * M));

@@ -2,13 +2,16 @@
 //! [`super::cc`]), fast retransmit on the third duplicate ACK with NewReno fast recovery and
 //! partial ACKs (RFC 6582), limited transmit (RFC 3042), the retransmission timer (RFC 6298,
 //! [`super::rtt`]) with go-back-N after an RTO and cwnd = 1 MSS (Linux `tcp_enter_loss`).
-//! Where the RFCs allow a choice it follows Linux 6.x: slow start adds every acknowledged byte
-//! up to ssthresh (`tcp_slow_start`, no RFC 3465 L limit); ssthresh is computed from cwnd,
-//! not FlightSize; recovery ends with cwnd = ssthresh; an RTO inside a recovery episode keeps
-//! ssthresh. Deviations: no SACK, no PRR (Linux reduces cwnd by PRR, RFC 6937, rather than
-//! inflating it), no timestamps (RTT by Karn's rule from the oldest newly acknowledged
-//! segment, as Linux does without timestamps), no Nagle, no pacing, no undo of spurious
-//! retransmissions.
+//! Where the RFCs allow a choice it follows Linux 6.x: ssthresh is computed from cwnd, not
+//! FlightSize; recovery ends with cwnd = ssthresh; an RTO inside a recovery episode keeps
+//! ssthresh. Not Linux: an ACK counts at most 2 MSS towards window growth (RFC 3465 L = 2;
+//! Linux counts every delivered segment, which with SACK rarely differs, but without SACK the
+//! stretch ACK that ends a loss repair would open the window by tens of segments at once),
+//! and partial ACKs rearm the timer only the first time (RFC 6582's "Impatient" variant;
+//! Linux rearms on every ACK but repairs all holes in about one RTT thanks to SACK). RTT samples as Linux `tcp_ack_update_rtt`: from the oldest newly acknowledged
+//! segment if none of them was retransmitted (Karn), else from the timestamp echo.
+//! Deviations: no SACK, no PRR (Linux reduces cwnd by PRR, RFC 6937, rather than inflating
+//! it), no Nagle, no pacing, no F-RTO or undo of spurious retransmissions.
 
 use std::collections::VecDeque;
 
@@ -26,6 +29,9 @@ pub enum AppLimit {
     /// simply stop the run).
     Unlimited,
 }
+
+/// RFC 3465 L: the most one ACK may count towards window growth, in MSS.
+pub const ABC_LIMIT_SEGMENTS: u64 = 2;
 
 /// Ordinary duplicate ACKs that trigger fast retransmit (RFC 5681 `DupThresh`, Linux
 /// `tcp_reordering` default).
@@ -55,7 +61,7 @@ pub struct TcpSenderStats {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AckOutcome {
     pub newly_acked: u64,
-    /// An RTT sample (Karn: only when no newly acknowledged segment was ever retransmitted).
+    /// An RTT sample, if the ACK acknowledged new data.
     pub rtt_sample: Option<Nanos>,
 }
 
@@ -147,14 +153,14 @@ impl TcpSender {
             // Fast retransmit / partial ACK: sent regardless of cwnd (RFC 5681 3.2 step 4).
             self.retransmit_pending = false;
             self.stats.fast_retransmits += 1;
-            self.retransmission_at(self.snd_una)
+            self.retransmission_at(now, self.snd_una)
         } else if self.snd_nxt < self.snd_max {
             let len = self.seg_len(self.snd_nxt);
             if self.snd_nxt - self.snd_una + len as u64 > self.cwnd {
                 return None;
             }
             self.stats.timeout_retransmits += 1;
-            let seg = self.retransmission_at(self.snd_nxt);
+            let seg = self.retransmission_at(now, self.snd_nxt);
             self.snd_nxt += len as u64;
             seg
         } else {
@@ -179,7 +185,7 @@ impl TcpSender {
         if self.snd_max - self.snd_una + len > self.cwnd + limited || self.snd_max + len > self.snd_una + self.rwnd {
             return None;
         }
-        let seg = Segment { seq: self.snd_max, len: len as u32, retransmission: false };
+        let seg = Segment { seq: self.snd_max, len: len as u32, tsval: now, retransmission: false };
         self.snd_max += len;
         self.snd_nxt = self.snd_max;
         self.sent.push_back(SentRecord { end: self.snd_max, sent: now, retransmitted: false });
@@ -191,13 +197,13 @@ impl TcpSender {
         (self.snd_max - seq).min(self.mss as u64) as u32
     }
 
-    fn retransmission_at(&mut self, seq: u64) -> Segment {
+    fn retransmission_at(&mut self, now: Nanos, seq: u64) -> Segment {
         debug_assert_eq!((seq - self.snd_una) % self.mss as u64, 0, "segments stay on the MSS grid");
         let i = ((seq - self.snd_una) / self.mss as u64) as usize;
         if let Some(r) = self.sent.get_mut(i) {
             r.retransmitted = true;
         }
-        Segment { seq, len: self.seg_len(seq), retransmission: true }
+        Segment { seq, len: self.seg_len(seq), tsval: now, retransmission: true }
     }
 
     /// An ACK arrived.
@@ -208,7 +214,7 @@ impl TcpSender {
             return out;
         }
         if ack.ack > self.snd_una {
-            out = self.on_new_ack(now, ack.ack);
+            out = self.on_new_ack(now, ack);
         } else if ack.ack == self.snd_una && self.snd_max > self.snd_una && ack.rwnd == self.rwnd {
             self.on_dupack();
         }
@@ -216,10 +222,11 @@ impl TcpSender {
         out
     }
 
-    fn on_new_ack(&mut self, now: Nanos, ack: u64) -> AckOutcome {
+    fn on_new_ack(&mut self, now: Nanos, a: Ack) -> AckOutcome {
+        let ack = a.ack;
         let prior_in_flight = self.snd_nxt - self.snd_una;
         let newly = ack - self.snd_una;
-        let rtt_sample = self.take_acked_records(now, ack);
+        let rtt_sample = self.take_acked_records(now, ack).or(Some(now.saturating_sub(a.tsecr)));
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r);
             self.stats.rtt_samples += 1;
@@ -266,7 +273,7 @@ impl TcpSender {
     }
 
     /// Drop the records `ack` covers; the RTT sample from the oldest of them, unless any was
-    /// retransmitted (Karn; Linux `tcp_clean_rtx_queue` without timestamps).
+    /// retransmitted (Karn; Linux `tcp_clean_rtx_queue`).
     fn take_acked_records(&mut self, now: Nanos, ack: u64) -> Option<Nanos> {
         let mut first_sent = None;
         let mut retransmitted = false;
@@ -290,11 +297,9 @@ impl TcpSender {
         match self.state {
             // Each further dupACK means a segment left the network (step 4: inflate).
             CaState::Recovery => self.cwnd += self.mss as u64,
-            CaState::Open if self.dupacks == DUPTHRESH => {
-                // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`.
-                if self.recover.is_none_or(|r| self.snd_una >= r) {
-                    self.enter_recovery();
-                }
+            // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`.
+            CaState::Open if self.dupacks == DUPTHRESH && self.recover.is_none_or(|r| self.snd_una >= r) => {
+                self.enter_recovery()
             }
             _ => {}
         }
@@ -312,7 +317,8 @@ impl TcpSender {
 
     /// Slow start then congestion avoidance, only while the sender is cwnd-limited (Linux
     /// `tcp_is_cwnd_limited`: in slow start cwnd < 2 × flight, else flight filled cwnd).
-    fn raise_cwnd(&mut self, now: Nanos, mut acked: u64, prior_in_flight: u64) {
+    fn raise_cwnd(&mut self, now: Nanos, acked: u64, prior_in_flight: u64) {
+        let mut acked = acked.min(ABC_LIMIT_SEGMENTS * self.mss as u64);
         let limited = if self.cwnd < self.ssthresh {
             self.cwnd < 2 * prior_in_flight
         } else {
@@ -423,7 +429,7 @@ mod tests {
     const M: u64 = 1448;
 
     fn ack(n: u64) -> Ack {
-        Ack { ack: n, rwnd: DEFAULT_RCV_WND }
+        Ack { ack: n, rwnd: DEFAULT_RCV_WND, tsecr: Nanos::ZERO }
     }
 
     fn drain(s: &mut TcpSender, now: Nanos) -> Vec<Segment> {
@@ -436,7 +442,7 @@ mod tests {
         let t0 = Nanos::ZERO;
         let first = drain(&mut s, t0);
         assert_eq!(first.len(), 10);
-        assert_eq!(first[9], Segment { seq: 9 * M, len: M as u32, retransmission: false });
+        assert_eq!(first[9], Segment { seq: 9 * M, len: M as u32, tsval: t0, retransmission: false });
         assert_eq!(s.next_timer(), Some(RTO_INITIAL), "RTO armed with the initial 1 s");
         // Five delayed ACKs of two segments each: +2 MSS each, 20 segments out.
         let t1 = Nanos::from_ms(20);
@@ -468,7 +474,7 @@ mod tests {
         let mut s = TcpSender::new(&TcpConfig::new(CcKind::NewReno), AppLimit::Unlimited);
         drain(&mut s, Nanos::ZERO);
         for w in 1..=4 {
-            s.on_ack(Nanos::from_ms(1), Ack { ack: 0, rwnd: DEFAULT_RCV_WND - w });
+            s.on_ack(Nanos::from_ms(1), Ack { ack: 0, rwnd: DEFAULT_RCV_WND - w, tsecr: Nanos::ZERO });
         }
         assert_eq!(s.stats().dupacks, 0);
         assert_eq!(s.state(), CaState::Open);
@@ -480,7 +486,7 @@ mod tests {
         cfg.rcv_wnd = 3 * M;
         let mut s = TcpSender::new(&cfg, AppLimit::Unlimited);
         assert_eq!(drain(&mut s, Nanos::ZERO).len(), 3);
-        s.on_ack(Nanos::from_ms(1), Ack { ack: M, rwnd: 3 * M });
+        s.on_ack(Nanos::from_ms(1), Ack { ack: M, rwnd: 3 * M, tsecr: Nanos::ZERO });
         assert_eq!(drain(&mut s, Nanos::from_ms(1)).len(), 1);
         assert_eq!(s.cwnd(), 10 * M, "not cwnd-limited: cwnd does not grow");
     }
