@@ -69,7 +69,8 @@ pub struct Packet {
     pub queue_delay: Nanos,
     /// Sequence number within its flow (ping: the echo sequence; UDP: the send index).
     pub seq: u64,
-    /// Ping reply: when the echo request it answers was sent (the RTT's start); else zero.
+    /// Ping reply: when the echo request it answers was sent (the RTT's start). TCP: the
+    /// timestamp option, TSval on a segment and TSecr on an ACK. Else zero.
     pub echo: Nanos,
     /// TCP ACK: the cumulative acknowledgment and the advertised window (bytes); else zero.
     pub ack: u64,

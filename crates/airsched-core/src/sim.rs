@@ -792,7 +792,8 @@ impl Simulation {
                 enqueued: now,
                 queue_delay: Nanos::ZERO,
                 seq: seg.seq,
-                echo: Nanos::ZERO,
+                // The TCP timestamp option: TSval on a segment, TSecr on an ACK.
+                echo: seg.tsval,
                 ack: 0,
                 wnd: 0,
             });
@@ -852,7 +853,7 @@ impl Simulation {
         let f = p.flow;
         let now = self.now;
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
-        let seg = Segment { seq: p.seq, len: p.payload, retransmission: false };
+        let seg = Segment { seq: p.seq, len: p.payload, tsval: p.echo, retransmission: false };
         let ack = conn.receiver.on_segment(now, seg);
         let delivered = conn.receiver.bytes_received();
         let new = delivered - conn.delivered;
@@ -877,7 +878,7 @@ impl Simulation {
             enqueued: self.now,
             queue_delay: Nanos::ZERO,
             seq: 0,
-            echo: Nanos::ZERO,
+            echo: ack.tsecr,
             ack: ack.ack,
             wnd: ack.rwnd,
         });
@@ -891,7 +892,7 @@ impl Simulation {
         let f = self.ping_of[p.flow as usize];
         let now = self.now;
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
-        conn.sender.on_ack(now, Ack { ack: p.ack, rwnd: p.wnd });
+        conn.sender.on_ack(now, Ack { ack: p.ack, rwnd: p.wnd, tsecr: p.echo });
         self.tcp_push(f);
     }
 

@@ -108,6 +108,17 @@ fn an_upload_and_a_download_contend_through_the_stations_own_access() {
 }
 
 #[test]
+fn tcp_segments_and_acks_are_protocol_6_for_tc_filters() {
+    // u32 `match ip protocol 6 0xff` at the AP puts the download in prio band 1:1.
+    let tc = "tc qdisc add dev wlan0 root handle 1: prio\ntc filter add dev wlan0 parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff flowid 1:1";
+    let text = cell(&tcp("dl", "a", "cubic"), "").replace("tc = \"\"", &format!("tc = \"\"\"\n{tc}\n\"\"\""));
+    let r = run(&text);
+    let wlan0 = r.tc.iter().find(|t| t.node == "ap" && t.dev == "wlan0").unwrap();
+    let band = |id: &str| wlan0.qdiscs[0].classes.iter().find(|c| c.classid.to_string() == id).unwrap().stats.sent_packets;
+    assert!(band("1:1") > 1000 && band("1:2") == 0, "1:1 {} 1:2 {}", band("1:1"), band("1:2"));
+}
+
+#[test]
 fn tcp_keys_are_checked() {
     for (extra, want) in [
         ("rate = \"1mbit\"\n", "leave `rate` out"),

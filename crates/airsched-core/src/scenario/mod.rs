@@ -310,7 +310,11 @@ impl Scenario {
             dst_ip: self.ip_of(f.dst),
             sport: if is_icmp { 0 } else { f.sport.unwrap_or(40000u16.wrapping_add(index as u16)) },
             dport: if is_icmp { 0 } else { f.dport },
-            proto: if is_icmp { 1 } else { 17 },
+            proto: match f.protocol {
+                Protocol::Ping | Protocol::PingReply => 1,
+                Protocol::Tcp | Protocol::TcpAck => 6,
+                Protocol::Udp => 17,
+            },
             tos: f.tos,
             mark: f.mark,
             priority: f.priority.unwrap_or_else(|| crate::packet::tos_to_priority(f.tos)),
