@@ -1,12 +1,10 @@
 //! End-to-end behaviour of the simulator: determinism, conservation, CBR delivery, routing,
 //! beacons and queue limits.
 
-use airsched_core::{parse_scenario, run_scenario, RunResults};
+mod common;
 
-fn run(text: &str) -> RunResults {
-    let scn = parse_scenario(text, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    run_scenario(&scn).expect("conservation holds")
-}
+use common::run;
+
 
 const MIXED: &str = r#"
 [run]

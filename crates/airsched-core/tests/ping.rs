@@ -1,11 +1,10 @@
 //! Ping flows: echo requests answered by their destination, round trips recorded per sample.
 
-use airsched_core::{parse_scenario, run_scenario, RunResults};
+mod common;
 
-fn run(text: &str) -> RunResults {
-    let scn = parse_scenario(text, "ping.toml").unwrap_or_else(|e| panic!("{e}"));
-    run_scenario(&scn).expect("conservation holds")
-}
+use common::run;
+
+use airsched_core::{parse_scenario, RunResults};
 
 const IDLE: &str = r#"
 [run]

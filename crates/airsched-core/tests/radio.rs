@@ -4,17 +4,13 @@
 
 mod common;
 
+use common::run;
+
 use airsched_core::phy::dsss::{self, DsssRate, Preamble};
 use airsched_core::phy::error::{ErrMode, ErrorModel};
-use airsched_core::{parse_scenario, run_scenario, RunResults};
 
 const PAYLOAD: u32 = 1024;
 const PSDU: u32 = PAYLOAD + 28 + 36;
-
-fn run(text: &str) -> RunResults {
-    let scn = parse_scenario(text, "radio.toml").unwrap_or_else(|e| panic!("{e}"));
-    run_scenario(&scn).expect("conservation holds")
-}
 
 /// One station, a saturated downlink flow, the given station keys.
 fn downlink(station_keys: &str, duration: &str, seed: u64) -> String {

@@ -1,11 +1,10 @@
 //! TCP over the simulated cell: segments and their ACKs contend for the air like any frame.
 
-use airsched_core::{parse_scenario, run_scenario, RunResults};
+mod common;
 
-fn run(text: &str) -> RunResults {
-    let scn = parse_scenario(text, "tcp.toml").unwrap_or_else(|e| panic!("{e}"));
-    run_scenario(&scn).expect("conservation holds")
-}
+use common::run;
+
+use airsched_core::parse_scenario;
 
 fn cell(flows: &str, ap_tc: &str) -> String {
     format!(

@@ -3,7 +3,6 @@
 
 mod common;
 
-use airsched_core::{parse_scenario, run_scenario, RunResults};
 use common::*;
 
 /// UDP payload of a 1500-byte IP datagram.
@@ -22,11 +21,6 @@ fn scenario(stations: &[(&str, &str)], flows: &[(&str, &str)], extra_cell: &str,
         );
     }
     s
-}
-
-fn run(text: &str) -> RunResults {
-    let scn = parse_scenario(text, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    run_scenario(&scn).expect("conservation holds")
 }
 
 /// Goodput (UDP payload) back to IP-datagram throughput, the models' convention.

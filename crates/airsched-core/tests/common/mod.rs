@@ -3,6 +3,14 @@
 
 #![allow(dead_code)]
 
+use airsched_core::{parse_scenario, run_scenario, RunResults};
+
+/// Parse a scenario text (errors are a test failure) and run it; the run checks conservation.
+pub fn run(text: &str) -> RunResults {
+    let scn = parse_scenario(text, "test.toml").unwrap_or_else(|e| panic!("{e}"));
+    run_scenario(&scn).expect("conservation holds")
+}
+
 /// 802.11b airtime in microseconds (long preamble): 192 + ceil(8 * PSDU / R), R in Mb/s.
 pub fn txtime_us(rate_mbps: f64, psdu: u32) -> f64 {
     192.0 + (8.0 * psdu as f64 / rate_mbps).ceil()
