@@ -77,6 +77,14 @@ pub struct Packet {
     pub wnd: u64,
 }
 
+impl Packet {
+    /// A packet of flow `flow` created at `now`, with no sequence, timestamp or ACK fields.
+    #[inline]
+    pub fn new(flow: u32, ip_len: u32, payload: u32, now: Nanos) -> Packet {
+        Packet { flow, ip_len, payload, created: now, enqueued: now, queue_delay: Nanos::ZERO, seq: 0, echo: Nanos::ZERO, ack: 0, wnd: 0 }
+    }
+}
+
 pub struct Packets {
     slots: Vec<Packet>,
     live: Vec<bool>,

@@ -587,16 +587,8 @@ impl Simulation {
     fn emit(&mut self, f: u32) -> bool {
         let payload = self.scn.flows[f as usize].size;
         let id = self.pkts.alloc(Packet {
-            flow: f,
-            ip_len: payload + UDP_IP_OVERHEAD,
-            payload,
-            created: self.now,
-            enqueued: self.now,
-            queue_delay: Nanos::ZERO,
             seq: self.counters.flows[f as usize].sent_packets,
-            echo: Nanos::ZERO,
-            ack: 0,
-            wnd: 0,
+            ..Packet::new(f, payload + UDP_IP_OVERHEAD, payload, self.now)
         });
         self.counters.flows[f as usize].sent_packets += 1;
         let hop = self.flows[f as usize].first_hop;
@@ -785,17 +777,10 @@ impl Simulation {
             let Some(conn) = self.tcp[f as usize].as_mut() else { return };
             let Some(seg) = conn.sender.poll_transmit(now) else { break };
             let id = self.pkts.alloc(Packet {
-                flow: f,
-                ip_len: seg.ip_len(),
-                payload: seg.len,
-                created: now,
-                enqueued: now,
-                queue_delay: Nanos::ZERO,
                 seq: seg.seq,
                 // The TCP timestamp option: TSval on a segment, TSecr on an ACK.
                 echo: seg.tsval,
-                ack: 0,
-                wnd: 0,
+                ..Packet::new(f, seg.ip_len(), seg.len, now)
             });
             self.counters.flows[f as usize].sent_packets += 1;
             let hop = self.flows[f as usize].first_hop;
@@ -871,16 +856,10 @@ impl Simulation {
     fn tcp_send_ack(&mut self, f: u32, ack: Ack) {
         let Some(r) = self.reply_of[f as usize] else { return };
         let id = self.pkts.alloc(Packet {
-            flow: r,
-            ip_len: Ack::IP_LEN,
-            payload: 0,
-            created: self.now,
-            enqueued: self.now,
-            queue_delay: Nanos::ZERO,
-            seq: 0,
             echo: ack.tsecr,
             ack: ack.ack,
             wnd: ack.rwnd,
+            ..Packet::new(r, Ack::IP_LEN, 0, self.now)
         });
         self.counters.flows[r as usize].sent_packets += 1;
         let hop = self.flows[r as usize].first_hop;
@@ -899,18 +878,7 @@ impl Simulation {
     /// The destination of an echo request answers it on the ping's reply flow.
     fn answer_ping(&mut self, req: &Packet) {
         let Some(r) = self.reply_of[req.flow as usize] else { return };
-        let id = self.pkts.alloc(Packet {
-            flow: r,
-            ip_len: req.ip_len,
-            payload: req.payload,
-            created: self.now,
-            enqueued: self.now,
-            queue_delay: Nanos::ZERO,
-            seq: req.seq,
-            echo: req.created,
-            ack: 0,
-            wnd: 0,
-        });
+        let id = self.pkts.alloc(Packet { seq: req.seq, echo: req.created, ..Packet::new(r, req.ip_len, req.payload, self.now) });
         self.counters.flows[r as usize].sent_packets += 1;
         let hop = self.flows[r as usize].first_hop;
         self.enqueue(hop, id);

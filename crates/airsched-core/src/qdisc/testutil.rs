@@ -36,18 +36,7 @@ impl Bench {
 
     /// A packet of flow `flow` with an IP datagram of `ip_len` bytes (qdisc length ip_len + 14).
     pub fn pkt(&mut self, flow: u32, ip_len: u32) -> PacketId {
-        self.pkts.alloc(Packet {
-            flow,
-            ip_len,
-            payload: ip_len.saturating_sub(28),
-            created: Nanos::ZERO,
-            enqueued: Nanos::ZERO,
-            queue_delay: Nanos::ZERO,
-            seq: 0,
-            echo: Nanos::ZERO,
-            ack: 0,
-            wnd: 0,
-        })
+        self.pkts.alloc(Packet { payload: ip_len.saturating_sub(28), ..Packet::new(flow, ip_len, 0, Nanos::ZERO) })
     }
 
     pub fn cx(&mut self) -> QCtx<'_> {
