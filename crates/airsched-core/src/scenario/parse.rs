@@ -933,23 +933,24 @@ fn parse_tc_source(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> Option<T
     if let Some(v) = file {
         let key = join(path, "tc_file");
         let name = string(ctx, v, &key, "a path like \"shaping.tc\"")?;
-        let base = std::path::Path::new(ctx.file).parent().unwrap_or(std::path::Path::new(""));
-        let full = base.join(name);
-        return match std::fs::read_to_string(&full) {
-            Ok(text) => Some(TcSource {
-                text,
-                file: full.display().to_string(),
-                key,
-                line_offset: 0,
-                first_line_col_offset: 0,
-            }),
-            Err(e) => {
-                ctx.error(&v.span(), &key, format!("cannot read tc script {}: {e} (paths are relative to the scenario file)", full.display()));
-                None
-            }
-        };
+        let (file, text) = read_relative(ctx, v, &key, name, "tc script", "")?;
+        return Some(TcSource { text, file, key, line_offset: 0, first_line_col_offset: 0 });
     }
     None
+}
+
+/// Read the file `name`, a path relative to the scenario file. Returns its displayed path and
+/// text, or reports at `v` that the `what` cannot be read (`hint` is appended to the message).
+fn read_relative(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, name: &str, what: &str, hint: &str) -> Option<(String, String)> {
+    let base = std::path::Path::new(ctx.file).parent().unwrap_or(std::path::Path::new(""));
+    let full = base.join(name);
+    match std::fs::read_to_string(&full) {
+        Ok(text) => Some((full.display().to_string(), text)),
+        Err(e) => {
+            ctx.error(&v.span(), key, format!("cannot read {what} {}: {e} (paths are relative to the scenario file{hint})", full.display()));
+            None
+        }
+    }
 }
 
 /// The elements of `[[name]]`, each with its span; reports non-table elements.

@@ -228,18 +228,12 @@ pub(super) fn parse_monitor(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Monitor
     }
     if let Some(c) = t.get("calibration") {
         if let Some(name) = string(ctx, c, "monitor.calibration", "a path like \"calibration.toml\"") {
-            let base = std::path::Path::new(ctx.file).parent().unwrap_or(std::path::Path::new(""));
-            let full = base.join(name);
-            match std::fs::read_to_string(&full) {
-                Ok(text) => match CalibrationTable::from_toml(&text) {
-                    Ok(table) => m.calibration = Some((full.display().to_string(), table)),
-                    Err(e) => ctx.error(&c.span(), "monitor.calibration", format!("{}: {e}", full.display())),
-                },
-                Err(e) => ctx.error(
-                    &c.span(),
-                    "monitor.calibration",
-                    format!("cannot read {}: {e} (paths are relative to the scenario file; `airsched calibrate` writes one)", full.display()),
-                ),
+            let hint = "; `airsched calibrate` writes one";
+            if let Some((file, text)) = read_relative(ctx, c, "monitor.calibration", name, "calibration table", hint) {
+                match CalibrationTable::from_toml(&text) {
+                    Ok(table) => m.calibration = Some((file, table)),
+                    Err(e) => ctx.error(&c.span(), "monitor.calibration", format!("{file}: {e}")),
+                }
             }
         }
     }
