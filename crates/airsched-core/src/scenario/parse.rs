@@ -569,6 +569,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
         server,
         stations,
         flows,
+        ap_mac: super::ApMacConfig::default(),
         monitor,
         warnings: Vec::new(),
     }
@@ -803,6 +804,7 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         collision_defer: collision_defer.unwrap_or(CollisionDefer::Eifs),
         rate_control: rate_control.unwrap_or(super::RateControl::Fixed),
         preamble_detection_cdb,
+        ht: None,
     }
 }
 
@@ -1082,6 +1084,7 @@ fn parse_stations(
             rate_control,
             channel,
             node,
+            ht: None,
         });
     }
     let names = names.into_iter().map(|(k, (i, _))| (k, i)).collect();
@@ -1417,6 +1420,7 @@ fn parse_flows(
             mark: mark.unwrap_or(0),
             priority,
             cc: cc.unwrap_or(crate::tcp::CcKind::Cubic),
+            sack: true,
             bytes,
         });
     }
@@ -1464,6 +1468,7 @@ size = 1024
             collision_defer: CollisionDefer::Eifs,
             rate_control: crate::scenario::RateControl::Fixed,
             preamble_detection_cdb: None,
+            ht: None,
         }
     }
 
@@ -1489,12 +1494,14 @@ size = 1024
             ap: node(1000),
             server: node(1000),
             monitor: crate::scenario::MonitorSpec::default(),
+            ap_mac: crate::scenario::ApMacConfig::default(),
             stations: vec![StationConfig {
                 name: "sta1".into(),
                 rate: DsssRate::R11,
                 rate_control: crate::scenario::RateControl::Fixed,
                 channel: None,
                 node: node(1000),
+                ht: None,
             }],
             flows: vec![FlowConfig {
                 name: "down1".into(),
@@ -1515,6 +1522,7 @@ size = 1024
                 priority: None,
                 cc: crate::tcp::CcKind::Cubic,
                 bytes: None,
+                sack: true,
             }],
             warnings: vec![],
         };
@@ -1627,6 +1635,7 @@ rate = "12kbit"
                 collision_defer: CollisionDefer::AckTimeout,
                 rate_control: crate::scenario::RateControl::Fixed,
                 preamble_detection_cdb: None,
+                ht: None,
             }
         );
         assert_eq!(
@@ -1645,14 +1654,16 @@ rate = "12kbit"
                     rate: DsssRate::R1,
                     rate_control: crate::scenario::RateControl::Fixed,
                     channel: None,
-                    node: node(10)
+                    node: node(10),
+                    ht: None
                 },
                 StationConfig {
                     name: "sta2".into(),
                     rate: DsssRate::R5_5,
                     rate_control: crate::scenario::RateControl::Fixed,
                     channel: None,
-                    node: node(1000)
+                    node: node(1000),
+                    ht: None
                 },
             ]
         );
@@ -1676,6 +1687,7 @@ rate = "12kbit"
                     priority: None,
                     cc: crate::tcp::CcKind::Cubic,
                     bytes: None,
+                    sack: true,
                 },
                 FlowConfig {
                     name: "ap-to-server".into(),
@@ -1696,6 +1708,7 @@ rate = "12kbit"
                     priority: None,
                     cc: crate::tcp::CcKind::Cubic,
                     bytes: None,
+                    sack: true,
                 },
             ]
         );

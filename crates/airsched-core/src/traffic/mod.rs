@@ -47,6 +47,7 @@ mod tests {
             priority: None,
             cc: crate::tcp::CcKind::Cubic,
             bytes: None,
+            sack: true,
         };
         // 8192 bits at 6 Mbit/s = 1365333.33 ns between packets.
         assert_eq!(cbr_send_time(&cfg, 0), Some(Nanos::from_ms(5)));
