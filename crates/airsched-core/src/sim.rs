@@ -10,6 +10,8 @@
 
 use std::time::{Duration, Instant};
 
+mod ht;
+
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -215,6 +217,8 @@ pub struct Simulation {
     chan: Vec<u32>,
     ifaces: Vec<Iface>,
     dcf: Dcf,
+    /// 802.11n cells: PHY settings and every node's driver queues (None: 802.11b).
+    ht: Option<Box<ht::Ht>>,
     flows: Vec<FlowState>,
     preamble: Preamble,
     lowest_basic: DsssRate,
@@ -265,7 +269,8 @@ impl Simulation {
         let scn = &expanded;
         let n = scn.stations.len();
         let cell = &scn.cell;
-        let params = DcfParams {
+        let is_ht = cell.standard == crate::scenario::Standard::Dot11n;
+        let params = if is_ht { ht::Ht::dcf_params(scn) } else { DcfParams {
             slot: dsss::SLOT,
             sifs: dsss::SIFS,
             difs: dsss::DIFS,
@@ -274,7 +279,7 @@ impl Simulation {
             cw_min: cell.cw_min,
             cw_max: cell.cw_max,
             retry_limit: cell.retry_limit,
-        };
+        } };
         let mut ifaces = Vec::with_capacity(n + 3);
         ifaces.push(Iface::new(scn.ap.txqueuelen, Link::Wifi(0)));
         for (i, st) in scn.stations.iter().enumerate() {
@@ -402,6 +407,7 @@ impl Simulation {
             chan: vec![crate::qdisc::REL_ONE; scn.flows.len()],
             ifaces,
             dcf: Dcf::new(n + 1, params, scn.run.seed),
+            ht: is_ht.then(|| Box::new(ht::Ht::new(scn, scn.run.seed))),
             flows,
             preamble,
             lowest_basic: cell.basic_rates[0],
@@ -934,6 +940,9 @@ impl Simulation {
 
     /// Give WiFi node `node` its next frame if its MAC is free.
     fn mac_pull(&mut self, node: u32) {
+        if self.ht.is_some() {
+            return self.ht_pull(node);
+        }
         let n = node as usize;
         if self.dcf.nodes[n].frame.is_some() || self.dcf.nodes[n].in_exchange {
             return;
@@ -962,6 +971,9 @@ impl Simulation {
     }
 
     fn on_access(&mut self, gen: u64) {
+        if self.ht.is_some() {
+            return self.ht_on_access(gen);
+        }
         let ta = self.now;
         if !self.dcf.begin_access(ta, gen) {
             return;
@@ -1077,6 +1089,9 @@ impl Simulation {
     /// End of a decoded data PPDU: the receiver has the frame. A retransmission of a frame the
     /// receiver already has (its ACK was lost) is discarded there as a duplicate.
     fn on_tx_end(&mut self) {
+        if self.ht.is_some() {
+            return self.ht_on_tx_end();
+        }
         let node = self.air[0].node as usize;
         let pkt = self.dcf.nodes[node].frame.expect("decoded transmitter holds its frame");
         let station = self.dcf.nodes[node].frame_station;
@@ -1104,6 +1119,9 @@ impl Simulation {
     }
 
     fn on_exchange_end(&mut self) {
+        if self.ht.is_some() {
+            return self.ht_on_exchange_end();
+        }
         let te = self.now;
         let p = self.dcf.params;
         let eifs = |sim: &Self, rate: DsssRate| match sim.scn.cell.eifs {
@@ -1280,7 +1298,10 @@ impl Simulation {
         }
         // A frame whose receiver already has a copy is the sender's only; it is not in flight.
         let mut senders_copies = 0u64;
-        for node in &self.dcf.nodes {
+        if self.ht.is_some() {
+            senders_copies += self.ht_for_each_held(&mut count);
+        }
+        for node in self.dcf.nodes.iter().filter(|_| self.ht.is_none()) {
             match node.frame {
                 Some(_) if node.delivered => senders_copies += 1,
                 Some(p) => count(p),
@@ -1587,6 +1608,9 @@ fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationC
         ack_errors: a.ack_errors - b.ack_errors,
         attempts_by_rate: std::array::from_fn(|d| std::array::from_fn(|r| a.attempts_by_rate[d][r] - b.attempts_by_rate[d][r])),
         acked_by_rate: std::array::from_fn(|d| std::array::from_fn(|r| a.acked_by_rate[d][r] - b.acked_by_rate[d][r])),
+        air_dir_ns: std::array::from_fn(|d| a.air_dir_ns[d] - b.air_dir_ns[d]),
+        ampdu_mpdus: std::array::from_fn(|d| crate::metrics::AmpduHist(std::array::from_fn(|k| a.ampdu_mpdus[d][k] - b.ampdu_mpdus[d][k]))),
+        acked_mpdus: a.acked_mpdus - b.acked_mpdus,
     }
 }
 

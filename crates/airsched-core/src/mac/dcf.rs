@@ -51,6 +51,11 @@ pub struct DcfNode {
     /// that gets through is a duplicate the receiver discards.
     pub delivered: bool,
     pub cw: u32,
+    /// This node's contention parameters: DIFS and the cell's CW bounds under DCF; under EDCA
+    /// the AIFS and CW bounds of the access category of the frame it holds (`Dcf::set_edca`).
+    pub aifs: Nanos,
+    pub cw_min: u32,
+    pub cw_max: u32,
     /// Backoff counter as it stands at `ifs_end`.
     pub backoff: u32,
     /// When this node's IFS after the last busy period ends.
@@ -104,6 +109,9 @@ impl Dcf {
                     attempts: 0,
                     delivered: false,
                     cw: params.cw_min,
+                    aifs: params.difs,
+                    cw_min: params.cw_min,
+                    cw_max: params.cw_max,
                     backoff: 0,
                     ifs_end: params.difs,
                     tx_at: NO_ACCESS,
@@ -177,7 +185,7 @@ impl Dcf {
     #[inline]
     fn beacon_plan(&self, now: Nanos) -> Nanos {
         let p = &self.params;
-        let t = self.nodes[0].ifs_end - p.difs + p.pifs;
+        let t = self.nodes[0].ifs_end - self.nodes[0].aifs + p.pifs;
         if t < now { now } else { t }
     }
 
@@ -222,9 +230,8 @@ impl Dcf {
     /// The transmitter `n` succeeded: reset CW, draw the post-backoff, release the frame.
     /// The node stays in the exchange (no new frame) until [`Dcf::end_busy`].
     pub fn on_success(&mut self, n: usize) {
-        let cw_min = self.params.cw_min;
         let node = &mut self.nodes[n];
-        node.cw = cw_min;
+        node.cw = node.cw_min;
         node.attempts = 0;
         node.delivered = false;
         node.frame = None;
@@ -237,12 +244,12 @@ impl Dcf {
         let p = self.params;
         let node = &mut self.nodes[n];
         let dropped = if node.attempts >= p.retry_limit {
-            node.cw = p.cw_min;
+            node.cw = node.cw_min;
             node.attempts = 0;
             node.delivered = false;
             node.frame.take()
         } else {
-            node.cw = (2 * (node.cw + 1) - 1).min(p.cw_max);
+            node.cw = (2 * (node.cw + 1) - 1).min(node.cw_max);
             None
         };
         node.draw_backoff();
@@ -275,6 +282,36 @@ impl Dcf {
             None
         } else {
             self.propose(best)
+        }
+    }
+
+    /// An aggregate exchange of node `n` ended (802.11n): a BlockAck resets CW, its absence
+    /// doubles it (up to the AC's CWmax); either way the PPDU leaves the node, whose subframes
+    /// the caller has already completed or queued for retry, and a new backoff is drawn.
+    pub fn on_ppdu_end(&mut self, n: usize, acknowledged: bool) {
+        let node = &mut self.nodes[n];
+        node.cw = if acknowledged { node.cw_min } else { (2 * (node.cw + 1) - 1).min(node.cw_max) };
+        node.attempts = 0;
+        node.delivered = false;
+        node.frame = None;
+        node.draw_backoff();
+    }
+
+    /// EDCA: node `n` contends with these AIFS and CW bounds from now on (the AC of its next
+    /// frame). A CW outside the new bounds is clamped.
+    pub fn set_edca(&mut self, n: usize, aifs: Nanos, cw_min: u32, cw_max: u32) {
+        let node = &mut self.nodes[n];
+        if node.aifs == aifs && node.cw_min == cw_min && node.cw_max == cw_max {
+            return;
+        }
+        // Keep the IFS end consistent with the new AIFS (it was computed with the old one).
+        node.ifs_end = node.ifs_end - node.aifs + aifs;
+        node.aifs = aifs;
+        node.cw_min = cw_min;
+        node.cw_max = cw_max;
+        node.cw = node.cw.clamp(cw_min, cw_max);
+        if node.backoff > node.cw {
+            node.draw_backoff();
         }
     }
 

@@ -292,6 +292,17 @@ impl Fq {
         self.tins[tin.index()].stats
     }
 
+    /// Every queued packet, flow by flow (for the simulator's conservation check).
+    pub fn for_each_queued(&self, mut f: impl FnMut(PacketId)) {
+        for fl in &self.flows {
+            let mut p = fl.head;
+            while p != NIL {
+                f(PacketId(p));
+                p = self.next_pkt[p as usize];
+            }
+        }
+    }
+
     /// `txq_has_queue`: the tin holds packets.
     pub fn tin_has_queue(&self, tin: TinId) -> bool {
         self.tins[tin.index()].stats.backlog_packets > 0

@@ -37,6 +37,36 @@ pub struct StationCounters {
     /// Attempts and acknowledged attempts per direction (0 down, 1 up) and DSSS rate index.
     pub attempts_by_rate: [[u64; 4]; 2],
     pub acked_by_rate: [[u64; 4]; 2],
+    /// Air time per direction (0 down: the AP's PPDUs to the station and the station's
+    /// (Block)Acks; 1 up), every attempt.
+    pub air_dir_ns: [u64; 2],
+    /// 802.11n: PPDU attempts per direction by the number of MPDUs they carried (index 1-64).
+    pub ampdu_mpdus: [AmpduHist; 2],
+    /// 802.11n: MPDUs acknowledged by a BlockAck (or ACK), both directions.
+    pub acked_mpdus: u64,
+}
+
+/// Counts of aggregates by their number of MPDUs (index 0 unused, 1..=64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AmpduHist(pub [u64; 65]);
+
+impl Default for AmpduHist {
+    fn default() -> Self {
+        AmpduHist([0; 65])
+    }
+}
+
+impl std::ops::Index<usize> for AmpduHist {
+    type Output = u64;
+    fn index(&self, i: usize) -> &u64 {
+        &self.0[i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for AmpduHist {
+    fn index_mut(&mut self, i: usize) -> &mut u64 {
+        &mut self.0[i]
+    }
 }
 
 /// What one transmitter (AP or station) did on the air, whoever the frames were for.

@@ -1,0 +1,795 @@
+//! 802.11n in the simulator: EDCA channel access, A-MPDU aggregation with BlockAck and
+//! per-MPDU errors, and the queueing between a node's qdisc and the air (the driver's per-TID
+//! FIFOs of ath9k before Linux 4.10, or mac80211's FQ-MAC intermediate queues), with the
+//! station scheduler (round robin, the ath9k airtime scheduler of Linux 4.11, or mac80211's
+//! airtime scheduler with AQL). See docs/model-80211n-mac.md.
+//!
+//! Each WiFi node has a [`Driver`]: per-tin queues (a tin is one peer station and TID), a
+//! per-tin `held` queue for MPDUs to retransmit or that did not fit the last aggregate (ath9k's
+//! `tid->retry_q`), and a hardware queue of at most [`HW_QUEUE_AGGS`] aggregates, the head of
+//! which contends for the medium. The AP's tins are (station, TID); a station's are (AP, TID).
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+
+use super::{DropCause, Node, Outcome, Simulation};
+use crate::mac::edca::{tid_to_ac, AccessCategory, EdcaParams, TxopTable};
+use crate::mac80211::airtime::{AirtimeParams, AirtimeScheduler, AtfKind};
+use crate::mac80211::aql::{tx_time_est, Aql, AqlParams};
+use crate::mac80211::fq::{Fq, FqParams};
+use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
+use crate::packet::PacketId;
+use crate::phy::error::{ErrMode, OfdmRate};
+use crate::phy::dsss::Preamble;
+use crate::phy::ht::{self, AmpduLimits, HtTxVector};
+use crate::phy::ofdm::{self, OfdmBand};
+use crate::qdisc::QCtx;
+use crate::radio::Dir;
+use crate::scenario::{AirtimeSched, FqKernel, MacQueue, Scenario};
+use crate::time::Nanos;
+
+/// Aggregates the driver keeps queued to the hardware (ath9k `ATH_AGGR_MIN_QDEPTH`): the
+/// scheduler builds while fewer are queued.
+pub const HW_QUEUE_AGGS: usize = 2;
+
+/// One MPDU of an aggregate, or waiting in a tin's held queue.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Mpdu {
+    pub pkt: PacketId,
+    /// Transmission attempts so far.
+    pub attempts: u16,
+    /// The receiver has it (an earlier attempt's BlockAck was lost): the sender's copy only.
+    pub delivered: bool,
+    /// AQL estimate charged when it was dequeued (µs, `tx_time_est`), 0 without AQL.
+    pub est_us: u32,
+}
+
+/// One A-MPDU (or a single MPDU when it holds one) in the hardware queue.
+pub(super) struct Agg {
+    pub tin: TinId,
+    /// The station it is to (AP) or from (station).
+    pub station: u32,
+    pub mpdus: Vec<Mpdu>,
+    pub psdu: u32,
+    pub txtime: Nanos,
+    /// Bit i: MPDU i was decoded by the receiver in the current attempt.
+    pub ok: u64,
+}
+
+impl Agg {
+    fn new() -> Agg {
+        Agg { tin: TinId(0), station: 0, mpdus: Vec::with_capacity(ht::AMPDU_MAX_MPDUS as usize), psdu: 0, txtime: Nanos::ZERO, ok: 0 }
+    }
+}
+
+/// Where a driver's frames wait before the aggregate is built.
+pub(super) enum Source {
+    /// ath9k before 4.10: per-tin FIFOs; the qdisc is drained only while the driver holds
+    /// fewer than `limit` frames.
+    Fifo { q: Vec<VecDeque<PacketId>>, limit: u32 },
+    /// mac80211 FQ-MAC.
+    Fq(Box<Fq>),
+}
+
+pub(super) struct Driver {
+    pub src: Source,
+    /// Per tin: MPDUs to send before anything new (retries, and the frame that did not fit).
+    pub held: Vec<VecDeque<Mpdu>>,
+    /// Frames the driver holds: its FIFOs, held queues and hardware queue.
+    pub frames: u32,
+    pub hw: [Agg; HW_QUEUE_AGGS],
+    pub hw_head: usize,
+    pub hw_len: usize,
+    pub sched: AirtimeScheduler,
+    pub aql: Aql,
+    /// AQL limits checked (the mac80211 scheduler); accounting runs regardless.
+    pub aql_on: bool,
+}
+
+impl Driver {
+    fn has_frames(src: &Source, held: &[VecDeque<Mpdu>], tin: TinId) -> bool {
+        !held[tin.index()].is_empty()
+            || match src {
+                Source::Fifo { q, .. } => !q[tin.index()].is_empty(),
+                Source::Fq(fq) => fq.tin_has_queue(tin),
+            }
+    }
+
+    pub fn head(&self) -> &Agg {
+        &self.hw[self.hw_head]
+    }
+}
+
+/// The 802.11n cell: PHY settings, per-station transmit vectors and every node's driver.
+pub(super) struct Ht {
+    pub band: OfdmBand,
+    pub basic: Vec<OfdmRate>,
+    /// Per station: the HT transmit vector of its link (both directions).
+    pub tx: Vec<HtTxVector>,
+    /// Per station: normal ACK and BlockAck airtime answering its MCS.
+    pub ack: Vec<Nanos>,
+    pub block_ack: Vec<Nanos>,
+    pub limits: AmpduLimits,
+    pub mpdu_retry_limit: u32,
+    /// EDCA parameters per mac80211 AC index (VO, VI, BE, BK).
+    pub edca: [EdcaParams; 4],
+    /// Per flow: its TID (`cfg80211_classify8021d`).
+    pub flow_tid: Vec<u8>,
+    /// Per WiFi node.
+    pub drivers: Vec<Driver>,
+    /// The lowest basic rate: beacons.
+    pub beacon_rate: OfdmRate,
+    /// Airtime scheduler kind at the AP (results).
+    pub ap_airtime: AirtimeSched,
+}
+
+fn mac80211_ac(ac: AccessCategory) -> Ac {
+    match ac {
+        AccessCategory::Vo => Ac::Vo,
+        AccessCategory::Vi => Ac::Vi,
+        AccessCategory::Be => Ac::Be,
+        AccessCategory::Bk => Ac::Bk,
+    }
+}
+
+/// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL: the data bits at
+/// the PHY rate, plus the per-PPDU overhead (preamble, SIFS, BlockAck, AIFS, ~100 µs) shared by
+/// the 16 MPDUs `ieee80211_calc_expected_tx_airtime` assumes an aggregate to hold.
+fn est_airtime_us(tx: HtTxVector, bytes: u32) -> u32 {
+    let data = (bytes as u64 + ht::MPDU_DELIMITER_BYTES as u64) * 8 * 1_000_000 / tx.bits_per_second();
+    (data + 100 / 16) as u32
+}
+
+impl Ht {
+    pub fn new(scn: &Scenario, seed: u64) -> Ht {
+        let cell = scn.cell.ht.as_ref().expect("an 802.11n cell has HT settings");
+        let n = scn.stations.len();
+        let tx: Vec<HtTxVector> = scn
+            .stations
+            .iter()
+            .map(|st| HtTxVector::new(st.ht.expect("802.11n stations have HT settings").mcs, cell.width, cell.gi))
+            .collect();
+        let ack = tx.iter().map(|t| ht::ack_time(cell.band, &cell.basic_rates, t.mcs)).collect();
+        let block_ack = tx.iter().map(|t| ht::block_ack_time(cell.band, &cell.basic_rates, t.mcs)).collect();
+        let limits = AmpduLimits {
+            max_mpdus: cell.max_aggregate_mpdus,
+            ..AmpduLimits::HT.with_max_duration(cell.max_aggregate_time)
+        };
+        let edca = [AccessCategory::Vo, AccessCategory::Vi, AccessCategory::Be, AccessCategory::Bk]
+            .map(|ac| EdcaParams::default_for(ac, TxopTable::Ieee2016));
+        let flow_tid = (0..scn.flows.len())
+            .map(|i| {
+                let k = scn.flow_key(i);
+                crate::mac::edca::classify8021d(k.tos, k.priority)
+            })
+            .collect();
+        let mac = &scn.ap_mac;
+        let mut drivers = Vec::with_capacity(n + 1);
+        for node in 0..=n {
+            let peers = if node == 0 { n } else { 1 };
+            let tins = peers * NUM_TIDS;
+            let (src, kind, params, aql_on) = if node == 0 {
+                let src = match mac.queue {
+                    MacQueue::DriverFifo { limit } => Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(64)).collect(), limit },
+                    MacQueue::FqMac => {
+                        let p = match mac.fq_kernel {
+                            FqKernel::Linux4_11 => FqParams::linux_4_11(),
+                            FqKernel::Linux6_18 => FqParams::linux_6_18().without_vht(),
+                        };
+                        Source::Fq(Box::new(Fq::new(p, peers, seed)))
+                    }
+                };
+                let (kind, accounting) = match mac.airtime {
+                    AirtimeSched::Off => (AtfKind::Ath9k, false),
+                    AirtimeSched::Ath9k => (AtfKind::Ath9k, true),
+                    AirtimeSched::Mac80211 => (AtfKind::Mac80211, true),
+                };
+                let params = AirtimeParams { use_tx: accounting, use_rx: accounting && mac.airtime_rx, ..AirtimeParams::default() };
+                (src, kind, params, mac.aql)
+            } else {
+                let src = Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(), limit: crate::scenario::ATH_MAX_QDEPTH };
+                let params = AirtimeParams { use_tx: false, use_rx: false, ..AirtimeParams::default() };
+                (src, AtfKind::Ath9k, params, false)
+            };
+            let mut sched = AirtimeScheduler::new(kind, params, peers);
+            if node == 0 {
+                for (s, st) in scn.stations.iter().enumerate() {
+                    if let Some(h) = st.ht {
+                        sched.set_weight(StationId(s as u16), h.airtime_weight);
+                    }
+                }
+            }
+            drivers.push(Driver {
+                src,
+                held: (0..tins).map(|_| VecDeque::with_capacity(ht::AMPDU_MAX_MPDUS as usize)).collect(),
+                frames: 0,
+                hw: [Agg::new(), Agg::new()],
+                hw_head: 0,
+                hw_len: 0,
+                sched,
+                aql: Aql::new(AqlParams { enabled: aql_on, ..AqlParams::default() }, peers),
+                aql_on,
+            });
+        }
+        Ht {
+            band: cell.band,
+            basic: cell.basic_rates.clone(),
+            tx,
+            ack,
+            block_ack,
+            limits,
+            mpdu_retry_limit: cell.mpdu_retry_limit,
+            edca,
+            flow_tid,
+            drivers,
+            beacon_rate: cell.basic_rates[0],
+            ap_airtime: mac.airtime,
+        }
+    }
+
+    /// The tin of a frame at WiFi node `node` for/from `station` with `tid`.
+    #[inline]
+    fn tin(node: u32, station: u32, tid: u8) -> TinId {
+        let peer = if node == 0 { station } else { 0 };
+        TinId::new(StationId(peer as u16), tid)
+    }
+
+    /// DCF timing parameters of the cell (the AC_BE EDCA parameters stand in until a node
+    /// holds a frame of another AC).
+    pub fn dcf_params(scn: &Scenario) -> crate::mac::dcf::DcfParams {
+        let cell = scn.cell.ht.as_ref().expect("802.11n");
+        let band = cell.band;
+        let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
+        crate::mac::dcf::DcfParams {
+            slot: band.slot(),
+            sifs: band.sifs(),
+            difs: be.aifs(band),
+            pifs: band.pifs(),
+            ack_timeout: band.ack_timeout(),
+            cw_min: be.cw_min,
+            cw_max: be.cw_max,
+            retry_limit: scn.cell.retry_limit,
+        }
+    }
+}
+
+impl Simulation {
+    /// 802.11n: move what the qdisc releases into the driver, then build aggregates while the
+    /// hardware queue has room.
+    pub(super) fn ht_pull(&mut self, node: u32) {
+        loop {
+            let d = &self.ht.as_ref().expect("802.11n").drivers[node as usize];
+            if let Source::Fifo { limit, .. } = d.src {
+                if d.frames >= limit {
+                    break;
+                }
+            }
+            let Some(pkt) = self.dequeue(node) else { break };
+            self.ht_admit(node, pkt);
+        }
+        self.ht_schedule(node);
+        self.refill_after_dequeue(node);
+    }
+
+    /// A packet from the qdisc enters the driver (FIFO or FQ-MAC) of `node`.
+    fn ht_admit(&mut self, node: u32, pkt: PacketId) {
+        let f = self.pkts.get(pkt).flow as usize;
+        let station = self.station_of_iface_packet(node, f).expect("wifi frames have a station");
+        let now = self.now;
+        let ht = self.ht.as_mut().expect("802.11n");
+        let tin = Ht::tin(node, station, ht.flow_tid[f]);
+        let d = &mut ht.drivers[node as usize];
+        match &mut d.src {
+            Source::Fifo { q, .. } => {
+                q[tin.index()].push_back(pkt);
+                d.frames += 1;
+            }
+            Source::Fq(fq) => {
+                self.dropped.clear();
+                let mut cx = QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped, chan: &self.chan };
+                fq.enqueue(tin, pkt, &mut cx, now);
+            }
+        }
+        d.sched.wake(tin, now, &d.aql);
+        self.account_driver_drops(node);
+    }
+
+    /// Packets FQ-MAC dropped (overflow or CoDel) during the last operation.
+    fn account_driver_drops(&mut self, node: u32) {
+        for i in 0..self.dropped.len() {
+            let d = self.dropped[i];
+            self.drop_packet(d, node, DropCause::Queue);
+        }
+        self.dropped.clear();
+    }
+
+    /// The scheduler picks tins and the driver builds one aggregate per pick while the
+    /// hardware queue holds fewer than two.
+    fn ht_schedule(&mut self, node: u32) {
+        let n = node as usize;
+        loop {
+            let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+            if d.hw_len >= HW_QUEUE_AGGS {
+                return;
+            }
+            let mut pick = None;
+            for ac in Ac::ALL {
+                let Driver { src, held, sched, aql, .. } = d;
+                sched.schedule_start(ac, aql);
+                if let Some(tin) = sched.next_tin(ac, aql, |t| Driver::has_frames(src, held, t)) {
+                    pick = Some(tin);
+                    break;
+                }
+            }
+            let Some(tin) = pick else { return };
+            self.ht_build(node, tin);
+            let now = self.now;
+            let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+            let has = Driver::has_frames(&d.src, &d.held, tin);
+            d.sched.return_tin(tin, has, now, &d.aql);
+        }
+    }
+
+    /// The next MPDU of `tin`: a held one first, else a new frame from the FIFO or FQ-MAC.
+    fn ht_take(&mut self, node: u32, tin: TinId) -> Option<Mpdu> {
+        let now = self.now;
+        let ht = self.ht.as_mut().expect("802.11n");
+        let d = &mut ht.drivers[node as usize];
+        if let Some(m) = d.held[tin.index()].pop_front() {
+            return Some(m);
+        }
+        let pkt = match &mut d.src {
+            Source::Fifo { q, .. } => q[tin.index()].pop_front(),
+            Source::Fq(fq) => {
+                self.dropped.clear();
+                let mut cx = QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped, chan: &self.chan };
+                let p = fq.dequeue(tin, &mut cx, now);
+                if p.is_some() {
+                    d.frames += 1;
+                }
+                p
+            }
+        };
+        let est_us = match pkt {
+            Some(p) if d.aql_on || matches!(d.src, Source::Fq(_)) => {
+                let station = if node == 0 { tin.station().0 as usize } else { node as usize - 1 };
+                let bytes = ht::qos_data_mpdu_bytes(self.pkts.get(p).ip_len);
+                let est = tx_time_est(est_airtime_us(ht.tx[station], bytes));
+                d.aql.on_queued(tin.station(), tin.ac(), est);
+                est
+            }
+            _ => 0,
+        };
+        if !self.dropped.is_empty() {
+            self.account_driver_drops(node);
+        }
+        pkt.map(|pkt| Mpdu { pkt, attempts: 0, delivered: false, est_us })
+    }
+
+    /// Build one aggregate for `tin` into the hardware queue of `node`, as large as the limits
+    /// allow (64 MPDUs, 65 535 B, the aggregate duration cap; with AQL, until the station's
+    /// limit is reached). An MPDU that does not fit goes back to the head of the tin.
+    fn ht_build(&mut self, node: u32, tin: TinId) {
+        let n = node as usize;
+        let station = if node == 0 { tin.station().0 as u32 } else { node - 1 };
+        let (tx, band, limits) = {
+            let ht = self.ht.as_ref().expect("802.11n");
+            (ht.tx[station as usize], ht.band, ht.limits)
+        };
+        let slot = {
+            let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+            let slot = (d.hw_head + d.hw_len) % HW_QUEUE_AGGS;
+            let agg = &mut d.hw[slot];
+            agg.mpdus.clear();
+            agg.tin = tin;
+            agg.station = station;
+            agg.ok = 0;
+            slot
+        };
+        let mut padded = 0u32;
+        let mut psdu = 0u32;
+        let mut count = 0u32;
+        while count < limits.max_mpdus {
+            let Some(m) = self.ht_take(node, tin) else { break };
+            let mpdu = ht::qos_data_mpdu_bytes(self.pkts.get(m.pkt).ip_len);
+            let with = padded + ht::MPDU_DELIMITER_BYTES + mpdu;
+            let fits = count == 0
+                || (with <= limits.max_bytes && ht::txtime(band, tx, with) - band.signal_extension() <= limits.max_duration);
+            let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+            if !fits {
+                d.held[tin.index()].push_front(m);
+                break;
+            }
+            d.hw[slot].mpdus.push(m);
+            padded += ht::ampdu_subframe_bytes(mpdu);
+            psdu = with;
+            count += 1;
+            if d.aql_on && !d.aql.can_queue(tin.station(), tin.ac()) {
+                break;
+            }
+        }
+        let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+        debug_assert!(count > 0, "the scheduler picked a tin without frames");
+        if count == 0 {
+            return;
+        }
+        // A lone MPDU goes without the A-MPDU delimiter and is answered by a normal ACK.
+        if count == 1 {
+            psdu -= ht::MPDU_DELIMITER_BYTES;
+        }
+        let agg = &mut d.hw[slot];
+        agg.psdu = psdu;
+        agg.txtime = ht::txtime(band, tx, psdu);
+        d.hw_len += 1;
+        if d.hw_len == 1 {
+            self.ht_head_to_mac(node);
+        }
+    }
+
+    /// The head of the hardware queue becomes the frame the node contends with.
+    fn ht_head_to_mac(&mut self, node: u32) {
+        let n = node as usize;
+        let ht = self.ht.as_ref().expect("802.11n");
+        let d = &ht.drivers[n];
+        let agg = d.head();
+        let e = ht.edca[mac80211_ac(tid_to_ac(agg.tin.tid())).index()];
+        let (first, station) = (agg.mpdus[0].pkt, agg.station);
+        let aifs = e.aifs(ht.band);
+        self.dcf.set_edca(n, aifs, e.cw_min, e.cw_max);
+        let dn = &mut self.dcf.nodes[n];
+        dn.frame = Some(first);
+        dn.frame_station = station;
+        dn.attempts = 0;
+        dn.delivered = false;
+        if let Some((t, gen)) = self.dcf.frame_arrived(n, self.now) {
+            self.queue.schedule(t, super::Event::Access { gen });
+        }
+    }
+
+    pub(super) fn ht_on_access(&mut self, gen: u64) {
+        let ta = self.now;
+        if !self.dcf.begin_access(ta, gen) {
+            return;
+        }
+        self.air.clear();
+        let mut busy_end = ta;
+        let band = self.ht.as_ref().expect("802.11n").band;
+        if self.dcf.medium.beacon_in_air {
+            let rate = self.ht.as_ref().expect("802.11n").beacon_rate;
+            let d = ofdm::txtime(band, rate, self.scn.cell.beacon_bytes);
+            let nc = &mut self.counters.nodes[0];
+            nc.airtime_ns += d.0;
+            nc.tx_attempts += 1;
+            nc.beacons += 1;
+            self.counters.frames += 1;
+            self.air.push(super::AirTx { node: 0, end: ta + d, rate: crate::phy::dsss::DsssRate::R1 });
+            busy_end = ta + d;
+        }
+        for i in 0..self.dcf.medium.transmitters.len() {
+            let node = self.dcf.medium.transmitters[i];
+            self.dcf.nodes[node as usize].attempts += 1;
+            let d = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize];
+            let agg = &mut d.hw[d.hw_head];
+            let (s, t, n_mpdus) = (agg.station as usize, agg.txtime, agg.mpdus.len());
+            for m in agg.mpdus.iter_mut() {
+                m.attempts += 1;
+            }
+            let nc = &mut self.counters.nodes[node as usize];
+            nc.airtime_ns += t.0;
+            nc.tx_attempts += 1;
+            let sc = &mut self.counters.stations[s];
+            let dir = (node != 0) as usize;
+            sc.airtime_ns += t.0;
+            sc.air_dir_ns[dir] += t.0;
+            sc.tx_attempts += 1;
+            sc.ampdu_mpdus[dir][n_mpdus.min(64)] += 1;
+            self.counters.frames += 1;
+            self.air.push(super::AirTx { node, end: ta + t, rate: crate::phy::dsss::DsssRate::R1 });
+            busy_end = busy_end.max(ta + t);
+        }
+        self.outcome = if self.air.len() > 1 || self.dcf.medium.beacon_in_air {
+            Outcome::Collision
+        } else {
+            self.ht_draw_outcome(ta)
+        };
+        match self.outcome {
+            Outcome::Success | Outcome::AckLost => {
+                let a = self.air[0];
+                let ht = self.ht.as_ref().expect("802.11n");
+                let agg = ht.drivers[a.node as usize].head();
+                let s = agg.station as usize;
+                let resp = if agg.mpdus.len() == 1 { ht.ack[s] } else { ht.block_ack[s] };
+                let acker = if a.node == 0 { s + 1 } else { 0 };
+                self.counters.nodes[acker].airtime_ns += resp.0;
+                self.counters.stations[s].airtime_ns += resp.0;
+                self.counters.stations[s].air_dir_ns[(a.node != 0) as usize] += resp.0;
+                if self.outcome == Outcome::AckLost {
+                    self.counters.stations[s].ack_errors += 1;
+                }
+                self.queue.schedule(busy_end, super::Event::TxEnd);
+                busy_end = busy_end + band.sifs() + resp;
+            }
+            Outcome::DataLost => {
+                let s = self.ht.as_ref().expect("802.11n").drivers[self.air[0].node as usize].head().station as usize;
+                self.counters.stations[s].data_errors += 1;
+            }
+            Outcome::Collision => {
+                let beacon = self.dcf.medium.beacon_in_air;
+                for a in &self.air {
+                    if a.node != 0 || !beacon {
+                        let s = self.dcf.nodes[a.node as usize].frame_station as usize;
+                        self.counters.stations[s].collisions += 1;
+                    }
+                }
+            }
+        }
+        self.counters.medium_busy_ns += (busy_end - ta).0;
+        self.queue.schedule(busy_end, super::Event::ExchangeEnd);
+    }
+
+    /// A lone A-MPDU on the air: which MPDUs does the receiver decode, and does the sender
+    /// decode the BlockAck? One uniform per MPDU and one for the response, from the sender's
+    /// stream; a perfect channel draws nothing. The preamble and HT-SIG are taken to succeed
+    /// whenever an MPDU does (their error rate at BPSK ½ is far below the data's).
+    fn ht_draw_outcome(&mut self, ta: Nanos) -> Outcome {
+        let node = self.air[0].node as usize;
+        let ht = self.ht.as_mut().expect("802.11n");
+        let d = &mut ht.drivers[node];
+        let head = d.hw_head;
+        let agg = &mut d.hw[head];
+        let s = agg.station as usize;
+        let Some(ch) = self.channels[s].as_mut() else {
+            agg.ok = if agg.mpdus.len() >= 64 { u64::MAX } else { (1u64 << agg.mpdus.len()) - 1 };
+            return Outcome::Success;
+        };
+        let (data_dir, ack_dir) = if node == 0 { (Dir::Down, Dir::Up) } else { (Dir::Up, Dir::Down) };
+        let tx = ht.tx[s];
+        let mode = ErrMode::nist(tx.mcs.non_ht_reference_rate());
+        let snr = ch.snr_cdb(ta, data_dir);
+        let rng = &mut self.err_rng[node];
+        agg.ok = 0;
+        for (i, m) in agg.mpdus.iter().enumerate() {
+            let bytes = ht::qos_data_mpdu_bytes(self.pkts.get(m.pkt).ip_len);
+            let p = self.errors.success(mode, Preamble::Long, snr, bytes);
+            if rng.random::<f64>() < p {
+                agg.ok |= 1 << i;
+            }
+        }
+        if agg.ok == 0 {
+            return Outcome::DataLost;
+        }
+        if data_dir == Dir::Up {
+            self.report = Some(super::Report { station: s as u32, snr_cdb: snr });
+        }
+        let resp_rate = ht::control_response_rate(&ht.basic, tx.mcs);
+        let resp_bytes = if agg.mpdus.len() == 1 { ofdm::ACK_BYTES } else { ofdm::BLOCK_ACK_BYTES };
+        let ack_snr = ch.snr_cdb(ta + agg.txtime + ht.band.sifs(), ack_dir);
+        let p_ack = self.errors.success(ErrMode::nist(resp_rate), Preamble::Long, ack_snr, resp_bytes);
+        if rng.random::<f64>() >= p_ack {
+            return Outcome::AckLost;
+        }
+        if ack_dir == Dir::Up {
+            self.report = Some(super::Report { station: s as u32, snr_cdb: ack_snr });
+        }
+        Outcome::Success
+    }
+
+    /// End of a decoded A-MPDU: the receiver passes up every MPDU it decoded that it did not
+    /// have. With the BlockAck lost the sender keeps them and the receiver gets copies.
+    /// Delivery is in the order of the aggregate; there is no reordering buffer.
+    pub(super) fn ht_on_tx_end(&mut self) {
+        let node = self.air[0].node;
+        let acked = self.outcome == Outcome::Success;
+        let n_mpdus = self.ht.as_ref().expect("802.11n").drivers[node as usize].head().mpdus.len();
+        for i in 0..n_mpdus {
+            let d = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize];
+            let head = d.hw_head;
+            let agg = &mut d.hw[head];
+            if agg.ok & (1 << i) == 0 || agg.mpdus[i].delivered {
+                continue;
+            }
+            let station = agg.station;
+            let pkt = agg.mpdus[i].pkt;
+            let to = if node == 0 { Node::Station(station) } else { Node::Ap };
+            self.counters.stations[station as usize].tx_frames += 1;
+            let deliver = if acked {
+                // Ownership passes to the receiver; the slot is released at the exchange end.
+                agg.mpdus[i].delivered = true;
+                agg.mpdus[i].pkt = PacketId(u32::MAX);
+                pkt
+            } else {
+                agg.mpdus[i].delivered = true;
+                let copy = *self.pkts.get(pkt);
+                self.pkts.alloc(copy)
+            };
+            self.arrive(to, deliver);
+        }
+    }
+
+    pub(super) fn ht_on_exchange_end(&mut self) {
+        let te = self.now;
+        let (band, sifs) = {
+            let ht = self.ht.as_ref().expect("802.11n");
+            (ht.band, ht.band.sifs())
+        };
+        let ack_timeout = band.ack_timeout();
+        // EIFS after an undecodable HT PPDU: SIFS + the estimated ACK time + AIFS.
+        let eifs_extra = |mcs: ht::HtMcs| sifs + ht::estimated_ack_time(mcs);
+        let collided = self.air.len() > 1;
+        let slowest_mcs = |sim: &Self| {
+            let ht = sim.ht.as_ref().expect("802.11n");
+            sim.air
+                .iter()
+                .filter(|a| !(a.node == 0 && sim.dcf.medium.beacon_in_air))
+                .map(|a| ht.tx[ht.drivers[a.node as usize].head().station as usize].mcs)
+                .min()
+        };
+        let bystander_extra = if collided { slowest_mcs(self).map(eifs_extra).unwrap_or(Nanos::ZERO) } else { Nanos::ZERO };
+        for n in 0..self.dcf.nodes.len() {
+            let aifs = self.dcf.nodes[n].aifs;
+            self.dcf.set_ifs_end(n, te + bystander_extra + aifs);
+        }
+        match self.outcome {
+            Outcome::Collision => {
+                for (i, a) in self.air.iter().enumerate() {
+                    let is_beacon = i == 0 && self.dcf.medium.beacon_in_air;
+                    let own = if is_beacon { a.end } else { a.end + ack_timeout };
+                    let aifs = self.dcf.nodes[a.node as usize].aifs;
+                    let t = (own.max(te) + aifs).max(te + bystander_extra + aifs);
+                    self.dcf.set_ifs_end(a.node as usize, t);
+                }
+            }
+            Outcome::DataLost => {
+                let a = self.air[0];
+                let ht = self.ht.as_ref().expect("802.11n");
+                let s = ht.drivers[a.node as usize].head().station;
+                let mcs = ht.tx[s as usize].mcs;
+                let receiver = if a.node == 0 { s as usize + 1 } else { 0 };
+                let r_aifs = self.dcf.nodes[receiver].aifs;
+                self.dcf.set_ifs_end(receiver, te + eifs_extra(mcs) + r_aifs);
+                let aifs = self.dcf.nodes[a.node as usize].aifs;
+                self.dcf.set_ifs_end(a.node as usize, a.end + ack_timeout + aifs);
+            }
+            Outcome::AckLost => {
+                // The sender could not decode the (Block)Ack, sent at a legacy OFDM rate.
+                let a = self.air[0];
+                let ht = self.ht.as_ref().expect("802.11n");
+                let mcs = ht.tx[ht.drivers[a.node as usize].head().station as usize].mcs;
+                let resp = ht::control_response_rate(&ht.basic, mcs);
+                let aifs = self.dcf.nodes[a.node as usize].aifs;
+                self.dcf.set_ifs_end(a.node as usize, te + sifs + ofdm::estimated_ack_time(resp) + aifs);
+            }
+            Outcome::Success => {}
+        }
+        if let Some(r) = self.report.take() {
+            if let Some(m) = self.monitor.as_mut() {
+                m.report(r.station as usize, r.snr_cdb);
+                self.refresh_chan(r.station as usize);
+            }
+        }
+        let acked = self.outcome == Outcome::Success;
+        for i in 0..self.air.len() {
+            let a = self.air[i];
+            if i == 0 && self.dcf.medium.beacon_in_air {
+                continue;
+            }
+            let decoded = matches!(self.outcome, Outcome::Success | Outcome::AckLost);
+            self.ht_complete_head(a.node, acked, decoded);
+        }
+        if let Some((t, gen)) = self.dcf.end_busy(te) {
+            self.queue.schedule(t, super::Event::Access { gen });
+        }
+        let transmitters = std::mem::take(&mut self.dcf.medium.transmitters);
+        for &node in &transmitters {
+            self.ht_pull(node);
+        }
+        self.dcf.medium.transmitters = transmitters;
+        self.air.clear();
+        self.outcome = Outcome::Collision;
+    }
+
+    /// TX status of the head aggregate of `node`: acknowledged MPDUs leave, the others are
+    /// retried from the head of their tin or dropped at the retry limit; airtime is reported
+    /// to the scheduler and AQL; the next aggregate in the hardware queue takes the MAC.
+    fn ht_complete_head(&mut self, node: u32, acked: bool, decoded: bool) {
+        let n = node as usize;
+        let now = self.now;
+        let limit = self.ht.as_ref().expect("802.11n").mpdu_retry_limit;
+        let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+        let head = d.hw_head;
+        let (tin, station, txtime) = (d.hw[head].tin, d.hw[head].station, d.hw[head].txtime);
+        let tx_us = (txtime.0 / 1000) as u32;
+        d.sched.report_airtime(tin, tx_us, 0, now);
+        if node != 0 && decoded {
+            // The AP received this PPDU from the station: RX airtime of the station's TXQ.
+            let ap = &mut self.ht.as_mut().expect("802.11n").drivers[0];
+            let ap_tin = TinId::new(StationId(station as u16), tin.tid());
+            ap.sched.report_airtime(ap_tin, 0, tx_us, now);
+        }
+        let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+        let agg_ok = d.hw[head].ok;
+        let n_mpdus = d.hw[head].mpdus.len();
+        // Failed MPDUs go back to the head of the tin in their original order.
+        for i in (0..n_mpdus).rev() {
+            let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+            let m = d.hw[head].mpdus[i];
+            let ok = acked && agg_ok & (1 << i) != 0;
+            if ok || (m.attempts as u32) >= limit {
+                d.frames -= 1;
+                if m.est_us > 0 {
+                    d.aql.on_completed(tin.station(), tin.ac(), m.est_us);
+                }
+                if ok {
+                    self.counters.stations[station as usize].acked_mpdus += 1;
+                    if m.pkt.0 != u32::MAX {
+                        // The receiver had it already (an earlier BlockAck was lost).
+                        self.pkts.free(m.pkt);
+                    }
+                } else if m.delivered {
+                    if m.pkt.0 != u32::MAX {
+                        self.pkts.free(m.pkt);
+                    }
+                } else {
+                    self.drop_packet(m.pkt, node, DropCause::Retry);
+                }
+            } else {
+                self.counters.stations[station as usize].retries += 1;
+                d.held[tin.index()].push_front(m);
+            }
+        }
+        let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+        d.hw[head].mpdus.clear();
+        d.hw_head = (head + 1) % HW_QUEUE_AGGS;
+        d.hw_len -= 1;
+        d.sched.wake(tin, now, &d.aql);
+        self.dcf.on_ppdu_end(n, acked);
+        if self.ht.as_ref().expect("802.11n").drivers[n].hw_len > 0 {
+            // Planned by `end_busy` like any node holding a frame.
+            let ht = self.ht.as_ref().expect("802.11n");
+            let d = &ht.drivers[n];
+            let agg = d.head();
+            let e = ht.edca[mac80211_ac(tid_to_ac(agg.tin.tid())).index()];
+            let (first, st) = (agg.mpdus[0].pkt, agg.station);
+            let aifs = e.aifs(ht.band);
+            self.dcf.set_edca(n, aifs, e.cw_min, e.cw_max);
+            let dn = &mut self.dcf.nodes[n];
+            dn.frame = Some(first);
+            dn.frame_station = st;
+        }
+    }
+
+    /// Packets held by the 802.11n drivers, for the conservation check: `count` for each one
+    /// in flight; returns how many are senders' copies of frames already delivered.
+    pub(super) fn ht_for_each_held(&self, mut count: impl FnMut(PacketId)) -> u64 {
+        let Some(ht) = self.ht.as_ref() else { return 0 };
+        let mut copies = 0;
+        let mut mpdu = |m: &Mpdu, count: &mut dyn FnMut(PacketId)| {
+            if m.pkt.0 == u32::MAX {
+                return;
+            }
+            if m.delivered {
+                copies += 1;
+            } else {
+                count(m.pkt);
+            }
+        };
+        for d in &ht.drivers {
+            match &d.src {
+                Source::Fifo { q, .. } => q.iter().flatten().for_each(|&p| count(p)),
+                Source::Fq(fq) => fq.for_each_queued(&mut count),
+            }
+            for h in &d.held {
+                for m in h {
+                    mpdu(m, &mut count);
+                }
+            }
+            for k in 0..d.hw_len {
+                for m in &d.hw[(d.hw_head + k) % HW_QUEUE_AGGS].mpdus {
+                    mpdu(m, &mut count);
+                }
+            }
+        }
+        copies
+    }
+}
