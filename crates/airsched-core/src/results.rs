@@ -68,6 +68,28 @@ pub struct StationResult {
     /// goodput at the end; NaN when no monitor runs.
     pub estimate_mean_mbps: f64,
     pub rel_goodput_end: f64,
+    /// Air time of the frames to the station (the AP's PPDUs, every attempt, and the
+    /// station's ACKs/BlockAcks) and from it (its PPDUs and the AP's responses).
+    pub airtime_down_s: f64,
+    pub airtime_up_s: f64,
+    /// The station's share of the AP's transmit airtime to all stations (Høiland-Jørgensen et
+    /// al., Fig. 1/3): down airtime over the sum of all stations' down airtime.
+    pub airtime_down_share: f64,
+    /// 802.11n: mean MPDUs per PPDU attempt to and from the station (NaN: none, or 802.11b).
+    pub ampdu_mean_down: f64,
+    pub ampdu_mean_up: f64,
+}
+
+/// How many PPDU attempts to or from a station carried a given number of MPDUs (802.11n).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregateRow {
+    pub station: String,
+    /// "down" or "up".
+    pub direction: &'static str,
+    pub mpdus: u32,
+    pub count: u64,
+    /// Share of the direction's PPDU attempts.
+    pub share: f64,
 }
 
 /// Attempts at one PHY rate on one direction of one station's link.
@@ -161,6 +183,8 @@ pub struct RunResults {
     pub rates: Vec<RateRow>,
     /// Every answered ping in the measured window.
     pub pings: Vec<PingRow>,
+    /// 802.11n aggregate size distribution (empty in 802.11b cells).
+    pub aggregates: Vec<AggregateRow>,
     pub samples: Vec<Sample>,
     pub sample_interval: Nanos,
     /// Every interface's qdisc tree with its statistics.

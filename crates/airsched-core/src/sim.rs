@@ -32,7 +32,7 @@ use crate::tcp::sender::{AppLimit, TcpSender};
 use crate::tcp::{Ack, Segment, TcpConfig, TcpReceiver};
 use crate::scenario::{CollisionDefer, EifsRule, Endpoint, FlowRate, Protocol, RateControl, Scenario, UDP_IP_OVERHEAD};
 use crate::time::Nanos;
-use crate::traffic::{cbr_send_time, SATURATE_BACKLOG};
+use crate::traffic::{cbr_send_time, SATURATE_BACKLOG, SATURATE_BACKLOG_HT};
 
 /// Bytes a packet occupies on the wire beyond its IP datagram: Ethernet header 14, FCS 4,
 /// preamble and SFD 8, inter-frame gap 12.
@@ -259,6 +259,9 @@ pub struct Simulation {
     refilling: bool,
     refill_again: bool,
     refill_rotor: u32,
+    /// Packets a saturating source keeps queued (`SATURATE_BACKLOG`, or `SATURATE_BACKLOG_HT`
+    /// in an 802.11n cell, where they count until they leave the driver).
+    saturate_backlog: u32,
 }
 
 impl Simulation {
@@ -462,6 +465,7 @@ impl Simulation {
             refilling: false,
             refill_again: false,
             refill_rotor: 0,
+            saturate_backlog: if is_ht { SATURATE_BACKLOG_HT } else { SATURATE_BACKLOG },
             scn: scn.clone(),
         };
         for st in 0..n {
@@ -605,9 +609,9 @@ impl Simulation {
     fn refill(&mut self, f: u32) {
         // At most SATURATE_BACKLOG packets per call: a queue that makes room by dropping older
         // packets of the same flow (head drop, fq_codel overflow) must not make this loop forever.
-        for _ in 0..SATURATE_BACKLOG {
+        for _ in 0..self.saturate_backlog {
             let fs = &self.flows[f as usize];
-            if !fs.active || fs.outstanding >= SATURATE_BACKLOG || self.now >= fs.stop {
+            if !fs.active || fs.outstanding >= self.saturate_backlog || self.now >= fs.stop {
                 return;
             }
             self.flows[f as usize].outstanding += 1;
@@ -646,6 +650,8 @@ impl Simulation {
         let out = self.ifaces[iface as usize].qdisc.dequeue(&mut cx, self.now);
         self.account_qdisc_drops(iface, None);
         match out {
+            // In an 802.11n cell a frame leaves the first hop when it leaves the driver.
+            Some(_) if self.ht.is_some() && matches!(self.ifaces[iface as usize].link, Link::Wifi(_)) => {}
             Some(pkt) => self.left_first_hop(iface, pkt),
             None => self.arm_watchdog(iface),
         }
@@ -1008,6 +1014,7 @@ impl Simulation {
             nc.tx_attempts += 1;
             let sc = &mut self.counters.stations[s as usize];
             sc.airtime_ns += d.0;
+            sc.air_dir_ns[(node != 0) as usize] += d.0;
             sc.tx_attempts += 1;
             sc.attempts_by_rate[(node != 0) as usize][ri] += 1;
             self.counters.frames += 1;
@@ -1028,6 +1035,7 @@ impl Simulation {
                 let acker = if a.node == 0 { s + 1 } else { 0 };
                 self.counters.nodes[acker].airtime_ns += ack.0;
                 self.counters.stations[s].airtime_ns += ack.0;
+                self.counters.stations[s].air_dir_ns[(a.node != 0) as usize] += ack.0;
                 if self.outcome == Outcome::AckLost {
                     self.counters.stations[s].ack_errors += 1;
                 }
@@ -1403,8 +1411,12 @@ impl Simulation {
         let station_sample_mean = |s: usize, f: fn(&Sample) -> f64| {
             mean_std(self.samples.iter().filter(|x| x.kind == SampleKind::Station && x.index == s as u32).map(f)).0
         };
+        let down_air_total: u64 = (0..self.scn.stations.len())
+            .map(|s| c.stations[s].air_dir_ns[0] - base.stations[s].air_dir_ns[0])
+            .sum();
         let mut stations = Vec::with_capacity(self.scn.stations.len());
         let mut rates = Vec::new();
+        let mut aggregates = Vec::new();
         for (s, st) in self.scn.stations.iter().enumerate() {
             let d = sub_station(&c.stations[s], &base.stations[s]);
             let mut mean_rate = [f64::NAN; 2];
@@ -1443,10 +1455,36 @@ impl Simulation {
                     qd_n += fd.received_packets;
                 }
             }
+            let mut ampdu_mean = [f64::NAN; 2];
+            if let Some(cell) = &self.scn.cell.ht {
+                for (dir, name) in [(0, "down"), (1, "up")] {
+                    let h = &d.ampdu_mpdus[dir];
+                    let total: u64 = h.0.iter().sum();
+                    let mpdus: u64 = h.0.iter().enumerate().map(|(k, &c)| k as u64 * c).sum();
+                    if total > 0 {
+                        ampdu_mean[dir] = mpdus as f64 / total as f64;
+                    }
+                    for (k, &count) in h.0.iter().enumerate().filter(|(_, c)| **c > 0) {
+                        aggregates.push(crate::results::AggregateRow {
+                            station: st.name.clone(),
+                            direction: name,
+                            mpdus: k as u32,
+                            count,
+                            share: count as f64 / total as f64,
+                        });
+                    }
+                }
+                if let Some(h) = st.ht {
+                    mean_rate = [h.mcs.mbps(cell.width, cell.gi); 2];
+                }
+            }
             // A station-to-itself flow is impossible, so up + down counts each flow once.
             stations.push(StationResult {
                 name: st.name.clone(),
-                rate_mbps: st.rate.mbps(),
+                rate_mbps: match (&self.scn.cell.ht, st.ht) {
+                    (Some(cell), Some(h)) => h.mcs.mbps(cell.width, cell.gi),
+                    _ => st.rate.mbps(),
+                },
                 goodput_mbps: per_sec((up + down) * 8) / 1e6,
                 goodput_std_mbps: sample_stats(SampleKind::Station, s as u32).1,
                 goodput_up_mbps: per_sec(up * 8) / 1e6,
@@ -1470,6 +1508,11 @@ impl Simulation {
                 snr_mean_db: station_sample_mean(s, |x| x.snr_db),
                 estimate_mean_mbps: station_sample_mean(s, |x| x.estimate_bps / 1e6),
                 rel_goodput_end: self.monitor.as_ref().map_or(f64::NAN, |m| m.rel(s) as f64 / crate::qdisc::REL_ONE as f64),
+                airtime_down_s: d.air_dir_ns[0] as f64 * 1e-9,
+                airtime_up_s: d.air_dir_ns[1] as f64 * 1e-9,
+                airtime_down_share: if down_air_total > 0 { d.air_dir_ns[0] as f64 / down_air_total as f64 } else { f64::NAN },
+                ampdu_mean_down: ampdu_mean[0],
+                ampdu_mean_up: ampdu_mean[1],
             });
         }
 
@@ -1505,6 +1548,7 @@ impl Simulation {
             flows,
             nodes,
             rates,
+            aggregates,
             pings: self
                 .pings
                 .iter()
@@ -1540,6 +1584,13 @@ impl Simulation {
     }
 
     /// Every interface's qdisc tree with its current statistics.
+    /// 802.11n: airtime (µs) the AP's AQL counts as queued to the hardware and not yet
+    /// completed, and the frames its driver holds; (0, 0) in an 802.11b cell. A diagnostic: both
+    /// return to zero once every queue has drained.
+    pub fn mac_pending(&self) -> (u32, u32) {
+        self.ht.as_ref().map_or((0, 0), |h| (h.drivers[0].aql.total_pending(), h.drivers[0].frames))
+    }
+
     pub fn tc_reports(&self) -> Vec<crate::results::InterfaceTc> {
         self.interface_names()
             .into_iter()

@@ -68,6 +68,18 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
         "snr_mean_db" => |x| x.snr_mean_db,
         "estimate_mean_mbps" => |x| x.estimate_mean_mbps,
         "rel_goodput_end" => |x| x.rel_goodput_end,
+        "airtime_down_s" => |x| x.airtime_down_s,
+        "airtime_up_s" => |x| x.airtime_up_s,
+        "airtime_down_share" => |x| x.airtime_down_share,
+        "ampdu_mean_down" => |x| x.ampdu_mean_down,
+        "ampdu_mean_up" => |x| x.ampdu_mean_up,
+    }))?;
+    out.set_item("aggregates", columns!(py, r.aggregates, {
+        "station" => |x| x.station.clone(),
+        "direction" => |x| x.direction,
+        "mpdus" => |x| x.mpdus,
+        "count" => |x| x.count,
+        "share" => |x| x.share,
     }))?;
     out.set_item("rates", columns!(py, r.rates, {
         "station" => |x| x.station.clone(),

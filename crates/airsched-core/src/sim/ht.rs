@@ -43,6 +43,20 @@ pub(super) struct Mpdu {
     pub delivered: bool,
     /// AQL estimate charged when it was dequeued (µs, `tx_time_est`), 0 without AQL.
     pub est_us: u32,
+    /// 802.11 sequence number within its tin (the BlockAck session).
+    pub sn: u32,
+}
+
+const RX_EMPTY: u32 = u32::MAX;
+const RX_SKIP: u32 = u32::MAX - 1;
+
+/// The receiver's reordering buffer of one BlockAck session (one sender tin): MPDUs are passed
+/// up in sequence order; one that arrives early waits for the ones before it, and a sequence
+/// number the sender gave up on (retry limit) is skipped, as a BlockAckReq would move the
+/// window. Slot i holds sequence number `next + i`: a packet id, `RX_EMPTY` or `RX_SKIP`.
+pub(super) struct Reorder {
+    next: u32,
+    buf: VecDeque<u32>,
 }
 
 /// One A-MPDU (or a single MPDU when it holds one) in the hardware queue.
@@ -85,6 +99,10 @@ pub(super) struct Driver {
     pub aql: Aql,
     /// AQL limits checked (the mac80211 scheduler); accounting runs regardless.
     pub aql_on: bool,
+    /// Per tin: the next sequence number to assign.
+    pub next_sn: Vec<u32>,
+    /// Per tin: the receiver's reordering buffer for this tin's frames.
+    pub rx: Vec<Reorder>,
 }
 
 impl Driver {
@@ -185,11 +203,18 @@ impl Ht {
                     AirtimeSched::Ath9k => (AtfKind::Ath9k, true),
                     AirtimeSched::Mac80211 => (AtfKind::Mac80211, true),
                 };
-                let params = AirtimeParams { use_tx: accounting, use_rx: accounting && mac.airtime_rx, ..AirtimeParams::default() };
+                // Without the airtime scheduler (ath9k before 4.11) TIDs are served in plain
+                // round robin: no accounting and no new-station list.
+                let params = AirtimeParams {
+                    use_tx: accounting,
+                    use_rx: accounting && mac.airtime_rx,
+                    new_queues: accounting,
+                    ..AirtimeParams::default()
+                };
                 (src, kind, params, mac.aql)
             } else {
                 let src = Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(), limit: crate::scenario::ATH_MAX_QDEPTH };
-                let params = AirtimeParams { use_tx: false, use_rx: false, ..AirtimeParams::default() };
+                let params = AirtimeParams { use_tx: false, use_rx: false, new_queues: false, ..AirtimeParams::default() };
                 (src, AtfKind::Ath9k, params, false)
             };
             let mut sched = AirtimeScheduler::new(kind, params, peers);
@@ -210,6 +235,8 @@ impl Ht {
                 sched,
                 aql: Aql::new(AqlParams { enabled: aql_on, ..AqlParams::default() }, peers),
                 aql_on,
+                next_sn: vec![0; tins],
+                rx: (0..tins).map(|_| Reorder { next: 0, buf: VecDeque::with_capacity(2 * ht::AMPDU_MAX_MPDUS as usize) }).collect(),
             });
         }
         Ht {
@@ -299,6 +326,7 @@ impl Simulation {
     fn account_driver_drops(&mut self, node: u32) {
         for i in 0..self.dropped.len() {
             let d = self.dropped[i];
+            self.left_first_hop(node, d);
             self.drop_packet(d, node, DropCause::Queue);
         }
         self.dropped.clear();
@@ -364,7 +392,12 @@ impl Simulation {
         if !self.dropped.is_empty() {
             self.account_driver_drops(node);
         }
-        pkt.map(|pkt| Mpdu { pkt, attempts: 0, delivered: false, est_us })
+        let d = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize];
+        pkt.map(|pkt| {
+            let sn = d.next_sn[tin.index()];
+            d.next_sn[tin.index()] = sn.wrapping_add(1);
+            Mpdu { pkt, attempts: 0, delivered: false, est_us, sn }
+        })
     }
 
     /// Build one aggregate for `tin` into the hardware queue of `node`, as large as the limits
@@ -590,11 +623,14 @@ impl Simulation {
                 continue;
             }
             let station = agg.station;
+            let (tin, sn) = (agg.tin, agg.mpdus[i].sn);
             let pkt = agg.mpdus[i].pkt;
-            let to = if node == 0 { Node::Station(station) } else { Node::Ap };
             self.counters.stations[station as usize].tx_frames += 1;
             let deliver = if acked {
                 // Ownership passes to the receiver; the slot is released at the exchange end.
+                self.left_first_hop(node, pkt);
+                let d = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize];
+                let agg = &mut d.hw[head];
                 agg.mpdus[i].delivered = true;
                 agg.mpdus[i].pkt = PacketId(u32::MAX);
                 pkt
@@ -603,7 +639,39 @@ impl Simulation {
                 let copy = *self.pkts.get(pkt);
                 self.pkts.alloc(copy)
             };
-            self.arrive(to, deliver);
+            self.ht_rx(node, tin, sn, deliver.0);
+        }
+    }
+
+    /// The receiver of `node`'s tin `tin` gets sequence number `sn` (`what`: a packet id, or
+    /// `RX_SKIP` when the sender gave it up): pass up everything now in order.
+    fn ht_rx(&mut self, node: u32, tin: TinId, sn: u32, what: u32) {
+        let to = if node == 0 { Node::Station(tin.station().0 as u32) } else { Node::Ap };
+        let r = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize].rx[tin.index()];
+        let ahead = sn.wrapping_sub(r.next);
+        if ahead >= u32::MAX / 2 {
+            // Older than the window: a duplicate.
+            if what != RX_SKIP {
+                self.pkts.free(PacketId(what));
+            }
+            return;
+        }
+        let idx = ahead as usize;
+        while r.buf.len() <= idx {
+            r.buf.push_back(RX_EMPTY);
+        }
+        r.buf[idx] = what;
+        loop {
+            let r = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize].rx[tin.index()];
+            let Some(&x) = r.buf.front() else { break };
+            if x == RX_EMPTY {
+                break;
+            }
+            r.buf.pop_front();
+            r.next = r.next.wrapping_add(1);
+            if x != RX_SKIP {
+                self.arrive(to, PacketId(x));
+            }
         }
     }
 
@@ -724,14 +792,16 @@ impl Simulation {
                     self.counters.stations[station as usize].acked_mpdus += 1;
                     if m.pkt.0 != u32::MAX {
                         // The receiver had it already (an earlier BlockAck was lost).
+                        self.left_first_hop(node, m.pkt);
                         self.pkts.free(m.pkt);
                     }
                 } else if m.delivered {
-                    if m.pkt.0 != u32::MAX {
-                        self.pkts.free(m.pkt);
-                    }
+                    self.left_first_hop(node, m.pkt);
+                    self.pkts.free(m.pkt);
                 } else {
+                    self.left_first_hop(node, m.pkt);
                     self.drop_packet(m.pkt, node, DropCause::Retry);
+                    self.ht_rx(node, tin, m.sn, RX_SKIP);
                 }
             } else {
                 self.counters.stations[station as usize].retries += 1;
@@ -742,7 +812,9 @@ impl Simulation {
         d.hw[head].mpdus.clear();
         d.hw_head = (head + 1) % HW_QUEUE_AGGS;
         d.hw_len -= 1;
-        d.sched.wake(tin, now, &d.aql);
+        if Driver::has_frames(&d.src, &d.held, tin) {
+            d.sched.wake(tin, now, &d.aql);
+        }
         self.dcf.on_ppdu_end(n, acked);
         if self.ht.as_ref().expect("802.11n").drivers[n].hw_len > 0 {
             // Planned by `end_busy` like any node holding a frame.
@@ -788,6 +860,9 @@ impl Simulation {
                 for m in &d.hw[(d.hw_head + k) % HW_QUEUE_AGGS].mpdus {
                     mpdu(m, &mut count);
                 }
+            }
+            for r in &d.rx {
+                r.buf.iter().filter(|&&x| x != RX_EMPTY && x != RX_SKIP).for_each(|&x| count(PacketId(x)));
             }
         }
         copies

@@ -8,6 +8,10 @@ use crate::time::Nanos;
 /// so the queue never runs dry; more would only add queueing delay at the source.
 pub const SATURATE_BACKLOG: u32 = 4;
 
+/// In an 802.11n cell a saturating source keeps this many packets between itself and the air
+/// (qdisc and driver queues together): two full 64-MPDU aggregates.
+pub const SATURATE_BACKLOG_HT: u32 = 128;
+
 /// Send time of the `k`-th packet of a CBR flow: start + floor(k * bits * 1e9 / rate).
 /// Exact integer arithmetic, so a long run never drifts.
 #[inline]
