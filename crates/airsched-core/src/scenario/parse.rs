@@ -12,6 +12,9 @@
 //!   6 megaBYTES per second (48 Mbit/s); since 802.11 writes "Mbps" for megabits, a flow rate in a
 //!   bytes-per-second unit is rejected rather than silently read eight times too high.
 //! * Station and basic rates are 802.11 rates where `"11Mbps"` means 11 megabits per second.
+//! * `cell.standard` decides which keys a file may use: the 802.11n keys of `[cell]`, `[ap]` and
+//!   `[[station]]` (`parse/ht.rs`) are errors in an 802.11b cell, and the 802.11b-only ones
+//!   (`preamble`, `cw_min`, `cw_max`, a station's `rate`) are errors in an 802.11n cell.
 //! * `[[station]]` and `[[flow]]` entries are referred to as `station[i]` / `flow[i]` in error
 //!   keys, with `i` counted from 0 in file order.
 //! * `run.warmup` defaults to 1 s, or to 0 when `run.duration` is 1 s or less (a 1 s warm-up
@@ -32,6 +35,7 @@ use crate::phy::dsss::{DsssRate, Preamble};
 use crate::time::Nanos;
 use crate::units;
 
+mod ht;
 mod radio;
 
 /// One problem in a scenario file.
@@ -132,6 +136,12 @@ const TOP_KEYS: &[&str] = &["run", "cell", "wired", "ap", "server", "station", "
 const RUN_KEYS: &[&str] = &["duration", "warmup", "seed", "sample_interval"];
 const CELL_KEYS: &[&str] = &[
     "standard",
+    "band",
+    "width",
+    "guard_interval",
+    "max_aggregate_time",
+    "max_aggregate_mpdus",
+    "mpdu_retry_limit",
     "preamble",
     "basic_rates",
     "beacons",
@@ -147,13 +157,18 @@ const CELL_KEYS: &[&str] = &[
 ];
 const WIRED_KEYS: &[&str] = &["rate", "delay"];
 const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file"];
+/// `[ap]`: a node's keys and the AP's MAC queueing (802.11n cells, `ht::AP_MAC_KEYS`).
+const AP_KEYS: &[&str] = &[
+    "txqueuelen", "ip", "tc", "tc_file", "queueing", "mac_queue", "driver_queue_limit", "airtime",
+    "airtime_rx", "aql", "fq_kernel",
+];
 const STATION_KEYS: &[&str] = &[
     "name", "rate", "txqueuelen", "ip", "tc", "tc_file", "rate_control", "snr", "position", "schedule",
-    "schedule_mode", "snr_up_offset", "fading",
+    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight",
 ];
 const FLOW_KEYS: &[&str] = &[
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
-    "tos", "dscp", "mark", "priority", "interval", "cc", "bytes",
+    "tos", "dscp", "mark", "priority", "interval", "cc", "bytes", "sack",
 ];
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.
@@ -161,7 +176,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("[run]", RUN_KEYS),
     ("[cell]", CELL_KEYS),
     ("[wired]", WIRED_KEYS),
-    ("[ap]", NODE_KEYS),
+    ("[ap]", AP_KEYS),
     ("[[station]]", STATION_KEYS),
     ("[[flow]]", FLOW_KEYS),
     ("[monitor]", radio::MONITOR_KEYS),
@@ -527,37 +542,17 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
 
     let cell_v = root.get("cell");
     let cell_t = cell_v.and_then(|v| as_table(ctx, v, "cell", "[cell]").map(|t| (t, v.span())));
-    let cell = parse_cell(ctx, cell_t);
+    let (cell, standard) = parse_cell(ctx, cell_t);
 
     let wired_v = root.get("wired");
     let wired_t = wired_v.and_then(|v| as_table(ctx, v, "wired", "[wired]").map(|t| (t, v.span())));
     let wired = parse_wired(ctx, wired_t);
 
-    let node = |ctx: &mut Ctx<'_>, name: &str| -> NodeConfig {
-        let header = format!("[{name}]");
-        match root.get(name) {
-            Some(v) => match as_table(ctx, v, name, &header) {
-                Some(t) => {
-                    check_keys(ctx, t, name, &header, NODE_KEYS);
-                    parse_node(ctx, t, name)
-                }
-                None => NodeConfig {
-                    txqueuelen: DEFAULT_TXQUEUELEN,
-                    ip: None,
-                    tc: None,
-                },
-            },
-            None => NodeConfig {
-                txqueuelen: DEFAULT_TXQUEUELEN,
-                ip: None,
-                tc: None,
-            },
-        }
-    };
-    let ap = node(ctx, "ap");
-    let server = node(ctx, "server");
+    let (mut ap, ap_t) = node_section(ctx, root, "ap", AP_KEYS);
+    let ap_mac = ht::parse_ap_mac(ctx, ap_t, standard, &mut ap);
+    let (server, _) = node_section(ctx, root, "server", NODE_KEYS);
 
-    let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control);
+    let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control, standard);
     let flows = parse_flows(ctx, root.get("flow"), &names, run.1);
     let monitor = radio::parse_monitor(ctx, root.get("monitor"));
 
@@ -569,10 +564,32 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
         server,
         stations,
         flows,
-        ap_mac: super::ApMacConfig::default(),
+        ap_mac,
         monitor,
         warnings: Vec::new(),
     }
+}
+
+/// `[ap]` or `[server]`: the node's settings and its table (None when absent or not a table).
+fn node_section<'t, 'i>(
+    ctx: &mut Ctx<'_>,
+    root: &'t DeTable<'i>,
+    name: &str,
+    known: &[&str],
+) -> (NodeConfig, Option<(&'t DeTable<'i>, Span)>) {
+    let header = format!("[{name}]");
+    if let Some(v) = root.get(name) {
+        if let Some(t) = as_table(ctx, v, name, &header) {
+            check_keys(ctx, t, name, &header, known);
+            return (parse_node(ctx, t, name), Some((t, v.span())));
+        }
+    }
+    let node = NodeConfig {
+        txqueuelen: DEFAULT_TXQUEUELEN,
+        ip: None,
+        tc: None,
+    };
+    (node, None)
 }
 
 /// Returns the run settings and the validated duration (None when `run.duration` is invalid,
@@ -663,32 +680,41 @@ fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (RunConfig, 
 }
 
 const UNSUPPORTED_STANDARDS: &[&str] = &[
-    "802.11", "802.11a", "802.11g", "802.11n", "802.11ac", "802.11ax", "802.11be", "802.11p",
+    "802.11", "802.11a", "802.11g", "802.11ac", "802.11ax", "802.11be", "802.11p",
 ];
 
-fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig {
+/// The cell's settings and its standard; the standard is None when `cell.standard` is invalid
+/// (reported), and the keys that depend on it are then parsed without checking that they fit.
+fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (CellConfig, Option<Standard>) {
     let empty = DeTable::new();
     let (tbl, tspan) = t.unwrap_or((&empty, 0..0));
     check_keys(ctx, tbl, "cell", "[cell]", CELL_KEYS);
 
-    if let Some(v) = tbl.get("standard") {
-        if let Some(s) = string(ctx, v, "cell.standard", "a string, \"802.11b\"") {
+    let standard = match tbl.get("standard") {
+        None => Some(Standard::Dot11b),
+        Some(v) => string(ctx, v, "cell.standard", "a string, \"802.11b\" or \"802.11n\"").and_then(|s| {
             let s = s.trim();
-            if !s.eq_ignore_ascii_case("802.11b") {
-                let msg = if UNSUPPORTED_STANDARDS
-                    .iter()
-                    .any(|u| u.eq_ignore_ascii_case(s))
-                {
-                    format!("{s:?} is not supported yet; only \"802.11b\"")
-                } else {
-                    format!("unknown standard {s:?}; only \"802.11b\" is supported")
-                };
-                ctx.error(&v.span(), "cell.standard", msg);
+            if s.eq_ignore_ascii_case("802.11b") {
+                return Some(Standard::Dot11b);
             }
-        }
-    }
+            if s.eq_ignore_ascii_case("802.11n") {
+                return Some(Standard::Dot11n);
+            }
+            let msg = if UNSUPPORTED_STANDARDS
+                .iter()
+                .any(|u| u.eq_ignore_ascii_case(s))
+            {
+                format!("{s:?} is not supported yet; only \"802.11b\" or \"802.11n\"")
+            } else {
+                format!("unknown standard {s:?}; \"802.11b\" and \"802.11n\" are supported")
+            };
+            ctx.error(&v.span(), "cell.standard", msg);
+            None
+        }),
+    };
+    let is_n = standard == Some(Standard::Dot11n);
 
-    let preamble = tbl.get("preamble").and_then(|v| {
+    let preamble = ht::not_ht(ctx, tbl, "cell", "preamble", standard, ht::PREAMBLE_IN_HT).and_then(|v| {
         choice(
             ctx,
             v,
@@ -697,7 +723,11 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         )
     });
 
-    let basic_rates = tbl.get("basic_rates").and_then(|v| basic_rates(ctx, v));
+    let basic_rates = match standard {
+        Some(Standard::Dot11b) => tbl.get("basic_rates").and_then(|v| basic_rates(ctx, v)),
+        _ => None,
+    };
+    let ht = standard.and_then(|s| (s == Standard::Dot11n).then(|| ht::parse_ht_cell(ctx, tbl)));
 
     let beacons = tbl
         .get("beacons")
@@ -726,7 +756,7 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         .and_then(|v| integer(ctx, v, "cell.retry_limit", 1, 255));
 
     let cw = |ctx: &mut Ctx<'_>, key: &str| -> Option<(u32, Span)> {
-        let v = tbl.get(key)?;
+        let v = ht::not_ht(ctx, tbl, "cell", key, standard, ht::CW_IN_HT)?;
         let path = join("cell", key);
         let n = integer(ctx, v, &path, 1, 32767)?;
         if !(n + 1).is_power_of_two() {
@@ -744,8 +774,8 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
     };
     let cw_min = cw(ctx, "cw_min");
     let cw_max = cw(ctx, "cw_max");
-    let cw_min_given = tbl.contains_key("cw_min");
-    let cw_max_given = tbl.contains_key("cw_max");
+    let cw_min_given = tbl.contains_key("cw_min") && !is_n;
+    let cw_max_given = tbl.contains_key("cw_max") && !is_n;
     let cw_min_val = cw_min.as_ref().map_or(31, |c| c.0);
     let cw_max_val = cw_max.as_ref().map_or(1023, |c| c.0);
     let cw_ok = (cw_min.is_some() || !cw_min_given) && (cw_max.is_some() || !cw_max_given);
@@ -786,12 +816,14 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         )
     });
 
-    let rate_control = tbl.get("rate_control").and_then(|v| radio::rate_control(ctx, v, "cell.rate_control"));
+    let rate_control = tbl
+        .get("rate_control")
+        .and_then(|v| ht::rate_control(ctx, v, "cell.rate_control", standard));
     let preamble_detection_cdb =
         tbl.get("preamble_detection").and_then(|v| radio::db_value(ctx, v, "cell.preamble_detection", -3000, 5000));
 
-    CellConfig {
-        standard: Standard::Dot11b,
+    let cell = CellConfig {
+        standard: standard.unwrap_or(Standard::Dot11b),
         preamble: preamble.unwrap_or(Preamble::Long),
         basic_rates: basic_rates.unwrap_or_else(|| vec![DsssRate::R1, DsssRate::R2]),
         beacons: beacons.unwrap_or(true),
@@ -804,34 +836,48 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         collision_defer: collision_defer.unwrap_or(CollisionDefer::Eifs),
         rate_control: rate_control.unwrap_or(super::RateControl::Fixed),
         preamble_detection_cdb,
-        ht: None,
-    }
+        ht,
+    };
+    (cell, standard)
 }
 
 fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
+    rate_list(ctx, v, "[\"1Mbps\", \"2Mbps\"]", |s| units::parse_phy_rate(s).map_err(|e| e.to_string()), |r| r.label().to_string())
+}
+
+/// `cell.basic_rates`: a non-empty array of distinct rates, returned sorted. `parse` reads one
+/// rate (or says why not), `label` names one in the duplicate error; `example` is an array.
+fn rate_list<T: Copy + Ord>(
+    ctx: &mut Ctx<'_>,
+    v: &Value<'_>,
+    example: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+    label: impl Fn(T) -> String,
+) -> Option<Vec<T>> {
     const KEY: &str = "cell.basic_rates";
     let DeValue::Array(items) = v.get_ref() else {
-        type_error(ctx, v, KEY, "an array of rates like [\"1Mbps\", \"2Mbps\"]");
+        type_error(ctx, v, KEY, &format!("an array of rates like {example}"));
         return None;
     };
     if items.is_empty() {
         ctx.error(
             &v.span(),
             KEY,
-            "must not be empty; give at least one rate, e.g. [\"1Mbps\", \"2Mbps\"]",
+            format!("must not be empty; give at least one rate, e.g. {example}"),
         );
         return None;
     }
     // Each accepted rate with its index in the array.
-    let mut rates: Vec<(DsssRate, usize)> = Vec::new();
+    let mut rates: Vec<(T, usize)> = Vec::new();
     let mut ok = true;
+    let first_example = example.trim_start_matches('[').split(',').next().unwrap_or(example).trim_end_matches(']');
     for (i, item) in items.iter().enumerate() {
         let key = format!("{KEY}[{i}]");
-        let Some(s) = string(ctx, item, &key, "a string like \"1Mbps\"") else {
+        let Some(s) = string(ctx, item, &key, &format!("a string like {first_example}")) else {
             ok = false;
             continue;
         };
-        match units::parse_phy_rate(s) {
+        match parse(s) {
             Ok(r) => {
                 if let Some(j) = rates.iter().position(|(x, _)| *x == r) {
                     let first = rates[j].1;
@@ -840,7 +886,7 @@ fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
                         &key,
                         format!(
                             "duplicate rate {} (already listed as {KEY}[{first}])",
-                            r.label()
+                            label(r)
                         ),
                     );
                     ok = false;
@@ -849,7 +895,7 @@ fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
                 }
             }
             Err(e) => {
-                ctx.error(&item.span(), &key, e.to_string());
+                ctx.error(&item.span(), &key, e);
                 ok = false;
             }
         }
@@ -857,7 +903,7 @@ fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
     if !ok {
         return None;
     }
-    let mut rates: Vec<DsssRate> = rates.into_iter().map(|(r, _)| r).collect();
+    let mut rates: Vec<T> = rates.into_iter().map(|(r, _)| r).collect();
     rates.sort();
     Some(rates)
 }
@@ -998,6 +1044,7 @@ fn parse_stations(
     ctx: &mut Ctx<'_>,
     v: Option<&Value<'_>>,
     default_rc: super::RateControl,
+    standard: Option<Standard>,
 ) -> (Vec<StationConfig>, HashMap<String, usize>) {
     let mut stations = Vec::new();
     let mut names: HashMap<String, (usize, Span)> = HashMap::new();
@@ -1059,12 +1106,16 @@ fn parse_stations(
 
         let rate_control = tbl
             .get("rate_control")
-            .and_then(|v| radio::rate_control(ctx, v, &join(&path, "rate_control")))
+            .and_then(|v| ht::rate_control(ctx, v, &join(&path, "rate_control"), standard))
             .unwrap_or(default_rc);
-        let rate_required = (rate_control == super::RateControl::Fixed)
+        let rate_required = (rate_control == super::RateControl::Fixed && standard == Some(Standard::Dot11b))
             .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
-        let rate = lookup(ctx, tbl, &tspan, &path, "rate", rate_required)
-        .and_then(|v| {
+        let rate_v = if standard == Some(Standard::Dot11n) {
+            ht::not_ht(ctx, tbl, &path, "rate", standard, ht::RATE_IN_HT)
+        } else {
+            lookup(ctx, tbl, &tspan, &path, "rate", rate_required)
+        };
+        let rate = rate_v.and_then(|v| {
             let key = join(&path, "rate");
             let ex = "a string like \"11Mbps\"";
             let s = string(ctx, v, &key, ex)?;
@@ -1076,15 +1127,17 @@ fn parse_stations(
                 }
             }
         });
+        let ht = ht::station_ht(ctx, tbl, &path, standard);
         let channel = radio::channel(ctx, tbl, &path);
         let node = parse_node(ctx, tbl, &path);
         stations.push(StationConfig {
             name: name.unwrap_or_default(),
+            // 802.11n: a placeholder, the link's rate is `ht.mcs`.
             rate: rate.unwrap_or(DsssRate::R11),
             rate_control,
             channel,
             node,
-            ht: None,
+            ht,
         });
     }
     let names = names.into_iter().map(|(k, (i, _))| (k, i)).collect();
@@ -1192,7 +1245,7 @@ fn parse_flows(
                 }
             }
         } else {
-            for key in ["cc", "bytes"] {
+            for key in ["cc", "bytes", "sack"] {
                 if let Some(v) = tbl.get(key) {
                     ctx.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
                 }
@@ -1201,6 +1254,7 @@ fn parse_flows(
         let cc = tbl.get("cc").and_then(|v| {
             choice(ctx, v, &k("cc"), &[("cubic", crate::tcp::CcKind::Cubic), ("newreno", crate::tcp::CcKind::NewReno), ("reno", crate::tcp::CcKind::NewReno)])
         });
+        let sack = tbl.get("sack").filter(|_| is_tcp).and_then(|v| boolean(ctx, v, &k("sack")));
         let bytes = tbl.get("bytes").and_then(|v| {
             let key = k("bytes");
             let s = string(ctx, v, &key, "a size like \"10MB\" or \"500kb\"")?;
@@ -1420,7 +1474,7 @@ fn parse_flows(
             mark: mark.unwrap_or(0),
             priority,
             cc: cc.unwrap_or(crate::tcp::CcKind::Cubic),
-            sack: true,
+            sack: sack.unwrap_or(true),
             bytes,
         });
     }
