@@ -727,7 +727,8 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (CellConfig
         Some(Standard::Dot11b) => tbl.get("basic_rates").and_then(|v| basic_rates(ctx, v)),
         _ => None,
     };
-    let ht = standard.and_then(|s| (s == Standard::Dot11n).then(|| ht::parse_ht_cell(ctx, tbl)));
+    // Parsed (or, in an 802.11b cell, reported) whatever the standard; kept in an 802.11n cell.
+    let ht = ht::parse_ht_cell(ctx, tbl, standard).filter(|_| is_n);
 
     let beacons = tbl
         .get("beacons")
@@ -1108,8 +1109,11 @@ fn parse_stations(
             .get("rate_control")
             .and_then(|v| ht::rate_control(ctx, v, &join(&path, "rate_control"), standard))
             .unwrap_or(default_rc);
-        let rate_required = (rate_control == super::RateControl::Fixed && standard == Some(Standard::Dot11b))
-            .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
+        // `mcs` in an 802.11b cell is reported as such; a missing `rate` would only repeat it.
+        let rate_required = (rate_control == super::RateControl::Fixed
+            && standard == Some(Standard::Dot11b)
+            && !tbl.contains_key("mcs"))
+        .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
         let rate_v = if standard == Some(Standard::Dot11n) {
             ht::not_ht(ctx, tbl, &path, "rate", standard, ht::RATE_IN_HT)
         } else {
@@ -1768,6 +1772,236 @@ rate = "12kbit"
         );
     }
 
+    /// A small 802.11n cell: two stations, a download each, one of them TCP.
+    const HT_EXAMPLE: &str = r#"[run]
+duration = "10s"
+[cell]
+standard = "802.11n"
+[ap]
+queueing = "airtime"
+[[station]]
+name = "fast"
+mcs = 15
+[[station]]
+name = "slow"
+mcs = 0
+snr = 20
+[[flow]]
+name = "down-fast"
+protocol = "tcp"
+src = "server"
+dst = "fast"
+[[flow]]
+name = "down-slow"
+src = "server"
+dst = "slow"
+rate = "saturate"
+"#;
+
+    fn mcs(i: u8) -> crate::phy::ht::HtMcs {
+        crate::phy::ht::HtMcs::new(i).unwrap()
+    }
+
+    #[test]
+    fn an_80211n_scenario_parses_with_its_defaults() {
+        use crate::phy::error::OfdmRate;
+        use crate::phy::ht::{ChannelWidth, GuardInterval};
+        use crate::phy::ofdm::OfdmBand;
+        use crate::scenario::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+        let s = parse_scenario(HT_EXAMPLE, "ht.toml").unwrap();
+        assert_eq!(
+            s.cell,
+            CellConfig {
+                standard: Standard::Dot11n,
+                ht: Some(HtCellConfig {
+                    band: OfdmBand::Ghz5,
+                    width: ChannelWidth::Mhz20,
+                    gi: GuardInterval::Long,
+                    basic_rates: vec![OfdmRate::R6, OfdmRate::R12, OfdmRate::R24],
+                    max_aggregate_time: Nanos::from_ms(4),
+                    max_aggregate_mpdus: 64,
+                    mpdu_retry_limit: 31,
+                }),
+                ..default_cell()
+            }
+        );
+        assert_eq!(
+            s.ap_mac,
+            ApMacConfig {
+                queue: MacQueue::FqMac,
+                airtime: AirtimeSched::Ath9k,
+                airtime_rx: true,
+                aql: false,
+                fq_kernel: FqKernel::Linux4_11,
+            }
+        );
+        assert_eq!(s.ap.tc, None);
+        let ht: Vec<_> = s.stations.iter().map(|st| st.ht).collect();
+        assert_eq!(
+            ht,
+            vec![
+                Some(HtStationConfig { mcs: mcs(15), airtime_weight: 256 }),
+                Some(HtStationConfig { mcs: mcs(0), airtime_weight: 256 }),
+            ]
+        );
+        // `rate` keeps its placeholder; the radio keys work as in 802.11b.
+        assert_eq!(s.stations[0].rate, DsssRate::R11);
+        assert_eq!(s.stations[0].rate_control, crate::scenario::RateControl::Fixed);
+        assert!(s.stations[0].channel.is_none() && s.stations[1].channel.is_some());
+        assert!(s.flows.iter().all(|f| f.sack));
+        assert_eq!(s.flows[0].protocol, Protocol::Tcp);
+
+        // A cell with nothing but the standard: every default, the AP a driver FIFO.
+        let s = parse_scenario("[cell]\nstandard = \"802.11N\"\n[[station]]\nname = \"a\"\n", "f").unwrap();
+        assert_eq!(s.ap_mac, ApMacConfig::default());
+        assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: crate::scenario::ATH_MAX_QDEPTH });
+        assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(7), airtime_weight: 256 }));
+        assert_eq!(s.cell.ht.unwrap().basic_rates, crate::phy::ofdm::MANDATORY_RATES.to_vec());
+    }
+
+    #[test]
+    fn every_80211n_key_can_be_set() {
+        use crate::phy::error::OfdmRate;
+        use crate::phy::ht::{ChannelWidth, GuardInterval};
+        use crate::phy::ofdm::OfdmBand;
+        use crate::scenario::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+        let text = r#"
+[cell]
+standard = "802.11n"
+band = "2.4 ghz"
+width = 40
+guard_interval = "short"
+basic_rates = ["24Mbps", "6", "54Mbit"]
+max_aggregate_time = "5484us"
+max_aggregate_mpdus = 32
+mpdu_retry_limit = 10
+retry_limit = 4
+beacons = false
+rate_control = "fixed"
+
+[ap]
+mac_queue = "fq-mac"
+airtime = "mac80211"
+airtime_rx = false
+aql = false
+fq_kernel = "4.11"
+
+[[station]]
+name = "a"
+mcs = 3
+airtime_weight = 512
+rate_control = "fixed"
+position = "good"
+
+[[flow]]
+name = "up"
+protocol = "tcp"
+src = "a"
+dst = "server"
+sack = false
+"#;
+        let s = parse_scenario(text, "all-ht.toml").unwrap();
+        assert_eq!(
+            s.cell.ht,
+            Some(HtCellConfig {
+                band: OfdmBand::Ghz24ShortSlot,
+                width: ChannelWidth::Mhz40,
+                gi: GuardInterval::Short,
+                basic_rates: vec![OfdmRate::R6, OfdmRate::R24, OfdmRate::R54],
+                max_aggregate_time: crate::phy::ht::HT_MF_PPDU_MAX_TIME,
+                max_aggregate_mpdus: 32,
+                mpdu_retry_limit: 10,
+            })
+        );
+        assert_eq!((s.cell.retry_limit, s.cell.beacons), (4, false));
+        assert_eq!(
+            s.ap_mac,
+            ApMacConfig {
+                queue: MacQueue::FqMac,
+                airtime: AirtimeSched::Mac80211,
+                airtime_rx: false,
+                aql: false,
+                fq_kernel: FqKernel::Linux4_11,
+            }
+        );
+        assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512 }));
+        assert!(!s.flows[0].sack);
+
+        // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.
+        let s = parse_scenario(
+            "[cell]\nstandard = \"802.11n\"\n[ap]\nmac_queue = \"fq_mac\"\nairtime = \"mac80211\"\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!((s.ap_mac.aql, s.ap_mac.fq_kernel), (true, FqKernel::Linux6_18));
+        // A driver FIFO with its own limit; band and width spelled briefly.
+        let s = parse_scenario(
+            "[cell]\nstandard = \"802.11n\"\nband = \"5\"\n[ap]\ndriver_queue_limit = 1000\nmac_queue = \"fifo\"\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: 1000 });
+        assert_eq!(s.cell.ht.unwrap().band, OfdmBand::Ghz5);
+    }
+
+    #[test]
+    fn each_queueing_preset() {
+        use crate::scenario::{AirtimeSched, FqKernel, MacQueue};
+        let fifo = MacQueue::DriverFifo { limit: crate::scenario::ATH_MAX_QDEPTH };
+        for (preset, queue, airtime, script) in [
+            ("fifo", fifo, AirtimeSched::Off, false),
+            ("fq_codel", fifo, AirtimeSched::Off, true),
+            ("fq-codel", fifo, AirtimeSched::Off, true),
+            ("fq-mac", MacQueue::FqMac, AirtimeSched::Off, false),
+            ("airtime", MacQueue::FqMac, AirtimeSched::Ath9k, false),
+        ] {
+            let text = format!("[cell]\nstandard = \"802.11n\"\n[ap]\ntxqueuelen = 100\nqueueing = \"{preset}\"\n");
+            let s = parse_scenario(&text, "p.toml").unwrap_or_else(|e| panic!("{preset}: {e}"));
+            assert_eq!((s.ap_mac.queue, s.ap_mac.airtime), (queue, airtime), "{preset}");
+            assert_eq!((s.ap_mac.aql, s.ap_mac.fq_kernel, s.ap_mac.airtime_rx), (false, FqKernel::Linux4_11, true));
+            assert_eq!(s.ap.txqueuelen, 100);
+            if script {
+                // The root fq_codel on wlan0, as if the AP's tc script said so; it builds.
+                let tc = s.ap.tc.as_ref().expect("fq_codel script");
+                assert_eq!(tc.text, "tc qdisc add dev wlan0 root fq_codel\n");
+                assert_eq!((tc.file.as_str(), tc.key.as_str(), tc.line_offset, tc.first_line_col_offset), ("p.toml", "ap.queueing", 4, 11));
+                let nodes = crate::scenario::tc_trees::nodes_with_scripts(&s);
+                let (trees, errors, warnings) = crate::scenario::tc_trees::build_node(&nodes[0], 1);
+                assert!(errors.is_empty() && warnings.is_empty(), "{errors:?} {warnings:?}");
+                assert_eq!(trees.len(), 1);
+            } else {
+                assert_eq!(s.ap.tc, None, "{preset}");
+            }
+        }
+        // The presets leave the other AP keys free.
+        let s = parse_scenario(
+            "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fifo\"\ndriver_queue_limit = 50\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: 50 });
+        let s = parse_scenario(
+            "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fq-mac\"\nfq_kernel = \"6.18\"\nairtime_rx = false\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!((s.ap_mac.fq_kernel, s.ap_mac.airtime_rx), (FqKernel::Linux6_18, false));
+    }
+
+    #[test]
+    fn an_invalid_standard_does_not_cascade() {
+        // The standard is wrong: the keys of either standard are taken without further errors.
+        let text = "[cell]\nstandard = \"802.11x\"\nband = \"5GHz\"\npreamble = \"long\"\n\
+                    [ap]\nqueueing = \"airtime\"\n[[station]]\nname = \"a\"\nmcs = 3\n";
+        let e = parse_scenario(text, "f").unwrap_err();
+        assert_eq!(e.0.len(), 1, "{e}");
+        assert_eq!(e.0[0].key, "cell.standard");
+        // A bad value is still reported.
+        let e = parse_scenario(&text.replace("mcs = 3", "mcs = 16"), "f").unwrap_err();
+        assert_eq!(e.0.len(), 2, "{e}");
+        assert_eq!(e.0[1].key, "station[0].mcs");
+    }
+
     #[test]
     fn warmup_default_drops_to_zero_for_short_runs() {
         let s = parse_scenario("[run]\nduration = \"1s\"\n", "f").unwrap();
@@ -1908,6 +2142,18 @@ rate = "12kbit"
             )
         ) {
             check_errors(&mutate(EXAMPLE, &edits));
+        }
+
+        #[test]
+        fn mutations_of_the_80211n_example_never_panic(
+            edits in prop::collection::vec(
+                (any::<usize>(), any::<u8>(), prop::sample::select(vec![
+                    '[', ']', '"', '=', '\n', ' ', '.', '-', '_', '0', '1', '4', 'n', 'b', 'f', 'x',
+                ])),
+                1..8,
+            )
+        ) {
+            check_errors(&mutate(HT_EXAMPLE, &edits));
         }
 
         #[test]

@@ -82,15 +82,21 @@ pub(super) fn rate_control(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, standard
     Some(rc)
 }
 
-/// The 802.11n settings of `[cell]` (`standard = "802.11n"`).
-pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>) -> HtCellConfig {
-    let band = tbl.get("band").and_then(|v| band(ctx, v));
-    let width = tbl.get("width").and_then(|v| width(ctx, v));
-    let gi = tbl.get("guard_interval").and_then(|v| {
+/// The 802.11n settings of `[cell]` (`standard = "802.11n"`); None in an 802.11b cell, where
+/// each of the keys is reported.
+pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, standard: Option<Standard>) -> Option<HtCellConfig> {
+    let get = |ctx: &mut Ctx<'_>, key: &str| ht_only(ctx, tbl, "cell", key, standard);
+    let band = get(ctx, "band").and_then(|v| band(ctx, v));
+    let width = get(ctx, "width").and_then(|v| width(ctx, v));
+    let gi = get(ctx, "guard_interval").and_then(|v| {
         choice(ctx, v, "cell.guard_interval", &[("long", GuardInterval::Long), ("short", GuardInterval::Short)])
     });
-    let basic_rates = tbl.get("basic_rates").and_then(|v| ofdm_basic_rates(ctx, v));
-    let max_aggregate_time = tbl.get("max_aggregate_time").and_then(|v| {
+    // The basic rates are DSSS rates in an 802.11b cell, unknown ones with an invalid standard.
+    let basic_rates = match standard {
+        Some(Standard::Dot11n) => tbl.get("basic_rates").and_then(|v| ofdm_basic_rates(ctx, v)),
+        _ => None,
+    };
+    let max_aggregate_time = get(ctx, "max_aggregate_time").and_then(|v| {
         let key = "cell.max_aggregate_time";
         let t = time_value(ctx, v, key, "4ms")?;
         if t == Nanos::ZERO || t > HT_MF_PPDU_MAX_TIME {
@@ -106,11 +112,13 @@ pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>) -> HtCellConfi
         }
         Some(t)
     });
-    let max_aggregate_mpdus = tbl
-        .get("max_aggregate_mpdus")
+    let max_aggregate_mpdus = get(ctx, "max_aggregate_mpdus")
         .and_then(|v| integer(ctx, v, "cell.max_aggregate_mpdus", 1, u64::from(crate::phy::ht::AMPDU_MAX_MPDUS)));
-    let mpdu_retry_limit = tbl.get("mpdu_retry_limit").and_then(|v| integer(ctx, v, "cell.mpdu_retry_limit", 1, 255));
-    HtCellConfig {
+    let mpdu_retry_limit = get(ctx, "mpdu_retry_limit").and_then(|v| integer(ctx, v, "cell.mpdu_retry_limit", 1, 255));
+    if standard == Some(Standard::Dot11b) {
+        return None;
+    }
+    Some(HtCellConfig {
         band: band.unwrap_or(OfdmBand::Ghz5),
         width: width.unwrap_or(ChannelWidth::Mhz20),
         gi: gi.unwrap_or(GuardInterval::Long),
@@ -118,7 +126,7 @@ pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>) -> HtCellConfi
         max_aggregate_time: max_aggregate_time.unwrap_or(LINUX_MAX_AGGR_TIME),
         max_aggregate_mpdus: max_aggregate_mpdus.map_or(crate::phy::ht::AMPDU_MAX_MPDUS, |n| n as u32),
         mpdu_retry_limit: mpdu_retry_limit.unwrap_or(DEFAULT_MPDU_RETRY_LIMIT) as u32,
-    }
+    })
 }
 
 /// `band = "5GHz"` or `"2.4GHz"` (case and spaces ignored, the unit optional). An 802.11n-only
@@ -290,7 +298,7 @@ pub(super) fn parse_ap_mac(
             if let (Some(false), Some(a), Some(v)) = (fq, at, airtime_v) {
                 if a != AirtimeSched::Off {
                     let name = if a == AirtimeSched::Ath9k { "ath9k" } else { "mac80211" };
-                    let given = if queue_v.is_some() { "" } else { ", the default" };
+                    let given = if queue_v.is_some() { "" } else { " (the default)" };
                     ctx.error(
                         &v.span(),
                         "ap.airtime",
