@@ -71,7 +71,7 @@ class StationLink:
 
     def describe(self) -> str:
         """``"MCS 7, 65 Mb/s"`` or ``"11 Mb/s (arf)"``."""
-        rate = f"{self.rate_mbps:g} Mb/s"
+        rate = f"{self.rate_mbps:.4g} Mb/s"
         text = f"MCS {self.mcs}, {rate}" if self.mcs is not None else rate
         if self.airtime_weight is not None and self.airtime_weight != 256:
             text += f", airtime weight {self.airtime_weight}"

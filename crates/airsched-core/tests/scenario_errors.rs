@@ -505,6 +505,7 @@ fn aql_needs_the_mac80211_scheduler() {
         "AQL (Airtime Queue Limits) is part of mac80211's airtime scheduler in this model; set airtime = \"mac80211\"",
     );
     one(&ht("[ap]\naql = true\n"), 4, 7, "ap.aql", "part of mac80211's airtime scheduler");
+    one(&ht("[ap]\nqueueing = \"airtime\"\naql = true\n"), 5, 7, "ap.aql", "(with mac_queue = \"fq-mac\") instead of `queueing`");
     // Off is always fine.
     assert!(parse_scenario(&ht("[ap]\naql = false\n"), "test.toml").is_ok());
 }

@@ -46,8 +46,8 @@ pub(super) fn ht_only<'t, 'i>(
     Some(v)
 }
 
-/// `tbl[key]` for a key an 802.11n cell refuses (`why` says what to do instead); there it is
-/// reported and None.
+/// `tbl[key]` for a key an 802.11n cell refuses; there it is reported with `why` (a sentence
+/// that names the 802.11n cell and says what to do instead) and None.
 pub(super) fn not_ht<'t, 'i>(
     ctx: &mut Ctx<'_>,
     tbl: &'t DeTable<'i>,
@@ -58,7 +58,7 @@ pub(super) fn not_ht<'t, 'i>(
 ) -> Option<&'t Value<'i>> {
     let v = tbl.get(key)?;
     if standard == Some(Standard::Dot11n) {
-        ctx.error(&v.span(), &join(path, key), format!("not in an 802.11n cell: {why}"));
+        ctx.error(&v.span(), &join(path, key), why);
         return None;
     }
     Some(v)
@@ -328,11 +328,14 @@ pub(super) fn parse_ap_mac(
     let aql = get(ctx, "aql").and_then(|v| {
         let b = boolean(ctx, v, "ap.aql")?;
         if b && airtime.is_some_and(|a| a != AirtimeSched::Mac80211) {
+            let instead = if preset_v.is_some() { " instead of `queueing`" } else { "" };
             ctx.error(
                 &v.span(),
                 "ap.aql",
-                "AQL (Airtime Queue Limits) is part of mac80211's airtime scheduler in this model; set \
-                 airtime = \"mac80211\" (with mac_queue = \"fq-mac\") or leave `aql` out",
+                format!(
+                    "AQL (Airtime Queue Limits) is part of mac80211's airtime scheduler in this model; set \
+                     airtime = \"mac80211\" (with mac_queue = \"fq-mac\"){instead} or leave `aql` out"
+                ),
             );
             return None;
         }
