@@ -14,7 +14,7 @@ from . import _core
 from ._errors import AirschedError, ScenarioError, SimulationError
 from .result import Result
 from .runner import run
-from .scenario import ScenarioInfo, load, validate
+from .scenario import ScenarioInfo, StationLink, load, validate
 
 __version__: str = _core.version()
 
@@ -24,6 +24,7 @@ __all__ = [
     "ScenarioError",
     "ScenarioInfo",
     "SimulationError",
+    "StationLink",
     "__version__",
     "load",
     "run",

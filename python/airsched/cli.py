@@ -333,6 +333,14 @@ def validate_command(scenario: ScenarioArg) -> None:
         info = source.validate()
     counts = f"{plural(info.stations, 'station')}, {plural(info.flows, 'flow')}"
     print(f"{scenario}: ok ({counts}, duration {info.duration})")
+    if info.standard == "802.11n":
+        # The 802.11b summary stays one line; an 802.11n cell has more settings worth seeing.
+        print(f"  cell: {info.describe_cell()}")
+        ap = info.describe_ap()
+        if ap:
+            print(f"  ap: {ap}")
+        for link in info.links:
+            print(f"  {link.name}: {link.describe()}")
 
 
 def main() -> None:

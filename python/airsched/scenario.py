@@ -9,8 +9,10 @@ validation; this module only reads files and reports on what the core accepted.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import _core
 from ._errors import ScenarioError, native_errors
@@ -34,7 +36,48 @@ class ScenarioSource:
         with native_errors():
             # The core owns parsing, defaults and units; it reports what it understood.
             info = _core.validate(self.text, self.path)
-        return ScenarioInfo(self.path, len(info["stations"]), len(info["flows"]), int(info["duration_ns"]))
+        return ScenarioInfo(
+            self.path,
+            len(info["stations"]),
+            len(info["flows"]),
+            int(info["duration_ns"]),
+            standard=str(info.get("standard", "802.11b")),
+            cell=dict(info.get("cell") or {}),
+            links=tuple(StationLink.from_native(link) for link in info.get("station_links", ())),
+            ap_mac=dict(info["ap_mac"]) if info.get("ap_mac") else None,
+        )
+
+
+@dataclass(frozen=True)
+class StationLink:
+    """A station's link as the core configured it: its 802.11b rate, or (802.11n) its MCS and the
+    MCS's PHY rate at the cell's width and guard interval."""
+
+    name: str
+    rate_mbps: float
+    rate_control: str = "fixed"
+    mcs: int | None = None
+    airtime_weight: int | None = None
+
+    @classmethod
+    def from_native(cls, d: Mapping[str, Any]) -> StationLink:
+        return cls(
+            name=str(d["name"]),
+            rate_mbps=float(d["rate_mbps"]),
+            rate_control=str(d.get("rate_control", "fixed")),
+            mcs=None if d.get("mcs") is None else int(d["mcs"]),
+            airtime_weight=None if d.get("airtime_weight") is None else int(d["airtime_weight"]),
+        )
+
+    def describe(self) -> str:
+        """``"MCS 7, 65 Mb/s"`` or ``"11 Mb/s (arf)"``."""
+        rate = f"{self.rate_mbps:.4g} Mb/s"
+        text = f"MCS {self.mcs}, {rate}" if self.mcs is not None else rate
+        if self.airtime_weight is not None and self.airtime_weight != 256:
+            text += f", airtime weight {self.airtime_weight}"
+        if self.rate_control != "fixed":
+            text += f" ({self.rate_control})"
+        return text
 
 
 @dataclass(frozen=True)
@@ -45,11 +88,47 @@ class ScenarioInfo:
     stations: int
     flows: int
     duration_ns: int
+    #: ``"802.11b"`` or ``"802.11n"``.
+    standard: str = "802.11b"
+    #: The cell's settings: 802.11b (preamble, basic rates...) or 802.11n (band, width_mhz,
+    #: guard_interval, basic rates, aggregation limits).
+    cell: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: One entry per station, in file order.
+    links: tuple[StationLink, ...] = ()
+    #: 802.11n: the AP's MAC queueing (mac_queue, driver_queue_limit, airtime, airtime_rx, aql,
+    #: fq_kernel, tc); None in an 802.11b cell.
+    ap_mac: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def duration(self) -> str:
         """The simulated duration in the largest exact unit, e.g. ``"60s"`` or ``"250ms"``."""
         return format_ns(self.duration_ns)
+
+    def describe_cell(self) -> str:
+        """One line: ``"802.11n, 5GHz, 20 MHz, long GI; A-MPDU up to 4ms / 64 MPDUs"``."""
+        c = self.cell
+        if self.standard != "802.11n" or not c:
+            return self.standard
+        text = f"{self.standard}, {c['band']}, {c['width_mhz']} MHz, {c['guard_interval']} GI"
+        return text + f"; A-MPDU up to {format_ns(int(c['max_aggregate_time_ns']))} / {c['max_aggregate_mpdus']} MPDUs"
+
+    def describe_ap(self) -> str | None:
+        """One line on the AP's MAC queueing (802.11n), else None."""
+        m = self.ap_mac
+        if not m:
+            return None
+        if m["mac_queue"] == "fifo":
+            text = f"mac_queue fifo (driver limit {m['driver_queue_limit']} frames)"
+        else:
+            text = f"mac_queue fq-mac (fq_kernel {m['fq_kernel']})"
+        text += f", airtime {m['airtime']}"
+        if m["airtime"] != "off":
+            text += f" (rx airtime {'on' if m['airtime_rx'] else 'off'}, AQL {'on' if m['aql'] else 'off'})"
+        if m.get("tc") == "ap.queueing":
+            text += ", qdisc fq_codel (queueing preset)"
+        elif m.get("tc"):
+            text += f", qdisc from {m['tc']}"
+        return text
 
 
 def load(scenario: PathLike | None = None, *, text: str | None = None) -> ScenarioSource:

@@ -135,3 +135,23 @@ def test_result_repr_names_the_run(cbr_result):
     text = repr(result)
     assert text.startswith("<airsched.Result: 1 station, 1 flow, 5 s simulated, ")
     assert f"{result.summary['total_goodput_mbps']:.3f} Mb/s" in text
+
+
+def test_validate_describes_an_80211n_cell():
+    text = '[cell]\nstandard = "802.11n"\nguard_interval = "short"\n[ap]\nqueueing = "fq_codel"\n[[station]]\nname = "a"\n'
+    info = airsched.validate(text=text)
+    assert info.standard == "802.11n"
+    assert (info.cell["band"], info.cell["width_mhz"], info.cell["guard_interval"]) == ("5GHz", 20, "short")
+    assert info.cell["basic_rates_mbps"] == [6.0, 12.0, 24.0]
+    assert info.links == (airsched.StationLink("a", pytest.approx(72.222, abs=1e-3), "fixed", 7, 256),)
+    assert info.ap_mac == {
+        "mac_queue": "fifo",
+        "driver_queue_limit": 123,
+        "airtime": "off",
+        "airtime_rx": True,
+        "aql": False,
+        "fq_kernel": "4.11",
+        "tc": "ap.queueing",
+    }
+    b = airsched.validate(text='[[station]]\nname = "a"\nrate = "5.5Mbps"\n')
+    assert (b.standard, b.ap_mac, b.links[0].rate_mbps, b.links[0].mcs) == ("802.11b", None, 5.5, None)

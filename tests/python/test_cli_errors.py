@@ -85,3 +85,42 @@ def test_validate_good_file(cli, data):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"{path}: ok (2 stations, 2 flows, duration 3s)\n"
     assert proc.stderr == ""
+
+
+HT_CELL = """[cell]
+standard = "802.11n"
+width = 40
+[ap]
+queueing = "airtime"
+[[station]]
+name = "fast"
+mcs = 15
+[[station]]
+name = "slow"
+mcs = 0
+airtime_weight = 512
+[[flow]]
+name = "down"
+src = "server"
+dst = "slow"
+rate = "saturate"
+"""
+
+
+def test_validate_80211n_file(cli, write_scenario):
+    path = write_scenario(HT_CELL, "ht.toml")
+    proc = cli("validate", path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (
+        f"{path}: ok (2 stations, 1 flow, duration 10s)\n"
+        "  cell: 802.11n, 5GHz, 40 MHz, long GI; A-MPDU up to 4ms / 64 MPDUs\n"
+        "  ap: mac_queue fq-mac (fq_kernel 4.11), airtime ath9k (rx airtime on, AQL off)\n"
+        "  fast: MCS 15, 270 Mb/s\n"
+        "  slow: MCS 0, 13.5 Mb/s, airtime weight 512\n"
+    )
+    assert proc.stderr == ""
+
+
+def test_validate_80211n_errors(cli, write_scenario):
+    path = write_scenario(HT_CELL.replace("mcs = 15", 'rate = "11Mbps"'), "ht.toml")
+    assert_reported(cli("validate", path), path, 8, "station[0].rate: 802.11n stations take `mcs`", code=1)

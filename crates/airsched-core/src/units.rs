@@ -1,5 +1,5 @@
-//! Parsing of quantities written with units: data rates, byte sizes, durations and 802.11b PHY
-//! rates.
+//! Parsing of quantities written with units: data rates, byte sizes, durations and 802.11 PHY
+//! rates (802.11b DSSS, OFDM).
 //!
 //! Rates and sizes follow the rules of iproute2's `tc` (reference/linux-qdiscs.md section 0.2),
 //! so that the same functions can later parse `tc qdisc ...` command lines. Durations in scenario
@@ -18,6 +18,7 @@
 use std::fmt;
 
 use crate::phy::dsss::DsssRate;
+use crate::phy::error::OfdmRate;
 use crate::time::Nanos;
 
 /// Which kind of quantity a string was supposed to hold (used to word [`UnitError`]).
@@ -33,6 +34,8 @@ pub enum Quantity {
     TcTime,
     /// An 802.11b PHY rate ([`parse_phy_rate`]).
     PhyRate,
+    /// An OFDM (802.11a/g, and the basic rates of an 802.11n cell) rate ([`parse_ofdm_rate`]).
+    OfdmRate,
 }
 
 /// What was wrong with the string.
@@ -56,7 +59,8 @@ pub enum UnitErrorKind {
     Fractional,
     /// A `tc` rate given as a percentage of the link speed, which is not known here.
     Percent,
-    /// A well-formed rate that is not one of the four 802.11b rates.
+    /// A well-formed rate that is not one of the four 802.11b rates (or of the eight OFDM rates,
+    /// for [`Quantity::OfdmRate`]).
     NotAPhyRate,
 }
 
@@ -90,6 +94,8 @@ const DURATION_UNITS_HELP: &str =
 const TC_TIME_UNITS_HELP: &str = "s, sec, secs, ms, msec, msecs, us, usec, usecs, ns, \
      or no unit for microseconds (e.g. \"5ms\")";
 const PHY_RATES_HELP: &str = "\"1Mbps\", \"2Mbps\", \"5.5Mbps\" or \"11Mbps\"";
+const OFDM_RATES_HELP: &str = "\"6Mbps\", \"9Mbps\", \"12Mbps\", \"18Mbps\", \"24Mbps\", \"36Mbps\", \
+     \"48Mbps\" or \"54Mbps\"";
 
 impl fmt::Display for UnitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -99,6 +105,7 @@ impl fmt::Display for UnitError {
             Quantity::Size => "size",
             Quantity::Duration | Quantity::TcTime => "duration",
             Quantity::PhyRate => "802.11b rate",
+            Quantity::OfdmRate => "OFDM rate",
         };
         let units = match self.quantity {
             Quantity::Rate => RATE_UNITS_HELP,
@@ -106,6 +113,7 @@ impl fmt::Display for UnitError {
             Quantity::Duration => DURATION_UNITS_HELP,
             Quantity::TcTime => TC_TIME_UNITS_HELP,
             Quantity::PhyRate => PHY_RATES_HELP,
+            Quantity::OfdmRate => OFDM_RATES_HELP,
         };
         let input = &self.input;
         match &self.kind {
@@ -120,10 +128,10 @@ impl fmt::Display for UnitError {
                 )
             }
             K::UnknownUnit(u) => match self.quantity {
-                Quantity::PhyRate => {
+                Quantity::PhyRate | Quantity::OfdmRate => {
                     write!(
                         f,
-                        "{input:?} is not an 802.11b rate: unknown unit {u:?}; \
+                        "{input:?} is not an {noun}: unknown unit {u:?}; \
                              expected {units}"
                     )
                 }
@@ -159,13 +167,13 @@ impl fmt::Display for UnitError {
                 "{input:?} is too large a {noun}: at most {} {}",
                 u64::MAX,
                 match self.quantity {
-                    Quantity::Rate | Quantity::PhyRate => "bit/s",
+                    Quantity::Rate | Quantity::PhyRate | Quantity::OfdmRate => "bit/s",
                     Quantity::Size => "bytes",
                     Quantity::Duration | Quantity::TcTime => "ns (about 584 years)",
                 }
             ),
             K::Fractional => match self.quantity {
-                Quantity::Rate | Quantity::PhyRate => write!(
+                Quantity::Rate | Quantity::PhyRate | Quantity::OfdmRate => write!(
                     f,
                     "{input:?} is not a whole number of bits per second; use a smaller unit or \
                      fewer decimals"
@@ -187,7 +195,7 @@ impl fmt::Display for UnitError {
             ),
             K::NotAPhyRate => write!(
                 f,
-                "{input:?} is not an 802.11b rate: expected one of {units}"
+                "{input:?} is not an {noun}: expected one of {units}"
             ),
         }
     }
@@ -477,6 +485,26 @@ pub fn parse_phy_rate(s: &str) -> Result<DsssRate, UnitError> {
         .ok_or_else(|| UnitError::new(s, q, UnitErrorKind::NotAPhyRate))
 }
 
+/// One of the eight OFDM rates (6, 9, 12, 18, 24, 36, 48, 54 Mb/s), in the same spellings as
+/// [`parse_phy_rate`] (`"6Mbps"`, `"6Mbit"`, `"6"`, ...; `Mbps` is megabits per second).
+pub fn parse_ofdm_rate(s: &str) -> Result<OfdmRate, UnitError> {
+    let q = Quantity::OfdmRate;
+    let hundred_kbps = parse_with_units(s, q, |u| match u {
+        "" | "m" | "mbps" | "mbit" | "mb/s" | "mbit/s" => Some(10),
+        _ => None,
+    })
+    .map_err(|e| match e.kind {
+        UnitErrorKind::Fractional | UnitErrorKind::TooLarge | UnitErrorKind::Negative => {
+            UnitError::new(s, q, UnitErrorKind::NotAPhyRate)
+        }
+        _ => e,
+    })?;
+    OfdmRate::ALL
+        .into_iter()
+        .find(|r| u64::from(r.mbps()) * 10 == hundred_kbps)
+        .ok_or_else(|| UnitError::new(s, q, UnitErrorKind::NotAPhyRate))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -747,9 +775,30 @@ mod tests {
         );
     }
 
+    #[test]
+    fn ofdm_rates_are_megabits() {
+        use OfdmRate::*;
+        for (s, want) in [("6Mbps", R6), ("9mbit", R9), ("12", R12), ("18 Mb/s", R18), ("24.0", R24), ("36M", R36), ("48Mbit/s", R48), ("54MBPS", R54)] {
+            assert_eq!(parse_ofdm_rate(s), Ok(want), "{s}");
+        }
+        for s in ["1Mbps", "11Mbps", "5.5Mbps", "0", "-6Mbps", "6.5", "99999999999999999999"] {
+            let e = parse_ofdm_rate(s).unwrap_err();
+            assert_eq!(e.kind, UnitErrorKind::NotAPhyRate, "{s}");
+            let msg = e.to_string();
+            assert!(msg.contains("is not an OFDM rate: expected one of \"6Mbps\", \"9Mbps\""), "{msg}");
+            assert!(msg.contains("\"48Mbps\" or \"54Mbps\""), "{msg}");
+        }
+        let e = parse_ofdm_rate("6kbps").unwrap_err();
+        assert_eq!(e.kind, UnitErrorKind::UnknownUnit("kbps".into()));
+        assert!(e.to_string().contains("not an OFDM rate: unknown unit"), "{e}");
+        // The 802.11b wording is unchanged.
+        assert!(parse_phy_rate("54Mbps").unwrap_err().to_string().contains("is not an 802.11b rate"));
+    }
+
     proptest! {
         #[test]
         fn arbitrary_strings_never_panic(s in any::<String>()) {
+            let _ = parse_ofdm_rate(&s).map_err(|e| e.to_string());
             let _ = parse_rate_bps(&s).map_err(|e| e.to_string());
             let _ = parse_size_bytes(&s).map_err(|e| e.to_string());
             let _ = parse_time(&s).map_err(|e| e.to_string());

@@ -351,3 +351,220 @@ fn tc_script_sources() {
     assert_eq!(errs.len(), 1);
     check(&errs[0], 21, 11, "server.tc_file", "cannot read tc script");
 }
+
+// ------------------------------------------------------------------------------------------------
+// 802.11n cells
+
+/// An 802.11n cell: `[cell]` on line 1, `standard = "802.11n"` on line 2, then `rest` from line 3.
+fn ht(rest: &str) -> String {
+    format!("[cell]\nstandard = \"802.11n\"\n{rest}")
+}
+
+#[test]
+fn standard_names_both_supported_ones() {
+    one(&example_with(7, "standard = \"802.11ac\""), 7, 12, "cell.standard", "only \"802.11b\" or \"802.11n\"");
+    one(&example_with(7, "standard = \"11z\""), 7, 12, "cell.standard", "\"802.11b\" and \"802.11n\" are supported");
+    one(&example_with(7, "standard = 11"), 7, 12, "cell.standard", "expected a string, \"802.11b\" or \"802.11n\"");
+}
+
+#[test]
+fn ht_cell_keys_in_an_80211b_cell() {
+    for (line, col) in [
+        ("band = \"5GHz\"", 8),
+        ("width = 40", 9),
+        ("guard_interval = \"short\"", 18),
+        ("max_aggregate_time = \"4ms\"", 22),
+        ("max_aggregate_mpdus = 64", 23),
+        ("mpdu_retry_limit = 31", 20),
+    ] {
+        let key = line.split(' ').next().unwrap();
+        // Line 10 of the example is `[[station]]`: the key lands at the end of [cell].
+        let text = example_with(9, &format!("basic_rates = [\"1Mbps\"]\n{line}"));
+        one(&text, 10, col, &format!("cell.{key}"), "only in an 802.11n cell (set standard = \"802.11n\"");
+    }
+}
+
+#[test]
+fn dsss_keys_in_an_80211n_cell() {
+    one(&ht("preamble = \"short\"\n"), 3, 12, "cell.preamble", "HT-mixed");
+    one(&ht("cw_min = 15\n"), 3, 10, "cell.cw_min", "EDCA parameters of each access category");
+    one(&ht("cw_max = 1023\n"), 3, 10, "cell.cw_max", "EDCA parameters");
+    // `retry_limit` (a lone frame's) stays.
+    assert_eq!(parse_scenario(&ht("retry_limit = 3\n"), "test.toml").unwrap().cell.retry_limit, 3);
+}
+
+#[test]
+fn rate_control_in_an_80211n_cell_is_fixed() {
+    one(&ht("rate_control = \"minstrel\"\n"), 3, 16, "cell.rate_control", "802.11n links use a fixed MCS (`mcs`); Minstrel-HT is not modelled");
+    one(
+        &ht("[[station]]\nname = \"a\"\nrate_control = \"arf\"\n"),
+        5,
+        16,
+        "station[0].rate_control",
+        "Minstrel-HT is not modelled",
+    );
+    assert!(parse_scenario(&ht("rate_control = \"fixed\"\n"), "test.toml").is_ok());
+}
+
+#[test]
+fn bad_band() {
+    one(&ht("band = \"6GHz\"\n"), 3, 8, "cell.band", "unknown band \"6GHz\"; expected \"5GHz\" or \"2.4GHz\"");
+    one(&ht("band = 2.4\n"), 3, 8, "cell.band", "(with quotes), found float 2.4");
+}
+
+#[test]
+fn bad_width() {
+    one(&ht("width = 80\n"), 3, 9, "cell.width", "must be 20 or 40 (MHz), got 80");
+    one(&ht("width = \"40MHz\"\n"), 3, 9, "cell.width", "20 or 40 (MHz, an integer without quotes or unit)");
+}
+
+#[test]
+fn bad_guard_interval() {
+    one(&ht("guard_interval = \"400ns\"\n"), 3, 18, "cell.guard_interval", "expected \"long\" or \"short\"");
+}
+
+#[test]
+fn ht_basic_rates_are_ofdm_rates() {
+    one(
+        &ht("basic_rates = [\"6Mbps\", \"11Mbps\"]\n"),
+        3,
+        25,
+        "cell.basic_rates[1]",
+        "\"11Mbps\" is an 802.11b (DSSS) rate, but this cell is 802.11n",
+    );
+    let e = &errors(&ht("basic_rates = [\"6Mbps\", \"11Mbps\"]\n"))[0];
+    assert!(e.message.contains("\"6Mbps\", \"9Mbps\", \"12Mbps\""), "{e}");
+    one(&ht("basic_rates = [\"7Mbps\"]\n"), 3, 16, "cell.basic_rates[0]", "\"7Mbps\" is not an OFDM rate: expected one of \"6Mbps\"");
+    one(&ht("basic_rates = [\"6\", \"6Mbps\"]\n"), 3, 21, "cell.basic_rates[1]", "duplicate rate 6Mbps (already listed as cell.basic_rates[0])");
+    one(&ht("basic_rates = []\n"), 3, 15, "cell.basic_rates", "[\"6Mbps\", \"12Mbps\", \"24Mbps\"]");
+}
+
+#[test]
+fn max_aggregate_time_is_bounded_by_the_ppdu_limit() {
+    one(&ht("max_aggregate_time = \"6ms\"\n"), 3, 22, "cell.max_aggregate_time", "at most 5484us (the longest HT-mixed PPDU), got 6ms");
+    one(&ht("max_aggregate_time = \"0ms\"\n"), 3, 22, "cell.max_aggregate_time", "must be greater than zero");
+    one(&ht("max_aggregate_time = 4\n"), 3, 22, "cell.max_aggregate_time", "a string like \"4s\"");
+}
+
+#[test]
+fn max_aggregate_mpdus_and_mpdu_retry_limit_ranges() {
+    one(&ht("max_aggregate_mpdus = 65\n"), 3, 23, "cell.max_aggregate_mpdus", "between 1 and 64, got 65");
+    one(&ht("mpdu_retry_limit = 0\n"), 3, 20, "cell.mpdu_retry_limit", "between 1 and 255, got 0");
+}
+
+#[test]
+fn ap_mac_keys_in_an_80211b_cell() {
+    for (line, col) in [
+        ("queueing = \"airtime\"", 12),
+        ("mac_queue = \"fq-mac\"", 13),
+        ("driver_queue_limit = 10", 22),
+        ("airtime = \"ath9k\"", 11),
+        ("airtime_rx = false", 14),
+        ("aql = false", 7),
+        ("fq_kernel = \"4.11\"", 13),
+    ] {
+        let key = line.split(' ').next().unwrap();
+        one(&example_plus(&format!("[ap]\n{line}\n")), 21, col, &format!("ap.{key}"), "only in an 802.11n cell");
+    }
+    // The server has no such keys.
+    one(&example_plus("[server]\naql = true\n"), 21, 1, "server.aql", "`aql` belongs in [ap]");
+}
+
+#[test]
+fn bad_mac_queue() {
+    one(&ht("[ap]\nmac_queue = \"codel\"\n"), 4, 13, "ap.mac_queue", "expected \"fifo\" or \"fq-mac\"");
+}
+
+#[test]
+fn driver_queue_limit_only_with_the_driver_fifo() {
+    one(
+        &ht("[ap]\nmac_queue = \"fq-mac\"\ndriver_queue_limit = 100\n"),
+        5,
+        22,
+        "ap.driver_queue_limit",
+        "applies only to mac_queue = \"fifo\"",
+    );
+    one(&ht("[ap]\nqueueing = \"airtime\"\ndriver_queue_limit = 100\n"), 5, 22, "ap.driver_queue_limit", "FQ-MAC has no driver FIFO");
+    one(&ht("[ap]\ndriver_queue_limit = 0\n"), 4, 22, "ap.driver_queue_limit", "between 1 and 100000, got 0");
+}
+
+#[test]
+fn airtime_scheduler_needs_fq_mac() {
+    one(&ht("[ap]\nairtime = \"ath9k\"\n"), 4, 11, "ap.airtime", "mac_queue = \"fifo\" (the default) does not have; set mac_queue = \"fq-mac\"");
+    one(&ht("[ap]\nmac_queue = \"fifo\"\nairtime = \"mac80211\"\n"), 5, 11, "ap.airtime", "set mac_queue = \"fq-mac\"");
+    one(&ht("[ap]\nairtime = \"on\"\n"), 4, 11, "ap.airtime", "expected \"off\" or \"ath9k\" or \"mac80211\"");
+}
+
+#[test]
+fn aql_needs_the_mac80211_scheduler() {
+    one(
+        &ht("[ap]\nmac_queue = \"fq-mac\"\nairtime = \"ath9k\"\naql = true\n"),
+        6,
+        7,
+        "ap.aql",
+        "AQL (Airtime Queue Limits) is part of mac80211's airtime scheduler in this model; set airtime = \"mac80211\"",
+    );
+    one(&ht("[ap]\naql = true\n"), 4, 7, "ap.aql", "part of mac80211's airtime scheduler");
+    one(&ht("[ap]\nqueueing = \"airtime\"\naql = true\n"), 5, 7, "ap.aql", "(with mac_queue = \"fq-mac\") instead of `queueing`");
+    // Off is always fine.
+    assert!(parse_scenario(&ht("[ap]\naql = false\n"), "test.toml").is_ok());
+}
+
+#[test]
+fn fq_kernel_only_with_fq_mac() {
+    one(&ht("[ap]\nfq_kernel = \"6.18\"\n"), 4, 13, "ap.fq_kernel", "applies only with mac_queue = \"fq-mac\"");
+    one(&ht("[ap]\nmac_queue = \"fq-mac\"\nfq_kernel = 6.18\n"), 5, 13, "ap.fq_kernel", "expected a string, \"4.11\" or \"6.18\", found float 6.18");
+}
+
+#[test]
+fn queueing_preset_conflicts_with_explicit_keys() {
+    let errs = errors(&ht("[ap]\nqueueing = \"fq-mac\"\nmac_queue = \"fq-mac\"\nairtime = \"ath9k\"\n"));
+    assert_eq!(errs.len(), 2, "{errs:#?}");
+    check(&errs[0], 5, 13, "ap.mac_queue", "`queueing` (line 4) already sets mac_queue and airtime");
+    check(&errs[1], 6, 11, "ap.airtime", "not both `queueing` and `airtime`");
+    one(&ht("[ap]\nqueueing = \"codel\"\n"), 4, 12, "ap.queueing", "expected \"fifo\" or \"fq_codel\" or \"fq-mac\" or \"airtime\"");
+}
+
+#[test]
+fn queueing_fq_codel_with_an_ap_script() {
+    one(
+        &ht("[ap]\ntc = \"tc qdisc add dev wlan0 root pfifo\"\nqueueing = \"fq_codel\"\n"),
+        5,
+        12,
+        "ap.queueing",
+        "queueing = \"fq_codel\" sets the qdisc; remove ap.tc or choose mac_queue",
+    );
+    // Another preset leaves the script alone.
+    let s = parse_scenario(&ht("[ap]\ntc = \"tc qdisc add dev wlan0 root pfifo\"\nqueueing = \"fifo\"\n"), "test.toml").unwrap();
+    assert!(s.ap.tc.unwrap().text.contains("pfifo"));
+}
+
+#[test]
+fn station_rate_in_an_80211n_cell() {
+    one(&ht("[[station]]\nname = \"a\"\nrate = \"11Mbps\"\n"), 5, 8, "station[0].rate", "802.11n stations take `mcs`");
+}
+
+#[test]
+fn station_ht_keys_in_an_80211b_cell() {
+    // `mcs` instead of `rate`: the missing `rate` is not reported on top.
+    one(&example_with(12, "mcs = 7"), 12, 7, "station[0].mcs", "only in an 802.11n cell");
+    let errs = errors(&example_plus("[[station]]\nname = \"b\"\nrate = \"1Mbps\"\nairtime_weight = 512\n"));
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    check(&errs[0], 23, 18, "station[1].airtime_weight", "only in an 802.11n cell (set standard = \"802.11n\"");
+}
+
+#[test]
+fn bad_mcs_and_airtime_weight() {
+    one(&ht("[[station]]\nname = \"a\"\nmcs = 16\n"), 5, 7, "station[0].mcs", "between 0 and 15, got 16");
+    one(&ht("[[station]]\nname = \"a\"\nmcs = \"MCS7\"\n"), 5, 7, "station[0].mcs", "expected an integer between 0 and 15");
+    one(&ht("[[station]]\nname = \"a\"\nairtime_weight = 0\n"), 5, 18, "station[0].airtime_weight", "between 1 and 65535, got 0");
+}
+
+#[test]
+fn sack_is_for_tcp_flows() {
+    one(&example_plus("sack = false\n"), 20, 8, "flow[0].sack", "`sack` is for TCP flows (protocol = \"tcp\")");
+    let tcp = example_with(15, "protocol = \"tcp\"").replace("rate = \"6Mbit\"\n", "");
+    one(&format!("{tcp}sack = 1\n"), 19, 8, "flow[0].sack", "expected a boolean (true or false), found integer 1");
+    let s = parse_scenario(&format!("{tcp}sack = false\n"), "test.toml").unwrap();
+    assert!(!s.flows[0].sack);
+}

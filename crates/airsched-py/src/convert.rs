@@ -207,3 +207,106 @@ fn qdisc_to_py<'py>(py: Python<'py>, q: &QdiscReport) -> PyResult<Bound<'py, PyD
     d.set_item("classes", classes)?;
     Ok(d)
 }
+
+/// What `validate` reports about a scenario the core accepted: station and flow names, the
+/// duration, the cell, each station's link and (802.11n) the AP's MAC queueing.
+pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'py, PyDict>> {
+    use airsched_core::phy::ht::{ChannelWidth, GuardInterval};
+    use airsched_core::phy::ofdm::OfdmBand;
+    use airsched_core::scenario::{AirtimeSched, FqKernel, MacQueue, Standard};
+
+    let d = PyDict::new(py);
+    d.set_item("stations", scn.stations.iter().map(|s| s.name.clone()).collect::<Vec<_>>())?;
+    d.set_item("flows", scn.flows.iter().map(|f| f.name.clone()).collect::<Vec<_>>())?;
+    d.set_item("duration_ns", scn.run.duration.as_ns())?;
+    d.set_item("warmup_ns", scn.run.warmup.as_ns())?;
+
+    let c = &scn.cell;
+    let cell = PyDict::new(py);
+    let standard = match c.standard {
+        Standard::Dot11b => "802.11b",
+        Standard::Dot11n => "802.11n",
+    };
+    d.set_item("standard", standard)?;
+    cell.set_item("standard", standard)?;
+    cell.set_item("retry_limit", c.retry_limit)?;
+    cell.set_item("beacons", c.beacons)?;
+    match &c.ht {
+        None => {
+            let preamble = match c.preamble {
+                airsched_core::phy::dsss::Preamble::Long => "long",
+                airsched_core::phy::dsss::Preamble::Short => "short",
+            };
+            cell.set_item("preamble", preamble)?;
+            cell.set_item("basic_rates_mbps", c.basic_rates.iter().map(|r| r.mbps()).collect::<Vec<_>>())?;
+            cell.set_item("cw_min", c.cw_min)?;
+            cell.set_item("cw_max", c.cw_max)?;
+        }
+        Some(ht) => {
+            let band = match ht.band {
+                OfdmBand::Ghz5 => "5GHz",
+                OfdmBand::Ghz24ShortSlot | OfdmBand::Ghz24LongSlot => "2.4GHz",
+            };
+            cell.set_item("band", band)?;
+            cell.set_item("width_mhz", if ht.width == ChannelWidth::Mhz40 { 40 } else { 20 })?;
+            cell.set_item("guard_interval", if ht.gi == GuardInterval::Short { "short" } else { "long" })?;
+            cell.set_item("basic_rates_mbps", ht.basic_rates.iter().map(|r| f64::from(r.mbps())).collect::<Vec<_>>())?;
+            cell.set_item("max_aggregate_time_ns", ht.max_aggregate_time.as_ns())?;
+            cell.set_item("max_aggregate_mpdus", ht.max_aggregate_mpdus)?;
+            cell.set_item("mpdu_retry_limit", ht.mpdu_retry_limit)?;
+        }
+    }
+    d.set_item("cell", cell)?;
+
+    let links = PyList::empty(py);
+    for st in &scn.stations {
+        let l = PyDict::new(py);
+        l.set_item("name", &st.name)?;
+        l.set_item("rate_control", st.rate_control.name())?;
+        match (&st.ht, &c.ht) {
+            (Some(sht), Some(cht)) => {
+                l.set_item("mcs", sht.mcs.index())?;
+                l.set_item("rate_mbps", sht.mcs.mbps(cht.width, cht.gi))?;
+                l.set_item("airtime_weight", sht.airtime_weight)?;
+            }
+            _ => {
+                l.set_item("mcs", py.None())?;
+                l.set_item("rate_mbps", st.rate.mbps())?;
+                l.set_item("airtime_weight", py.None())?;
+            }
+        }
+        links.append(l)?;
+    }
+    d.set_item("station_links", links)?;
+
+    if c.ht.is_some() {
+        let m = &scn.ap_mac;
+        let ap = PyDict::new(py);
+        match m.queue {
+            MacQueue::DriverFifo { limit } => {
+                ap.set_item("mac_queue", "fifo")?;
+                ap.set_item("driver_queue_limit", limit)?;
+            }
+            MacQueue::FqMac => {
+                ap.set_item("mac_queue", "fq-mac")?;
+                ap.set_item("driver_queue_limit", py.None())?;
+            }
+        }
+        let airtime = match m.airtime {
+            AirtimeSched::Off => "off",
+            AirtimeSched::Ath9k => "ath9k",
+            AirtimeSched::Mac80211 => "mac80211",
+        };
+        ap.set_item("airtime", airtime)?;
+        ap.set_item("airtime_rx", m.airtime_rx)?;
+        ap.set_item("aql", m.aql)?;
+        ap.set_item("fq_kernel", if m.fq_kernel == FqKernel::Linux6_18 { "6.18" } else { "4.11" })?;
+        // Where the AP's qdisc comes from: its tc script's key (`ap.queueing` for the fq_codel
+        // preset), or None for the default.
+        ap.set_item("tc", scn.ap.tc.as_ref().map(|t| t.key.clone()))?;
+        d.set_item("ap_mac", ap)?;
+    } else {
+        d.set_item("ap_mac", py.None())?;
+    }
+    Ok(d)
+}

@@ -15,16 +15,12 @@ use airsched_core::{Nanos, Simulation as CoreSimulation};
 use errors::{scenario_error, sim_error, ScenarioError, SimulationError};
 
 /// Check a scenario text without running it. Raises ScenarioError listing every problem;
-/// otherwise returns what the core understood: station and flow names, the duration.
+/// otherwise returns what the core understood: station and flow names, the duration, the
+/// standard and cell settings, each station's link and (802.11n) the AP's MAC queueing.
 #[pyfunction]
 fn validate<'py>(py: Python<'py>, text: &str, path: &str) -> PyResult<Bound<'py, PyDict>> {
     let scn = parse_scenario(text, path).map_err(scenario_error)?;
-    let d = PyDict::new(py);
-    d.set_item("stations", scn.stations.iter().map(|s| s.name.clone()).collect::<Vec<_>>())?;
-    d.set_item("flows", scn.flows.iter().map(|f| f.name.clone()).collect::<Vec<_>>())?;
-    d.set_item("duration_ns", scn.run.duration.as_ns())?;
-    d.set_item("warmup_ns", scn.run.warmup.as_ns())?;
-    Ok(d)
+    convert::scenario_to_py(py, &scn)
 }
 
 /// Parse and build a tc script on its own (`airsched tc check`): every device it names is

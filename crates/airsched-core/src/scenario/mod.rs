@@ -51,7 +51,7 @@ pub enum EifsRule {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellConfig {
-    /// Only "802.11b" for now.
+    /// `standard = "802.11b"` (default) or `"802.11n"`.
     pub standard: Standard,
     pub preamble: Preamble,
     /// BSSBasicRateSet, sorted ascending, never empty.

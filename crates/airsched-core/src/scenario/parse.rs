@@ -12,6 +12,9 @@
 //!   6 megaBYTES per second (48 Mbit/s); since 802.11 writes "Mbps" for megabits, a flow rate in a
 //!   bytes-per-second unit is rejected rather than silently read eight times too high.
 //! * Station and basic rates are 802.11 rates where `"11Mbps"` means 11 megabits per second.
+//! * `cell.standard` decides which keys a file may use: the 802.11n keys of `[cell]`, `[ap]` and
+//!   `[[station]]` (`parse/ht.rs`) are errors in an 802.11b cell, and the 802.11b-only ones
+//!   (`preamble`, `cw_min`, `cw_max`, a station's `rate`) are errors in an 802.11n cell.
 //! * `[[station]]` and `[[flow]]` entries are referred to as `station[i]` / `flow[i]` in error
 //!   keys, with `i` counted from 0 in file order.
 //! * `run.warmup` defaults to 1 s, or to 0 when `run.duration` is 1 s or less (a 1 s warm-up
@@ -32,6 +35,7 @@ use crate::phy::dsss::{DsssRate, Preamble};
 use crate::time::Nanos;
 use crate::units;
 
+mod ht;
 mod radio;
 
 /// One problem in a scenario file.
@@ -132,6 +136,12 @@ const TOP_KEYS: &[&str] = &["run", "cell", "wired", "ap", "server", "station", "
 const RUN_KEYS: &[&str] = &["duration", "warmup", "seed", "sample_interval"];
 const CELL_KEYS: &[&str] = &[
     "standard",
+    "band",
+    "width",
+    "guard_interval",
+    "max_aggregate_time",
+    "max_aggregate_mpdus",
+    "mpdu_retry_limit",
     "preamble",
     "basic_rates",
     "beacons",
@@ -147,13 +157,18 @@ const CELL_KEYS: &[&str] = &[
 ];
 const WIRED_KEYS: &[&str] = &["rate", "delay"];
 const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file"];
+/// `[ap]`: a node's keys and the AP's MAC queueing (802.11n cells, `ht::AP_MAC_KEYS`).
+const AP_KEYS: &[&str] = &[
+    "txqueuelen", "ip", "tc", "tc_file", "queueing", "mac_queue", "driver_queue_limit", "airtime",
+    "airtime_rx", "aql", "fq_kernel",
+];
 const STATION_KEYS: &[&str] = &[
     "name", "rate", "txqueuelen", "ip", "tc", "tc_file", "rate_control", "snr", "position", "schedule",
-    "schedule_mode", "snr_up_offset", "fading",
+    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight",
 ];
 const FLOW_KEYS: &[&str] = &[
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
-    "tos", "dscp", "mark", "priority", "interval", "cc", "bytes",
+    "tos", "dscp", "mark", "priority", "interval", "cc", "bytes", "sack",
 ];
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.
@@ -161,7 +176,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("[run]", RUN_KEYS),
     ("[cell]", CELL_KEYS),
     ("[wired]", WIRED_KEYS),
-    ("[ap]", NODE_KEYS),
+    ("[ap]", AP_KEYS),
     ("[[station]]", STATION_KEYS),
     ("[[flow]]", FLOW_KEYS),
     ("[monitor]", radio::MONITOR_KEYS),
@@ -527,37 +542,17 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
 
     let cell_v = root.get("cell");
     let cell_t = cell_v.and_then(|v| as_table(ctx, v, "cell", "[cell]").map(|t| (t, v.span())));
-    let cell = parse_cell(ctx, cell_t);
+    let (cell, standard) = parse_cell(ctx, cell_t);
 
     let wired_v = root.get("wired");
     let wired_t = wired_v.and_then(|v| as_table(ctx, v, "wired", "[wired]").map(|t| (t, v.span())));
     let wired = parse_wired(ctx, wired_t);
 
-    let node = |ctx: &mut Ctx<'_>, name: &str| -> NodeConfig {
-        let header = format!("[{name}]");
-        match root.get(name) {
-            Some(v) => match as_table(ctx, v, name, &header) {
-                Some(t) => {
-                    check_keys(ctx, t, name, &header, NODE_KEYS);
-                    parse_node(ctx, t, name)
-                }
-                None => NodeConfig {
-                    txqueuelen: DEFAULT_TXQUEUELEN,
-                    ip: None,
-                    tc: None,
-                },
-            },
-            None => NodeConfig {
-                txqueuelen: DEFAULT_TXQUEUELEN,
-                ip: None,
-                tc: None,
-            },
-        }
-    };
-    let ap = node(ctx, "ap");
-    let server = node(ctx, "server");
+    let (mut ap, ap_t) = node_section(ctx, root, "ap", AP_KEYS);
+    let ap_mac = ht::parse_ap_mac(ctx, ap_t, standard, &mut ap);
+    let (server, _) = node_section(ctx, root, "server", NODE_KEYS);
 
-    let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control);
+    let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control, standard);
     let flows = parse_flows(ctx, root.get("flow"), &names, run.1);
     let monitor = radio::parse_monitor(ctx, root.get("monitor"));
 
@@ -569,10 +564,32 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
         server,
         stations,
         flows,
-        ap_mac: super::ApMacConfig::default(),
+        ap_mac,
         monitor,
         warnings: Vec::new(),
     }
+}
+
+/// `[ap]` or `[server]`: the node's settings and its table (None when absent or not a table).
+fn node_section<'t, 'i>(
+    ctx: &mut Ctx<'_>,
+    root: &'t DeTable<'i>,
+    name: &str,
+    known: &[&str],
+) -> (NodeConfig, Option<(&'t DeTable<'i>, Span)>) {
+    let header = format!("[{name}]");
+    if let Some(v) = root.get(name) {
+        if let Some(t) = as_table(ctx, v, name, &header) {
+            check_keys(ctx, t, name, &header, known);
+            return (parse_node(ctx, t, name), Some((t, v.span())));
+        }
+    }
+    let node = NodeConfig {
+        txqueuelen: DEFAULT_TXQUEUELEN,
+        ip: None,
+        tc: None,
+    };
+    (node, None)
 }
 
 /// Returns the run settings and the validated duration (None when `run.duration` is invalid,
@@ -663,32 +680,41 @@ fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (RunConfig, 
 }
 
 const UNSUPPORTED_STANDARDS: &[&str] = &[
-    "802.11", "802.11a", "802.11g", "802.11n", "802.11ac", "802.11ax", "802.11be", "802.11p",
+    "802.11", "802.11a", "802.11g", "802.11ac", "802.11ax", "802.11be", "802.11p",
 ];
 
-fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig {
+/// The cell's settings and its standard; the standard is None when `cell.standard` is invalid
+/// (reported), and the keys that depend on it are then parsed without checking that they fit.
+fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (CellConfig, Option<Standard>) {
     let empty = DeTable::new();
     let (tbl, tspan) = t.unwrap_or((&empty, 0..0));
     check_keys(ctx, tbl, "cell", "[cell]", CELL_KEYS);
 
-    if let Some(v) = tbl.get("standard") {
-        if let Some(s) = string(ctx, v, "cell.standard", "a string, \"802.11b\"") {
+    let standard = match tbl.get("standard") {
+        None => Some(Standard::Dot11b),
+        Some(v) => string(ctx, v, "cell.standard", "a string, \"802.11b\" or \"802.11n\"").and_then(|s| {
             let s = s.trim();
-            if !s.eq_ignore_ascii_case("802.11b") {
-                let msg = if UNSUPPORTED_STANDARDS
-                    .iter()
-                    .any(|u| u.eq_ignore_ascii_case(s))
-                {
-                    format!("{s:?} is not supported yet; only \"802.11b\"")
-                } else {
-                    format!("unknown standard {s:?}; only \"802.11b\" is supported")
-                };
-                ctx.error(&v.span(), "cell.standard", msg);
+            if s.eq_ignore_ascii_case("802.11b") {
+                return Some(Standard::Dot11b);
             }
-        }
-    }
+            if s.eq_ignore_ascii_case("802.11n") {
+                return Some(Standard::Dot11n);
+            }
+            let msg = if UNSUPPORTED_STANDARDS
+                .iter()
+                .any(|u| u.eq_ignore_ascii_case(s))
+            {
+                format!("{s:?} is not supported yet; only \"802.11b\" or \"802.11n\"")
+            } else {
+                format!("unknown standard {s:?}; \"802.11b\" and \"802.11n\" are supported")
+            };
+            ctx.error(&v.span(), "cell.standard", msg);
+            None
+        }),
+    };
+    let is_n = standard == Some(Standard::Dot11n);
 
-    let preamble = tbl.get("preamble").and_then(|v| {
+    let preamble = ht::not_ht(ctx, tbl, "cell", "preamble", standard, ht::PREAMBLE_IN_HT).and_then(|v| {
         choice(
             ctx,
             v,
@@ -697,7 +723,12 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         )
     });
 
-    let basic_rates = tbl.get("basic_rates").and_then(|v| basic_rates(ctx, v));
+    let basic_rates = match standard {
+        Some(Standard::Dot11b) => tbl.get("basic_rates").and_then(|v| basic_rates(ctx, v)),
+        _ => None,
+    };
+    // Parsed (or, in an 802.11b cell, reported) whatever the standard; kept in an 802.11n cell.
+    let ht = ht::parse_ht_cell(ctx, tbl, standard).filter(|_| is_n);
 
     let beacons = tbl
         .get("beacons")
@@ -726,7 +757,7 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         .and_then(|v| integer(ctx, v, "cell.retry_limit", 1, 255));
 
     let cw = |ctx: &mut Ctx<'_>, key: &str| -> Option<(u32, Span)> {
-        let v = tbl.get(key)?;
+        let v = ht::not_ht(ctx, tbl, "cell", key, standard, ht::CW_IN_HT)?;
         let path = join("cell", key);
         let n = integer(ctx, v, &path, 1, 32767)?;
         if !(n + 1).is_power_of_two() {
@@ -744,8 +775,8 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
     };
     let cw_min = cw(ctx, "cw_min");
     let cw_max = cw(ctx, "cw_max");
-    let cw_min_given = tbl.contains_key("cw_min");
-    let cw_max_given = tbl.contains_key("cw_max");
+    let cw_min_given = tbl.contains_key("cw_min") && !is_n;
+    let cw_max_given = tbl.contains_key("cw_max") && !is_n;
     let cw_min_val = cw_min.as_ref().map_or(31, |c| c.0);
     let cw_max_val = cw_max.as_ref().map_or(1023, |c| c.0);
     let cw_ok = (cw_min.is_some() || !cw_min_given) && (cw_max.is_some() || !cw_max_given);
@@ -786,12 +817,14 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         )
     });
 
-    let rate_control = tbl.get("rate_control").and_then(|v| radio::rate_control(ctx, v, "cell.rate_control"));
+    let rate_control = tbl
+        .get("rate_control")
+        .and_then(|v| ht::rate_control(ctx, v, "cell.rate_control", standard));
     let preamble_detection_cdb =
         tbl.get("preamble_detection").and_then(|v| radio::db_value(ctx, v, "cell.preamble_detection", -3000, 5000));
 
-    CellConfig {
-        standard: Standard::Dot11b,
+    let cell = CellConfig {
+        standard: standard.unwrap_or(Standard::Dot11b),
         preamble: preamble.unwrap_or(Preamble::Long),
         basic_rates: basic_rates.unwrap_or_else(|| vec![DsssRate::R1, DsssRate::R2]),
         beacons: beacons.unwrap_or(true),
@@ -804,34 +837,48 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> CellConfig 
         collision_defer: collision_defer.unwrap_or(CollisionDefer::Eifs),
         rate_control: rate_control.unwrap_or(super::RateControl::Fixed),
         preamble_detection_cdb,
-        ht: None,
-    }
+        ht,
+    };
+    (cell, standard)
 }
 
 fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
+    rate_list(ctx, v, "[\"1Mbps\", \"2Mbps\"]", |s| units::parse_phy_rate(s).map_err(|e| e.to_string()), |r| r.label().to_string())
+}
+
+/// `cell.basic_rates`: a non-empty array of distinct rates, returned sorted. `parse` reads one
+/// rate (or says why not), `label` names one in the duplicate error; `example` is an array.
+fn rate_list<T: Copy + Ord>(
+    ctx: &mut Ctx<'_>,
+    v: &Value<'_>,
+    example: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+    label: impl Fn(T) -> String,
+) -> Option<Vec<T>> {
     const KEY: &str = "cell.basic_rates";
     let DeValue::Array(items) = v.get_ref() else {
-        type_error(ctx, v, KEY, "an array of rates like [\"1Mbps\", \"2Mbps\"]");
+        type_error(ctx, v, KEY, &format!("an array of rates like {example}"));
         return None;
     };
     if items.is_empty() {
         ctx.error(
             &v.span(),
             KEY,
-            "must not be empty; give at least one rate, e.g. [\"1Mbps\", \"2Mbps\"]",
+            format!("must not be empty; give at least one rate, e.g. {example}"),
         );
         return None;
     }
     // Each accepted rate with its index in the array.
-    let mut rates: Vec<(DsssRate, usize)> = Vec::new();
+    let mut rates: Vec<(T, usize)> = Vec::new();
     let mut ok = true;
+    let first_example = example.trim_start_matches('[').split(',').next().unwrap_or(example).trim_end_matches(']');
     for (i, item) in items.iter().enumerate() {
         let key = format!("{KEY}[{i}]");
-        let Some(s) = string(ctx, item, &key, "a string like \"1Mbps\"") else {
+        let Some(s) = string(ctx, item, &key, &format!("a string like {first_example}")) else {
             ok = false;
             continue;
         };
-        match units::parse_phy_rate(s) {
+        match parse(s) {
             Ok(r) => {
                 if let Some(j) = rates.iter().position(|(x, _)| *x == r) {
                     let first = rates[j].1;
@@ -840,7 +887,7 @@ fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
                         &key,
                         format!(
                             "duplicate rate {} (already listed as {KEY}[{first}])",
-                            r.label()
+                            label(r)
                         ),
                     );
                     ok = false;
@@ -849,7 +896,7 @@ fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
                 }
             }
             Err(e) => {
-                ctx.error(&item.span(), &key, e.to_string());
+                ctx.error(&item.span(), &key, e);
                 ok = false;
             }
         }
@@ -857,7 +904,7 @@ fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
     if !ok {
         return None;
     }
-    let mut rates: Vec<DsssRate> = rates.into_iter().map(|(r, _)| r).collect();
+    let mut rates: Vec<T> = rates.into_iter().map(|(r, _)| r).collect();
     rates.sort();
     Some(rates)
 }
@@ -998,6 +1045,7 @@ fn parse_stations(
     ctx: &mut Ctx<'_>,
     v: Option<&Value<'_>>,
     default_rc: super::RateControl,
+    standard: Option<Standard>,
 ) -> (Vec<StationConfig>, HashMap<String, usize>) {
     let mut stations = Vec::new();
     let mut names: HashMap<String, (usize, Span)> = HashMap::new();
@@ -1059,12 +1107,19 @@ fn parse_stations(
 
         let rate_control = tbl
             .get("rate_control")
-            .and_then(|v| radio::rate_control(ctx, v, &join(&path, "rate_control")))
+            .and_then(|v| ht::rate_control(ctx, v, &join(&path, "rate_control"), standard))
             .unwrap_or(default_rc);
-        let rate_required = (rate_control == super::RateControl::Fixed)
-            .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
-        let rate = lookup(ctx, tbl, &tspan, &path, "rate", rate_required)
-        .and_then(|v| {
+        // `mcs` in an 802.11b cell is reported as such; a missing `rate` would only repeat it.
+        let rate_required = (rate_control == super::RateControl::Fixed
+            && standard == Some(Standard::Dot11b)
+            && !tbl.contains_key("mcs"))
+        .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
+        let rate_v = if standard == Some(Standard::Dot11n) {
+            ht::not_ht(ctx, tbl, &path, "rate", standard, ht::RATE_IN_HT)
+        } else {
+            lookup(ctx, tbl, &tspan, &path, "rate", rate_required)
+        };
+        let rate = rate_v.and_then(|v| {
             let key = join(&path, "rate");
             let ex = "a string like \"11Mbps\"";
             let s = string(ctx, v, &key, ex)?;
@@ -1076,15 +1131,17 @@ fn parse_stations(
                 }
             }
         });
+        let ht = ht::station_ht(ctx, tbl, &path, standard);
         let channel = radio::channel(ctx, tbl, &path);
         let node = parse_node(ctx, tbl, &path);
         stations.push(StationConfig {
             name: name.unwrap_or_default(),
+            // 802.11n: a placeholder, the link's rate is `ht.mcs`.
             rate: rate.unwrap_or(DsssRate::R11),
             rate_control,
             channel,
             node,
-            ht: None,
+            ht,
         });
     }
     let names = names.into_iter().map(|(k, (i, _))| (k, i)).collect();
@@ -1192,7 +1249,7 @@ fn parse_flows(
                 }
             }
         } else {
-            for key in ["cc", "bytes"] {
+            for key in ["cc", "bytes", "sack"] {
                 if let Some(v) = tbl.get(key) {
                     ctx.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
                 }
@@ -1201,6 +1258,7 @@ fn parse_flows(
         let cc = tbl.get("cc").and_then(|v| {
             choice(ctx, v, &k("cc"), &[("cubic", crate::tcp::CcKind::Cubic), ("newreno", crate::tcp::CcKind::NewReno), ("reno", crate::tcp::CcKind::NewReno)])
         });
+        let sack = tbl.get("sack").filter(|_| is_tcp).and_then(|v| boolean(ctx, v, &k("sack")));
         let bytes = tbl.get("bytes").and_then(|v| {
             let key = k("bytes");
             let s = string(ctx, v, &key, "a size like \"10MB\" or \"500kb\"")?;
@@ -1420,7 +1478,7 @@ fn parse_flows(
             mark: mark.unwrap_or(0),
             priority,
             cc: cc.unwrap_or(crate::tcp::CcKind::Cubic),
-            sack: true,
+            sack: sack.unwrap_or(true),
             bytes,
         });
     }
@@ -1714,6 +1772,236 @@ rate = "12kbit"
         );
     }
 
+    /// A small 802.11n cell: two stations, a download each, one of them TCP.
+    const HT_EXAMPLE: &str = r#"[run]
+duration = "10s"
+[cell]
+standard = "802.11n"
+[ap]
+queueing = "airtime"
+[[station]]
+name = "fast"
+mcs = 15
+[[station]]
+name = "slow"
+mcs = 0
+snr = 20
+[[flow]]
+name = "down-fast"
+protocol = "tcp"
+src = "server"
+dst = "fast"
+[[flow]]
+name = "down-slow"
+src = "server"
+dst = "slow"
+rate = "saturate"
+"#;
+
+    fn mcs(i: u8) -> crate::phy::ht::HtMcs {
+        crate::phy::ht::HtMcs::new(i).unwrap()
+    }
+
+    #[test]
+    fn an_80211n_scenario_parses_with_its_defaults() {
+        use crate::phy::error::OfdmRate;
+        use crate::phy::ht::{ChannelWidth, GuardInterval};
+        use crate::phy::ofdm::OfdmBand;
+        use crate::scenario::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+        let s = parse_scenario(HT_EXAMPLE, "ht.toml").unwrap();
+        assert_eq!(
+            s.cell,
+            CellConfig {
+                standard: Standard::Dot11n,
+                ht: Some(HtCellConfig {
+                    band: OfdmBand::Ghz5,
+                    width: ChannelWidth::Mhz20,
+                    gi: GuardInterval::Long,
+                    basic_rates: vec![OfdmRate::R6, OfdmRate::R12, OfdmRate::R24],
+                    max_aggregate_time: Nanos::from_ms(4),
+                    max_aggregate_mpdus: 64,
+                    mpdu_retry_limit: 31,
+                }),
+                ..default_cell()
+            }
+        );
+        assert_eq!(
+            s.ap_mac,
+            ApMacConfig {
+                queue: MacQueue::FqMac,
+                airtime: AirtimeSched::Ath9k,
+                airtime_rx: true,
+                aql: false,
+                fq_kernel: FqKernel::Linux4_11,
+            }
+        );
+        assert_eq!(s.ap.tc, None);
+        let ht: Vec<_> = s.stations.iter().map(|st| st.ht).collect();
+        assert_eq!(
+            ht,
+            vec![
+                Some(HtStationConfig { mcs: mcs(15), airtime_weight: 256 }),
+                Some(HtStationConfig { mcs: mcs(0), airtime_weight: 256 }),
+            ]
+        );
+        // `rate` keeps its placeholder; the radio keys work as in 802.11b.
+        assert_eq!(s.stations[0].rate, DsssRate::R11);
+        assert_eq!(s.stations[0].rate_control, crate::scenario::RateControl::Fixed);
+        assert!(s.stations[0].channel.is_none() && s.stations[1].channel.is_some());
+        assert!(s.flows.iter().all(|f| f.sack));
+        assert_eq!(s.flows[0].protocol, Protocol::Tcp);
+
+        // A cell with nothing but the standard: every default, the AP a driver FIFO.
+        let s = parse_scenario("[cell]\nstandard = \"802.11N\"\n[[station]]\nname = \"a\"\n", "f").unwrap();
+        assert_eq!(s.ap_mac, ApMacConfig::default());
+        assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: crate::scenario::ATH_MAX_QDEPTH });
+        assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(7), airtime_weight: 256 }));
+        assert_eq!(s.cell.ht.unwrap().basic_rates, crate::phy::ofdm::MANDATORY_RATES.to_vec());
+    }
+
+    #[test]
+    fn every_80211n_key_can_be_set() {
+        use crate::phy::error::OfdmRate;
+        use crate::phy::ht::{ChannelWidth, GuardInterval};
+        use crate::phy::ofdm::OfdmBand;
+        use crate::scenario::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+        let text = r#"
+[cell]
+standard = "802.11n"
+band = "2.4 ghz"
+width = 40
+guard_interval = "short"
+basic_rates = ["24Mbps", "6", "54Mbit"]
+max_aggregate_time = "5484us"
+max_aggregate_mpdus = 32
+mpdu_retry_limit = 10
+retry_limit = 4
+beacons = false
+rate_control = "fixed"
+
+[ap]
+mac_queue = "fq-mac"
+airtime = "mac80211"
+airtime_rx = false
+aql = false
+fq_kernel = "4.11"
+
+[[station]]
+name = "a"
+mcs = 3
+airtime_weight = 512
+rate_control = "fixed"
+position = "good"
+
+[[flow]]
+name = "up"
+protocol = "tcp"
+src = "a"
+dst = "server"
+sack = false
+"#;
+        let s = parse_scenario(text, "all-ht.toml").unwrap();
+        assert_eq!(
+            s.cell.ht,
+            Some(HtCellConfig {
+                band: OfdmBand::Ghz24ShortSlot,
+                width: ChannelWidth::Mhz40,
+                gi: GuardInterval::Short,
+                basic_rates: vec![OfdmRate::R6, OfdmRate::R24, OfdmRate::R54],
+                max_aggregate_time: crate::phy::ht::HT_MF_PPDU_MAX_TIME,
+                max_aggregate_mpdus: 32,
+                mpdu_retry_limit: 10,
+            })
+        );
+        assert_eq!((s.cell.retry_limit, s.cell.beacons), (4, false));
+        assert_eq!(
+            s.ap_mac,
+            ApMacConfig {
+                queue: MacQueue::FqMac,
+                airtime: AirtimeSched::Mac80211,
+                airtime_rx: false,
+                aql: false,
+                fq_kernel: FqKernel::Linux4_11,
+            }
+        );
+        assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512 }));
+        assert!(!s.flows[0].sack);
+
+        // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.
+        let s = parse_scenario(
+            "[cell]\nstandard = \"802.11n\"\n[ap]\nmac_queue = \"fq_mac\"\nairtime = \"mac80211\"\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!((s.ap_mac.aql, s.ap_mac.fq_kernel), (true, FqKernel::Linux6_18));
+        // A driver FIFO with its own limit; band and width spelled briefly.
+        let s = parse_scenario(
+            "[cell]\nstandard = \"802.11n\"\nband = \"5\"\n[ap]\ndriver_queue_limit = 1000\nmac_queue = \"fifo\"\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: 1000 });
+        assert_eq!(s.cell.ht.unwrap().band, OfdmBand::Ghz5);
+    }
+
+    #[test]
+    fn each_queueing_preset() {
+        use crate::scenario::{AirtimeSched, FqKernel, MacQueue};
+        let fifo = MacQueue::DriverFifo { limit: crate::scenario::ATH_MAX_QDEPTH };
+        for (preset, queue, airtime, script) in [
+            ("fifo", fifo, AirtimeSched::Off, false),
+            ("fq_codel", fifo, AirtimeSched::Off, true),
+            ("fq-codel", fifo, AirtimeSched::Off, true),
+            ("fq-mac", MacQueue::FqMac, AirtimeSched::Off, false),
+            ("airtime", MacQueue::FqMac, AirtimeSched::Ath9k, false),
+        ] {
+            let text = format!("[cell]\nstandard = \"802.11n\"\n[ap]\ntxqueuelen = 100\nqueueing = \"{preset}\"\n");
+            let s = parse_scenario(&text, "p.toml").unwrap_or_else(|e| panic!("{preset}: {e}"));
+            assert_eq!((s.ap_mac.queue, s.ap_mac.airtime), (queue, airtime), "{preset}");
+            assert_eq!((s.ap_mac.aql, s.ap_mac.fq_kernel, s.ap_mac.airtime_rx), (false, FqKernel::Linux4_11, true));
+            assert_eq!(s.ap.txqueuelen, 100);
+            if script {
+                // The root fq_codel on wlan0, as if the AP's tc script said so; it builds.
+                let tc = s.ap.tc.as_ref().expect("fq_codel script");
+                assert_eq!(tc.text, "tc qdisc add dev wlan0 root fq_codel\n");
+                assert_eq!((tc.file.as_str(), tc.key.as_str(), tc.line_offset, tc.first_line_col_offset), ("p.toml", "ap.queueing", 4, 11));
+                let nodes = crate::scenario::tc_trees::nodes_with_scripts(&s);
+                let (trees, errors, warnings) = crate::scenario::tc_trees::build_node(&nodes[0], 1);
+                assert!(errors.is_empty() && warnings.is_empty(), "{errors:?} {warnings:?}");
+                assert_eq!(trees.len(), 1);
+            } else {
+                assert_eq!(s.ap.tc, None, "{preset}");
+            }
+        }
+        // The presets leave the other AP keys free.
+        let s = parse_scenario(
+            "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fifo\"\ndriver_queue_limit = 50\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: 50 });
+        let s = parse_scenario(
+            "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fq-mac\"\nfq_kernel = \"6.18\"\nairtime_rx = false\n",
+            "f",
+        )
+        .unwrap();
+        assert_eq!((s.ap_mac.fq_kernel, s.ap_mac.airtime_rx), (FqKernel::Linux6_18, false));
+    }
+
+    #[test]
+    fn an_invalid_standard_does_not_cascade() {
+        // The standard is wrong: the keys of either standard are taken without further errors.
+        let text = "[cell]\nstandard = \"802.11x\"\nband = \"5GHz\"\npreamble = \"long\"\n\
+                    [ap]\nqueueing = \"airtime\"\n[[station]]\nname = \"a\"\nmcs = 3\n";
+        let e = parse_scenario(text, "f").unwrap_err();
+        assert_eq!(e.0.len(), 1, "{e}");
+        assert_eq!(e.0[0].key, "cell.standard");
+        // A bad value is still reported.
+        let e = parse_scenario(&text.replace("mcs = 3", "mcs = 16"), "f").unwrap_err();
+        assert_eq!(e.0.len(), 2, "{e}");
+        assert_eq!(e.0[1].key, "station[0].mcs");
+    }
+
     #[test]
     fn warmup_default_drops_to_zero_for_short_runs() {
         let s = parse_scenario("[run]\nduration = \"1s\"\n", "f").unwrap();
@@ -1854,6 +2142,18 @@ rate = "12kbit"
             )
         ) {
             check_errors(&mutate(EXAMPLE, &edits));
+        }
+
+        #[test]
+        fn mutations_of_the_80211n_example_never_panic(
+            edits in prop::collection::vec(
+                (any::<usize>(), any::<u8>(), prop::sample::select(vec![
+                    '[', ']', '"', '=', '\n', ' ', '.', '-', '_', '0', '1', '4', 'n', 'b', 'f', 'x',
+                ])),
+                1..8,
+            )
+        ) {
+            check_errors(&mutate(HT_EXAMPLE, &edits));
         }
 
         #[test]
