@@ -138,8 +138,6 @@ pub(super) struct Ht {
     pub drivers: Vec<Driver>,
     /// The lowest basic rate: beacons.
     pub beacon_rate: OfdmRate,
-    /// Airtime scheduler kind at the AP (results).
-    pub ap_airtime: AirtimeSched,
 }
 
 fn mac80211_ac(ac: AccessCategory) -> Ac {
@@ -251,7 +249,6 @@ impl Ht {
             flow_tid,
             drivers,
             beacon_rate: cell.basic_rates[0],
-            ap_airtime: mac.airtime,
         }
     }
 
@@ -408,7 +405,13 @@ impl Simulation {
         let station = if node == 0 { tin.station().0 as u32 } else { node - 1 };
         let (tx, band, limits) = {
             let ht = self.ht.as_ref().expect("802.11n");
-            (ht.tx[station as usize], ht.band, ht.limits)
+            let mut limits = ht.limits;
+            // An AC with a TXOP limit (VI 3.008 ms, VO 1.504 ms) keeps its PPDUs within it.
+            let txop = ht.edca[mac80211_ac(tid_to_ac(tin.tid())).index()].txop_limit;
+            if txop > Nanos::ZERO {
+                limits.max_duration = limits.max_duration.min(txop);
+            }
+            (ht.tx[station as usize], ht.band, limits)
         };
         let slot = {
             let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
