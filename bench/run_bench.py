@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import airsched
 
@@ -50,12 +51,21 @@ def s4(n: int) -> str:
     return text
 
 
+def hoiland(name: str) -> str:
+    """A testbed scenario of Høiland-Jørgensen et al. (802.11n, 30 s measured)."""
+    return (Path(__file__).resolve().parent.parent / "scenarios" / "hoiland" / f"{name}.toml").read_text()
+
+
 SCENARIOS = {
     "S1": s1(),
     "S2": s1("2Mbps"),
     "S4-N5": s4(5),
     "S4-N20": s4(20),
     "S4-N50": s4(50),
+    # 802.11n, mac80211 queues and the airtime scheduler: 3 x 200 Mbit/s UDP floods into FQ-MAC
+    # (1.6 M packets offered, 1.4 M dropped by FQ-MAC) and three TCP downloads.
+    "H-UDP-ATF": hoiland("udp-airtime"),
+    "H-TCP-ATF": hoiland("tcp-airtime"),
 }
 
 
