@@ -301,3 +301,102 @@ fn same_seed_same_results() {
     // Debug text, so that NaN fields compare equal.
     assert!(format!("{:?}", a.without_wall_time()) == format!("{:?}", b.without_wall_time()));
 }
+
+#[test]
+fn mac80211_airtime_weights_divide_the_air() {
+    // Two saturated stations at the same MCS, weights 512 and 256: airtime 2 : 1.
+    let text = r#"
+[run]
+duration = "8s"
+warmup = "1s"
+[wired]
+rate = "1Gbit"
+[[station]]
+name = "heavy"
+rate = "11Mbps"
+[[station]]
+name = "light"
+rate = "11Mbps"
+[[flow]]
+name = "h"
+src = "server"
+dst = "heavy"
+rate = "saturate"
+size = 1472
+[[flow]]
+name = "l"
+src = "server"
+dst = "light"
+rate = "saturate"
+size = 1472
+"#;
+    let mac = ApMacConfig { aql: true, fq_kernel: airsched_core::scenario::FqKernel::Linux6_18, ..fq_mac(AirtimeSched::Mac80211) };
+    let mut scn = to_ht(parse_scenario(text, "w.toml").unwrap(), &[7, 7], GuardInterval::Long, mac);
+    scn.stations[0].ht.as_mut().unwrap().airtime_weight = 512;
+    let r = run_scenario(&scn).unwrap();
+    let ratio = r.stations[0].airtime_down_s / r.stations[1].airtime_down_s;
+    println!("weights 512:256 -> airtime ratio {ratio:.4}");
+    assert!((ratio - 2.0).abs() < 0.1, "{ratio}");
+}
+
+#[test]
+fn tcp_upload_and_bidirectional_transfers_run_through_the_station_drivers() {
+    // One station uploads while another downloads; a third does both at once. With the
+    // default 1000-packet pfifo at that station, its download's ACKs wait behind its own
+    // upload (uplink bufferbloat) and the download crawls; fq_codel at the station lets them
+    // through.
+    let text = |both_tc: &str| {
+        format!(
+            r#"
+[run]
+duration = "10s"
+warmup = "2s"
+[wired]
+rate = "1Gbit"
+[[station]]
+name = "up"
+rate = "11Mbps"
+[[station]]
+name = "down"
+rate = "11Mbps"
+[[station]]
+name = "both"
+rate = "11Mbps"
+{both_tc}
+[[flow]]
+name = "u"
+protocol = "tcp"
+src = "up"
+dst = "server"
+[[flow]]
+name = "d"
+protocol = "tcp"
+src = "server"
+dst = "down"
+[[flow]]
+name = "bu"
+protocol = "tcp"
+src = "both"
+dst = "server"
+[[flow]]
+name = "bd"
+protocol = "tcp"
+src = "server"
+dst = "both"
+"#
+        )
+    };
+    let gp = |r: &RunResults, n: &str| r.flows.iter().find(|f| f.name == n).unwrap().goodput_mbps;
+    let fifo_r = run_ht(&text(""), &[15, 15, 15], GuardInterval::Short, fq_mac(AirtimeSched::Ath9k));
+    let fqc = run_ht(&text("tc = \"tc qdisc add dev wlan0 root fq_codel\""), &[15, 15, 15], GuardInterval::Short, fq_mac(AirtimeSched::Ath9k));
+    for (name, r) in [("pfifo", &fifo_r), ("fq_codel", &fqc)] {
+        println!("{name}: u {:.1} d {:.1} bu {:.1} bd {:.1}", gp(r, "u"), gp(r, "d"), gp(r, "bu"), gp(r, "bd"));
+    }
+    for n in ["u", "d", "bu"] {
+        assert!(gp(&fifo_r, n) > 20.0, "{n} moves data: {}", gp(&fifo_r, n));
+    }
+    // Uplink aggregates carry data, not only TCP ACKs.
+    assert!(fifo_r.stations[0].ampdu_mean_up > 10.0, "{}", fifo_r.stations[0].ampdu_mean_up);
+    assert!(gp(&fifo_r, "bd") < 0.25 * gp(&fifo_r, "bu"), "uplink bufferbloat starves the download's ACKs");
+    assert!(gp(&fqc, "bd") > 3.0 * gp(&fifo_r, "bd"), "{} vs {}", gp(&fqc, "bd"), gp(&fifo_r, "bd"));
+}

@@ -193,7 +193,14 @@ impl Ht {
                             FqKernel::Linux4_11 => FqParams::linux_4_11(),
                             FqKernel::Linux6_18 => FqParams::linux_6_18().without_vht(),
                         };
-                        Source::Fq(Box::new(Fq::new(p, peers, seed)))
+                        let mut fq = Fq::new(p, peers, seed);
+                        // Rate control reports each station's expected throughput; with a fixed
+                        // MCS it is the MCS's rate (Minstrel-HT would report somewhat less).
+                        for (s, t) in tx.iter().enumerate() {
+                            let kbps = (t.bits_per_second() / 1000) as u32;
+                            fq.set_expected_throughput(StationId(s as u16), kbps, n as u32);
+                        }
+                        Source::Fq(Box::new(fq))
                     }
                 };
                 let (kind, accounting) = match mac.airtime {
