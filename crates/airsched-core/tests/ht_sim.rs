@@ -400,3 +400,59 @@ dst = "both"
     assert!(gp(&fifo_r, "bd") < 0.25 * gp(&fifo_r, "bu"), "uplink bufferbloat starves the download's ACKs");
     assert!(gp(&fqc, "bd") > 3.0 * gp(&fifo_r, "bd"), "{} vs {}", gp(&fqc, "bd"), gp(&fifo_r, "bd"));
 }
+
+/// One saturated station at `mcs` in a cell described by `cell` keys (TOML, through the parser).
+fn one_station(cell: &str, mcs: u8) -> RunResults {
+    let text = format!(
+        r#"
+[run]
+duration = "10s"
+warmup = "1s"
+[wired]
+rate = "1Gbit"
+[cell]
+standard = "802.11n"
+beacons = false
+{cell}
+[[station]]
+name = "sta"
+mcs = {mcs}
+[[flow]]
+name = "down"
+src = "server"
+dst = "sta"
+rate = "saturate"
+size = 1472
+"#
+    );
+    common::run(&text)
+}
+
+#[test]
+fn forty_mhz_and_the_2_4_ghz_band_follow_the_standard_timing() {
+    // Reference 9.4, "MCS 7, 40 MHz LGI, <= 65 535 B": 42 MPDUs, PPDU 3880 us (under 4 ms).
+    let r = one_station("width = 40", 7);
+    assert_eq!(r.stations[0].ampdu_mean_down, 42.0);
+    let model = 42.0 * 1472.0 * 8.0 / (43.0 + 67.5 + 3880.0 + 16.0 + 32.0);
+    let got = r.flows[0].goodput_mbps;
+    println!("40 MHz MCS 7: {got:.3} vs {model:.3}");
+    assert!((got - model).abs() / model < 0.01, "{got} vs {model}");
+    // 2.4 GHz (HT-only BSS, short slot): slot 9, SIFS 10 us, and a 6 us signal extension after
+    // every OFDM PPDU (the A-MPDU and the BlockAck): AIFS 37, data 3840 + 6, BA 32 + 6.
+    let r = one_station("band = \"2.4GHz\"", 7);
+    assert_eq!(r.stations[0].ampdu_mean_down, 20.0);
+    let model = 20.0 * 1472.0 * 8.0 / (37.0 + 67.5 + 3846.0 + 10.0 + 38.0);
+    let got = r.flows[0].goodput_mbps;
+    println!("2.4 GHz MCS 7: {got:.3} vs {model:.3}");
+    assert!((got - model).abs() / model < 0.01, "{got} vs {model}");
+}
+
+#[test]
+fn the_aggregate_time_limit_is_configurable() {
+    // max_aggregate_time = 1 ms at MCS 7 (65 Mb/s): 5 MPDUs (1542 + 4 x 1544 = 7718 B, PPDU
+    // 36 + 4 x ceil((16 + 8 x 7718 + 6) / 260) = 988 us); a sixth would need 1180 us.
+    let r = one_station("max_aggregate_time = \"1ms\"", 7);
+    assert_eq!(r.stations[0].ampdu_mean_down, 5.0);
+    let r = one_station("max_aggregate_mpdus = 3", 7);
+    assert_eq!(r.stations[0].ampdu_mean_down, 3.0);
+}
