@@ -611,6 +611,7 @@ def plot_throughput(summary: pd.DataFrame, traffic: str, path: str | os.PathLike
     if finite:
         twin.set_yscale("log")
         twin.set_ylim(min(finite) / 2, max(finite) * 2)
+        _plain_log_labels(twin.yaxis, min(finite) / 2, max(finite) * 2)
     twin.set_ylabel("mean ping to the bulk stations, ms")
     handles, labels = ax.get_legend_handles_labels()
     extra_h, extra_l = twin.get_legend_handles_labels()
@@ -678,17 +679,21 @@ def _cdf_axes(left: Iterable[Any], bottom: Iterable[Any], rtt: pd.Series) -> Non
     for ax in left:
         ax.set_ylabel("CDF")
         ax.set_ylim(0, 1.02)
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    plain = FuncFormatter(lambda v, _: f"{v:g}")
     for ax in bottom:
         ax.set_xlabel("ping RTT, ms")
         if len(rtt) and float(rtt.min()) > 0:
             ax.set_xscale("log")
-            ax.xaxis.set_major_formatter(plain)
-            # Label the 2, 3, ... ticks too where the data span less than two decades.
-            narrow = math.log10(float(rtt.max()) / float(rtt.min())) < 2
-            ax.xaxis.set_minor_formatter(plain if narrow else NullFormatter())
+            _plain_log_labels(ax.xaxis, float(rtt.min()), float(rtt.max()))
+
+
+def _plain_log_labels(axis: Any, low: float, high: float) -> None:
+    """Tick labels of a log axis as plain numbers (20, not 2 x 10^1); the 2, 3, ... ticks are
+    labelled too where the data span less than two decades."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    axis.set_major_formatter(plain)
+    axis.set_minor_formatter(plain if math.log10(high / low) < 2 else NullFormatter())
 
 
 def plot_all(rep: Reproduction | tuple[pd.DataFrame, pd.DataFrame], out_dir: str | os.PathLike[str]) -> list[Path]:
