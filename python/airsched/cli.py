@@ -327,8 +327,8 @@ def repro_hoiland_command(
     ] = False,
     scenarios: ScenariosOption = None,
 ) -> None:
-    """Høiland-Jørgensen et al.: the testbed of the airtime fairness blog post and of "WiFi
-    bufferbloat: next steps".
+    """Høiland-Jørgensen: the testbed of the airtime fairness blog post and of "Bufferbloat
+    mitigation in the WiFi stack - status and next steps".
 
     Runs FIFO, FQ-CoDel, FQ-MAC and Airtime with two fast stations, a slow one and a ping-only
     one, and prints per-station airtime, aggregate throughput, ping latency and A-MPDU sizes
