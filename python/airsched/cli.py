@@ -307,6 +307,61 @@ def repro_garroppo_walk_command(
         print(f"wrote {figure} and the run's tables in {out}")
 
 
+@repro_app.command("hoiland")
+def repro_hoiland_command(
+    traffic: Annotated[str, typer.Option(help="Bulk traffic to the stations: udp, tcp or both.")] = "both",
+    duration: Annotated[
+        str | None,
+        typer.Option(
+            help='Simulated time per run in seconds ("10") or with a unit ("10s"), the 2 s warm-up '
+            "included (default: the papers' 30 s + 2 s warm-up)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Write hoiland.csv and each run's tables (runs/<traffic>-<configuration>/) here."),
+    ] = None,
+    plot: Annotated[
+        bool, typer.Option("--plot", help="Also write the figures (hoiland-<traffic>-*.png) into --out.")
+    ] = False,
+    scenarios: ScenariosOption = None,
+) -> None:
+    """Høiland-Jørgensen: the testbed of the airtime fairness blog post and of "Bufferbloat
+    mitigation in the WiFi stack - status and next steps".
+
+    Runs FIFO, FQ-CoDel, FQ-MAC and Airtime with two fast stations, a slow one and a ping-only
+    one, and prints per-station airtime, aggregate throughput, ping latency and A-MPDU sizes
+    beside what the papers state (see docs/repro-hoiland.md)."""
+    from .repro import hoiland
+
+    _check_option("--traffic", traffic, (*hoiland.TRAFFICS, "both"))
+    if plot and out is None:
+        _bad_input("--plot: needs --out DIR to write the figures into")
+    with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
+        rep = hoiland.run_testbed(traffic, duration=duration, seed=seed, progress=progress, scenarios_dir=scenarios)
+    for warning in rep.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    console = Console()
+    for kind in rep.traffics:
+        for table in hoiland.format_tables(rep.summary, kind):
+            console.print(table)
+            console.print()
+    if out is not None:
+        try:
+            paths = hoiland.write(rep, out)
+            if plot:
+                paths += hoiland.plot_all(rep, out)
+        except OSError as exc:
+            _cannot_write(out, exc)
+        runs = [p for p in paths if p.is_dir()]
+        for path in paths:
+            if not path.is_dir():
+                print(f"wrote {path}")
+        if runs:
+            print(f"wrote the tables of {plural(len(runs), 'run')} in {out / 'runs'}")
+
+
 def _check_option(option: str, value: str, allowed: Any) -> None:
     """Exit 2 naming the option and its allowed values unless ``value`` is one of them."""
     choices = list(allowed)

@@ -38,8 +38,16 @@ WHAT: dict[str, tuple[str, str]] = {
 #: Sample rows: per station or per flow (estimate and SNR exist only for stations).
 KINDS = ("station", "flow")
 
-#: Fixed colours of the Garroppo stations, so that MS1 and MS2 look the same in every figure.
-COLORS: dict[str, str] = {"ms1": "tab:blue", "ms2": "tab:orange"}
+#: Fixed colours of the reproductions' stations (Garroppo's MS1 and MS2, Høiland-Jørgensen's
+#: fast1, fast2, slow and pingonly), so that a station looks the same in every figure.
+COLORS: dict[str, str] = {
+    "ms1": "tab:blue",
+    "ms2": "tab:orange",
+    "fast1": "tab:blue",
+    "fast2": "tab:cyan",
+    "slow": "tab:orange",
+    "pingonly": "tab:gray",
+}
 
 
 def new_figure(width: float = FIGSIZE[0], height: float = FIGSIZE[1]) -> Figure:

@@ -50,6 +50,11 @@ STATION_COLUMNS: dict[str, str] = {
     "snr_mean_db": FLOAT,
     "estimate_mean_mbps": FLOAT,
     "rel_goodput_end": FLOAT,
+    "airtime_down_s": FLOAT,
+    "airtime_up_s": FLOAT,
+    "airtime_down_share": FLOAT,
+    "ampdu_mean_down": FLOAT,
+    "ampdu_mean_up": FLOAT,
 }
 RATE_COLUMNS: dict[str, str] = {
     "station": STR,
@@ -57,6 +62,14 @@ RATE_COLUMNS: dict[str, str] = {
     "rate_mbps": FLOAT,
     "attempts": INT,
     "acked": INT,
+    "share": FLOAT,
+}
+#: 802.11n A-MPDU size distribution: PPDU attempts per station, direction and MPDU count.
+AGGREGATE_COLUMNS: dict[str, str] = {
+    "station": STR,
+    "direction": STR,
+    "mpdus": INT,
+    "count": INT,
     "share": FLOAT,
 }
 FLOW_COLUMNS: dict[str, str] = {
@@ -116,6 +129,7 @@ TABLES: dict[str, dict[str, str]] = {
     "nodes": NODE_COLUMNS,
     "rates": RATE_COLUMNS,
     "pings": PING_COLUMNS,
+    "aggregates": AGGREGATE_COLUMNS,
 }
 #: Summary entries the core documents (it may add more).
 SUMMARY_KEYS = (
@@ -129,7 +143,7 @@ SUMMARY_KEYS = (
     "conservation",
 )
 #: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
-JSON_TABLES = ("stations", "flows", "nodes", "rates")
+JSON_TABLES = ("stations", "flows", "nodes", "rates", "aggregates")
 
 Columns = dict[str, list[Any]]
 
@@ -139,7 +153,8 @@ class Result:
 
     ``summary`` is a dict of scalars (plus ``conservation``, a dict of packet counts);
     ``stations``, ``flows``, ``samples`` and ``nodes`` are DataFrames with one row per station,
-    flow, sample or node.
+    flow, sample or node; ``rates``, ``pings`` and ``aggregates`` hold the PHY rates used, every
+    answered ping and the A-MPDU size distribution.
     """
 
     def __init__(
@@ -212,6 +227,13 @@ class Result:
         """Attempts per station, direction ("down": AP to station, "up") and PHY rate."""
         return self._frame("rates")
 
+    @cached_property
+    def aggregates(self) -> pd.DataFrame:
+        """802.11n A-MPDU sizes: per station and direction ("down": AP to station, "up"), how
+        many PPDU attempts carried ``mpdus`` MPDUs (``count``) and their share of the direction's
+        attempts. Empty in an 802.11b cell."""
+        return self._frame("aggregates")
+
     def _frame(self, table: str) -> pd.DataFrame:
         import pandas as pd
 
@@ -226,7 +248,8 @@ class Result:
 
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON object ``airsched run --json`` prints: the summary, then one object per
-        station, flow and node. NaN and infinities become ``None`` (JSON ``null``)."""
+        station, flow and node, per PHY rate (``rates``) and per A-MPDU size (``aggregates``) of
+        each station and direction. NaN and infinities become ``None`` (JSON ``null``)."""
         out = {key: _json_value(value) for key, value in self._summary.items()}
         for table in JSON_TABLES:
             out[table] = _rows(self._columns[table])
@@ -238,7 +261,8 @@ class Result:
         return out
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
-        """Write stations/flows/samples/nodes/rates ``.parquet`` and ``summary.json`` into ``out_dir``
+        """Write stations/flows/samples/nodes/rates/pings/aggregates ``.parquet`` and
+        ``summary.json`` into ``out_dir``
         (created if needed); returns the directory."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-TABLES = ("stations", "flows", "samples", "nodes", "rates", "pings")
+TABLES = ("stations", "flows", "samples", "nodes", "rates", "pings", "aggregates")
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +67,40 @@ def test_unwritable_out_dir_is_reported(cli, data, tmp_path):
     assert proc.stdout == ""  # no JSON for results that were not saved
     assert proc.stderr.startswith(f"error: {blocker}: cannot write results: ")
     assert "Traceback" not in proc.stderr
+
+
+def test_aggregates_round_trip_through_out(cli, tmp_path):
+    """An 802.11n run's A-MPDU size distribution and per-direction airtime columns reach
+    aggregates.parquet, stations.parquet and the JSON summary unchanged."""
+    import airsched
+
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "hoiland" / "udp-airtime.toml"
+    out = tmp_path / "out"
+    proc = cli("run", scenario, "--duration", "3s", "--json", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    printed = json.loads(proc.stdout)
+    aggregates = pd.read_parquet(out / "aggregates.parquet")
+    assert list(aggregates.columns) == ["station", "direction", "mpdus", "count", "share"]
+    assert aggregates["mpdus"].dtype == "int64" and aggregates["count"].dtype == "int64"
+    assert len(aggregates) > 0 and set(aggregates["direction"]) <= {"down", "up"}
+    assert aggregates["mpdus"].between(1, 64).all()
+    shares = aggregates.groupby(["station", "direction"])["share"].sum()
+    assert ((shares - 1).abs() < 1e-9).all()
+    assert [r["count"] for r in printed["aggregates"]] == list(aggregates["count"])
+    # The same numbers as the Python API's, and the mean size the stations table gives.
+    result = airsched.run(scenario, duration="3s")
+    pd.testing.assert_frame_equal(aggregates, result.aggregates)
+    stations = pd.read_parquet(out / "stations.parquet").set_index("name")
+    for column in ("airtime_down_s", "airtime_up_s", "airtime_down_share", "ampdu_mean_down", "ampdu_mean_up"):
+        assert stations[column].dtype == "float64", column
+    down = aggregates[(aggregates["station"] == "fast1") & (aggregates["direction"] == "down")]
+    mean = (down["mpdus"] * down["count"]).sum() / down["count"].sum()
+    assert mean == pytest.approx(stations.loc["fast1", "ampdu_mean_down"])
+    assert stations["airtime_down_share"].sum() == pytest.approx(1.0)
+
+
+def test_an_80211b_run_has_an_empty_aggregates_table(written):
+    out, printed = written
+    aggregates = pd.read_parquet(out / "aggregates.parquet")
+    assert len(aggregates) == 0 and list(aggregates.columns) == ["station", "direction", "mpdus", "count", "share"]
+    assert printed["aggregates"] == []

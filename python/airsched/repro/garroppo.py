@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from .._errors import ScenarioError
 from ..runner import run
 from ..scenario import TEXT_PATH
+from ._scenarios import SCENARIOS_ENV as _SCENARIOS_ENV
+from ._scenarios import find_scenarios_dir as _find_scenarios_dir
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,7 +56,7 @@ MOVING_STATION = "ms2"
 WALK_SCHEDULERS: tuple[str, ...] = ("drr", "whtb")
 
 #: Environment variable naming the scenarios/ directory when the package cannot find it.
-SCENARIOS_ENV = "AIRSCHED_SCENARIOS"
+SCENARIOS_ENV = _SCENARIOS_ENV
 
 # The paper's Tables 1 and 2: mean received goodput in kbit/s, per MS2 position, then
 # (MS1 row, MS2 row), each with the columns CBQ, HTB, DRR, WHTB.
@@ -133,37 +135,7 @@ def find_scenarios_dir(scenarios_dir: str | os.PathLike[str] | None = None) -> P
     source checkout) and the current directory. Either ``scenarios/`` or ``scenarios/garroppo``
     itself may be given. Raises :class:`ScenarioError` saying what to pass when none is found.
     """
-    given_dirs = ((scenarios_dir, "scenarios_dir / --scenarios"), (os.environ.get(SCENARIOS_ENV) or None, SCENARIOS_ENV))
-    for given, origin in given_dirs:
-        if given is not None:
-            found = _scenarios_root(Path(given))
-            if found is None:
-                raise ScenarioError(
-                    f"{os.fspath(given)}: not a scenarios directory with garroppo/share-1-4-drr.toml in it "
-                    f"(given as {origin})"
-                )
-            return found
-    here = Path(__file__).resolve()
-    candidates = [parent / "scenarios" for parent in here.parents] + [Path.cwd() / "scenarios"]
-    for candidate in candidates:
-        found = _scenarios_root(candidate)
-        if found is not None:
-            return found
-    raise ScenarioError(
-        "cannot find the scenarios/ directory of the airsched repository (looked above "
-        f"{here.parent} and in {Path.cwd()}); pass scenarios_dir=... (Python) or --scenarios DIR "
-        f"(command line), or set {SCENARIOS_ENV}, to the repository's scenarios/ directory"
-    )
-
-
-def _scenarios_root(path: Path) -> Path | None:
-    """``path`` as the scenarios/ directory if it (or its garroppo/ subdirectory) holds the
-    paper's files, else None."""
-    if (path / "garroppo" / "share-1-4-drr.toml").is_file():
-        return path
-    if path.name == "garroppo" and (path / "share-1-4-drr.toml").is_file():
-        return path.parent
-    return None
+    return _find_scenarios_dir(scenarios_dir, "garroppo", "share-1-4-drr.toml")
 
 
 def scenario_file(share: str, scheduler: str, scenarios_dir: str | os.PathLike[str] | None = None) -> Path:

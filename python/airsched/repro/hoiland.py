@@ -1,0 +1,743 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Høiland-Jørgensen: the testbed figures of the blog post on the WiFi performance anomaly and
+the ath9k airtime fairness scheduler, and of "Bufferbloat mitigation in the WiFi stack - status
+and next steps".
+
+The testbed: an 802.11n AP with two fast stations (``fast1``, ``fast2``, MCS 15), one slow
+station (``slow``, MCS 0) and a fourth station (``pingonly``) that only receives pings; a server
+one Gigabit hop behind the AP sends a bulk flow (a 200 Mbit/s UDP flood, or a TCP download) to
+each of the three bulk stations and pings all four every 100 ms. The AP runs one of four
+configurations: FIFO (pfifo_fast over ath9k's driver FIFO), FQ-CoDel (an fq_codel qdisc over the
+same FIFO), FQ-MAC (mac80211's per-TID FQ-CoDel queues, TIDs round robin) and Airtime (FQ-MAC
+with ath9k's airtime fairness scheduler). The scenario files are
+``scenarios/hoiland/{udp,tcp}-{fifo,fq_codel,fq-mac,airtime}.toml``; :func:`run_testbed` runs
+them and :func:`format_tables` prints the papers' figures as tables, beside what the papers'
+text states (:data:`PAPER`).
+
+    >>> from airsched.repro import hoiland
+    >>> rep = hoiland.run_testbed("udp", duration="10s")
+    >>> for table in hoiland.format_tables(rep.summary, "udp"):
+    ...     rich.print(table)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..runner import run
+from ._scenarios import find_scenarios_dir as _find_scenarios_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.table import Table
+
+    from ..result import Result
+
+#: The traffic types: a UDP flood or a TCP download to each bulk station.
+TRAFFICS: tuple[str, ...] = ("udp", "tcp")
+TRAFFIC_LABELS: dict[str, str] = {"udp": "UDP", "tcp": "TCP"}
+#: The four configurations of the testbed, in the papers' order (scenario file spelling).
+CONFIGURATIONS: tuple[str, ...] = ("fifo", "fq_codel", "fq-mac", "airtime")
+CONFIGURATION_LABELS: dict[str, str] = {
+    "fifo": "FIFO",
+    "fq_codel": "FQ-CoDel",
+    "fq-mac": "FQ-MAC",
+    "airtime": "Airtime",
+}
+#: The stations as the scenarios name them: three receive a bulk flow, the fourth only pings.
+BULK_STATIONS: tuple[str, ...] = ("fast1", "fast2", "slow")
+FAST_STATIONS: tuple[str, ...] = ("fast1", "fast2")
+SLOW_STATION = "slow"
+PING_ONLY = "pingonly"
+STATIONS: tuple[str, ...] = (*BULK_STATIONS, PING_ONLY)
+#: The configurations the blog's Figures 6 and 7 compare for the ping-only station.
+PINGONLY_CONFIGURATIONS: tuple[str, ...] = ("fq-mac", "airtime")
+
+#: The columns of the summary (:func:`run_testbed`'s ``summary``, the CSV), in order.
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    "traffic",
+    "configuration",
+    "station",
+    "airtime_share",
+    "airtime_down_s",
+    "goodput_mbps",
+    "ping_p50_ms",
+    "ping_p90_ms",
+    "ping_mean_ms",
+    "ping_sent",
+    "ping_answered",
+    "ampdu_mean_down",
+    "ampdu_mean_up",
+    "tcp_retransmits",
+)
+#: The columns of :func:`totals`: one row per traffic type and configuration.
+TOTAL_COLUMNS: tuple[str, ...] = (
+    "traffic",
+    "configuration",
+    "throughput_mbps",
+    "ping_mean_ms",
+    "ping_sent",
+    "ping_answered",
+    "airtime_max_min",
+)
+#: The columns of the pings table: one row per answered ping.
+PING_COLUMNS: tuple[str, ...] = ("traffic", "configuration", "station", "seq", "time_s", "rtt_ms")
+
+
+class Paper(NamedTuple):
+    """What a paper's text states for one quantity: its wording, the number it amounts to (None
+    for a comparison) and where it is said."""
+
+    text: str
+    value: float | None
+    source: str
+
+
+_BLOG = "blog"
+_NEXT = "next steps"
+
+#: The papers' published values, where their text states them (the figures show more; nothing is
+#: read off a plot here). Key: (traffic, quantity, configuration, station), where station is
+#: "all" for the configuration as a whole and "fast" for both fast stations. Quantities:
+#: ``airtime_share``, ``throughput_mbps`` (sum of the bulk flows), ``ping_mean_ms`` (mean ping to
+#: the bulk stations), ``ping_p50_ms`` (median per station), ``pingonly`` (the ping-only
+#: station's latency) and ``ampdu_mean_down``. "blog" is Høiland-Jørgensen's blog post on the
+#: performance anomaly and the ath9k airtime scheduler, whose "mainline" is FIFO and whose
+#: "softq-fq_codel" ("FQ-CoDel'ed intermediate queues") is FQ-MAC; "next steps" is
+#: "Bufferbloat mitigation in the WiFi stack - status and next steps", section 3.2.
+PAPER: dict[tuple[str, str, str, str], Paper] = {
+    # blog, Fig. 1: "On mainline kernels, the performance anomaly is clearly visible, with the
+    # slow station using significantly more airtime than the two others combined."
+    ("udp", "airtime_share", "fifo", "slow"): Paper("> fast1 + fast2", None, f"{_BLOG} Fig. 1"),
+    # blog, Fig. 1: "Switching to the mac80211-based intermediate queues already improves things a lot"
+    ("udp", "airtime_share", "fq-mac", "all"): Paper("improves a lot", None, f"{_BLOG} Fig. 1"),
+    # blog, Fig. 1: "Adding the airtime fairness scheduler results in almost perfect airtime
+    # fairness between the three stations"; next steps, Fig. 3 (UDP traffic): "When the airtime
+    # scheduler is enabled, perfect fairness is achieved."
+    ("udp", "airtime_share", "airtime", "all"): Paper("1/3 each", 1 / 3, f"{_BLOG} Fig. 1, {_NEXT} Fig. 3"),
+    # blog, Fig. 2: "The mainline kernel only achieves a median throughput of 20 Mbps to all three
+    # stations. Switching to FQ-CoDel'ed intermediate queues improves this to just shy of 70 Mbps,
+    # while adding the airtime fairness scheduler further increases aggregate throughput to just
+    # over 100 Mbps."
+    ("udp", "throughput_mbps", "fifo", "all"): Paper("~20", 20.0, f"{_BLOG} Fig. 2"),
+    ("udp", "throughput_mbps", "fq-mac", "all"): Paper("just < 70", 70.0, f"{_BLOG} Fig. 2"),
+    ("udp", "throughput_mbps", "airtime", "all"): Paper("just > 100", 100.0, f"{_BLOG} Fig. 2"),
+    # blog, Fig. 2: "At the same time, latency decreases from around 300 ms (with a lot of
+    # variance), to around 10. Most of this is due to the FQ-CoDel'ed intermediate queues, but the
+    # airtime fairness scheduler does give it a slight notch further downwards."
+    ("udp", "ping_mean_ms", "fifo", "all"): Paper("~300", 300.0, f"{_BLOG} Fig. 2"),
+    ("udp", "ping_mean_ms", "fq-mac", "all"): Paper("~10", 10.0, f"{_BLOG} Fig. 2"),
+    ("udp", "ping_mean_ms", "airtime", "all"): Paper("~10, a notch lower", 10.0, f"{_BLOG} Fig. 2"),
+    # next steps, Figs. 3/4: "for FQ-CoDel the slow station would occupy all the queue space in the
+    # driver, preventing the fast station from achieving full aggregation"; the better
+    # aggregation for the fast stations "was observed for UDP as well in the case of FQ-MAC".
+    ("udp", "ampdu_mean_down", "fq_codel", "fast"): Paper("not full", None, f"{_NEXT} Fig. 4"),
+    ("udp", "ampdu_mean_down", "fq-mac", "fast"): Paper("full", None, f"{_NEXT} Fig. 4"),
+    # blog, Fig. 6 (UDP): "In the UDP case, the benefit actually seems to materialise as expected,
+    # giving a nice benefit for the fourth station."
+    ("udp", "pingonly", "airtime", PING_ONLY): Paper("< FQ-MAC", None, f"{_BLOG} Fig. 6"),
+    # blog, Figs. 3/4: "Switching to the mac80211 intermediate queues gives about the same
+    # improvement in throughput and even more improvement in latency for one-way TCP flows as for
+    # UDP flows. The additional gain for the airtime fairness is not quite as big, but still
+    # present." next steps, Fig. 4 (TCP download): "The total effect is a net increase in
+    # throughput. The increase from the FIFO case to FQ-CoDel and FQ-MAC is due to better
+    # aggregation for the fast stations."
+    ("tcp", "throughput_mbps", "fq_codel", "all"): Paper("> FIFO", None, f"{_NEXT} Fig. 4"),
+    ("tcp", "throughput_mbps", "fq-mac", "all"): Paper("> FIFO", None, f"{_BLOG} Fig. 3, {_NEXT} Fig. 4"),
+    ("tcp", "throughput_mbps", "airtime", "all"): Paper("> FQ-MAC", None, f"{_BLOG} Fig. 3, {_NEXT} Fig. 4"),
+    ("tcp", "ampdu_mean_down", "fq_codel", "fast"): Paper("> FIFO", None, f"{_NEXT} Fig. 4"),
+    ("tcp", "ampdu_mean_down", "fq-mac", "fast"): Paper("> FIFO", None, f"{_NEXT} Fig. 4"),
+    # next steps, Fig. 2 (ICMP ping with TCP download traffic): "the FIFO case shows several
+    # hundred milliseconds of latency when the link is saturated by a TCP download."
+    ("tcp", "ping_p50_ms", "fifo", "all"): Paper("several 100", None, f"{_NEXT} Fig. 2"),
+    # "FQ-CoDel alleviates this somewhat, but the slow station still sees latencies of more than
+    # 200 ms in the median, and the fast stations around 35 ms."
+    ("tcp", "ping_p50_ms", "fq_codel", "slow"): Paper("> 200", 200.0, f"{_NEXT} Fig. 2"),
+    ("tcp", "ping_p50_ms", "fq_codel", "fast"): Paper("~35", 35.0, f"{_NEXT} Fig. 2"),
+    # "With FQ-MAC, this is reduced so that the slow station now has the same median latency as
+    # the fast one does in the FQ-CoDel case, while the fast stations get their latency reduced
+    # by another 45%." (35 ms less 45 % is about 19 ms.)
+    ("tcp", "ping_p50_ms", "fq-mac", "slow"): Paper("~35", 35.0, f"{_NEXT} Fig. 2"),
+    ("tcp", "ping_p50_ms", "fq-mac", "fast"): Paper("~19", 35.0 * 0.55, f"{_NEXT} Fig. 2"),
+    # "The airtime scheduler doesn't improve further upon this (other than to alter the shape of
+    # the distribution slightly for the slow station, but retaining the same median)"
+    ("tcp", "ping_p50_ms", "airtime", "slow"): Paper("~35", 35.0, f"{_NEXT} Fig. 2"),
+    ("tcp", "ping_p50_ms", "airtime", "fast"): Paper("~19", 35.0 * 0.55, f"{_NEXT} Fig. 2"),
+    # blog, Fig. 7 (TCP upload, traffic going to the stations): "the airtime scheduler gives the
+    # fourth station slightly higher latency compared to the softq-fq_codel patch set."
+    ("tcp", "pingonly", "airtime", PING_ONLY): Paper("slightly > FQ-MAC", None, f"{_BLOG} Fig. 7"),
+}
+
+
+def paper(traffic: str, quantity: str, configuration: str, station: str = "all") -> Paper | None:
+    """The papers' statement for one quantity, or None where their text gives none. A fast
+    station's value is looked up under "fast" too."""
+    _check_choice("traffic", traffic, TRAFFICS)
+    _check_choice("configuration", configuration, CONFIGURATIONS)
+    found = PAPER.get((traffic, quantity, configuration, station))
+    if found is None and station in FAST_STATIONS:
+        found = PAPER.get((traffic, quantity, configuration, "fast"))
+    return found
+
+
+def paper_text(traffic: str, quantity: str, configuration: str) -> str:
+    """Every statement of the papers about one quantity of one configuration, as one cell:
+    e.g. ``"slow > 200, fast ~35"``; ``""`` if there is none."""
+    parts = []
+    for (t, q, c, station), value in PAPER.items():
+        if (t, q, c) == (traffic, quantity, configuration):
+            parts.append(value.text if station in ("all", PING_ONLY) else f"{station} {value.text}")
+    return ", ".join(parts)
+
+
+# ----- scenario files ------------------------------------------------------------------------
+
+
+def find_scenarios_dir(scenarios_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The repository's ``scenarios/`` directory (the one holding ``hoiland/``); see
+    :func:`airsched.repro.garroppo.find_scenarios_dir` for where it is looked for."""
+    return _find_scenarios_dir(scenarios_dir, "hoiland", "udp-fifo.toml")
+
+
+def scenario_file(traffic: str, configuration: str, scenarios_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The scenario of one traffic type and configuration, e.g. ``scenarios/hoiland/udp-fq-mac.toml``."""
+    _check_choice("traffic", traffic, TRAFFICS)
+    _check_choice("configuration", configuration, CONFIGURATIONS)
+    return find_scenarios_dir(scenarios_dir) / "hoiland" / f"{traffic}-{configuration}.toml"
+
+
+def traffics(traffic: str) -> tuple[str, ...]:
+    """The traffic types of a ``--traffic`` choice: ``"udp"``, ``"tcp"`` or ``"both"``."""
+    _check_choice("traffic", traffic, (*TRAFFICS, "both"))
+    return TRAFFICS if traffic == "both" else (traffic,)
+
+
+_SECONDS = re.compile(r"^\s*\d+(\.\d*)?\s*$")
+
+
+def normalize_duration(duration: str | float | None) -> str | None:
+    """A run length as the simulator takes it: a number (or a string of one) is seconds,
+    ``"10s"`` and ``"500ms"`` pass unchanged."""
+    if duration is None:
+        return None
+    if isinstance(duration, bool):
+        raise TypeError("duration must be seconds or a str with a unit, not bool")
+    if isinstance(duration, (int, float)):
+        return f"{duration}s"
+    if isinstance(duration, str) and _SECONDS.match(duration):
+        return f"{duration.strip()}s"
+    return duration
+
+
+# ----- running the testbed -------------------------------------------------------------------
+
+
+@dataclass
+class Reproduction:
+    """The runs of :func:`run_testbed`: the summary rows, every answered ping, and each run's
+    :class:`~airsched.Result` keyed by (traffic, configuration)."""
+
+    summary: pd.DataFrame
+    pings: pd.DataFrame
+    results: dict[tuple[str, str], Result] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def traffics(self) -> list[str]:
+        return [t for t in TRAFFICS if t in set(self.summary["traffic"])]
+
+    def totals(self) -> pd.DataFrame:
+        return totals(self.summary)
+
+
+def run_testbed(
+    traffic: str = "both",
+    duration: str | float | None = None,
+    seed: int | None = 1,
+    progress: Callable[[float], None] | None = None,
+    *,
+    configurations: Iterable[str] = CONFIGURATIONS,
+    scenarios_dir: str | os.PathLike[str] | None = None,
+) -> Reproduction:
+    """Run every configuration's scenario for ``traffic`` (``"udp"``, ``"tcp"`` or ``"both"``).
+
+    ``duration`` (seconds, or e.g. ``"10s"``) is the simulated time of each run, the scenarios'
+    2 s warm-up included (default: their 32 s, 30 s measured); ``seed`` overrides theirs
+    (``None`` keeps it). ``progress`` is called with the finished fraction of all the runs.
+    Returns a :class:`Reproduction`: ``summary`` has one row per traffic type, configuration and
+    station (:data:`SUMMARY_COLUMNS`), ``pings`` one per answered ping (:data:`PING_COLUMNS`).
+    """
+    import pandas as pd
+
+    kinds = traffics(traffic)
+    configurations = [_check_choice("configuration", c, CONFIGURATIONS) for c in configurations]
+    if not configurations:
+        raise ValueError("run_testbed needs at least one configuration")
+    duration = normalize_duration(duration)
+    runs = [(t, c) for t in kinds for c in configurations]
+    rows: list[dict[str, Any]] = []
+    pings: list[pd.DataFrame] = []
+    results: dict[tuple[str, str], Result] = {}
+    warnings: list[str] = []
+    for done, (t, c) in enumerate(runs):
+        path = scenario_file(t, c, scenarios_dir)
+        sub = None if progress is None else _sub_progress(progress, done, len(runs))
+        result = run(path, seed=seed, duration=duration, progress=sub)
+        results[(t, c)] = result
+        warnings.extend(w for w in result.warnings if w not in warnings)
+        rows.extend(summary_rows(result, t, c))
+        pings.append(ping_rows(result, t, c))
+    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+    all_pings = pd.concat(pings, ignore_index=True) if pings else pd.DataFrame(columns=list(PING_COLUMNS))
+    return Reproduction(summary, all_pings, results, warnings)
+
+
+def _sub_progress(progress: Callable[[float], None], done: int, total: int) -> Callable[[float], None]:
+    def report(fraction: float) -> None:
+        progress((done + fraction) / total)
+
+    return report
+
+
+def _bulk_flow(traffic: str, station: str) -> str:
+    return f"{traffic}-{station}"
+
+
+def _ping_flow(station: str) -> str:
+    return f"ping-{station}"
+
+
+def summary_rows(result: Result, traffic: str, configuration: str) -> list[dict[str, Any]]:
+    """The summary rows (:data:`SUMMARY_COLUMNS`) of one run, one per station."""
+    stations = result.stations.set_index("name")
+    flows = result.flows.set_index("name")
+    where = f"the {traffic}-{configuration} scenario"
+    missing = [s for s in STATIONS if s not in stations.index]
+    missing += [f for s in BULK_STATIONS if (f := _bulk_flow(traffic, s)) not in flows.index]
+    missing += [f for s in STATIONS if (f := _ping_flow(s)) not in flows.index]
+    if missing:
+        raise ValueError(f"{where} has no station or flow {', '.join(missing)}")
+    rows = []
+    for station in STATIONS:
+        st = stations.loc[station]
+        ping = flows.loc[_ping_flow(station)]
+        bulk = flows.loc[_bulk_flow(traffic, station)] if station in BULK_STATIONS else None
+        rows.append(
+            {
+                "traffic": traffic,
+                "configuration": configuration,
+                "station": station,
+                "airtime_share": float(st["airtime_down_share"]),
+                "airtime_down_s": float(st["airtime_down_s"]),
+                "goodput_mbps": math.nan if bulk is None else float(bulk["goodput_mbps"]),
+                "ping_p50_ms": float(ping["rtt_p50_ms"]),
+                "ping_p90_ms": float(ping["rtt_p90_ms"]),
+                "ping_mean_ms": float(ping["rtt_mean_ms"]),
+                "ping_sent": int(ping["sent_packets"]),
+                "ping_answered": int(ping["rtt_samples"]),
+                "ampdu_mean_down": float(st["ampdu_mean_down"]),
+                "ampdu_mean_up": float(st["ampdu_mean_up"]),
+                "tcp_retransmits": 0 if bulk is None else int(bulk["tcp_retransmits"]),
+            }
+        )
+    return rows
+
+
+def ping_rows(result: Result, traffic: str, configuration: str) -> pd.DataFrame:
+    """Every answered ping of one run (:data:`PING_COLUMNS`), with the station it went to."""
+    import pandas as pd
+
+    by_flow = {_ping_flow(s): s for s in STATIONS}
+    p = result.pings
+    p = p[p["flow"].isin(list(by_flow))]
+    return pd.DataFrame(
+        {
+            "traffic": traffic,
+            "configuration": configuration,
+            "station": p["flow"].map(by_flow).astype(str).to_numpy(),
+            "seq": p["seq"].to_numpy(),
+            "time_s": p["time_s"].to_numpy(),
+            "rtt_ms": p["rtt_ms"].to_numpy(),
+        },
+        columns=list(PING_COLUMNS),
+    )
+
+
+def totals(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per traffic type and configuration (:data:`TOTAL_COLUMNS`): the bulk flows' summed
+    goodput, the mean RTT of every answered ping to the three bulk stations (NaN if none came
+    back), the pings sent and answered, and the largest over the smallest bulk station's airtime
+    share."""
+    import pandas as pd
+
+    rows = []
+    for (traffic, configuration), group in summary.groupby(["traffic", "configuration"], sort=False):
+        bulk = group[group["station"].isin(BULK_STATIONS)]
+        answered = int(bulk["ping_answered"].sum())
+        weighted = (bulk["ping_mean_ms"] * bulk["ping_answered"])[bulk["ping_answered"] > 0].sum()
+        shares = bulk["airtime_share"]
+        rows.append(
+            {
+                "traffic": traffic,
+                "configuration": configuration,
+                "throughput_mbps": float(bulk["goodput_mbps"].sum()),
+                "ping_mean_ms": float(weighted / answered) if answered else math.nan,
+                "ping_sent": int(bulk["ping_sent"].sum()),
+                "ping_answered": answered,
+                "airtime_max_min": float(shares.max() / shares.min()) if shares.min() > 0 else math.inf,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(TOTAL_COLUMNS))
+
+
+# ----- the tables ------------------------------------------------------------------------------
+
+#: The printed tables, in order: the key of each and what it shows.
+TABLE_TITLES: dict[str, str] = {
+    "airtime": "share of the AP's TX airtime per station, %",
+    "throughput": "aggregate bulk throughput and mean ping to the bulk stations",
+    "latency": "ping RTT per station, p50 / p90 ms",
+    "pingonly": "ping RTT of the ping-only station, ms",
+    "ampdu": "mean A-MPDU size to each station, MPDUs per PPDU",
+}
+#: The papers' figure (or text) each table stands for, per traffic type.
+TABLE_FIGURES: dict[tuple[str, str], str] = {
+    ("airtime", "udp"): "blog Fig. 1, next steps Fig. 3",
+    ("airtime", "tcp"): "shown for UDP only",
+    ("throughput", "udp"): "blog Fig. 2",
+    ("throughput", "tcp"): "blog Fig. 3, next steps Fig. 4",
+    ("latency", "udp"): "as next steps Fig. 2, which is TCP",
+    ("latency", "tcp"): "next steps Fig. 2",
+    ("pingonly", "udp"): "blog Fig. 6",
+    ("pingonly", "tcp"): "blog Fig. 7",
+    ("ampdu", "udp"): "next steps 3.2",
+    ("ampdu", "tcp"): "next steps 3.2",
+}
+
+
+def table_title(key: str, traffic: str) -> str:
+    """The title of one printed table, e.g. ``"UDP: share of the AP's TX airtime per station, %
+    (blog Fig. 1, next steps Fig. 3)"``."""
+    return f"{TRAFFIC_LABELS[traffic]}: {TABLE_TITLES[key]} ({TABLE_FIGURES[(key, traffic)]})"
+
+
+def format_tables(summary: pd.DataFrame, traffic: str) -> list[Table]:
+    """The papers' figures for one traffic type as rich Tables (see :data:`TABLE_TITLES`): our
+    numbers, and beside them what the papers' text states (:data:`PAPER`). Cells the summary does
+    not hold (or NaN: e.g. no ping answered) show "–"."""
+    _check_choice("traffic", traffic, TRAFFICS)
+    rows = summary[summary["traffic"] == traffic]
+    if rows.empty:
+        raise ValueError(f"the summary holds no {traffic} rows")
+    cells = {(r.configuration, r.station): r for r in rows.itertuples(index=False)}
+    configurations = [c for c in CONFIGURATIONS if c in set(rows["configuration"])]
+    total = totals(rows).set_index("configuration")
+
+    def value(configuration: str, station: str, column: str) -> float:
+        r = cells.get((configuration, station))
+        return math.nan if r is None else float(getattr(r, column))
+
+    tables = []
+    # (a) airtime shares
+    table = _table(table_title("airtime", traffic))
+    table.add_column("configuration", no_wrap=True)
+    for station in BULK_STATIONS:
+        table.add_column(station, justify="right", no_wrap=True)
+    table.add_column("max/min", justify="right", no_wrap=True)
+    table.add_column("paper", overflow="fold")
+    for c in configurations:
+        shares = [_fmt(100 * value(c, s, "airtime_share"), 1) for s in BULK_STATIONS]
+        table.add_row(
+            CONFIGURATION_LABELS[c], *shares, _fmt(total.loc[c, "airtime_max_min"], 2), paper_text(traffic, "airtime_share", c)
+        )
+    tables.append(table)
+    # (b) aggregate throughput and mean ping
+    table = _table(table_title("throughput", traffic))
+    table.add_column("configuration", no_wrap=True)
+    table.add_column("throughput\nMb/s", justify="right", no_wrap=True)
+    table.add_column("paper\nMb/s", overflow="fold")
+    table.add_column("mean ping\nms", justify="right", no_wrap=True)
+    table.add_column("paper\nms", overflow="fold")
+    table.add_column("pings\nanswered", justify="right", no_wrap=True)
+    for c in configurations:
+        t = total.loc[c]
+        table.add_row(
+            CONFIGURATION_LABELS[c],
+            _fmt(t["throughput_mbps"], 1),
+            paper_text(traffic, "throughput_mbps", c),
+            _fmt(t["ping_mean_ms"], 1),
+            paper_text(traffic, "ping_mean_ms", c),
+            f"{int(t['ping_answered'])}/{int(t['ping_sent'])}",
+        )
+    tables.append(table)
+    # (c) ping p50 / p90 per station
+    table = _table(table_title("latency", traffic))
+    table.add_column("configuration", no_wrap=True)
+    for station in STATIONS:
+        table.add_column(station, justify="right", no_wrap=True)
+    table.add_column("paper p50", overflow="fold")
+    for c in configurations:
+        latencies = [
+            f"{_fmt(value(c, s, 'ping_p50_ms'), 1)} / {_fmt(value(c, s, 'ping_p90_ms'), 1)}" for s in STATIONS
+        ]
+        table.add_row(CONFIGURATION_LABELS[c], *latencies, paper_text(traffic, "ping_p50_ms", c))
+    tables.append(table)
+    # (d) the ping-only station, FQ-MAC against Airtime
+    table = _table(table_title("pingonly", traffic))
+    table.add_column("configuration", no_wrap=True)
+    for header in ("p50", "p90", "mean"):
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("answered", justify="right", no_wrap=True)
+    table.add_column("paper", overflow="fold")
+    for c in [c for c in PINGONLY_CONFIGURATIONS if c in configurations]:
+        r = cells.get((c, PING_ONLY))
+        answered = "–" if r is None else f"{r.ping_answered}/{r.ping_sent}"
+        table.add_row(
+            CONFIGURATION_LABELS[c],
+            _fmt(value(c, PING_ONLY, "ping_p50_ms"), 1),
+            _fmt(value(c, PING_ONLY, "ping_p90_ms"), 1),
+            _fmt(value(c, PING_ONLY, "ping_mean_ms"), 1),
+            answered,
+            paper_text(traffic, "pingonly", c),
+        )
+    tables.append(table)
+    # (e) mean A-MPDU size
+    table = _table(table_title("ampdu", traffic))
+    table.add_column("configuration", no_wrap=True)
+    for station in BULK_STATIONS:
+        table.add_column(station, justify="right", no_wrap=True)
+    table.add_column("paper", overflow="fold")
+    for c in configurations:
+        sizes = [_fmt(value(c, s, "ampdu_mean_down"), 1) for s in BULK_STATIONS]
+        table.add_row(CONFIGURATION_LABELS[c], *sizes, paper_text(traffic, "ampdu_mean_down", c))
+    tables.append(table)
+    return tables
+
+
+def _table(title: str) -> Table:
+    from rich import box
+    from rich.table import Table
+
+    # At least as wide as its title (up to 100 columns), so that the title stays one line.
+    return Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        min_width=min(len(title), 100),
+    )
+
+
+def _fmt(value: float, decimals: int) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:.{decimals}f}"
+
+
+# ----- figures ---------------------------------------------------------------------------------
+
+#: Colours of the configurations in the figures.
+CONFIGURATION_COLORS: dict[str, str] = {
+    "fifo": "tab:red",
+    "fq_codel": "tab:purple",
+    "fq-mac": "tab:blue",
+    "airtime": "tab:green",
+}
+
+
+def plot_airtime(summary: pd.DataFrame, traffic: str, path: str | os.PathLike[str]) -> Path:
+    """Blog Fig. 1 / next steps Fig. 3: per configuration, a bar per bulk station of its share of
+    the AP's TX airtime. Writes a PNG and returns its path."""
+    from ..plots import COLORS, new_figure, save
+
+    rows = _rows_of(summary, traffic)
+    configurations = [c for c in CONFIGURATIONS if c in set(rows["configuration"])]
+    share = rows.set_index(["configuration", "station"])["airtime_share"]
+    fig = new_figure()
+    ax = fig.subplots()
+    width = 0.8 / len(BULK_STATIONS)
+    for k, station in enumerate(BULK_STATIONS):
+        offset = (k - (len(BULK_STATIONS) - 1) / 2) * width
+        heights = [100 * float(share.get((c, station), math.nan)) for c in configurations]
+        ax.bar([i + offset for i in range(len(configurations))], heights, width=width, color=COLORS[station], label=station)
+    ax.axhline(100 / 3, color="0.4", linestyle=":", linewidth=1, label="1/3 (fair)")
+    ax.set_xticks(range(len(configurations)), [CONFIGURATION_LABELS[c] for c in configurations])
+    ax.set_ylabel("share of the AP's TX airtime, %")
+    ax.set_ylim(0, 100)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    ax.set_title(f"{TRAFFIC_LABELS[traffic]}: per-station TX airtime")
+    return save(fig, path)
+
+
+def plot_throughput(summary: pd.DataFrame, traffic: str, path: str | os.PathLike[str]) -> Path:
+    """Blog Figs. 2-4: per configuration, the aggregate bulk throughput (bars, with the papers'
+    stated value as a marker where the text gives one) and the mean ping to the bulk stations
+    (points, right axis, log scale). Writes a PNG and returns its path."""
+    from ..plots import new_figure, save
+
+    total = totals(_rows_of(summary, traffic)).set_index("configuration")
+    configurations = [c for c in CONFIGURATIONS if c in total.index]
+    x = list(range(len(configurations)))
+    fig = new_figure()
+    ax = fig.subplots()
+    ax.bar(
+        x,
+        [total.loc[c, "throughput_mbps"] for c in configurations],
+        width=0.5,
+        color=[CONFIGURATION_COLORS[c] for c in configurations],
+        alpha=0.8,
+        label="throughput (sim)",
+    )
+    marked = [(i, p.value) for i, c in enumerate(configurations) if (p := paper(traffic, "throughput_mbps", c)) and p.value]
+    if marked:
+        ax.plot([i for i, _ in marked], [v for _, v in marked], "k_", markersize=28, mew=2, label="throughput (paper)")
+    ax.set_ylabel("aggregate throughput, Mbit/s")
+    ax.set_ylim(bottom=0)
+    ax.set_xticks(x, [CONFIGURATION_LABELS[c] for c in configurations])
+    ax.grid(axis="y", alpha=0.3)
+    twin = ax.twinx()
+    pings = [total.loc[c, "ping_mean_ms"] for c in configurations]
+    twin.plot(x, pings, "o", color="black", label="mean ping (sim)")
+    marked = [(i, p.value) for i, c in enumerate(configurations) if (p := paper(traffic, "ping_mean_ms", c)) and p.value]
+    if marked:
+        twin.plot([i for i, _ in marked], [v for _, v in marked], "x", color="0.4", markersize=9, label="mean ping (paper)")
+    finite = [v for v in pings if math.isfinite(v)] + [v for _, v in marked]
+    if finite:
+        twin.set_yscale("log")
+        twin.set_ylim(min(finite) / 2, max(finite) * 2)
+        _plain_log_labels(twin.yaxis, min(finite) / 2, max(finite) * 2)
+    twin.set_ylabel("mean ping to the bulk stations, ms")
+    handles, labels = ax.get_legend_handles_labels()
+    extra_h, extra_l = twin.get_legend_handles_labels()
+    fig.legend(handles + extra_h, labels + extra_l, loc="outside lower center", ncols=4, fontsize="small")
+    ax.set_title(f"{TRAFFIC_LABELS[traffic]}: aggregate throughput and mean ping")
+    return save(fig, path)
+
+
+def plot_ping_cdf(pings: pd.DataFrame, traffic: str, path: str | os.PathLike[str]) -> Path:
+    """Next steps Fig. 2: per configuration (one panel each), the CDF of the ping RTT to each
+    station, log time axis. Writes a PNG and returns its path."""
+    from ..plots import COLORS, new_figure, save
+
+    rows = pings[pings["traffic"] == traffic]
+    fig = new_figure(height=6.0)
+    grid = fig.subplots(2, 2, sharex=True, sharey=True, squeeze=False)
+    for ax, configuration in zip(grid.flat, CONFIGURATIONS):
+        here = rows[rows["configuration"] == configuration]
+        drawn = 0
+        for station in STATIONS:
+            drawn += _draw_cdf(ax, here[here["station"] == station]["rtt_ms"], color=COLORS[station], label=station)
+        if drawn == 0:
+            ax.text(0.5, 0.5, "no ping answered", transform=ax.transAxes, ha="center", va="center", color="0.4")
+        ax.set_title(CONFIGURATION_LABELS[configuration])
+        ax.grid(alpha=0.3)
+    _cdf_axes(grid[:, 0], grid[-1, :], rows["rtt_ms"])
+    labelled = [ax for ax in grid.flat if ax.get_legend_handles_labels()[0]]
+    if labelled:
+        labelled[0].legend(fontsize="small", loc="lower right")
+    fig.suptitle(f"{TRAFFIC_LABELS[traffic]}: ping RTT per station")
+    return save(fig, path)
+
+
+def plot_pingonly_cdf(pings: pd.DataFrame, traffic: str, path: str | os.PathLike[str]) -> Path:
+    """Blog Figs. 6 (UDP) and 7 (TCP): the CDF of the ping RTT to the ping-only station under
+    FQ-MAC and under the airtime scheduler. Writes a PNG and returns its path."""
+    from ..plots import new_figure, save
+
+    rows = pings[(pings["traffic"] == traffic) & (pings["station"] == PING_ONLY)]
+    fig = new_figure()
+    ax = fig.subplots()
+    for configuration in PINGONLY_CONFIGURATIONS:
+        rtt = rows[rows["configuration"] == configuration]["rtt_ms"]
+        _draw_cdf(ax, rtt, color=CONFIGURATION_COLORS[configuration], label=CONFIGURATION_LABELS[configuration])
+    ax.grid(alpha=0.3)
+    _cdf_axes([ax], [ax], rows["rtt_ms"])
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small", loc="lower right")
+    else:
+        ax.text(0.5, 0.5, "no ping answered", transform=ax.transAxes, ha="center", va="center", color="0.4")
+    ax.set_title(f"{TRAFFIC_LABELS[traffic]}: ping RTT to the ping-only station")
+    return save(fig, path)
+
+
+def _draw_cdf(ax: Any, rtt: pd.Series, **style: Any) -> int:
+    values = sorted(float(v) for v in rtt)
+    if not values:
+        return 0
+    n = len(values)
+    ax.step(values, [(i + 1) / n for i in range(n)], where="post", **style)
+    return 1
+
+
+def _cdf_axes(left: Iterable[Any], bottom: Iterable[Any], rtt: pd.Series) -> None:
+    for ax in left:
+        ax.set_ylabel("CDF")
+        ax.set_ylim(0, 1.02)
+    for ax in bottom:
+        ax.set_xlabel("ping RTT, ms")
+        if len(rtt) and float(rtt.min()) > 0:
+            ax.set_xscale("log")
+            _plain_log_labels(ax.xaxis, float(rtt.min()), float(rtt.max()))
+
+
+def _plain_log_labels(axis: Any, low: float, high: float) -> None:
+    """Tick labels of a log axis as plain numbers (20, not 2 x 10^1); the 2, 3, ... ticks are
+    labelled too where the data span less than two decades."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    axis.set_major_formatter(plain)
+    axis.set_minor_formatter(plain if math.log10(high / low) < 2 else NullFormatter())
+
+
+def plot_all(rep: Reproduction | tuple[pd.DataFrame, pd.DataFrame], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Every figure of every traffic type run, as ``hoiland-<traffic>-{airtime,throughput,
+    ping-cdf,pingonly-cdf}.png`` in ``out_dir``; returns their paths. ``rep`` is a
+    :class:`Reproduction` or (summary, pings)."""
+    summary, pings = (rep.summary, rep.pings) if isinstance(rep, Reproduction) else rep
+    out = Path(out_dir)
+    paths = []
+    for traffic in [t for t in TRAFFICS if t in set(summary["traffic"])]:
+        stem = out / f"hoiland-{traffic}"
+        paths.append(plot_airtime(summary, traffic, f"{stem}-airtime.png"))
+        paths.append(plot_throughput(summary, traffic, f"{stem}-throughput.png"))
+        paths.append(plot_ping_cdf(pings, traffic, f"{stem}-ping-cdf.png"))
+        paths.append(plot_pingonly_cdf(pings, traffic, f"{stem}-pingonly-cdf.png"))
+    return paths
+
+
+def write(rep: Reproduction, out_dir: str | os.PathLike[str], *, runs: bool = True) -> list[Path]:
+    """Write ``hoiland.csv`` (the summary rows) into ``out_dir`` and, with ``runs``, each run's
+    tables (as ``airsched run --out`` does) into ``runs/<traffic>-<configuration>/``; returns
+    the CSV's path and the run directories."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    csv = out / "hoiland.csv"
+    rep.summary.to_csv(csv, index=False)
+    paths = [csv]
+    if runs:
+        for (traffic, configuration), result in rep.results.items():
+            paths.append(result.write(out / "runs" / f"{traffic}-{configuration}"))
+    return paths
+
+
+def _rows_of(summary: pd.DataFrame, traffic: str) -> pd.DataFrame:
+    _check_choice("traffic", traffic, TRAFFICS)
+    rows = summary[summary["traffic"] == traffic]
+    if rows.empty:
+        raise ValueError(f"the summary holds no {traffic} rows")
+    return rows
+
+
+def _check_choice(option: str, value: str, allowed: Iterable[str]) -> str:
+    allowed = list(allowed)
+    if value not in allowed:
+        raise ValueError(f"{option}: must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
