@@ -1474,8 +1474,23 @@ impl Simulation {
                         });
                     }
                 }
-                if let Some(h) = st.ht {
-                    mean_rate = [h.mcs.mbps(cell.width, cell.gi); 2];
+                // The MCS used per PPDU attempt: the rates table and the attempt-weighted mean.
+                for (dir, name) in [(0, "down"), (1, "up")] {
+                    let total: u64 = d.mcs_attempts[dir].iter().sum();
+                    let mut weighted = 0.0;
+                    for (m, &k) in d.mcs_attempts[dir].iter().enumerate().filter(|(_, k)| **k > 0) {
+                        let mbps = crate::phy::ht::HtMcs::ALL[m].mbps(cell.width, cell.gi);
+                        weighted += mbps * k as f64;
+                        rates.push(crate::results::RateRow {
+                            station: st.name.clone(),
+                            direction: name,
+                            rate_mbps: mbps,
+                            attempts: k,
+                            acked: d.mcs_acked[dir][m],
+                            share: k as f64 / total as f64,
+                        });
+                    }
+                    mean_rate[dir] = if total > 0 { weighted / total as f64 } else { f64::NAN };
                 }
             }
             // A station-to-itself flow is impossible, so up + down counts each flow once.
@@ -1662,6 +1677,8 @@ fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationC
         air_dir_ns: std::array::from_fn(|d| a.air_dir_ns[d] - b.air_dir_ns[d]),
         ampdu_mpdus: std::array::from_fn(|d| crate::metrics::AmpduHist(std::array::from_fn(|k| a.ampdu_mpdus[d][k] - b.ampdu_mpdus[d][k]))),
         acked_mpdus: a.acked_mpdus - b.acked_mpdus,
+        mcs_attempts: std::array::from_fn(|d| std::array::from_fn(|k| a.mcs_attempts[d][k] - b.mcs_attempts[d][k])),
+        mcs_acked: std::array::from_fn(|d| std::array::from_fn(|k| a.mcs_acked[d][k] - b.mcs_acked[d][k])),
     }
 }
 

@@ -456,3 +456,45 @@ fn the_aggregate_time_limit_is_configurable() {
     let r = one_station("max_aggregate_mpdus = 3", 7);
     assert_eq!(r.stations[0].ampdu_mean_down, 3.0);
 }
+
+#[test]
+fn minstrel_finds_the_best_mcs_of_a_lossy_link() {
+    // One saturated station at 17 dB. Each fixed MCS 0-7 gives the goodput its PER allows;
+    // Minstrel over MCS 0-7 must come close to the best of them and spend most attempts there.
+    let run = |rc: &str, mcs: u8| {
+        let text = format!(
+            r#"
+[run]
+duration = "10s"
+warmup = "2s"
+[wired]
+rate = "1Gbit"
+[cell]
+standard = "802.11n"
+beacons = false
+[[station]]
+name = "sta"
+mcs = {mcs}
+rate_control = "{rc}"
+snr = 17
+[[flow]]
+name = "down"
+src = "server"
+dst = "sta"
+rate = "saturate"
+size = 1472
+"#
+        );
+        common::run(&text)
+    };
+    let fixed: Vec<f64> = (0..8).map(|m| run("fixed", m).flows[0].goodput_mbps).collect();
+    let (best, best_gp) = fixed.iter().enumerate().fold((0, 0.0), |b, (m, &g)| if g > b.1 { (m, g) } else { b });
+    let r = run("minstrel", 7);
+    let gp = r.flows[0].goodput_mbps;
+    let best_rate = airsched_core::phy::ht::HtMcs::new(best as u8).unwrap().mbps(airsched_core::phy::ht::ChannelWidth::Mhz20, GuardInterval::Long);
+    let share = r.rates.iter().filter(|x| x.direction == "down" && (x.rate_mbps - best_rate).abs() < 1e-9).map(|x| x.share).sum::<f64>();
+    println!("fixed {fixed:.2?}; best MCS {best} {best_gp:.2}; minstrel {gp:.2}, {share:.2} of attempts at MCS {best}");
+    assert!(best > 0 && best < 7, "the SNR makes a middle MCS the best: {best}");
+    assert!(gp > 0.85 * best_gp, "{gp} vs {best_gp}");
+    assert!(share > 0.6, "{share}");
+}

@@ -394,16 +394,17 @@ fn dsss_keys_in_an_80211n_cell() {
 }
 
 #[test]
-fn rate_control_in_an_80211n_cell_is_fixed() {
-    one(&ht("rate_control = \"minstrel\"\n"), 3, 16, "cell.rate_control", "802.11n links use a fixed MCS (`mcs`); Minstrel-HT is not modelled");
+fn rate_control_in_an_80211n_cell_is_fixed_or_minstrel() {
+    one(&ht("rate_control = \"arf\"\n"), 3, 16, "cell.rate_control", "an 802.11n link takes \"fixed\"");
     one(
-        &ht("[[station]]\nname = \"a\"\nrate_control = \"arf\"\n"),
+        &ht("[[station]]\nname = \"a\"\nrate_control = \"aarf\"\n"),
         5,
         16,
         "station[0].rate_control",
-        "Minstrel-HT is not modelled",
+        "is an 802.11b rate control",
     );
-    assert!(parse_scenario(&ht("rate_control = \"fixed\"\n"), "test.toml").is_ok());
+    let s = parse_scenario(&ht("rate_control = \"minstrel\"\n"), "test.toml").unwrap();
+    assert_eq!(s.cell.rate_control, airsched_core::scenario::RateControl::Minstrel);
 }
 
 #[test]

@@ -44,6 +44,9 @@ pub struct StationCounters {
     pub ampdu_mpdus: [AmpduHist; 2],
     /// 802.11n: MPDUs acknowledged by a BlockAck (or ACK), both directions.
     pub acked_mpdus: u64,
+    /// 802.11n: PPDU attempts per direction and MCS, and those answered by a (Block)Ack.
+    pub mcs_attempts: [[u64; 16]; 2],
+    pub mcs_acked: [[u64; 16]; 2],
 }
 
 /// Counts of aggregates by their number of MPDUs (index 0 unused, 1..=64).

@@ -62,6 +62,10 @@ pub(super) struct Reorder {
 /// One A-MPDU (or a single MPDU when it holds one) in the hardware queue.
 pub(super) struct Agg {
     pub tin: TinId,
+    /// The MCS it is sent at (rate control picks it when the aggregate is built), and its
+    /// index in the link's Minstrel table.
+    pub tx: HtTxVector,
+    pub rate_idx: u8,
     /// The station it is to (AP) or from (station).
     pub station: u32,
     pub mpdus: Vec<Mpdu>,
@@ -73,7 +77,7 @@ pub(super) struct Agg {
 
 impl Agg {
     fn new() -> Agg {
-        Agg { tin: TinId(0), station: 0, mpdus: Vec::with_capacity(ht::AMPDU_MAX_MPDUS as usize), psdu: 0, txtime: Nanos::ZERO, ok: 0 }
+        Agg { tin: TinId(0), rate_idx: 0, tx: HtTxVector::new(crate::phy::ht::HtMcs::ALL[0], crate::phy::ht::ChannelWidth::Mhz20, crate::phy::ht::GuardInterval::Long), station: 0, mpdus: Vec::with_capacity(ht::AMPDU_MAX_MPDUS as usize), psdu: 0, txtime: Nanos::ZERO, ok: 0 }
     }
 }
 
@@ -119,15 +123,35 @@ impl Driver {
     }
 }
 
+/// Minstrel (the legacy algorithm of `mac/rate.rs`) run over a station's HT MCS, as a
+/// Minstrel-HT-like controller: one rate per A-MPDU, every MPDU's fate a sample.
+pub(super) struct HtRateCtl {
+    pub ctl: crate::mac::rate::RateCtl,
+    /// Rate index -> MCS, ascending in rate.
+    pub table: Vec<crate::phy::ht::HtMcs>,
+}
+
+/// Reference airtime per MPDU of a 1200-byte payload at `tx` in a 16-MPDU A-MPDU, with AIFS,
+/// the mean backoff, SIFS and the BlockAck shared among them (Minstrel-HT's per-MPDU view of an
+/// aggregate's cost).
+fn ht_ref_airtime(band: OfdmBand, basic: &[OfdmRate], tx: HtTxVector) -> Nanos {
+    const N: u32 = 16;
+    let sub = ht::ampdu_subframe_bytes(ht::qos_data_mpdu_bytes(1200 + 28));
+    let ppdu = ht::txtime(band, tx, N * sub);
+    let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
+    let fixed = be.aifs(band) + be.mean_backoff(band) + band.sifs() + ht::block_ack_time(band, basic, tx.mcs);
+    Nanos((ppdu.0 + fixed.0) / N as u64)
+}
+
 /// The 802.11n cell: PHY settings, per-station transmit vectors and every node's driver.
 pub(super) struct Ht {
     pub band: OfdmBand,
     pub basic: Vec<OfdmRate>,
-    /// Per station: the HT transmit vector of its link (both directions).
+    /// Per station: the HT transmit vector of its link at its top MCS (both directions).
     pub tx: Vec<HtTxVector>,
-    /// Per station: normal ACK and BlockAck airtime answering its MCS.
-    pub ack: Vec<Nanos>,
-    pub block_ack: Vec<Nanos>,
+    /// Per link (`s`: the AP's to station s, `n + s`: station s's own): Minstrel over the
+    /// station's MCS table, None for a fixed MCS.
+    pub rc: Vec<Option<HtRateCtl>>,
     pub limits: AmpduLimits,
     pub mpdu_retry_limit: u32,
     /// EDCA parameters per mac80211 AC index (VO, VI, BE, BK).
@@ -166,8 +190,33 @@ impl Ht {
             .iter()
             .map(|st| HtTxVector::new(st.ht.expect("802.11n stations have HT settings").mcs, cell.width, cell.gi))
             .collect();
-        let ack = tx.iter().map(|t| ht::ack_time(cell.band, &cell.basic_rates, t.mcs)).collect();
-        let block_ack = tx.iter().map(|t| ht::block_ack_time(cell.band, &cell.basic_rates, t.mcs)).collect();
+        let mut rc = Vec::with_capacity(2 * n);
+        for dir in 0..2u64 {
+            for (i, st) in scn.stations.iter().enumerate() {
+                if st.rate_control != crate::scenario::RateControl::Minstrel {
+                    rc.push(None);
+                    continue;
+                }
+                let top = tx[i];
+                let mut table: Vec<ht::HtMcs> = ht::HtMcs::ALL.iter().copied().filter(|m| m.index() <= top.mcs.index()).collect();
+                table.sort_by_key(|m| (m.bits_per_second(cell.width, cell.gi), m.n_ss()));
+                let ref_air: Vec<Nanos> =
+                    table.iter().map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, cell.width, cell.gi))).collect();
+                let node = if dir == 0 { 0 } else { i as u64 + 1 };
+                let rng = crate::engine::stream(seed, crate::engine::StreamKind::RateControl, node * 65536 + i as u64);
+                let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
+                let contention = crate::mac::rate::Contention { slot: cell.band.slot(), cw_min: be.cw_min, cw_max: be.cw_max };
+                let ctl = crate::mac::rate::RateCtl::with_contention(
+                    crate::mac::rate::RateAlgo::Minstrel,
+                    &ref_air,
+                    cell.mpdu_retry_limit,
+                    rng,
+                    contention,
+                )
+                .expect("1 to 16 MCS are a valid table");
+                rc.push(Some(HtRateCtl { ctl, table }));
+            }
+        }
         let limits = AmpduLimits {
             max_mpdus: cell.max_aggregate_mpdus,
             ..AmpduLimits::HT.with_max_duration(cell.max_aggregate_time)
@@ -248,8 +297,7 @@ impl Ht {
             band: cell.band,
             basic: cell.basic_rates.clone(),
             tx,
-            ack,
-            block_ack,
+            rc,
             limits,
             mpdu_retry_limit: cell.mpdu_retry_limit,
             edca,
@@ -420,6 +468,16 @@ impl Simulation {
             }
             (ht.tx[station as usize], ht.band, limits)
         };
+        let now = self.now;
+        let n_st = self.scn.stations.len();
+        let link = if node == 0 { station as usize } else { n_st + station as usize };
+        let (tx, rate_idx) = match self.ht.as_mut().expect("802.11n").rc[link].as_mut() {
+            Some(r) => {
+                let i = r.ctl.rate_for_attempt(now, 1);
+                (HtTxVector::new(r.table[i as usize], tx.width, tx.gi), i)
+            }
+            None => (tx, 0),
+        };
         let slot = {
             let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
             let slot = (d.hw_head + d.hw_len) % HW_QUEUE_AGGS;
@@ -428,6 +486,8 @@ impl Simulation {
             agg.tin = tin;
             agg.station = station;
             agg.ok = 0;
+            agg.tx = tx;
+            agg.rate_idx = rate_idx;
             slot
         };
         let mut padded = 0u32;
@@ -514,7 +574,7 @@ impl Simulation {
             self.dcf.nodes[node as usize].attempts += 1;
             let d = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize];
             let agg = &mut d.hw[d.hw_head];
-            let (s, t, n_mpdus) = (agg.station as usize, agg.txtime, agg.mpdus.len());
+            let (s, t, n_mpdus, mcs) = (agg.station as usize, agg.txtime, agg.mpdus.len(), agg.tx.mcs.index() as usize);
             for m in agg.mpdus.iter_mut() {
                 m.attempts += 1;
             }
@@ -527,6 +587,7 @@ impl Simulation {
             sc.air_dir_ns[dir] += t.0;
             sc.tx_attempts += 1;
             sc.ampdu_mpdus[dir][n_mpdus.min(64)] += 1;
+            sc.mcs_attempts[dir][mcs] += 1;
             self.counters.frames += 1;
             self.air.push(super::AirTx { node, end: ta + t, rate: crate::phy::dsss::DsssRate::R1 });
             busy_end = busy_end.max(ta + t);
@@ -542,7 +603,11 @@ impl Simulation {
                 let ht = self.ht.as_ref().expect("802.11n");
                 let agg = ht.drivers[a.node as usize].head();
                 let s = agg.station as usize;
-                let resp = if agg.mpdus.len() == 1 { ht.ack[s] } else { ht.block_ack[s] };
+                let resp = if agg.mpdus.len() == 1 {
+                    ht::ack_time(ht.band, &ht.basic, agg.tx.mcs)
+                } else {
+                    ht::block_ack_time(ht.band, &ht.basic, agg.tx.mcs)
+                };
                 let acker = if a.node == 0 { s + 1 } else { 0 };
                 self.counters.nodes[acker].airtime_ns += resp.0;
                 self.counters.stations[s].airtime_ns += resp.0;
@@ -587,9 +652,10 @@ impl Simulation {
             return Outcome::Success;
         };
         let (data_dir, ack_dir) = if node == 0 { (Dir::Down, Dir::Up) } else { (Dir::Up, Dir::Down) };
-        let tx = ht.tx[s];
+        let tx = agg.tx;
         let mode = ErrMode::nist(tx.mcs.non_ht_reference_rate());
-        let snr = ch.snr_cdb(ta, data_dir);
+        // Two spatial streams share the transmit power: each sees 3 dB less SNR.
+        let snr = ch.snr_cdb(ta, data_dir) - if tx.mcs.n_ss() == 2 { 300 } else { 0 };
         let rng = &mut self.err_rng[node];
         agg.ok = 0;
         for (i, m) in agg.mpdus.iter().enumerate() {
@@ -700,7 +766,7 @@ impl Simulation {
             sim.air
                 .iter()
                 .filter(|a| !(a.node == 0 && sim.dcf.medium.beacon_in_air))
-                .map(|a| ht.tx[ht.drivers[a.node as usize].head().station as usize].mcs)
+                .map(|a| ht.drivers[a.node as usize].head().tx.mcs)
                 .min()
         };
         let bystander_extra = if collided { slowest_mcs(self).map(eifs_extra).unwrap_or(Nanos::ZERO) } else { Nanos::ZERO };
@@ -722,7 +788,7 @@ impl Simulation {
                 let a = self.air[0];
                 let ht = self.ht.as_ref().expect("802.11n");
                 let s = ht.drivers[a.node as usize].head().station;
-                let mcs = ht.tx[s as usize].mcs;
+                let mcs = ht.drivers[a.node as usize].head().tx.mcs;
                 let receiver = if a.node == 0 { s as usize + 1 } else { 0 };
                 let r_aifs = self.dcf.nodes[receiver].aifs;
                 self.dcf.set_ifs_end(receiver, te + eifs_extra(mcs) + r_aifs);
@@ -733,7 +799,7 @@ impl Simulation {
                 // The sender could not decode the (Block)Ack, sent at a legacy OFDM rate.
                 let a = self.air[0];
                 let ht = self.ht.as_ref().expect("802.11n");
-                let mcs = ht.tx[ht.drivers[a.node as usize].head().station as usize].mcs;
+                let mcs = ht.drivers[a.node as usize].head().tx.mcs;
                 let resp = ht::control_response_rate(&ht.basic, mcs);
                 let aifs = self.dcf.nodes[a.node as usize].aifs;
                 self.dcf.set_ifs_end(a.node as usize, te + sifs + ofdm::estimated_ack_time(resp) + aifs);
@@ -788,6 +854,19 @@ impl Simulation {
         let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
         let agg_ok = d.hw[head].ok;
         let n_mpdus = d.hw[head].mpdus.len();
+        let (rate_idx, mcs) = (d.hw[head].rate_idx, d.hw[head].tx.mcs.index() as usize);
+        if acked {
+            self.counters.stations[station as usize].mcs_acked[(node != 0) as usize][mcs] += 1;
+        }
+        // Rate control learns the fate of every MPDU of the attempt.
+        let n_st = self.scn.stations.len();
+        let link = if node == 0 { station as usize } else { n_st + station as usize };
+        if let Some(r) = self.ht.as_mut().expect("802.11n").rc[link].as_mut() {
+            for i in 0..n_mpdus {
+                r.ctl.on_attempt(now, rate_idx, acked && agg_ok & (1 << i) != 0);
+            }
+            r.ctl.on_frame_end(now, acked);
+        }
         // Failed MPDUs go back to the head of the tin in their original order.
         for i in (0..n_mpdus).rev() {
             let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];

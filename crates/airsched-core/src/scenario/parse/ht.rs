@@ -64,16 +64,17 @@ pub(super) fn not_ht<'t, 'i>(
     Some(v)
 }
 
-/// `rate_control` of the cell or a station: an 802.11n link only takes "fixed".
+/// `rate_control` of the cell or a station: an 802.11n link takes "fixed" (the station's `mcs`)
+/// or "minstrel" (Minstrel over MCS 0 to `mcs`, one rate per A-MPDU).
 pub(super) fn rate_control(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, standard: Option<Standard>) -> Option<RateControl> {
     let rc = radio::rate_control(ctx, v, key)?;
-    if rc != RateControl::Fixed && standard == Some(Standard::Dot11n) {
+    if !matches!(rc, RateControl::Fixed | RateControl::Minstrel) && standard == Some(Standard::Dot11n) {
         ctx.error(
             &v.span(),
             key,
             format!(
-                "802.11n links use a fixed MCS (`mcs`); Minstrel-HT is not modelled, so {:?} cannot be used in an \
-                 802.11n cell (leave `rate_control` out or write \"fixed\")",
+                "{:?} is an 802.11b rate control; an 802.11n link takes \"fixed\" (always its `mcs`) or \"minstrel\" \
+                 (Minstrel over MCS 0 to `mcs`)",
                 rc.name()
             ),
         );
