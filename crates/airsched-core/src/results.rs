@@ -132,9 +132,10 @@ pub struct FlowResult {
     pub rtt_p99_ms: f64,
     pub rtt_max_ms: f64,
     pub rtt_samples: u64,
-    /// TCP flows, over the whole run: segments retransmitted (fast retransmit and recovery,
-    /// and after timeouts), fast-recovery episodes, retransmission timeouts, the congestion
-    /// window at the end (bytes) and the sender's smoothed RTT (ms); 0 / NaN for other flows.
+    /// TCP flows, in the measured window (after the warm-up): segments retransmitted (fast
+    /// retransmit and recovery, and after timeouts), fast-recovery episodes, retransmission
+    /// timeouts; at the end: the congestion window (bytes) and the sender's smoothed RTT (ms);
+    /// 0 / NaN for other flows.
     pub tcp_retransmits: u64,
     pub tcp_fast_recoveries: u64,
     pub tcp_rtos: u64,

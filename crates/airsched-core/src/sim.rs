@@ -182,6 +182,17 @@ struct TcpConn {
     gen: u64,
     /// In-order bytes the receiver has delivered to its application.
     delivered: u64,
+    /// Retransmissions, fast recoveries and RTOs at the end of the warm-up (the results count
+    /// the measured window only).
+    at_warmup: [u64; 3],
+}
+
+impl TcpConn {
+    /// Retransmissions, fast recoveries and RTOs so far.
+    fn counts(&self) -> [u64; 3] {
+        let s = self.sender.stats();
+        [s.fast_retransmits + s.timeout_retransmits, s.fast_recoveries, s.rtos]
+    }
 }
 
 /// One answered ping.
@@ -449,6 +460,7 @@ impl Simulation {
                             armed: None,
                             gen: 0,
                             delivered: 0,
+                            at_warmup: [0; 3],
                         })
                     })
                 })
@@ -543,6 +555,9 @@ impl Simulation {
             }
             Event::WarmupEnd => {
                 self.at_warmup = Some(self.counters.clone());
+                for conn in self.tcp.iter_mut().flatten() {
+                    conn.at_warmup = conn.counts();
+                }
                 // The first sample covers (warm-up, warm-up + interval] only.
                 for (f, c) in self.counters.flows.iter().enumerate() {
                     self.last_sample_bytes[f] = c.received_payload_bytes;
@@ -1397,9 +1412,9 @@ impl Simulation {
                 rtt_p99_ms: rtt.p99,
                 rtt_max_ms: rtt.max,
                 rtt_samples: rtt.n,
-                tcp_retransmits: tcp.map_or(0, |c| c.sender.stats().fast_retransmits + c.sender.stats().timeout_retransmits),
-                tcp_fast_recoveries: tcp.map_or(0, |c| c.sender.stats().fast_recoveries),
-                tcp_rtos: tcp.map_or(0, |c| c.sender.stats().rtos),
+                tcp_retransmits: tcp.map_or(0, |c| c.counts()[0] - c.at_warmup[0]),
+                tcp_fast_recoveries: tcp.map_or(0, |c| c.counts()[1] - c.at_warmup[1]),
+                tcp_rtos: tcp.map_or(0, |c| c.counts()[2] - c.at_warmup[2]),
                 tcp_cwnd_end: tcp.map_or(0, |c| c.sender.cwnd()),
                 tcp_srtt_ms: tcp.and_then(|c| c.sender.rtt().srtt()).map_or(f64::NAN, |r| r.0 as f64 / 1e6),
             });
