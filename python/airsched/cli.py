@@ -498,12 +498,16 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
 
 def _stations_table(stations: list[dict[str, Any]]) -> Table:
     table = Table(title="stations", title_justify="left")
-    headers = ("station", "rate Mb/s", "goodput Mb/s", "std Mb/s", "airtime %", "frames", "retries", "drops")
+    headers = ["station", "rate Mb/s", "goodput Mb/s", "std Mb/s", "airtime %", "frames", "retries", "drops"]
+    # 802.11n: mean MPDUs per A-MPDU to the station.
+    ampdu = any(st.get("ampdu_mean_down") is not None for st in stations)
+    if ampdu:
+        headers.append("A-MPDU")
     for header in headers:
         table.add_column(header, justify="left" if header == "station" else "right")
     for st in stations:
         share = st["airtime_share"]
-        table.add_row(
+        cells = [
             Text(st["name"]),
             _fmt(st["rate_mbps"], 1),
             _fmt(st["goodput_mbps"], 3),
@@ -512,7 +516,10 @@ def _stations_table(stations: list[dict[str, Any]]) -> Table:
             f"{st['tx_frames']:,}",
             f"{st['retries']:,}",
             f"{st['drops']:,}",
-        )
+        ]
+        if ampdu:
+            cells.append(_fmt(st.get("ampdu_mean_down"), 1))
+        table.add_row(*cells)
     return table
 
 
