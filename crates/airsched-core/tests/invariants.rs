@@ -110,3 +110,113 @@ proptest! {
         }
     }
 }
+
+/// A random 802.11n cell: MCS, rate control, radio conditions, queueing configuration, and UDP,
+/// TCP and ping flows in any direction.
+#[derive(Debug, Clone)]
+struct HtCell {
+    mcs: Vec<(u8, bool, Option<i32>)>,
+    flows: Vec<(FlowSpec, u8)>,
+    queueing: usize,
+    width40: bool,
+    short_gi: bool,
+    max_aggr_us: u32,
+    seed: u64,
+}
+
+fn ht_scenario(c: &HtCell) -> String {
+    const QUEUEING: [&str; 5] = [
+        "queueing = \"fifo\"\n",
+        "queueing = \"fq_codel\"\n",
+        "queueing = \"fq-mac\"\n",
+        "queueing = \"airtime\"\n",
+        "mac_queue = \"fq-mac\"\nairtime = \"mac80211\"\n",
+    ];
+    let n = c.mcs.len();
+    let mut t = format!(
+        "[run]\nduration = \"2s\"\nwarmup = \"300ms\"\nseed = {}\n[wired]\nrate = \"1Gbit\"\n[cell]\nstandard = \"802.11n\"\nwidth = {}\nguard_interval = \"{}\"\nmax_aggregate_time = \"{}us\"\n[ap]\n{}",
+        c.seed,
+        if c.width40 { 40 } else { 20 },
+        if c.short_gi { "short" } else { "long" },
+        c.max_aggr_us,
+        QUEUEING[c.queueing]
+    );
+    for (i, (mcs, minstrel, snr)) in c.mcs.iter().enumerate() {
+        t += &format!("[[station]]\nname = \"s{i}\"\nmcs = {mcs}\n");
+        if *minstrel {
+            t += "rate_control = \"minstrel\"\n";
+        }
+        if let Some(cdb) = snr {
+            t += &format!("snr = {}\n", *cdb as f64 / 100.0);
+        }
+    }
+    for (i, (f, proto)) in c.flows.iter().enumerate() {
+        let (src, mut dst) = (endpoint(f.src, n), endpoint(f.dst, n));
+        if src == dst {
+            dst = if src == "server" { "s0".into() } else { "server".into() };
+        }
+        t += &format!("[[flow]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\n");
+        t += &match proto {
+            0 => format!("rate = \"{}\"\nsize = {}\n", f.rate_kbit.map_or("saturate".to_string(), |k| format!("{}kbit", k * 20)), f.size),
+            1 => "protocol = \"tcp\"\n".to_string(),
+            _ => format!("protocol = \"ping\"\ninterval = \"{}ms\"\n", 1 + f.size % 50),
+        };
+    }
+    t
+}
+
+fn ht_cell() -> impl Strategy<Value = HtCell> {
+    (
+        prop::collection::vec((0u8..16, any::<bool>(), prop::option::weighted(0.4, 300i32..3000)), 1..5),
+        prop::collection::vec((flow_spec(), 0u8..3), 1..6),
+        0usize..5,
+        any::<bool>(),
+        any::<bool>(),
+        200u32..5400,
+        0u64..1000,
+    )
+        .prop_map(|(mcs, flows, queueing, width40, short_gi, max_aggr_us, seed)| HtCell {
+            mcs,
+            flows,
+            queueing,
+            width40,
+            short_gi,
+            max_aggr_us,
+            seed,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 60,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x0080_211e),
+        failure_persistence: None,
+        .. ProptestConfig::default()
+    })]
+
+    #[test]
+    fn random_80211n_cells_conserve_packets_and_stay_physical(c in ht_cell()) {
+        let text = ht_scenario(&c);
+        let scn = parse_scenario(&text, "prop.toml").map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let r = run_scenario(&scn).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let cs = &r.summary.conservation;
+        prop_assert_eq!(cs.offered, cs.delivered + cs.dropped_queue + cs.dropped_retry + cs.in_flight);
+        let busy = r.summary.medium_busy_share;
+        prop_assert!(busy <= 1.0 + 0.02, "medium busy {}\n{}", busy, text);
+        for n in &r.nodes {
+            prop_assert!(n.airtime_share <= busy + 1e-9, "{} airtime {} > busy {}", n.name, n.airtime_share, busy);
+        }
+        for s in &r.stations {
+            // No 802.11n link carries more than 300 Mb/s (MCS 15, 40 MHz, short GI).
+            prop_assert!(s.goodput_mbps >= 0.0 && s.goodput_mbps <= 300.0, "{} {}", s.name, s.goodput_mbps);
+            for m in [s.ampdu_mean_down, s.ampdu_mean_up] {
+                prop_assert!(m.is_nan() || (1.0..=64.0).contains(&m), "{} A-MPDU {}", s.name, m);
+            }
+        }
+        let shares: f64 = r.stations.iter().map(|s| s.airtime_down_share).filter(|x| !x.is_nan()).sum();
+        prop_assert!(shares == 0.0 || (shares - 1.0).abs() < 1e-9, "down shares sum to {}", shares);
+        for a in &r.aggregates {
+            prop_assert!((1..=64).contains(&a.mpdus));
+        }
+    }
+}
