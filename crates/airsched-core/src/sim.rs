@@ -1194,12 +1194,7 @@ impl Simulation {
             }
             Outcome::Success => {}
         }
-        if let Some(r) = self.report.take() {
-            if let Some(m) = self.monitor.as_mut() {
-                m.report(r.station as usize, r.snr_cdb);
-                self.refresh_chan(r.station as usize);
-            }
-        }
+        self.deliver_report();
         // Rate control learns every attempt's fate; failed transmitters retry or drop.
         let acked = self.outcome == Outcome::Success;
         for i in 0..self.air.len() {
@@ -1242,6 +1237,16 @@ impl Simulation {
         self.dcf.medium.transmitters = transmitters;
         self.air.clear();
         self.outcome = Outcome::Collision;
+    }
+
+    /// The exchange's SNR report, if any, reaches the AP's channel monitor.
+    fn deliver_report(&mut self) {
+        if let Some(r) = self.report.take() {
+            if let Some(m) = self.monitor.as_mut() {
+                m.report(r.station as usize, r.snr_cdb);
+                self.refresh_chan(r.station as usize);
+            }
+        }
     }
 
     /// Hand the monitor's estimate for station `s` to the qdiscs (`QCtx::chan`).

@@ -459,6 +459,21 @@ pub fn parse_tc_time_us(s: &str) -> Result<Nanos, UnitError> {
     .map(Nanos)
 }
 
+/// A PHY rate in Mb/s as a whole number of 100 kb/s (how `DsssRate` counts); a bare number is
+/// Mb/s. Fractional, negative or huge values are "not one of the rates" (`NotAPhyRate`).
+fn phy_rate_hundred_kbps(s: &str, q: Quantity) -> Result<u64, UnitError> {
+    parse_with_units(s, q, |u| match u {
+        "" | "m" | "mbps" | "mbit" | "mb/s" | "mbit/s" => Some(10),
+        _ => None,
+    })
+    .map_err(|e| match e.kind {
+        UnitErrorKind::Fractional | UnitErrorKind::TooLarge | UnitErrorKind::Negative => {
+            UnitError::new(s, q, UnitErrorKind::NotAPhyRate)
+        }
+        _ => e,
+    })
+}
+
 /// One of the four 802.11b rates: `"1Mbps"`, `"2Mbps"`, `"5.5Mbps"`, `"11Mbps"`.
 ///
 /// **Here `Mbps` means megabits per second**, the 802.11 convention, unlike `tc` where `mbps`
@@ -467,18 +482,7 @@ pub fn parse_tc_time_us(s: &str) -> Result<Nanos, UnitError> {
 /// 5.5 Mb/s. Anything else is an error listing the four valid values.
 pub fn parse_phy_rate(s: &str) -> Result<DsssRate, UnitError> {
     let q = Quantity::PhyRate;
-    // Mb/s expressed as a whole number of 100 kb/s, which is how DsssRate counts.
-    let hundred_kbps = parse_with_units(s, q, |u| match u {
-        "" | "m" | "mbps" | "mbit" | "mb/s" | "mbit/s" => Some(10),
-        _ => None,
-    })
-    .map_err(|e| match e.kind {
-        // A bare number is fine here; Fractional/Zero/TooLarge all mean "not one of the four".
-        UnitErrorKind::Fractional | UnitErrorKind::TooLarge | UnitErrorKind::Negative => {
-            UnitError::new(s, q, UnitErrorKind::NotAPhyRate)
-        }
-        _ => e,
-    })?;
+    let hundred_kbps = phy_rate_hundred_kbps(s, q)?;
     DsssRate::ALL
         .into_iter()
         .find(|r| r.hundred_kbps() == hundred_kbps)
@@ -489,16 +493,7 @@ pub fn parse_phy_rate(s: &str) -> Result<DsssRate, UnitError> {
 /// [`parse_phy_rate`] (`"6Mbps"`, `"6Mbit"`, `"6"`, ...; `Mbps` is megabits per second).
 pub fn parse_ofdm_rate(s: &str) -> Result<OfdmRate, UnitError> {
     let q = Quantity::OfdmRate;
-    let hundred_kbps = parse_with_units(s, q, |u| match u {
-        "" | "m" | "mbps" | "mbit" | "mb/s" | "mbit/s" => Some(10),
-        _ => None,
-    })
-    .map_err(|e| match e.kind {
-        UnitErrorKind::Fractional | UnitErrorKind::TooLarge | UnitErrorKind::Negative => {
-            UnitError::new(s, q, UnitErrorKind::NotAPhyRate)
-        }
-        _ => e,
-    })?;
+    let hundred_kbps = phy_rate_hundred_kbps(s, q)?;
     OfdmRate::ALL
         .into_iter()
         .find(|r| u64::from(r.mbps()) * 10 == hundred_kbps)

@@ -530,22 +530,26 @@ impl Simulation {
         }
     }
 
-    /// The head of the hardware queue becomes the frame the node contends with.
-    fn ht_head_to_mac(&mut self, node: u32) {
+    /// The head of the hardware queue becomes the frame the node contends with, with the EDCA
+    /// parameters of its AC.
+    fn ht_load_head(&mut self, node: u32) {
         let n = node as usize;
         let ht = self.ht.as_ref().expect("802.11n");
-        let d = &ht.drivers[n];
-        let agg = d.head();
+        let agg = ht.drivers[n].head();
         let e = ht.edca[mac80211_ac(tid_to_ac(agg.tin.tid())).index()];
         let (first, station) = (agg.mpdus[0].pkt, agg.station);
-        let aifs = e.aifs(ht.band);
-        self.dcf.set_edca(n, aifs, e.cw_min, e.cw_max);
+        self.dcf.set_edca(n, e.aifs(ht.band), e.cw_min, e.cw_max);
         let dn = &mut self.dcf.nodes[n];
         dn.frame = Some(first);
         dn.frame_station = station;
         dn.attempts = 0;
         dn.delivered = false;
-        if let Some((t, gen)) = self.dcf.frame_arrived(n, self.now) {
+    }
+
+    /// An aggregate entered an empty hardware queue: it contends from now.
+    fn ht_head_to_mac(&mut self, node: u32) {
+        self.ht_load_head(node);
+        if let Some((t, gen)) = self.dcf.frame_arrived(node as usize, self.now) {
             self.queue.schedule(t, super::Event::Access { gen });
         }
     }
@@ -806,12 +810,7 @@ impl Simulation {
             }
             Outcome::Success => {}
         }
-        if let Some(r) = self.report.take() {
-            if let Some(m) = self.monitor.as_mut() {
-                m.report(r.station as usize, r.snr_cdb);
-                self.refresh_chan(r.station as usize);
-            }
-        }
+        self.deliver_report();
         let acked = self.outcome == Outcome::Success;
         for i in 0..self.air.len() {
             let a = self.air[i];
@@ -907,16 +906,7 @@ impl Simulation {
         self.dcf.on_ppdu_end(n, acked);
         if self.ht.as_ref().expect("802.11n").drivers[n].hw_len > 0 {
             // Planned by `end_busy` like any node holding a frame.
-            let ht = self.ht.as_ref().expect("802.11n");
-            let d = &ht.drivers[n];
-            let agg = d.head();
-            let e = ht.edca[mac80211_ac(tid_to_ac(agg.tin.tid())).index()];
-            let (first, st) = (agg.mpdus[0].pkt, agg.station);
-            let aifs = e.aifs(ht.band);
-            self.dcf.set_edca(n, aifs, e.cw_min, e.cw_max);
-            let dn = &mut self.dcf.nodes[n];
-            dn.frame = Some(first);
-            dn.frame_station = st;
+            self.ht_load_head(node);
         }
     }
 
