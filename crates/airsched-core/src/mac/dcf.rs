@@ -407,4 +407,31 @@ mod tests {
         let (t, _) = d.end_busy(Nanos::from_us(950)).unwrap();
         assert_eq!(t, Nanos::from_us(1000 + 20 * b as u64));
     }
+
+    #[test]
+    fn edca_parameters_per_node_and_the_ppdu_end_rule() {
+        // AC_BE at 5 GHz: AIFS 43 us, CW 15..1023; AC_VO: AIFS 34 us, CW 3..7.
+        let mut d = Dcf::new(2, params(), 5);
+        d.set_edca(1, Nanos::from_us(43), 15, 1023);
+        d.set_ifs_end(1, Nanos::from_us(1043));
+        d.set_edca(1, Nanos::from_us(34), 3, 7);
+        assert_eq!(d.nodes[1].ifs_end, Nanos::from_us(1034), "the IFS end follows the new AIFS");
+        assert!(d.nodes[1].cw >= 3 && d.nodes[1].cw <= 7 && d.nodes[1].backoff <= 7);
+        d.nodes[1].frame = Some(PacketId(0));
+        let mut cws = vec![];
+        for _ in 0..3 {
+            d.on_ppdu_end(1, false);
+            cws.push(d.nodes[1].cw);
+            assert_eq!(d.nodes[1].frame, None, "the aggregate leaves the MAC either way");
+            assert!(d.nodes[1].backoff <= d.nodes[1].cw);
+        }
+        assert_eq!(cws, vec![7, 7, 7], "no BlockAck doubles CW up to the AC's CWmax");
+        d.on_ppdu_end(1, true);
+        assert_eq!(d.nodes[1].cw, 3, "a BlockAck resets CW to the AC's CWmin");
+        // The beacon waits PIFS after the AP's last busy period whatever the AP's AIFS.
+        d.set_edca(0, Nanos::from_us(43), 15, 1023);
+        d.set_ifs_end(0, Nanos::from_us(2043));
+        let (t, _) = d.beacon_due(Nanos::from_us(2000)).unwrap();
+        assert_eq!(t, Nanos::from_us(2000 + 30), "PIFS (SIFS 10 + slot 20 in this 802.11b table)");
+    }
 }
