@@ -139,3 +139,21 @@ fn tcp_keys_are_checked() {
     let e = parse_scenario(&udp, "tcp.toml").unwrap_err().to_string();
     assert!(e.contains("`cc` is for TCP flows"), "{e}");
 }
+
+#[test]
+fn zz_baseline_pfifo_probe() {
+    for cc in ["cubic", "newreno"] {
+        let r = run(&cell(&tcp("dl", "a", cc), "tc qdisc replace dev wlan0 root pfifo limit 1000"));
+        let f = &r.flows[0];
+        eprintln!(
+            "PFIFO {cc}: {:.3} Mb/s, srtt {:.1} ms, retransmits {}, fast recoveries {}, RTOs {}, drops {}",
+            f.goodput_mbps, f.tcp_srtt_ms, f.tcp_retransmits, f.tcp_fast_recoveries, f.tcp_rtos, f.drops_queue
+        );
+        let r = run(&cell(&tcp("dl", "a", cc), FQ_CODEL));
+        let f = &r.flows[0];
+        eprintln!(
+            "FQCODEL {cc}: {:.3} Mb/s, srtt {:.1} ms, retransmits {}, fast recoveries {}, RTOs {}, drops {}",
+            f.goodput_mbps, f.tcp_srtt_ms, f.tcp_retransmits, f.tcp_fast_recoveries, f.tcp_rtos, f.drops_queue
+        );
+    }
+}

@@ -24,7 +24,7 @@ impl Payload {
     fn ip_len(&self) -> u32 {
         match self {
             Payload::Data(_, s) => s.ip_len(),
-            Payload::Ack(..) => Ack::IP_LEN,
+            Payload::Ack(_, a) => a.ip_len(),
             Payload::EchoRequest(r) | Payload::EchoReply(r) => r.ip_len,
         }
     }
@@ -517,3 +517,61 @@ fn ping_sees_the_queue_a_tcp_flow_builds() {
     assert!(mean > 0.025 && mean < 0.0415, "mean RTT {mean}");
 }
 
+
+#[test]
+fn zz_probe_long_fifo() {
+    for sack in [false, true] {
+        for cc in [CcKind::Cubic, CcKind::NewReno] {
+            let mut net = Net::new(5 * MBIT, Nanos::from_ms(1), 1000);
+            let f = net.add_flow(cc, AppLimit::Unlimited, Nanos::ZERO);
+            let mut cfg = TcpConfig::new(cc);
+            cfg.sack = sack;
+            net.flows[f].tx = TcpSender::new(&cfg, AppLimit::Unlimited);
+            net.flows[f].rx = TcpReceiver::new(&cfg);
+            net.run_until(Nanos::from_secs(1));
+            let b0 = net.received(f);
+            net.run_until(Nanos::from_secs(31));
+            let g = (net.received(f) - b0) as f64 * 8.0 / 30.0 / 1e6;
+            eprintln!("sack {sack} {cc:?}: {g:.3} Mb/s drops {} {:?} RTOs at {:?}", net.links[0].drops, net.flows[f].tx.stats(), net.rto_log.iter().map(|r| r.0.as_secs_f64()).collect::<Vec<_>>());
+        }
+    }
+}
+
+#[test]
+fn zz_probe_two_cubic() {
+    let mut net = clean_link();
+    let a = net.add_flow(CcKind::Cubic, AppLimit::Unlimited, Nanos::ZERO);
+    let b = net.add_flow(CcKind::Cubic, AppLimit::Unlimited, Nanos::from_secs(2));
+    for k in 1..=12 {
+        let (a0, b0) = (net.received(a), net.received(b));
+        net.run_until(Nanos::from_secs(10 * k));
+        eprintln!("t {}: a {:.2} b {:.2} Mb/s cwnd {} {} | a {:?}\n b {:?}", 10 * k, (net.received(a) - a0) as f64 * 8.0 / 10e6, (net.received(b) - b0) as f64 * 8.0 / 10e6, net.flows[a].tx.cwnd() / M, net.flows[b].tx.cwnd() / M, net.flows[a].tx.stats(), net.flows[b].tx.stats());
+    }
+}
+
+#[test]
+fn zz_probe_two_cubic_offsets() {
+    for sack in [false, true] {
+        for cc in [CcKind::Cubic] {
+            let mut js = Vec::new();
+            for ms in (1000..=4000).step_by(50) {
+                let mut net = clean_link();
+                let mut cfg = TcpConfig::new(cc);
+                cfg.sack = sack;
+                let a = net.add_flow(cc, AppLimit::Unlimited, Nanos::ZERO);
+                let b = net.add_flow(cc, AppLimit::Unlimited, Nanos::from_ms(ms));
+                for f in [a, b] {
+                    net.flows[f].tx = TcpSender::new(&cfg, AppLimit::Unlimited);
+                    net.flows[f].rx = TcpReceiver::new(&cfg);
+                }
+                net.run_until(Nanos::from_secs(20));
+                let (a0, b0) = (net.received(a), net.received(b));
+                net.run_until(Nanos::from_secs(120));
+                let x = [(net.received(a) - a0) as f64, (net.received(b) - b0) as f64];
+                js.push((jain(&x) * 1000.0).round() / 1000.0);
+            }
+            let bad = js.iter().filter(|&&j| j < 0.95).count();
+            eprintln!("sack {sack} {cc:?}: {bad} of {} below 0.95, min {:?}", js.len(), js.iter().cloned().fold(1.0, f64::min));
+        }
+    }
+}
