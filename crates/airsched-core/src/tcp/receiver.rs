@@ -319,6 +319,70 @@ mod tests {
         assert_eq!(r.ooo, vec![(0, 100)]);
     }
 
+    /// The segment numbers of an ACK's SACK blocks, and its IP length.
+    fn blocks(a: Option<Ack>) -> (u64, Vec<(u64, u64)>, u32) {
+        let a = a.expect("an ACK at once");
+        (a.ack / M, a.sack.as_slice().iter().map(|&(s, e)| (s / M, e / M)).collect(), a.ip_len())
+    }
+
+    #[test]
+    fn sack_blocks_put_the_latest_range_first_then_the_recently_reported() {
+        let mut r = rx();
+        let t = Nanos::ZERO;
+        assert_eq!(r.on_segment(t, seg(0)), None);
+        // 1, 3, 5, 7 lost. Each out-of-order segment: its range first, then the others most
+        // recent first; at most 3 blocks (4 + 8 · n option bytes on the 52-byte ACK).
+        assert_eq!(blocks(r.on_segment(t, seg(2))), (1, vec![(2, 3)], 64));
+        assert_eq!(blocks(r.on_segment(t, seg(4))), (1, vec![(4, 5), (2, 3)], 72));
+        assert_eq!(blocks(r.on_segment(t, seg(6))), (1, vec![(6, 7), (4, 5), (2, 3)], 80));
+        assert_eq!(blocks(r.on_segment(t, seg(8))), (1, vec![(8, 9), (6, 7), (4, 5)], 80));
+        // 3 joins 2 and 4: the merged range comes first, the ranges it absorbed are gone.
+        assert_eq!(blocks(r.on_segment(t, seg(3))), (1, vec![(2, 5), (8, 9), (6, 7)], 80));
+        // 1 fills the first hole: the cumulative ACK moves, its range leaves the list.
+        assert_eq!(blocks(r.on_segment(t, seg(1))), (5, vec![(8, 9), (6, 7)], 72));
+        // A duplicate below rcv_nxt gets no D-SACK block.
+        assert_eq!(blocks(r.on_segment(t, seg(4))), (5, vec![(8, 9), (6, 7)], 72));
+        assert_eq!(blocks(r.on_segment(t, seg(5))), (7, vec![(8, 9)], 64));
+        // The last hole: nothing out of order, no SACK option.
+        assert_eq!(blocks(r.on_segment(t, seg(7))), (9, vec![], 52));
+    }
+
+    #[test]
+    fn sack_blocks_fill_up_with_older_ranges_when_the_recent_ones_are_acknowledged() {
+        let mut r = rx();
+        let t = Nanos::ZERO;
+        r.on_segment(t, seg(0));
+        // Ranges arrive at 10, 12, then 2, 4, 6, 8: the 4 most recent are remembered (8, 6, 4, 2).
+        for i in [10, 12, 2, 4, 6] {
+            r.on_segment(t, seg(i));
+        }
+        assert_eq!(blocks(r.on_segment(t, seg(8))), (1, vec![(8, 9), (6, 7), (4, 5)], 80));
+        assert_eq!(blocks(r.on_segment(t, seg(1))), (3, vec![(8, 9), (6, 7), (4, 5)], 80));
+        // Two recent ranges left: the third block is the lowest range not among them.
+        assert_eq!(blocks(r.on_segment(t, seg(3))), (5, vec![(8, 9), (6, 7), (10, 11)], 80));
+        assert_eq!(blocks(r.on_segment(t, seg(5))), (7, vec![(8, 9), (10, 11), (12, 13)], 80));
+    }
+
+    #[test]
+    fn without_sack_acks_carry_no_blocks() {
+        let mut cfg = TcpConfig::new(CcKind::NewReno);
+        cfg.sack = false;
+        let mut r = TcpReceiver::new(&cfg);
+        r.on_segment(Nanos::ZERO, seg(0));
+        assert_eq!(blocks(r.on_segment(Nanos::ZERO, seg(2))), (1, vec![], 52));
+    }
+
+    #[test]
+    fn sack_blocks_travel_as_offsets_from_the_ack() {
+        let b = SackBlocks::from_slice(&[(5000, 6448), (10_000, 20_000), (3000, 4000)]);
+        let o = b.to_offsets(2000);
+        assert_eq!(o, [3000, 4448, 8000, 18_000, 1000, 2000]);
+        assert_eq!(SackBlocks::from_offsets(2000, &o), b);
+        assert_eq!(SackBlocks::from_offsets(7, &SackBlocks::NONE.to_offsets(7)), SackBlocks::NONE);
+        let one = SackBlocks::from_slice(&[(9, 10)]);
+        assert_eq!(SackBlocks::from_offsets(8, &one.to_offsets(8)), one);
+    }
+
     #[test]
     fn data_beyond_the_window_is_discarded() {
         let mut cfg = TcpConfig::new(CcKind::NewReno);

@@ -900,7 +900,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::{CcKind, DEFAULT_RCV_WND, RTO_INITIAL};
+    use crate::tcp::{CcKind, SackBlocks, DEFAULT_RCV_WND, RTO_INITIAL};
 
     const M: u64 = 1448;
 
@@ -954,6 +954,64 @@ mod tests {
         }
         assert_eq!(s.stats().dupacks, 0);
         assert_eq!(s.state(), CaState::Open);
+    }
+
+    fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Ack {
+        Ack { sack: SackBlocks::from_slice(blocks), ..ack(n) }
+    }
+
+    /// Segments `a..b` as a SACK block.
+    fn segs(a: u64, b: u64) -> (u64, u64) {
+        (a * M, b * M)
+    }
+
+    fn seqs(out: &[Segment]) -> Vec<(u64, bool)> {
+        out.iter().map(|g| (g.seq / M, g.retransmission)).collect()
+    }
+
+    #[test]
+    fn sack_scoreboard_pipe_and_prr_step_by_step() {
+        // Segments 1 and 2 of the first window are lost; 3.. arrive and are SACKed one by one.
+        let mut s = TcpSender::new(&TcpConfig::new(CcKind::NewReno), AppLimit::Unlimited);
+        let t = Nanos::from_ms(20);
+        assert_eq!(drain(&mut s, Nanos::ZERO).len(), 10);
+        // Segment 0 acknowledged: slow start, cwnd 11, segments 10 and 11 go out.
+        s.on_ack(t, ack(M));
+        assert_eq!(seqs(&drain(&mut s, t)), [(10, false), (11, false)]);
+        assert_eq!((s.pipe(), s.cwnd() / M), (11, 11));
+        // Two SACKed segments: each lets one new segment out (limited transmit), still Open.
+        for (k, new) in [(4, 12), (5, 13)] {
+            s.on_ack(t, sack_ack(M, &[segs(3, k)]));
+            assert_eq!(seqs(&drain(&mut s, t)), [(new, false)]);
+            assert_eq!((s.pipe(), s.state()), (11, CaState::Open));
+            s.check_scoreboard();
+        }
+        // The third: segments 1 and 2 have 3 SACKed segments above them and are lost; recovery
+        // with ssthresh = 11 / 2 = 5; pipe = 13 outstanding - 3 SACKed - 2 lost = 8. PRR
+        // allows ceil(5 · 1 / 11) = 1 segment: the retransmission of 1.
+        s.on_ack(t, sack_ack(M, &[segs(3, 6)]));
+        assert_eq!((s.state(), s.ssthresh() / M, s.pipe()), (CaState::Recovery, 5, 8));
+        assert_eq!(seqs(&drain(&mut s, t)), [(1, true)]);
+        assert_eq!(s.pipe(), 9, "the retransmission is in flight");
+        s.check_scoreboard();
+        // 4th SACKed segment: 2 delivered, ceil(5 · 2 / 11) = 1 = what was sent: nothing.
+        s.on_ack(t, sack_ack(M, &[segs(3, 7)]));
+        assert_eq!((s.pipe(), drain(&mut s, t).len()), (8, 0));
+        // 5th: ceil(15 / 11) = 2, one more: the retransmission of 2.
+        s.on_ack(t, sack_ack(M, &[segs(3, 8)]));
+        assert_eq!(seqs(&drain(&mut s, t)), [(2, true)]);
+        assert_eq!(s.pipe(), 8);
+        // Segment 1's retransmission arrives: partial ACK; pipe = 12 - 5 - 1 + 1 = 7, and PRR
+        // (4 delivered: ceil(20 / 11) = 2 = sent) lets nothing out.
+        s.on_ack(t, sack_ack(2 * M, &[segs(3, 8)]));
+        assert_eq!((s.pipe(), s.state(), drain(&mut s, t).len()), (7, CaState::Recovery, 0));
+        s.check_scoreboard();
+        // Everything up to the recovery point (14 segments) acknowledged: Open, cwnd = ssthresh.
+        s.on_ack(t, ack(14 * M));
+        assert_eq!((s.state(), s.cwnd() / M, s.pipe()), (CaState::Open, 5, 0));
+        let st = s.stats();
+        assert_eq!((st.fast_recoveries, st.fast_retransmits, st.sacked_segments, st.rtos), (1, 2, 5, 0));
+        s.check_scoreboard();
     }
 
     #[test]
