@@ -3,9 +3,10 @@
 //! them (see docs/model-tcp.md for the model, its constants and the integration contract).
 //!
 //! Models Linux 6.x behaviour (net/ipv4/tcp_input.c, tcp_output.c, tcp_cong.c, tcp_cubic.c)
-//! where the RFCs leave a choice, and RFC 5681/6582/6298/7323/9438/2018/6675 elsewhere.
-//! Deviations: no handshake (a connection starts established), SACK without D-SACK and loss
-//! detection by RFC 6675's DupThresh rule rather than Linux's default RACK-TLP, no PRR, no
+//! where the RFCs leave a choice, and RFC 5681/6582/6298/7323/9438/2018/6675/6937 elsewhere.
+//! Deviations: no handshake (a connection starts established), SACK without D-SACK, losses of
+//! first transmissions found by RFC 6675's DupThresh rule rather than Linux's default RACK-TLP
+//! (RACK's rule is used for retransmissions in recovery only), PRR only with SACK, no
 //! HyStart, no receive-buffer autotuning.
 //!
 //! Sequence numbers are byte offsets in a `u64` starting at 0 and never wrap.

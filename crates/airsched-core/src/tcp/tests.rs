@@ -729,3 +729,33 @@ fn newreno_recovery_without_sack_is_unchanged() {
     assert_eq!(rtos, [Nanos(346883200), Nanos(755257600), Nanos(1084681600)]);
     assert_eq!(net.flows[f].tx.stats().sacked_segments, 0);
 }
+
+#[test]
+fn sack_keeps_a_link_behind_a_long_fifo_busy() {
+    // 5 Mbit/s, 1 ms each way, a 1000-packet buffer (2.4 s): slow start overshoots by about a
+    // thousand segments and the buffer drops every few. SACK repairs each such episode in one
+    // recovery; NewReno needs an RTT per hole until the RTO, whose go-back-N resends what the
+    // buffer still holds.
+    let capacity = goodput_capacity(5 * MBIT);
+    for cc in [CcKind::NewReno, CcKind::Cubic] {
+        let mut u = [0.0; 2];
+        for sack in [false, true] {
+            let mut net = Net::new(5 * MBIT, Nanos::from_ms(1), 1000);
+            net.sack = sack;
+            let f = net.add_flow(cc, AppLimit::Unlimited, Nanos::ZERO);
+            net.run_until(Nanos::from_secs(1));
+            let b0 = net.received(f);
+            net.run_until(Nanos::from_secs(31));
+            u[sack as usize] = (net.received(f) - b0) as f64 * 8.0 / 30.0 / capacity;
+            let s = net.flows[f].tx.stats();
+            eprintln!("{cc:?} sack {sack}: utilisation 1-31 s {:.4}, drops {}, {s:?}", u[sack as usize], net.links[0].drops);
+            if sack {
+                assert_eq!(s.rtos, 0, "{cc:?}");
+                assert!(u[1] > 0.99, "{cc:?}: {}", u[1]);
+            } else {
+                assert!(s.rtos >= 2, "{cc:?}: {s:?}");
+            }
+        }
+        assert!(u[0] < 0.85 * u[1], "{cc:?}: {u:?}");
+    }
+}
