@@ -430,7 +430,8 @@ impl TcpSender {
     // ----- SACK -------------------------------------------------------------------------------
 
     /// `pipe` (RFC 6675 SetPipe, Linux `tcp_packets_in_flight`) in segments: outstanding
-    /// segments neither SACKed nor lost, plus retransmissions in flight. Zero without SACK.
+    /// segments neither SACKed nor lost, plus retransmissions in flight. Without SACK nothing
+    /// is ever SACKed or marked lost: the outstanding segments.
     pub fn pipe(&self) -> u64 {
         self.sent.len() as u64 - self.sacked_out as u64 - self.lost_out as u64 + self.retrans_out as u64
     }
