@@ -75,13 +75,16 @@ pub struct Packet {
     /// TCP ACK: the cumulative acknowledgment and the advertised window (bytes); else zero.
     pub ack: u64,
     pub wnd: u64,
+    /// TCP ACK: up to 3 SACK blocks as `(start, end)` byte offsets from `ack`, a `(0, 0)` pair
+    /// ending the list (`tcp::SackBlocks::to_offsets`); else zero.
+    pub sack: [u32; 6],
 }
 
 impl Packet {
     /// A packet of flow `flow` created at `now`, with no sequence, timestamp or ACK fields.
     #[inline]
     pub fn new(flow: u32, ip_len: u32, payload: u32, now: Nanos) -> Packet {
-        Packet { flow, ip_len, payload, created: now, enqueued: now, queue_delay: Nanos::ZERO, seq: 0, echo: Nanos::ZERO, ack: 0, wnd: 0 }
+        Packet { flow, ip_len, payload, created: now, enqueued: now, queue_delay: Nanos::ZERO, seq: 0, echo: Nanos::ZERO, ack: 0, wnd: 0, sack: [0; 6] }
     }
 }
 
@@ -154,7 +157,7 @@ mod tests {
     use super::*;
 
     fn pkt(flow: u32) -> Packet {
-        Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0), seq: 0, echo: Nanos(0), ack: 0, wnd: 0 }
+        Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0), seq: 0, echo: Nanos(0), ack: 0, wnd: 0, sack: [0; 6] }
     }
 
     #[test]

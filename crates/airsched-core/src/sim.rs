@@ -453,6 +453,7 @@ impl Simulation {
                     (f.protocol == Protocol::Tcp).then(|| {
                         let mut cfg = TcpConfig::new(f.cc);
                         cfg.mss = f.size;
+                        cfg.sack = f.sack;
                         let app = f.bytes.map_or(AppLimit::Unlimited, AppLimit::Bytes);
                         Box::new(TcpConn {
                             sender: TcpSender::new(&cfg, app),
@@ -886,7 +887,9 @@ impl Simulation {
             echo: ack.tsecr,
             ack: ack.ack,
             wnd: ack.rwnd,
-            ..Packet::new(r, Ack::IP_LEN, 0, self.now)
+            sack: ack.sack.to_offsets(ack.ack),
+            // The SACK option lengthens the ACK (and its airtime).
+            ..Packet::new(r, ack.ip_len(), 0, self.now)
         });
         self.counters.flows[r as usize].sent_packets += 1;
         let hop = self.flows[r as usize].first_hop;
@@ -898,7 +901,7 @@ impl Simulation {
         let f = self.ping_of[p.flow as usize];
         let now = self.now;
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
-        conn.sender.on_ack(now, Ack { ack: p.ack, rwnd: p.wnd, tsecr: p.echo });
+        conn.sender.on_ack(now, Ack { ack: p.ack, rwnd: p.wnd, tsecr: p.echo, sack: crate::tcp::SackBlocks::from_offsets(p.ack, &p.sack) });
         self.tcp_push(f);
     }
 

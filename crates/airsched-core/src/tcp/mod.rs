@@ -3,9 +3,11 @@
 //! them (see docs/model-tcp.md for the model, its constants and the integration contract).
 //!
 //! Models Linux 6.x behaviour (net/ipv4/tcp_input.c, tcp_output.c, tcp_cong.c, tcp_cubic.c)
-//! where the RFCs leave a choice, and RFC 5681/6582/6298/7323/9438 elsewhere. Deviations: no
-//! handshake (a connection starts established), no SACK (Linux negotiates it by default), no
-//! PRR, no HyStart, no receive-buffer autotuning.
+//! where the RFCs leave a choice, and RFC 5681/6582/6298/7323/9438/2018/6675/6937 elsewhere.
+//! Deviations: no handshake (a connection starts established), SACK without D-SACK, losses of
+//! first transmissions found by RFC 6675's DupThresh rule rather than Linux's default RACK-TLP
+//! (RACK's rule is used for retransmissions in recovery only), PRR only with SACK, no
+//! HyStart, no receive-buffer autotuning.
 //!
 //! Sequence numbers are byte offsets in a `u64` starting at 0 and never wrap.
 
@@ -22,7 +24,7 @@ pub use cc::{CcKind, CongestionControl};
 pub use ping::{EchoRequest, PingConfig, PingSource, PingStats};
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;
-pub use sender::{AckOutcome, AppLimit, TcpSender, TcpSenderStats};
+pub use sender::{AckOutcome, AppLimit, CaState, TcpSender, TcpSenderStats};
 
 use crate::time::Nanos;
 
@@ -77,20 +79,111 @@ impl Segment {
     }
 }
 
+/// SACK blocks an ACK carries at most: 40 bytes of TCP options minus the 12 of the timestamps
+/// option leave 28, and the SACK option takes 4 + 8 per block (Linux `tcp_established_options`).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// Bytes of the SACK option with its padding: two NOPs, kind and length (Linux
+/// `TCPOLEN_SACK_BASE_ALIGNED` = 4) and 8 per block (`TCPOLEN_SACK_PERBLOCK`).
+pub const fn sack_option_bytes(blocks: usize) -> u32 {
+    if blocks == 0 { 0 } else { 4 + 8 * blocks as u32 }
+}
+
+/// The SACK blocks of one ACK (RFC 2018), `[start, end)` byte ranges above the cumulative ACK,
+/// in the order the receiver chose (most recent first). Fixed size: no allocation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    n: u8,
+    blocks: [(u64, u64); MAX_SACK_BLOCKS],
+}
+
+impl SackBlocks {
+    pub const NONE: SackBlocks = SackBlocks { n: 0, blocks: [(0, 0); MAX_SACK_BLOCKS] };
+
+    /// Blocks from a list (at most [`MAX_SACK_BLOCKS`]; more is a bug).
+    pub fn from_slice(b: &[(u64, u64)]) -> SackBlocks {
+        let mut s = SackBlocks::NONE;
+        for &(a, e) in b {
+            assert!(s.push(a, e), "at most {MAX_SACK_BLOCKS} SACK blocks");
+        }
+        s
+    }
+
+    /// Append a block; false (and nothing changes) when the option is full.
+    pub fn push(&mut self, start: u64, end: u64) -> bool {
+        debug_assert!(start < end, "empty SACK block");
+        if self.n as usize == MAX_SACK_BLOCKS {
+            return false;
+        }
+        self.blocks[self.n as usize] = (start, end);
+        self.n += 1;
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    pub fn as_slice(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.n as usize]
+    }
+
+    /// The blocks as `(start, end)` offsets from the cumulative ACK `ack`, for a compact
+    /// packet field; unused entries are `(0, 0)`. A block lies within the receive window above
+    /// `ack`, so the offsets fit a `u32` (the window is at most 1 GiB with window scaling).
+    pub fn to_offsets(&self, ack: u64) -> [u32; 2 * MAX_SACK_BLOCKS] {
+        let mut o = [0u32; 2 * MAX_SACK_BLOCKS];
+        for (i, &(s, e)) in self.as_slice().iter().enumerate() {
+            debug_assert!(s > ack && e - ack <= u32::MAX as u64, "SACK block {s}..{e} above ack {ack}");
+            o[2 * i] = (s - ack) as u32;
+            o[2 * i + 1] = (e - ack) as u32;
+        }
+        o
+    }
+
+    /// Inverse of [`SackBlocks::to_offsets`]: a `(0, 0)` entry ends the list.
+    pub fn from_offsets(ack: u64, o: &[u32; 2 * MAX_SACK_BLOCKS]) -> SackBlocks {
+        let mut s = SackBlocks::NONE;
+        for i in 0..MAX_SACK_BLOCKS {
+            if o[2 * i + 1] == 0 {
+                break;
+            }
+            s.push(ack + o[2 * i] as u64, ack + o[2 * i + 1] as u64);
+        }
+        s
+    }
+}
+
 /// A pure ACK: the cumulative acknowledgment (next byte expected), the advertised window in
-/// bytes (window scaling is implicit: the model carries the full value) and the echoed
-/// timestamp.
+/// bytes (window scaling is implicit: the model carries the full value), the echoed
+/// timestamp and the SACK blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ack {
     pub ack: u64,
     pub rwnd: u64,
     /// RFC 7323 TSecr: TS.Recent, the TSval of the segment that last advanced the left edge.
     pub tsecr: Nanos,
+    /// RFC 2018 SACK blocks (none when SACK is off or nothing is held out of order).
+    pub sack: SackBlocks,
 }
 
 impl Ack {
-    /// IP datagram length of a pure ACK on the wire.
+    /// IP datagram length of a pure ACK without SACK blocks.
     pub const IP_LEN: u32 = TCP_IP_HEADER;
+
+    /// An ACK without SACK blocks.
+    pub fn new(ack: u64, rwnd: u64, tsecr: Nanos) -> Ack {
+        Ack { ack, rwnd, tsecr, sack: SackBlocks::NONE }
+    }
+
+    /// IP datagram length on the wire: 52 bytes plus the SACK option (4 + 8 per block).
+    pub fn ip_len(&self) -> u32 {
+        TCP_IP_HEADER + sack_option_bytes(self.sack.len())
+    }
 }
 
 /// Parameters of one connection (both ends read the MSS).
@@ -105,6 +198,9 @@ pub struct TcpConfig {
     /// Receive buffer = advertised window, bytes.
     pub rcv_wnd: u64,
     pub delack_timeout: Nanos,
+    /// Selective acknowledgements (RFC 2018) on both ends; Linux negotiates them by default.
+    /// Off: NewReno recovery (RFC 6582) and ACKs without SACK blocks.
+    pub sack: bool,
 }
 
 impl TcpConfig {
@@ -118,6 +214,7 @@ impl TcpConfig {
             rto_initial: RTO_INITIAL,
             rcv_wnd: DEFAULT_RCV_WND,
             delack_timeout: DELACK_TIMEOUT,
+            sack: true,
         }
     }
 }

@@ -5,11 +5,17 @@
 //! Timestamps (RFC 7323 §4.3, Linux `tcp_replace_ts_recent`): TS.Recent takes the TSval of a
 //! segment that starts at or below the last ACK sent, so a delayed ACK echoes its first
 //! segment and the segment that fills a hole echoes itself.
-//! Deviations: no quick-ACK mode at connection start (Linux ACKs the first segments at once),
-//! `ato` fixed at its minimum, no SACK blocks, and the application reads in-order data at once,
-//! so the advertised window is the whole receive buffer.
+//! SACK (RFC 2018 §4, Linux `tcp_sack_new_ofo_skb`, `tcp_sack_remove`): while data is held out
+//! of order every ACK carries up to 3 blocks: first the range holding the segment that
+//! triggered the ACK (unless it advanced the cumulative ACK), then the most recently reported
+//! others; the receiver remembers the 4 most recent ranges (Linux `TCP_NUM_SACKS`), and when
+//! fewer than 3 of them remain, fills the option with other held ranges, lowest first.
+//! Deviations: no D-SACK (RFC 2883) for duplicate segments, no quick-ACK mode at connection
+//! start (Linux ACKs the first segments at once), `ato` fixed at its minimum, and the
+//! application reads in-order data at once, so the advertised window is the whole receive
+//! buffer.
 
-use super::{Ack, Segment, TcpConfig};
+use super::{Ack, SackBlocks, Segment, TcpConfig, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,6 +30,9 @@ pub struct TcpReceiverStats {
     pub delayed_acks: u64,
 }
 
+/// Ranges the receiver remembers as recently reported (Linux `TCP_NUM_SACKS`).
+const RECENT_SACKS: usize = 4;
+
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
     mss: u32,
@@ -34,8 +43,15 @@ pub struct TcpReceiver {
     /// `rcv_nxt` in the last ACK sent (Linux `rcv_wup`).
     last_ack_sent: u64,
     /// Out-of-order data as disjoint, sorted, non-adjacent `[start, end)` ranges above
-    /// `rcv_nxt`. Reused; it allocates only when it holds more holes than ever before.
+    /// `rcv_nxt`. Reused; it allocates only when it holds more holes than ever before (at most
+    /// one per two MSS of the window).
     ooo: Vec<(u64, u64)>,
+    /// Put SACK blocks on ACKs.
+    sack: bool,
+    /// The most recently reported out-of-order ranges, most recent first (each one of `ooo`'s
+    /// ranges); `recent[..n_recent]` are valid.
+    recent: [(u64, u64); RECENT_SACKS],
+    n_recent: usize,
     delack_deadline: Option<Nanos>,
     /// RFC 7323 TS.Recent.
     ts_recent: Nanos,
@@ -50,7 +66,10 @@ impl TcpReceiver {
             delack_timeout: cfg.delack_timeout,
             rcv_nxt: 0,
             last_ack_sent: 0,
-            ooo: Vec::with_capacity(16),
+            ooo: Vec::with_capacity(64),
+            sack: cfg.sack,
+            recent: [(0, 0); RECENT_SACKS],
+            n_recent: 0,
             delack_deadline: None,
             ts_recent: Nanos::ZERO,
             stats: TcpReceiverStats::default(),
@@ -79,7 +98,8 @@ impl TcpReceiver {
         }
         if seg.seq > self.rcv_nxt {
             self.stats.out_of_order_segments += 1;
-            self.insert_ooo(seg.seq, end);
+            let range = self.insert_ooo(seg.seq, end);
+            self.note_recent(range);
             return Some(self.send_ack());
         }
         let had_ooo = !self.ooo.is_empty();
@@ -130,15 +150,66 @@ impl TcpReceiver {
         self.stats.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
         self.delack_deadline = None;
-        Ack { ack: self.rcv_nxt, rwnd: self.rcv_wnd, tsecr: self.ts_recent }
+        Ack { ack: self.rcv_nxt, rwnd: self.rcv_wnd, tsecr: self.ts_recent, sack: self.sack_blocks() }
     }
 
-    fn insert_ooo(&mut self, start: u64, end: u64) {
+    /// The SACK blocks for an ACK sent now: the recent ranges in order, then, if room is left,
+    /// other held ranges from the lowest.
+    fn sack_blocks(&self) -> SackBlocks {
+        let mut b = SackBlocks::NONE;
+        if !self.sack {
+            return b;
+        }
+        for &(s, e) in &self.recent[..self.n_recent.min(MAX_SACK_BLOCKS)] {
+            b.push(s, e);
+        }
+        for &(s, e) in &self.ooo {
+            if b.len() == MAX_SACK_BLOCKS {
+                break;
+            }
+            if !self.recent[..self.n_recent].contains(&(s, e)) {
+                b.push(s, e);
+            }
+        }
+        b
+    }
+
+    /// `range` (one of `ooo`'s, just grown by a segment) becomes the most recent block; the
+    /// recent ranges it absorbed are forgotten, and the oldest falls off when the list is full.
+    fn note_recent(&mut self, range: (u64, u64)) {
+        let mut n = 0;
+        for i in 0..self.n_recent {
+            let (s, e) = self.recent[i];
+            if e < range.0 || s > range.1 {
+                self.recent[n] = (s, e);
+                n += 1;
+            }
+        }
+        let n = n.min(RECENT_SACKS - 1);
+        self.recent.copy_within(0..n, 1);
+        self.recent[0] = range;
+        self.n_recent = n + 1;
+    }
+
+    /// Forget recent ranges that the cumulative ACK has reached.
+    fn prune_recent(&mut self) {
+        let mut n = 0;
+        for i in 0..self.n_recent {
+            if self.recent[i].0 > self.rcv_nxt {
+                self.recent[n] = self.recent[i];
+                n += 1;
+            }
+        }
+        self.n_recent = n;
+    }
+
+    /// Add `[start, end)` to the out-of-order ranges; returns the (merged) range holding it.
+    fn insert_ooo(&mut self, start: u64, end: u64) -> (u64, u64) {
         // First range that ends at or after `start` (could merge or lies after).
         let i = self.ooo.partition_point(|&(_, e)| e < start);
         if i == self.ooo.len() || self.ooo[i].0 > end {
             self.ooo.insert(i, (start, end));
-            return;
+            return (start, end);
         }
         // Overlaps or touches ranges i..j: merge them into one.
         let mut j = i;
@@ -150,6 +221,7 @@ impl TcpReceiver {
         }
         self.ooo[i] = (s, e);
         self.ooo.drain(i + 1..j);
+        (s, e)
     }
 
     /// Move ranges that `rcv_nxt` has reached into the in-order data.
@@ -163,6 +235,7 @@ impl TcpReceiver {
             n += 1;
         }
         self.ooo.drain(..n);
+        self.prune_recent();
     }
 }
 
@@ -203,7 +276,7 @@ mod tests {
         assert_eq!(r.on_segment(t0, seg(0)), None);
         assert_eq!(r.on_timer(t0 + Nanos::from_ms(39)), None, "not before 40 ms");
         let a = r.on_timer(t0 + Nanos::from_ms(40)).expect("delayed ACK at 40 ms");
-        assert_eq!(a, Ack { ack: M, rwnd: crate::tcp::DEFAULT_RCV_WND, tsecr: Nanos(0) });
+        assert_eq!(a, Ack::new(M, crate::tcp::DEFAULT_RCV_WND, Nanos(0)));
         assert_eq!(r.next_timer(), None);
         assert_eq!(r.stats().delayed_acks, 1);
         // A short (tail) segment also waits for the timer.
@@ -244,6 +317,70 @@ mod tests {
         assert_eq!(r.ooo, vec![(5, 40), (50, 70)]);
         r.insert_ooo(0, 100);
         assert_eq!(r.ooo, vec![(0, 100)]);
+    }
+
+    /// The segment numbers of an ACK's SACK blocks, and its IP length.
+    fn blocks(a: Option<Ack>) -> (u64, Vec<(u64, u64)>, u32) {
+        let a = a.expect("an ACK at once");
+        (a.ack / M, a.sack.as_slice().iter().map(|&(s, e)| (s / M, e / M)).collect(), a.ip_len())
+    }
+
+    #[test]
+    fn sack_blocks_put_the_latest_range_first_then_the_recently_reported() {
+        let mut r = rx();
+        let t = Nanos::ZERO;
+        assert_eq!(r.on_segment(t, seg(0)), None);
+        // 1, 3, 5, 7 lost. Each out-of-order segment: its range first, then the others most
+        // recent first; at most 3 blocks (4 + 8 · n option bytes on the 52-byte ACK).
+        assert_eq!(blocks(r.on_segment(t, seg(2))), (1, vec![(2, 3)], 64));
+        assert_eq!(blocks(r.on_segment(t, seg(4))), (1, vec![(4, 5), (2, 3)], 72));
+        assert_eq!(blocks(r.on_segment(t, seg(6))), (1, vec![(6, 7), (4, 5), (2, 3)], 80));
+        assert_eq!(blocks(r.on_segment(t, seg(8))), (1, vec![(8, 9), (6, 7), (4, 5)], 80));
+        // 3 joins 2 and 4: the merged range comes first, the ranges it absorbed are gone.
+        assert_eq!(blocks(r.on_segment(t, seg(3))), (1, vec![(2, 5), (8, 9), (6, 7)], 80));
+        // 1 fills the first hole: the cumulative ACK moves, its range leaves the list.
+        assert_eq!(blocks(r.on_segment(t, seg(1))), (5, vec![(8, 9), (6, 7)], 72));
+        // A duplicate below rcv_nxt gets no D-SACK block.
+        assert_eq!(blocks(r.on_segment(t, seg(4))), (5, vec![(8, 9), (6, 7)], 72));
+        assert_eq!(blocks(r.on_segment(t, seg(5))), (7, vec![(8, 9)], 64));
+        // The last hole: nothing out of order, no SACK option.
+        assert_eq!(blocks(r.on_segment(t, seg(7))), (9, vec![], 52));
+    }
+
+    #[test]
+    fn sack_blocks_fill_up_with_older_ranges_when_the_recent_ones_are_acknowledged() {
+        let mut r = rx();
+        let t = Nanos::ZERO;
+        r.on_segment(t, seg(0));
+        // Ranges arrive at 10, 12, then 2, 4, 6, 8: the 4 most recent are remembered (8, 6, 4, 2).
+        for i in [10, 12, 2, 4, 6] {
+            r.on_segment(t, seg(i));
+        }
+        assert_eq!(blocks(r.on_segment(t, seg(8))), (1, vec![(8, 9), (6, 7), (4, 5)], 80));
+        assert_eq!(blocks(r.on_segment(t, seg(1))), (3, vec![(8, 9), (6, 7), (4, 5)], 80));
+        // Two recent ranges left: the third block is the lowest range not among them.
+        assert_eq!(blocks(r.on_segment(t, seg(3))), (5, vec![(8, 9), (6, 7), (10, 11)], 80));
+        assert_eq!(blocks(r.on_segment(t, seg(5))), (7, vec![(8, 9), (10, 11), (12, 13)], 80));
+    }
+
+    #[test]
+    fn without_sack_acks_carry_no_blocks() {
+        let mut cfg = TcpConfig::new(CcKind::NewReno);
+        cfg.sack = false;
+        let mut r = TcpReceiver::new(&cfg);
+        r.on_segment(Nanos::ZERO, seg(0));
+        assert_eq!(blocks(r.on_segment(Nanos::ZERO, seg(2))), (1, vec![], 52));
+    }
+
+    #[test]
+    fn sack_blocks_travel_as_offsets_from_the_ack() {
+        let b = SackBlocks::from_slice(&[(5000, 6448), (10_000, 20_000), (3000, 4000)]);
+        let o = b.to_offsets(2000);
+        assert_eq!(o, [3000, 4448, 8000, 18_000, 1000, 2000]);
+        assert_eq!(SackBlocks::from_offsets(2000, &o), b);
+        assert_eq!(SackBlocks::from_offsets(7, &SackBlocks::NONE.to_offsets(7)), SackBlocks::NONE);
+        let one = SackBlocks::from_slice(&[(9, 10)]);
+        assert_eq!(SackBlocks::from_offsets(8, &one.to_offsets(8)), one);
     }
 
     #[test]

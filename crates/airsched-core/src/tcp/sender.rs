@@ -1,23 +1,44 @@
 //! TCP sender: slow start and congestion avoidance (RFC 5681; the increase itself in
-//! [`super::cc`]), fast retransmit on the third duplicate ACK with NewReno fast recovery and
-//! partial ACKs (RFC 6582), limited transmit (RFC 3042), the retransmission timer (RFC 6298,
-//! [`super::rtt`]) with go-back-N after an RTO and cwnd = 1 MSS (Linux `tcp_enter_loss`).
+//! [`super::cc`]), loss recovery, limited transmit (RFC 3042), the retransmission timer (RFC
+//! 6298, [`super::rtt`]) and cwnd = 1 MSS after an RTO (Linux `tcp_enter_loss`).
+//!
+//! Loss recovery has two forms. With SACK (the default, as Linux negotiates it), a scoreboard
+//! as Linux 6.12 keeps it (net/ipv4/tcp_input.c `tcp_sacktag_write_queue`, `tcp_mark_head_lost`,
+//! `tcp_cwnd_reduction`, tcp_output.c `tcp_xmit_retransmit_queue`) with RFC 6675's loss rule:
+//! SACKed segments are never resent; an un-SACKed segment is lost once DupThresh = 3 segments
+//! above it are SACKed; `pipe` = segments outstanding − SACKed − lost + retransmissions in
+//! flight. Recovery starts when the first segment is lost (3 segments SACKed), takes ssthresh
+//! from the congestion control, reduces cwnd towards it by PRR (RFC 6937) and sends lost
+//! segments first, then new data, while pipe < cwnd; it ends when `recover` is acknowledged,
+//! with cwnd = ssthresh. In recovery, RACK's rule (RFC 8985) finds lost retransmissions: one is
+//! lost once a segment sent after it has been delivered. An RTO marks every un-SACKed segment
+//! lost and keeps the SACK marks (Linux `tcp_timeout_mark_lost`); the lost segments are resent
+//! in order as cwnd allows, in slow start.
+//! Without SACK: fast retransmit on the third duplicate ACK with NewReno fast recovery and
+//! partial ACKs (RFC 6582), and go-back-N after an RTO.
+//!
 //! Where the RFCs allow a choice it follows Linux 6.x: ssthresh is computed from cwnd, not
 //! FlightSize; recovery ends with cwnd = ssthresh; an RTO inside a recovery episode keeps
 //! ssthresh. Not Linux: an ACK counts at most 2 MSS towards window growth (RFC 3465 L = 2;
 //! Linux counts every delivered segment, which with SACK rarely differs, but without SACK the
 //! stretch ACK that ends a loss repair would open the window by tens of segments at once),
-//! and partial ACKs rearm the timer only the first time (RFC 6582's "Impatient" variant;
-//! Linux rearms on every ACK but repairs all holes in about one RTT thanks to SACK). RTT samples as Linux `tcp_ack_update_rtt`: from the oldest newly acknowledged
-//! segment if none of them was retransmitted (Karn), else from the timestamp echo.
-//! Deviations: no SACK, no PRR (Linux reduces cwnd by PRR, RFC 6937, rather than inflating
-//! it), no Nagle, no pacing, no F-RTO or undo of spurious retransmissions.
+//! and without SACK partial ACKs rearm the timer only the first time (RFC 6582's "Impatient"
+//! variant; Linux rearms on every ACK but repairs all holes in about one RTT thanks to SACK).
+//! RTT samples as Linux `tcp_ack_update_rtt`: from the oldest newly acknowledged segment if
+//! none of them was retransmitted (Karn) or SACKed before, else (SACK) from the oldest newly
+//! SACKed never-retransmitted segment, else, if new data was acknowledged, from the timestamp
+//! echo.
+//! Deviations: losses of first transmissions are found by the DupThresh rule, not by RACK's
+//! time rule (Linux's default since 4.18), and there is no tail loss probe, so a loss with
+//! fewer than 3 segments after it, or a lost retransmission outside recovery, waits for the
+//! RTO; without SACK no PRR (cwnd is inflated as RFC 6582 says); no Nagle, no pacing, no
+//! F-RTO or undo of spurious retransmissions.
 
 use std::collections::VecDeque;
 
 use super::cc::CongestionControl;
 use super::rtt::RttEstimator;
-use super::{Ack, Segment, TcpConfig};
+use super::{Ack, SackBlocks, Segment, TcpConfig, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
 
 /// How much the application writes.
@@ -55,6 +76,10 @@ pub struct TcpSenderStats {
     /// Bytes cumulatively acknowledged (= `snd_una`).
     pub bytes_acked: u64,
     pub rtt_samples: u64,
+    /// Segments newly SACKed (SACK only).
+    pub sacked_segments: u64,
+    /// Retransmissions found lost by the RACK rule and sent again (SACK only).
+    pub lost_retransmits: u64,
 }
 
 /// What an ACK did, for the simulator's metrics.
@@ -65,22 +90,38 @@ pub struct AckOutcome {
     pub rtt_sample: Option<Nanos>,
 }
 
-/// Linux `tcp_ca_state`, reduced to what NewReno without SACK needs.
+/// Linux `tcp_ca_state`, reduced to what the model needs (Disorder is Open with SACKed or
+/// duplicate-acknowledged data; no CWR).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CaState {
     Open,
-    /// Fast recovery (RFC 6582) until `recover` is acknowledged.
+    /// Fast recovery (RFC 6582, or RFC 6675 with SACK) until `recover` is acknowledged.
     Recovery,
     /// After an RTO, until everything sent before it is acknowledged.
     Loss,
 }
 
-/// One MSS-sized piece of the sequence space between `snd_una` and `snd_max`.
+/// One MSS-sized piece of the sequence space between `snd_una` and `snd_max`, with its SACK
+/// scoreboard marks (Linux `TCPCB_EVER_RETRANS`, `TCPCB_SACKED_ACKED`, `TCPCB_LOST`,
+/// `TCPCB_SACKED_RETRANS`; the last three stay false without SACK).
 #[derive(Clone, Copy, Debug)]
 struct SentRecord {
     end: u64,
     sent: Nanos,
+    /// Ever retransmitted (Karn: no RTT sample from its ACK).
     retransmitted: bool,
+    /// The receiver holds it out of order.
+    sacked: bool,
+    /// Presumed lost: DupThresh SACKed segments above it, or un-SACKed at an RTO.
+    lost: bool,
+    /// A retransmission of it is in flight (it counts in `pipe` again).
+    rexmit_in_flight: bool,
+}
+
+impl SentRecord {
+    fn new(end: u64, sent: Nanos) -> SentRecord {
+        SentRecord { end, sent, retransmitted: false, sacked: false, lost: false, rexmit_in_flight: false }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -111,8 +152,40 @@ pub struct TcpSender {
     rto_since_progress: bool,
     rto_deadline: Option<Nanos>,
     /// One record per segment in `[snd_una, snd_max)`, oldest first; grows to the largest
-    /// window once and is then reused.
+    /// window once and is then reused. With SACK it is the scoreboard.
     sent: VecDeque<SentRecord>,
+    /// SACK on: RFC 6675-style recovery; off: NewReno.
+    sack: bool,
+    /// Scoreboard counts in segments (Linux `sacked_out`, `lost_out`, `retrans_out`).
+    sacked_out: u32,
+    lost_out: u32,
+    retrans_out: u32,
+    /// Every un-SACKed segment that ends at or below this is marked lost (Linux
+    /// `lost_skb_hint`): the next loss marking starts here.
+    lost_upto: u64,
+    /// No segment that ends at or below this needs a retransmission now (Linux
+    /// `retransmit_skb_hint`).
+    rxt_upto: u64,
+    /// End of the highest SACKed segment.
+    high_sacked: u64,
+    /// The last ACK's SACK blocks, already applied: parts of new blocks inside them are skipped
+    /// (Linux `recv_sack_cache`).
+    sack_cache: SackBlocks,
+    /// RACK (RFC 8985) state, used for retransmissions only: the latest send time of a
+    /// delivered segment and the RTT measured on the last delivery (Linux `rack.mstamp`,
+    /// `rack.rtt_us`).
+    rack_xmit: Nanos,
+    rack_rtt: Nanos,
+    /// No retransmission in flight was sent before this (a hint to skip the scan).
+    rexmit_low: Nanos,
+    /// PRR (RFC 6937, Linux `tcp_cwnd_reduction`) in segments: delivered and sent since
+    /// recovery began, and cwnd when it began (Linux `prior_cwnd`, RFC 6937 RecoverFS).
+    prr_delivered: u64,
+    prr_out: u64,
+    prior_cwnd: u64,
+    /// Segments delivered (newly cumulatively acknowledged and not SACKed before, or newly
+    /// SACKed) by the ACK being processed.
+    delivered_now: u64,
     stats: TcpSenderStats,
 }
 
@@ -141,15 +214,36 @@ impl TcpSender {
             rto_since_progress: false,
             rto_deadline: None,
             sent: VecDeque::with_capacity(64),
+            sack: cfg.sack,
+            sacked_out: 0,
+            lost_out: 0,
+            retrans_out: 0,
+            lost_upto: 0,
+            rxt_upto: 0,
+            high_sacked: 0,
+            sack_cache: SackBlocks::NONE,
+            rack_xmit: Nanos::ZERO,
+            rack_rtt: Nanos::ZERO,
+            rexmit_low: Nanos::ZERO,
+            prr_delivered: 0,
+            prr_out: 0,
+            prior_cwnd: 0,
+            delivered_now: 0,
             stats: TcpSenderStats::default(),
         }
     }
 
     /// The next segment to put on the wire now, if the windows allow one: a pending fast
-    /// retransmission first, then go-back-N retransmissions, then new data. Call until `None`
-    /// after every `on_ack`/`on_timer` (and at start).
+    /// retransmission first, then go-back-N retransmissions (with SACK: lost segments), then
+    /// new data. Call until `None` after every `on_ack`/`on_timer` (and at start).
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
-        let seg = if self.retransmit_pending && self.snd_una < self.snd_max {
+        let seg = if self.sack {
+            let seg = self.next_segment_sack(now)?;
+            if self.state == CaState::Recovery {
+                self.prr_out += 1;
+            }
+            seg
+        } else if self.retransmit_pending && self.snd_una < self.snd_max {
             // Fast retransmit / partial ACK: sent regardless of cwnd (RFC 5681 3.2 step 4).
             self.retransmit_pending = false;
             self.stats.fast_retransmits += 1;
@@ -180,15 +274,22 @@ impl TcpSender {
             return None;
         }
         let len = (self.app_end - self.snd_max).min(self.mss as u64);
-        // RFC 3042 limited transmit: the first two dupACKs each let one more segment out.
-        let limited = if self.state == CaState::Open { self.dupacks.min(2) as u64 * self.mss as u64 } else { 0 };
-        if self.snd_max - self.snd_una + len > self.cwnd + limited || self.snd_max + len > self.snd_una + self.rwnd {
+        let cwnd_full = if self.sack {
+            // Linux tcp_cwnd_test: segments in pipe against cwnd. Each SACKed segment makes
+            // room for one more, which includes RFC 3042 limited transmit.
+            self.pipe() * self.mss as u64 + len > self.cwnd
+        } else {
+            // RFC 3042 limited transmit: the first two dupACKs each let one more segment out.
+            let limited = if self.state == CaState::Open { self.dupacks.min(2) as u64 * self.mss as u64 } else { 0 };
+            self.snd_max - self.snd_una + len > self.cwnd + limited
+        };
+        if cwnd_full || self.snd_max + len > self.snd_una + self.rwnd {
             return None;
         }
         let seg = Segment { seq: self.snd_max, len: len as u32, tsval: now, retransmission: false };
         self.snd_max += len;
         self.snd_nxt = self.snd_max;
-        self.sent.push_back(SentRecord { end: self.snd_max, sent: now, retransmitted: false });
+        self.sent.push_back(SentRecord::new(self.snd_max, now));
         Some(seg)
     }
 
@@ -213,7 +314,9 @@ impl TcpSender {
             // Acknowledges data never sent: ignored (Linux drops such ACKs).
             return out;
         }
-        if ack.ack > self.snd_una {
+        if self.sack {
+            out = self.on_ack_sack(now, ack);
+        } else if ack.ack > self.snd_una {
             out = self.on_new_ack(now, ack);
         } else if ack.ack == self.snd_una && self.snd_max > self.snd_una && ack.rwnd == self.rwnd {
             self.on_dupack();
@@ -272,17 +375,26 @@ impl TcpSender {
         AckOutcome { newly_acked: newly, rtt_sample }
     }
 
-    /// Drop the records `ack` covers; the RTT sample from the oldest of them, unless any was
-    /// retransmitted (Karn; Linux `tcp_clean_rtx_queue`).
+    /// Drop the records `ack` covers; the RTT sample from the oldest of them not SACKed before,
+    /// unless any was retransmitted (Karn; Linux `tcp_clean_rtx_queue`).
     fn take_acked_records(&mut self, now: Nanos, ack: u64) -> Option<Nanos> {
         let mut first_sent = None;
         let mut retransmitted = false;
-        while let Some(r) = self.sent.front() {
+        while let Some(&r) = self.sent.front() {
             if r.end > ack {
                 break;
             }
-            first_sent.get_or_insert(r.sent);
+            if !r.sacked {
+                first_sent.get_or_insert(r.sent);
+                if self.sack {
+                    self.delivered_now += 1;
+                    self.rack_advance(now, r.sent, r.retransmitted);
+                }
+            }
             retransmitted |= r.retransmitted;
+            self.sacked_out -= r.sacked as u32;
+            self.lost_out -= r.lost as u32;
+            self.retrans_out -= r.rexmit_in_flight as u32;
             self.sent.pop_front();
         }
         match first_sent {
@@ -313,6 +425,366 @@ impl TcpSender {
         self.retransmit_pending = true;
         self.cwnd = self.ssthresh + DUPTHRESH as u64 * self.mss as u64;
         self.stats.fast_recoveries += 1;
+    }
+
+    // ----- SACK -------------------------------------------------------------------------------
+
+    /// `pipe` (RFC 6675 SetPipe, Linux `tcp_packets_in_flight`) in segments: outstanding
+    /// segments neither SACKed nor lost, plus retransmissions in flight. Without SACK nothing
+    /// is ever SACKed or marked lost: the outstanding segments.
+    pub fn pipe(&self) -> u64 {
+        self.sent.len() as u64 - self.sacked_out as u64 - self.lost_out as u64 + self.retrans_out as u64
+    }
+
+    /// Number of records that end at or below `seq` (segments lie on an MSS grid from
+    /// `snd_una`; the last one may be short and ends at `snd_max`).
+    fn records_below(&self, seq: u64) -> usize {
+        let n = (seq.max(self.snd_una) - self.snd_una).div_ceil(self.mss as u64) as usize;
+        n.min(self.sent.len())
+    }
+
+    /// First byte of record `i`.
+    fn record_start(&self, i: usize) -> u64 {
+        if i == 0 { self.snd_una } else { self.sent[i - 1].end }
+    }
+
+    /// With SACK: the forced first retransmission of a recovery, then lost segments in order,
+    /// then new data, each while pipe < cwnd (Linux `tcp_xmit_retransmit_queue`, then
+    /// `tcp_write_xmit`).
+    fn next_segment_sack(&mut self, now: Nanos) -> Option<Segment> {
+        if self.retransmit_pending {
+            // RFC 6675 (4.3): the first lost segment goes regardless of pipe.
+            self.retransmit_pending = false;
+            if let Some(i) = self.next_lost() {
+                return Some(self.retransmit_record(now, i));
+            }
+        }
+        if let Some(i) = self.next_lost() {
+            let len = self.sent[i].end - self.record_start(i);
+            if self.pipe() * self.mss as u64 + len > self.cwnd {
+                return None;
+            }
+            return Some(self.retransmit_record(now, i));
+        }
+        self.new_segment(now)
+    }
+
+    /// The lowest lost segment with no retransmission in flight. Lost segments are always a
+    /// prefix of the un-SACKed ones, so the scan stops at the first un-SACKed segment that is
+    /// neither being retransmitted nor lost.
+    fn next_lost(&mut self) -> Option<usize> {
+        let mut i = self.records_below(self.rxt_upto);
+        while i < self.sent.len() {
+            let r = self.sent[i];
+            if r.sacked || r.rexmit_in_flight {
+                i += 1;
+                continue;
+            }
+            self.rxt_upto = self.record_start(i);
+            return r.lost.then_some(i);
+        }
+        self.rxt_upto = self.snd_max;
+        None
+    }
+
+    fn retransmit_record(&mut self, now: Nanos, i: usize) -> Segment {
+        let seq = self.record_start(i);
+        let r = &mut self.sent[i];
+        debug_assert!(r.lost && !r.sacked && !r.rexmit_in_flight);
+        r.retransmitted = true;
+        r.rexmit_in_flight = true;
+        r.sent = now;
+        let end = r.end;
+        if self.retrans_out == 0 {
+            self.rexmit_low = now;
+        }
+        self.retrans_out += 1;
+        self.rxt_upto = end;
+        if self.state == CaState::Loss {
+            self.stats.timeout_retransmits += 1;
+        } else {
+            self.stats.fast_retransmits += 1;
+        }
+        if i == 0 {
+            // Linux tcp_xmit_retransmit_queue rearms the timer when it resends the head.
+            self.rto_deadline = Some(now + self.rtt.current_rto());
+        }
+        Segment { seq, len: (end - seq) as u32, tsval: now, retransmission: true }
+    }
+
+    /// An ACK with SACK on: cumulative part, scoreboard update, RTT sample, recovery.
+    fn on_ack_sack(&mut self, now: Nanos, a: Ack) -> AckOutcome {
+        let prior_in_flight = self.snd_nxt - self.snd_una;
+        self.delivered_now = 0;
+        let newly = a.ack.saturating_sub(self.snd_una);
+        let mut rtt_sample = None;
+        if newly > 0 {
+            rtt_sample = self.take_acked_records(now, a.ack);
+            self.snd_una = a.ack;
+            self.snd_nxt = self.snd_nxt.max(a.ack);
+            self.stats.bytes_acked = a.ack;
+            self.dupacks = 0;
+            self.rto_since_progress = false;
+        } else if a.ack == self.snd_una && self.snd_max > self.snd_una && a.rwnd == self.rwnd {
+            self.dupacks += 1;
+            self.stats.dupacks += 1;
+        }
+        let sack_sent = self.tag_sacks(now, &a.sack);
+        // Linux tcp_ack_update_rtt: the cumulative sample, else the SACK one, else the echo.
+        let rtt_sample = rtt_sample
+            .or(sack_sent.map(|t| now - t))
+            .or((newly > 0).then(|| now.saturating_sub(a.tsecr)));
+        if let Some(r) = rtt_sample {
+            self.rtt.on_sample(r);
+            self.stats.rtt_samples += 1;
+        }
+        if newly > 0 {
+            match self.state {
+                CaState::Recovery if a.ack >= self.recover.unwrap_or(0) => {
+                    // Leave recovery with cwnd = ssthresh (Linux tcp_end_cwnd_reduction).
+                    self.cwnd = self.ssthresh;
+                    self.state = CaState::Open;
+                }
+                // Partial ACK: PRR sets cwnd below; the scoreboard says what to send.
+                CaState::Recovery => {}
+                CaState::Loss => {
+                    if a.ack >= self.recover.unwrap_or(0) {
+                        self.state = CaState::Open;
+                    }
+                    self.raise_cwnd(now, newly, prior_in_flight);
+                }
+                CaState::Open => self.raise_cwnd(now, newly, prior_in_flight),
+            }
+            // Linux rearms the timer on every ACK of new data.
+            self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rtt.current_rto());
+        }
+        // Linux tcp_time_to_recover without RACK: DupThresh segments SACKed, i.e. the first
+        // un-SACKed segment is lost by RFC 6675 IsLost.
+        if self.state == CaState::Open && self.sacked_out >= DUPTHRESH {
+            self.enter_recovery_sack();
+        }
+        if self.state == CaState::Recovery {
+            let newly_lost = self.mark_lost();
+            self.detect_lost_retransmits(now);
+            self.prr_cwnd(newly > 0 && newly_lost == 0);
+        }
+        AckOutcome { newly_acked: newly, rtt_sample }
+    }
+
+    fn enter_recovery_sack(&mut self) {
+        self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
+        self.recover = Some(self.snd_max);
+        self.state = CaState::Recovery;
+        self.retransmit_pending = true;
+        // Linux tcp_init_cwnd_reduction; PRR sets cwnd on this same ACK.
+        self.prior_cwnd = (self.cwnd / self.mss as u64).max(1);
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.stats.fast_recoveries += 1;
+    }
+
+    /// PRR (RFC 6937 as Linux `tcp_cwnd_reduction` does it), on every ACK in recovery that
+    /// delivered something: while pipe is above ssthresh, send ssthresh/prior_cwnd segments per
+    /// segment delivered (proportional rate reduction); at or below it, catch up towards
+    /// ssthresh by at most what was delivered, + 1 if the ACK advanced snd_una and found no new
+    /// loss (slow-start reduction bound). cwnd = pipe + what may be sent now; the first
+    /// retransmission always goes.
+    fn prr_cwnd(&mut self, una_advanced_no_loss: bool) {
+        let delivered = self.delivered_now;
+        if delivered == 0 {
+            return;
+        }
+        self.prr_delivered += delivered;
+        let ssthresh = self.ssthresh / self.mss as u64;
+        let pipe = self.pipe();
+        let mut sndcnt = if pipe > ssthresh {
+            (ssthresh * self.prr_delivered).div_ceil(self.prior_cwnd).saturating_sub(self.prr_out)
+        } else {
+            let limit = (self.prr_delivered.saturating_sub(self.prr_out)).max(delivered) + una_advanced_no_loss as u64;
+            limit.min(ssthresh - pipe)
+        };
+        if self.prr_out == 0 {
+            // The fast retransmission goes out in any case.
+            sndcnt = sndcnt.max(1);
+        }
+        self.cwnd = (pipe + sndcnt) * self.mss as u64;
+    }
+
+    /// Mark the SACK blocks' segments; returns the send time of the oldest newly SACKed
+    /// segment never retransmitted (an RTT sample). Parts of a block inside one of the last
+    /// ACK's blocks were marked then and are skipped.
+    fn tag_sacks(&mut self, now: Nanos, blocks: &SackBlocks) -> Option<Nanos> {
+        let nc = self.sack_cache.len();
+        let mut cached = [(0u64, 0u64); MAX_SACK_BLOCKS];
+        cached[..nc].copy_from_slice(self.sack_cache.as_slice());
+        cached[..nc].sort_unstable();
+        let mut applied = SackBlocks::NONE;
+        let mut oldest = None;
+        for &(s, e) in blocks.as_slice() {
+            // Blocks at or below snd_una (D-SACK, never sent here) or beyond snd_max: ignored.
+            let s = s.max(self.snd_una);
+            if e > self.snd_max || s >= e {
+                continue;
+            }
+            applied.push(s, e);
+            let mut cur = s;
+            for &(cs, ce) in &cached[..nc] {
+                if ce <= cur || cs >= e {
+                    continue;
+                }
+                if cs > cur {
+                    self.tag_range(now, cur, cs, &mut oldest);
+                }
+                cur = cur.max(ce);
+            }
+            if cur < e {
+                self.tag_range(now, cur, e, &mut oldest);
+            }
+        }
+        self.sack_cache = applied;
+        oldest
+    }
+
+    /// Mark SACKed every segment wholly inside `[s, e)`.
+    fn tag_range(&mut self, now: Nanos, s: u64, e: u64, oldest: &mut Option<Nanos>) {
+        let mut i = self.records_below(s);
+        let mut start = self.record_start(i);
+        while i < self.sent.len() && self.sent[i].end <= e {
+            let r = &mut self.sent[i];
+            if start >= s && !r.sacked {
+                r.sacked = true;
+                self.sacked_out += 1;
+                self.delivered_now += 1;
+                self.stats.sacked_segments += 1;
+                if r.lost {
+                    r.lost = false;
+                    self.lost_out -= 1;
+                }
+                if r.rexmit_in_flight {
+                    r.rexmit_in_flight = false;
+                    self.retrans_out -= 1;
+                }
+                let (sent, retransmitted, end) = (r.sent, r.retransmitted, r.end);
+                if !retransmitted {
+                    *oldest = Some(oldest.map_or(sent, |t: Nanos| t.min(sent)));
+                }
+                self.high_sacked = self.high_sacked.max(end);
+                self.rack_advance(now, sent, retransmitted);
+            }
+            start = self.sent[i].end;
+            i += 1;
+        }
+    }
+
+    /// RFC 6675 IsLost as Linux `tcp_mark_head_lost` applies it: every un-SACKed segment with
+    /// DupThresh SACKed segments above it is lost. Marks only grow, from `lost_upto`. Returns
+    /// how many were newly marked.
+    fn mark_lost(&mut self) -> u32 {
+        if self.sacked_out < DUPTHRESH {
+            return 0;
+        }
+        let lo = self.records_below(self.lost_upto);
+        let mut i = self.records_below(self.high_sacked);
+        let mut found = 0;
+        while i > lo && found < DUPTHRESH {
+            i -= 1;
+            found += self.sent[i].sacked as u32;
+        }
+        if found < DUPTHRESH {
+            return 0;
+        }
+        // `i` is the DupThresh-th highest SACKed segment.
+        let mut marked = 0;
+        for r in self.sent.range_mut(lo..i) {
+            if !r.sacked && !r.lost {
+                r.lost = true;
+                marked += 1;
+            }
+        }
+        self.lost_out += marked;
+        self.lost_upto = self.record_start(i);
+        marked
+    }
+
+    /// A segment sent at `sent` was delivered (SACKed or cumulatively acknowledged, not SACKed
+    /// before): Linux `tcp_rack_advance`, in recovery only. There every retransmitted segment
+    /// was marked lost by the DupThresh rule, which is exact when nothing reorders, so its
+    /// delivery is the retransmission's. (After an RTO the original of a retransmitted
+    /// segment may still be queued: Linux then guesses from the minimum RTT; the model does
+    /// not use RACK in that state.)
+    fn rack_advance(&mut self, now: Nanos, sent: Nanos, retransmitted: bool) {
+        let rtt = now - sent;
+        if self.state != CaState::Recovery || (retransmitted && self.rtt.min_rtt().is_some_and(|m| rtt < m)) {
+            return;
+        }
+        self.rack_rtt = rtt;
+        self.rack_xmit = self.rack_xmit.max(sent);
+    }
+
+    /// RACK (RFC 8985 §6.2, Linux `tcp_rack_detect_loss`) for retransmissions: one is lost
+    /// again once a segment sent after it has been delivered and an RTT has passed since it was
+    /// sent (the reordering window is zero in recovery, as in Linux when no reordering has
+    /// been seen). It becomes eligible for another retransmission. Checked on ACKs in recovery
+    /// only (Linux also arms a reordering timer, and applies RACK in every state).
+    fn detect_lost_retransmits(&mut self, now: Nanos) {
+        if self.retrans_out == 0 || self.rack_xmit <= self.rexmit_low {
+            return;
+        }
+        let mut low = Nanos(u64::MAX);
+        let mut start = self.snd_una;
+        for i in 0..self.sent.len() {
+            let r = &mut self.sent[i];
+            let r_start = start;
+            start = r.end;
+            if !r.rexmit_in_flight {
+                continue;
+            }
+            if r.sent < self.rack_xmit && now >= r.sent + self.rack_rtt {
+                r.rexmit_in_flight = false;
+                self.retrans_out -= 1;
+                self.rxt_upto = self.rxt_upto.min(r_start);
+                self.stats.lost_retransmits += 1;
+            } else {
+                low = low.min(r.sent);
+            }
+        }
+        self.rexmit_low = low;
+    }
+
+    /// RTO with SACK (Linux `tcp_timeout_mark_lost`): every un-SACKed segment is lost, no
+    /// retransmission is in flight any more; the SACK marks stay.
+    fn rto_mark_lost(&mut self) {
+        let mut lost = 0;
+        for r in self.sent.iter_mut() {
+            r.rexmit_in_flight = false;
+            r.lost = !r.sacked;
+            lost += r.lost as u32;
+        }
+        self.lost_out = lost;
+        self.retrans_out = 0;
+        self.lost_upto = self.snd_max;
+        self.rxt_upto = self.snd_una;
+    }
+
+    /// Recount the scoreboard and check its invariants (tests).
+    #[cfg(test)]
+    pub(crate) fn check_scoreboard(&self) {
+        let count = |f: fn(&SentRecord) -> bool| self.sent.iter().filter(|r| f(r)).count() as u32;
+        assert_eq!(self.sacked_out, count(|r| r.sacked));
+        assert_eq!(self.lost_out, count(|r| r.lost));
+        assert_eq!(self.retrans_out, count(|r| r.rexmit_in_flight));
+        assert!(self.sent.iter().all(|r| !(r.sacked && (r.lost || r.rexmit_in_flight))));
+        assert!(self.sent.iter().all(|r| !r.rexmit_in_flight || r.lost), "only lost segments are resent");
+        // Lost segments are a prefix of the un-SACKed ones.
+        let mut seen_unlost = false;
+        for r in self.sent.iter().filter(|r| !r.sacked) {
+            assert!(!(seen_unlost && r.lost), "a lost segment above an un-SACKed one not lost");
+            seen_unlost |= !r.lost;
+        }
+        assert!(self.sacked_out + self.lost_out <= self.sent.len() as u32 + self.retrans_out);
+        if !self.sack {
+            assert_eq!((self.sacked_out, self.lost_out, self.retrans_out), (0, 0, 0));
+        }
     }
 
     /// Slow start then congestion avoidance, only while the sender is cwnd-limited (Linux
@@ -367,10 +839,15 @@ impl TcpSender {
         self.dupacks = 0;
         self.retransmit_pending = false;
         self.rto_since_progress = true;
-        // Go-back-N: everything outstanding is resent; none of it may give an RTT sample.
-        self.snd_nxt = self.snd_una;
-        for r in self.sent.iter_mut() {
-            r.retransmitted = true;
+        if self.sack {
+            // Lost segments are resent in order as cwnd allows, SACKed ones not at all.
+            self.rto_mark_lost();
+        } else {
+            // Go-back-N: everything outstanding is resent; none of it may give an RTT sample.
+            self.snd_nxt = self.snd_una;
+            for r in self.sent.iter_mut() {
+                r.retransmitted = true;
+            }
         }
         self.rtt.back_off();
         self.rto_deadline = Some(now + self.rtt.current_rto());
@@ -424,12 +901,12 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::{CcKind, DEFAULT_RCV_WND, RTO_INITIAL};
+    use crate::tcp::{CcKind, SackBlocks, DEFAULT_RCV_WND, RTO_INITIAL};
 
     const M: u64 = 1448;
 
     fn ack(n: u64) -> Ack {
-        Ack { ack: n, rwnd: DEFAULT_RCV_WND, tsecr: Nanos::ZERO }
+        Ack::new(n, DEFAULT_RCV_WND, Nanos::ZERO)
     }
 
     fn drain(s: &mut TcpSender, now: Nanos) -> Vec<Segment> {
@@ -474,10 +951,68 @@ mod tests {
         let mut s = TcpSender::new(&TcpConfig::new(CcKind::NewReno), AppLimit::Unlimited);
         drain(&mut s, Nanos::ZERO);
         for w in 1..=4 {
-            s.on_ack(Nanos::from_ms(1), Ack { ack: 0, rwnd: DEFAULT_RCV_WND - w, tsecr: Nanos::ZERO });
+            s.on_ack(Nanos::from_ms(1), Ack::new(0, DEFAULT_RCV_WND - w, Nanos::ZERO));
         }
         assert_eq!(s.stats().dupacks, 0);
         assert_eq!(s.state(), CaState::Open);
+    }
+
+    fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Ack {
+        Ack { sack: SackBlocks::from_slice(blocks), ..ack(n) }
+    }
+
+    /// Segments `a..b` as a SACK block.
+    fn segs(a: u64, b: u64) -> (u64, u64) {
+        (a * M, b * M)
+    }
+
+    fn seqs(out: &[Segment]) -> Vec<(u64, bool)> {
+        out.iter().map(|g| (g.seq / M, g.retransmission)).collect()
+    }
+
+    #[test]
+    fn sack_scoreboard_pipe_and_prr_step_by_step() {
+        // Segments 1 and 2 of the first window are lost; 3.. arrive and are SACKed one by one.
+        let mut s = TcpSender::new(&TcpConfig::new(CcKind::NewReno), AppLimit::Unlimited);
+        let t = Nanos::from_ms(20);
+        assert_eq!(drain(&mut s, Nanos::ZERO).len(), 10);
+        // Segment 0 acknowledged: slow start, cwnd 11, segments 10 and 11 go out.
+        s.on_ack(t, ack(M));
+        assert_eq!(seqs(&drain(&mut s, t)), [(10, false), (11, false)]);
+        assert_eq!((s.pipe(), s.cwnd() / M), (11, 11));
+        // Two SACKed segments: each lets one new segment out (limited transmit), still Open.
+        for (k, new) in [(4, 12), (5, 13)] {
+            s.on_ack(t, sack_ack(M, &[segs(3, k)]));
+            assert_eq!(seqs(&drain(&mut s, t)), [(new, false)]);
+            assert_eq!((s.pipe(), s.state()), (11, CaState::Open));
+            s.check_scoreboard();
+        }
+        // The third: segments 1 and 2 have 3 SACKed segments above them and are lost; recovery
+        // with ssthresh = 11 / 2 = 5; pipe = 13 outstanding - 3 SACKed - 2 lost = 8. PRR
+        // allows ceil(5 · 1 / 11) = 1 segment: the retransmission of 1.
+        s.on_ack(t, sack_ack(M, &[segs(3, 6)]));
+        assert_eq!((s.state(), s.ssthresh() / M, s.pipe()), (CaState::Recovery, 5, 8));
+        assert_eq!(seqs(&drain(&mut s, t)), [(1, true)]);
+        assert_eq!(s.pipe(), 9, "the retransmission is in flight");
+        s.check_scoreboard();
+        // 4th SACKed segment: 2 delivered, ceil(5 · 2 / 11) = 1 = what was sent: nothing.
+        s.on_ack(t, sack_ack(M, &[segs(3, 7)]));
+        assert_eq!((s.pipe(), drain(&mut s, t).len()), (8, 0));
+        // 5th: ceil(15 / 11) = 2, one more: the retransmission of 2.
+        s.on_ack(t, sack_ack(M, &[segs(3, 8)]));
+        assert_eq!(seqs(&drain(&mut s, t)), [(2, true)]);
+        assert_eq!(s.pipe(), 8);
+        // Segment 1's retransmission arrives: partial ACK; pipe = 12 - 5 - 1 + 1 = 7, and PRR
+        // (4 delivered: ceil(20 / 11) = 2 = sent) lets nothing out.
+        s.on_ack(t, sack_ack(2 * M, &[segs(3, 8)]));
+        assert_eq!((s.pipe(), s.state(), drain(&mut s, t).len()), (7, CaState::Recovery, 0));
+        s.check_scoreboard();
+        // Everything up to the recovery point (14 segments) acknowledged: Open, cwnd = ssthresh.
+        s.on_ack(t, ack(14 * M));
+        assert_eq!((s.state(), s.cwnd() / M, s.pipe()), (CaState::Open, 5, 0));
+        let st = s.stats();
+        assert_eq!((st.fast_recoveries, st.fast_retransmits, st.sacked_segments, st.rtos), (1, 2, 5, 0));
+        s.check_scoreboard();
     }
 
     #[test]
@@ -486,7 +1021,7 @@ mod tests {
         cfg.rcv_wnd = 3 * M;
         let mut s = TcpSender::new(&cfg, AppLimit::Unlimited);
         assert_eq!(drain(&mut s, Nanos::ZERO).len(), 3);
-        s.on_ack(Nanos::from_ms(1), Ack { ack: M, rwnd: 3 * M, tsecr: Nanos::ZERO });
+        s.on_ack(Nanos::from_ms(1), Ack::new(M, 3 * M, Nanos::ZERO));
         assert_eq!(drain(&mut s, Nanos::from_ms(1)).len(), 1);
         assert_eq!(s.cwnd(), 10 * M, "not cwnd-limited: cwnd does not grow");
     }
