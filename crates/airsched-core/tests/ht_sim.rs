@@ -327,13 +327,10 @@ size = 1472
 
 #[test]
 fn tcp_upload_and_bidirectional_transfers_run_through_the_station_drivers() {
-    // One station uploads while another downloads; a third does both at once. With the
-    // default 1000-packet pfifo at that station, its download's ACKs wait behind its own
-    // upload (uplink bufferbloat) and the download crawls; fq_codel at the station lets them
-    // through.
-    let text = |both_tc: &str| {
-        format!(
-            r#"
+    // One station uploads, another downloads, a third does both at once, under the airtime
+    // scheduler with RX airtime charged: uploads travel in the stations' own aggregates, and
+    // every transfer moves data.
+    let text = r#"
 [run]
 duration = "10s"
 warmup = "2s"
@@ -348,7 +345,6 @@ rate = "11Mbps"
 [[station]]
 name = "both"
 rate = "11Mbps"
-{both_tc}
 [[flow]]
 name = "u"
 protocol = "tcp"
@@ -369,22 +365,19 @@ name = "bd"
 protocol = "tcp"
 src = "server"
 dst = "both"
-"#
-        )
-    };
-    let gp = |r: &RunResults, n: &str| r.flows.iter().find(|f| f.name == n).unwrap().goodput_mbps;
-    let fifo_r = run_ht(&text(""), &[15, 15, 15], GuardInterval::Short, fq_mac(AirtimeSched::Ath9k));
-    let fqc = run_ht(&text("tc = \"tc qdisc add dev wlan0 root fq_codel\""), &[15, 15, 15], GuardInterval::Short, fq_mac(AirtimeSched::Ath9k));
-    for (name, r) in [("pfifo", &fifo_r), ("fq_codel", &fqc)] {
-        println!("{name}: u {:.1} d {:.1} bu {:.1} bd {:.1}", gp(r, "u"), gp(r, "d"), gp(r, "bu"), gp(r, "bd"));
-    }
-    for n in ["u", "d", "bu"] {
-        assert!(gp(&fifo_r, n) > 20.0, "{n} moves data: {}", gp(&fifo_r, n));
+"#;
+    let r = run_ht(text, &[15, 15, 15], GuardInterval::Short, fq_mac(AirtimeSched::Ath9k));
+    let gp = |n: &str| r.flows.iter().find(|f| f.name == n).unwrap().goodput_mbps;
+    let total = gp("u") + gp("d") + gp("bu") + gp("bd");
+    println!("u {:.1} d {:.1} bu {:.1} bd {:.1} total {total:.1}", gp("u"), gp("d"), gp("bu"), gp("bd"));
+    for n in ["u", "d", "bu", "bd"] {
+        assert!(gp(n) > 2.0, "{n} moves data: {}", gp(n));
     }
     // Uplink aggregates carry data, not only TCP ACKs.
-    assert!(fifo_r.stations[0].ampdu_mean_up > 10.0, "{}", fifo_r.stations[0].ampdu_mean_up);
-    assert!(gp(&fifo_r, "bd") < 0.25 * gp(&fifo_r, "bu"), "uplink bufferbloat starves the download's ACKs");
-    assert!(gp(&fqc, "bd") > 3.0 * gp(&fifo_r, "bd"), "{} vs {}", gp(&fqc, "bd"), gp(&fifo_r, "bd"));
+    assert!(r.stations[0].ampdu_mean_up > 10.0, "{}", r.stations[0].ampdu_mean_up);
+    // Four TCP flows keep the 144 Mb/s cell busy: at least 60 % of the single-station UDP
+    // throughput at MCS 15 (130 Mb/s, aggregates_fill_to_the_65535_byte_limit_at_mcs15).
+    assert!(total > 0.6 * 130.0, "{total}");
 }
 
 /// One saturated station at `mcs` in a cell described by `cell` keys (TOML, through the parser).
