@@ -477,3 +477,39 @@ size = 1472
     assert!(gp > 0.85 * best_gp, "{gp} vs {best_gp}");
     assert!(share > 0.6, "{share}");
 }
+
+#[test]
+fn video_traffic_uses_the_vi_edca_parameters_and_its_txop_limit() {
+    // DSCP 34 (AF41) -> TID 4 -> AC_VI: AIFSN 2 (34 us), CWmin 7 (mean backoff 31.5 us), TXOP
+    // 3.008 ms. At MCS 7 (LGI) 15 MPDUs fit the TXOP (PSDU 1542 + 14 x 1544 = 23 158 B, PPDU
+    // 36 + 4 x ceil((16 + 8 x 23158 + 6) / 260) = 2888 us); a 16th would need 3080 us.
+    let text = SATURATED_ONE.replace("size = 1472\n", "size = 1472\ndscp = 34\n");
+    let r = run_ht(&text, &[7], GuardInterval::Long, fifo());
+    assert_eq!(r.stations[0].ampdu_mean_down, 15.0);
+    let model = 15.0 * 1472.0 * 8.0 / (34.0 + 31.5 + 2888.0 + 16.0 + 32.0);
+    let got = r.flows[0].goodput_mbps;
+    println!("AC_VI MCS 7: {got:.3} vs {model:.3}");
+    assert!((got - model).abs() / model < 0.01, "{got} vs {model}");
+}
+
+#[test]
+fn voice_pings_overtake_best_effort_under_load() {
+    // Under the UDP floods of the testbed (FQ-MAC), pings marked EF (DSCP 46 -> TID 6 ->
+    // AC_VO) are scheduled before the best-effort tins and contend with AC_VO's parameters.
+    let base = testbed(UDP, "queueing = \"fq-mac\"");
+    let voice = base.replace("size = 56\n", "size = 56\ndscp = 46\n");
+    let be = common::run(&to_toml_ht(&base));
+    let vo = common::run(&to_toml_ht(&voice));
+    let p50 = |r: &RunResults| r.flows.iter().find(|f| f.name == "ping-fast1").unwrap().rtt_p50_ms;
+    println!("ping p50 BE {:.2} ms, VO {:.2} ms", p50(&be), p50(&vo));
+    assert!(p50(&vo) < 0.5 * p50(&be), "{} vs {}", p50(&vo), p50(&be));
+}
+
+/// The testbed text with the stations' 802.11b rates turned into the MCS of the papers' cell.
+fn to_toml_ht(text: &str) -> String {
+    let mut t = text.replacen("[ap]\n", "[cell]\nstandard = \"802.11n\"\nguard_interval = \"short\"\n[ap]\n", 1);
+    for (name, mcs) in [("fast1", 15), ("fast2", 15), ("slow", 0), ("pingonly", 15)] {
+        t = t.replace(&format!("name = \"{name}\"\nrate = \"11Mbps\"\n"), &format!("name = \"{name}\"\nmcs = {mcs}\n"));
+    }
+    t
+}
