@@ -420,7 +420,8 @@ impl Simulation {
             dropped: Vec::with_capacity(64),
             chan: vec![crate::qdisc::REL_ONE; scn.flows.len()],
             ifaces,
-            dcf: Dcf::new(n + 1, params, scn.run.seed),
+            // 802.11n: one EDCA function per node and access category (`ht::contender`).
+            dcf: Dcf::new(if is_ht { (n + 1) * crate::mac80211::NUM_ACS } else { n + 1 }, params, scn.run.seed),
             ht: is_ht.then(|| Box::new(ht::Ht::new(scn, scn.run.seed))),
             flows,
             preamble,
@@ -483,6 +484,9 @@ impl Simulation {
         };
         for st in 0..n {
             sim.refresh_chan(st);
+        }
+        if let Some(ht) = &sim.ht {
+            ht.init_edca(&mut sim.dcf);
         }
         Ok(sim)
     }
@@ -1555,7 +1559,7 @@ impl Simulation {
         }
 
         let mut nodes = Vec::with_capacity(self.scn.stations.len() + 2);
-        for n in 0..self.dcf.nodes.len() {
+        for n in 0..c.nodes.len() {
             let (cur, b) = (&c.nodes[n], &base.nodes[n]);
             let air = cur.airtime_ns - b.airtime_ns;
             nodes.push(NodeResult {

@@ -297,6 +297,16 @@ impl Dcf {
         node.draw_backoff();
     }
 
+    /// EDCA internal collision: contender `n` (an access category of a node whose higher
+    /// category transmits in the same slot) doubles its CW and draws a new backoff as after a
+    /// failed attempt, keeps its frame, and leaves the exchange at once.
+    pub fn internal_collision(&mut self, n: usize) {
+        let node = &mut self.nodes[n];
+        node.cw = (2 * (node.cw + 1) - 1).min(node.cw_max);
+        node.in_exchange = false;
+        node.draw_backoff();
+    }
+
     /// EDCA: node `n` contends with these AIFS and CW bounds from now on (the AC of its next
     /// frame). A CW outside the new bounds is clamped.
     pub fn set_edca(&mut self, n: usize, aifs: Nanos, cw_min: u32, cw_max: u32) {

@@ -6,8 +6,9 @@
 //!
 //! Each WiFi node has a [`Driver`]: per-tin queues (a tin is one peer station and TID), a
 //! per-tin `held` queue for MPDUs to retransmit or that did not fit the last aggregate (ath9k's
-//! `tid->retry_q`), and a hardware queue of at most [`HW_QUEUE_AGGS`] aggregates, the head of
-//! which contends for the medium. The AP's tins are (station, TID); a station's are (AP, TID).
+//! `tid->retry_q`), and per access category a hardware queue of at most [`HW_QUEUE_AGGS`]
+//! aggregates, the head of which contends for the medium through that AC's EDCA function (DCF
+//! contender `node * 4 + ac`). The AP's tins are (station, TID); a station's are (AP, TID).
 
 use std::collections::VecDeque;
 
@@ -18,7 +19,7 @@ use crate::mac::edca::{tid_to_ac, AccessCategory, EdcaParams, TxopTable};
 use crate::mac80211::airtime::{AirtimeParams, AirtimeScheduler, AtfKind};
 use crate::mac80211::aql::{tx_time_est, Aql, AqlParams};
 use crate::mac80211::fq::{Fq, FqParams};
-use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
+use crate::mac80211::{Ac, StationId, TinId, NUM_ACS, NUM_TIDS};
 use crate::packet::PacketId;
 use crate::phy::error::{ErrMode, OfdmRate};
 use crate::phy::dsss::Preamble;
@@ -96,9 +97,9 @@ pub(super) struct Driver {
     pub held: Vec<VecDeque<Mpdu>>,
     /// Frames the driver holds: its FIFOs, held queues and hardware queue.
     pub frames: u32,
-    pub hw: [Agg; HW_QUEUE_AGGS],
-    pub hw_head: usize,
-    pub hw_len: usize,
+    /// One hardware queue per access category (mac80211 AC index: VO, VI, BE, BK), each with
+    /// its own EDCA function (contender `node * 4 + ac` of the DCF).
+    pub hw: [HwQueue; NUM_ACS],
     pub sched: AirtimeScheduler,
     pub aql: Aql,
     /// AQL limits checked (the mac80211 scheduler); accounting runs regardless.
@@ -107,6 +108,39 @@ pub(super) struct Driver {
     pub next_sn: Vec<u32>,
     /// Per tin: the receiver's reordering buffer for this tin's frames.
     pub rx: Vec<Reorder>,
+}
+
+/// A hardware queue: at most [`HW_QUEUE_AGGS`] aggregates, the head contending.
+pub(super) struct HwQueue {
+    pub aggs: [Agg; HW_QUEUE_AGGS],
+    pub head: usize,
+    pub len: usize,
+}
+
+impl HwQueue {
+    fn new() -> HwQueue {
+        HwQueue { aggs: [Agg::new(), Agg::new()], head: 0, len: 0 }
+    }
+
+    pub fn head(&self) -> &Agg {
+        &self.aggs[self.head]
+    }
+
+    fn head_mut(&mut self) -> &mut Agg {
+        &mut self.aggs[self.head]
+    }
+}
+
+/// The DCF contender of a node's access category (four per node in an 802.11n cell).
+#[inline]
+pub(super) fn contender(node: u32, ac: usize) -> u32 {
+    node * NUM_ACS as u32 + ac as u32
+}
+
+/// The node and access category of a contender.
+#[inline]
+pub(super) fn node_ac(c: u32) -> (u32, usize) {
+    (c / NUM_ACS as u32, (c % NUM_ACS as u32) as usize)
 }
 
 impl Driver {
@@ -118,8 +152,9 @@ impl Driver {
             }
     }
 
-    pub fn head(&self) -> &Agg {
-        &self.hw[self.hw_head]
+    /// The aggregate at the head of contender `c`'s hardware queue.
+    pub fn head(&self, ac: usize) -> &Agg {
+        self.hw[ac].head()
     }
 }
 
@@ -283,9 +318,7 @@ impl Ht {
                 src,
                 held: (0..tins).map(|_| VecDeque::with_capacity(ht::AMPDU_MAX_MPDUS as usize)).collect(),
                 frames: 0,
-                hw: [Agg::new(), Agg::new()],
-                hw_head: 0,
-                hw_len: 0,
+                hw: [HwQueue::new(), HwQueue::new(), HwQueue::new(), HwQueue::new()],
                 sched,
                 aql: Aql::new(AqlParams { enabled: aql_on, ..AqlParams::default() }, peers),
                 aql_on,
@@ -304,6 +337,15 @@ impl Ht {
             flow_tid,
             drivers,
             beacon_rate: cell.basic_rates[0],
+        }
+    }
+
+    /// Give every contender (node, AC) its access category's EDCA parameters.
+    pub fn init_edca(&self, dcf: &mut crate::mac::dcf::Dcf) {
+        for c in 0..dcf.nodes.len() {
+            let (_, ac) = node_ac(c as u32);
+            let e = self.edca[ac];
+            dcf.set_edca(c, e.aifs(self.band), e.cw_min, e.cw_max);
         }
     }
 
@@ -388,26 +430,21 @@ impl Simulation {
     /// hardware queue holds fewer than two.
     fn ht_schedule(&mut self, node: u32) {
         let n = node as usize;
-        loop {
-            let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
-            if d.hw_len >= HW_QUEUE_AGGS {
-                return;
-            }
-            let mut pick = None;
-            for ac in Ac::ALL {
-                let Driver { src, held, sched, aql, .. } = d;
-                sched.schedule_start(ac, aql);
-                if let Some(tin) = sched.next_tin(ac, aql, |t| Driver::has_frames(src, held, t)) {
-                    pick = Some(tin);
+        for ac in Ac::ALL {
+            loop {
+                let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+                if d.hw[ac.index()].len >= HW_QUEUE_AGGS {
                     break;
                 }
+                let Driver { src, held, sched, aql, .. } = d;
+                sched.schedule_start(ac, aql);
+                let Some(tin) = sched.next_tin(ac, aql, |t| Driver::has_frames(src, held, t)) else { break };
+                self.ht_build(node, tin);
+                let now = self.now;
+                let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
+                let has = Driver::has_frames(&d.src, &d.held, tin);
+                d.sched.return_tin(tin, has, now, &d.aql);
             }
-            let Some(tin) = pick else { return };
-            self.ht_build(node, tin);
-            let now = self.now;
-            let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
-            let has = Driver::has_frames(&d.src, &d.held, tin);
-            d.sched.return_tin(tin, has, now, &d.aql);
         }
     }
 
@@ -478,10 +515,12 @@ impl Simulation {
             }
             None => (tx, 0),
         };
+        let ac = tin.ac().index();
         let slot = {
             let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
-            let slot = (d.hw_head + d.hw_len) % HW_QUEUE_AGGS;
-            let agg = &mut d.hw[slot];
+            let q = &mut d.hw[ac];
+            let slot = (q.head + q.len) % HW_QUEUE_AGGS;
+            let agg = &mut q.aggs[slot];
             agg.mpdus.clear();
             agg.tin = tin;
             agg.station = station;
@@ -504,7 +543,7 @@ impl Simulation {
                 d.held[tin.index()].push_front(m);
                 break;
             }
-            d.hw[slot].mpdus.push(m);
+            d.hw[ac].aggs[slot].mpdus.push(m);
             padded += ht::ampdu_subframe_bytes(mpdu);
             psdu = with;
             count += 1;
@@ -521,25 +560,22 @@ impl Simulation {
         if count == 1 {
             psdu -= ht::MPDU_DELIMITER_BYTES;
         }
-        let agg = &mut d.hw[slot];
+        let agg = &mut d.hw[ac].aggs[slot];
         agg.psdu = psdu;
         agg.txtime = ht::txtime(band, tx, psdu);
-        d.hw_len += 1;
-        if d.hw_len == 1 {
-            self.ht_head_to_mac(node);
+        d.hw[ac].len += 1;
+        if d.hw[ac].len == 1 {
+            self.ht_head_to_mac(node, ac);
         }
     }
 
     /// The head of the hardware queue becomes the frame the node contends with, with the EDCA
     /// parameters of its AC.
-    fn ht_load_head(&mut self, node: u32) {
-        let n = node as usize;
-        let ht = self.ht.as_ref().expect("802.11n");
-        let agg = ht.drivers[n].head();
-        let e = ht.edca[mac80211_ac(tid_to_ac(agg.tin.tid())).index()];
+    fn ht_load_head(&mut self, node: u32, ac: usize) {
+        let c = contender(node, ac) as usize;
+        let agg = self.ht.as_ref().expect("802.11n").drivers[node as usize].head(ac);
         let (first, station) = (agg.mpdus[0].pkt, agg.station);
-        self.dcf.set_edca(n, e.aifs(ht.band), e.cw_min, e.cw_max);
-        let dn = &mut self.dcf.nodes[n];
+        let dn = &mut self.dcf.nodes[c];
         dn.frame = Some(first);
         dn.frame_station = station;
         dn.attempts = 0;
@@ -547,9 +583,9 @@ impl Simulation {
     }
 
     /// An aggregate entered an empty hardware queue: it contends from now.
-    fn ht_head_to_mac(&mut self, node: u32) {
-        self.ht_load_head(node);
-        if let Some((t, gen)) = self.dcf.frame_arrived(node as usize, self.now) {
+    fn ht_head_to_mac(&mut self, node: u32, ac: usize) {
+        self.ht_load_head(node, ac);
+        if let Some((t, gen)) = self.dcf.frame_arrived(contender(node, ac) as usize, self.now) {
             self.queue.schedule(t, super::Event::Access { gen });
         }
     }
@@ -559,6 +595,7 @@ impl Simulation {
         if !self.dcf.begin_access(ta, gen) {
             return;
         }
+        self.resolve_internal_collisions();
         self.air.clear();
         let mut busy_end = ta;
         let band = self.ht.as_ref().expect("802.11n").band;
@@ -574,10 +611,11 @@ impl Simulation {
             busy_end = ta + d;
         }
         for i in 0..self.dcf.medium.transmitters.len() {
-            let node = self.dcf.medium.transmitters[i];
-            self.dcf.nodes[node as usize].attempts += 1;
+            let c = self.dcf.medium.transmitters[i];
+            let (node, ac) = node_ac(c);
+            self.dcf.nodes[c as usize].attempts += 1;
             let d = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize];
-            let agg = &mut d.hw[d.hw_head];
+            let agg = d.hw[ac].head_mut();
             let (s, t, n_mpdus, mcs) = (agg.station as usize, agg.txtime, agg.mpdus.len(), agg.tx.mcs.index() as usize);
             for m in agg.mpdus.iter_mut() {
                 m.attempts += 1;
@@ -593,7 +631,8 @@ impl Simulation {
             sc.ampdu_mpdus[dir][n_mpdus.min(64)] += 1;
             sc.mcs_attempts[dir][mcs] += 1;
             self.counters.frames += 1;
-            self.air.push(super::AirTx { node, end: ta + t, rate: crate::phy::dsss::DsssRate::R1 });
+            // `AirTx::node` holds the contender in an 802.11n cell.
+            self.air.push(super::AirTx { node: c, end: ta + t, rate: crate::phy::dsss::DsssRate::R1 });
             busy_end = busy_end.max(ta + t);
         }
         self.outcome = if self.air.len() > 1 || self.dcf.medium.beacon_in_air {
@@ -603,19 +642,19 @@ impl Simulation {
         };
         match self.outcome {
             Outcome::Success | Outcome::AckLost => {
-                let a = self.air[0];
+                let (node, ac) = node_ac(self.air[0].node);
                 let ht = self.ht.as_ref().expect("802.11n");
-                let agg = ht.drivers[a.node as usize].head();
+                let agg = ht.drivers[node as usize].head(ac);
                 let s = agg.station as usize;
                 let resp = if agg.mpdus.len() == 1 {
                     ht::ack_time(ht.band, &ht.basic, agg.tx.mcs)
                 } else {
                     ht::block_ack_time(ht.band, &ht.basic, agg.tx.mcs)
                 };
-                let acker = if a.node == 0 { s + 1 } else { 0 };
+                let acker = if node == 0 { s + 1 } else { 0 };
                 self.counters.nodes[acker].airtime_ns += resp.0;
                 self.counters.stations[s].airtime_ns += resp.0;
-                self.counters.stations[s].air_dir_ns[(a.node != 0) as usize] += resp.0;
+                self.counters.stations[s].air_dir_ns[(node != 0) as usize] += resp.0;
                 if self.outcome == Outcome::AckLost {
                     self.counters.stations[s].ack_errors += 1;
                 }
@@ -623,7 +662,8 @@ impl Simulation {
                 busy_end = busy_end + band.sifs() + resp;
             }
             Outcome::DataLost => {
-                let s = self.ht.as_ref().expect("802.11n").drivers[self.air[0].node as usize].head().station as usize;
+                let (node, ac) = node_ac(self.air[0].node);
+                let s = self.ht.as_ref().expect("802.11n").drivers[node as usize].head(ac).station as usize;
                 self.counters.stations[s].data_errors += 1;
             }
             Outcome::Collision => {
@@ -640,16 +680,35 @@ impl Simulation {
         self.queue.schedule(busy_end, super::Event::ExchangeEnd);
     }
 
+    /// EDCA internal collisions: when several access categories of one node end their backoff
+    /// in the same slot, the highest one transmits and the others behave as after a failed
+    /// attempt (CW doubled, a new backoff) without going on the air; their aggregates stay.
+    fn resolve_internal_collisions(&mut self) {
+        if self.dcf.medium.transmitters.len() < 2 {
+            return;
+        }
+        // Transmitters are in contender order: a node's ACs are adjacent, VO (0) first.
+        let mut i = 1;
+        while i < self.dcf.medium.transmitters.len() {
+            let t = &self.dcf.medium.transmitters;
+            if node_ac(t[i]).0 == node_ac(t[i - 1]).0 {
+                let loser = self.dcf.medium.transmitters.remove(i) as usize;
+                self.dcf.internal_collision(loser);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     /// A lone A-MPDU on the air: which MPDUs does the receiver decode, and does the sender
     /// decode the BlockAck? One uniform per MPDU and one for the response, from the sender's
     /// stream; a perfect channel draws nothing. The preamble and HT-SIG are taken to succeed
     /// whenever an MPDU does (their error rate at BPSK ½ is far below the data's).
     fn ht_draw_outcome(&mut self, ta: Nanos) -> Outcome {
-        let node = self.air[0].node as usize;
+        let (node, ac) = node_ac(self.air[0].node);
+        let node = node as usize;
         let ht = self.ht.as_mut().expect("802.11n");
-        let d = &mut ht.drivers[node];
-        let head = d.hw_head;
-        let agg = &mut d.hw[head];
+        let agg = ht.drivers[node].hw[ac].head_mut();
         let s = agg.station as usize;
         let Some(ch) = self.channels[s].as_mut() else {
             agg.ok = if agg.mpdus.len() >= 64 { u64::MAX } else { (1u64 << agg.mpdus.len()) - 1 };
@@ -692,13 +751,12 @@ impl Simulation {
     /// have. With the BlockAck lost the sender keeps them and the receiver gets copies.
     /// Delivery is in the order of the aggregate; there is no reordering buffer.
     pub(super) fn ht_on_tx_end(&mut self) {
-        let node = self.air[0].node;
+        let (node, ac) = node_ac(self.air[0].node);
         let acked = self.outcome == Outcome::Success;
-        let n_mpdus = self.ht.as_ref().expect("802.11n").drivers[node as usize].head().mpdus.len();
+        let n_mpdus = self.ht.as_ref().expect("802.11n").drivers[node as usize].head(ac).mpdus.len();
         for i in 0..n_mpdus {
             let d = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize];
-            let head = d.hw_head;
-            let agg = &mut d.hw[head];
+            let agg = d.hw[ac].head_mut();
             if agg.ok & (1 << i) == 0 || agg.mpdus[i].delivered {
                 continue;
             }
@@ -710,7 +768,7 @@ impl Simulation {
                 // Ownership passes to the receiver; the slot is released at the exchange end.
                 self.left_first_hop(node, pkt);
                 let d = &mut self.ht.as_mut().expect("802.11n").drivers[node as usize];
-                let agg = &mut d.hw[head];
+                let agg = d.hw[ac].head_mut();
                 agg.mpdus[i].delivered = true;
                 agg.mpdus[i].pkt = PacketId(u32::MAX);
                 pkt
@@ -769,8 +827,12 @@ impl Simulation {
             let ht = sim.ht.as_ref().expect("802.11n");
             sim.air
                 .iter()
-                .filter(|a| !(a.node == 0 && sim.dcf.medium.beacon_in_air))
-                .map(|a| ht.drivers[a.node as usize].head().tx.mcs)
+                .enumerate()
+                .filter(|(i, _)| !(*i == 0 && sim.dcf.medium.beacon_in_air))
+                .map(|(_, a)| {
+                    let (node, ac) = node_ac(a.node);
+                    ht.drivers[node as usize].head(ac).tx.mcs
+                })
                 .min()
         };
         let bystander_extra = if collided { slowest_mcs(self).map(eifs_extra).unwrap_or(Nanos::ZERO) } else { Nanos::ZERO };
@@ -790,20 +852,26 @@ impl Simulation {
             }
             Outcome::DataLost => {
                 let a = self.air[0];
+                let (node, ac) = node_ac(a.node);
                 let ht = self.ht.as_ref().expect("802.11n");
-                let s = ht.drivers[a.node as usize].head().station;
-                let mcs = ht.drivers[a.node as usize].head().tx.mcs;
-                let receiver = if a.node == 0 { s as usize + 1 } else { 0 };
-                let r_aifs = self.dcf.nodes[receiver].aifs;
-                self.dcf.set_ifs_end(receiver, te + eifs_extra(mcs) + r_aifs);
+                let s = ht.drivers[node as usize].head(ac).station;
+                let mcs = ht.drivers[node as usize].head(ac).tx.mcs;
+                // Every access category of the receiver saw a frame it could not decode.
+                let receiver = if node == 0 { s + 1 } else { 0 };
+                for rac in 0..NUM_ACS {
+                    let r = contender(receiver, rac) as usize;
+                    let r_aifs = self.dcf.nodes[r].aifs;
+                    self.dcf.set_ifs_end(r, te + eifs_extra(mcs) + r_aifs);
+                }
                 let aifs = self.dcf.nodes[a.node as usize].aifs;
                 self.dcf.set_ifs_end(a.node as usize, a.end + ack_timeout + aifs);
             }
             Outcome::AckLost => {
                 // The sender could not decode the (Block)Ack, sent at a legacy OFDM rate.
                 let a = self.air[0];
+                let (node, ac) = node_ac(a.node);
                 let ht = self.ht.as_ref().expect("802.11n");
-                let mcs = ht.drivers[a.node as usize].head().tx.mcs;
+                let mcs = ht.drivers[node as usize].head(ac).tx.mcs;
                 let resp = ht::control_response_rate(&ht.basic, mcs);
                 let aifs = self.dcf.nodes[a.node as usize].aifs;
                 self.dcf.set_ifs_end(a.node as usize, te + sifs + ofdm::estimated_ack_time(resp) + aifs);
@@ -824,8 +892,8 @@ impl Simulation {
             self.queue.schedule(t, super::Event::Access { gen });
         }
         let transmitters = std::mem::take(&mut self.dcf.medium.transmitters);
-        for &node in &transmitters {
-            self.ht_pull(node);
+        for &c in &transmitters {
+            self.ht_pull(node_ac(c).0);
         }
         self.dcf.medium.transmitters = transmitters;
         self.air.clear();
@@ -835,13 +903,14 @@ impl Simulation {
     /// TX status of the head aggregate of `node`: acknowledged MPDUs leave, the others are
     /// retried from the head of their tin or dropped at the retry limit; airtime is reported
     /// to the scheduler and AQL; the next aggregate in the hardware queue takes the MAC.
-    fn ht_complete_head(&mut self, node: u32, acked: bool, decoded: bool) {
+    fn ht_complete_head(&mut self, c: u32, acked: bool, decoded: bool) {
+        let (node, ac) = node_ac(c);
         let n = node as usize;
         let now = self.now;
         let limit = self.ht.as_ref().expect("802.11n").mpdu_retry_limit;
         let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
-        let head = d.hw_head;
-        let (tin, station, txtime) = (d.hw[head].tin, d.hw[head].station, d.hw[head].txtime);
+        let head = d.hw[ac].head;
+        let (tin, station, txtime) = (d.hw[ac].aggs[head].tin, d.hw[ac].aggs[head].station, d.hw[ac].aggs[head].txtime);
         let tx_us = (txtime.0 / 1000) as u32;
         d.sched.report_airtime(tin, tx_us, 0, now);
         if node != 0 && decoded {
@@ -851,9 +920,9 @@ impl Simulation {
             ap.sched.report_airtime(ap_tin, 0, tx_us, now);
         }
         let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
-        let agg_ok = d.hw[head].ok;
-        let n_mpdus = d.hw[head].mpdus.len();
-        let (rate_idx, mcs) = (d.hw[head].rate_idx, d.hw[head].tx.mcs.index() as usize);
+        let agg_ok = d.hw[ac].aggs[head].ok;
+        let n_mpdus = d.hw[ac].aggs[head].mpdus.len();
+        let (rate_idx, mcs) = (d.hw[ac].aggs[head].rate_idx, d.hw[ac].aggs[head].tx.mcs.index() as usize);
         if acked {
             self.counters.stations[station as usize].mcs_acked[(node != 0) as usize][mcs] += 1;
         }
@@ -869,7 +938,7 @@ impl Simulation {
         // Failed MPDUs go back to the head of the tin in their original order.
         for i in (0..n_mpdus).rev() {
             let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
-            let m = d.hw[head].mpdus[i];
+            let m = d.hw[ac].aggs[head].mpdus[i];
             let ok = acked && agg_ok & (1 << i) != 0;
             if ok || (m.attempts as u32) >= limit {
                 d.frames -= 1;
@@ -897,16 +966,16 @@ impl Simulation {
             }
         }
         let d = &mut self.ht.as_mut().expect("802.11n").drivers[n];
-        d.hw[head].mpdus.clear();
-        d.hw_head = (head + 1) % HW_QUEUE_AGGS;
-        d.hw_len -= 1;
+        d.hw[ac].aggs[head].mpdus.clear();
+        d.hw[ac].head = (head + 1) % HW_QUEUE_AGGS;
+        d.hw[ac].len -= 1;
         if Driver::has_frames(&d.src, &d.held, tin) {
             d.sched.wake(tin, now, &d.aql);
         }
-        self.dcf.on_ppdu_end(n, acked);
-        if self.ht.as_ref().expect("802.11n").drivers[n].hw_len > 0 {
+        self.dcf.on_ppdu_end(c as usize, acked);
+        if self.ht.as_ref().expect("802.11n").drivers[n].hw[ac].len > 0 {
             // Planned by `end_busy` like any node holding a frame.
-            self.ht_load_head(node);
+            self.ht_load_head(node, ac);
         }
     }
 
@@ -935,9 +1004,11 @@ impl Simulation {
                     mpdu(m, &mut count);
                 }
             }
-            for k in 0..d.hw_len {
-                for m in &d.hw[(d.hw_head + k) % HW_QUEUE_AGGS].mpdus {
-                    mpdu(m, &mut count);
+            for q in &d.hw {
+                for k in 0..q.len {
+                    for m in &q.aggs[(q.head + k) % HW_QUEUE_AGGS].mpdus {
+                        mpdu(m, &mut count);
+                    }
                 }
             }
             for r in &d.rx {
