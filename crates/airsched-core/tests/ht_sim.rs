@@ -104,42 +104,6 @@ delay = "0.1ms"
 const UDP: &str = "[[flow]]\nname = \"udp-STA\"\nsrc = \"server\"\ndst = \"STA\"\nrate = \"200Mbit\"\nsize = 1472\n";
 const TCP: &str = "[[flow]]\nname = \"tcp-STA\"\nprotocol = \"tcp\"\nsrc = \"server\"\ndst = \"STA\"\n";
 
-fn configs() -> Vec<(&'static str, &'static str, ApMacConfig)> {
-    let fq = |airtime| ApMacConfig { queue: MacQueue::FqMac, airtime, ..ApMacConfig::default() };
-    vec![
-        ("FIFO", "tc = \"tc qdisc add dev wlan0 root pfifo_fast\"", fifo()),
-        ("FQ-CoDel", "tc = \"tc qdisc add dev wlan0 root fq_codel\"", fifo()),
-        ("FQ-MAC", "", fq(AirtimeSched::Off)),
-        ("Airtime", "", fq(AirtimeSched::Ath9k)),
-        ("Airtime-6.x", "", ApMacConfig { aql: true, fq_kernel: airtime_core_fq_6(), ..fq(AirtimeSched::Mac80211) }),
-    ]
-}
-
-fn airtime_core_fq_6() -> airsched_core::scenario::FqKernel {
-    airsched_core::scenario::FqKernel::Linux6_18
-}
-
-#[test]
-#[ignore]
-fn explore_testbed() {
-    for (traffic, tname) in [(UDP, "UDP"), (TCP, "TCP")] {
-        for (name, tc, mac) in configs() {
-            let r = run_ht(&testbed(traffic, tc), &[15, 15, 0, 15], GuardInterval::Short, mac);
-            let total: f64 = r.flows.iter().filter(|f| f.name.starts_with("udp") || (f.name.starts_with("tcp") && !f.name.ends_with(".ack"))).map(|f| f.goodput_mbps).sum();
-            let air: Vec<String> = r.stations.iter().map(|s| format!("{:.2}", s.airtime_down_share)).collect();
-            let gp: Vec<String> = r.stations.iter().map(|s| format!("{:.1}", s.goodput_down_mbps)).collect();
-            let rtt: Vec<String> = r.flows.iter().filter(|f| f.name.starts_with("ping-") && !f.name.ends_with(".reply")).map(|f| format!("{:.1}", f.rtt_p50_ms)).collect();
-            let agg: Vec<String> = r.stations.iter().map(|s| format!("{:.1}/{:.1}", s.ampdu_mean_down, s.ampdu_mean_up)).collect();
-            let up: Vec<String> = r.stations.iter().map(|s| format!("{:.2}", s.airtime_up_s / 10.0)).collect();
-            println!("  agg {agg:?} up-air {up:?}");
-            for f in r.flows.iter().filter(|f| f.protocol == "tcp") {
-                println!("  {} retx {} fr {} rto {} srtt {:.1} cwnd {} drops q {} retry {}", f.name, f.tcp_retransmits, f.tcp_fast_recoveries, f.tcp_rtos, f.tcp_srtt_ms, f.tcp_cwnd_end, f.drops_queue, f.drops_retry);
-            }
-            println!("{tname} {name:12} total {total:6.1} air {air:?} gp {gp:?} rtt50 {rtt:?} wall {:.2}s", r.summary.wall_seconds);
-        }
-    }
-}
-
 #[test]
 fn aggregates_fill_to_the_65535_byte_limit_at_mcs15() {
     // MCS 15, 20 MHz, short GI (144.4 Mb/s): 1542-B MPDU+delimiter padded to 1544 B per
