@@ -485,12 +485,11 @@ fn to_toml_ht(text: &str) -> String {
 
 #[test]
 fn edca_gives_voice_the_medium_more_often_than_best_effort() {
-    // Two stations upload saturated UDP at the same MCS, one marked EF (AC_VO: AIFSN 2,
-    // CW 3..7), one best effort (AIFSN 3, CW 15..1023). Expected PPDU attempts per idle period
-    // favour VO by about its mean backoff advantage (7.5 + 1 slots against 1.5 slots... VO
-    // nearly always wins); a third flow shares the first station's own EDCA functions, so
-    // that station's VO and BE queues also collide internally, which costs the BE queue a
-    // doubled CW and no airtime.
+    // Two stations upload saturated UDP at the same MCS, one marked EF (AC_VO: AIFS 2 slots
+    // after SIFS, mean backoff 1.5 slots) and one best effort (AIFS 3 slots, mean backoff 7.5
+    // slots): VO wins most contentions. The voice station also sends best effort: its own VO
+    // and BE functions collide internally now and then, which costs the BE one a doubled CW
+    // and no airtime.
     let text = r#"
 [run]
 duration = "6s"
