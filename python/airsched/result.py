@@ -60,6 +60,7 @@ RATE_COLUMNS: dict[str, str] = {
     "station": STR,
     "direction": STR,
     "rate_mbps": FLOAT,
+    "mcs": INT,  # 802.11n: the HT MCS; -1 for an 802.11b rate
     "attempts": INT,
     "acked": INT,
     "share": FLOAT,

@@ -99,6 +99,8 @@ pub struct RateRow {
     /// "down" (AP to station) or "up".
     pub direction: &'static str,
     pub rate_mbps: f64,
+    /// 802.11n: the HT MCS (MCS 1 and MCS 8 share a rate); -1 for an 802.11b rate.
+    pub mcs: i32,
     pub attempts: u64,
     /// Attempts acknowledged.
     pub acked: u64,

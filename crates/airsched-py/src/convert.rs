@@ -85,6 +85,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
         "station" => |x| x.station.clone(),
         "direction" => |x| x.direction,
         "rate_mbps" => |x| x.rate_mbps,
+        "mcs" => |x| x.mcs,
         "attempts" => |x| x.attempts,
         "acked" => |x| x.acked,
         "share" => |x| x.share,
