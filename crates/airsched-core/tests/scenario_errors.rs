@@ -394,6 +394,12 @@ fn dsss_keys_in_an_80211n_cell() {
 }
 
 #[test]
+fn dcf_deferral_conventions_in_an_80211n_cell() {
+    one(&ht("eifs = \"legacy\"\n"), 3, 8, "cell.eifs", "choose between 802.11b conventions");
+    one(&ht("collision_defer = \"eifs\"\n"), 3, 19, "cell.collision_defer", "leave the key out");
+}
+
+#[test]
 fn rate_control_in_an_80211n_cell_is_fixed_or_minstrel() {
     one(&ht("rate_control = \"arf\"\n"), 3, 16, "cell.rate_control", "an 802.11n link takes \"fixed\"");
     one(

@@ -793,7 +793,7 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (CellConfig
         );
     }
 
-    let eifs = tbl.get("eifs").and_then(|v| {
+    let eifs = ht::not_ht(ctx, tbl, "cell", "eifs", standard, ht::DEFER_IN_HT).and_then(|v| {
         choice(
             ctx,
             v,
@@ -805,7 +805,7 @@ fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (CellConfig
         )
     });
 
-    let collision_defer = tbl.get("collision_defer").and_then(|v| {
+    let collision_defer = ht::not_ht(ctx, tbl, "cell", "collision_defer", standard, ht::DEFER_IN_HT).and_then(|v| {
         choice(
             ctx,
             v,

@@ -14,6 +14,9 @@ pub(super) const PREAMBLE_IN_HT: &str = "an 802.11n cell sends HT-mixed PPDUs (a
      preamble); leave `preamble` out";
 pub(super) const CW_IN_HT: &str = "in an 802.11n cell the contention windows come from the EDCA parameters of each \
      access category; leave `cw_min` and `cw_max` out";
+pub(super) const DEFER_IN_HT: &str = "`eifs` and `collision_defer` choose between 802.11b conventions; an 802.11n \
+     cell defers EIFS - DIFS + AIFS after an undecodable PPDU and the BlockAck timeout + AIFS after a collision \
+     (docs/model-80211n-mac.md); leave the key out";
 pub(super) const RATE_IN_HT: &str = "802.11n stations take `mcs` (0-15, e.g. mcs = 7), not `rate`";
 
 const DEFAULT_MCS: u8 = 7;
