@@ -530,3 +530,13 @@ size = 1472
     assert!(gp("vo") > 3.0 * gp("vo-be"), "and the station's own BE queue: {} vs {}", gp("vo"), gp("vo-be"));
     assert!(gp("be") > 0.0 && gp("vo-be") > 0.0, "BE is slowed, not starved");
 }
+
+#[test]
+fn an_airtime_weight_without_the_mac80211_scheduler_is_a_warning() {
+    let text = "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"airtime\"\n[[station]]\nname = \"a\"\nairtime_weight = 512\n";
+    let scn = parse_scenario(text, "w.toml").unwrap();
+    assert_eq!(scn.warnings.len(), 1, "{:?}", scn.warnings);
+    assert!(scn.warnings[0].contains("station[0].airtime_weight") && scn.warnings[0].contains("mac80211"));
+    let with = text.replace("queueing = \"airtime\"", "mac_queue = \"fq-mac\"\nairtime = \"mac80211\"");
+    assert!(parse_scenario(&with, "w.toml").unwrap().warnings.is_empty());
+}

@@ -115,7 +115,18 @@ pub fn parse_scenario(text: &str, file: &str) -> Result<Scenario, ScenarioErrors
     let mut scenario = walk(&mut ctx, root.get_ref());
     if ctx.errors.is_empty() {
         // The tc scripts are checked once the rest is valid (they need the devices and seed).
-        let (errors, warnings) = super::tc_trees::check_all(&scenario);
+        let (errors, mut warnings) = super::tc_trees::check_all(&scenario);
+        // Accepted but without effect: say so with the results.
+        if scenario.ap_mac.airtime != super::AirtimeSched::Mac80211 {
+            for (i, st) in scenario.stations.iter().enumerate() {
+                if st.ht.is_some_and(|h| h.airtime_weight != 256) {
+                    warnings.push(format!(
+                        "{file}: station[{i}].airtime_weight: warning: only the mac80211 airtime scheduler \
+                         ([ap] airtime = \"mac80211\") uses station weights; this run ignores it"
+                    ));
+                }
+            }
+        }
         scenario.warnings = warnings;
         if errors.is_empty() {
             return Ok(scenario);
