@@ -388,6 +388,8 @@ def validate_command(scenario: ScenarioArg) -> None:
         info = source.validate()
     counts = f"{plural(info.stations, 'station')}, {plural(info.flows, 'flow')}"
     print(f"{scenario}: ok ({counts}, duration {info.duration})")
+    for warning in info.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if info.standard == "802.11n":
         # The 802.11b summary stays one line; an 802.11n cell has more settings worth seeing.
         print(f"  cell: {info.describe_cell()}")

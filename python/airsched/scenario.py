@@ -45,6 +45,7 @@ class ScenarioSource:
             cell=dict(info.get("cell") or {}),
             links=tuple(StationLink.from_native(link) for link in info.get("station_links", ())),
             ap_mac=dict(info["ap_mac"]) if info.get("ap_mac") else None,
+            warnings=tuple(str(w) for w in info.get("warnings", ())),
         )
 
 
@@ -98,6 +99,9 @@ class ScenarioInfo:
     #: 802.11n: the AP's MAC queueing (mac_queue, driver_queue_limit, airtime, airtime_rx, aql,
     #: fq_kernel, tc); None in an 802.11b cell.
     ap_mac: dict[str, Any] | None = field(default=None, compare=False)
+    #: Things the scenario sets that the run will accept but not model (tc options, weights
+    #: without the scheduler that reads them), as ``airsched run`` prints them.
+    warnings: tuple[str, ...] = ()
 
     @property
     def duration(self) -> str:

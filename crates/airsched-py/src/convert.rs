@@ -221,6 +221,7 @@ pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'p
     d.set_item("flows", scn.flows.iter().map(|f| f.name.clone()).collect::<Vec<_>>())?;
     d.set_item("duration_ns", scn.run.duration.as_ns())?;
     d.set_item("warmup_ns", scn.run.warmup.as_ns())?;
+    d.set_item("warnings", scn.warnings.clone())?;
 
     let c = &scn.cell;
     let cell = PyDict::new(py);
