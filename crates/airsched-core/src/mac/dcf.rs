@@ -71,6 +71,11 @@ impl DcfNode {
     fn draw_backoff(&mut self) {
         self.backoff = self.rng.random_range(0..=self.cw);
     }
+
+    /// After a failed attempt: CW = 2 (CW + 1) - 1, at most CWmax.
+    fn double_cw(&mut self) {
+        self.cw = (2 * (self.cw + 1) - 1).min(self.cw_max);
+    }
 }
 
 /// What the medium is doing.
@@ -249,7 +254,7 @@ impl Dcf {
             node.delivered = false;
             node.frame.take()
         } else {
-            node.cw = (2 * (node.cw + 1) - 1).min(node.cw_max);
+            node.double_cw();
             None
         };
         node.draw_backoff();
@@ -290,7 +295,11 @@ impl Dcf {
     /// the caller has already completed or queued for retry, and a new backoff is drawn.
     pub fn on_ppdu_end(&mut self, n: usize, acknowledged: bool) {
         let node = &mut self.nodes[n];
-        node.cw = if acknowledged { node.cw_min } else { (2 * (node.cw + 1) - 1).min(node.cw_max) };
+        if acknowledged {
+            node.cw = node.cw_min;
+        } else {
+            node.double_cw();
+        }
         node.attempts = 0;
         node.delivered = false;
         node.frame = None;
@@ -302,7 +311,7 @@ impl Dcf {
     /// failed attempt, keeps its frame, and leaves the exchange at once.
     pub fn internal_collision(&mut self, n: usize) {
         let node = &mut self.nodes[n];
-        node.cw = (2 * (node.cw + 1) - 1).min(node.cw_max);
+        node.double_cw();
         node.in_exchange = false;
         node.draw_backoff();
     }

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use rand::Rng;
 
 use super::{DropCause, Node, Outcome, Simulation};
-use crate::mac::edca::{tid_to_ac, AccessCategory, EdcaParams, TxopTable};
+use crate::mac::edca::{AccessCategory, EdcaParams, TxopTable};
 use crate::mac80211::airtime::{AirtimeParams, AirtimeScheduler, AtfKind};
 use crate::mac80211::aql::{tx_time_est, Aql, AqlParams};
 use crate::mac80211::fq::{Fq, FqParams};
@@ -152,7 +152,7 @@ impl Driver {
             }
     }
 
-    /// The aggregate at the head of contender `c`'s hardware queue.
+    /// The aggregate at the head of access category `ac`'s hardware queue.
     pub fn head(&self, ac: usize) -> &Agg {
         self.hw[ac].head()
     }
@@ -199,15 +199,6 @@ pub(super) struct Ht {
     pub beacon_rate: OfdmRate,
 }
 
-fn mac80211_ac(ac: AccessCategory) -> Ac {
-    match ac {
-        AccessCategory::Vo => Ac::Vo,
-        AccessCategory::Vi => Ac::Vi,
-        AccessCategory::Be => Ac::Be,
-        AccessCategory::Bk => Ac::Bk,
-    }
-}
-
 /// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL: the data bits at
 /// the PHY rate, plus the per-PPDU overhead (preamble, SIFS, BlockAck, AIFS, ~100 µs) shared by
 /// the 16 MPDUs `ieee80211_calc_expected_tx_airtime` assumes an aggregate to hold.
@@ -225,6 +216,8 @@ impl Ht {
             .iter()
             .map(|st| HtTxVector::new(st.ht.expect("802.11n stations have HT settings").mcs, cell.width, cell.gi))
             .collect();
+        let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
+        let contention = crate::mac::rate::Contention { slot: cell.band.slot(), cw_min: be.cw_min, cw_max: be.cw_max };
         let mut rc = Vec::with_capacity(2 * n);
         for dir in 0..2u64 {
             for (i, st) in scn.stations.iter().enumerate() {
@@ -239,8 +232,6 @@ impl Ht {
                     table.iter().map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, cell.width, cell.gi))).collect();
                 let node = if dir == 0 { 0 } else { i as u64 + 1 };
                 let rng = crate::engine::stream(seed, crate::engine::StreamKind::RateControl, node * 65536 + i as u64);
-                let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
-                let contention = crate::mac::rate::Contention { slot: cell.band.slot(), cw_min: be.cw_min, cw_max: be.cw_max };
                 let ctl = crate::mac::rate::RateCtl::with_contention(
                     crate::mac::rate::RateAlgo::Minstrel,
                     &ref_air,
@@ -356,8 +347,8 @@ impl Ht {
         TinId::new(StationId(peer as u16), tid)
     }
 
-    /// DCF timing parameters of the cell (the AC_BE EDCA parameters stand in until a node
-    /// holds a frame of another AC).
+    /// DCF timing parameters of the cell; the AC_BE EDCA parameters are the defaults, and
+    /// `init_edca` gives every contender its own AC's.
     pub fn dcf_params(scn: &Scenario) -> crate::mac::dcf::DcfParams {
         let cell = scn.cell.ht.as_ref().expect("802.11n");
         let band = cell.band;
@@ -416,14 +407,11 @@ impl Simulation {
         self.account_driver_drops(node);
     }
 
-    /// Packets FQ-MAC dropped (overflow or CoDel) during the last operation.
+    /// Packets FQ-MAC dropped (overflow or CoDel) during the last operation. They left the
+    /// qdisc without leaving the first hop, so every one of them leaves it now: the qdisc
+    /// accounting with no offered packet to spare.
     fn account_driver_drops(&mut self, node: u32) {
-        for i in 0..self.dropped.len() {
-            let d = self.dropped[i];
-            self.left_first_hop(node, d);
-            self.drop_packet(d, node, DropCause::Queue);
-        }
-        self.dropped.clear();
+        self.account_qdisc_drops(node, None);
     }
 
     /// The scheduler picks tins and the driver builds one aggregate per pick while the
@@ -499,7 +487,7 @@ impl Simulation {
             let ht = self.ht.as_ref().expect("802.11n");
             let mut limits = ht.limits;
             // An AC with a TXOP limit (VI 3.008 ms, VO 1.504 ms) keeps its PPDUs within it.
-            let txop = ht.edca[mac80211_ac(tid_to_ac(tin.tid())).index()].txop_limit;
+            let txop = ht.edca[tin.ac().index()].txop_limit;
             if txop > Nanos::ZERO {
                 limits.max_duration = limits.max_duration.min(txop);
             }
