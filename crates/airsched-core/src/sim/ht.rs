@@ -203,8 +203,10 @@ pub(super) struct Ht {
 /// the PHY rate, plus the per-PPDU overhead (preamble, SIFS, BlockAck, AIFS, ~100 µs) shared by
 /// the 16 MPDUs `ieee80211_calc_expected_tx_airtime` assumes an aggregate to hold.
 fn est_airtime_us(tx: HtTxVector, bytes: u32) -> u32 {
+    const PPDU_OVERHEAD_US: u64 = 100;
+    const MPDUS_PER_AMPDU: u64 = 16;
     let data = (bytes as u64 + ht::MPDU_DELIMITER_BYTES as u64) * 8 * 1_000_000 / tx.bits_per_second();
-    (data + 100 / 16) as u32
+    (data + PPDU_OVERHEAD_US / MPDUS_PER_AMPDU) as u32
 }
 
 impl Ht {
