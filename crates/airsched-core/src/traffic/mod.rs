@@ -1,5 +1,13 @@
-//! Traffic sources: UDP constant bit rate (iperf `-u -b` semantics: the rate counts UDP payload
-//! bits), saturating ("always backlogged") sources, and periodic pings.
+//! Traffic: the applications at the ends of the flows ([`source`]: UDP constant bit rate with
+//! iperf `-u -b` semantics, the rate counting UDP payload bits; saturating "always backlogged"
+//! sources; periodic pings and their responders; the receiving side) and the TCP glue
+//! ([`tcp`]).
+
+pub mod source;
+pub mod tcp;
+
+pub use source::{FlowState, Traffic};
+pub use tcp::TcpConn;
 
 use crate::scenario::{FlowConfig, FlowRate};
 use crate::time::Nanos;

@@ -1,0 +1,134 @@
+//! What every component of the data path is handed: the clock, the packet arena, the flows'
+//! header fields and channel estimates, the counters and the per-flow ledger, and the outbox.
+//!
+//! Components own their state and take `&mut Ctx` for what they share; they never hold or call
+//! each other. What one needs from another (a packet handed up at the end of a link, sources
+//! topping up a device's queue) is filed in the outbox ([`Req`]) and carried out by the joining
+//! layer (`sim/`).
+
+use crate::engine::{Event, Outbox};
+use crate::metrics::Counters;
+use crate::net::{Acct, DevId, Node};
+use crate::packet::{FlowKey, PacketId, Packets};
+use crate::qdisc::QCtx;
+use crate::time::Nanos;
+
+/// A request for the joining layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Req {
+    /// A packet has reached node `at` (the far end of a link): hand it to the application or
+    /// forward it.
+    Deliver { at: Node, pkt: PacketId },
+    /// Device `dev` took packets from its queue (or found it empty): the saturating sources
+    /// whose first hop it is may top it up.
+    Refill { dev: DevId },
+}
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropCause {
+    /// A queue refused or discarded it (qdisc, driver queue, FQ-MAC).
+    Queue,
+    /// The MAC gave up after the retry limit.
+    Retry,
+}
+
+/// Per-flow facts that several components read or update.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowBook {
+    /// The device the flow's source sends on.
+    pub first_hop: DevId,
+    /// A saturating source: it keeps `outstanding` packets queued at its first hop.
+    pub saturate: bool,
+    pub outstanding: u32,
+    /// The station the flow is going to, if any.
+    pub dst_station: Option<u32>,
+}
+
+/// The shared state of a run (see the module documentation).
+pub struct Ctx {
+    pub now: Nanos,
+    pub pkts: Packets,
+    /// Header fields of each flow's packets (classifiers, flow hashes).
+    pub keys: Vec<FlowKey>,
+    /// Per flow: the channel monitor's relative goodput towards its destination (`QCtx::chan`).
+    pub chan: Vec<u32>,
+    /// Packets a queue dropped during the current operation (reused buffer).
+    pub dropped: Vec<PacketId>,
+    pub counters: Counters,
+    pub flows: Vec<FlowBook>,
+    pub out: Outbox<Req>,
+}
+
+impl Ctx {
+    /// The context a queueing discipline is handed.
+    #[inline]
+    pub fn qctx(&mut self) -> QCtx<'_> {
+        QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped, chan: &self.chan }
+    }
+
+    #[inline]
+    pub fn schedule(&mut self, t: Nanos, ev: Event) {
+        self.out.schedule(t, ev);
+    }
+
+    /// File "packet `pkt` has reached node `at`".
+    #[inline]
+    pub fn deliver(&mut self, at: Node, pkt: PacketId) {
+        self.out.push(Req::Deliver { at, pkt });
+    }
+
+    /// A packet left the first hop of its flow at device `dev` (taken by the device, or
+    /// dropped): a saturating source may send another.
+    #[inline]
+    pub fn left_first_hop(&mut self, dev: DevId, pkt: PacketId) {
+        let f = self.pkts.get(pkt).flow as usize;
+        let fb = &mut self.flows[f];
+        if fb.saturate && fb.first_hop == dev {
+            fb.outstanding -= 1;
+        }
+    }
+
+    /// The station a packet of flow `flow` at a device accounted as `acct` is to or from.
+    #[inline]
+    pub fn station_of(&self, acct: Acct, flow: usize) -> Option<u32> {
+        match acct {
+            Acct::Downlink => self.flows[flow].dst_station,
+            Acct::Station(s) => Some(s),
+            Acct::Wired => None,
+        }
+    }
+
+    /// Count a drop per flow and station, and free the packet.
+    pub fn drop_packet(&mut self, pkt: PacketId, acct: Acct, cause: DropCause) {
+        let f = self.pkts.get(pkt).flow as usize;
+        let station = self.station_of(acct, f);
+        let fc = &mut self.counters.flows[f];
+        match cause {
+            DropCause::Queue => fc.drops_queue += 1,
+            DropCause::Retry => fc.drops_retry += 1,
+        }
+        if let Some(s) = station {
+            let sc = &mut self.counters.stations[s as usize];
+            match cause {
+                DropCause::Queue => sc.drops_queue += 1,
+                DropCause::Retry => sc.drops_retry += 1,
+            }
+        }
+        self.pkts.free(pkt);
+    }
+
+    /// Packets a queue of device `dev` dropped during the last operation: each leaves its
+    /// first hop (but `offered`, the packet the operation was offered, never entered it), is
+    /// counted and freed.
+    pub fn account_dropped(&mut self, dev: DevId, acct: Acct, offered: Option<PacketId>) {
+        for i in 0..self.dropped.len() {
+            let d = self.dropped[i];
+            if Some(d) != offered {
+                self.left_first_hop(dev, d);
+            }
+            self.drop_packet(d, acct, DropCause::Queue);
+        }
+        self.dropped.clear();
+    }
+}

@@ -1,0 +1,18 @@
+//! The network: nodes with named devices and the routes between them ([`topology`]), each
+//! device's egress queueing ([`netdev`]), and the wired link ([`wire`]). The WiFi devices'
+//! MAC is in `wifi/`.
+
+pub mod netdev;
+pub mod topology;
+pub mod wire;
+
+pub use netdev::Netdev;
+pub use topology::{Acct, DevId, DevSpec, Link, Node, Topology};
+pub use wire::{Wire, ETHERNET_WIRE_OVERHEAD};
+
+/// Every device of the network, the topology that names and routes them, and the wire.
+pub struct Net {
+    pub topo: Topology,
+    pub devs: Vec<Netdev>,
+    pub wire: Wire,
+}

@@ -1,0 +1,178 @@
+//! A network device's egress side: its root queueing discipline, the watchdog a shaper arms,
+//! and the accounting of what the discipline drops (`net/core/dev.c`'s `__dev_xmit_skb` and
+//! `qdisc_run`, `qdisc_watchdog` in `sch_api.c`, as far as a simulator needs them).
+
+use crate::ctx::Ctx;
+use crate::engine::Event;
+use crate::qdisc::{Enq, Qdisc, QdiscImpl};
+use crate::time::Nanos;
+
+use super::topology::{Acct, DevId, Link};
+
+pub struct Netdev {
+    pub qdisc: QdiscImpl,
+    pub link: Link,
+    pub acct: Acct,
+    /// A packet taken from the qdisc leaves its flow's first hop at once (false: it leaves
+    /// when it leaves the driver, as in an 802.11n cell whose driver queues hold frames).
+    pub leaves_at_dequeue: bool,
+    /// Wired: a packet is being serialised.
+    pub busy: bool,
+    /// Pending qdisc watchdog.
+    pub wake_at: Option<Nanos>,
+}
+
+impl Netdev {
+    /// A device whose root is the default `pfifo` of `txqueuelen` packets.
+    pub fn new(txqueuelen: u32, link: Link, acct: Acct) -> Netdev {
+        Netdev {
+            qdisc: QdiscImpl::default_root(txqueuelen),
+            link,
+            acct,
+            leaves_at_dequeue: true,
+            busy: false,
+            wake_at: None,
+        }
+    }
+
+    /// Offer a packet to the qdisc. Returns whether it was queued (false: dropped, already
+    /// accounted and freed). Drops of other packets it caused are accounted too.
+    pub fn enqueue(&mut self, id: DevId, pkt: crate::packet::PacketId, cx: &mut Ctx) -> bool {
+        cx.dropped.clear();
+        let now = cx.now;
+        let res = self.qdisc.enqueue(pkt, &mut cx.qctx(), now);
+        cx.account_dropped(id, self.acct, Some(pkt));
+        res != Enq::Dropped
+    }
+
+    /// Take the next packet from the qdisc, with the bookkeeping every dequeue needs. When the
+    /// qdisc holds packets but may not send yet (a shaper), its watchdog is armed.
+    pub fn dequeue(&mut self, id: DevId, cx: &mut Ctx) -> Option<crate::packet::PacketId> {
+        cx.dropped.clear();
+        let now = cx.now;
+        let out = self.qdisc.dequeue(&mut cx.qctx(), now);
+        cx.account_dropped(id, self.acct, None);
+        match out {
+            Some(pkt) if self.leaves_at_dequeue => cx.left_first_hop(id, pkt),
+            Some(_) => {}
+            None => self.arm_watchdog(id, cx),
+        }
+        out
+    }
+
+    fn arm_watchdog(&mut self, id: DevId, cx: &mut Ctx) {
+        if self.qdisc.stats().qlen == 0 {
+            return;
+        }
+        if let Some(t) = self.qdisc.next_wakeup(cx.now) {
+            // Never in the past or at this very instant: the device tried now.
+            let t = t.max(cx.now + Nanos(1));
+            if self.wake_at.is_none_or(|cur| t < cur) {
+                self.wake_at = Some(t);
+                cx.schedule(t, Event::QdiscWake { iface: id });
+            }
+        }
+    }
+
+    /// The watchdog event fires: true if it is the armed one (the device should try again).
+    pub fn on_wake(&mut self, now: Nanos) -> bool {
+        if self.wake_at != Some(now) {
+            return false; // superseded by an earlier watchdog
+        }
+        self.wake_at = None;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ctx::{FlowBook, Req};
+    use crate::engine::{EventQueue, Outbox};
+    use crate::metrics::Counters;
+    use crate::packet::{FlowKey, Packet, Packets};
+
+    pub(crate) fn ctx(flows: usize, saturate: bool) -> Ctx {
+        Ctx {
+            now: Nanos::ZERO,
+            pkts: Packets::with_capacity(16),
+            keys: vec![FlowKey { src_ip: 1, dst_ip: 2, sport: 1, dport: 2, proto: 17, tos: 0, mark: 0, priority: 0 }; flows],
+            chan: vec![crate::qdisc::REL_ONE; flows],
+            dropped: Vec::new(),
+            counters: Counters::new(flows, 1),
+            flows: vec![FlowBook { first_hop: 0, saturate, outstanding: 0, dst_station: Some(0) }; flows],
+            out: Outbox::new(EventQueue::with_capacity(8)),
+        }
+    }
+
+    fn send(dev: &mut Netdev, cx: &mut Ctx) -> bool {
+        let p = cx.pkts.alloc(Packet::new(0, 100, 72, cx.now));
+        cx.flows[0].outstanding += 1;
+        dev.enqueue(0, p, cx)
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_accounts_the_offered_packet_against_flow_and_station() {
+        let mut dev = Netdev::new(2, Link::Wifi(0), Acct::Downlink);
+        let mut cx = ctx(1, true);
+        assert!(send(&mut dev, &mut cx));
+        assert!(send(&mut dev, &mut cx));
+        assert!(!send(&mut dev, &mut cx));
+        assert_eq!(cx.counters.flows[0].drops_queue, 1);
+        assert_eq!(cx.counters.stations[0].drops_queue, 1);
+        assert_eq!(cx.pkts.live_count(), 2);
+        // The refused packet never entered the queue, so it never left it either: the source
+        // still counts it (the caller takes it back).
+        assert_eq!(cx.flows[0].outstanding, 3);
+        assert!(!cx.out.has_requests(), "a netdev files no requests of its own");
+        let _ = Req::Refill { dev: 0 };
+    }
+
+    #[test]
+    fn dequeue_releases_the_first_hop_unless_the_driver_keeps_the_frame() {
+        let mut cx = ctx(1, true);
+        let mut dev = Netdev::new(10, Link::Wire(crate::net::Node::Ap), Acct::Wired);
+        send(&mut dev, &mut cx);
+        assert!(dev.dequeue(0, &mut cx).is_some());
+        assert_eq!(cx.flows[0].outstanding, 0);
+        let mut ht = Netdev::new(10, Link::Wifi(0), Acct::Downlink);
+        ht.leaves_at_dequeue = false;
+        send(&mut ht, &mut cx);
+        assert!(ht.dequeue(0, &mut cx).is_some());
+        assert_eq!(cx.flows[0].outstanding, 1);
+        assert_eq!(dev.dequeue(0, &mut cx), None);
+    }
+
+    #[test]
+    fn a_shaper_that_holds_packets_arms_one_watchdog_and_only_the_armed_one_counts() {
+        let (trees, errors, _) = {
+            let script = "tc qdisc add dev eth0 root tbf rate 1mbit burst 1600 limit 10000";
+            let (s, mut d) = crate::tc::parse_script(script);
+            let specs = [crate::tc::DeviceSpec { name: "eth0".into(), txqueuelen: 100, seed: 1, stream: 0 }];
+            let t = crate::tc::build_trees(&s, &specs, &mut d);
+            (t, d, ())
+        };
+        assert!(errors.iter().all(|d| d.severity != crate::tc::Severity::Error));
+        let mut dev = Netdev::new(100, Link::Wire(crate::net::Node::Ap), Acct::Wired);
+        dev.qdisc = trees.into_iter().next().unwrap().1;
+        let mut cx = ctx(1, false);
+        for _ in 0..3 {
+            let p = cx.pkts.alloc(Packet::new(0, 1500, 1472, cx.now));
+            assert!(dev.enqueue(0, p, &mut cx));
+        }
+        // The bucket holds one packet's worth: the first goes, the second must wait.
+        assert!(dev.dequeue(0, &mut cx).is_some());
+        assert!(dev.dequeue(0, &mut cx).is_none());
+        let t = dev.wake_at.expect("watchdog armed");
+        assert!(t > cx.now);
+        let (when, ev) = cx.out.queue_mut().pop().unwrap();
+        assert_eq!((when, ev), (t, Event::QdiscWake { iface: 0 }));
+        // A second failed dequeue does not arm another.
+        assert!(dev.dequeue(0, &mut cx).is_none());
+        assert!(cx.out.queue_mut().pop().is_none());
+        assert!(!dev.on_wake(t - Nanos(1)));
+        assert!(dev.on_wake(t));
+        cx.now = t;
+        assert!(dev.dequeue(0, &mut cx).is_some(), "at the watchdog's time the shaper sends");
+    }
+}

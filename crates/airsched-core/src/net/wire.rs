@@ -1,0 +1,38 @@
+//! The wired link between the AP and the server: full duplex, each direction serialising one
+//! packet at a time at the link rate, then the propagation delay.
+
+use crate::ctx::{Ctx, Req};
+use crate::engine::Event;
+use crate::time::Nanos;
+
+use super::netdev::Netdev;
+use super::topology::DevId;
+
+/// Bytes a packet occupies on the wire beyond its IP datagram: Ethernet header 14, FCS 4,
+/// preamble and SFD 8, inter-frame gap 12.
+pub const ETHERNET_WIRE_OVERHEAD: u32 = 38;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Wire {
+    pub rate_bps: u64,
+    pub delay: Nanos,
+}
+
+impl Wire {
+    /// An idle wired device takes the next packet from its qdisc and starts serialising it;
+    /// `WireTxDone` frees the device, `WireDeliver` hands the packet to the far end. Either way
+    /// the device's sources may top its queue up.
+    pub fn kick(&self, id: DevId, dev: &mut Netdev, cx: &mut Ctx) {
+        if dev.busy {
+            return;
+        }
+        if let Some(pkt) = dev.dequeue(id, cx) {
+            let bits = (cx.pkts.get(pkt).ip_len + ETHERNET_WIRE_OVERHEAD) as u64 * 8;
+            let tx = Nanos::for_bits(bits, self.rate_bps);
+            dev.busy = true;
+            cx.schedule(cx.now + tx, Event::WireTxDone { iface: id });
+            cx.schedule(cx.now + tx + self.delay, Event::WireDeliver { iface: id, pkt });
+        }
+        cx.out.push(Req::Refill { dev: id });
+    }
+}

@@ -1,0 +1,327 @@
+//! The joining layer: the clock, the event loop, dispatch by event family, and the few rules
+//! that join the components (the transmit path of a node's stack, the arrival of a packet at
+//! a node, topping up saturating sources).
+//!
+//! Components (`net`, `wifi`, `traffic`) own their state and are handed the shared context
+//! ([`Ctx`]); they reach each other only through its outbox. Processing order, which the
+//! results depend on and which is part of the contract:
+//! 1. Events are popped in the engine's total order (`engine/queue.rs`).
+//! 2. The handler of an event runs to its end; a packet a source sends goes through
+//!    [`xmit`] at once: the qdisc's enqueue, then the device runs (its MAC or wire pulls from
+//!    the qdisc), as `dev_queue_xmit` runs `qdisc_run` in Linux.
+//! 3. Then the requests it filed are carried out in filing order, each to its end, with what
+//!    they file in turn appended: a delivery hands the packet to the application or forwards
+//!    it (through [`xmit`]); a top-up runs rounds of the device's saturating sources, and top-up
+//!    requests filed during a round cause one more round (at most
+//!    [`Traffic::MAX_REFILL_ROUNDS`]) instead of being carried out on their own.
+//! 4. At the end of a busy period the deliveries of the exchange are carried out before the
+//!    medium is released and the transmitters pull their next frames.
+
+mod build;
+mod report;
+
+use std::time::{Duration, Instant};
+
+use crate::ctx::{Ctx, Req};
+use crate::engine::Event;
+use crate::metrics::recorder::{BlockMeter, Recorder};
+use crate::metrics::{Sample, SampleKind};
+use crate::net::{DevId, Link, Net, Node};
+use crate::packet::PacketId;
+use crate::radio::Dir;
+use crate::scenario::Scenario;
+use crate::time::Nanos;
+use crate::traffic::Traffic;
+use crate::wifi::Wifi;
+
+pub use crate::metrics::recorder::PingSample;
+pub use crate::net::ETHERNET_WIRE_OVERHEAD;
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum SimError {
+    #[error("packet conservation violated for flow {flow}: sent {sent} != received {received} + dropped {dropped} + in flight {in_flight}")]
+    Conservation { flow: String, sent: u64, received: u64, dropped: u64, in_flight: u64 },
+    #[error("packet arena holds {live} packets but {located} were found in queues, MACs and links")]
+    Leak { live: u64, located: u64 },
+    #[error("the simulation has already finished")]
+    Finished,
+    #[error("a tc script does not build:\n{0}")]
+    Tc(String),
+}
+
+pub struct Simulation {
+    scn: Scenario,
+    end: Nanos,
+    cx: Ctx,
+    net: Net,
+    wifi: Wifi,
+    traffic: Traffic,
+    rec: Recorder,
+    wall: Duration,
+    finished: bool,
+}
+
+/// The transmit path of a node's stack: offer `pkt` to device `dev`'s qdisc and, if it took
+/// it, run the device. Returns whether the qdisc took it.
+#[inline]
+fn xmit(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+    let ok = net.devs[dev as usize].enqueue(dev, pkt, cx);
+    if ok {
+        run_dev(net, wifi, cx, dev);
+    }
+    ok
+}
+
+/// Device `dev` sends what it can: a WiFi MAC pulls frames while it has room, an idle wire
+/// takes the next packet.
+#[inline]
+fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
+    let d = &mut net.devs[dev as usize];
+    match d.link {
+        Link::Wifi(node) => {
+            if wifi.pull(node, cx, |cx| d.dequeue(dev, cx)) {
+                cx.out.push(Req::Refill { dev });
+            }
+        }
+        Link::Wire(_) => net.wire.kick(dev, d, cx),
+    }
+}
+
+impl Simulation {
+    pub fn now(&self) -> Nanos {
+        self.cx.now
+    }
+
+    /// Measure flow `flow` as the calibration procedure does: after the warm-up, the goodput
+    /// n L / tau of every block of `n` received packets, tau running from the packet that ends
+    /// the previous block (or the first packet) to the one that ends this block.
+    pub fn meter_blocks(&mut self, flow: usize, n: u32) {
+        self.rec.meter = Some(BlockMeter::new(flow as u32, n));
+    }
+
+    /// The block goodputs measured so far (bit/s of UDP payload), see [`Self::meter_blocks`].
+    pub fn block_goodputs(&self) -> &[f64] {
+        self.rec.meter.as_ref().map_or(&[], |m| &m.goodputs)
+    }
+
+    pub fn end(&self) -> Nanos {
+        self.end
+    }
+
+    pub fn events(&self) -> u64 {
+        self.cx.out.queue().processed()
+    }
+
+    /// Process every event with time <= min(until, end).
+    pub fn advance(&mut self, until: Nanos) {
+        let started = Instant::now();
+        let limit = until.min(self.end);
+        while let Some(t) = self.cx.out.queue().peek_time() {
+            if t > limit {
+                break;
+            }
+            let (t, ev) = self.cx.out.queue_mut().pop().expect("peeked");
+            self.cx.now = t;
+            self.handle(ev);
+            self.drain();
+        }
+        if limit > self.cx.now {
+            self.cx.now = limit;
+        }
+        self.wall += started.elapsed();
+    }
+
+    fn handle(&mut self, ev: Event) {
+        // The transmit path handed to the traffic sources.
+        macro_rules! with_xmit {
+            (|$tx:ident, $cx:ident| $body:expr) => {{
+                let (net, wifi, $cx) = (&mut self.net, &mut self.wifi, &mut self.cx);
+                let mut $tx = |cx: &mut Ctx, dev: DevId, pkt: PacketId| xmit(net, wifi, cx, dev, pkt);
+                $body
+            }};
+        }
+        match ev {
+            Event::Access { gen } => self.wifi.on_access(gen, &mut self.cx),
+            Event::TxEnd => self.wifi.on_tx_end(&mut self.cx),
+            Event::ExchangeEnd => self.on_exchange_end(),
+            Event::WireTxDone { iface } => {
+                self.net.devs[iface as usize].busy = false;
+                run_dev(&mut self.net, &mut self.wifi, &mut self.cx, iface);
+            }
+            Event::WireDeliver { iface, pkt } => {
+                if let Link::Wire(to) = self.net.devs[iface as usize].link {
+                    self.arrive(to, pkt);
+                }
+            }
+            Event::QdiscWake { iface } => {
+                if self.net.devs[iface as usize].on_wake(self.cx.now) {
+                    run_dev(&mut self.net, &mut self.wifi, &mut self.cx, iface);
+                }
+            }
+            Event::FlowStart { flow } => with_xmit!(|tx, cx| self.traffic.on_flow_start(flow, cx, &mut tx)),
+            Event::FlowTick { flow, k } => with_xmit!(|tx, cx| self.traffic.on_flow_tick(flow, k, cx, &mut tx)),
+            Event::TcpTimer { flow, gen } => with_xmit!(|tx, cx| self.traffic.on_tcp_timer(flow, gen, cx, &mut tx)),
+            Event::Beacon => {
+                self.wifi.on_beacon(&mut self.cx);
+                let next = self.cx.now + self.scn.cell.beacon_interval;
+                if next <= self.end {
+                    self.cx.schedule(next, Event::Beacon);
+                }
+            }
+            Event::WarmupEnd => {
+                self.rec.at_warmup = Some(self.cx.counters.clone());
+                for conn in self.traffic.tcp.iter_mut().flatten() {
+                    conn.at_warmup = conn.counts();
+                }
+                // The first sample covers (warm-up, warm-up + interval] only.
+                for (f, c) in self.cx.counters.flows.iter().enumerate() {
+                    self.rec.last_sample_bytes[f] = c.received_payload_bytes;
+                }
+            }
+            Event::Sample => self.on_sample(),
+        }
+    }
+
+    /// The end of a busy period (step 4 of the processing order).
+    fn on_exchange_end(&mut self) {
+        self.wifi.on_exchange_end(&mut self.cx);
+        self.drain();
+        let transmitters = self.wifi.end_busy(&mut self.cx);
+        for &c in &transmitters {
+            let dev = self.net.topo.wifi_dev(self.wifi.node_of(c));
+            run_dev(&mut self.net, &mut self.wifi, &mut self.cx, dev);
+        }
+        self.wifi.done(transmitters);
+    }
+
+    /// Carry out the filed requests (step 3 of the processing order).
+    fn drain(&mut self) {
+        while let Some(req) = self.cx.out.pop() {
+            match req {
+                Req::Deliver { at, pkt } => self.arrive(at, pkt),
+                Req::Refill { dev } => self.refill(dev),
+            }
+        }
+    }
+
+    /// A packet reaches node `at`: hand it to the application or forward it.
+    fn arrive(&mut self, at: Node, pkt: PacketId) {
+        let f = self.cx.pkts.get(pkt).flow as usize;
+        let dst = self.traffic.flows[f].dst;
+        let (net, wifi, cx) = (&mut self.net, &mut self.wifi, &mut self.cx);
+        if dst == at {
+            let mut tx = |cx: &mut Ctx, dev: DevId, pkt: PacketId| xmit(net, wifi, cx, dev, pkt);
+            self.traffic.receive(pkt, cx, &mut self.rec, &mut tx);
+        } else {
+            let hop = net.topo.route(at, dst);
+            xmit(net, wifi, cx, hop, pkt);
+        }
+    }
+
+    /// Top up the saturating sources of device `dev`.
+    fn refill(&mut self, dev: DevId) {
+        for _round in 0..Traffic::MAX_REFILL_ROUNDS {
+            let before = self.cx.out.len();
+            let (net, wifi, cx) = (&mut self.net, &mut self.wifi, &mut self.cx);
+            let mut tx = |cx: &mut Ctx, dev: DevId, pkt: PacketId| xmit(net, wifi, cx, dev, pkt);
+            if !self.traffic.refill_round(dev, cx, &mut tx) {
+                return;
+            }
+            // A round files only top-up requests; those of devices with sources ask for another.
+            let sat = &self.traffic.saturating_at;
+            let again = self
+                .cx
+                .out
+                .filed_since(before)
+                .any(|r| matches!(*r, Req::Refill { dev } if !sat[dev as usize].is_empty()));
+            self.cx.out.truncate(before);
+            if !again {
+                break;
+            }
+        }
+    }
+
+    // ----- measurement ---------------------------------------------------------------------
+
+    fn on_sample(&mut self) {
+        let interval = self.scn.run.sample_interval;
+        let secs = interval.as_secs_f64();
+        let now = self.cx.now;
+        let first = self.rec.samples.len();
+        let radio = &mut self.wifi.m.radio;
+        for s in 0..self.scn.stations.len() {
+            let snr_db = match radio.channels[s].as_mut() {
+                Some(ch) => ch.snr_cdb(now, Dir::Down) as f64 / 100.0,
+                None => f64::NAN,
+            };
+            let estimate_bps = radio.monitor.as_ref().map_or(f64::NAN, |m| m.estimate_bps(s));
+            self.rec.samples.push(Sample {
+                time: now,
+                kind: SampleKind::Station,
+                index: s as u32,
+                goodput_bps: 0.0,
+                snr_db,
+                estimate_bps,
+                cwnd_bytes: f64::NAN,
+            });
+        }
+        for f in 0..self.traffic.flows.len() {
+            let bytes = self.cx.counters.flows[f].received_payload_bytes;
+            let delta = bytes - self.rec.last_sample_bytes[f];
+            self.rec.last_sample_bytes[f] = bytes;
+            let bps = delta as f64 * 8.0 / secs;
+            self.rec.samples.push(Sample {
+                time: now,
+                kind: SampleKind::Flow,
+                index: f as u32,
+                goodput_bps: bps,
+                snr_db: f64::NAN,
+                estimate_bps: f64::NAN,
+                cwnd_bytes: self.traffic.tcp[f].as_ref().map_or(f64::NAN, |c| c.sender.cwnd() as f64),
+            });
+            for st in self.traffic.flows[f].station_set() {
+                self.rec.samples[first + st as usize].goodput_bps += bps;
+            }
+        }
+        let next = now + interval;
+        if next <= self.end {
+            self.cx.schedule(next, Event::Sample);
+        }
+    }
+
+    /// Run to the end and gather the results. Checks packet conservation.
+    pub fn finish(&mut self) -> Result<crate::results::RunResults, SimError> {
+        if self.finished {
+            return Err(SimError::Finished);
+        }
+        self.advance(self.end);
+        self.finished = true;
+        let conservation = self.check_conservation()?;
+        Ok(self.results(conservation))
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scn
+    }
+
+    /// (node, device) of every interface, in interface order.
+    pub fn interface_names(&self) -> Vec<(String, &'static str)> {
+        self.net.topo.devs.iter().map(|d| (d.node_name.clone(), d.name)).collect()
+    }
+
+    /// 802.11n: airtime (µs) the AP's AQL counts as queued to the hardware and not yet
+    /// completed, and the frames its driver holds; (0, 0) in an 802.11b cell. A diagnostic: both
+    /// return to zero once every queue has drained.
+    pub fn mac_pending(&self) -> (u32, u32) {
+        self.wifi.mac_pending()
+    }
+
+    /// Every interface's qdisc tree with its current statistics.
+    pub fn tc_reports(&self) -> Vec<crate::results::InterfaceTc> {
+        self.interface_names()
+            .into_iter()
+            .zip(&self.net.devs)
+            .map(|((node, dev), d)| crate::results::InterfaceTc { node, dev: dev.to_string(), qdiscs: d.qdisc.reports() })
+            .collect()
+    }
+}

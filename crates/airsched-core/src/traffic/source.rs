@@ -1,0 +1,210 @@
+//! The applications at the ends of the flows: UDP sources (CBR with an optional send-time
+//! jitter, saturating sources that keep their first hop topped up), ping responders, TCP
+//! connections ([`super::tcp`]), and the receiving side that counts what arrives.
+//!
+//! A source hands each packet to its node's stack through `xmit(cx, device, packet)`, the
+//! joining layer's transmit path (enqueue on the device's qdisc and run the device), which
+//! answers whether the qdisc took it.
+
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::tcp::TcpConn;
+use super::{cbr_send_time, SATURATE_BACKLOG};
+use crate::ctx::Ctx;
+use crate::engine::Event;
+use crate::metrics::recorder::{PingSample, Recorder};
+use crate::net::{DevId, Node};
+use crate::packet::{Packet, PacketId};
+use crate::scenario::{FlowConfig, FlowRate, Protocol, UDP_IP_OVERHEAD};
+use crate::time::Nanos;
+
+pub struct FlowState {
+    /// Send-time jitter draws (CBR flows with a jitter).
+    pub rng: Xoshiro256PlusPlus,
+    pub jitter: Nanos,
+    pub src: Node,
+    pub dst: Node,
+    pub active: bool,
+    pub stop: Nanos,
+    /// Station the flow belongs to for per-station figures (src or dst), if any.
+    pub stations: [Option<u32>; 2],
+}
+
+impl FlowState {
+    /// Stations a flow's goodput counts for (its src and dst, each once).
+    pub fn station_set(&self) -> impl Iterator<Item = u32> + '_ {
+        let [a, b] = self.stations;
+        a.into_iter().chain(b.filter(|&x| Some(x) != a))
+    }
+}
+
+pub struct Traffic {
+    pub cfg: Vec<FlowConfig>,
+    pub flows: Vec<FlowState>,
+    /// Per TCP flow: the connection (sender at the source, receiver at the destination).
+    pub tcp: Vec<Option<Box<TcpConn>>>,
+    /// Per flow: its reply flow (pings, TCP ACKs), and for a reply flow the flow it answers.
+    pub reply_of: Vec<Option<u32>>,
+    pub ping_of: Vec<u32>,
+    /// Per device: the saturating flows whose first hop it is.
+    pub saturating_at: Vec<Vec<u32>>,
+    /// Packets a saturating source keeps queued (`SATURATE_BACKLOG`, or `SATURATE_BACKLOG_HT`
+    /// in an 802.11n cell, where they count until they leave the driver).
+    pub saturate_backlog: u32,
+    refill_rotor: u32,
+    pub end: Nanos,
+}
+
+impl Traffic {
+    pub fn new(
+        cfg: Vec<FlowConfig>,
+        flows: Vec<FlowState>,
+        tcp: Vec<Option<Box<TcpConn>>>,
+        reply_of: Vec<Option<u32>>,
+        saturating_at: Vec<Vec<u32>>,
+        saturate_backlog: u32,
+        end: Nanos,
+    ) -> Traffic {
+        let mut ping_of: Vec<u32> = (0..cfg.len() as u32).collect();
+        for (i, r) in reply_of.iter().enumerate() {
+            if let Some(r) = r {
+                ping_of[*r as usize] = i as u32;
+            }
+        }
+        Traffic { cfg, flows, tcp, reply_of, ping_of, saturating_at, saturate_backlog, refill_rotor: 0, end }
+    }
+
+    pub fn on_flow_start<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) {
+        let fs = &mut self.flows[f as usize];
+        if cx.now >= fs.stop {
+            return;
+        }
+        fs.active = true;
+        if self.tcp[f as usize].is_some() {
+            let stop = fs.stop;
+            if stop < self.end {
+                // The application closes at `stop`: the timer path checks it.
+                cx.schedule(stop, Event::TcpTimer { flow: f, gen: u64::MAX });
+            }
+            self.tcp_push(f, cx, xmit);
+        } else if cx.flows[f as usize].saturate {
+            self.refill(f, cx, xmit);
+        } else {
+            self.on_flow_tick(f, 0, cx, xmit);
+        }
+    }
+
+    pub fn on_flow_tick<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, k: u64, cx: &mut Ctx, xmit: &mut X) {
+        if cx.now >= self.flows[f as usize].stop {
+            self.flows[f as usize].active = false;
+            return;
+        }
+        self.emit(f, cx, xmit);
+        if let Some(nominal) = cbr_send_time(&self.cfg[f as usize], k + 1) {
+            let fs = &mut self.flows[f as usize];
+            let t = if fs.jitter > Nanos::ZERO { nominal + Nanos(fs.rng.random_range(0..=fs.jitter.0)) } else { nominal };
+            if t <= self.end && t < self.flows[f as usize].stop {
+                cx.schedule(t, Event::FlowTick { flow: f, k: k + 1 });
+            }
+        }
+    }
+
+    /// A source sends one packet. Returns whether its first hop queued it.
+    fn emit<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) -> bool {
+        let payload = self.cfg[f as usize].size;
+        let id = cx.pkts.alloc(Packet {
+            seq: cx.counters.flows[f as usize].sent_packets,
+            ..Packet::new(f, payload + UDP_IP_OVERHEAD, payload, cx.now)
+        });
+        cx.counters.flows[f as usize].sent_packets += 1;
+        let hop = cx.flows[f as usize].first_hop;
+        xmit(cx, hop, id)
+    }
+
+    /// Keep a saturating flow's first-hop queue topped up.
+    fn refill<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) {
+        // At most `saturate_backlog` packets per call: a queue that makes room by dropping
+        // older packets of the same flow (head drop, fq_codel overflow) must not make this loop
+        // forever.
+        for _ in 0..self.saturate_backlog {
+            let fs = &self.flows[f as usize];
+            if !fs.active || cx.flows[f as usize].outstanding >= self.saturate_backlog || cx.now >= fs.stop {
+                return;
+            }
+            cx.flows[f as usize].outstanding += 1;
+            if !self.emit(f, cx, xmit) {
+                // The queue is full (other traffic): try again at its next dequeue.
+                cx.flows[f as usize].outstanding -= 1;
+                return;
+            }
+        }
+    }
+
+    /// One round of top-ups for the saturating sources whose first hop is `dev`, starting at
+    /// a rotating flow so that on a small shared queue no source always takes the freed
+    /// places first. Returns false when no source sends on `dev`.
+    pub fn refill_round<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, dev: DevId, cx: &mut Ctx, xmit: &mut X) -> bool {
+        let n_sat = self.saturating_at[dev as usize].len();
+        if n_sat == 0 {
+            return false;
+        }
+        let start = self.refill_rotor as usize % n_sat;
+        self.refill_rotor = self.refill_rotor.wrapping_add(1);
+        for j in 0..n_sat {
+            let f = self.saturating_at[dev as usize][(start + j) % n_sat];
+            self.refill(f, cx, xmit);
+        }
+        true
+    }
+
+    /// The most rounds one top-up request may take (a device that keeps asking, a shaper or
+    /// a head-drop queue, is served again at its next dequeue).
+    pub const MAX_REFILL_ROUNDS: u32 = SATURATE_BACKLOG;
+
+    /// A packet reaches its destination: count it, and let the application answer.
+    pub fn receive<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, pkt: PacketId, cx: &mut Ctx, rec: &mut Recorder, xmit: &mut X) {
+        let p = *cx.pkts.get(pkt);
+        let now = cx.now;
+        if let Some(m) = rec.meter.as_mut() {
+            if m.flow == p.flow && rec.at_warmup.is_some() {
+                m.on_receive(now, p.payload);
+            }
+        }
+        let c = &mut cx.counters.flows[p.flow as usize];
+        c.received_packets += 1;
+        c.received_payload_bytes += p.payload as u64;
+        let delay = (now - p.created).0;
+        c.delay_sum_ns += delay as u128;
+        c.queue_delay_sum_ns += p.queue_delay.0 as u128;
+        if rec.measuring() {
+            let m = &mut rec.delay_max_ns[p.flow as usize];
+            *m = (*m).max(delay);
+        }
+        match self.cfg[p.flow as usize].protocol {
+            Protocol::Ping => self.answer_ping(&p, cx, xmit),
+            Protocol::Tcp => self.tcp_segment_arrived(&p, cx, xmit),
+            Protocol::TcpAck => self.tcp_ack_arrived(&p, cx, xmit),
+            Protocol::PingReply if rec.measuring() => {
+                let request = self.ping_of[p.flow as usize];
+                rec.pings.push(PingSample { flow: request, seq: p.seq, time: now, rtt: now - p.echo });
+            }
+            _ => {}
+        }
+        cx.pkts.free(pkt);
+    }
+
+    /// The destination of an echo request answers it on the ping's reply flow, at once.
+    fn answer_ping<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, req: &Packet, cx: &mut Ctx, xmit: &mut X) {
+        let Some(r) = self.reply_of[req.flow as usize] else { return };
+        let id = cx.pkts.alloc(Packet { seq: req.seq, echo: req.created, ..Packet::new(r, req.ip_len, req.payload, cx.now) });
+        cx.counters.flows[r as usize].sent_packets += 1;
+        let hop = cx.flows[r as usize].first_hop;
+        xmit(cx, hop, id);
+    }
+
+    /// Whether flow `f` is a saturating source (its rate).
+    pub fn is_saturating(cfg: &FlowConfig) -> bool {
+        matches!(cfg.rate, FlowRate::Saturate)
+    }
+}

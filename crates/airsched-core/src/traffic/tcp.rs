@@ -1,0 +1,147 @@
+//! The glue between the sans-I/O TCP state machines (`crate::tcp`) and the network: segments
+//! and ACKs become packets on the flow and its ACK flow, and one timer event per connection
+//! serves both ends' timers.
+
+use super::source::Traffic;
+use crate::ctx::Ctx;
+use crate::engine::Event;
+use crate::net::DevId;
+use crate::packet::{Packet, PacketId};
+use crate::tcp::sender::{AppLimit, TcpSender};
+use crate::tcp::{Ack, Segment, TcpConfig, TcpReceiver};
+use crate::time::Nanos;
+
+/// A TCP connection: both ends' state machines, and the one timer event armed for them.
+pub struct TcpConn {
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    /// The instant of the armed `TcpTimer` (the earlier of the two ends' timers).
+    pub armed: Option<Nanos>,
+    pub gen: u64,
+    /// In-order bytes the receiver has delivered to its application.
+    pub delivered: u64,
+    /// Retransmissions, fast recoveries and RTOs at the end of the warm-up (the results count
+    /// the measured window only).
+    pub at_warmup: [u64; 3],
+}
+
+impl TcpConn {
+    pub fn new(cfg: &TcpConfig, app: AppLimit) -> TcpConn {
+        TcpConn { sender: TcpSender::new(cfg, app), receiver: TcpReceiver::new(cfg), armed: None, gen: 0, delivered: 0, at_warmup: [0; 3] }
+    }
+
+    /// Retransmissions, fast recoveries and RTOs so far.
+    pub fn counts(&self) -> [u64; 3] {
+        let s = self.sender.stats();
+        [s.fast_retransmits + s.timeout_retransmits, s.fast_recoveries, s.rtos]
+    }
+}
+
+impl Traffic {
+    /// Hand the sender's segments to its first-hop queue while its windows allow.
+    pub(super) fn tcp_push<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) {
+        loop {
+            let now = cx.now;
+            let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+            let Some(seg) = conn.sender.poll_transmit(now) else { break };
+            let id = cx.pkts.alloc(Packet {
+                seq: seg.seq,
+                // The TCP timestamp option: TSval on a segment, TSecr on an ACK.
+                echo: seg.tsval,
+                ..Packet::new(f, seg.ip_len(), seg.len, now)
+            });
+            cx.counters.flows[f as usize].sent_packets += 1;
+            let hop = cx.flows[f as usize].first_hop;
+            // A segment the first hop refuses is lost like any other: dupACKs or the RTO tell.
+            xmit(cx, hop, id);
+        }
+        self.tcp_arm(f, cx);
+    }
+
+    /// Arm the connection's timer event at the earlier of the sender's and receiver's timers.
+    fn tcp_arm(&mut self, f: u32, cx: &mut Ctx) {
+        let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+        let next = match (conn.sender.next_timer(), conn.receiver.next_timer()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if next != conn.armed {
+            conn.armed = next;
+            conn.gen += 1;
+            if let Some(t) = next {
+                if t <= self.end {
+                    cx.schedule(t.max(cx.now), Event::TcpTimer { flow: f, gen: conn.gen });
+                }
+            }
+        }
+    }
+
+    pub fn on_tcp_timer<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, gen: u64, cx: &mut Ctx, xmit: &mut X) {
+        let now = cx.now;
+        let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+        if gen == u64::MAX {
+            // The application stops sending at the flow's `stop`.
+            conn.sender.close();
+            self.flows[f as usize].active = false;
+            return;
+        }
+        if gen != conn.gen {
+            return;
+        }
+        conn.armed = None;
+        if conn.receiver.next_timer().is_some_and(|t| t <= now) {
+            if let Some(ack) = conn.receiver.on_timer(now) {
+                self.tcp_send_ack(f, ack, cx, xmit);
+            }
+        }
+        let conn = self.tcp[f as usize].as_mut().expect("still there");
+        if conn.sender.next_timer().is_some_and(|t| t <= now) {
+            conn.sender.on_timer(now);
+        }
+        self.tcp_push(f, cx, xmit);
+    }
+
+    /// A data segment reaches the receiver: count what it delivers in order, maybe ACK.
+    pub(super) fn tcp_segment_arrived<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, p: &Packet, cx: &mut Ctx, xmit: &mut X) {
+        let f = p.flow;
+        let now = cx.now;
+        let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+        let seg = Segment { seq: p.seq, len: p.payload, tsval: p.echo, retransmission: false };
+        let ack = conn.receiver.on_segment(now, seg);
+        let delivered = conn.receiver.bytes_received();
+        let new = delivered - conn.delivered;
+        conn.delivered = delivered;
+        // Goodput counts bytes delivered in order, not segment payloads (a retransmitted
+        // duplicate delivers nothing; a segment filling a hole delivers what it releases).
+        let c = &mut cx.counters.flows[f as usize];
+        c.received_payload_bytes = c.received_payload_bytes - p.payload as u64 + new;
+        if let Some(ack) = ack {
+            self.tcp_send_ack(f, ack, cx, xmit);
+        }
+        self.tcp_arm(f, cx);
+    }
+
+    fn tcp_send_ack<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, ack: Ack, cx: &mut Ctx, xmit: &mut X) {
+        let Some(r) = self.reply_of[f as usize] else { return };
+        let id = cx.pkts.alloc(Packet {
+            echo: ack.tsecr,
+            ack: ack.ack,
+            wnd: ack.rwnd,
+            sack: ack.sack.to_offsets(ack.ack),
+            // The SACK option lengthens the ACK (and its airtime).
+            ..Packet::new(r, ack.ip_len(), 0, cx.now)
+        });
+        cx.counters.flows[r as usize].sent_packets += 1;
+        let hop = cx.flows[r as usize].first_hop;
+        xmit(cx, hop, id);
+    }
+
+    /// An ACK reaches the sender.
+    pub(super) fn tcp_ack_arrived<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, p: &Packet, cx: &mut Ctx, xmit: &mut X) {
+        let f = self.ping_of[p.flow as usize];
+        let now = cx.now;
+        let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+        conn.sender.on_ack(now, Ack { ack: p.ack, rwnd: p.wnd, tsecr: p.echo, sack: crate::tcp::SackBlocks::from_offsets(p.ack, &p.sack) });
+        self.tcp_push(f, cx, xmit);
+    }
+}

@@ -1,0 +1,377 @@
+//! The 802.11n frame exchange: an A-MPDU (or a lone MPDU) on the medium, per-MPDU errors,
+//! the BlockAck (or ACK), the receiver's reordering buffer, and the TX status that retries or
+//! drops each MPDU and reports airtime to the scheduler and AQL (docs/model-80211n-mac.md).
+
+use rand::Rng;
+
+use crate::ctx::{Ctx, DropCause};
+use crate::engine::Event;
+use crate::mac80211::{StationId, TinId, NUM_ACS};
+use crate::packet::PacketId;
+use crate::phy::dsss::Preamble;
+use crate::phy::error::ErrMode;
+use crate::phy::{ht, ofdm};
+use crate::radio::Dir;
+use crate::time::Nanos;
+
+use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_EMPTY, RX_SKIP};
+use super::Ht;
+use crate::wifi::ifs::TxRate;
+use crate::wifi::medium::{AirTx, Medium, Outcome, Report};
+use crate::wifi::{acct, Node};
+
+impl Ht {
+    pub fn on_access(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let ta = cx.now;
+        resolve_internal_collisions(m);
+        let mut busy_end = ta;
+        let band = self.band;
+        if m.dcf.medium.beacon_in_air {
+            let rate = self.beacon_rate;
+            let d = ofdm::txtime(band, rate, m.beacon_bytes);
+            busy_end = m.put_beacon(cx, ta, d, TxRate::Ofdm(rate));
+        }
+        for i in 0..m.dcf.medium.transmitters.len() {
+            let c = m.dcf.medium.transmitters[i];
+            let (node, ac) = node_ac(c);
+            m.dcf.nodes[c as usize].attempts += 1;
+            let d = &mut self.drivers[node as usize];
+            let agg = d.hw[ac].head_mut();
+            let (s, t, n_mpdus, ht_mcs) = (agg.station as usize, agg.txtime, agg.mpdus.len(), agg.tx.mcs);
+            let mcs = ht_mcs.index() as usize;
+            for mp in agg.mpdus.iter_mut() {
+                mp.attempts += 1;
+            }
+            let nc = &mut cx.counters.nodes[node as usize];
+            nc.airtime_ns += t.0;
+            nc.tx_attempts += 1;
+            let sc = &mut cx.counters.stations[s];
+            let dir = (node != 0) as usize;
+            sc.airtime_ns += t.0;
+            sc.air_dir_ns[dir] += t.0;
+            sc.tx_attempts += 1;
+            sc.ampdu_mpdus[dir][n_mpdus.min(64)] += 1;
+            sc.mcs_attempts[dir][mcs] += 1;
+            cx.counters.frames += 1;
+            // `AirTx::node` holds the contender in an 802.11n cell.
+            m.air.push(AirTx { node: c, end: ta + t, rate: TxRate::Ht(ht_mcs) });
+            busy_end = busy_end.max(ta + t);
+        }
+        m.outcome = if m.air.len() > 1 || m.dcf.medium.beacon_in_air {
+            Outcome::Collision
+        } else {
+            self.draw_outcome(m, cx, ta)
+        };
+        match m.outcome {
+            Outcome::Success | Outcome::AckLost => {
+                let (node, ac) = node_ac(m.air[0].node);
+                let ht = &*self;
+                let agg = ht.drivers[node as usize].head(ac);
+                let s = agg.station as usize;
+                let resp = if agg.mpdus.len() == 1 {
+                    ht::ack_time(ht.band, &ht.basic, agg.tx.mcs)
+                } else {
+                    ht::block_ack_time(ht.band, &ht.basic, agg.tx.mcs)
+                };
+                let acker = if node == 0 { s + 1 } else { 0 };
+                cx.counters.nodes[acker].airtime_ns += resp.0;
+                cx.counters.stations[s].airtime_ns += resp.0;
+                cx.counters.stations[s].air_dir_ns[(node != 0) as usize] += resp.0;
+                if m.outcome == Outcome::AckLost {
+                    cx.counters.stations[s].ack_errors += 1;
+                }
+                cx.schedule(busy_end, Event::TxEnd);
+                busy_end = busy_end + band.sifs() + resp;
+            }
+            Outcome::DataLost => {
+                let (node, ac) = node_ac(m.air[0].node);
+                let s = self.drivers[node as usize].head(ac).station as usize;
+                cx.counters.stations[s].data_errors += 1;
+            }
+            Outcome::Collision => m.count_collisions(cx),
+        }
+        cx.counters.medium_busy_ns += (busy_end - ta).0;
+        cx.schedule(busy_end, Event::ExchangeEnd);
+    }
+
+    /// A lone A-MPDU on the air: which MPDUs does the receiver decode, and does the sender
+    /// decode the BlockAck? One uniform per MPDU and one for the response, from the sender's
+    /// stream; a perfect channel draws nothing. The preamble and HT-SIG are taken to succeed
+    /// whenever an MPDU does (their error rate at BPSK ½ is far below the data's).
+    fn draw_outcome(&mut self, m: &mut Medium, cx: &Ctx, ta: Nanos) -> Outcome {
+        let (node, ac) = node_ac(m.air[0].node);
+        let node = node as usize;
+        let ht = &mut *self;
+        let agg = ht.drivers[node].hw[ac].head_mut();
+        let s = agg.station as usize;
+        let Some(ch) = m.radio.channels[s].as_mut() else {
+            agg.ok = if agg.mpdus.len() >= 64 { u64::MAX } else { (1u64 << agg.mpdus.len()) - 1 };
+            return Outcome::Success;
+        };
+        let (data_dir, ack_dir) = if node == 0 { (Dir::Down, Dir::Up) } else { (Dir::Up, Dir::Down) };
+        let tx = agg.tx;
+        let mode = ErrMode::nist(tx.mcs.non_ht_reference_rate());
+        // Two spatial streams share the transmit power: each sees 3 dB less SNR.
+        let snr = ch.snr_cdb(ta, data_dir) - if tx.mcs.n_ss() == 2 { 300 } else { 0 };
+        let rng = &mut m.radio.err_rng[node];
+        agg.ok = 0;
+        for (i, mp) in agg.mpdus.iter().enumerate() {
+            let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            let p = m.radio.errors.success(mode, Preamble::Long, snr, bytes);
+            if rng.random::<f64>() < p {
+                agg.ok |= 1 << i;
+            }
+        }
+        if agg.ok == 0 {
+            return Outcome::DataLost;
+        }
+        if data_dir == Dir::Up {
+            m.radio.report = Some(Report { station: s as u32, snr_cdb: snr });
+        }
+        let resp_rate = ht::control_response_rate(&ht.basic, tx.mcs);
+        let resp_bytes = if agg.mpdus.len() == 1 { ofdm::ACK_BYTES } else { ofdm::BLOCK_ACK_BYTES };
+        let ack_snr = ch.snr_cdb(ta + agg.txtime + ht.band.sifs(), ack_dir);
+        let p_ack = m.radio.errors.success(ErrMode::nist(resp_rate), Preamble::Long, ack_snr, resp_bytes);
+        if rng.random::<f64>() >= p_ack {
+            return Outcome::AckLost;
+        }
+        if ack_dir == Dir::Up {
+            m.radio.report = Some(Report { station: s as u32, snr_cdb: ack_snr });
+        }
+        Outcome::Success
+    }
+
+    /// End of a decoded A-MPDU: the receiver passes up every MPDU it decoded that it did not
+    /// have. With the BlockAck lost the sender keeps them and the receiver gets copies.
+    /// Delivery is in the order of the aggregate; there is no reordering buffer.
+    pub fn on_tx_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let (node, ac) = node_ac(m.air[0].node);
+        let acked = m.outcome == Outcome::Success;
+        let n_mpdus = self.drivers[node as usize].head(ac).mpdus.len();
+        for i in 0..n_mpdus {
+            let d = &mut self.drivers[node as usize];
+            let agg = d.hw[ac].head_mut();
+            if agg.ok & (1 << i) == 0 || agg.mpdus[i].delivered {
+                continue;
+            }
+            let station = agg.station;
+            let (tin, sn) = (agg.tin, agg.mpdus[i].sn);
+            let pkt = agg.mpdus[i].pkt;
+            cx.counters.stations[station as usize].tx_frames += 1;
+            let deliver = if acked {
+                // Ownership passes to the receiver; the slot is released at the exchange end.
+                cx.left_first_hop(m.dev(node), pkt);
+                let d = &mut self.drivers[node as usize];
+                let agg = d.hw[ac].head_mut();
+                agg.mpdus[i].delivered = true;
+                agg.mpdus[i].pkt = PacketId(u32::MAX);
+                pkt
+            } else {
+                agg.mpdus[i].delivered = true;
+                let copy = *cx.pkts.get(pkt);
+                cx.pkts.alloc(copy)
+            };
+            self.rx(node, tin, sn, deliver.0, cx);
+        }
+    }
+
+    /// The receiver of `node`'s tin `tin` gets sequence number `sn` (`what`: a packet id, or
+    /// `RX_SKIP` when the sender gave it up): pass up everything now in order.
+    fn rx(&mut self, node: u32, tin: TinId, sn: u32, what: u32, cx: &mut Ctx) {
+        let to = if node == 0 { Node::Station(tin.station().0 as u32) } else { Node::Ap };
+        let r = &mut self.drivers[node as usize].rx[tin.index()];
+        let ahead = sn.wrapping_sub(r.next);
+        if ahead >= u32::MAX / 2 {
+            // Older than the window: a duplicate.
+            if what != RX_SKIP {
+                cx.pkts.free(PacketId(what));
+            }
+            return;
+        }
+        let idx = ahead as usize;
+        while r.buf.len() <= idx {
+            r.buf.push_back(RX_EMPTY);
+        }
+        r.buf[idx] = what;
+        loop {
+            let r = &mut self.drivers[node as usize].rx[tin.index()];
+            let Some(&x) = r.buf.front() else { break };
+            if x == RX_EMPTY {
+                break;
+            }
+            r.buf.pop_front();
+            r.next = r.next.wrapping_add(1);
+            if x != RX_SKIP {
+                cx.deliver(to, PacketId(x));
+            }
+        }
+    }
+
+    /// The busy period ends: interframe spaces, the monitor's report, and the TX status of
+    /// every transmitted aggregate.
+    pub fn on_exchange_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let te = cx.now;
+        let (response, receiver) = match m.air.first() {
+            Some(&a) if m.air.len() == 1 && !m.dcf.medium.beacon_in_air => {
+                // A lone aggregate: its receiver's access categories all saw it; its
+                // (Block)Ack is sent at a legacy OFDM rate.
+                let (node, ac) = node_ac(a.node);
+                let head = self.drivers[node as usize].head(ac);
+                let receiver = if node == 0 { head.station + 1 } else { 0 };
+                let r0 = contender(receiver, 0) as usize;
+                (Some(TxRate::Ofdm(ht::control_response_rate(&self.basic, head.tx.mcs))), r0..r0 + NUM_ACS)
+            }
+            _ => (None, 0..0),
+        };
+        m.ifs.after_busy(&mut m.dcf, &m.air, m.outcome, response, receiver, te);
+        m.radio.deliver_report(cx);
+        let acked = m.outcome == Outcome::Success;
+        for i in 0..m.air.len() {
+            let a = m.air[i];
+            if i == 0 && m.dcf.medium.beacon_in_air {
+                continue;
+            }
+            let decoded = matches!(m.outcome, Outcome::Success | Outcome::AckLost);
+            self.complete_head(m, a.node, acked, decoded, cx);
+        }
+    }
+
+    /// TX status of the head aggregate of `node`: acknowledged MPDUs leave, the others are
+    /// retried from the head of their tin or dropped at the retry limit; airtime is reported
+    /// to the scheduler and AQL; the next aggregate in the hardware queue takes the MAC.
+    fn complete_head(&mut self, m: &mut Medium, c: u32, acked: bool, decoded: bool, cx: &mut Ctx) {
+        let (node, ac) = node_ac(c);
+        let n = node as usize;
+        let now = cx.now;
+        let limit = self.mpdu_retry_limit;
+        let d = &mut self.drivers[n];
+        let head = d.hw[ac].head;
+        let (tin, station, txtime) = (d.hw[ac].aggs[head].tin, d.hw[ac].aggs[head].station, d.hw[ac].aggs[head].txtime);
+        let tx_us = (txtime.0 / 1000) as u32;
+        d.sched.report_airtime(tin, tx_us, 0, now);
+        if node != 0 && decoded {
+            // The AP received this PPDU from the station: RX airtime of the station's TXQ.
+            let ap = &mut self.drivers[0];
+            let ap_tin = TinId::new(StationId(station as u16), tin.tid());
+            ap.sched.report_airtime(ap_tin, 0, tx_us, now);
+        }
+        let d = &mut self.drivers[n];
+        let agg_ok = d.hw[ac].aggs[head].ok;
+        let n_mpdus = d.hw[ac].aggs[head].mpdus.len();
+        let (rate_idx, mcs) = (d.hw[ac].aggs[head].rate_idx, d.hw[ac].aggs[head].tx.mcs.index() as usize);
+        if acked {
+            cx.counters.stations[station as usize].mcs_acked[(node != 0) as usize][mcs] += 1;
+        }
+        // Rate control learns the fate of every MPDU of the attempt.
+        let n_st = self.n_stations;
+        let link = if node == 0 { station as usize } else { n_st + station as usize };
+        if let Some(r) = self.rc[link].as_mut() {
+            for i in 0..n_mpdus {
+                r.ctl.on_attempt(now, rate_idx, acked && agg_ok & (1 << i) != 0);
+            }
+            r.ctl.on_frame_end(now, acked);
+        }
+        // Failed MPDUs go back to the head of the tin in their original order.
+        for i in (0..n_mpdus).rev() {
+            let d = &mut self.drivers[n];
+            let mp = d.hw[ac].aggs[head].mpdus[i];
+            let ok = acked && agg_ok & (1 << i) != 0;
+            if ok || (mp.attempts as u32) >= limit {
+                d.frames -= 1;
+                if mp.est_us > 0 {
+                    d.aql.on_completed(tin.station(), tin.ac(), mp.est_us);
+                }
+                if ok {
+                    cx.counters.stations[station as usize].acked_mpdus += 1;
+                    if mp.pkt.0 != u32::MAX {
+                        // The receiver had it already (an earlier BlockAck was lost).
+                        cx.left_first_hop(m.dev(node), mp.pkt);
+                        cx.pkts.free(mp.pkt);
+                    }
+                } else if mp.delivered {
+                    cx.left_first_hop(m.dev(node), mp.pkt);
+                    cx.pkts.free(mp.pkt);
+                } else {
+                    cx.left_first_hop(m.dev(node), mp.pkt);
+                    cx.drop_packet(mp.pkt, acct(node), DropCause::Retry);
+                    self.rx(node, tin, mp.sn, RX_SKIP, cx);
+                }
+            } else {
+                cx.counters.stations[station as usize].retries += 1;
+                d.held[tin.index()].push_front(mp);
+            }
+        }
+        let d = &mut self.drivers[n];
+        d.hw[ac].aggs[head].mpdus.clear();
+        d.hw[ac].head = (head + 1) % HW_QUEUE_AGGS;
+        d.hw[ac].len -= 1;
+        if Driver::has_frames(&d.src, &d.held, tin) {
+            d.sched.wake(tin, now, &d.aql);
+        }
+        m.dcf.on_ppdu_end(c as usize, acked);
+        if self.drivers[n].hw[ac].len > 0 {
+            // Planned by `end_busy` like any node holding a frame.
+            self.load_head(m, node, ac);
+        }
+    }
+
+    /// Packets held by the 802.11n drivers, for the conservation check: `count` for each one
+    /// in flight; returns how many are senders' copies of frames already delivered.
+    pub fn for_each_held(&self, mut count: impl FnMut(PacketId)) -> u64 {
+        let ht = self;
+        let mut copies = 0;
+        let mut mpdu = |m: &Mpdu, count: &mut dyn FnMut(PacketId)| {
+            if m.pkt.0 == u32::MAX {
+                return;
+            }
+            if m.delivered {
+                copies += 1;
+            } else {
+                count(m.pkt);
+            }
+        };
+        for d in &ht.drivers {
+            match &d.src {
+                Source::Fifo { q, .. } => q.iter().flatten().for_each(|&p| count(p)),
+                Source::Fq(fq) => fq.for_each_queued(&mut count),
+            }
+            for h in &d.held {
+                for m in h {
+                    mpdu(m, &mut count);
+                }
+            }
+            for q in &d.hw {
+                for k in 0..q.len {
+                    for m in &q.aggs[(q.head + k) % HW_QUEUE_AGGS].mpdus {
+                        mpdu(m, &mut count);
+                    }
+                }
+            }
+            for r in &d.rx {
+                r.buf.iter().filter(|&&x| x != RX_EMPTY && x != RX_SKIP).for_each(|&x| count(PacketId(x)));
+            }
+        }
+        copies
+    }
+}
+
+    /// EDCA internal collisions: when several access categories of one node end their backoff
+    /// in the same slot, the highest one transmits and the others behave as after a failed
+    /// attempt (CW doubled, a new backoff) without going on the air; their aggregates stay.
+fn resolve_internal_collisions(m: &mut Medium) {
+        if m.dcf.medium.transmitters.len() < 2 {
+            return;
+        }
+        // Transmitters are in contender order: a node's ACs are adjacent, VO (0) first.
+        let mut i = 1;
+        while i < m.dcf.medium.transmitters.len() {
+            let t = &m.dcf.medium.transmitters;
+            if node_ac(t[i]).0 == node_ac(t[i - 1]).0 {
+                let loser = m.dcf.medium.transmitters.remove(i) as usize;
+                m.dcf.internal_collision(loser);
+            } else {
+                i += 1;
+            }
+        }
+    }
+

@@ -1,0 +1,455 @@
+//! 802.11n in the simulator: EDCA channel access, A-MPDU aggregation with BlockAck and
+//! per-MPDU errors, and the queueing between a node's qdisc and the air (the driver's per-TID
+//! FIFOs of ath9k before Linux 4.10, or mac80211's FQ-MAC intermediate queues), with the
+//! station scheduler (round robin, the ath9k airtime scheduler of Linux 4.11, or mac80211's
+//! airtime scheduler with AQL). See docs/model-80211n-mac.md.
+//!
+//! This file holds the cell's HT settings and the transmit path down to the hardware queue
+//! (pull from the qdisc, admit to FIFO or FQ-MAC, schedule, build aggregates); `driver.rs`
+//! the per-node queues; `exchange.rs` the A-MPDU + BlockAck exchange on the medium. Each node's
+//! access categories are DCF contenders `node * 4 + ac`. The AP's tins are (station, TID); a
+//! station's are (AP, TID).
+
+pub mod driver;
+mod exchange;
+
+use std::collections::VecDeque;
+
+use crate::ctx::Ctx;
+use crate::engine::Event;
+use crate::mac::edca::{AccessCategory, EdcaParams, TxopTable};
+use crate::mac80211::airtime::{AirtimeParams, AirtimeScheduler, AtfKind};
+use crate::mac80211::aql::{tx_time_est, Aql, AqlParams};
+use crate::mac80211::fq::{Fq, FqParams};
+use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
+use crate::packet::PacketId;
+use crate::phy::error::OfdmRate;
+use crate::phy::ht::{self, AmpduLimits, HtTxVector};
+use crate::phy::ofdm::OfdmBand;
+use crate::scenario::{AirtimeSched, FqKernel, MacQueue, Scenario};
+use crate::time::Nanos;
+
+use super::acct;
+use super::medium::Medium;
+pub use driver::{contender, node_ac, Driver, HwQueue, Mpdu, Source, HW_QUEUE_AGGS};
+use driver::Reorder;
+
+/// Minstrel (the legacy algorithm of `mac/rate.rs`) run over a station's HT MCS, as a
+/// Minstrel-HT-like controller: one rate per A-MPDU, every MPDU's fate a sample.
+pub struct HtRateCtl {
+    pub ctl: crate::mac::rate::RateCtl,
+    /// Rate index -> MCS, ascending in rate.
+    pub table: Vec<crate::phy::ht::HtMcs>,
+}
+
+/// Reference airtime per MPDU of a 1200-byte payload at `tx` in a 16-MPDU A-MPDU, with AIFS,
+/// the mean backoff, SIFS and the BlockAck shared among them (Minstrel-HT's per-MPDU view of an
+/// aggregate's cost).
+fn ht_ref_airtime(band: OfdmBand, basic: &[OfdmRate], tx: HtTxVector) -> Nanos {
+    const N: u32 = 16;
+    let sub = ht::ampdu_subframe_bytes(ht::qos_data_mpdu_bytes(1200 + 28));
+    let ppdu = ht::txtime(band, tx, N * sub);
+    let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
+    let fixed = be.aifs(band) + be.mean_backoff(band) + band.sifs() + ht::block_ack_time(band, basic, tx.mcs);
+    Nanos((ppdu.0 + fixed.0) / N as u64)
+}
+
+/// The 802.11n cell: PHY settings, per-station transmit vectors and every node's driver.
+pub struct Ht {
+    pub band: OfdmBand,
+    pub basic: Vec<OfdmRate>,
+    /// Per station: the HT transmit vector of its link at its top MCS (both directions).
+    pub tx: Vec<HtTxVector>,
+    /// Per link (`s`: the AP's to station s, `n + s`: station s's own): Minstrel over the
+    /// station's MCS table, None for a fixed MCS.
+    pub rc: Vec<Option<HtRateCtl>>,
+    pub limits: AmpduLimits,
+    pub mpdu_retry_limit: u32,
+    /// EDCA parameters per mac80211 AC index (VO, VI, BE, BK).
+    pub edca: [EdcaParams; 4],
+    /// Per flow: its TID (`cfg80211_classify8021d`).
+    pub flow_tid: Vec<u8>,
+    /// Per WiFi node.
+    pub drivers: Vec<Driver>,
+    /// The lowest basic rate: beacons.
+    pub beacon_rate: OfdmRate,
+    pub n_stations: usize,
+}
+
+/// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL: the data bits at
+/// the PHY rate, plus the per-PPDU overhead (preamble, SIFS, BlockAck, AIFS, ~100 µs) shared by
+/// the 16 MPDUs `ieee80211_calc_expected_tx_airtime` assumes an aggregate to hold.
+fn est_airtime_us(tx: HtTxVector, bytes: u32) -> u32 {
+    const PPDU_OVERHEAD_US: u64 = 100;
+    const MPDUS_PER_AMPDU: u64 = 16;
+    let data = (bytes as u64 + ht::MPDU_DELIMITER_BYTES as u64) * 8 * 1_000_000 / tx.bits_per_second();
+    (data + PPDU_OVERHEAD_US / MPDUS_PER_AMPDU) as u32
+}
+
+impl Ht {
+    pub fn new(scn: &Scenario, seed: u64) -> Ht {
+        let cell = scn.cell.ht.as_ref().expect("an 802.11n cell has HT settings");
+        let n = scn.stations.len();
+        let tx: Vec<HtTxVector> = scn
+            .stations
+            .iter()
+            .map(|st| HtTxVector::new(st.ht.expect("802.11n stations have HT settings").mcs, cell.width, cell.gi))
+            .collect();
+        let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
+        let contention = crate::mac::rate::Contention { slot: cell.band.slot(), cw_min: be.cw_min, cw_max: be.cw_max };
+        let mut rc = Vec::with_capacity(2 * n);
+        for dir in 0..2u64 {
+            for (i, st) in scn.stations.iter().enumerate() {
+                if st.rate_control != crate::scenario::RateControl::Minstrel {
+                    rc.push(None);
+                    continue;
+                }
+                let top = tx[i];
+                let mut table: Vec<ht::HtMcs> = ht::HtMcs::ALL.iter().copied().filter(|m| m.index() <= top.mcs.index()).collect();
+                table.sort_by_key(|m| (m.bits_per_second(cell.width, cell.gi), m.n_ss()));
+                let ref_air: Vec<Nanos> =
+                    table.iter().map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, cell.width, cell.gi))).collect();
+                let node = if dir == 0 { 0 } else { i as u64 + 1 };
+                let rng = crate::engine::stream(seed, crate::engine::StreamKind::RateControl, node * 65536 + i as u64);
+                let ctl = crate::mac::rate::RateCtl::with_contention(
+                    crate::mac::rate::RateAlgo::Minstrel,
+                    &ref_air,
+                    cell.mpdu_retry_limit,
+                    rng,
+                    contention,
+                )
+                .expect("1 to 16 MCS are a valid table");
+                rc.push(Some(HtRateCtl { ctl, table }));
+            }
+        }
+        let limits = AmpduLimits {
+            max_mpdus: cell.max_aggregate_mpdus,
+            ..AmpduLimits::HT.with_max_duration(cell.max_aggregate_time)
+        };
+        let edca = [AccessCategory::Vo, AccessCategory::Vi, AccessCategory::Be, AccessCategory::Bk]
+            .map(|ac| EdcaParams::default_for(ac, TxopTable::Ieee2016));
+        let flow_tid = (0..scn.flows.len())
+            .map(|i| {
+                let k = scn.flow_key(i);
+                crate::mac::edca::classify8021d(k.tos, k.priority)
+            })
+            .collect();
+        let mac = &scn.ap_mac;
+        let mut drivers = Vec::with_capacity(n + 1);
+        for node in 0..=n {
+            let peers = if node == 0 { n } else { 1 };
+            let tins = peers * NUM_TIDS;
+            let (src, kind, params, aql_on) = if node == 0 {
+                let src = match mac.queue {
+                    MacQueue::DriverFifo { limit } => Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(64)).collect(), limit },
+                    MacQueue::FqMac => {
+                        let p = match mac.fq_kernel {
+                            FqKernel::Linux4_11 => FqParams::linux_4_11(),
+                            FqKernel::Linux6_18 => FqParams::linux_6_18().without_vht(),
+                        };
+                        let mut fq = Fq::new(p, peers, seed);
+                        // Rate control reports each station's expected throughput; with a fixed
+                        // MCS it is the MCS's rate (Minstrel-HT would report somewhat less).
+                        for (s, t) in tx.iter().enumerate() {
+                            let kbps = (t.bits_per_second() / 1000) as u32;
+                            fq.set_expected_throughput(StationId(s as u16), kbps, n as u32);
+                        }
+                        Source::Fq(Box::new(fq))
+                    }
+                };
+                let (kind, accounting) = match mac.airtime {
+                    AirtimeSched::Off => (AtfKind::Ath9k, false),
+                    AirtimeSched::Ath9k => (AtfKind::Ath9k, true),
+                    AirtimeSched::Mac80211 => (AtfKind::Mac80211, true),
+                };
+                // Without the airtime scheduler (ath9k before 4.11) TIDs are served in plain
+                // round robin: no accounting and no new-station list.
+                let params = AirtimeParams {
+                    use_tx: accounting,
+                    use_rx: accounting && mac.airtime_rx,
+                    new_queues: accounting,
+                    ..AirtimeParams::default()
+                };
+                (src, kind, params, mac.aql)
+            } else {
+                let src = Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(), limit: crate::scenario::ATH_MAX_QDEPTH };
+                let params = AirtimeParams { use_tx: false, use_rx: false, new_queues: false, ..AirtimeParams::default() };
+                (src, AtfKind::Ath9k, params, false)
+            };
+            let mut sched = AirtimeScheduler::new(kind, params, peers);
+            if node == 0 {
+                for (s, st) in scn.stations.iter().enumerate() {
+                    if let Some(h) = st.ht {
+                        sched.set_weight(StationId(s as u16), h.airtime_weight);
+                    }
+                }
+            }
+            drivers.push(Driver {
+                src,
+                held: (0..tins).map(|_| VecDeque::with_capacity(ht::AMPDU_MAX_MPDUS as usize)).collect(),
+                frames: 0,
+                hw: [HwQueue::new(), HwQueue::new(), HwQueue::new(), HwQueue::new()],
+                sched,
+                aql: Aql::new(AqlParams { enabled: aql_on, ..AqlParams::default() }, peers),
+                aql_on,
+                next_sn: vec![0; tins],
+                rx: (0..tins).map(|_| Reorder { next: 0, buf: VecDeque::with_capacity(2 * ht::AMPDU_MAX_MPDUS as usize) }).collect(),
+            });
+        }
+        Ht {
+            band: cell.band,
+            basic: cell.basic_rates.clone(),
+            tx,
+            rc,
+            limits,
+            mpdu_retry_limit: cell.mpdu_retry_limit,
+            edca,
+            flow_tid,
+            drivers,
+            beacon_rate: cell.basic_rates[0],
+            n_stations: n,
+        }
+    }
+
+    /// Give every contender (node, AC) its access category's EDCA parameters.
+    pub fn init_edca(&self, dcf: &mut crate::mac::dcf::Dcf) {
+        for c in 0..dcf.nodes.len() {
+            let (_, ac) = node_ac(c as u32);
+            let e = self.edca[ac];
+            dcf.set_edca(c, e.aifs(self.band), e.cw_min, e.cw_max);
+        }
+    }
+
+    /// The tin of a frame at WiFi node `node` for/from `station` with `tid`.
+    #[inline]
+    pub fn tin(node: u32, station: u32, tid: u8) -> TinId {
+        let peer = if node == 0 { station } else { 0 };
+        TinId::new(StationId(peer as u16), tid)
+    }
+
+    /// DCF timing parameters of the cell; the AC_BE EDCA parameters are the defaults, and
+    /// `init_edca` gives every contender its own AC's.
+    pub fn dcf_params(scn: &Scenario) -> crate::mac::dcf::DcfParams {
+        let cell = scn.cell.ht.as_ref().expect("802.11n");
+        let band = cell.band;
+        let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
+        crate::mac::dcf::DcfParams {
+            slot: band.slot(),
+            sifs: band.sifs(),
+            difs: be.aifs(band),
+            pifs: band.pifs(),
+            ack_timeout: band.ack_timeout(),
+            cw_min: be.cw_min,
+            cw_max: be.cw_max,
+            retry_limit: scn.cell.retry_limit,
+        }
+    }
+}
+
+
+impl Ht {
+    /// 802.11n: move what the qdisc releases into the driver, then build aggregates while the
+    /// hardware queue has room.
+    pub fn pull(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx, mut dequeue: impl FnMut(&mut Ctx) -> Option<PacketId>) -> bool {
+        loop {
+            let d = &self.drivers[node as usize];
+            if let Source::Fifo { limit, .. } = d.src {
+                if d.frames >= limit {
+                    break;
+                }
+            }
+            let Some(pkt) = dequeue(cx) else { break };
+            self.admit(m, node, pkt, cx);
+        }
+        self.schedule(m, node, cx);
+        true
+    }
+
+    /// A packet from the qdisc enters the driver (FIFO or FQ-MAC) of `node`.
+    fn admit(&mut self, m: &Medium, node: u32, pkt: PacketId, cx: &mut Ctx) {
+        let f = cx.pkts.get(pkt).flow as usize;
+        let station = cx.station_of(acct(node), f).expect("wifi frames have a station");
+        let now = cx.now;
+        let ht = &mut *self;
+        let tin = Ht::tin(node, station, ht.flow_tid[f]);
+        let d = &mut ht.drivers[node as usize];
+        match &mut d.src {
+            Source::Fifo { q, .. } => {
+                q[tin.index()].push_back(pkt);
+                d.frames += 1;
+            }
+            Source::Fq(fq) => {
+                cx.dropped.clear();
+                let mut cx = cx.qctx();
+                fq.enqueue(tin, pkt, &mut cx, now);
+            }
+        }
+        d.sched.wake(tin, now, &d.aql);
+        cx.account_dropped(m.dev(node), acct(node), None);
+    }
+
+    /// The scheduler picks tins and the driver builds one aggregate per pick while the
+    /// hardware queue holds fewer than two.
+    fn schedule(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx) {
+        let n = node as usize;
+        for ac in Ac::ALL {
+            loop {
+                let d = &mut self.drivers[n];
+                if d.hw[ac.index()].len >= HW_QUEUE_AGGS {
+                    break;
+                }
+                let Driver { src, held, sched, aql, .. } = d;
+                sched.schedule_start(ac, aql);
+                let Some(tin) = sched.next_tin(ac, aql, |t| Driver::has_frames(src, held, t)) else { break };
+                self.build(m, node, tin, cx);
+                let now = cx.now;
+                let d = &mut self.drivers[n];
+                let has = Driver::has_frames(&d.src, &d.held, tin);
+                d.sched.return_tin(tin, has, now, &d.aql);
+            }
+        }
+    }
+
+    /// The next MPDU of `tin`: a held one first, else a new frame from the FIFO or FQ-MAC.
+    fn take(&mut self, m: &Medium, node: u32, tin: TinId, cx: &mut Ctx) -> Option<Mpdu> {
+        let now = cx.now;
+        let ht = &mut *self;
+        let d = &mut ht.drivers[node as usize];
+        if let Some(held) = d.held[tin.index()].pop_front() {
+            return Some(held);
+        }
+        let pkt = match &mut d.src {
+            Source::Fifo { q, .. } => q[tin.index()].pop_front(),
+            Source::Fq(fq) => {
+                cx.dropped.clear();
+                let mut cx = cx.qctx();
+                let p = fq.dequeue(tin, &mut cx, now);
+                if p.is_some() {
+                    d.frames += 1;
+                }
+                p
+            }
+        };
+        let est_us = match pkt {
+            Some(p) if d.aql_on || matches!(d.src, Source::Fq(_)) => {
+                let station = if node == 0 { tin.station().0 as usize } else { node as usize - 1 };
+                let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(p).ip_len);
+                let est = tx_time_est(est_airtime_us(ht.tx[station], bytes));
+                d.aql.on_queued(tin.station(), tin.ac(), est);
+                est
+            }
+            _ => 0,
+        };
+        if !cx.dropped.is_empty() {
+            cx.account_dropped(m.dev(node), acct(node), None);
+        }
+        let d = &mut self.drivers[node as usize];
+        pkt.map(|pkt| {
+            let sn = d.next_sn[tin.index()];
+            d.next_sn[tin.index()] = sn.wrapping_add(1);
+            Mpdu { pkt, attempts: 0, delivered: false, est_us, sn }
+        })
+    }
+
+    /// Build one aggregate for `tin` into the hardware queue of `node`, as large as the limits
+    /// allow (64 MPDUs, 65 535 B, the aggregate duration cap; with AQL, until the station's
+    /// limit is reached). An MPDU that does not fit goes back to the head of the tin.
+    fn build(&mut self, m: &mut Medium, node: u32, tin: TinId, cx: &mut Ctx) {
+        let n = node as usize;
+        let station = if node == 0 { tin.station().0 as u32 } else { node - 1 };
+        let (tx, band, limits) = {
+            let ht = &*self;
+            let mut limits = ht.limits;
+            // An AC with a TXOP limit (VI 3.008 ms, VO 1.504 ms) keeps its PPDUs within it.
+            let txop = ht.edca[tin.ac().index()].txop_limit;
+            if txop > Nanos::ZERO {
+                limits.max_duration = limits.max_duration.min(txop);
+            }
+            (ht.tx[station as usize], ht.band, limits)
+        };
+        let now = cx.now;
+        let n_st = self.n_stations;
+        let link = if node == 0 { station as usize } else { n_st + station as usize };
+        let (tx, rate_idx) = match self.rc[link].as_mut() {
+            Some(r) => {
+                let i = r.ctl.rate_for_attempt(now, 1);
+                (HtTxVector::new(r.table[i as usize], tx.width, tx.gi), i)
+            }
+            None => (tx, 0),
+        };
+        let ac = tin.ac().index();
+        let slot = {
+            let d = &mut self.drivers[n];
+            let q = &mut d.hw[ac];
+            let slot = (q.head + q.len) % HW_QUEUE_AGGS;
+            let agg = &mut q.aggs[slot];
+            agg.mpdus.clear();
+            agg.tin = tin;
+            agg.station = station;
+            agg.ok = 0;
+            agg.tx = tx;
+            agg.rate_idx = rate_idx;
+            slot
+        };
+        let mut padded = 0u32;
+        let mut psdu = 0u32;
+        let mut count = 0u32;
+        while count < limits.max_mpdus {
+            let Some(mp) = self.take(m, node, tin, cx) else { break };
+            let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            let with = padded + ht::MPDU_DELIMITER_BYTES + mpdu;
+            let fits = count == 0
+                || (with <= limits.max_bytes && ht::txtime(band, tx, with) - band.signal_extension() <= limits.max_duration);
+            let d = &mut self.drivers[n];
+            if !fits {
+                d.held[tin.index()].push_front(mp);
+                break;
+            }
+            d.hw[ac].aggs[slot].mpdus.push(mp);
+            padded += ht::ampdu_subframe_bytes(mpdu);
+            psdu = with;
+            count += 1;
+            if d.aql_on && !d.aql.can_queue(tin.station(), tin.ac()) {
+                break;
+            }
+        }
+        let d = &mut self.drivers[n];
+        debug_assert!(count > 0, "the scheduler picked a tin without frames");
+        if count == 0 {
+            return;
+        }
+        // A lone MPDU goes without the A-MPDU delimiter and is answered by a normal ACK.
+        if count == 1 {
+            psdu -= ht::MPDU_DELIMITER_BYTES;
+        }
+        let agg = &mut d.hw[ac].aggs[slot];
+        agg.psdu = psdu;
+        agg.txtime = ht::txtime(band, tx, psdu);
+        d.hw[ac].len += 1;
+        if d.hw[ac].len == 1 {
+            self.head_to_mac(m, node, ac, cx);
+        }
+    }
+
+    /// The head of the hardware queue becomes the frame the node contends with, with the EDCA
+    /// parameters of its AC.
+    pub fn load_head(&self, m: &mut Medium, node: u32, ac: usize) {
+        let c = contender(node, ac) as usize;
+        let agg = self.drivers[node as usize].head(ac);
+        let (first, station) = (agg.mpdus[0].pkt, agg.station);
+        let dn = &mut m.dcf.nodes[c];
+        dn.frame = Some(first);
+        dn.frame_station = station;
+        dn.attempts = 0;
+        dn.delivered = false;
+    }
+
+    /// An aggregate entered an empty hardware queue: it contends from now.
+    fn head_to_mac(&self, m: &mut Medium, node: u32, ac: usize, cx: &mut Ctx) {
+        self.load_head(m, node, ac);
+        if let Some((t, gen)) = m.dcf.frame_arrived(contender(node, ac) as usize, cx.now) {
+            cx.schedule(t, Event::Access { gen });
+        }
+    }
+
+}

@@ -1,0 +1,219 @@
+//! Interframe spaces after a busy period, in one place for both exchanges: DIFS or AIFS, EIFS
+//! after a frame a node could not decode, ACKTimeout after a node's own failed frame
+//! (IEEE 802.11-2016 10.3.2.3 and 10.3.7, 10.22.2.4 for EDCA; reference/phy80211-bluetooth.md
+//! 1.6 and 10).
+//!
+//! Every node resumes counting its backoff at `ifs_end`, which the rules below set when the
+//! medium turns idle at `te`:
+//! - bystanders: `te + AIFS` after a decoded exchange, `te + EIFS` after a collision;
+//! - colliders: their own frame's end + ACKTimeout, then AIFS; under the `eifs` convention never
+//!   before the bystanders' EIFS;
+//! - a lone frame that was not decoded: its receiver `te + EIFS`, its sender its frame's end +
+//!   ACKTimeout + AIFS;
+//! - a lost (Block)Ack: the sender `te + EIFS` of the response.
+//!
+//! EIFS is written as an extra over the node's own AIFS (DIFS under DCF): SIFS + the estimated
+//! ACK time of the frame that caused it, or the 802.11-1999 constant 364 µs (`eifs = "legacy"`).
+//! The frame a collision's EIFS is reckoned from differs by standard, as the two models were
+//! validated: 802.11b takes the frame that ended last (the one a receiver saw end), 802.11n the
+//! slowest MCS in the air.
+
+use crate::mac::dcf::Dcf;
+use crate::phy::dsss::{self, DsssRate, Preamble};
+use crate::phy::error::OfdmRate;
+use crate::phy::ht::{self, HtMcs};
+use crate::phy::ofdm;
+use crate::scenario::{CollisionDefer, EifsRule};
+use crate::time::Nanos;
+
+use super::medium::{AirTx, Outcome};
+
+/// The rate of a frame in the air, which the EIFS it causes depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxRate {
+    Dsss(DsssRate),
+    Ht(HtMcs),
+    Ofdm(OfdmRate),
+}
+
+/// The cell's IFS conventions.
+#[derive(Clone, Copy, Debug)]
+pub enum IfsRules {
+    /// 802.11b DCF.
+    Dsss { preamble: Preamble, eifs: EifsRule, defer: CollisionDefer },
+    /// 802.11n EDCA (EIFS as in 802.11-2016; colliders defer as under `CollisionDefer::Eifs`).
+    Ht { sifs: Nanos },
+}
+
+impl IfsRules {
+    /// EIFS beyond the node's AIFS after a frame at `rate` it could not decode.
+    pub fn eifs_extra(&self, rate: TxRate) -> Nanos {
+        match (*self, rate) {
+            (IfsRules::Dsss { eifs: EifsRule::Legacy, .. }, _) => dsss::EIFS_LEGACY - dsss::DIFS,
+            (IfsRules::Dsss { preamble, .. }, TxRate::Dsss(r)) => dsss::SIFS + dsss::estimated_ack_time(preamble, r),
+            (IfsRules::Ht { sifs }, TxRate::Ht(m)) => sifs + ht::estimated_ack_time(m),
+            (IfsRules::Ht { sifs }, TxRate::Ofdm(r)) => sifs + ofdm::estimated_ack_time(r),
+            (rules, rate) => unreachable!("{rate:?} in a cell with {rules:?}"),
+        }
+    }
+
+    fn defer(&self) -> CollisionDefer {
+        match self {
+            IfsRules::Dsss { defer, .. } => *defer,
+            IfsRules::Ht { .. } => CollisionDefer::Eifs,
+        }
+    }
+
+    /// The frame a collision's EIFS is reckoned from (see the module documentation).
+    fn collision_basis(&self, air: &[AirTx], beacon_in_air: bool) -> Option<TxRate> {
+        match self {
+            IfsRules::Dsss { .. } => {
+                let dsss_rate = |a: &AirTx| match a.rate {
+                    TxRate::Dsss(r) => r,
+                    _ => DsssRate::R1,
+                };
+                air.iter().max_by_key(|a| (a.end, dsss_rate(a))).map(|a| a.rate)
+            }
+            IfsRules::Ht { .. } => air
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !(*i == 0 && beacon_in_air))
+                .filter_map(|(_, a)| match a.rate {
+                    TxRate::Ht(m) => Some(m),
+                    _ => None,
+                })
+                .min()
+                .map(TxRate::Ht),
+        }
+    }
+
+    /// Set every contender's `ifs_end` for the busy period that ends at `te`. `air` lists the
+    /// frames of the period (a beacon first, flagged in the DCF's medium), `outcome` what became
+    /// of a lone frame, `response` the rate of its (Block)Ack, and `receiver` the contenders of
+    /// the lone frame's receiver.
+    #[allow(clippy::too_many_arguments)]
+    pub fn after_busy(
+        &self,
+        dcf: &mut Dcf,
+        air: &[AirTx],
+        outcome: Outcome,
+        response: Option<TxRate>,
+        receiver: std::ops::Range<usize>,
+        te: Nanos,
+    ) {
+        let ack_timeout = dcf.params.ack_timeout;
+        let beacon_in_air = dcf.medium.beacon_in_air;
+        let collided = air.len() > 1;
+        let bystander_extra = if collided {
+            self.collision_basis(air, beacon_in_air).map_or(Nanos::ZERO, |r| self.eifs_extra(r))
+        } else {
+            Nanos::ZERO
+        };
+        for n in 0..dcf.nodes.len() {
+            let aifs = dcf.nodes[n].aifs;
+            dcf.set_ifs_end(n, te + bystander_extra + aifs);
+        }
+        match outcome {
+            Outcome::Collision => {
+                for (i, a) in air.iter().enumerate() {
+                    // A beacon expects no ACK.
+                    let is_beacon = i == 0 && beacon_in_air;
+                    let own = if is_beacon { a.end } else { a.end + ack_timeout };
+                    let aifs = dcf.nodes[a.node as usize].aifs;
+                    let after_ack_timeout = own.max(te) + aifs;
+                    let t = match self.defer() {
+                        CollisionDefer::AckTimeout => after_ack_timeout,
+                        CollisionDefer::Eifs => after_ack_timeout.max(te + bystander_extra + aifs),
+                    };
+                    dcf.set_ifs_end(a.node as usize, t);
+                }
+            }
+            Outcome::DataLost => {
+                // The receiver saw a frame it could not decode; others are assumed to have
+                // decoded it. The sender waits for its ACKTimeout.
+                let a = air[0];
+                let extra = self.eifs_extra(a.rate);
+                for r in receiver {
+                    let r_aifs = dcf.nodes[r].aifs;
+                    dcf.set_ifs_end(r, te + extra + r_aifs);
+                }
+                let aifs = dcf.nodes[a.node as usize].aifs;
+                dcf.set_ifs_end(a.node as usize, a.end + ack_timeout + aifs);
+            }
+            Outcome::AckLost => {
+                let a = air[0];
+                let resp = response.expect("a lost response has a rate");
+                let aifs = dcf.nodes[a.node as usize].aifs;
+                dcf.set_ifs_end(a.node as usize, te + self.eifs_extra(resp) + aifs);
+            }
+            Outcome::Success => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mac::dcf::DcfParams;
+
+    fn dcf(n: usize) -> Dcf {
+        let p = DcfParams {
+            slot: dsss::SLOT,
+            sifs: dsss::SIFS,
+            difs: dsss::DIFS,
+            pifs: dsss::PIFS,
+            ack_timeout: dsss::ACK_TIMEOUT,
+            cw_min: 31,
+            cw_max: 1023,
+            retry_limit: 7,
+        };
+        Dcf::new(n, p, 1)
+    }
+
+    const RULES: IfsRules = IfsRules::Dsss { preamble: Preamble::Long, eifs: EifsRule::Estimated, defer: CollisionDefer::Eifs };
+
+    #[test]
+    fn after_a_decoded_exchange_everyone_waits_difs() {
+        let mut d = dcf(3);
+        let te = Nanos::from_us(1000);
+        let air = [AirTx { node: 1, end: Nanos::from_us(800), rate: TxRate::Dsss(DsssRate::R11) }];
+        RULES.after_busy(&mut d, &air, Outcome::Success, None, 0..1, te);
+        assert!(d.nodes.iter().all(|n| n.ifs_end == te + dsss::DIFS));
+    }
+
+    #[test]
+    fn a_lost_frame_gives_its_receiver_eifs_and_its_sender_ack_timeout() {
+        let mut d = dcf(3);
+        let end = Nanos::from_us(800);
+        let air = [AirTx { node: 2, end, rate: TxRate::Dsss(DsssRate::R11) }];
+        RULES.after_busy(&mut d, &air, Outcome::DataLost, None, 0..1, end);
+        // EIFS = SIFS + the estimated ACK time of an 11 Mb/s frame + DIFS.
+        let eifs = dsss::SIFS + dsss::estimated_ack_time(Preamble::Long, DsssRate::R11) + dsss::DIFS;
+        assert_eq!(d.nodes[0].ifs_end, end + eifs);
+        assert_eq!(d.nodes[2].ifs_end, end + dsss::ACK_TIMEOUT + dsss::DIFS);
+        assert_eq!(d.nodes[1].ifs_end, end + dsss::DIFS, "a bystander decoded it");
+    }
+
+    #[test]
+    fn colliders_wait_for_their_ack_timeout_and_at_least_eifs() {
+        let mut d = dcf(3);
+        let short = AirTx { node: 1, end: Nanos::from_us(300), rate: TxRate::Dsss(DsssRate::R11) };
+        let long = AirTx { node: 2, end: Nanos::from_us(1300), rate: TxRate::Dsss(DsssRate::R2) };
+        let te = long.end;
+        RULES.after_busy(&mut d, &[short, long], Outcome::Collision, None, 0..0, te);
+        let eifs = dsss::SIFS + dsss::estimated_ack_time(Preamble::Long, DsssRate::R2) + dsss::DIFS;
+        assert_eq!(d.nodes[0].ifs_end, te + eifs, "EIFS from the frame that ended last");
+        assert_eq!(d.nodes[1].ifs_end, te + eifs, "the short collider's ACKTimeout is over, EIFS holds it");
+        assert_eq!(d.nodes[2].ifs_end, (te + dsss::ACK_TIMEOUT + dsss::DIFS).max(te + eifs));
+        let ns3 = IfsRules::Dsss { preamble: Preamble::Long, eifs: EifsRule::Estimated, defer: CollisionDefer::AckTimeout };
+        let mut d = dcf(3);
+        ns3.after_busy(&mut d, &[short, long], Outcome::Collision, None, 0..0, te);
+        assert_eq!(d.nodes[1].ifs_end, te + dsss::DIFS, "ns-3: ACKTimeout after its own frame, then DIFS");
+    }
+
+    #[test]
+    fn the_legacy_eifs_is_the_1999_constant() {
+        let r = IfsRules::Dsss { preamble: Preamble::Short, eifs: EifsRule::Legacy, defer: CollisionDefer::Eifs };
+        assert_eq!(r.eifs_extra(TxRate::Dsss(DsssRate::R11)) + dsss::DIFS, Nanos::from_us(364));
+    }
+}

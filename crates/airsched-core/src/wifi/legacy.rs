@@ -1,0 +1,269 @@
+//! The 802.11b frame exchange under DCF: one data frame, SIFS, its ACK (IEEE 802.11-2016
+//! 10.3.2.6), at the rate the link's rate controller picks per attempt, with the frame and ACK
+//! errors of the station's channel (docs/model-80211b-dcf.md, docs/model-radio.md).
+//!
+//! A node's MAC holds one frame (its hardware queue of one): it pulls the next from the qdisc
+//! whenever it holds none.
+
+use rand::Rng;
+
+use crate::ctx::{Ctx, DropCause};
+use crate::engine::Event;
+use crate::mac::rate::RateCtl;
+use crate::packet::PacketId;
+use crate::phy::dsss::{self, DsssRate, Preamble};
+use crate::phy::error::ErrMode;
+use crate::radio::Dir;
+use crate::time::Nanos;
+
+use super::ifs::TxRate;
+use super::medium::{AirTx, Medium, Outcome, Report};
+use super::{acct, Node};
+
+pub struct Legacy {
+    pub preamble: Preamble,
+    pub lowest_basic: DsssRate,
+    /// ACK airtime and rate answering a data frame at each DSSS rate (index `DsssRate as usize`).
+    pub ack_by_rate: [Nanos; 4],
+    pub ack_rate: [DsssRate; 4],
+    /// Rate controllers: `s` for the AP's link to station s, `n + s` for station s's own.
+    pub rate_ctl: Vec<RateCtl>,
+    pub n_stations: usize,
+}
+
+/// Airtime of one exchange of a 1200-byte reference frame at `rate` (rate control's yardstick,
+/// as Minstrel's): DIFS, the mean CWmin backoff, the data PPDU, SIFS and the ACK.
+pub fn reference_airtime(preamble: Preamble, rate: DsssRate, ack: Nanos) -> Nanos {
+    let data = dsss::txtime(preamble, rate, 1200 + dsss::DATA_OVERHEAD_BYTES);
+    dsss::DIFS + Nanos(dsss::SLOT.0 * 31 / 2) + data + dsss::SIFS + ack
+}
+
+impl Legacy {
+    /// Index into `rate_ctl` of the link node `node` is sending on to/from station `s`.
+    #[inline]
+    fn link(&self, node: u32, s: u32) -> usize {
+        if node == 0 { s as usize } else { self.n_stations + s as usize }
+    }
+
+    /// Give WiFi node `node` its next frame if its MAC is free. Returns whether it looked at
+    /// its queue (the device's sources may then top it up).
+    pub fn pull(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx, dequeue: impl FnOnce(&mut Ctx) -> Option<PacketId>) -> bool {
+        let n = node as usize;
+        if m.dcf.nodes[n].frame.is_some() || m.dcf.nodes[n].in_exchange {
+            return false;
+        }
+        let Some(pkt) = dequeue(cx) else { return true };
+        let f = cx.pkts.get(pkt).flow as usize;
+        let station = cx.station_of(acct(node), f).expect("wifi frames have a station");
+        let dn = &mut m.dcf.nodes[n];
+        dn.frame = Some(pkt);
+        dn.frame_station = station;
+        dn.attempts = 0;
+        dn.delivered = false;
+        if let Some((t, gen)) = m.dcf.frame_arrived(n, cx.now) {
+            cx.schedule(t, Event::Access { gen });
+        }
+        true
+    }
+
+    /// The medium turns busy: the beacon and every transmitter's data frame go on the air.
+    pub fn on_access(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let ta = cx.now;
+        let mut busy_end = ta;
+        if m.dcf.medium.beacon_in_air {
+            let rate = self.lowest_basic;
+            let d = dsss::txtime(self.preamble, rate, m.beacon_bytes);
+            busy_end = m.put_beacon(cx, ta, d, TxRate::Dsss(rate));
+        }
+        for i in 0..m.dcf.medium.transmitters.len() {
+            let node = m.dcf.medium.transmitters[i];
+            let s = m.dcf.nodes[node as usize].frame_station;
+            let link = self.link(node, s);
+            let dn = &mut m.dcf.nodes[node as usize];
+            dn.attempts += 1;
+            let attempt = dn.attempts;
+            let pkt = dn.frame.expect("transmitter holds a frame");
+            let ri = self.rate_ctl[link].rate_for_attempt(ta, attempt) as usize;
+            let rate = DsssRate::ALL[ri];
+            let psdu = cx.pkts.get(pkt).ip_len + dsss::DATA_OVERHEAD_BYTES;
+            let d = dsss::txtime(self.preamble, rate, psdu);
+            let c = &mut cx.counters;
+            let nc = &mut c.nodes[node as usize];
+            nc.airtime_ns += d.0;
+            nc.tx_attempts += 1;
+            let sc = &mut c.stations[s as usize];
+            sc.airtime_ns += d.0;
+            sc.air_dir_ns[(node != 0) as usize] += d.0;
+            sc.tx_attempts += 1;
+            sc.attempts_by_rate[(node != 0) as usize][ri] += 1;
+            c.frames += 1;
+            m.air.push(AirTx { node, end: ta + d, rate: TxRate::Dsss(rate) });
+            busy_end = busy_end.max(ta + d);
+        }
+        m.outcome = if m.air.len() > 1 || m.dcf.medium.beacon_in_air {
+            Outcome::Collision
+        } else {
+            self.draw_outcome(m, cx, ta)
+        };
+        match m.outcome {
+            Outcome::Success | Outcome::AckLost => {
+                let a = m.air[0];
+                let s = m.dcf.nodes[a.node as usize].frame_station as usize;
+                let ack = self.ack_by_rate[dsss_rate(a) as usize];
+                // The ACK is sent by the receiver: the AP for uplink, the station for downlink.
+                let acker = if a.node == 0 { s + 1 } else { 0 };
+                let c = &mut cx.counters;
+                c.nodes[acker].airtime_ns += ack.0;
+                c.stations[s].airtime_ns += ack.0;
+                c.stations[s].air_dir_ns[(a.node != 0) as usize] += ack.0;
+                if m.outcome == Outcome::AckLost {
+                    c.stations[s].ack_errors += 1;
+                }
+                cx.schedule(busy_end, Event::TxEnd);
+                busy_end = busy_end + dsss::SIFS + ack;
+            }
+            Outcome::DataLost => {
+                let s = m.dcf.nodes[m.air[0].node as usize].frame_station as usize;
+                cx.counters.stations[s].data_errors += 1;
+            }
+            Outcome::Collision if m.air.len() > 1 => m.count_collisions(cx),
+            Outcome::Collision => {}
+        }
+        cx.counters.medium_busy_ns += (busy_end - ta).0;
+        cx.schedule(busy_end, Event::ExchangeEnd);
+    }
+
+    /// A lone data frame on the air: does its receiver decode it, and its sender the ACK? Draws
+    /// one uniform for the data and, when it gets through, one for the ACK, from the sender's
+    /// stream; a station without radio conditions has a perfect channel (no draw). Queues the
+    /// SNR report the AP's monitor takes of a frame it decodes from the station.
+    fn draw_outcome(&mut self, m: &mut Medium, cx: &Ctx, ta: Nanos) -> Outcome {
+        let a = m.air[0];
+        let rate = dsss_rate(a);
+        let s = m.dcf.nodes[a.node as usize].frame_station;
+        let r = &mut m.radio;
+        let Some(ch) = r.channels[s as usize].as_mut() else {
+            return Outcome::Success;
+        };
+        let (data_dir, ack_dir) = if a.node == 0 { (Dir::Down, Dir::Up) } else { (Dir::Up, Dir::Down) };
+        let pkt = m.dcf.nodes[a.node as usize].frame.expect("transmitter holds a frame");
+        let psdu = cx.pkts.get(pkt).ip_len + dsss::DATA_OVERHEAD_BYTES;
+        let snr = ch.snr_cdb(ta, data_dir);
+        let p = r.errors.success(ErrMode::Dsss(rate), self.preamble, snr, psdu);
+        let rng = &mut r.err_rng[a.node as usize];
+        if rng.random::<f64>() >= p {
+            return Outcome::DataLost;
+        }
+        if data_dir == Dir::Up {
+            r.report = Some(Report { station: s, snr_cdb: snr });
+        }
+        let ack_snr = ch.snr_cdb(a.end + dsss::SIFS, ack_dir);
+        let ack_rate = self.ack_rate[rate as usize];
+        let p_ack = r.errors.success(ErrMode::Dsss(ack_rate), self.preamble, ack_snr, dsss::ACK_BYTES);
+        if rng.random::<f64>() >= p_ack {
+            return Outcome::AckLost;
+        }
+        if ack_dir == Dir::Up {
+            r.report = Some(Report { station: s, snr_cdb: ack_snr });
+        }
+        Outcome::Success
+    }
+
+    /// End of a decoded data PPDU: the receiver has the frame. A retransmission of a frame the
+    /// receiver already has (its ACK was lost) is discarded there as a duplicate.
+    pub fn on_tx_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let node = m.air[0].node as usize;
+        let pkt = m.dcf.nodes[node].frame.expect("decoded transmitter holds its frame");
+        let station = m.dcf.nodes[node].frame_station;
+        let to = if node == 0 { Node::Station(station) } else { Node::Ap };
+        let duplicate = m.dcf.nodes[node].delivered;
+        if m.outcome == Outcome::Success {
+            m.dcf.on_success(node);
+        }
+        if duplicate {
+            if m.outcome == Outcome::Success {
+                cx.pkts.free(pkt);
+            }
+            return;
+        }
+        cx.counters.stations[station as usize].tx_frames += 1;
+        if m.outcome == Outcome::Success {
+            cx.deliver(to, pkt);
+        } else {
+            // ACK lost: the receiver passes a copy up; the sender keeps the frame to retry.
+            let copy = *cx.pkts.get(pkt);
+            let c = cx.pkts.alloc(copy);
+            m.dcf.nodes[node].delivered = true;
+            cx.deliver(to, c);
+        }
+    }
+
+    /// The busy period ends: interframe spaces, the monitor's report, rate control learns
+    /// every attempt's fate, and failed transmitters retry or drop.
+    pub fn on_exchange_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let te = cx.now;
+        let (response, receiver) = match m.air.first() {
+            Some(&a) if m.air.len() == 1 && !m.dcf.medium.beacon_in_air => {
+                let s = m.dcf.nodes[a.node as usize].frame_station as usize;
+                let receiver = if a.node == 0 { s + 1 } else { 0 };
+                (Some(TxRate::Dsss(self.ack_rate[dsss_rate(a) as usize])), receiver..receiver + 1)
+            }
+            _ => (None, 0..0),
+        };
+        m.ifs.after_busy(&mut m.dcf, &m.air, m.outcome, response, receiver, te);
+        m.radio.deliver_report(cx);
+        let acked = m.outcome == Outcome::Success;
+        for i in 0..m.air.len() {
+            let a = m.air[i];
+            if i == 0 && m.dcf.medium.beacon_in_air {
+                continue;
+            }
+            let rate = dsss_rate(a);
+            let node = a.node as usize;
+            let station = m.dcf.nodes[node].frame_station;
+            let link = self.link(a.node, station);
+            let ctl = &mut self.rate_ctl[link];
+            ctl.on_attempt(te, rate as u8, acked);
+            if acked {
+                cx.counters.stations[station as usize].acked_by_rate[(node != 0) as usize][rate as usize] += 1;
+                ctl.on_frame_end(te, true);
+                continue;
+            }
+            let delivered = m.dcf.nodes[node].delivered;
+            match m.dcf.on_failure(node) {
+                Some(pkt) => {
+                    self.rate_ctl[link].on_frame_end(te, false);
+                    if delivered {
+                        // The receiver has it; only the sender gives up.
+                        cx.pkts.free(pkt);
+                    } else {
+                        cx.drop_packet(pkt, acct(a.node), DropCause::Retry);
+                    }
+                }
+                None => cx.counters.stations[station as usize].retries += 1,
+            }
+        }
+    }
+
+    /// The frames the MACs hold, for the conservation check: `count` for each one in flight;
+    /// returns how many are senders' copies of frames the receiver already has.
+    pub fn for_each_held(&self, m: &Medium, mut count: impl FnMut(PacketId)) -> u64 {
+        let mut copies = 0;
+        for node in &m.dcf.nodes {
+            match node.frame {
+                Some(_) if node.delivered => copies += 1,
+                Some(p) => count(p),
+                None => {}
+            }
+        }
+        copies
+    }
+}
+
+#[inline]
+fn dsss_rate(a: AirTx) -> DsssRate {
+    match a.rate {
+        TxRate::Dsss(r) => r,
+        other => unreachable!("an 802.11b frame at {other:?}"),
+    }
+}

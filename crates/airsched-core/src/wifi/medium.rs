@@ -1,0 +1,123 @@
+//! The one wireless medium every MAC of the cell shares: the frames in the air during the
+//! current busy period and what became of them, and the radio side of reception (each
+//! station's channel, the error model, the per-transmitter error draws, and the SNR reports
+//! the AP's channel monitor takes).
+
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::ctx::Ctx;
+use crate::mac::dcf::Dcf;
+use crate::monitor::Monitor;
+use crate::net::DevId;
+use crate::phy::error::ErrorModel;
+use crate::radio::Channel;
+use crate::time::Nanos;
+
+use super::ifs::{IfsRules, TxRate};
+
+/// A frame in the air in the current busy period.
+#[derive(Clone, Copy, Debug)]
+pub struct AirTx {
+    /// The contender that sent it (the WiFi node under DCF; node × 4 + AC under EDCA).
+    pub node: u32,
+    pub end: Nanos,
+    pub rate: TxRate,
+}
+
+/// What became of the busy period's single data frame (or why there was none alone).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Data decoded and its (Block)Ack decoded.
+    Success,
+    /// Data decoded (the receiver has it) but the (Block)Ack was lost: the sender retries.
+    AckLost,
+    /// The data frame was not decoded: no (Block)Ack.
+    DataLost,
+    /// Two or more frames overlapped (or a beacon alone: nothing to acknowledge).
+    Collision,
+}
+
+/// An SNR report the AP's channel monitor takes when the exchange ends.
+#[derive(Clone, Copy, Debug)]
+pub struct Report {
+    pub station: u32,
+    pub snr_cdb: i32,
+}
+
+/// Radio conditions and reception.
+pub struct Radio {
+    /// Per station: its radio channel (None: perfect, no frame errors).
+    pub channels: Vec<Option<Channel>>,
+    pub errors: ErrorModel,
+    /// Per WiFi node: frame and ACK error draws.
+    pub err_rng: Vec<Xoshiro256PlusPlus>,
+    /// The AP's channel monitor (when any station has radio conditions).
+    pub monitor: Option<Monitor>,
+    pub report: Option<Report>,
+    /// Per station: the flows it is the destination of (their `chan` follows its estimate).
+    pub flows_to: Vec<Vec<u32>>,
+}
+
+impl Radio {
+    /// The exchange's SNR report, if any, reaches the AP's channel monitor.
+    pub fn deliver_report(&mut self, cx: &mut Ctx) {
+        if let Some(r) = self.report.take() {
+            if let Some(m) = self.monitor.as_mut() {
+                m.report(r.station as usize, r.snr_cdb);
+                self.refresh_chan(r.station as usize, &mut cx.chan);
+            }
+        }
+    }
+
+    /// Hand the monitor's estimate for station `s` to the qdiscs (`QCtx::chan`).
+    pub fn refresh_chan(&self, s: usize, chan: &mut [u32]) {
+        let Some(m) = &self.monitor else { return };
+        let rel = m.rel(s);
+        for &f in &self.flows_to[s] {
+            chan[f as usize] = rel;
+        }
+    }
+}
+
+/// The shared medium: channel access, the frames of the busy period, reception.
+pub struct Medium {
+    pub dcf: Dcf,
+    pub air: Vec<AirTx>,
+    /// Outcome of the current busy period.
+    pub outcome: Outcome,
+    pub radio: Radio,
+    pub ifs: IfsRules,
+    pub beacon_bytes: u32,
+    /// Per WiFi node: its WiFi device.
+    pub devs: Vec<DevId>,
+}
+
+impl Medium {
+    /// The WiFi device of node `node`.
+    #[inline]
+    pub fn dev(&self, node: u32) -> DevId {
+        self.devs[node as usize]
+    }
+
+    /// Count a beacon at the head of the busy period starting at `ta`; returns its end.
+    pub fn put_beacon(&mut self, cx: &mut Ctx, ta: Nanos, d: Nanos, rate: TxRate) -> Nanos {
+        let nc = &mut cx.counters.nodes[0];
+        nc.airtime_ns += d.0;
+        nc.tx_attempts += 1;
+        nc.beacons += 1;
+        cx.counters.frames += 1;
+        self.air.push(AirTx { node: 0, end: ta + d, rate });
+        ta + d
+    }
+
+    /// Count a collision against the station of every data frame in the air (not the beacon).
+    pub fn count_collisions(&self, cx: &mut Ctx) {
+        let beacon = self.dcf.medium.beacon_in_air;
+        for (i, a) in self.air.iter().enumerate() {
+            if i > 0 || !beacon {
+                let s = self.dcf.nodes[a.node as usize].frame_station as usize;
+                cx.counters.stations[s].collisions += 1;
+            }
+        }
+    }
+}

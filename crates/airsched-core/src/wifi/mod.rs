@@ -1,0 +1,132 @@
+//! The WiFi side of the cell: one shared medium ([`medium`]) with its channel access (DCF, and
+//! EDCA as four DCF contenders per node), the interframe-space rules in one place ([`ifs`]),
+//! and one MAC for the whole cell, chosen when the cell is built: the 802.11b DATA + ACK
+//! exchange ([`legacy`]) or the 802.11n A-MPDU + BlockAck exchange with its driver queues
+//! ([`ht`]).
+//!
+//! The simulator drives a busy period in this order: [`Wifi::on_access`] (the medium turns busy;
+//! frames go on the air, their fates are drawn), [`Wifi::on_tx_end`] (the receiver gets a
+//! decoded frame), [`Wifi::on_exchange_end`] (IFS, TX status, retries and drops), the
+//! deliveries these filed, then [`Wifi::end_busy`] (the next access is planned) and a pull by
+//! every transmitter.
+
+pub mod ht;
+pub mod ifs;
+pub mod legacy;
+pub mod medium;
+
+use crate::ctx::Ctx;
+use crate::engine::Event;
+use crate::packet::PacketId;
+pub use crate::net::{Acct, Node};
+
+pub use ifs::{IfsRules, TxRate};
+pub use medium::{AirTx, Medium, Outcome, Radio, Report};
+
+/// The MAC of every node of the cell.
+pub enum Mac {
+    Legacy(Box<legacy::Legacy>),
+    Ht(Box<ht::Ht>),
+}
+
+pub struct Wifi {
+    pub m: Medium,
+    pub mac: Mac,
+}
+
+/// How drops at WiFi node `node`'s device are accounted (the AP's to the destination station).
+#[inline]
+pub fn acct(node: u32) -> Acct {
+    if node == 0 { Acct::Downlink } else { Acct::Station(node - 1) }
+}
+
+impl Wifi {
+    /// Let WiFi node `node` take frames from its qdisc (`dequeue`) while its MAC has room.
+    /// Returns whether it looked at the queue (its sources may then top it up).
+    #[inline]
+    pub fn pull(&mut self, node: u32, cx: &mut Ctx, dequeue: impl FnMut(&mut Ctx) -> Option<PacketId>) -> bool {
+        match &mut self.mac {
+            Mac::Legacy(l) => l.pull(&mut self.m, node, cx, dequeue),
+            Mac::Ht(h) => h.pull(&mut self.m, node, cx, dequeue),
+        }
+    }
+
+    /// A planned channel access fires (stale ones, superseded by a later plan, are ignored).
+    pub fn on_access(&mut self, gen: u64, cx: &mut Ctx) {
+        if !self.m.dcf.begin_access(cx.now, gen) {
+            return;
+        }
+        self.m.air.clear();
+        match &mut self.mac {
+            Mac::Legacy(l) => l.on_access(&mut self.m, cx),
+            Mac::Ht(h) => h.on_access(&mut self.m, cx),
+        }
+    }
+
+    /// The end of a decoded data PPDU.
+    pub fn on_tx_end(&mut self, cx: &mut Ctx) {
+        match &mut self.mac {
+            Mac::Legacy(l) => l.on_tx_end(&mut self.m, cx),
+            Mac::Ht(h) => h.on_tx_end(&mut self.m, cx),
+        }
+    }
+
+    /// The busy period ends: IFS, the monitor's report, every transmitter's TX status.
+    pub fn on_exchange_end(&mut self, cx: &mut Ctx) {
+        match &mut self.mac {
+            Mac::Legacy(l) => l.on_exchange_end(&mut self.m, cx),
+            Mac::Ht(h) => h.on_exchange_end(&mut self.m, cx),
+        }
+    }
+
+    /// The medium is idle again: plan the next access. Returns the transmitters of the period
+    /// that ended (a reused buffer: hand it back with [`Wifi::done`]); each pulls its next
+    /// frame.
+    pub fn end_busy(&mut self, cx: &mut Ctx) -> Vec<u32> {
+        if let Some((t, gen)) = self.m.dcf.end_busy(cx.now) {
+            cx.schedule(t, Event::Access { gen });
+        }
+        std::mem::take(&mut self.m.dcf.medium.transmitters)
+    }
+
+    /// The WiFi node a transmitter (contender) belongs to.
+    #[inline]
+    pub fn node_of(&self, contender: u32) -> u32 {
+        match self.mac {
+            Mac::Legacy(_) => contender,
+            Mac::Ht(_) => ht::node_ac(contender).0,
+        }
+    }
+
+    /// The busy period is over.
+    pub fn done(&mut self, transmitters: Vec<u32>) {
+        self.m.dcf.medium.transmitters = transmitters;
+        self.m.air.clear();
+        self.m.outcome = Outcome::Collision;
+    }
+
+    /// A target beacon transmission time: the AP's beacon waits PIFS, no backoff.
+    pub fn on_beacon(&mut self, cx: &mut Ctx) {
+        if let Some((t, gen)) = self.m.dcf.beacon_due(cx.now) {
+            cx.schedule(t, Event::Access { gen });
+        }
+    }
+
+    /// Every packet the MACs and drivers hold, for the conservation check: `count` for each one
+    /// in flight; returns how many are senders' copies of frames the receiver already has.
+    pub fn for_each_held(&self, count: impl FnMut(PacketId)) -> u64 {
+        match &self.mac {
+            Mac::Legacy(l) => l.for_each_held(&self.m, count),
+            Mac::Ht(h) => h.for_each_held(count),
+        }
+    }
+
+    /// 802.11n: airtime (µs) the AP's AQL counts as queued and not completed, and the frames
+    /// its driver holds; (0, 0) in an 802.11b cell.
+    pub fn mac_pending(&self) -> (u32, u32) {
+        match &self.mac {
+            Mac::Legacy(_) => (0, 0),
+            Mac::Ht(h) => (h.drivers[0].aql.total_pending(), h.drivers[0].frames),
+        }
+    }
+}
