@@ -2,6 +2,7 @@
 //! device's egress queueing ([`netdev`]), and the wired link ([`wire`]). The WiFi devices'
 //! MAC is in `wifi/`.
 
+mod build;
 pub mod netdev;
 pub mod topology;
 pub mod wire;

@@ -3,6 +3,7 @@
 //! sources; periodic pings and their responders; the receiving side) and the TCP glue
 //! ([`tcp`]).
 
+mod build;
 pub mod source;
 pub mod tcp;
 

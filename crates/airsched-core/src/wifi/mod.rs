@@ -10,6 +10,7 @@
 //! deliveries these filed, then [`Wifi::end_busy`] (the next access is planned) and a pull by
 //! every transmitter.
 
+mod build;
 pub mod ht;
 pub mod ifs;
 pub mod legacy;

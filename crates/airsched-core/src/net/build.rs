@@ -1,0 +1,41 @@
+//! Building the network of a scenario.
+
+use super::{Link, Net, Netdev, Node, Topology, Wire};
+use crate::scenario::{tc_trees, Scenario, Standard};
+
+/// The devices of every node, by name, with the qdisc trees of the nodes' tc scripts.
+impl Net {
+    /// The devices of every node of a scenario, by name, with the qdisc trees of the nodes'
+    /// tc scripts. Fails with the scripts' errors if one does not build.
+    pub fn from_scenario(scn: &Scenario) -> Result<Net, Vec<String>> {
+    let is_ht = scn.cell.standard == Standard::Dot11n;
+    let names: Vec<String> = scn.stations.iter().map(|s| s.name.clone()).collect();
+    let topo = Topology::new(&names);
+    let mut devs: Vec<Netdev> = topo
+        .devs
+        .iter()
+        .map(|d| {
+            let txqueuelen = match d.node {
+                Node::Ap => scn.ap.txqueuelen,
+                Node::Server => scn.server.txqueuelen,
+                Node::Station(i) => scn.stations[i as usize].node.txqueuelen,
+            };
+            let mut dev = Netdev::new(txqueuelen, d.link, d.acct);
+            // In an 802.11n cell a frame leaves the first hop when it leaves the driver.
+            dev.leaves_at_dequeue = !(is_ht && matches!(d.link, Link::Wifi(_)));
+            dev
+        })
+        .collect();
+    for node in tc_trees::nodes_with_scripts(scn) {
+        let (trees, errors, _) = tc_trees::build_node(&node, scn.run.seed);
+        if !errors.is_empty() {
+            return Err(errors.iter().map(|e| e.to_string()).collect());
+        }
+        for (index, root) in trees {
+            devs[index].qdisc = root;
+        }
+    }
+    Ok(Net { topo, devs, wire: Wire { rate_bps: scn.wired.rate_bps, delay: scn.wired.delay } })
+    }
+}
+

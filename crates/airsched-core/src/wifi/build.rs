@@ -1,0 +1,126 @@
+//! Building the cell of a scenario: the medium (channel access, radio conditions, the IFS
+//! rules) and the one MAC every node runs.
+
+use super::ht::Ht;
+use super::legacy::{reference_airtime, Legacy};
+use super::{IfsRules, Mac, Medium, Outcome, Radio, Wifi};
+use crate::engine::{stream, StreamKind};
+use crate::mac::dcf::{Dcf, DcfParams};
+use crate::mac::rate::{RateAlgo, RateCtl};
+use crate::monitor::{Monitor, MonitorConfig};
+use crate::net::{DevId, Node};
+use crate::phy::dsss::{self, DsssRate};
+use crate::phy::error::ErrorModel;
+use crate::radio::Channel;
+use crate::scenario::{RateControl, Scenario, Standard};
+use crate::time::Nanos;
+
+/// The medium (channel access, radio, IFS rules) and the cell's MAC.
+impl Wifi {
+    /// The cell of a scenario. `devs[node]` is WiFi node `node`'s device; `flow_dst[f]` the
+    /// node flow `f` goes to (the channel monitor's estimates follow the destination station).
+    pub fn from_scenario(scn: &Scenario, devs: Vec<DevId>, flow_dst: &[Node]) -> Wifi {
+    let is_ht = scn.cell.standard == Standard::Dot11n;
+    let n = scn.stations.len();
+    let cell = &scn.cell;
+    let seed = scn.run.seed;
+    let params = if is_ht {
+        Ht::dcf_params(scn)
+    } else {
+        DcfParams {
+            slot: dsss::SLOT,
+            sifs: dsss::SIFS,
+            difs: dsss::DIFS,
+            pifs: dsss::PIFS,
+            ack_timeout: dsss::ACK_TIMEOUT,
+            cw_min: cell.cw_min,
+            cw_max: cell.cw_max,
+            retry_limit: cell.retry_limit,
+        }
+    };
+    let channels: Vec<Option<Channel>> =
+        scn.stations.iter().enumerate().map(|(i, st)| st.channel.clone().map(|c| Channel::new(c, seed, i as u32))).collect();
+    let monitor = channels.iter().any(Option::is_some).then(|| {
+        let table = match &scn.monitor.calibration {
+            Some((_, t)) => t.clone(),
+            None => crate::monitor::builtin_calibration(),
+        };
+        let initial: Vec<i32> = scn
+            .stations
+            .iter()
+            .map(|st| match &st.channel {
+                Some(c) => c.mean_cdb(Nanos::ZERO) + c.up_offset_cdb,
+                None => i32::MAX / 2,
+            })
+            .collect();
+        let cfg = MonitorConfig { table, alpha: scn.monitor.alpha, noise_cdb: scn.monitor.noise_cdb };
+        Monitor::new(cfg, &initial, seed)
+    });
+    let mut flows_to = vec![Vec::new(); n];
+    for (fi, dst) in flow_dst.iter().enumerate() {
+        if let Node::Station(s) = *dst {
+            flows_to[s as usize].push(fi as u32);
+        }
+    }
+    let radio = Radio {
+        channels,
+        errors: ErrorModel::new(cell.preamble_detection_cdb),
+        err_rng: (0..=n).map(|i| stream(seed, StreamKind::FrameError, i as u64)).collect(),
+        monitor,
+        report: None,
+        flows_to,
+    };
+    // 802.11n: one EDCA function per node and access category (`ht::contender`).
+    let contenders = if is_ht { (n + 1) * crate::mac80211::NUM_ACS } else { n + 1 };
+    let ifs = if is_ht {
+        IfsRules::Ht { sifs: scn.cell.ht.as_ref().expect("802.11n").band.sifs() }
+    } else {
+        IfsRules::Dsss { preamble: cell.preamble, eifs: cell.eifs, defer: cell.collision_defer }
+    };
+    let mut m = Medium {
+        dcf: Dcf::new(contenders, params, seed),
+        air: Vec::with_capacity(n + 2),
+        outcome: Outcome::Collision,
+        radio,
+        ifs,
+        beacon_bytes: cell.beacon_bytes,
+        devs,
+    };
+    let mac = if is_ht {
+        let ht = Ht::new(scn, seed);
+        ht.init_edca(&mut m.dcf);
+        Mac::Ht(Box::new(ht))
+    } else {
+        Mac::Legacy(Box::new(build_legacy(scn)))
+    };
+    Wifi { m, mac }
+    }
+}
+
+/// The 802.11b MAC: preamble, ACK rates, and one rate controller per link and direction.
+fn build_legacy(scn: &Scenario) -> Legacy {
+    let cell = &scn.cell;
+    let preamble = cell.preamble;
+    let ack_rate = DsssRate::ALL.map(|r| dsss::control_response_rate(&cell.basic_rates, r));
+    let ack_by_rate = DsssRate::ALL.map(|r| dsss::ack_time(preamble, &cell.basic_rates, r));
+    let n = scn.stations.len();
+    let mut rate_ctl = Vec::with_capacity(2 * n);
+    for dir in 0..2u64 {
+        for (i, st) in scn.stations.iter().enumerate() {
+            let top = st.rate as usize;
+            let algo = match st.rate_control {
+                RateControl::Fixed => RateAlgo::Fixed(top as u8),
+                RateControl::Arf => RateAlgo::Arf,
+                RateControl::Aarf => RateAlgo::Aarf,
+                RateControl::Minstrel => RateAlgo::Minstrel,
+            };
+            let ref_air: Vec<Nanos> =
+                DsssRate::ALL[..=top].iter().map(|&r| reference_airtime(preamble, r, ack_by_rate[r as usize])).collect();
+            let node = if dir == 0 { 0 } else { i as u64 + 1 };
+            let rng = stream(scn.run.seed, StreamKind::RateControl, node * 65536 + i as u64);
+            let ctl = RateCtl::new(algo, &ref_air, cell.retry_limit, rng).expect("1 to 4 rates and a fixed index among them are always valid");
+            rate_ctl.push(ctl);
+        }
+    }
+    Legacy { preamble, lowest_basic: cell.basic_rates[0], ack_by_rate, ack_rate, rate_ctl, n_stations: n }
+}
