@@ -72,3 +72,7 @@ mod tests {
         assert!(t.0 - 5_000_000 <= 3600 * 1_000_000_000);
     }
 }
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod source_tests;

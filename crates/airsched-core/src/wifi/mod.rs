@@ -131,3 +131,6 @@ impl Wifi {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
