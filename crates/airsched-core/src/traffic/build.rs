@@ -1,7 +1,7 @@
 //! Building the traffic of a scenario.
 
 use super::source::{FlowState, Traffic};
-use super::tcp::TcpConn;
+use super::conn::TcpConn;
 use super::{SATURATE_BACKLOG, SATURATE_BACKLOG_HT};
 use crate::ctx::FlowBook;
 use crate::engine::{stream, StreamKind};

@@ -4,11 +4,12 @@
 //! ([`tcp`]).
 
 mod build;
+pub mod conn;
 pub mod source;
 pub mod tcp;
 
 pub use source::{FlowState, Traffic};
-pub use tcp::TcpConn;
+pub use conn::TcpConn;
 
 use crate::scenario::{FlowConfig, FlowRate};
 use crate::time::Nanos;

@@ -9,7 +9,7 @@
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::tcp::TcpConn;
+use super::conn::TcpConn;
 use super::{cbr_send_time, SATURATE_BACKLOG};
 use crate::ctx::Ctx;
 use crate::engine::Event;

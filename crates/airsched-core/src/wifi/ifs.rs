@@ -20,21 +20,12 @@
 
 use crate::mac::dcf::Dcf;
 use crate::phy::dsss::{self, DsssRate, Preamble};
-use crate::phy::error::OfdmRate;
-use crate::phy::ht::{self, HtMcs};
+use crate::phy::ht;
 use crate::phy::ofdm;
 use crate::scenario::{CollisionDefer, EifsRule};
 use crate::time::Nanos;
 
-use super::medium::{AirTx, Outcome};
-
-/// The rate of a frame in the air, which the EIFS it causes depends on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TxRate {
-    Dsss(DsssRate),
-    Ht(HtMcs),
-    Ofdm(OfdmRate),
-}
+use super::air::{AirTx, Outcome, TxRate};
 
 /// The cell's IFS conventions.
 #[derive(Clone, Copy, Debug)]

@@ -16,8 +16,8 @@ use crate::phy::error::ErrMode;
 use crate::radio::Dir;
 use crate::time::Nanos;
 
-use super::ifs::TxRate;
-use super::medium::{AirTx, Medium, Outcome, Report};
+use super::air::{AirTx, Outcome, TxRate};
+use super::medium::{Medium, Report};
 use super::{acct, Node};
 
 pub struct Legacy {

@@ -1,5 +1,6 @@
-//! The one wireless medium every MAC of the cell shares: the frames in the air during the
-//! current busy period and what became of them, and the radio side of reception (each
+//! The one wireless medium every MAC of the cell shares: channel access, the frames in the
+//! air during the current busy period and what became of them ([`super::air`]), the IFS rules,
+//! and the radio side of reception (each
 //! station's channel, the error model, the per-transmitter error draws, and the SNR reports
 //! the AP's channel monitor takes).
 
@@ -13,29 +14,8 @@ use crate::phy::error::ErrorModel;
 use crate::radio::Channel;
 use crate::time::Nanos;
 
-use super::ifs::{IfsRules, TxRate};
-
-/// A frame in the air in the current busy period.
-#[derive(Clone, Copy, Debug)]
-pub struct AirTx {
-    /// The contender that sent it (the WiFi node under DCF; node × 4 + AC under EDCA).
-    pub node: u32,
-    pub end: Nanos,
-    pub rate: TxRate,
-}
-
-/// What became of the busy period's single data frame (or why there was none alone).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Data decoded and its (Block)Ack decoded.
-    Success,
-    /// Data decoded (the receiver has it) but the (Block)Ack was lost: the sender retries.
-    AckLost,
-    /// The data frame was not decoded: no (Block)Ack.
-    DataLost,
-    /// Two or more frames overlapped (or a beacon alone: nothing to acknowledge).
-    Collision,
-}
+use super::air::{AirTx, Outcome, TxRate};
+use super::ifs::IfsRules;
 
 /// An SNR report the AP's channel monitor takes when the exchange ends.
 #[derive(Clone, Copy, Debug)]

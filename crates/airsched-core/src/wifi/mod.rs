@@ -10,6 +10,7 @@
 //! deliveries these filed, then [`Wifi::end_busy`] (the next access is planned) and a pull by
 //! every transmitter.
 
+pub mod air;
 mod build;
 pub mod ht;
 pub mod ifs;
@@ -21,8 +22,9 @@ use crate::engine::Event;
 use crate::packet::PacketId;
 pub use crate::net::{Acct, Node};
 
-pub use ifs::{IfsRules, TxRate};
-pub use medium::{AirTx, Medium, Outcome, Radio, Report};
+pub use air::{AirTx, Outcome, TxRate};
+pub use ifs::IfsRules;
+pub use medium::{Medium, Radio, Report};
 
 /// The MAC of every node of the cell.
 pub enum Mac {

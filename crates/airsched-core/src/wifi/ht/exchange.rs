@@ -16,8 +16,8 @@ use crate::time::Nanos;
 
 use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_EMPTY, RX_SKIP};
 use super::Ht;
-use crate::wifi::ifs::TxRate;
-use crate::wifi::medium::{AirTx, Medium, Outcome, Report};
+use crate::wifi::air::{AirTx, Outcome, TxRate};
+use crate::wifi::medium::{Medium, Report};
 use crate::wifi::{acct, Node};
 
 impl Ht {
