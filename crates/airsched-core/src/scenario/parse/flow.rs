@@ -44,8 +44,11 @@ pub(super) fn parse_flows(
     ctx: &mut Ctx<'_>,
     v: Option<&Value<'_>>,
     stations: &HashMap<String, usize>,
-    run_duration: Option<Nanos>,
+    run: Option<&RunDuration>,
 ) -> Vec<FlowConfig> {
+    let run_duration = run.map(|r| r.value);
+    // An overridden duration that a flow's time in the file exceeds is reported at the override.
+    let override_against = |ctx: &Ctx<'_>, v: &Value<'_>| run.and_then(|r| r.by_override.clone()).filter(|_| !ctx.is_override(&v.span()));
     let mut flows = Vec::new();
     let mut names: HashMap<String, Span> = HashMap::new();
     for (i, tbl, tspan) in array_of_tables(ctx, v, "flow") {
@@ -234,7 +237,10 @@ pub(super) fn parse_flows(
         let start_v = tbl.get("start");
         let start = start_v.map_or(Some(Nanos::ZERO), |v| time_value(ctx, v, &k("start"), "0s"));
         if let (Some(st), Some(d), Some(v)) = (start, run_duration, start_v) {
-            if st >= d {
+            if let (true, Some(span)) = (st >= d, override_against(ctx, v)) {
+                let flow = name.as_deref().unwrap_or(&path);
+                ctx.error(&span, "run.duration", format!("duration {d} ends before flow {flow} starts at {st}; it would never send"));
+            } else if st >= d {
                 ctx.error(
                     &v.span(),
                     &k("start"),
@@ -256,6 +262,11 @@ pub(super) fn parse_flows(
                 }
             }
             if let Some(d) = run_duration {
+                if let (true, Some(span)) = (t > d, override_against(ctx, v)) {
+                    let flow = name.as_deref().unwrap_or(&path);
+                    ctx.error(&span, "run.duration", format!("duration {d} ends before flow {flow} stops at {t}"));
+                    return None;
+                }
                 if t > d {
                     ctx.error(
                         &v.span(),

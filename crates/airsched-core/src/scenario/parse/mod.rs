@@ -32,6 +32,8 @@ use std::ops::Range;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
+pub use overrides::{toml_string, OVERRIDES_FILE};
+
 use super::{
     CellConfig, CollisionDefer, EifsRule, TcSource, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig,
     Scenario, Standard, StationConfig, WiredConfig, MAX_UDP_PAYLOAD, UDP_IP_OVERHEAD,
@@ -44,6 +46,7 @@ mod cell;
 mod flow;
 mod ht;
 mod node;
+mod overrides;
 mod radio;
 mod run;
 mod station;
@@ -110,9 +113,18 @@ impl std::error::Error for ScenarioErrors {}
 /// Returns every error of the file (syntax errors excepted: a TOML syntax error stops parsing
 /// and is reported alone).
 pub fn parse_scenario(text: &str, file: &str) -> Result<Scenario, ScenarioErrors> {
-    let mut ctx = Ctx::new(file, text);
-    let root = match DeTable::parse(text) {
-        Ok(root) => root,
+    parse_scenario_with(text, file, &[] as &[&str])
+}
+
+/// [`parse_scenario`] with overrides: each `KEY=VALUE` (e.g. `cell.retry_limit=4`,
+/// `station[sta2].rate=2Mbps`) replaces or adds one setting of the file before it is checked, so
+/// an override is validated exactly as the same value in the file would be. Errors in an override
+/// are reported in the file [`OVERRIDES_FILE`], on the line of its position in `overrides`
+/// (1-based); see `overrides.rs` for the syntax.
+pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S]) -> Result<Scenario, ScenarioErrors> {
+    let mut ctx = Ctx::new(file, text, overrides);
+    let mut root = match DeTable::parse(text) {
+        Ok(root) => root.into_inner(),
         Err(e) => {
             let span = e.span().unwrap_or(0..0);
             let mut msg = format!("TOML syntax error: {}", e.message());
@@ -132,7 +144,8 @@ pub fn parse_scenario(text: &str, file: &str) -> Result<Scenario, ScenarioErrors
             return Err(ScenarioErrors(ctx.errors));
         }
     };
-    let mut scenario = walk(&mut ctx, root.get_ref());
+    overrides::apply_all(&mut ctx, &mut root);
+    let mut scenario = walk(&mut ctx, &root);
     if ctx.errors.is_empty() {
         // The tc scripts are checked once the rest is valid (they need the devices and seed).
         let (errors, mut warnings) = super::tc_trees::check_all(&scenario);
@@ -155,7 +168,8 @@ pub fn parse_scenario(text: &str, file: &str) -> Result<Scenario, ScenarioErrors
         errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
         Err(ScenarioErrors(errors))
     } else {
-        ctx.errors.sort_by_key(|e| (e.line, e.column));
+        // The file's errors in order, then the overrides'.
+        ctx.errors.sort_by_key(|e| (e.file != file, e.line, e.column));
         Err(ScenarioErrors(ctx.errors))
     }
 }
@@ -218,28 +232,86 @@ const DEFAULT_WARMUP: Nanos = Nanos::from_secs(1);
 const DEFAULT_TXQUEUELEN: u32 = 1000;
 const MAX_TXQUEUELEN: u64 = 1_000_000;
 
+/// Spans index one space of byte offsets: the file's text, then each override's `KEY=VALUE` text
+/// (one byte apart), so that a value taken from an override carries its own position.
 struct Ctx<'a> {
     file: &'a str,
     text: &'a str,
     /// Byte offset of the start of every line.
     line_starts: Vec<usize>,
+    /// Each override's text and the offset its first byte has in the span space.
+    overrides: Vec<(usize, &'a str)>,
     errors: Vec<ScenarioError>,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(file: &'a str, text: &'a str) -> Ctx<'a> {
+    fn new<S: AsRef<str>>(file: &'a str, text: &'a str, overrides: &'a [S]) -> Ctx<'a> {
         let line_starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut base = text.len() + 1;
+        let overrides = overrides
+            .iter()
+            .map(|o| {
+                let o = o.as_ref();
+                let start = base;
+                base += o.len() + 1;
+                (start, o)
+            })
             .collect();
         Ctx {
             file,
             text,
             line_starts,
+            overrides,
             errors: Vec::new(),
         }
     }
 
-    /// 1-based (line, column in characters) of a byte offset.
+    /// The override a span offset falls in: its index and its text's start and text.
+    fn override_at(&self, offset: usize) -> Option<(usize, usize, &'a str)> {
+        if offset <= self.text.len() {
+            return None;
+        }
+        let i = self.overrides.partition_point(|&(start, _)| start <= offset).checked_sub(1)?;
+        let (start, text) = self.overrides[i];
+        Some((i, start, text))
+    }
+
+    /// Whether a span lies in an override rather than in the file.
+    fn is_override(&self, span: &Span) -> bool {
+        self.override_at(span.start).is_some()
+    }
+
+    /// The text a span covers, in the file or in an override ("" if it is not a char range).
+    fn source(&self, span: &Span) -> &'a str {
+        let (base, text) = match self.override_at(span.start) {
+            Some((_, start, text)) => (start, text),
+            None => (0, self.text),
+        };
+        text.get(span.start - base..span.end.saturating_sub(base).min(text.len())).unwrap_or("")
+    }
+
+    /// The file (the scenario's, or [`OVERRIDES_FILE`]) and the 1-based line and column in
+    /// characters of a span offset; an override's line is its 1-based position in the list.
+    fn locate(&self, offset: usize) -> (&'a str, u32, u32) {
+        match self.override_at(offset) {
+            Some((i, start, text)) => {
+                let mut o = (offset - start).min(text.len());
+                while !text.is_char_boundary(o) {
+                    o -= 1;
+                }
+                let column = text[..o].chars().count() + 1;
+                (OVERRIDES_FILE, u32::try_from(i + 1).unwrap_or(u32::MAX), u32::try_from(column).unwrap_or(u32::MAX))
+            }
+            None => {
+                let (line, column) = self.position(offset);
+                (self.file, line, column)
+            }
+        }
+    }
+
+    /// 1-based (line, column in characters) of a byte offset of the file.
     fn position(&self, offset: usize) -> (u32, u32) {
         let mut o = offset.min(self.text.len());
         while !self.text.is_char_boundary(o) {
@@ -256,9 +328,9 @@ impl<'a> Ctx<'a> {
     }
 
     fn error(&mut self, span: &Span, key: &str, message: impl Into<String>) {
-        let (line, column) = self.position(span.start);
+        let (file, line, column) = self.locate(span.start);
         self.errors.push(ScenarioError {
-            file: self.file.to_string(),
+            file: file.to_string(),
             line,
             column,
             key: key.to_string(),
@@ -266,8 +338,12 @@ impl<'a> Ctx<'a> {
         });
     }
 
-    fn line_of(&self, span: &Span) -> u32 {
-        self.position(span.start).0
+    /// "12" for line 12 of the file, "2 of <command line>" for the second override.
+    fn line_of(&self, span: &Span) -> String {
+        match self.locate(span.start) {
+            (file, line, _) if file == OVERRIDES_FILE => format!("{line} of {OVERRIDES_FILE}"),
+            (_, line, _) => line.to_string(),
+        }
     }
 }
 
@@ -299,7 +375,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
     let (server, _) = node_section(ctx, root, "server", NODE_KEYS);
 
     let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control, standard);
-    let flows = parse_flows(ctx, root.get("flow"), &names, run.1);
+    let flows = parse_flows(ctx, root.get("flow"), &names, run.1.as_ref());
     let monitor = radio::parse_monitor(ctx, root.get("monitor"));
 
     Scenario {

@@ -61,8 +61,8 @@ pub(super) fn parse_tc_source(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) 
         // Where the script's first line sits in the file: after the opening quotes, or on the
         // next line when a multi-line string starts with a newline (TOML trims it).
         let span = v.span();
-        let raw = &ctx.text[span.clone()];
-        let (line, col) = ctx.position(span.start);
+        let raw = ctx.source(&span);
+        let (file, line, col) = ctx.locate(span.start);
         let (line_offset, first_line_col_offset) = if raw.starts_with("\"\"\"") || raw.starts_with("\'\'\'") {
             let after = &raw[3..];
             if after.starts_with('\n') || after.starts_with("\r\n") {
@@ -70,12 +70,15 @@ pub(super) fn parse_tc_source(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) 
             } else {
                 (line - 1, col - 1 + 3)
             }
-        } else {
+        } else if raw.starts_with('"') || raw.starts_with('\'') {
             (line - 1, col - 1 + 1)
+        } else {
+            // An override's bare word: no quote before the script.
+            (line - 1, col - 1)
         };
         return Some(TcSource {
             text: text.to_string(),
-            file: ctx.file.to_string(),
+            file: file.to_string(),
             key,
             line_offset,
             first_line_col_offset,

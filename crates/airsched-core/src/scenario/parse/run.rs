@@ -2,12 +2,24 @@
 
 use super::*;
 
+/// The run's validated duration, as the flows' checks need it.
+#[derive(Clone, Debug)]
+pub(super) struct RunDuration {
+    pub(super) value: Nanos,
+    /// Where an override set it (None: the file, or the default): relations it breaks with the
+    /// file's values are reported there, since the override is what changed.
+    pub(super) by_override: Option<Span>,
+}
+
 /// Returns the run settings and the validated duration (None when `run.duration` is invalid,
 /// so that checks against it are skipped rather than cascading).
-pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (RunConfig, Option<Nanos>) {
+pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (RunConfig, Option<RunDuration>) {
     let empty = DeTable::new();
     let (tbl, _span) = t.unwrap_or((&empty, 0..0));
     check_keys(ctx, tbl, "run", "[run]", RUN_KEYS);
+    // The duration's override, and a test of whether another key is the file's.
+    let by_override = tbl.get("duration").map(|v| v.span()).filter(|s| ctx.is_override(s));
+    let from_file = |ctx: &Ctx<'_>, v: &Value<'_>| !ctx.is_override(&v.span());
 
     let duration = match tbl.get("duration") {
         None => Some(DEFAULT_DURATION),
@@ -31,6 +43,11 @@ pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (
             _ => DEFAULT_WARMUP,
         }),
         Some(v) => time_value(ctx, v, "run.warmup", "1s").and_then(|w| match duration {
+            Some(d) if w >= d && by_override.is_some() && from_file(ctx, v) => {
+                let span = by_override.clone().unwrap_or_default();
+                ctx.error(&span, "run.duration", format!("duration {d} must be longer than the warm-up {w} of the scenario"));
+                None
+            }
             Some(d) if w >= d => {
                 ctx.error(
                     &v.span(),
@@ -64,6 +81,12 @@ pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (
                     "must be greater than zero",
                 );
                 None
+            } else if let (Some(d), Some(span), true) = (duration, &by_override, from_file(ctx, v)) {
+                if s > d {
+                    ctx.error(span, "run.duration", format!("duration {d} is shorter than the sample interval {s} of the scenario"));
+                    return None;
+                }
+                Some(s)
             } else if duration.is_some_and(|d| s > d) {
                 ctx.error(
                     &v.span(),
@@ -86,5 +109,5 @@ pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (
         seed: seed.unwrap_or(1),
         sample_interval: sample_interval.unwrap_or(Nanos::from_ms(200)),
     };
-    (cfg, duration)
+    (cfg, duration.map(|value| RunDuration { value, by_override }))
 }
