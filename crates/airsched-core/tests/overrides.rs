@@ -220,3 +220,19 @@ fn overrides_never_panic() {
         }
     }
 }
+
+#[test]
+fn an_alternative_replaces_the_files_alternatives() {
+    let walking = "[[station]]\nname = \"s\"\nrate = \"1Mbps\"\nschedule = [{ at = \"0s\", snr = 20 }, { at = \"5s\", snr = 0 }]\nschedule_mode = \"linear\"\n\
+                   [[flow]]\nname = \"f\"\nsrc = \"server\"\ndst = \"s\"\nrate = \"1mbit\"\ntos = 16\n";
+    let s = with(walking, &["station[s].position=good", "flow[f].dscp=46"]);
+    let by_file = parse_scenario(
+        "[[station]]\nname = \"s\"\nrate = \"1Mbps\"\nposition = \"good\"\n[[flow]]\nname = \"f\"\nsrc = \"server\"\ndst = \"s\"\nrate = \"1mbit\"\ndscp = 46\n",
+        "test.toml",
+    )
+    .unwrap();
+    assert_eq!(s, by_file);
+    assert_eq!(s.flows[0].tos, 46 << 2);
+    // Two overrides of alternatives: the later wins.
+    assert_eq!(with(walking, &["station[s].snr=5", "station[s].position=good"]).stations, by_file.stations);
+}

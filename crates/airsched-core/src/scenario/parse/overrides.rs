@@ -10,7 +10,11 @@
 //! * VALUE is a TOML value, `4`, `true`, `"2Mbps"`, `["1Mbps", "2Mbps"]`,
 //!   `{sigma=2, coherence="1s"}`. Text that is not TOML and does not start with a quote or a
 //!   bracket is a string: `2Mbps` is `"2Mbps"`, `60s` is `"60s"`.
-//! * Overrides are applied in order; a later one of the same key wins.
+//! * Overrides are applied in order; a later one of the same key wins. Setting one of a set of
+//!   alternatives removes the others from its table (a station's `snr`, `position` and
+//!   `schedule`, with the `schedule_mode` that goes with a schedule; a flow's `tos` and `dscp`; a
+//!   node's `tc` and `tc_file`), so that `station[ms2].snr=10` works whatever radio conditions
+//!   the file gave MS2.
 //!
 //! Errors are positioned in the pseudo-file [`OVERRIDES_FILE`]: line N is the N-th override, the
 //! column counts characters of its `KEY=VALUE` text. A relation between an overridden value and one
@@ -41,6 +45,9 @@ pub fn toml_string(s: &str) -> String {
     out.push('"');
     out
 }
+
+/// Keys of which a table may hold only one: setting one by override removes the others.
+const ALTERNATIVES: &[&[&str]] = &[&["snr", "position", "schedule"], &["tos", "dscp"], &["tc", "tc_file"]];
 
 const EXAMPLES: &str = "e.g. cell.retry_limit=4, station[1].rate=2Mbps or flow[down1].start=2s";
 
@@ -197,6 +204,11 @@ fn set_in<'a>(table: &mut DeTable<'a>, steps: &[Step<'a>], value: Value<'a>, pat
     if rest.is_empty() {
         // The later of two overrides of a key wins; its key's position is the one reported.
         table.remove(name);
+        for other in ALTERNATIVES.iter().filter(|g| g.contains(&name)).flat_map(|g| g.iter()) {
+            if *other != name && table.remove(*other).is_some() && *other == "schedule" {
+                table.remove("schedule_mode");
+            }
+        }
         table.insert(Spanned::new(a..b, Cow::Borrowed(name)), value);
         return Ok(());
     }
