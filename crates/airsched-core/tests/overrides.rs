@@ -187,6 +187,10 @@ fn a_duration_override_against_the_files_times_is_reported_at_the_override() {
         "duration 1500ms ends before flow down2 starts at 2s",
     );
     one(&TWO.replace("warmup = \"1s\"", "warmup = \"0s\"\nsample_interval = \"1s\"").replace("stop = \"2s\"\n", ""), &["run.duration=500ms"], (CL, 1, 14), "run.duration", "shorter than the sample interval 1s");
+    // The same for the contention window: the overridden bound is the one named.
+    let cw = EXAMPLE.replace("preamble = \"long\"", "cw_min = 15\ncw_max = 63");
+    one(&cw, &["cell.cw_min=127"], (CL, 1, 13), "cell.cw_min", "cw_min (127) must not exceed cw_max (63)");
+    one(&cw, &["cell.cw_max=7"], (CL, 1, 13), "cell.cw_max", "cw_min (15) must not exceed cw_max (7)");
     // Both overridden: the file's own message, at the later key.
     one(TWO, &["run.warmup=3s", "run.duration=2500ms"], (CL, 1, 12), "run.warmup", "warmup (3s) must be shorter than run.duration (2500ms)");
     // Without a warm-up in the file, a short run gets no warm-up, as the file would.
@@ -235,4 +239,18 @@ fn an_alternative_replaces_the_files_alternatives() {
     assert_eq!(s.flows[0].tos, 46 << 2);
     // Two overrides of alternatives: the later wins.
     assert_eq!(with(walking, &["station[s].snr=5", "station[s].position=good"]).stations, by_file.stations);
+}
+
+#[test]
+fn a_tc_script_by_override_reports_its_errors_at_the_override() {
+    let e = errors(EXAMPLE, &["cell.beacons=true", "ap.tc=tc qdisc add dev wlan0 root pfifo limit lots"]);
+    assert_eq!(e.len(), 1, "{e:#?}");
+    let (file, line, column) = (e[0].file.as_str(), e[0].line, e[0].column);
+    // Column 47 of the override is the word `lots`.
+    assert_eq!((file, line, column), (CL, 2, 47), "{}", e[0]);
+    let quoted = errors(EXAMPLE, &["ap.tc=\"tc qdisc add dev wlan0 root pfifo limit lots\""]);
+    assert_eq!((quoted[0].line, quoted[0].column), (1, 48), "{}", quoted[0]);
+    // A script that builds: the AP's qdisc is what the override says.
+    let s = with(EXAMPLE, &["ap.tc=tc qdisc add dev wlan0 root pfifo limit 5"]);
+    assert_eq!(s.ap.tc.as_ref().map(|t| (t.file.as_str(), t.key.as_str())), Some((CL, "ap.tc")));
 }

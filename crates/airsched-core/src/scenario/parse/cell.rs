@@ -106,6 +106,8 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
     let cw_ok = (cw_min.is_some() || !cw_min_given) && (cw_max.is_some() || !cw_max_given);
     if cw_ok && cw_min_val > cw_max_val {
         let (span, key) = match (&cw_max, &cw_min) {
+            // Only cw_min overridden: the override is what broke the order.
+            (Some((_, max)), Some((_, min))) if ctx.is_override(min) && !ctx.is_override(max) => (min.clone(), "cell.cw_min"),
             (Some((_, s)), _) => (s.clone(), "cell.cw_max"),
             (None, Some((_, s))) => (s.clone(), "cell.cw_min"),
             (None, None) => (tspan.clone(), "cell.cw_min"),
