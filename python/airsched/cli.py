@@ -2,9 +2,9 @@
 """The ``airsched`` command line.
 
 Exit codes: 0 success; 1 ``validate`` found errors in the file, or results could not be written;
-2 bad input (an invalid or missing scenario, a bad option or ``--set``); 3 an internal simulator error (a bug);
-130 interrupted (Ctrl-C). Errors go to stderr as ``error: FILE:LINE:COL: KEY: message`` lines, never as
-a Python traceback.
+2 bad input (an invalid or missing scenario, a bad option or ``--set``); 3 an internal simulator
+error (a bug); 130 interrupted (Ctrl-C). Errors go to stderr as ``error: FILE:LINE:COL: KEY:
+message`` lines (``<command line>:N:COL`` for the N-th override), never as a Python traceback.
 """
 
 from __future__ import annotations

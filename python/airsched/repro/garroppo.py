@@ -7,8 +7,9 @@ The paper's testbed: an AP sends two 6.144 Mbit/s CBR UDP flows, one to MS1 (alw
 (Table 2) of the cell's ~5 Mbit/s to the two stations. The scenario files are
 ``scenarios/garroppo/share-1-4-{cbq,htb,drr,whtb}.toml`` and ``share-1-1-*.toml``;
 :func:`run_table` runs each of them with MS2 moved to each position (the override
-``station[ms2].position``) and sets the simulated goodput beside the paper's. ``walk-{drr,whtb}.toml`` walk MS2 from good to out-of-range and
-back (Figures 8 and 9, :func:`run_walk`, :func:`plot_walk`).
+``station[ms2].position``) and sets the simulated goodput beside the paper's.
+``walk-{drr,whtb}.toml`` walk MS2 from good to out-of-range and back (Figures 8 and 9,
+:func:`run_walk`, :func:`plot_walk`).
 
     >>> from airsched.repro import garroppo
     >>> df = garroppo.run_table("1:4", duration="20s")
