@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """The ``airsched`` command line.
 
-Exit codes: 0 success; 1 ``validate`` found errors, or results could not be written; 2 bad input
-(an invalid or missing scenario, a bad option); 3 an internal simulator error (a bug);
-130 interrupted (Ctrl-C). Errors go to stderr as ``error: FILE:LINE:COL: KEY: message`` lines, never as
-a Python traceback.
+Exit codes: 0 success; 1 ``validate`` found errors in the file, or results could not be written;
+2 bad input (an invalid or missing scenario, a bad option or ``--set``); 3 an internal simulator
+error (a bug); 130 interrupted (Ctrl-C). Errors go to stderr as ``error: FILE:LINE:COL: KEY:
+message`` lines (``<command line>:N:COL`` for the N-th override), never as a Python traceback.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from . import __version__
 from ._errors import ScenarioError, SimulationError
 from .result import Result, plural
 from .runner import run as run_scenario
-from .scenario import load
+from .scenario import COMMAND_LINE, load
 
 EXIT_INVALID = 1
 EXIT_BAD_INPUT = 2
@@ -65,10 +65,23 @@ ScenarioArg = Annotated[
     str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).", show_default=False)
 ]
 
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="Override a setting of the scenario, as if the file said so (repeatable): "
+        "--set cell.retry_limit=4 --set 'station[sta2].rate=2Mbps' --set flow[0].start=2s. "
+        "Stations and flows by index from 0 or by name; VALUE is TOML, a bare word a string.",
+        show_default=False,
+    ),
+]
+
 
 @app.command("run")
 def run_command(
     scenario: ScenarioArg,
+    overrides: SetOption = None,
     seed: Annotated[int | None, typer.Option(help="Override the scenario's run.seed.")] = None,
     duration: Annotated[
         str | None, typer.Option(help='Override the scenario\'s run.duration, e.g. "30s".')
@@ -92,7 +105,7 @@ def run_command(
     """Simulate SCENARIO and print per-station and per-flow results."""
     # Never a progress bar with --json (stdout is for the JSON alone) or when stderr is a log.
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=not json_output) as progress:
-        result = run_scenario(scenario, seed=seed, duration=duration, progress=progress)
+        result = run_scenario(scenario, seed=seed, duration=duration, overrides=overrides, progress=progress)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if out is not None:
@@ -380,12 +393,13 @@ def _cannot_write(path: Path, exc: OSError) -> NoReturn:
 
 
 @app.command("validate")
-def validate_command(scenario: ScenarioArg) -> None:
-    """Check SCENARIO without running it (exit 0 if valid, 1 if not, 2 if it cannot be read)."""
+def validate_command(scenario: ScenarioArg, overrides: SetOption = None) -> None:
+    """Check SCENARIO without running it (exit 0 if valid, 1 if not, 2 if it cannot be read or a
+    --set is wrong)."""
     with _reported_errors(EXIT_BAD_INPUT):
         source = load(scenario)
-    with _reported_errors(EXIT_INVALID):
-        info = source.validate()
+    with _reported_errors(EXIT_INVALID, bad_set=EXIT_BAD_INPUT):
+        info = source.validate(overrides)
     counts = f"{plural(info.stations, 'station')}, {plural(info.flows, 'flow')}"
     print(f"{scenario}: ok ({counts}, duration {info.duration})")
     for warning in info.warnings:
@@ -408,14 +422,16 @@ def main() -> None:
 
 
 @contextmanager
-def _reported_errors(scenario_exit_code: int) -> Iterator[None]:
-    """Turn airsched's errors into stderr lines and an exit code (no traceback)."""
+def _reported_errors(scenario_exit_code: int, bad_set: int | None = None) -> Iterator[None]:
+    """Turn airsched's errors into stderr lines and an exit code (no traceback); ``bad_set`` is
+    the exit code when an error is in a ``--set`` rather than in the file."""
     try:
         yield
     except ScenarioError as exc:
         for line in exc.errors:
             print(f"error: {line}", file=sys.stderr)
-        raise typer.Exit(scenario_exit_code) from None
+        in_set = any(line.startswith(f"{COMMAND_LINE}:") for line in exc.errors)
+        raise typer.Exit(bad_set if bad_set is not None and in_set else scenario_exit_code) from None
     except SimulationError as exc:
         print(f"error: internal simulator error: {exc}", file=sys.stderr)
         print(

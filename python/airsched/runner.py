@@ -8,17 +8,12 @@ import operator
 from collections.abc import Callable
 
 from . import _core
-from ._errors import ScenarioError, native_errors
+from ._errors import native_errors
 from .result import Result
-from .scenario import PathLike, load
+from .scenario import Overrides, PathLike, load, override_lines, toml_string
 
 #: The run is advanced in this many equal slices of simulated time.
 PROGRESS_STEPS = 100
-
-#: Where errors in arguments given outside the scenario file point, as the core names them.
-COMMAND_LINE = "<command line>"
-
-_U64_MAX = 2**64 - 1
 
 
 def run(
@@ -27,20 +22,24 @@ def run(
     text: str | None = None,
     seed: int | None = None,
     duration: str | None = None,
+    overrides: Overrides | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> Result:
     """Simulate a scenario file (or ``text=``, TOML) and return its :class:`Result`.
 
-    ``seed`` and ``duration`` (e.g. ``"30s"``) override the scenario's ``[run]`` values.
-    ``progress``, if given, is called with the finished fraction of simulated time (0 < f <= 1,
-    increasing, the last call with 1.0). Raises :class:`ScenarioError` for invalid input.
+    ``overrides`` replace or add settings of the scenario before it is checked, as if the file
+    said so: ``{"cell.retry_limit": 4, "station[sta2].rate": "2Mbps"}`` (Python values), or
+    ``["cell.retry_limit=4", "station[1].rate=2Mbps"]`` (TOML values, as ``--set`` takes them).
+    ``seed`` and ``duration`` (e.g. ``"30s"``) are the overrides ``run.seed`` and
+    ``run.duration``, applied after them. ``progress``, if given, is called with the finished
+    fraction of simulated time (0 < f <= 1, increasing, the last call with 1.0). Raises
+    :class:`ScenarioError` for invalid input; errors in overrides name ``<command line>``, line N
+    being the N-th override.
     """
     source = load(scenario, text=text)
-    seed = _checked_seed(seed)
-    if duration is not None and not isinstance(duration, str):
-        raise TypeError(f'duration must be a str with a unit, e.g. "30s", not {type(duration).__name__}')
+    lines = override_lines(overrides) + run_overrides(seed, duration)
     with native_errors():
-        sim = _core.Simulation(source.text, source.path, seed=seed, duration=duration)
+        sim = _core.Simulation(source.text, source.path, overrides=lines)
         _advance(sim, progress)
         raw = sim.finish()
     return Result.from_native(raw)
@@ -60,12 +59,15 @@ def _advance(sim: _core.Simulation, progress: Callable[[float], None] | None) ->
             progress(step / PROGRESS_STEPS)
 
 
-def _checked_seed(seed: int | None) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, bool):
-        raise TypeError("seed must be an int, not bool")
-    seed = operator.index(seed)
-    if not 0 <= seed <= _U64_MAX:
-        raise ScenarioError(f"{COMMAND_LINE}:1:1: run.seed: must be between 0 and {_U64_MAX}, got {seed}")
-    return seed
+def run_overrides(seed: int | None, duration: str | None) -> list[str]:
+    """The overrides of ``run.seed`` and ``run.duration`` (the core checks their values)."""
+    lines = []
+    if seed is not None:
+        if isinstance(seed, bool):
+            raise TypeError("seed must be an int, not bool")
+        lines.append(f"run.seed={operator.index(seed)}")
+    if duration is not None:
+        if not isinstance(duration, str):
+            raise TypeError(f'duration must be a str with a unit, e.g. "30s", not {type(duration).__name__}')
+        lines.append(f"run.duration={toml_string(duration)}")
+    return lines

@@ -3,13 +3,16 @@
 
 A scenario is TOML text plus the name its errors should carry (the file's path as the user gave
 it, or ``<string>`` for text handed over directly). The native core does all parsing and
-validation; this module only reads files and reports on what the core accepted.
+validation, overrides included; this module only reads files, writes Python override values as
+TOML, and reports on what the core accepted.
 """
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,14 @@ TEXT_PATH = "<string>"
 
 PathLike = str | os.PathLike[str]
 
+#: Settings that replace or add to a scenario's: ``{"cell.retry_limit": 4, "station[sta2].rate":
+#: "2Mbps"}`` (Python values), or ``["cell.retry_limit=4", "station[1].rate=2Mbps"]`` (TOML values,
+#: a bare word taken as a string, as ``airsched run --set`` takes them).
+Overrides = Mapping[str, Any] | Iterable[str]
+
+#: Where errors in overrides point, as the core names them: line N is the N-th override.
+COMMAND_LINE = "<command line>"
+
 
 @dataclass(frozen=True)
 class ScenarioSource:
@@ -30,12 +41,13 @@ class ScenarioSource:
     text: str
     path: str
 
-    def validate(self) -> ScenarioInfo:
-        """Check the scenario without running it; raises :class:`ScenarioError` listing every
-        problem."""
+    def validate(self, overrides: Overrides | None = None) -> ScenarioInfo:
+        """Check the scenario, with ``overrides`` applied, without running it; raises
+        :class:`ScenarioError` listing every problem."""
+        lines = override_lines(overrides)
         with native_errors():
-            # The core owns parsing, defaults and units; it reports what it understood.
-            info = _core.validate(self.text, self.path)
+            # The core owns parsing, overrides, defaults and units; it reports what it understood.
+            info = _core.validate(self.text, self.path, lines)
         return ScenarioInfo(
             self.path,
             len(info["stations"]),
@@ -171,9 +183,74 @@ def read_text(path: str) -> str:
         raise ScenarioError(f"{path}:{line}:{col}: file is not UTF-8 text (TOML must be)") from None
 
 
-def validate(scenario: PathLike | None = None, *, text: str | None = None) -> ScenarioInfo:
-    """Check a scenario without running it; raises :class:`ScenarioError` listing every problem."""
-    return load(scenario, text=text).validate()
+def validate(
+    scenario: PathLike | None = None, *, text: str | None = None, overrides: Overrides | None = None
+) -> ScenarioInfo:
+    """Check a scenario (with ``overrides``, see :func:`airsched.run`) without running it; raises
+    :class:`ScenarioError` listing every problem."""
+    return load(scenario, text=text).validate(overrides)
+
+
+def override_lines(overrides: Overrides | None) -> list[str]:
+    """``overrides`` as the core takes them, one ``KEY=VALUE`` string each (TOML values).
+
+    A mapping's values are Python values written as TOML (``"2Mbps"`` stays a string, ``4`` an
+    integer, a dict an inline table); strings of a list are passed as they are. The core checks
+    keys and values.
+    """
+    if overrides is None:
+        return []
+    if isinstance(overrides, Mapping):
+        lines = []
+        for key, value in overrides.items():
+            if not isinstance(key, str):
+                raise TypeError(f"override keys must be str like 'cell.retry_limit', not {type(key).__name__}")
+            lines.append(f"{key}={toml_value(value, key)}")
+        return lines
+    if isinstance(overrides, (str, bytes)):
+        raise TypeError("overrides must be a mapping or a list of 'KEY=VALUE' strings, not a single str")
+    lines = list(overrides)
+    for line in lines:
+        if not isinstance(line, str):
+            raise TypeError(f"overrides must be 'KEY=VALUE' strings, not {type(line).__name__}")
+    return lines
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def toml_value(value: Any, key: str = "value") -> str:
+    """A Python value as TOML: bool, int, float, str (and paths), lists and dicts of them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, (str, os.PathLike)):
+        return toml_string(os.fspath(value))
+    if isinstance(value, Mapping):
+        items = []
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise TypeError(f"{key}: table keys must be str, not {type(k).__name__}")
+            items.append(f"{k if _BARE_KEY.match(k) else toml_string(k)} = {toml_value(v, f'{key}.{k}')}")
+        return "{" + ", ".join(items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v, f"{key}[{i}]") for i, v in enumerate(value)) + "]"
+    raise TypeError(
+        f"{key}: cannot write a {type(value).__name__} as a scenario value "
+        "(give a bool, int, float, str, list or dict)"
+    )
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string, quoted and escaped (the core's own quoting)."""
+    return _core.toml_string(text)
 
 
 _UNITS = ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"))

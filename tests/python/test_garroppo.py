@@ -93,50 +93,32 @@ def test_paper_lookups_reject_unknown_keys():
 # ----- moving MS2 ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("position", garroppo.POSITIONS)
-def test_set_position_changes_only_ms2s_position_line(position):
+def test_position_override_is_the_file_edited():
     path = GARROPPO / "share-1-4-whtb.toml"
     text = path.read_text(encoding="utf-8")
-    moved = garroppo.set_position(text, position)
-    old, new = text.splitlines(), moved.splitlines()
-    changed = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
-    assert len(old) == len(new)
-    if position == "bad":  # the file's own position for MS2
-        assert changed == []
-        return
-    assert len(changed) == 1
-    line = changed[0]
-    assert new[line] == f'position = "{position}"'
-    ms2 = max(i for i, t in enumerate(old[: line + 1]) if t.strip() == '[[station]]')
-    assert 'name = "ms2"' in old[ms2 : line]
-    # MS1 keeps its position; the result is still a valid scenario.
-    assert 'name = "ms1"\nip = "192.168.1.2"\nposition = "good"' in moved
-    airsched.load(text=moved).validate()
-
-
-def test_set_position_fails_loudly_without_an_ms2_position_line():
-    text = (GARROPPO / "share-1-4-drr.toml").read_text(encoding="utf-8")
-    with pytest.raises(ValueError, match=r'my\.toml: no \[\[station\]\] blocks named "ms3"'):
-        garroppo.set_position(text, "bad", station="ms3", source="my.toml")
-    walk = (GARROPPO / "walk-drr.toml").read_text(encoding="utf-8")
-    with pytest.raises(ValueError, match=r'has no `position = "\.\.\."` lines'):
-        garroppo.set_position(walk, "bad")
-    doubled = text.replace('name = "ms2"', 'name = "ms2"\nposition = "good"')
-    with pytest.raises(ValueError, match="has 2 `position"):
-        garroppo.set_position(doubled, "bad")
+    assert text.count('name = "ms2"\nip = "192.168.1.3"\nposition = "bad"') == 1
+    for position in ("good", "out-of-range"):
+        override = garroppo.position_override(position)
+        assert override == {"station[ms2].position": position}
+        edited = text.replace('name = "ms2"\nip = "192.168.1.3"\nposition = "bad"', f'name = "ms2"\nip = "192.168.1.3"\nposition = "{position}"')
+        by_override = airsched.run(path, duration="2s", overrides=override)
+        by_text = airsched.run(text=edited, duration="2s")
+        pd.testing.assert_frame_equal(by_override.stations, by_text.stations)
+        pd.testing.assert_frame_equal(by_override.samples, by_text.samples)
     with pytest.raises(ValueError, match="position: must be one of"):
-        garroppo.set_position(text, "underground")
+        garroppo.position_override("underground")
 
 
-def test_set_position_ignores_lookalikes_inside_multiline_strings():
-    text = (GARROPPO / "share-1-4-drr.toml").read_text(encoding="utf-8")
-    # A tc comment holding a fake station block must not be taken for a table header.
-    fake = 'tc = """\n# [[station]]\n# name = "ms2"\n# position = "good"\n'
-    tricked = text.replace('tc = """\n', fake, 1)
-    moved = garroppo.set_position(tricked, "medium")
-    diff = [l for l in difflib.unified_diff(tricked.splitlines(), moved.splitlines(), lineterm="", n=0)
-            if l[:1] in "+-" and not l.startswith(("+++", "---"))]
-    assert diff == ['-position = "bad"', '+position = "medium"']
+def test_a_position_override_names_a_missing_station():
+    walk = GARROPPO / "walk-drr.toml"
+    with pytest.raises(airsched.ScenarioError) as exc:
+        airsched.validate(walk, overrides=garroppo.position_override("bad", station="ms3"))
+    assert exc.value.errors == [
+        '<command line>:1:9: station[ms3].position: no [[station]] named "ms3"; did you mean "ms1"? '
+        '(station names: "ms1", "ms2"; or select by index, station[0])'
+    ]
+    # The walking MS2 has a schedule (and its mode): a position replaces both.
+    airsched.validate(walk, overrides=garroppo.position_override("bad"))
 
 
 # ----- finding the scenarios -------------------------------------------------------------------

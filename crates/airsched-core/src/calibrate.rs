@@ -7,7 +7,7 @@
 
 use crate::monitor::{CalibrationMeta, CalibrationTable};
 use crate::phy::dsss::Preamble;
-use crate::scenario::{parse_scenario, RateControl};
+use crate::scenario::{parse_scenario_with, RateControl, Scenario};
 use crate::sim::Simulation;
 use crate::time::Nanos;
 
@@ -43,24 +43,43 @@ impl Default for CalibrationSpec {
     }
 }
 
-/// Measure one SNR point: the mean block goodput in bit/s of UDP payload.
-pub fn measure_point(spec: &CalibrationSpec, snr_cdb: i32) -> Result<f64, String> {
+/// The calibration cell: the AP saturating one station. Each point sets the duration, seed,
+/// preamble, the link's SNR and rate control and the payload by override.
+const CALIBRATION_CELL: &str = r#"[run]
+warmup = "1s"
+[cell]
+beacons = false
+[[station]]
+name = "b"
+rate = "11Mbps"
+snr = 0
+[[flow]]
+name = "calibration"
+src = "ap"
+dst = "b"
+rate = "saturate"
+"#;
+
+/// The scenario of one SNR point: [`CALIBRATION_CELL`] with the spec's settings.
+pub fn point_scenario(spec: &CalibrationSpec, snr_cdb: i32) -> Result<Scenario, String> {
     let preamble = match spec.preamble {
         Preamble::Long => "long",
         Preamble::Short => "short",
     };
-    let text = format!(
-        "[run]\nduration = \"{dur}ns\"\nwarmup = \"1s\"\nseed = {seed}\n\
-         [cell]\nbeacons = false\npreamble = \"{preamble}\"\n\
-         [[station]]\nname = \"b\"\nrate = \"11Mbps\"\nrate_control = \"{rc}\"\nsnr = {snr}\n\
-         [[flow]]\nname = \"calibration\"\nsrc = \"ap\"\ndst = \"b\"\nrate = \"saturate\"\nsize = {size}\n",
-        dur = spec.duration.0,
-        seed = spec.seed,
-        rc = spec.rate_control.name(),
-        snr = snr_cdb as f64 / 100.0,
-        size = spec.payload,
-    );
-    let scn = parse_scenario(&text, "<calibration>").map_err(|e| e.to_string())?;
+    let overrides = [
+        format!("run.duration=\"{}ns\"", spec.duration.0),
+        format!("run.seed={}", spec.seed),
+        format!("cell.preamble={preamble}"),
+        format!("station[b].rate_control={}", spec.rate_control.name()),
+        format!("station[b].snr={}", snr_cdb as f64 / 100.0),
+        format!("flow[calibration].size={}", spec.payload),
+    ];
+    parse_scenario_with(CALIBRATION_CELL, "<calibration>", &overrides).map_err(|e| e.to_string())
+}
+
+/// Measure one SNR point: the mean block goodput in bit/s of UDP payload.
+pub fn measure_point(spec: &CalibrationSpec, snr_cdb: i32) -> Result<f64, String> {
+    let scn = point_scenario(spec, snr_cdb)?;
     let mut sim = Simulation::new(&scn).map_err(|e| e.to_string())?;
     sim.meter_blocks(0, spec.block);
     let res = sim.finish().map_err(|e| e.to_string())?;
@@ -98,4 +117,43 @@ pub fn calibrate(spec: &CalibrationSpec, mut progress: impl FnMut(usize, usize))
             seed: spec.seed,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse_scenario;
+
+    /// The scenario the procedure built as text, one per point, before it used overrides.
+    fn as_text_before(spec: &CalibrationSpec, snr_cdb: i32, preamble: &str) -> Scenario {
+        let text = format!(
+            "[run]\nduration = \"{dur}ns\"\nwarmup = \"1s\"\nseed = {seed}\n\
+             [cell]\nbeacons = false\npreamble = \"{preamble}\"\n\
+             [[station]]\nname = \"b\"\nrate = \"11Mbps\"\nrate_control = \"{rc}\"\nsnr = {snr}\n\
+             [[flow]]\nname = \"calibration\"\nsrc = \"ap\"\ndst = \"b\"\nrate = \"saturate\"\nsize = {size}\n",
+            dur = spec.duration.0,
+            seed = spec.seed,
+            rc = spec.rate_control.name(),
+            snr = snr_cdb as f64 / 100.0,
+            size = spec.payload,
+        );
+        parse_scenario(&text, "<calibration>").unwrap()
+    }
+
+    #[test]
+    fn each_point_is_the_scenario_it_always_was() {
+        let short = CalibrationSpec {
+            preamble: Preamble::Short,
+            rate_control: RateControl::Minstrel,
+            payload: 1470,
+            seed: 9,
+            duration: Nanos::from_ms(2500),
+            ..CalibrationSpec::default()
+        };
+        for (spec, preamble) in [(CalibrationSpec::default(), "long"), (short, "short")] {
+            for snr in [-800, -50, 0, 1, 650, 2000] {
+                assert_eq!(point_scenario(&spec, snr).unwrap(), as_text_before(&spec, snr, preamble), "{snr}");
+            }
+        }
+    }
 }

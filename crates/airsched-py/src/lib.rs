@@ -9,17 +9,19 @@ mod errors;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use airsched_core::scenario::parse_scenario;
+use airsched_core::scenario::{parse_scenario_with, toml_string};
 use airsched_core::{Nanos, Simulation as CoreSimulation};
 
 use errors::{scenario_error, sim_error, ScenarioError, SimulationError};
 
-/// Check a scenario text without running it. Raises ScenarioError listing every problem;
-/// otherwise returns what the core understood: station and flow names, the duration, the
-/// standard and cell settings, each station's link and (802.11n) the AP's MAC queueing.
+/// Check a scenario text, with its `KEY=VALUE` overrides, without running it. Raises
+/// ScenarioError listing every problem; otherwise returns what the core understood: station and
+/// flow names, the duration, the standard and cell settings, each station's link and (802.11n)
+/// the AP's MAC queueing.
 #[pyfunction]
-fn validate<'py>(py: Python<'py>, text: &str, path: &str) -> PyResult<Bound<'py, PyDict>> {
-    let scn = parse_scenario(text, path).map_err(scenario_error)?;
+#[pyo3(signature = (text, path, overrides=Vec::new()))]
+fn validate<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
     convert::scenario_to_py(py, &scn)
 }
 
@@ -137,6 +139,13 @@ fn calibrate(
     Ok(table.to_toml())
 }
 
+/// `text` as a TOML basic string (quoted and escaped), for a `KEY=VALUE` override whose value
+/// must stay that string.
+#[pyfunction(name = "toml_string")]
+fn py_toml_string(text: &str) -> String {
+    toml_string(text)
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -150,18 +159,20 @@ struct Simulation {
 
 #[pymethods]
 impl Simulation {
+    /// `overrides` are `KEY=VALUE` settings applied over the file (see the core's
+    /// `parse_scenario_with`); `seed` and `duration` are the overrides `run.seed` and
+    /// `run.duration`, applied after them.
     #[new]
-    #[pyo3(signature = (text, path, seed=None, duration=None))]
-    fn new(text: &str, path: &str, seed: Option<u64>, duration: Option<&str>) -> PyResult<Self> {
-        let mut scn = parse_scenario(text, path).map_err(scenario_error)?;
+    #[pyo3(signature = (text, path, seed=None, duration=None, overrides=Vec::new()))]
+    fn new(text: &str, path: &str, seed: Option<u64>, duration: Option<&str>, overrides: Vec<String>) -> PyResult<Self> {
+        let mut overrides = overrides;
         if let Some(s) = seed {
-            scn.run.seed = s;
+            overrides.push(format!("run.seed={s}"));
         }
         if let Some(d) = duration {
-            let d = errors::parse_duration_override(d, &scn)?;
-            scn.run.duration = d;
+            overrides.push(format!("run.duration={}", toml_string(d)));
         }
-        errors::check_after_overrides(&scn)?;
+        let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
         let inner = CoreSimulation::new(&scn).map_err(sim_error)?;
         Ok(Simulation { inner })
     }
@@ -199,6 +210,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(py_toml_string, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(tc_check, m)?)?;
     m.add_class::<Simulation>()?;

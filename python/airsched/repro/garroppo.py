@@ -6,9 +6,10 @@ The paper's testbed: an AP sends two 6.144 Mbit/s CBR UDP flows, one to MS1 (alw
 "out-of-range"; the AP's scheduler (CBQ, HTB, DRR or WHTB) reserves 4:1 (Table 1) or 1:1
 (Table 2) of the cell's ~5 Mbit/s to the two stations. The scenario files are
 ``scenarios/garroppo/share-1-4-{cbq,htb,drr,whtb}.toml`` and ``share-1-1-*.toml``;
-:func:`run_table` runs each of them with MS2 moved to each position and sets the simulated
-goodput beside the paper's. ``walk-{drr,whtb}.toml`` walk MS2 from good to out-of-range and
-back (Figures 8 and 9, :func:`run_walk`, :func:`plot_walk`).
+:func:`run_table` runs each of them with MS2 moved to each position (the override
+``station[ms2].position``) and sets the simulated goodput beside the paper's.
+``walk-{drr,whtb}.toml`` walk MS2 from good to out-of-range and back (Figures 8 and 9,
+:func:`run_walk`, :func:`plot_walk`).
 
     >>> from airsched.repro import garroppo
     >>> df = garroppo.run_table("1:4", duration="20s")
@@ -18,14 +19,11 @@ back (Figures 8 and 9, :func:`run_walk`, :func:`plot_walk`).
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._errors import ScenarioError
 from ..runner import run
-from ..scenario import TEXT_PATH
 from ._scenarios import SCENARIOS_ENV as _SCENARIOS_ENV
 from ._scenarios import find_scenarios_dir as _find_scenarios_dir
 
@@ -151,66 +149,10 @@ def walk_file(scheduler: str, scenarios_dir: str | os.PathLike[str] | None = Non
     return find_scenarios_dir(scenarios_dir) / "garroppo" / f"walk-{scheduler}.toml"
 
 
-_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\- ]+?)\s*\]\]?\s*(#.*)?$")
-_NAME = re.compile(r"""^\s*name\s*=\s*(["'])(?P<name>[^"']*)\1\s*(#.*)?$""")
-_POSITION = re.compile(r"""^(?P<lead>\s*position\s*=\s*)(["'])(?P<value>[^"']*)\2(?P<rest>\s*(#.*)?)$""")
-
-
-def set_position(text: str, position: str, station: str = MOVING_STATION, source: str = TEXT_PATH) -> str:
-    """Scenario ``text`` with the ``position = "..."`` line of the ``[[station]]`` named
-    ``station`` set to ``position``; nothing else changes.
-
-    Raises ValueError naming ``source`` if there is no such station block, or if its block
-    does not have exactly one ``position = "..."`` line (a station given by ``snr`` or a
-    ``schedule`` cannot be moved this way).
-    """
+def position_override(position: str, station: str = MOVING_STATION) -> dict[str, str]:
+    """The override that puts ``station`` at ``position`` (one of :data:`POSITIONS`)."""
     _check_choice("position", position, POSITIONS)
-    lines = text.splitlines(keepends=True)
-    start, end = _station_block(lines, station, source)
-    hits = [i for i in range(start, end) if _POSITION.match(lines[i].rstrip("\r\n"))]
-    if len(hits) != 1:
-        found = "no" if not hits else f"{len(hits)}"
-        raise ValueError(
-            f'{source}: the [[station]] block named "{station}" (line {start + 1}) has {found} '
-            '`position = "..."` lines; exactly one is needed to move it'
-        )
-    i = hits[0]
-    body = lines[i].rstrip("\r\n")
-    newline = lines[i][len(body) :]
-    m = _POSITION.match(body)
-    assert m is not None
-    lines[i] = f'{m["lead"]}"{position}"{m["rest"]}{newline}'
-    return "".join(lines)
-
-
-def _station_block(lines: Sequence[str], station: str, source: str) -> tuple[int, int]:
-    """The [start, end) line range of the ``[[station]]`` block whose name is ``station``
-    (the header line included). Lines inside multi-line strings (``tc = \"\"\"...\"\"\"``) are
-    never taken for headers."""
-    blocks: list[tuple[str, int]] = []  # (table header, first line)
-    in_string: str | None = None
-    for i, line in enumerate(lines):
-        if in_string is None:
-            m = _HEADER.match(line.rstrip("\r\n"))
-            if m:
-                blocks.append((line.strip().split("#")[0].strip(), i))
-        for quote in ('"""', "'''"):
-            count = line.count(quote)
-            if in_string in (None, quote) and count % 2 == 1:
-                in_string = quote if in_string is None else None
-    ends = [first for _, first in blocks[1:]] + [len(lines)]
-    bounds = [(header, first, end) for (header, first), end in zip(blocks, ends)]
-    matches = []
-    for header, first, end in bounds:
-        if header.replace(" ", "") != "[[station]]":
-            continue
-        names = [m["name"] for line in lines[first:end] if (m := _NAME.match(line.rstrip("\r\n")))]
-        if station in names:
-            matches.append((first, end))
-    if len(matches) != 1:
-        what = "no" if not matches else f"{len(matches)}"
-        raise ValueError(f'{source}: {what} [[station]] blocks named "{station}"; expected exactly one')
-    return matches[0]
+    return {f"station[{station}].position": position}
 
 
 # ----- the tables ------------------------------------------------------------------------------
@@ -254,11 +196,9 @@ def run_table(
     done = 0
     for scheduler in schedulers:
         path = scenario_file(share, scheduler, scenarios_dir)
-        base = path.read_text(encoding="utf-8")
         for position in positions:
-            text = set_position(base, position, MOVING_STATION, source=str(path))
             sub = None if progress is None else _sub_progress(progress, done, total)
-            result = _run_text(text, f"{path} ({MOVING_STATION} at {position})", seed, duration, sub)
+            result = run(path, seed=seed, duration=duration, overrides=position_override(position), progress=sub)
             warnings.extend(w for w in result.warnings if w not in warnings)
             rows.extend(_rows(result, share, position, scheduler))
             done += 1
@@ -279,19 +219,6 @@ def _sub_progress(progress: Callable[[float], None], done: int, total: int) -> C
         progress((done + fraction) / total)
 
     return report
-
-
-def _run_text(
-    text: str, name: str, seed: int | None, duration: str | None, progress: Callable[[float], None] | None
-) -> Result:
-    """Run scenario text; its errors name ``name`` rather than ``<string>``."""
-    try:
-        return run(text=text, seed=seed, duration=duration, progress=progress)
-    except ScenarioError as exc:
-        prefix = f"{TEXT_PATH}:"
-        raise ScenarioError(
-            [f"{name}:{e[len(prefix):]}" if e.startswith(prefix) else e for e in exc.errors]
-        ) from None
 
 
 def _rows(result: Result, share: str, position: str, scheduler: str) -> list[dict[str, Any]]:

@@ -1,12 +1,13 @@
 //! The typed, validated description of one run.
 //!
-//! `parse.rs` turns a TOML scenario file into a [`Scenario`]; every value here has already been
-//! checked (units, ranges, names), so the simulator never re-validates.
+//! `parse/` turns a TOML scenario file, and any `KEY=VALUE` overrides of it, into a [`Scenario`];
+//! every value here has already been checked (units, ranges, names), so the simulator never
+//! re-validates.
 
 mod parse;
 pub mod tc_trees;
 
-pub use parse::{parse_scenario, ScenarioError, ScenarioErrors};
+pub use parse::{parse_scenario, parse_scenario_with, toml_string, ScenarioError, ScenarioErrors, OVERRIDES_FILE};
 
 pub use crate::monitor::CalibrationTable;
 use crate::phy::dsss::{DsssRate, Preamble};

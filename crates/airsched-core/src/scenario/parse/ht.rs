@@ -386,10 +386,10 @@ fn fq_codel_script(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, pv: &Value<'_>, ap: &mu
         );
         return;
     }
-    let (line, col) = ctx.position(pv.span().start);
+    let (file, line, col) = ctx.locate(pv.span().start);
     ap.tc = Some(TcSource {
         text: FQ_CODEL_SCRIPT.to_string(),
-        file: ctx.file.to_string(),
+        file: file.to_string(),
         key: "ap.queueing".to_string(),
         line_offset: line - 1,
         first_line_col_offset: col - 1,

@@ -1,0 +1,357 @@
+//! `[[flow]]`: protocol, endpoints, rate, size, times and header fields.
+
+use super::*;
+
+pub(super) fn endpoint(
+    ctx: &mut Ctx<'_>,
+    v: &Value<'_>,
+    key: &str,
+    stations: &HashMap<String, usize>,
+) -> Option<Endpoint> {
+    let s = string(
+        ctx,
+        v,
+        key,
+        "a string, \"server\", \"ap\" or a station name",
+    )?;
+    match s {
+        "server" => return Some(Endpoint::Server),
+        "ap" => return Some(Endpoint::Ap),
+        _ => {}
+    }
+    if let Some(&i) = stations.get(s) {
+        return Some(Endpoint::Station(i));
+    }
+    let mut known: Vec<&str> = stations.keys().map(String::as_str).collect();
+    known.sort_by_key(|k| stations[*k]);
+    let mut msg = format!("unknown endpoint {s:?}; expected \"server\", \"ap\" or a station name");
+    let candidates = known.iter().copied().chain(["server", "ap"]);
+    if let Some(c) = closest(s, candidates) {
+        msg.push_str(&format!("; did you mean {c:?}?"));
+    }
+    if known.is_empty() {
+        msg.push_str(" (no [[station]] is defined)");
+    } else {
+        let shown: Vec<String> = known.iter().take(10).map(|k| format!("{k:?}")).collect();
+        let more = if known.len() > 10 { ", ..." } else { "" };
+        msg.push_str(&format!(" (stations: {}{more})", shown.join(", ")));
+    }
+    ctx.error(&v.span(), key, msg);
+    None
+}
+
+pub(super) fn parse_flows(
+    ctx: &mut Ctx<'_>,
+    v: Option<&Value<'_>>,
+    stations: &HashMap<String, usize>,
+    run: Option<&RunDuration>,
+) -> Vec<FlowConfig> {
+    let run_duration = run.map(|r| r.value);
+    // An overridden duration that a flow's time in the file exceeds is reported at the override.
+    let override_against = |ctx: &Ctx<'_>, v: &Value<'_>| run.and_then(|r| r.by_override.clone()).filter(|_| !ctx.is_override(&v.span()));
+    let mut flows = Vec::new();
+    let mut names: HashMap<String, Span> = HashMap::new();
+    for (i, tbl, tspan) in array_of_tables(ctx, v, "flow") {
+        let path = format!("flow[{i}]");
+        let k = |key: &str| join(&path, key);
+        check_keys(ctx, tbl, &path, "[[flow]]", FLOW_KEYS);
+
+        let name = lookup(
+            ctx,
+            tbl,
+            &tspan,
+            &path,
+            "name",
+            Some("a unique name, e.g. name = \"down1\""),
+        )
+        .and_then(|v| {
+            let key = k("name");
+            let s = string(ctx, v, &key, "a string like \"down1\"")?;
+            if s.trim().is_empty() {
+                ctx.error(&v.span(), &key, "must not be empty, e.g. \"down1\"");
+                return None;
+            }
+            if let Some(first) = names.get(s) {
+                let line = ctx.line_of(first);
+                ctx.error(
+                    &v.span(),
+                    &key,
+                    format!("duplicate flow name {s:?} (already used on line {line})"),
+                );
+                return None;
+            }
+            names.insert(s.to_string(), v.span());
+            Some(s.to_string())
+        });
+
+        let mut protocol = Protocol::Udp;
+        if let Some(v) = tbl.get("protocol") {
+            let key = k("protocol");
+            if let Some(s) = string(ctx, v, &key, "a string, \"udp\", \"tcp\" or \"ping\"") {
+                if s.eq_ignore_ascii_case("ping") {
+                    protocol = Protocol::Ping;
+                } else if s.eq_ignore_ascii_case("tcp") {
+                    protocol = Protocol::Tcp;
+                } else if !s.eq_ignore_ascii_case("udp") {
+                    ctx.error(&v.span(), &key, format!("unknown protocol {s:?}; \"udp\", \"tcp\" or \"ping\""));
+                }
+            }
+        }
+        let is_ping = protocol == Protocol::Ping;
+        let is_tcp = protocol == Protocol::Tcp;
+        if is_tcp {
+            for key in ["rate", "jitter", "interval"] {
+                if let Some(v) = tbl.get(key) {
+                    ctx.error(&v.span(), &k(key), format!("a TCP flow sends as fast as its congestion window allows; leave `{key}` out (give `bytes` for a transfer of fixed size)"));
+                }
+            }
+        } else {
+            for key in ["cc", "bytes", "sack"] {
+                if let Some(v) = tbl.get(key) {
+                    ctx.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
+                }
+            }
+        }
+        let cc = tbl.get("cc").and_then(|v| {
+            choice(ctx, v, &k("cc"), &[("cubic", crate::tcp::CcKind::Cubic), ("newreno", crate::tcp::CcKind::NewReno), ("reno", crate::tcp::CcKind::NewReno)])
+        });
+        let sack = tbl.get("sack").filter(|_| is_tcp).and_then(|v| boolean(ctx, v, &k("sack")));
+        let bytes = tbl.get("bytes").and_then(|v| {
+            let key = k("bytes");
+            let s = string(ctx, v, &key, "a size like \"10MB\" or \"500kb\"")?;
+            match units::parse_size_bytes(s) {
+                Ok(0) => {
+                    ctx.error(&v.span(), &key, "a transfer needs at least one byte");
+                    None
+                }
+                Ok(b) => Some(b),
+                Err(e) => {
+                    ctx.error(&v.span(), &key, e.to_string());
+                    None
+                }
+            }
+        });
+
+        let src_v = lookup(
+            ctx,
+            tbl,
+            &tspan,
+            &path,
+            "src",
+            Some("\"server\", \"ap\" or a station name"),
+        );
+        let src = src_v.and_then(|v| endpoint(ctx, v, &k("src"), stations));
+        let dst_v = lookup(
+            ctx,
+            tbl,
+            &tspan,
+            &path,
+            "dst",
+            Some("\"server\", \"ap\" or a station name"),
+        );
+        let dst = dst_v.and_then(|v| endpoint(ctx, v, &k("dst"), stations));
+        if let (Some(s), Some(d), Some(dv)) = (src, dst, dst_v) {
+            if s == d {
+                ctx.error(
+                    &dv.span(),
+                    &k("dst"),
+                    "must differ from src (a flow needs two different endpoints)",
+                );
+            }
+        }
+
+        if is_ping {
+            for key in ["rate", "jitter"] {
+                if let Some(v) = tbl.get(key) {
+                    ctx.error(&v.span(), &k(key), "a ping flow sends one echo request per `interval`; leave `rate` and `jitter` out");
+                }
+            }
+        } else if let (false, Some(v)) = (is_tcp, tbl.get("interval")) {
+            ctx.error(&v.span(), &k("interval"), "`interval` is for ping flows (protocol = \"ping\"); a UDP flow has a `rate`");
+        }
+        let interval = if is_ping {
+            match tbl.get("interval") {
+                Some(v) => time_value(ctx, v, &k("interval"), "200ms").and_then(|t| {
+                    if t < Nanos::from_us(100) {
+                        ctx.error(&v.span(), &k("interval"), format!("{t} is too short; at least 100us"));
+                        None
+                    } else {
+                        Some(t)
+                    }
+                }),
+                None => Some(Nanos::from_secs(1)),
+            }
+        } else {
+            None
+        };
+        let rate = if is_ping {
+            interval.map(|interval| FlowRate::Periodic { interval })
+        } else if is_tcp {
+            Some(FlowRate::Window)
+        } else {
+            lookup(
+            ctx,
+            tbl,
+            &tspan,
+            &path,
+            "rate",
+            Some("a tc rate like \"6mbit\", or \"saturate\""),
+        )
+        .and_then(|v| {
+            let key = k("rate");
+            let s = string(ctx, v, &key, "a string like \"6mbit\" or \"saturate\"")?;
+            if s.trim().eq_ignore_ascii_case("saturate") {
+                return Some(FlowRate::Saturate);
+            }
+            match units::parse_rate_bps(s) {
+                Ok(_) if counts_bytes(s) => {
+                    ctx.error(
+                        &v.span(),
+                        &key,
+                        format!(
+                            "\"{s}\" is in bytes per second in tc units (\"mbps\" = megabytes/s); \
+                             write the rate in bits, like \"6mbit\", so that it cannot be misread"
+                        ),
+                    );
+                    None
+                }
+                Ok(b) => Some(FlowRate::Cbr { bits_per_second: b }),
+                Err(e) => {
+                    ctx.error(
+                        &v.span(),
+                        &key,
+                        format!("{e}; or \"saturate\" for an always-backlogged source"),
+                    );
+                    None
+                }
+            }
+        })
+        };
+
+        // TCP: the MSS; it must leave room for 52 bytes of IP and TCP headers (with timestamps).
+        let size_max = if is_tcp { u64::from(MAX_UDP_PAYLOAD + UDP_IP_OVERHEAD - crate::tcp::TCP_IP_HEADER) } else { u64::from(MAX_UDP_PAYLOAD) };
+        let size = tbl
+            .get("size")
+            .and_then(|v| integer(ctx, v, &k("size"), if is_tcp { 88 } else { 1 }, size_max));
+
+        let start_v = tbl.get("start");
+        let start = start_v.map_or(Some(Nanos::ZERO), |v| time_value(ctx, v, &k("start"), "0s"));
+        if let (Some(st), Some(d), Some(v)) = (start, run_duration, start_v) {
+            if let (true, Some(span)) = (st >= d, override_against(ctx, v)) {
+                let flow = name.as_deref().unwrap_or(&path);
+                ctx.error(&span, "run.duration", format!("duration {d} ends before flow {flow} starts at {st}; it would never send"));
+            } else if st >= d {
+                ctx.error(
+                    &v.span(),
+                    &k("start"),
+                    format!(
+                        "start ({st}) must be before the end of the run (run.duration = {d}); \
+                         the flow would never send"
+                    ),
+                );
+            }
+        }
+        let stop_v = tbl.get("stop");
+        let stop = stop_v.and_then(|v| {
+            let t = time_value(ctx, v, &k("stop"), "30s")?;
+            if let Some(st) = start {
+                if t <= st {
+                    let msg = format!("stop ({t}) must be after start ({st})");
+                    ctx.error(&v.span(), &k("stop"), msg);
+                    return None;
+                }
+            }
+            if let Some(d) = run_duration {
+                if let (true, Some(span)) = (t > d, override_against(ctx, v)) {
+                    let flow = name.as_deref().unwrap_or(&path);
+                    ctx.error(&span, "run.duration", format!("duration {d} ends before flow {flow} stops at {t}"));
+                    return None;
+                }
+                if t > d {
+                    ctx.error(
+                        &v.span(),
+                        &k("stop"),
+                        format!(
+                            "stop ({t}) is after the end of the run (run.duration = {d}); \
+                             leave stop out to run to the end"
+                        ),
+                    );
+                    return None;
+                }
+            }
+            Some(t)
+        });
+
+        // Jitter: only for CBR, and shorter than the packet interval so packets stay in order.
+        let jitter = tbl.get("jitter").and_then(|v| {
+            let j = time_value(ctx, v, &k("jitter"), "50us")?;
+            match (rate, size) {
+                (Some(FlowRate::Saturate), _) if j > Nanos::ZERO => {
+                    ctx.error(&v.span(), &k("jitter"), "jitter applies to CBR flows only; a saturating source has no send times to jitter".to_string());
+                    None
+                }
+                (Some(FlowRate::Cbr { bits_per_second }), sz) => {
+                    let bits = sz.unwrap_or(1470) as u128 * 8;
+                    let period = Nanos((bits * 1_000_000_000u128 / bits_per_second as u128).min(u64::MAX as u128) as u64);
+                    if j >= period {
+                        ctx.error(
+                            &v.span(),
+                            &k("jitter"),
+                            format!("jitter ({j}) must be shorter than the packet interval ({period}) so that packets stay in order"),
+                        );
+                        None
+                    } else {
+                        Some(j)
+                    }
+                }
+                _ => Some(j),
+            }
+        });
+
+        let port = |ctx: &mut Ctx<'_>, name: &str| {
+            tbl.get(name).and_then(|v| integer(ctx, v, &k(name), 1, 65535)).map(|n| n as u16)
+        };
+        let sport = port(ctx, "sport");
+        let dport = port(ctx, "dport");
+        let tos_v = tbl.get("tos");
+        let dscp_v = tbl.get("dscp");
+        let tos = match (tos_v, dscp_v) {
+            (Some(_), Some(d)) => {
+                ctx.error(&d.span(), &k("dscp"), "give either `tos` (the whole byte) or `dscp` (its upper six bits), not both");
+                None
+            }
+            (Some(v), None) => integer(ctx, v, &k("tos"), 0, 255).map(|n| n as u8),
+            (None, Some(v)) => integer(ctx, v, &k("dscp"), 0, 63).map(|n| (n as u8) << 2),
+            (None, None) => None,
+        };
+        let mark = tbl.get("mark").and_then(|v| integer(ctx, v, &k("mark"), 0, u32::MAX as u64)).map(|n| n as u32);
+        let priority = tbl.get("priority").and_then(|v| integer(ctx, v, &k("priority"), 0, u32::MAX as u64)).map(|n| n as u32);
+
+        flows.push(FlowConfig {
+            name: name.unwrap_or_default(),
+            protocol,
+            src: src.unwrap_or(Endpoint::Server),
+            dst: dst.unwrap_or(Endpoint::Ap),
+            rate: rate.unwrap_or(FlowRate::Saturate),
+            size: size.map_or(if is_ping { 56 } else if is_tcp { crate::tcp::DEFAULT_MSS } else { 1470 }, |n| n as u32),
+            start: start.unwrap_or(Nanos::ZERO),
+            stop,
+            jitter: jitter.unwrap_or(Nanos::ZERO),
+            sport,
+            dport: dport.unwrap_or(5001),
+            tos: tos.unwrap_or(0),
+            mark: mark.unwrap_or(0),
+            priority,
+            cc: cc.unwrap_or(crate::tcp::CcKind::Cubic),
+            sack: sack.unwrap_or(true),
+            bytes,
+        });
+    }
+    flows
+}
+
+/// A tc rate whose unit counts bytes per second (bps, kbps, mbps, ... and the IEC forms).
+pub(super) fn counts_bytes(rate: &str) -> bool {
+    let r = rate.trim().to_ascii_lowercase();
+    r.ends_with("bps")
+}

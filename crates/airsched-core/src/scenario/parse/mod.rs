@@ -1,0 +1,398 @@
+//! TOML scenario file -> [`Scenario`], reporting every problem of the file at once.
+//!
+//! The document is parsed into `toml`'s spanned tree ([`DeTable`]) and walked by hand: every key
+//! is checked against the keys its section knows, every value is converted and range-checked,
+//! and every failure becomes a [`ScenarioError`] carrying the line and column of the offending
+//! value (of the key, for unknown keys; of the table header, for missing required keys). Nothing
+//! stops at the first problem; the errors come back sorted by position.
+//!
+//! One file per section: `run.rs`, `cell.rs` (802.11b PHY and DCF), `wired.rs`, `node.rs` (the
+//! keys of `[ap]`, `[server]` and every station: txqueuelen, ip, tc), `station.rs`, `flow.rs`,
+//! `radio.rs` (SNR, positions, fading, `[monitor]`), `ht.rs` (802.11n keys); `values.rs` holds the
+//! value readers and the unknown-key check they all use.
+//!
+//! Conventions of the file format (see also `docs/` once written):
+//! * Durations are strings with a unit (`"60s"`, `"200ms"`, `"0.1ms"`); a bare number is an error.
+//! * `wired.rate` and `flow.rate` are `tc` rates: `"6mbit"` is 6 Mbit/s. In `tc`, `"6mbps"` is
+//!   6 megaBYTES per second (48 Mbit/s); since 802.11 writes "Mbps" for megabits, a flow rate in a
+//!   bytes-per-second unit is rejected rather than silently read eight times too high.
+//! * Station and basic rates are 802.11 rates where `"11Mbps"` means 11 megabits per second.
+//! * `cell.standard` decides which keys a file may use: the 802.11n keys of `[cell]`, `[ap]` and
+//!   `[[station]]` (`parse/ht.rs`) are errors in an 802.11b cell, and the 802.11b-only ones
+//!   (`preamble`, `cw_min`, `cw_max`, a station's `rate`) are errors in an 802.11n cell.
+//! * `[[station]]` and `[[flow]]` entries are referred to as `station[i]` / `flow[i]` in error
+//!   keys, with `i` counted from 0 in file order.
+//! * `run.warmup` defaults to 1 s, or to 0 when `run.duration` is 1 s or less (a 1 s warm-up
+//!   would leave nothing to measure).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+pub use overrides::{toml_string, OVERRIDES_FILE};
+
+use super::{
+    CellConfig, CollisionDefer, EifsRule, TcSource, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig,
+    Scenario, Standard, StationConfig, WiredConfig, MAX_UDP_PAYLOAD, UDP_IP_OVERHEAD,
+};
+use crate::phy::dsss::{DsssRate, Preamble};
+use crate::time::Nanos;
+use crate::units;
+
+mod cell;
+mod flow;
+mod ht;
+mod node;
+mod overrides;
+mod radio;
+mod run;
+mod station;
+mod values;
+mod wired;
+
+use cell::*;
+use flow::*;
+use node::*;
+use run::*;
+use station::*;
+use values::*;
+use wired::*;
+
+/// One problem in a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file name as given to [`parse_scenario`].
+    pub file: String,
+    /// 1-based line of the offending value, key or table header.
+    pub line: u32,
+    /// 1-based column, counted in characters.
+    pub column: u32,
+    /// Dotted path of the setting, e.g. `"flow[2].rate"`, `"run.duration"`; empty for TOML
+    /// syntax errors.
+    pub key: String,
+    /// What is wrong and what would be right.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
+        if !self.key.is_empty() {
+            write!(f, "{}: ", self.key)?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// All problems of a scenario file, sorted by (line, column); never empty when returned by
+/// [`parse_scenario`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioErrors(pub Vec<ScenarioError>);
+
+impl fmt::Display for ScenarioErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioErrors {}
+
+/// Parses and validates a scenario. `file` is only used to label errors.
+///
+/// Returns every error of the file (syntax errors excepted: a TOML syntax error stops parsing
+/// and is reported alone).
+pub fn parse_scenario(text: &str, file: &str) -> Result<Scenario, ScenarioErrors> {
+    parse_scenario_with(text, file, &[] as &[&str])
+}
+
+/// [`parse_scenario`] with overrides: each `KEY=VALUE` (e.g. `cell.retry_limit=4`,
+/// `station[sta2].rate=2Mbps`) replaces or adds one setting of the file before it is checked, so
+/// an override is validated exactly as the same value in the file would be. Errors in an override
+/// are reported in the file [`OVERRIDES_FILE`], on the line of its position in `overrides`
+/// (1-based); see `overrides.rs` for the syntax.
+pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S]) -> Result<Scenario, ScenarioErrors> {
+    let mut ctx = Ctx::new(file, text, overrides);
+    let mut root = match DeTable::parse(text) {
+        Ok(root) => root.into_inner(),
+        Err(e) => {
+            let span = e.span().unwrap_or(0..0);
+            let mut msg = format!("TOML syntax error: {}", e.message());
+            // The parser does not name the duplicated key; quote it from the source.
+            if e.message() == "duplicate key" {
+                if let Some(k) = text
+                    .get(span.clone())
+                    .filter(|k| !k.is_empty() && k.len() <= 64)
+                {
+                    msg = format!(
+                        "TOML syntax error: duplicate key `{k}` (each key and table may \
+                         appear only once)"
+                    );
+                }
+            }
+            ctx.error(&span, "", msg);
+            return Err(ScenarioErrors(ctx.errors));
+        }
+    };
+    overrides::apply_all(&mut ctx, &mut root);
+    let mut scenario = walk(&mut ctx, &root);
+    if ctx.errors.is_empty() {
+        // The tc scripts are checked once the rest is valid (they need the devices and seed).
+        let (errors, mut warnings) = super::tc_trees::check_all(&scenario);
+        // Accepted but without effect: say so with the results.
+        if scenario.ap_mac.airtime != super::AirtimeSched::Mac80211 {
+            for (i, st) in scenario.stations.iter().enumerate() {
+                if st.ht.is_some_and(|h| h.airtime_weight != 256) {
+                    warnings.push(format!(
+                        "{file}: station[{i}].airtime_weight: warning: only the mac80211 airtime scheduler \
+                         ([ap] airtime = \"mac80211\") uses station weights; this run ignores it"
+                    ));
+                }
+            }
+        }
+        scenario.warnings = warnings;
+        if errors.is_empty() {
+            return Ok(scenario);
+        }
+        let mut errors = errors;
+        errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        Err(ScenarioErrors(errors))
+    } else {
+        // The file's errors in order, then the overrides'.
+        ctx.errors.sort_by_key(|e| (e.file != file, e.line, e.column));
+        Err(ScenarioErrors(ctx.errors))
+    }
+}
+
+type Span = Range<usize>;
+type Value<'i> = Spanned<DeValue<'i>>;
+
+const TOP_KEYS: &[&str] = &["run", "cell", "wired", "ap", "server", "station", "flow", "monitor"];
+const RUN_KEYS: &[&str] = &["duration", "warmup", "seed", "sample_interval"];
+const CELL_KEYS: &[&str] = &[
+    "standard",
+    "band",
+    "width",
+    "guard_interval",
+    "max_aggregate_time",
+    "max_aggregate_mpdus",
+    "mpdu_retry_limit",
+    "preamble",
+    "basic_rates",
+    "beacons",
+    "beacon_interval",
+    "beacon_bytes",
+    "retry_limit",
+    "cw_min",
+    "cw_max",
+    "eifs",
+    "collision_defer",
+    "rate_control",
+    "preamble_detection",
+];
+const WIRED_KEYS: &[&str] = &["rate", "delay"];
+const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file"];
+/// `[ap]`: a node's keys and the AP's MAC queueing (802.11n cells, `ht::AP_MAC_KEYS`).
+const AP_KEYS: &[&str] = &[
+    "txqueuelen", "ip", "tc", "tc_file", "queueing", "mac_queue", "driver_queue_limit", "airtime",
+    "airtime_rx", "aql", "fq_kernel",
+];
+const STATION_KEYS: &[&str] = &[
+    "name", "rate", "txqueuelen", "ip", "tc", "tc_file", "rate_control", "snr", "position", "schedule",
+    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight",
+];
+const FLOW_KEYS: &[&str] = &[
+    "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
+    "tos", "dscp", "mark", "priority", "interval", "cc", "bytes", "sack",
+];
+
+/// Where each section's keys live, for "`seed` belongs in [run]" hints.
+const SECTIONS: &[(&str, &[&str])] = &[
+    ("[run]", RUN_KEYS),
+    ("[cell]", CELL_KEYS),
+    ("[wired]", WIRED_KEYS),
+    ("[ap]", AP_KEYS),
+    ("[[station]]", STATION_KEYS),
+    ("[[flow]]", FLOW_KEYS),
+    ("[monitor]", radio::MONITOR_KEYS),
+];
+
+const DEFAULT_DURATION: Nanos = Nanos::from_secs(10);
+const DEFAULT_WARMUP: Nanos = Nanos::from_secs(1);
+const DEFAULT_TXQUEUELEN: u32 = 1000;
+const MAX_TXQUEUELEN: u64 = 1_000_000;
+
+/// Spans index one space of byte offsets: the file's text, then each override's `KEY=VALUE` text
+/// (one byte apart), so that a value taken from an override carries its own position.
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+    /// Byte offset of the start of every line.
+    line_starts: Vec<usize>,
+    /// Each override's text and the offset its first byte has in the span space.
+    overrides: Vec<(usize, &'a str)>,
+    errors: Vec<ScenarioError>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new<S: AsRef<str>>(file: &'a str, text: &'a str, overrides: &'a [S]) -> Ctx<'a> {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut base = text.len() + 1;
+        let overrides = overrides
+            .iter()
+            .map(|o| {
+                let o = o.as_ref();
+                let start = base;
+                base += o.len() + 1;
+                (start, o)
+            })
+            .collect();
+        Ctx {
+            file,
+            text,
+            line_starts,
+            overrides,
+            errors: Vec::new(),
+        }
+    }
+
+    /// The override a span offset falls in: its index and its text's start and text.
+    fn override_at(&self, offset: usize) -> Option<(usize, usize, &'a str)> {
+        if offset <= self.text.len() {
+            return None;
+        }
+        let i = self.overrides.partition_point(|&(start, _)| start <= offset).checked_sub(1)?;
+        let (start, text) = self.overrides[i];
+        Some((i, start, text))
+    }
+
+    /// Whether a span lies in an override rather than in the file.
+    fn is_override(&self, span: &Span) -> bool {
+        self.override_at(span.start).is_some()
+    }
+
+    /// The text a span covers, in the file or in an override ("" if it is not a char range).
+    fn source(&self, span: &Span) -> &'a str {
+        let (base, text) = match self.override_at(span.start) {
+            Some((_, start, text)) => (start, text),
+            None => (0, self.text),
+        };
+        text.get(span.start - base..span.end.saturating_sub(base).min(text.len())).unwrap_or("")
+    }
+
+    /// The file (the scenario's, or [`OVERRIDES_FILE`]) and the 1-based line and column in
+    /// characters of a span offset; an override's line is its 1-based position in the list.
+    fn locate(&self, offset: usize) -> (&'a str, u32, u32) {
+        match self.override_at(offset) {
+            Some((i, start, text)) => {
+                let mut o = (offset - start).min(text.len());
+                while !text.is_char_boundary(o) {
+                    o -= 1;
+                }
+                let column = text[..o].chars().count() + 1;
+                (OVERRIDES_FILE, u32::try_from(i + 1).unwrap_or(u32::MAX), u32::try_from(column).unwrap_or(u32::MAX))
+            }
+            None => {
+                let (line, column) = self.position(offset);
+                (self.file, line, column)
+            }
+        }
+    }
+
+    /// 1-based (line, column in characters) of a byte offset of the file.
+    fn position(&self, offset: usize) -> (u32, u32) {
+        let mut o = offset.min(self.text.len());
+        while !self.text.is_char_boundary(o) {
+            o -= 1;
+        }
+        // Index of the last line starting at or before `o` (line_starts[0] == 0 <= o).
+        let line = self.line_starts.partition_point(|&start| start <= o);
+        let line_start = self.line_starts[line - 1];
+        let column = self.text[line_start..o].chars().count() + 1;
+        (
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(column).unwrap_or(u32::MAX),
+        )
+    }
+
+    fn error(&mut self, span: &Span, key: &str, message: impl Into<String>) {
+        let (file, line, column) = self.locate(span.start);
+        self.errors.push(ScenarioError {
+            file: file.to_string(),
+            line,
+            column,
+            key: key.to_string(),
+            message: message.into(),
+        });
+    }
+
+    /// "12" for line 12 of the file, "2 of <command line>" for the second override.
+    fn line_of(&self, span: &Span) -> String {
+        match self.locate(span.start) {
+            (file, line, _) if file == OVERRIDES_FILE => format!("{line} of {OVERRIDES_FILE}"),
+            (_, line, _) => line.to_string(),
+        }
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
+    check_keys(ctx, root, "", "", TOP_KEYS);
+
+    let run_v = root.get("run");
+    let run_t = run_v.and_then(|v| as_table(ctx, v, "run", "[run]").map(|t| (t, v.span())));
+    let run = parse_run(ctx, run_t);
+
+    let cell_v = root.get("cell");
+    let cell_t = cell_v.and_then(|v| as_table(ctx, v, "cell", "[cell]").map(|t| (t, v.span())));
+    let (cell, standard) = parse_cell(ctx, cell_t);
+
+    let wired_v = root.get("wired");
+    let wired_t = wired_v.and_then(|v| as_table(ctx, v, "wired", "[wired]").map(|t| (t, v.span())));
+    let wired = parse_wired(ctx, wired_t);
+
+    let (mut ap, ap_t) = node_section(ctx, root, "ap", AP_KEYS);
+    let ap_mac = ht::parse_ap_mac(ctx, ap_t, standard, &mut ap);
+    let (server, _) = node_section(ctx, root, "server", NODE_KEYS);
+
+    let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control, standard);
+    let flows = parse_flows(ctx, root.get("flow"), &names, run.1.as_ref());
+    let monitor = radio::parse_monitor(ctx, root.get("monitor"));
+
+    Scenario {
+        run: run.0,
+        cell,
+        wired,
+        ap,
+        server,
+        stations,
+        flows,
+        ap_mac,
+        monitor,
+        warnings: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod fuzz_tests;

@@ -1,0 +1,113 @@
+//! `[run]`: duration, warm-up, seed and sample interval.
+
+use super::*;
+
+/// The run's validated duration, as the flows' checks need it.
+#[derive(Clone, Debug)]
+pub(super) struct RunDuration {
+    pub(super) value: Nanos,
+    /// Where an override set it (None: the file, or the default): relations it breaks with the
+    /// file's values are reported there, since the override is what changed.
+    pub(super) by_override: Option<Span>,
+}
+
+/// Returns the run settings and the validated duration (None when `run.duration` is invalid,
+/// so that checks against it are skipped rather than cascading).
+pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (RunConfig, Option<RunDuration>) {
+    let empty = DeTable::new();
+    let (tbl, _span) = t.unwrap_or((&empty, 0..0));
+    check_keys(ctx, tbl, "run", "[run]", RUN_KEYS);
+    // The duration's override, and a test of whether another key is the file's.
+    let by_override = tbl.get("duration").map(|v| v.span()).filter(|s| ctx.is_override(s));
+    let from_file = |ctx: &Ctx<'_>, v: &Value<'_>| !ctx.is_override(&v.span());
+
+    let duration = match tbl.get("duration") {
+        None => Some(DEFAULT_DURATION),
+        Some(v) => time_value(ctx, v, "run.duration", "60s").and_then(|d| {
+            if d == Nanos::ZERO {
+                ctx.error(
+                    &v.span(),
+                    "run.duration",
+                    "must be greater than zero, e.g. \"60s\"",
+                );
+                None
+            } else {
+                Some(d)
+            }
+        }),
+    };
+
+    let warmup = match tbl.get("warmup") {
+        None => Some(match duration {
+            Some(d) if d <= DEFAULT_WARMUP => Nanos::ZERO,
+            _ => DEFAULT_WARMUP,
+        }),
+        Some(v) => time_value(ctx, v, "run.warmup", "1s").and_then(|w| match duration {
+            Some(d) if w >= d && by_override.is_some() && from_file(ctx, v) => {
+                let span = by_override.clone().unwrap_or_default();
+                ctx.error(&span, "run.duration", format!("duration {d} must be longer than the warm-up {w} of the scenario"));
+                None
+            }
+            Some(d) if w >= d => {
+                ctx.error(
+                    &v.span(),
+                    "run.warmup",
+                    format!(
+                        "warmup ({w}) must be shorter than run.duration ({d}{})",
+                        if tbl.get("duration").is_none() {
+                            ", the default"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+                None
+            }
+            _ => Some(w),
+        }),
+    };
+
+    let seed = tbl
+        .get("seed")
+        .map_or(Some(1), |v| integer(ctx, v, "run.seed", 0, u64::MAX));
+
+    let sample_interval = match tbl.get("sample_interval") {
+        None => Some(Nanos::from_ms(200)),
+        Some(v) => time_value(ctx, v, "run.sample_interval", "200ms").and_then(|s| {
+            if s == Nanos::ZERO {
+                ctx.error(
+                    &v.span(),
+                    "run.sample_interval",
+                    "must be greater than zero",
+                );
+                None
+            } else if let (Some(d), Some(span), true) = (duration, &by_override, from_file(ctx, v)) {
+                if s > d {
+                    ctx.error(span, "run.duration", format!("duration {d} is shorter than the sample interval {s} of the scenario"));
+                    return None;
+                }
+                Some(s)
+            } else if duration.is_some_and(|d| s > d) {
+                ctx.error(
+                    &v.span(),
+                    "run.sample_interval",
+                    format!(
+                        "sample_interval ({s}) must not exceed run.duration ({})",
+                        duration.unwrap_or_default()
+                    ),
+                );
+                None
+            } else {
+                Some(s)
+            }
+        }),
+    };
+
+    let cfg = RunConfig {
+        duration: duration.unwrap_or(DEFAULT_DURATION),
+        warmup: warmup.unwrap_or(Nanos::ZERO),
+        seed: seed.unwrap_or(1),
+        sample_interval: sample_interval.unwrap_or(Nanos::from_ms(200)),
+    };
+    (cfg, duration.map(|value| RunDuration { value, by_override }))
+}

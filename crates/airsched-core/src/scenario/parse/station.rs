@@ -1,0 +1,117 @@
+//! `[[station]]`: names, 802.11b rates and rate control (radio keys in `radio.rs`, 802.11n keys
+//! in `ht.rs`).
+
+use super::*;
+
+pub(super) fn valid_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')
+}
+
+/// The stations, and a map from every station name written (valid or not, first occurrence)
+/// to its index, so that flows referring to a broken station do not add a second error.
+pub(super) fn parse_stations(
+    ctx: &mut Ctx<'_>,
+    v: Option<&Value<'_>>,
+    default_rc: crate::scenario::RateControl,
+    standard: Option<Standard>,
+) -> (Vec<StationConfig>, HashMap<String, usize>) {
+    let mut stations = Vec::new();
+    let mut names: HashMap<String, (usize, Span)> = HashMap::new();
+    for (i, tbl, tspan) in array_of_tables(ctx, v, "station") {
+        let path = format!("station[{i}]");
+        check_keys(ctx, tbl, &path, "[[station]]", STATION_KEYS);
+        let index = stations.len();
+
+        let name_v = lookup(
+            ctx,
+            tbl,
+            &tspan,
+            &path,
+            "name",
+            Some("a unique name, e.g. name = \"sta1\""),
+        );
+        let name = name_v.and_then(|v| {
+            let key = join(&path, "name");
+            let s = string(ctx, v, &key, "a string like \"sta1\"")?;
+            let mut ok = true;
+            if s.is_empty() {
+                ctx.error(&v.span(), &key, "must not be empty, e.g. \"sta1\"");
+                ok = false;
+            } else if !s.chars().all(valid_name_char) {
+                ctx.error(
+                    &v.span(),
+                    &key,
+                    format!(
+                        "station name {s:?} may only contain ASCII letters, digits, '_', '.' \
+                         and '-'"
+                    ),
+                );
+                ok = false;
+            } else if s.eq_ignore_ascii_case("server") || s.eq_ignore_ascii_case("ap") {
+                let owner = if s.eq_ignore_ascii_case("ap") {
+                    "access point"
+                } else {
+                    "wired server"
+                };
+                ctx.error(
+                    &v.span(),
+                    &key,
+                    format!("{s:?} is reserved for the {owner}; choose another station name"),
+                );
+                return None;
+            }
+            if let Some((_, first)) = names.get(s) {
+                let line = ctx.line_of(first);
+                ctx.error(
+                    &v.span(),
+                    &key,
+                    format!("duplicate station name {s:?} (already used on line {line})"),
+                );
+                return None;
+            }
+            names.insert(s.to_string(), (index, v.span()));
+            ok.then(|| s.to_string())
+        });
+
+        let rate_control = tbl
+            .get("rate_control")
+            .and_then(|v| ht::rate_control(ctx, v, &join(&path, "rate_control"), standard))
+            .unwrap_or(default_rc);
+        // `mcs` in an 802.11b cell is reported as such; a missing `rate` would only repeat it.
+        let rate_required = (rate_control == crate::scenario::RateControl::Fixed
+            && standard == Some(Standard::Dot11b)
+            && !tbl.contains_key("mcs"))
+        .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
+        let rate_v = if standard == Some(Standard::Dot11n) {
+            ht::not_ht(ctx, tbl, &path, "rate", standard, ht::RATE_IN_HT)
+        } else {
+            lookup(ctx, tbl, &tspan, &path, "rate", rate_required)
+        };
+        let rate = rate_v.and_then(|v| {
+            let key = join(&path, "rate");
+            let ex = "a string like \"11Mbps\"";
+            let s = string(ctx, v, &key, ex)?;
+            match units::parse_phy_rate(s) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    ctx.error(&v.span(), &key, e.to_string());
+                    None
+                }
+            }
+        });
+        let ht = ht::station_ht(ctx, tbl, &path, standard);
+        let channel = radio::channel(ctx, tbl, &path);
+        let node = parse_node(ctx, tbl, &path);
+        stations.push(StationConfig {
+            name: name.unwrap_or_default(),
+            // 802.11n: a placeholder, the link's rate is `ht.mcs`.
+            rate: rate.unwrap_or(DsssRate::R11),
+            rate_control,
+            channel,
+            node,
+            ht,
+        });
+    }
+    let names = names.into_iter().map(|(k, (i, _))| (k, i)).collect();
+    (stations, names)
+}

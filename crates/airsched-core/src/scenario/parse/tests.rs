@@ -1,0 +1,595 @@
+//! Parser tests: the examples, every key, defaults and formatting.
+
+use super::*;
+
+pub(super) const EXAMPLE: &str = r#"[run]
+duration = "60s"
+warmup = "1s"
+seed = 1
+sample_interval = "200ms"
+[cell]
+standard = "802.11b"
+preamble = "long"
+basic_rates = ["1Mbps", "2Mbps"]
+[[station]]
+name = "sta1"
+rate = "11Mbps"
+[[flow]]
+name = "down1"
+protocol = "udp"
+src = "server"
+dst = "sta1"
+rate = "6Mbit"
+size = 1024
+"#;
+
+fn default_cell() -> CellConfig {
+    CellConfig {
+        standard: Standard::Dot11b,
+        preamble: Preamble::Long,
+        basic_rates: vec![DsssRate::R1, DsssRate::R2],
+        beacons: true,
+        beacon_interval: Nanos::from_us(102_400),
+        beacon_bytes: 65,
+        retry_limit: 7,
+        cw_min: 31,
+        cw_max: 1023,
+        eifs: EifsRule::Estimated,
+        collision_defer: CollisionDefer::Eifs,
+        rate_control: crate::scenario::RateControl::Fixed,
+        preamble_detection_cdb: None,
+        ht: None,
+    }
+}
+
+fn node(q: u32) -> NodeConfig {
+    NodeConfig { txqueuelen: q, ip: None, tc: None }
+}
+
+#[test]
+fn the_example_parses() {
+    let s = parse_scenario(EXAMPLE, "example.toml").unwrap();
+    let want = Scenario {
+        run: RunConfig {
+            duration: Nanos::from_secs(60),
+            warmup: Nanos::from_secs(1),
+            seed: 1,
+            sample_interval: Nanos::from_ms(200),
+        },
+        cell: default_cell(),
+        wired: WiredConfig {
+            rate_bps: 100_000_000,
+            delay: Nanos::from_us(100),
+        },
+        ap: node(1000),
+        server: node(1000),
+        monitor: crate::scenario::MonitorSpec::default(),
+        ap_mac: crate::scenario::ApMacConfig::default(),
+        stations: vec![StationConfig {
+            name: "sta1".into(),
+            rate: DsssRate::R11,
+            rate_control: crate::scenario::RateControl::Fixed,
+            channel: None,
+            node: node(1000),
+            ht: None,
+        }],
+        flows: vec![FlowConfig {
+            name: "down1".into(),
+            protocol: Protocol::Udp,
+            src: Endpoint::Server,
+            dst: Endpoint::Station(0),
+            rate: FlowRate::Cbr {
+                bits_per_second: 6_000_000,
+            },
+            size: 1024,
+            start: Nanos::ZERO,
+            stop: None,
+            jitter: Nanos::ZERO,
+            sport: None,
+            dport: 5001,
+            tos: 0,
+            mark: 0,
+            priority: None,
+            cc: crate::tcp::CcKind::Cubic,
+            bytes: None,
+            sack: true,
+        }],
+        warnings: vec![],
+    };
+    assert_eq!(s, want);
+}
+
+#[test]
+fn an_empty_file_is_all_defaults() {
+    let s = parse_scenario("", "empty.toml").unwrap();
+    assert_eq!(
+        s.run,
+        RunConfig {
+            duration: Nanos::from_secs(10),
+            warmup: Nanos::from_secs(1),
+            seed: 1,
+            sample_interval: Nanos::from_ms(200),
+        }
+    );
+    assert_eq!(s.cell, default_cell());
+    assert_eq!(
+        s.wired,
+        WiredConfig {
+            rate_bps: 100_000_000,
+            delay: Nanos(100_000)
+        }
+    );
+    assert_eq!((s.ap, s.server), (node(1000), node(1000)));
+    assert!(s.stations.is_empty() && s.flows.is_empty());
+}
+
+#[test]
+fn every_key_can_be_set() {
+    let text = r#"
+[run]
+duration = "2.5s"
+warmup = "500ms"
+seed = 18446744073709551615
+sample_interval = "100ms"
+
+[cell]
+standard = "802.11b"
+preamble = "short"
+basic_rates = ["11Mbps", "1Mbps", "5.5Mbps"]
+beacons = false
+beacon_interval = "1024us"
+beacon_bytes = 100
+retry_limit = 4
+cw_min = 15
+cw_max = 255
+eifs = "legacy"
+collision_defer = "ack-timeout"
+
+[wired]
+rate = "1gbit"
+delay = "2ms"
+
+[ap]
+txqueuelen = 50
+
+[server]
+txqueuelen = 1_000
+
+[[station]]
+name = "a.b-c_1"
+rate = "1Mbps"
+txqueuelen = 10
+
+[[station]]
+name = "sta2"
+rate = "5.5Mbps"
+
+[[flow]]
+name = "up"
+src = "a.b-c_1"
+dst = "sta2"
+rate = "saturate"
+size = 2276
+start = "0.5s"
+stop = "2.5s"
+
+[[flow]]
+name = "ap-to-server"
+src = "ap"
+dst = "server"
+rate = "12kbit"
+"#;
+    let s = parse_scenario(text, "all.toml").unwrap();
+    assert_eq!(
+        s.run,
+        RunConfig {
+            duration: Nanos::from_ms(2500),
+            warmup: Nanos::from_ms(500),
+            seed: u64::MAX,
+            sample_interval: Nanos::from_ms(100),
+        }
+    );
+    assert_eq!(
+        s.cell,
+        CellConfig {
+            standard: Standard::Dot11b,
+            preamble: Preamble::Short,
+            basic_rates: vec![DsssRate::R1, DsssRate::R5_5, DsssRate::R11],
+            beacons: false,
+            beacon_interval: Nanos::from_us(1024),
+            beacon_bytes: 100,
+            retry_limit: 4,
+            cw_min: 15,
+            cw_max: 255,
+            eifs: EifsRule::Legacy,
+            collision_defer: CollisionDefer::AckTimeout,
+            rate_control: crate::scenario::RateControl::Fixed,
+            preamble_detection_cdb: None,
+            ht: None,
+        }
+    );
+    assert_eq!(
+        s.wired,
+        WiredConfig {
+            rate_bps: 1_000_000_000,
+            delay: Nanos::from_ms(2)
+        }
+    );
+    assert_eq!((s.ap.clone(), s.server.clone()), (node(50), node(1000)));
+    assert_eq!(
+        s.stations,
+        vec![
+            StationConfig {
+                name: "a.b-c_1".into(),
+                rate: DsssRate::R1,
+                rate_control: crate::scenario::RateControl::Fixed,
+                channel: None,
+                node: node(10),
+                ht: None
+            },
+            StationConfig {
+                name: "sta2".into(),
+                rate: DsssRate::R5_5,
+                rate_control: crate::scenario::RateControl::Fixed,
+                channel: None,
+                node: node(1000),
+                ht: None
+            },
+        ]
+    );
+    assert_eq!(
+        s.flows,
+        vec![
+            FlowConfig {
+                name: "up".into(),
+                protocol: Protocol::Udp,
+                src: Endpoint::Station(0),
+                dst: Endpoint::Station(1),
+                rate: FlowRate::Saturate,
+                size: MAX_UDP_PAYLOAD,
+                start: Nanos::from_ms(500),
+                stop: Some(Nanos::from_ms(2500)),
+                jitter: Nanos::ZERO,
+                sport: None,
+                dport: 5001,
+                tos: 0,
+                mark: 0,
+                priority: None,
+                cc: crate::tcp::CcKind::Cubic,
+                bytes: None,
+                sack: true,
+            },
+            FlowConfig {
+                name: "ap-to-server".into(),
+                protocol: Protocol::Udp,
+                src: Endpoint::Ap,
+                dst: Endpoint::Server,
+                rate: FlowRate::Cbr {
+                    bits_per_second: 12_000
+                },
+                size: 1470,
+                start: Nanos::ZERO,
+                stop: None,
+                jitter: Nanos::ZERO,
+                sport: None,
+                dport: 5001,
+                tos: 0,
+                mark: 0,
+                priority: None,
+                cc: crate::tcp::CcKind::Cubic,
+                bytes: None,
+                sack: true,
+            },
+        ]
+    );
+}
+
+/// A small 802.11n cell: two stations, a download each, one of them TCP.
+pub(super) const HT_EXAMPLE: &str = r#"[run]
+duration = "10s"
+[cell]
+standard = "802.11n"
+[ap]
+queueing = "airtime"
+[[station]]
+name = "fast"
+mcs = 15
+[[station]]
+name = "slow"
+mcs = 0
+snr = 20
+[[flow]]
+name = "down-fast"
+protocol = "tcp"
+src = "server"
+dst = "fast"
+[[flow]]
+name = "down-slow"
+src = "server"
+dst = "slow"
+rate = "saturate"
+"#;
+
+fn mcs(i: u8) -> crate::phy::ht::HtMcs {
+    crate::phy::ht::HtMcs::new(i).unwrap()
+}
+
+#[test]
+fn an_80211n_scenario_parses_with_its_defaults() {
+    use crate::phy::error::OfdmRate;
+    use crate::phy::ht::{ChannelWidth, GuardInterval};
+    use crate::phy::ofdm::OfdmBand;
+    use crate::scenario::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+    let s = parse_scenario(HT_EXAMPLE, "ht.toml").unwrap();
+    assert_eq!(
+        s.cell,
+        CellConfig {
+            standard: Standard::Dot11n,
+            ht: Some(HtCellConfig {
+                band: OfdmBand::Ghz5,
+                width: ChannelWidth::Mhz20,
+                gi: GuardInterval::Long,
+                basic_rates: vec![OfdmRate::R6, OfdmRate::R12, OfdmRate::R24],
+                max_aggregate_time: Nanos::from_ms(4),
+                max_aggregate_mpdus: 64,
+                mpdu_retry_limit: 31,
+            }),
+            ..default_cell()
+        }
+    );
+    assert_eq!(
+        s.ap_mac,
+        ApMacConfig {
+            queue: MacQueue::FqMac,
+            airtime: AirtimeSched::Ath9k,
+            airtime_rx: true,
+            aql: false,
+            fq_kernel: FqKernel::Linux4_11,
+        }
+    );
+    assert_eq!(s.ap.tc, None);
+    let ht: Vec<_> = s.stations.iter().map(|st| st.ht).collect();
+    assert_eq!(
+        ht,
+        vec![
+            Some(HtStationConfig { mcs: mcs(15), airtime_weight: 256 }),
+            Some(HtStationConfig { mcs: mcs(0), airtime_weight: 256 }),
+        ]
+    );
+    // `rate` keeps its placeholder; the radio keys work as in 802.11b.
+    assert_eq!(s.stations[0].rate, DsssRate::R11);
+    assert_eq!(s.stations[0].rate_control, crate::scenario::RateControl::Fixed);
+    assert!(s.stations[0].channel.is_none() && s.stations[1].channel.is_some());
+    assert!(s.flows.iter().all(|f| f.sack));
+    assert_eq!(s.flows[0].protocol, Protocol::Tcp);
+
+    // A cell with nothing but the standard: every default, the AP a driver FIFO.
+    let s = parse_scenario("[cell]\nstandard = \"802.11N\"\n[[station]]\nname = \"a\"\n", "f").unwrap();
+    assert_eq!(s.ap_mac, ApMacConfig::default());
+    assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: crate::scenario::ATH_MAX_QDEPTH });
+    assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(7), airtime_weight: 256 }));
+    assert_eq!(s.cell.ht.unwrap().basic_rates, crate::phy::ofdm::MANDATORY_RATES.to_vec());
+}
+
+#[test]
+fn every_80211n_key_can_be_set() {
+    use crate::phy::error::OfdmRate;
+    use crate::phy::ht::{ChannelWidth, GuardInterval};
+    use crate::phy::ofdm::OfdmBand;
+    use crate::scenario::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+    let text = r#"
+[cell]
+standard = "802.11n"
+band = "2.4 ghz"
+width = 40
+guard_interval = "short"
+basic_rates = ["24Mbps", "6", "54Mbit"]
+max_aggregate_time = "5484us"
+max_aggregate_mpdus = 32
+mpdu_retry_limit = 10
+retry_limit = 4
+beacons = false
+rate_control = "fixed"
+
+[ap]
+mac_queue = "fq-mac"
+airtime = "mac80211"
+airtime_rx = false
+aql = false
+fq_kernel = "4.11"
+
+[[station]]
+name = "a"
+mcs = 3
+airtime_weight = 512
+rate_control = "fixed"
+position = "good"
+
+[[flow]]
+name = "up"
+protocol = "tcp"
+src = "a"
+dst = "server"
+sack = false
+"#;
+    let s = parse_scenario(text, "all-ht.toml").unwrap();
+    assert_eq!(
+        s.cell.ht,
+        Some(HtCellConfig {
+            band: OfdmBand::Ghz24ShortSlot,
+            width: ChannelWidth::Mhz40,
+            gi: GuardInterval::Short,
+            basic_rates: vec![OfdmRate::R6, OfdmRate::R24, OfdmRate::R54],
+            max_aggregate_time: crate::phy::ht::HT_MF_PPDU_MAX_TIME,
+            max_aggregate_mpdus: 32,
+            mpdu_retry_limit: 10,
+        })
+    );
+    assert_eq!((s.cell.retry_limit, s.cell.beacons), (4, false));
+    assert_eq!(
+        s.ap_mac,
+        ApMacConfig {
+            queue: MacQueue::FqMac,
+            airtime: AirtimeSched::Mac80211,
+            airtime_rx: false,
+            aql: false,
+            fq_kernel: FqKernel::Linux4_11,
+        }
+    );
+    assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512 }));
+    assert!(!s.flows[0].sack);
+
+    // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.
+    let s = parse_scenario(
+        "[cell]\nstandard = \"802.11n\"\n[ap]\nmac_queue = \"fq_mac\"\nairtime = \"mac80211\"\n",
+        "f",
+    )
+    .unwrap();
+    assert_eq!((s.ap_mac.aql, s.ap_mac.fq_kernel), (true, FqKernel::Linux6_18));
+    // A driver FIFO with its own limit; band and width spelled briefly.
+    let s = parse_scenario(
+        "[cell]\nstandard = \"802.11n\"\nband = \"5\"\n[ap]\ndriver_queue_limit = 1000\nmac_queue = \"fifo\"\n",
+        "f",
+    )
+    .unwrap();
+    assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: 1000 });
+    assert_eq!(s.cell.ht.unwrap().band, OfdmBand::Ghz5);
+}
+
+#[test]
+fn each_queueing_preset() {
+    use crate::scenario::{AirtimeSched, FqKernel, MacQueue};
+    let fifo = MacQueue::DriverFifo { limit: crate::scenario::ATH_MAX_QDEPTH };
+    for (preset, queue, airtime, script) in [
+        ("fifo", fifo, AirtimeSched::Off, false),
+        ("fq_codel", fifo, AirtimeSched::Off, true),
+        ("fq-codel", fifo, AirtimeSched::Off, true),
+        ("fq-mac", MacQueue::FqMac, AirtimeSched::Off, false),
+        ("airtime", MacQueue::FqMac, AirtimeSched::Ath9k, false),
+    ] {
+        let text = format!("[cell]\nstandard = \"802.11n\"\n[ap]\ntxqueuelen = 100\nqueueing = \"{preset}\"\n");
+        let s = parse_scenario(&text, "p.toml").unwrap_or_else(|e| panic!("{preset}: {e}"));
+        assert_eq!((s.ap_mac.queue, s.ap_mac.airtime), (queue, airtime), "{preset}");
+        assert_eq!((s.ap_mac.aql, s.ap_mac.fq_kernel, s.ap_mac.airtime_rx), (false, FqKernel::Linux4_11, true));
+        assert_eq!(s.ap.txqueuelen, 100);
+        if script {
+            // The root fq_codel on wlan0, as if the AP's tc script said so; it builds.
+            let tc = s.ap.tc.as_ref().expect("fq_codel script");
+            assert_eq!(tc.text, "tc qdisc add dev wlan0 root fq_codel\n");
+            assert_eq!((tc.file.as_str(), tc.key.as_str(), tc.line_offset, tc.first_line_col_offset), ("p.toml", "ap.queueing", 4, 11));
+            let nodes = crate::scenario::tc_trees::nodes_with_scripts(&s);
+            let (trees, errors, warnings) = crate::scenario::tc_trees::build_node(&nodes[0], 1);
+            assert!(errors.is_empty() && warnings.is_empty(), "{errors:?} {warnings:?}");
+            assert_eq!(trees.len(), 1);
+        } else {
+            assert_eq!(s.ap.tc, None, "{preset}");
+        }
+    }
+    // The presets leave the other AP keys free.
+    let s = parse_scenario(
+        "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fifo\"\ndriver_queue_limit = 50\n",
+        "f",
+    )
+    .unwrap();
+    assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: 50 });
+    let s = parse_scenario(
+        "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fq-mac\"\nfq_kernel = \"6.18\"\nairtime_rx = false\n",
+        "f",
+    )
+    .unwrap();
+    assert_eq!((s.ap_mac.fq_kernel, s.ap_mac.airtime_rx), (FqKernel::Linux6_18, false));
+}
+
+#[test]
+fn an_invalid_standard_does_not_cascade() {
+    // The standard is wrong: the keys of either standard are taken without further errors.
+    let text = "[cell]\nstandard = \"802.11x\"\nband = \"5GHz\"\npreamble = \"long\"\n\
+                [ap]\nqueueing = \"airtime\"\n[[station]]\nname = \"a\"\nmcs = 3\n";
+    let e = parse_scenario(text, "f").unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+    assert_eq!(e.0[0].key, "cell.standard");
+    // A bad value is still reported.
+    let e = parse_scenario(&text.replace("mcs = 3", "mcs = 16"), "f").unwrap_err();
+    assert_eq!(e.0.len(), 2, "{e}");
+    assert_eq!(e.0[1].key, "station[0].mcs");
+}
+
+#[test]
+fn warmup_default_drops_to_zero_for_short_runs() {
+    let s = parse_scenario("[run]\nduration = \"1s\"\n", "f").unwrap();
+    assert_eq!(s.run.warmup, Nanos::ZERO);
+    let s = parse_scenario("[run]\nduration = \"1001ms\"\n", "f").unwrap();
+    assert_eq!(s.run.warmup, Nanos::from_secs(1));
+}
+
+#[test]
+fn inline_tables_and_dotted_keys_work_too() {
+    let text = "run.duration = \"5s\"\n\
+                station = [{ name = \"s\", rate = \"2Mbps\" }]\n\
+                flow = [{ name = \"f\", src = \"s\", dst = \"server\", rate = \"1mbit\" }]\n";
+    let s = parse_scenario(text, "f").unwrap();
+    assert_eq!(s.run.duration, Nanos::from_secs(5));
+    assert_eq!(s.stations[0].rate, DsssRate::R2);
+    assert_eq!(s.flows[0].src, Endpoint::Station(0));
+}
+
+#[test]
+fn integers_in_other_radixes_and_with_underscores() {
+    let text = "[run]\nseed = 0x10\n[ap]\ntxqueuelen = 1_0_0\n[cell]\nretry_limit = 0o7\n";
+    let s = parse_scenario(text, "f").unwrap();
+    assert_eq!(
+        (s.run.seed, s.ap.txqueuelen, s.cell.retry_limit),
+        (16, 100, 7)
+    );
+}
+
+#[test]
+fn display_formats() {
+    let e = ScenarioError {
+        file: "a.toml".into(),
+        line: 3,
+        column: 12,
+        key: "run.duration".into(),
+        message: "bad".into(),
+    };
+    assert_eq!(e.to_string(), "a.toml:3:12: run.duration: bad");
+    let s = ScenarioError {
+        key: String::new(),
+        ..e.clone()
+    };
+    assert_eq!(s.to_string(), "a.toml:3:12: bad");
+    assert_eq!(
+        ScenarioErrors(vec![e, s]).to_string(),
+        "a.toml:3:12: run.duration: bad\na.toml:3:12: bad"
+    );
+}
+
+#[test]
+fn edit_distance_and_suggestions() {
+    assert_eq!(edit_distance("station", "stations"), 1);
+    assert_eq!(edit_distance("duraiton", "duration"), 1);
+    assert_eq!(edit_distance("Duration", "duration"), 0);
+    assert_eq!(edit_distance("", "abc"), 3);
+    assert_eq!(
+        closest("stations", TOP_KEYS.iter().copied()),
+        Some("station")
+    );
+    assert_eq!(closest("flows", TOP_KEYS.iter().copied()), Some("flow"));
+    assert_eq!(closest("xyz", TOP_KEYS.iter().copied()), None);
+    assert_eq!(
+        closest("sampel_interval", RUN_KEYS.iter().copied()),
+        Some("sample_interval")
+    );
+}
+
+#[test]
+fn columns_count_characters_not_bytes() {
+    let text = "[run]\n# é\nduration = \"é\"\n";
+    let e = parse_scenario(text, "f").unwrap_err();
+    assert_eq!((e.0[0].line, e.0[0].column), (3, 12));
+    let text = "[run]\nx = \"é\" ; y = \"é\"\n";
+    let e = parse_scenario(text, "f").unwrap_err();
+    assert_eq!(e.0.len(), 1);
+    assert_eq!(e.0[0].key, "");
+    assert_eq!(e.0[0].line, 2);
+}
