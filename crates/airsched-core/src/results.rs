@@ -55,43 +55,63 @@ pub enum Cell<'a> {
 }
 
 /// The column type of a Rust value, fixed by its type so that a schema cannot disagree with
-/// its struct.
+/// its struct; a cell is made from a reference to the value (`Cell::from(&value)`).
 pub trait CellType {
     const TYPE: ColumnType;
 }
 
 macro_rules! cell_types {
-    ($($t:ty => $ct:ident, |$v:ident| $cell:expr;)*) => {$(
+    ($($t:ty => $ct:ident;)*) => {$(
         impl CellType for $t {
             const TYPE: ColumnType = ColumnType::$ct;
-        }
-        impl<'a> From<&'a $t> for Cell<'a> {
-            fn from($v: &'a $t) -> Cell<'a> {
-                $cell
-            }
         }
     )*};
 }
 
 cell_types! {
-    String => Str, |v| Cell::Str(v);
-    &str => Str, |v| Cell::Str(v);
-    f64 => Float, |v| Cell::Float(*v);
-    u64 => Int, |v| Cell::UInt(*v);
-    u32 => Int, |v| Cell::UInt(u64::from(*v));
-    i32 => Int, |v| Cell::Int(i64::from(*v));
+    String => Str;
+    &str => Str;
+    f64 => Float;
+    u64 => Int;
+    u32 => Int;
+    i32 => Int;
 }
 
-// Computed values of view tables, by value.
-impl<'a> From<&'a str> for Cell<'a> {
-    fn from(v: &'a str) -> Cell<'a> {
+impl<'a> From<&'a String> for Cell<'a> {
+    fn from(v: &'a String) -> Self {
         Cell::Str(v)
     }
 }
 
-impl From<f64> for Cell<'_> {
-    fn from(v: f64) -> Self {
-        Cell::Float(v)
+// The text outlives the reference to it: a computed `&str` may be a temporary.
+impl<'s> From<&&'s str> for Cell<'s> {
+    fn from(v: &&'s str) -> Self {
+        Cell::Str(v)
+    }
+}
+
+// Numbers are copied, so the cell does not borrow them.
+impl From<&f64> for Cell<'_> {
+    fn from(v: &f64) -> Self {
+        Cell::Float(*v)
+    }
+}
+
+impl From<&u64> for Cell<'_> {
+    fn from(v: &u64) -> Self {
+        Cell::UInt(*v)
+    }
+}
+
+impl From<&u32> for Cell<'_> {
+    fn from(v: &u32) -> Self {
+        Cell::UInt(u64::from(*v))
+    }
+}
+
+impl From<&i32> for Cell<'_> {
+    fn from(v: &i32) -> Self {
+        Cell::Int(i64::from(*v))
     }
 }
 
@@ -135,37 +155,23 @@ macro_rules! result_table {
             )+)?
         }
 
-        impl Table for $name {
-            const NAME: &'static str = $table;
-            const COLUMNS: &'static [Column] = &[$(
-                Column {
-                    name: stringify!($field),
-                    ty: <$fty as CellType>::TYPE,
-                    unit: concat!("" $(, $unit)?),
-                    doc: concat!($($doc),+),
-                },
-            )+];
-
-            #[allow(unused_assignments)]
-            fn cell(&self, column: usize) -> Cell<'_> {
-                let mut i = 0;
+        impl_table! {
+            impl Table for $name as $table, |row| {
                 $(
-                    if column == i {
-                        return Cell::from(&self.$field);
-                    }
-                    i += 1;
+                    $(#[doc = $doc])+
+                    $(#[unit = $unit])?
+                    $field: $fty = row.$field,
                 )+
-                panic!("{} has {} columns, not {}", $table, Self::COLUMNS.len(), column + 1)
             }
         }
     };
 }
 
-/// Declares the schema of a table whose columns are computed from a view of other data
-/// (`row.field` expressions) rather than stored as fields.
-macro_rules! view_table {
+/// Implements `Table` for a row type from its columns, each `name: type = value` with the row
+/// bound to `$row`; the value is borrowed, so a field is read in place.
+macro_rules! impl_table {
     (
-        impl Table for $view:ty as $table:literal, |$row:ident| {
+        impl Table for $ty:ty as $table:literal, |$row:ident| {
             $(
                 $(#[doc = $doc:literal])+
                 $(#[unit = $unit:literal])?
@@ -173,7 +179,7 @@ macro_rules! view_table {
             )+
         }
     ) => {
-        impl Table for $view {
+        impl Table for $ty {
             const NAME: &'static str = $table;
             const COLUMNS: &'static [Column] = &[$(
                 Column {
@@ -190,7 +196,7 @@ macro_rules! view_table {
                 let mut i = 0;
                 $(
                     if column == i {
-                        let value: $cty = $value;
+                        let value: &$cty = &$value;
                         return Cell::from(value);
                     }
                     i += 1;
@@ -495,7 +501,7 @@ pub struct SampleRow<'a> {
     pub name: &'a str,
 }
 
-view_table! {
+impl_table! {
     impl Table for SampleRow<'_> as "samples", |row| {
         /// End of the interval, from the start of the run.
         #[unit = "s"]
