@@ -7,6 +7,7 @@
 //! from it, so a new column is one field here (plus the line that computes it).
 
 use crate::metrics::{Sample, SampleKind};
+use crate::scenario::Scenario;
 use crate::time::Nanos;
 
 #[macro_use]
@@ -301,10 +302,22 @@ result_table! {
 }
 
 /// A goodput sample as a row of the samples table: the sample and the name of its station or
-/// flow (the binding resolves the index against the scenario).
+/// flow.
 pub struct SampleRow<'a> {
     pub sample: &'a Sample,
     pub name: &'a str,
+}
+
+impl<'a> SampleRow<'a> {
+    /// `scn` is the scenario the simulation ran (`Simulation::scenario`), whose flows include
+    /// those it adds (TCP ACKs, ping replies) that sample indices may refer to.
+    pub fn new(sample: &'a Sample, scn: &'a Scenario) -> SampleRow<'a> {
+        let name = match sample.kind {
+            SampleKind::Station => &scn.stations[sample.index as usize].name,
+            SampleKind::Flow => &scn.flows[sample.index as usize].name,
+        };
+        SampleRow { sample, name }
+    }
 }
 
 impl_table! {

@@ -4,10 +4,9 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use airsched_core::metrics::SampleKind;
 use airsched_core::qdisc::{QdiscReport, QdiscStats};
 use airsched_core::results::{
-    schema, AggregateRow, Cell, FlowResult, NodeResult, PingRow, RateRow, SampleRow, StationResult, Summary, Table,
+    schema, AggregateRow, Cell, Conservation, FlowResult, NodeResult, PingRow, RateRow, SampleRow, StationResult, Summary, Table,
     SAMPLE_INTERVAL_COLUMN,
 };
 use airsched_core::{RunResults, Scenario};
@@ -56,11 +55,13 @@ pub fn result_schema(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
+/// The results of a run: the summary (with its nested conservation counts), every table as
+/// column lists, the warnings and the tc trees. `scn` is the scenario the simulation ran.
 pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> PyResult<Bound<'py, PyAny>> {
     let out = PyDict::new(py);
     let summary = record_to_py(py, &r.summary)?;
     summary.set_item(SAMPLE_INTERVAL_COLUMN.name, r.sample_interval.as_secs_f64())?;
-    summary.set_item("conservation", record_to_py(py, &r.summary.conservation)?)?;
+    summary.set_item(Conservation::NAME, record_to_py(py, &r.summary.conservation)?)?;
     out.set_item(Summary::NAME, summary)?;
     out.set_item(StationResult::NAME, table_to_py(py, &r.stations)?)?;
     out.set_item(AggregateRow::NAME, table_to_py(py, &r.aggregates)?)?;
@@ -68,18 +69,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
     out.set_item(FlowResult::NAME, table_to_py(py, &r.flows)?)?;
     out.set_item(PingRow::NAME, table_to_py(py, &r.pings)?)?;
     out.set_item(NodeResult::NAME, table_to_py(py, &r.nodes)?)?;
-    // Sample indices refer to the simulation's scenario (flows it adds included).
-    let samples: Vec<SampleRow<'_>> = r
-        .samples
-        .iter()
-        .map(|s| SampleRow {
-            sample: s,
-            name: match s.kind {
-                SampleKind::Station => &scn.stations[s.index as usize].name,
-                SampleKind::Flow => &scn.flows[s.index as usize].name,
-            },
-        })
-        .collect();
+    let samples: Vec<SampleRow<'_>> = r.samples.iter().map(|s| SampleRow::new(s, scn)).collect();
     out.set_item(SampleRow::NAME, table_to_py(py, &samples)?)?;
     out.set_item("warnings", r.warnings.clone())?;
     let tc = PyList::empty(py);

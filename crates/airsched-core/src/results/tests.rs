@@ -99,7 +99,7 @@ fn sample_rows_convert_their_sample() {
             SampleKind::Station => &scn.stations[s.index as usize].name,
             SampleKind::Flow => &scn.flows[s.index as usize].name,
         };
-        let row = SampleRow { sample: s, name };
+        let row = SampleRow::new(s, &scn);
         assert_eq!(row.cell(col("time_s")), Cell::Float(s.time.as_secs_f64()));
         let kind = if s.kind == SampleKind::Station { "station" } else { "flow" };
         kinds[usize::from(s.kind == SampleKind::Flow)] += 1;
