@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import _core
 from ._errors import SimulationError
 
 if TYPE_CHECKING:  # pandas is imported on first use: `airsched --version` need not pay for it.
@@ -22,127 +23,33 @@ if TYPE_CHECKING:  # pandas is imported on first use: `airsched --version` need 
 
 STR, FLOAT, INT = "str", "float", "int"
 
-# Column order and type of each table, as the native core documents them. Columns the core adds
-# later still come through (after these, with the type pandas infers).
-STATION_COLUMNS: dict[str, str] = {
-    "name": STR,
-    "rate_mbps": FLOAT,
-    "goodput_mbps": FLOAT,
-    "goodput_std_mbps": FLOAT,
-    "goodput_up_mbps": FLOAT,
-    "goodput_down_mbps": FLOAT,
-    "airtime_s": FLOAT,
-    "airtime_share": FLOAT,
-    "tx_frames": INT,
-    "tx_attempts": INT,
-    "retries": INT,
-    "collisions": INT,
-    "drops": INT,
-    "drops_queue": INT,
-    "drops_retry": INT,
-    "queue_delay_mean_ms": FLOAT,
-    "rate_control": STR,
-    "mean_rate_down_mbps": FLOAT,
-    "mean_rate_up_mbps": FLOAT,
-    "data_errors": INT,
-    "ack_errors": INT,
-    "occupancy": FLOAT,
-    "snr_mean_db": FLOAT,
-    "estimate_mean_mbps": FLOAT,
-    "rel_goodput_end": FLOAT,
-    "airtime_down_s": FLOAT,
-    "airtime_up_s": FLOAT,
-    "airtime_down_share": FLOAT,
-    "ampdu_mean_down": FLOAT,
-    "ampdu_mean_up": FLOAT,
-}
-RATE_COLUMNS: dict[str, str] = {
-    "station": STR,
-    "direction": STR,
-    "rate_mbps": FLOAT,
-    "mcs": INT,  # 802.11n: the HT MCS; -1 for an 802.11b rate
-    "attempts": INT,
-    "acked": INT,
-    "share": FLOAT,
-}
+#: The result schema, declared once in the native core (``crates/airsched-core/src/results.rs``):
+#: per table, its columns in order as ``(name, type, unit, description)``, type one of
+#: ``"str"``, ``"float"``, ``"int"``. ``"summary"`` and its nested ``"conservation"`` are records
+#: (one value per column) rather than tables.
+SCHEMA: dict[str, list[tuple[str, str, str, str]]] = _core.schema()
+_RECORDS = ("summary", "conservation")
+
+
+def _columns(table: str) -> dict[str, str]:
+    return {name: kind for name, kind, _unit, _doc in SCHEMA[table]}
+
+
+# Column order and type of each table, from the core's schema. A column the native result has
+# beyond these still comes through (after them, with the type pandas infers).
+STATION_COLUMNS: dict[str, str] = _columns("stations")
+RATE_COLUMNS: dict[str, str] = _columns("rates")
 #: 802.11n A-MPDU size distribution: PPDU attempts per station, direction and MPDU count.
-AGGREGATE_COLUMNS: dict[str, str] = {
-    "station": STR,
-    "direction": STR,
-    "mpdus": INT,
-    "count": INT,
-    "share": FLOAT,
-}
-FLOW_COLUMNS: dict[str, str] = {
-    "name": STR,
-    "src": STR,
-    "dst": STR,
-    "protocol": STR,
-    "goodput_mbps": FLOAT,
-    "goodput_std_mbps": FLOAT,
-    "sent_packets": INT,
-    "received_packets": INT,
-    "lost_packets": INT,
-    "drops_queue": INT,
-    "drops_retry": INT,
-    "in_flight": INT,
-    "delay_mean_ms": FLOAT,
-    "delay_max_ms": FLOAT,
-    "queue_delay_mean_ms": FLOAT,
-    "rtt_mean_ms": FLOAT,
-    "rtt_p50_ms": FLOAT,
-    "rtt_p90_ms": FLOAT,
-    "rtt_p99_ms": FLOAT,
-    "rtt_max_ms": FLOAT,
-    "rtt_samples": INT,
-    "tcp_retransmits": INT,
-    "tcp_fast_recoveries": INT,
-    "tcp_rtos": INT,
-    "tcp_cwnd_end": INT,
-    "tcp_srtt_ms": FLOAT,
-}
-PING_COLUMNS: dict[str, str] = {
-    "flow": STR,
-    "seq": INT,
-    "time_s": FLOAT,
-    "rtt_ms": FLOAT,
-}
-SAMPLE_COLUMNS: dict[str, str] = {
-    "time_s": FLOAT,
-    "kind": STR,
-    "name": STR,
-    "goodput_mbps": FLOAT,
-    "snr_db": FLOAT,
-    "estimate_mbps": FLOAT,
-    "cwnd_bytes": FLOAT,
-}
-NODE_COLUMNS: dict[str, str] = {
-    "name": STR,
-    "airtime_s": FLOAT,
-    "airtime_share": FLOAT,
-    "tx_attempts": INT,
-    "beacons": INT,
-}
-TABLES: dict[str, dict[str, str]] = {
-    "stations": STATION_COLUMNS,
-    "flows": FLOW_COLUMNS,
-    "samples": SAMPLE_COLUMNS,
-    "nodes": NODE_COLUMNS,
-    "rates": RATE_COLUMNS,
-    "pings": PING_COLUMNS,
-    "aggregates": AGGREGATE_COLUMNS,
-}
-#: Summary entries the core documents (it may add more).
-SUMMARY_KEYS = (
-    "sim_seconds",
-    "measured_seconds",
-    "wall_seconds",
-    "events",
-    "seed",
-    "total_goodput_mbps",
-    "frames",
-    "conservation",
-)
+AGGREGATE_COLUMNS: dict[str, str] = _columns("aggregates")
+FLOW_COLUMNS: dict[str, str] = _columns("flows")
+PING_COLUMNS: dict[str, str] = _columns("pings")
+SAMPLE_COLUMNS: dict[str, str] = _columns("samples")
+NODE_COLUMNS: dict[str, str] = _columns("nodes")
+#: Every row table, in the core's order (stations, flows, samples, nodes, rates, pings,
+#: aggregates).
+TABLES: dict[str, dict[str, str]] = {name: _columns(name) for name in SCHEMA if name not in _RECORDS}
+#: Summary entries the core documents, ``conservation`` (a dict of packet counts) last.
+SUMMARY_KEYS: tuple[str, ...] = (*_columns("summary"), "conservation")
 #: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
 JSON_TABLES = ("stations", "flows", "nodes", "rates", "aggregates")
 

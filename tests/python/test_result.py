@@ -20,6 +20,8 @@ SUMMARY = {
     "seed": 1,
     "total_goodput_mbps": 0.0,
     "frames": 0,
+    "medium_busy_share": 0.0,
+    "sample_interval_s": 0.1,
     "conservation": {"offered": 1, "delivered": 0, "dropped_queue": 0, "dropped_retry": 0, "in_flight": 1},
 }
 SAMPLE_VALUE = {"str": "x", "float": math.nan, "int": 0}

@@ -1,168 +1,352 @@
 //! What a run reports: plain rows that cross into Python as columns.
+//!
+//! Each table's columns are declared once, here: `result_table!` writes the row struct (the
+//! fields the simulator fills in) and, from the same lines, the table's schema (column name,
+//! type, unit, one-line description) and a by-index accessor. The binding converts every table
+//! by walking its schema, and the Python package and `docs/results.md` take their column lists
+//! from it, so a new column is one field here (plus the line that computes it).
 
-use crate::metrics::Sample;
+use crate::metrics::{Sample, SampleKind};
+use crate::scenario::Scenario;
 use crate::time::Nanos;
 
-/// Whole-run packet accounting (warm-up included): offered = delivered + dropped + in flight.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Conservation {
-    pub offered: u64,
-    pub delivered: u64,
-    pub dropped_queue: u64,
-    pub dropped_retry: u64,
-    pub in_flight: u64,
-    pub per_flow_in_flight: Vec<u64>,
+#[macro_use]
+mod schema;
+pub use schema::{Cell, CellType, Column, ColumnType, Table};
+
+result_table! {
+    /// Whole-run packet accounting (warm-up included): offered = delivered + dropped + in flight.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct Conservation as "conservation" {
+        /// Packets the flows' sources created, over the whole run.
+        pub offered: u64,
+        /// Packets their destinations received.
+        pub delivered: u64,
+        /// Packets a queueing discipline dropped.
+        pub dropped_queue: u64,
+        /// Frames dropped at the MAC's retry limit.
+        pub dropped_retry: u64,
+        /// Packets still in queues, MACs or on the wire at the end.
+        pub in_flight: u64,
+    } and {
+        pub per_flow_in_flight: Vec<u64>,
+    }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Summary {
-    pub sim_seconds: f64,
-    pub measured_seconds: f64,
-    /// Wall time spent processing events (set-up and result gathering excluded).
-    pub wall_seconds: f64,
-    pub events: u64,
-    pub seed: u64,
-    pub total_goodput_mbps: f64,
-    /// MAC transmission attempts (data and beacons) in the measured window.
-    pub frames: u64,
-    /// Share of the measured time the medium was busy (channel utilisation).
-    pub medium_busy_share: f64,
-    pub conservation: Conservation,
+result_table! {
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Summary as "summary" {
+        /// Simulated time, warm-up included.
+        #[unit = "s"]
+        pub sim_seconds: f64,
+        /// Simulated time after the warm-up, over which the rates are measured.
+        #[unit = "s"]
+        pub measured_seconds: f64,
+        /// Wall time spent processing events (set-up and result gathering excluded).
+        #[unit = "s"]
+        pub wall_seconds: f64,
+        /// Events processed.
+        pub events: u64,
+        /// The seed of the run's random streams.
+        pub seed: u64,
+        /// Payload received by all flows per measured second.
+        #[unit = "Mb/s"]
+        pub total_goodput_mbps: f64,
+        /// MAC transmission attempts (data and beacons) in the measured window.
+        pub frames: u64,
+        /// Share of the measured time the medium was busy (channel utilisation).
+        pub medium_busy_share: f64,
+    } and {
+        pub conservation: Conservation,
+    }
 }
 
-/// Per station, over the measured window (after warm-up).
-#[derive(Clone, Debug, PartialEq)]
-pub struct StationResult {
-    pub name: String,
-    pub rate_mbps: f64,
-    pub goodput_mbps: f64,
-    pub goodput_std_mbps: f64,
-    pub goodput_up_mbps: f64,
-    pub goodput_down_mbps: f64,
-    pub airtime_s: f64,
-    pub airtime_share: f64,
-    pub tx_frames: u64,
-    pub tx_attempts: u64,
-    pub retries: u64,
-    pub collisions: u64,
-    pub drops: u64,
-    pub drops_queue: u64,
-    pub drops_retry: u64,
-    pub queue_delay_mean_ms: f64,
-    /// "fixed", "arf", "aarf" or "minstrel".
-    pub rate_control: String,
-    /// Attempt-weighted mean PHY rate of the frames to (down) and from (up) the station; NaN
-    /// when there were none.
-    pub mean_rate_down_mbps: f64,
-    pub mean_rate_up_mbps: f64,
-    /// Lone data frames not decoded by their receiver, and decoded frames whose ACK was lost.
-    pub data_errors: u64,
-    pub ack_errors: u64,
-    /// Radio resource occupancy (Garroppo et al., Figs. 6 and 7): this station's share of the
-    /// airtime spent on all stations' frames, retries and ACKs included. Sums to 1 over the
-    /// stations that used the air.
-    pub occupancy: f64,
-    /// Mean downlink SNR over the sample instants (dB); NaN without radio conditions.
-    pub snr_mean_db: f64,
-    /// The AP's channel monitor: mean goodput estimate over the sample instants and relative
-    /// goodput at the end; NaN when no monitor runs.
-    pub estimate_mean_mbps: f64,
-    pub rel_goodput_end: f64,
-    /// Air time of the frames to the station (the AP's PPDUs, every attempt, and the
-    /// station's ACKs/BlockAcks) and from it (its PPDUs and the AP's responses).
-    pub airtime_down_s: f64,
-    pub airtime_up_s: f64,
-    /// The station's share of the AP's transmit airtime to all stations (Høiland-Jørgensen et
-    /// al., Fig. 1/3): down airtime over the sum of all stations' down airtime.
-    pub airtime_down_share: f64,
-    /// 802.11n: mean MPDUs per PPDU attempt to and from the station (NaN: none, or 802.11b).
-    pub ampdu_mean_down: f64,
-    pub ampdu_mean_up: f64,
+/// The summary entry that is not a field of `Summary`: it comes from `RunResults`.
+pub const SAMPLE_INTERVAL_COLUMN: Column = Column {
+    name: "sample_interval_s",
+    ty: ColumnType::Float,
+    unit: "s",
+    doc: "Length of the intervals the samples table covers.",
+};
+
+result_table! {
+    /// Per station, over the measured window (after warm-up).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct StationResult as "stations" {
+        /// The station's name.
+        pub name: String,
+        /// Configured PHY rate of its link (802.11n: of its MCS).
+        #[unit = "Mb/s"]
+        pub rate_mbps: f64,
+        /// Payload of the flows from and to the station received, per measured second.
+        #[unit = "Mb/s"]
+        pub goodput_mbps: f64,
+        /// Sample standard deviation of the per-interval goodput samples.
+        #[unit = "Mb/s"]
+        pub goodput_std_mbps: f64,
+        /// Payload of the flows from the station received, per measured second.
+        #[unit = "Mb/s"]
+        pub goodput_up_mbps: f64,
+        /// Payload of the flows to the station received, per measured second.
+        #[unit = "Mb/s"]
+        pub goodput_down_mbps: f64,
+        /// Air time of every attempt of data frames to or from the station, and of their ACKs.
+        #[unit = "s"]
+        pub airtime_s: f64,
+        /// That air time over the measured time.
+        pub airtime_share: f64,
+        /// Data frames delivered (acknowledged), both directions.
+        pub tx_frames: u64,
+        /// Transmission attempts of data frames, both directions.
+        pub tx_attempts: u64,
+        /// Attempts after the first of a frame.
+        pub retries: u64,
+        /// Attempts that collided with another node's frame.
+        pub collisions: u64,
+        /// Packets dropped, queue and retry limit.
+        pub drops: u64,
+        /// Packets a queueing discipline dropped.
+        pub drops_queue: u64,
+        /// Frames dropped at the retry limit.
+        pub drops_retry: u64,
+        /// Mean time the received packets of its flows spent in queueing disciplines; NaN without any.
+        #[unit = "ms"]
+        pub queue_delay_mean_ms: f64,
+        /// "fixed", "arf", "aarf" or "minstrel".
+        pub rate_control: String,
+        /// Attempt-weighted mean PHY rate of the frames to the station; NaN when there were none.
+        #[unit = "Mb/s"]
+        pub mean_rate_down_mbps: f64,
+        /// Attempt-weighted mean PHY rate of the frames from the station; NaN when there were none.
+        #[unit = "Mb/s"]
+        pub mean_rate_up_mbps: f64,
+        /// Lone data frames not decoded by their receiver (channel errors, not collisions).
+        pub data_errors: u64,
+        /// Decoded data frames whose ACK was lost.
+        pub ack_errors: u64,
+        /// Radio resource occupancy (Garroppo et al., Figs. 6 and 7): this station's share of the
+        /// airtime spent on all stations' frames, retries and ACKs included; sums to 1 over the
+        /// stations that used the air.
+        pub occupancy: f64,
+        /// Mean downlink SNR over the sample instants; NaN without radio conditions.
+        #[unit = "dB"]
+        pub snr_mean_db: f64,
+        /// The AP's channel monitor: mean goodput estimate over the sample instants; NaN when no
+        /// monitor runs.
+        #[unit = "Mb/s"]
+        pub estimate_mean_mbps: f64,
+        /// The AP's channel monitor: relative goodput at the end; NaN when no monitor runs.
+        pub rel_goodput_end: f64,
+        /// Air time of the frames to the station: the AP's PPDUs, every attempt, and the
+        /// station's ACKs/BlockAcks.
+        #[unit = "s"]
+        pub airtime_down_s: f64,
+        /// Air time of the frames from the station: its PPDUs and the AP's responses.
+        #[unit = "s"]
+        pub airtime_up_s: f64,
+        /// The station's share of the AP's transmit airtime to all stations (Høiland-Jørgensen et
+        /// al., Fig. 1/3): its down airtime over the sum of all stations' down airtime.
+        pub airtime_down_share: f64,
+        /// 802.11n: mean MPDUs per PPDU attempt to the station (NaN: none, or 802.11b).
+        pub ampdu_mean_down: f64,
+        /// 802.11n: mean MPDUs per PPDU attempt from the station (NaN: none, or 802.11b).
+        pub ampdu_mean_up: f64,
+    }
 }
 
-/// How many PPDU attempts to or from a station carried a given number of MPDUs (802.11n).
-#[derive(Clone, Debug, PartialEq)]
-pub struct AggregateRow {
-    pub station: String,
-    /// "down" or "up".
-    pub direction: &'static str,
-    pub mpdus: u32,
-    pub count: u64,
-    /// Share of the direction's PPDU attempts.
-    pub share: f64,
+result_table! {
+    /// How many PPDU attempts to or from a station carried a given number of MPDUs (802.11n).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct AggregateRow as "aggregates" {
+        /// The station's name.
+        pub station: String,
+        /// "down" (AP to station) or "up".
+        pub direction: &'static str,
+        /// MPDUs in the A-MPDU.
+        pub mpdus: u32,
+        /// PPDU attempts that carried that many.
+        pub count: u64,
+        /// Share of the direction's PPDU attempts.
+        pub share: f64,
+    }
 }
 
-/// Attempts at one PHY rate on one direction of one station's link.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RateRow {
-    pub station: String,
-    /// "down" (AP to station) or "up".
-    pub direction: &'static str,
-    pub rate_mbps: f64,
-    /// 802.11n: the HT MCS (MCS 1 and MCS 8 share a rate); -1 for an 802.11b rate.
-    pub mcs: i32,
-    pub attempts: u64,
-    /// Attempts acknowledged.
-    pub acked: u64,
-    /// Share of the direction's attempts at this rate.
-    pub share: f64,
+result_table! {
+    /// Attempts at one PHY rate on one direction of one station's link.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct RateRow as "rates" {
+        /// The station's name.
+        pub station: String,
+        /// "down" (AP to station) or "up".
+        pub direction: &'static str,
+        /// The PHY rate.
+        #[unit = "Mb/s"]
+        pub rate_mbps: f64,
+        /// 802.11n: the HT MCS (MCS 1 and MCS 8 share a rate); -1 for an 802.11b rate.
+        pub mcs: i32,
+        /// Transmission attempts at this rate.
+        pub attempts: u64,
+        /// Attempts acknowledged.
+        pub acked: u64,
+        /// Share of the direction's attempts at this rate.
+        pub share: f64,
+    }
 }
 
-/// Per flow, over the measured window; `in_flight` is at the end of the run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FlowResult {
-    pub name: String,
-    pub src: String,
-    pub dst: String,
-    pub protocol: String,
-    pub goodput_mbps: f64,
-    pub goodput_std_mbps: f64,
-    pub sent_packets: u64,
-    pub received_packets: u64,
-    pub lost_packets: u64,
-    pub drops_queue: u64,
-    pub drops_retry: u64,
-    pub in_flight: u64,
-    pub delay_mean_ms: f64,
-    pub delay_max_ms: f64,
-    pub queue_delay_mean_ms: f64,
-    /// Ping flows: round-trip times of the replies received in the measured window (mean,
-    /// nearest-rank percentiles, max) and how many; NaN and 0 for other flows.
-    pub rtt_mean_ms: f64,
-    pub rtt_p50_ms: f64,
-    pub rtt_p90_ms: f64,
-    pub rtt_p99_ms: f64,
-    pub rtt_max_ms: f64,
-    pub rtt_samples: u64,
-    /// TCP flows, in the measured window (after the warm-up): segments retransmitted (fast
-    /// retransmit and recovery, and after timeouts), fast-recovery episodes, retransmission
-    /// timeouts; at the end: the congestion window (bytes) and the sender's smoothed RTT (ms);
-    /// 0 / NaN for other flows.
-    pub tcp_retransmits: u64,
-    pub tcp_fast_recoveries: u64,
-    pub tcp_rtos: u64,
-    pub tcp_cwnd_end: u64,
-    pub tcp_srtt_ms: f64,
+result_table! {
+    /// Per flow, over the measured window; `in_flight` is at the end of the run.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct FlowResult as "flows" {
+        /// The flow's name.
+        pub name: String,
+        /// Sending node: "server", "ap" or a station name.
+        pub src: String,
+        /// Receiving node: "server", "ap" or a station name.
+        pub dst: String,
+        /// The flow's protocol ("udp", "tcp", "ping", ...).
+        pub protocol: String,
+        /// Payload received per measured second.
+        #[unit = "Mb/s"]
+        pub goodput_mbps: f64,
+        /// Sample standard deviation of the per-interval goodput samples.
+        #[unit = "Mb/s"]
+        pub goodput_std_mbps: f64,
+        /// Packets the source sent.
+        pub sent_packets: u64,
+        /// Packets the destination received.
+        pub received_packets: u64,
+        /// Packets dropped, queue and retry limit.
+        pub lost_packets: u64,
+        /// Packets a queueing discipline dropped.
+        pub drops_queue: u64,
+        /// Packets dropped at the MAC's retry limit.
+        pub drops_retry: u64,
+        /// Packets in queues, MACs or on the wire at the end of the run.
+        pub in_flight: u64,
+        /// Mean one-way delay, application send to application receive; NaN without packets.
+        #[unit = "ms"]
+        pub delay_mean_ms: f64,
+        /// Largest one-way delay; NaN without packets.
+        #[unit = "ms"]
+        pub delay_max_ms: f64,
+        /// Mean time received packets spent in queueing disciplines; NaN without packets.
+        #[unit = "ms"]
+        pub queue_delay_mean_ms: f64,
+        /// Ping flows: mean round-trip time of the replies received in the measured window; NaN
+        /// for other flows.
+        #[unit = "ms"]
+        pub rtt_mean_ms: f64,
+        /// Ping flows: median round-trip time (nearest rank); NaN for other flows.
+        #[unit = "ms"]
+        pub rtt_p50_ms: f64,
+        /// Ping flows: 90th percentile of the round-trip time (nearest rank); NaN for other flows.
+        #[unit = "ms"]
+        pub rtt_p90_ms: f64,
+        /// Ping flows: 99th percentile of the round-trip time (nearest rank); NaN for other flows.
+        #[unit = "ms"]
+        pub rtt_p99_ms: f64,
+        /// Ping flows: largest round-trip time; NaN for other flows.
+        #[unit = "ms"]
+        pub rtt_max_ms: f64,
+        /// Ping flows: replies received in the measured window; 0 for other flows.
+        pub rtt_samples: u64,
+        /// TCP flows: segments retransmitted in the measured window (fast retransmit, recovery
+        /// and after timeouts); 0 for other flows.
+        pub tcp_retransmits: u64,
+        /// TCP flows: fast-recovery episodes in the measured window; 0 for other flows.
+        pub tcp_fast_recoveries: u64,
+        /// TCP flows: retransmission timeouts in the measured window; 0 for other flows.
+        pub tcp_rtos: u64,
+        /// TCP flows: the congestion window at the end; 0 for other flows.
+        #[unit = "B"]
+        pub tcp_cwnd_end: u64,
+        /// TCP flows: the sender's smoothed RTT at the end; NaN for other flows.
+        #[unit = "ms"]
+        pub tcp_srtt_ms: f64,
+    }
 }
 
-/// One answered ping, for latency CDFs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PingRow {
-    pub flow: String,
-    pub seq: u64,
-    /// When the reply arrived, seconds from the start.
-    pub time_s: f64,
-    pub rtt_ms: f64,
+result_table! {
+    /// One answered ping, for latency CDFs.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct PingRow as "pings" {
+        /// The ping flow's name.
+        pub flow: String,
+        /// Sequence number of the echo request.
+        pub seq: u64,
+        /// When the reply arrived, from the start of the run.
+        #[unit = "s"]
+        pub time_s: f64,
+        /// Round-trip time.
+        #[unit = "ms"]
+        pub rtt_ms: f64,
+    }
 }
 
-/// Per transmitter (AP first, then stations), over the measured window.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NodeResult {
-    pub name: String,
-    pub airtime_s: f64,
-    pub airtime_share: f64,
-    pub tx_attempts: u64,
-    pub beacons: u64,
+result_table! {
+    /// Per transmitter (AP first, then stations), over the measured window.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct NodeResult as "nodes" {
+        /// "ap" or a station name.
+        pub name: String,
+        /// Air time of the node's transmissions (every attempt, beacons included).
+        #[unit = "s"]
+        pub airtime_s: f64,
+        /// That air time over the measured time.
+        pub airtime_share: f64,
+        /// Transmission attempts, data and beacons.
+        pub tx_attempts: u64,
+        /// Beacons sent.
+        pub beacons: u64,
+    }
+}
+
+/// A goodput sample as a row of the samples table: the sample and the name of its station or
+/// flow.
+pub struct SampleRow<'a> {
+    pub sample: &'a Sample,
+    pub name: &'a str,
+}
+
+impl<'a> SampleRow<'a> {
+    /// `scn` is the scenario the simulation ran (`Simulation::scenario`), whose flows include
+    /// those it adds (TCP ACKs, ping replies) that sample indices may refer to.
+    pub fn new(sample: &'a Sample, scn: &'a Scenario) -> SampleRow<'a> {
+        let name = match sample.kind {
+            SampleKind::Station => &scn.stations[sample.index as usize].name,
+            SampleKind::Flow => &scn.flows[sample.index as usize].name,
+        };
+        SampleRow { sample, name }
+    }
+}
+
+impl_table! {
+    impl Table for SampleRow<'_> as "samples", |row| {
+        /// End of the interval, from the start of the run.
+        #[unit = "s"]
+        time_s: f64 = row.sample.time.as_secs_f64(),
+        /// "station" or "flow".
+        kind: &str = match row.sample.kind {
+            SampleKind::Station => "station",
+            SampleKind::Flow => "flow",
+        },
+        /// The station's or flow's name.
+        name: &str = row.name,
+        /// Payload received in the interval, per second (a station: of the flows through it).
+        #[unit = "Mb/s"]
+        goodput_mbps: f64 = row.sample.goodput_bps / 1e6,
+        /// Stations with radio conditions: the downlink SNR at the sample instant, fading
+        /// included; NaN otherwise.
+        #[unit = "dB"]
+        snr_db: f64 = row.sample.snr_db,
+        /// Stations, when the AP's channel monitor runs: its goodput estimate towards the station
+        /// at the sample instant; NaN otherwise.
+        #[unit = "Mb/s"]
+        estimate_mbps: f64 = row.sample.estimate_bps / 1e6,
+        /// TCP flows: the sender's congestion window at the sample instant; NaN otherwise.
+        #[unit = "B"]
+        cwnd_bytes: f64 = row.sample.cwnd_bytes,
+    }
 }
 
 /// The queueing tree of one interface at the end of the run, as `tc -s qdisc show` and
@@ -205,3 +389,28 @@ impl RunResults {
         r
     }
 }
+
+/// Every table and record of the results with its columns, in the order the binding hands
+/// them to Python: the row tables, then `summary` (with `sample_interval_s`) and its nested
+/// `conservation`.
+pub fn schema() -> Vec<(&'static str, Vec<Column>)> {
+    fn of<T: Table>() -> (&'static str, Vec<Column>) {
+        (T::NAME, T::COLUMNS.to_vec())
+    }
+    let mut summary = of::<Summary>();
+    summary.1.push(SAMPLE_INTERVAL_COLUMN);
+    vec![
+        of::<StationResult>(),
+        of::<FlowResult>(),
+        of::<SampleRow<'_>>(),
+        of::<NodeResult>(),
+        of::<RateRow>(),
+        of::<PingRow>(),
+        of::<AggregateRow>(),
+        summary,
+        of::<Conservation>(),
+    ]
+}
+
+#[cfg(test)]
+mod tests;

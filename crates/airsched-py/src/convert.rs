@@ -1,149 +1,76 @@
-//! Results to Python: a dict of tables, each a dict of equal-length column lists.
+//! Results to Python: a dict of tables, each a dict of equal-length column lists, written by
+//! walking the core's result schema (`airsched_core::results`), never column by column.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use airsched_core::metrics::SampleKind;
 use airsched_core::qdisc::{QdiscReport, QdiscStats};
+use airsched_core::results::{
+    schema, AggregateRow, Cell, Conservation, FlowResult, NodeResult, PingRow, RateRow, SampleRow, StationResult, Summary, Table,
+    SAMPLE_INTERVAL_COLUMN,
+};
 use airsched_core::{RunResults, Scenario};
 
-/// Build `{name: [values...]}` from rows with one closure per column.
-macro_rules! columns {
-    ($py:expr, $rows:expr, { $($col:literal => |$r:ident| $e:expr),* $(,)? }) => {{
-        let d = PyDict::new($py);
-        $(
-            let v: Vec<_> = $rows.iter().map(|$r| $e).collect();
-            d.set_item($col, v)?;
-        )*
-        d
-    }};
+/// A cell as a Python object: str, float or int.
+fn cell_to_py<'py>(py: Python<'py>, cell: Cell<'_>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match cell {
+        Cell::Str(s) => s.into_pyobject(py)?.into_any(),
+        Cell::Float(x) => x.into_pyobject(py)?.into_any(),
+        Cell::Int(i) => i.into_pyobject(py)?.into_any(),
+        Cell::UInt(u) => u.into_pyobject(py)?.into_any(),
+    })
 }
 
+/// `{column: [value per row]}` in schema order.
+fn table_to_py<'py, T: Table>(py: Python<'py>, rows: &[T]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (i, col) in T::COLUMNS.iter().enumerate() {
+        let values = PyList::empty(py);
+        for row in rows {
+            values.append(cell_to_py(py, row.cell(i))?)?;
+        }
+        d.set_item(col.name, values)?;
+    }
+    Ok(d)
+}
+
+/// `{column: value}` of a one-row table (the summary, the conservation counts).
+fn record_to_py<'py, T: Table>(py: Python<'py>, row: &T) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (i, col) in T::COLUMNS.iter().enumerate() {
+        d.set_item(col.name, cell_to_py(py, row.cell(i))?)?;
+    }
+    Ok(d)
+}
+
+/// The columns of every result table: {table: [(name, type, unit, doc), ...]}, type being
+/// "str", "float" or "int"; "summary" and its nested "conservation" are included.
+#[pyfunction(name = "schema")]
+pub fn result_schema(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for (table, columns) in schema() {
+        let cols: Vec<_> = columns.iter().map(|c| (c.name, c.ty.name(), c.unit, c.doc())).collect();
+        d.set_item(table, cols)?;
+    }
+    Ok(d)
+}
+
+/// The results of a run: the summary (with its nested conservation counts), every table as
+/// column lists, the warnings and the tc trees. `scn` is the scenario the simulation ran.
 pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> PyResult<Bound<'py, PyAny>> {
     let out = PyDict::new(py);
-    let s = &r.summary;
-    let summary = PyDict::new(py);
-    summary.set_item("sim_seconds", s.sim_seconds)?;
-    summary.set_item("measured_seconds", s.measured_seconds)?;
-    summary.set_item("wall_seconds", s.wall_seconds)?;
-    summary.set_item("events", s.events)?;
-    summary.set_item("seed", s.seed)?;
-    summary.set_item("total_goodput_mbps", s.total_goodput_mbps)?;
-    summary.set_item("frames", s.frames)?;
-    summary.set_item("medium_busy_share", s.medium_busy_share)?;
-    summary.set_item("sample_interval_s", r.sample_interval.as_secs_f64())?;
-    let c = &s.conservation;
-    let cons = PyDict::new(py);
-    cons.set_item("offered", c.offered)?;
-    cons.set_item("delivered", c.delivered)?;
-    cons.set_item("dropped_queue", c.dropped_queue)?;
-    cons.set_item("dropped_retry", c.dropped_retry)?;
-    cons.set_item("in_flight", c.in_flight)?;
-    summary.set_item("conservation", cons)?;
-    out.set_item("summary", summary)?;
-
-    out.set_item("stations", columns!(py, r.stations, {
-        "name" => |x| x.name.clone(),
-        "rate_mbps" => |x| x.rate_mbps,
-        "goodput_mbps" => |x| x.goodput_mbps,
-        "goodput_std_mbps" => |x| x.goodput_std_mbps,
-        "goodput_up_mbps" => |x| x.goodput_up_mbps,
-        "goodput_down_mbps" => |x| x.goodput_down_mbps,
-        "airtime_s" => |x| x.airtime_s,
-        "airtime_share" => |x| x.airtime_share,
-        "tx_frames" => |x| x.tx_frames,
-        "tx_attempts" => |x| x.tx_attempts,
-        "retries" => |x| x.retries,
-        "collisions" => |x| x.collisions,
-        "drops" => |x| x.drops,
-        "drops_queue" => |x| x.drops_queue,
-        "drops_retry" => |x| x.drops_retry,
-        "queue_delay_mean_ms" => |x| x.queue_delay_mean_ms,
-        "rate_control" => |x| x.rate_control.clone(),
-        "mean_rate_down_mbps" => |x| x.mean_rate_down_mbps,
-        "mean_rate_up_mbps" => |x| x.mean_rate_up_mbps,
-        "data_errors" => |x| x.data_errors,
-        "ack_errors" => |x| x.ack_errors,
-        "occupancy" => |x| x.occupancy,
-        "snr_mean_db" => |x| x.snr_mean_db,
-        "estimate_mean_mbps" => |x| x.estimate_mean_mbps,
-        "rel_goodput_end" => |x| x.rel_goodput_end,
-        "airtime_down_s" => |x| x.airtime_down_s,
-        "airtime_up_s" => |x| x.airtime_up_s,
-        "airtime_down_share" => |x| x.airtime_down_share,
-        "ampdu_mean_down" => |x| x.ampdu_mean_down,
-        "ampdu_mean_up" => |x| x.ampdu_mean_up,
-    }))?;
-    out.set_item("aggregates", columns!(py, r.aggregates, {
-        "station" => |x| x.station.clone(),
-        "direction" => |x| x.direction,
-        "mpdus" => |x| x.mpdus,
-        "count" => |x| x.count,
-        "share" => |x| x.share,
-    }))?;
-    out.set_item("rates", columns!(py, r.rates, {
-        "station" => |x| x.station.clone(),
-        "direction" => |x| x.direction,
-        "rate_mbps" => |x| x.rate_mbps,
-        "mcs" => |x| x.mcs,
-        "attempts" => |x| x.attempts,
-        "acked" => |x| x.acked,
-        "share" => |x| x.share,
-    }))?;
-    out.set_item("flows", columns!(py, r.flows, {
-        "name" => |x| x.name.clone(),
-        "src" => |x| x.src.clone(),
-        "dst" => |x| x.dst.clone(),
-        "protocol" => |x| x.protocol.clone(),
-        "goodput_mbps" => |x| x.goodput_mbps,
-        "goodput_std_mbps" => |x| x.goodput_std_mbps,
-        "sent_packets" => |x| x.sent_packets,
-        "received_packets" => |x| x.received_packets,
-        "lost_packets" => |x| x.lost_packets,
-        "drops_queue" => |x| x.drops_queue,
-        "drops_retry" => |x| x.drops_retry,
-        "in_flight" => |x| x.in_flight,
-        "delay_mean_ms" => |x| x.delay_mean_ms,
-        "delay_max_ms" => |x| x.delay_max_ms,
-        "queue_delay_mean_ms" => |x| x.queue_delay_mean_ms,
-        "rtt_mean_ms" => |x| x.rtt_mean_ms,
-        "rtt_p50_ms" => |x| x.rtt_p50_ms,
-        "rtt_p90_ms" => |x| x.rtt_p90_ms,
-        "rtt_p99_ms" => |x| x.rtt_p99_ms,
-        "rtt_max_ms" => |x| x.rtt_max_ms,
-        "rtt_samples" => |x| x.rtt_samples,
-        "tcp_retransmits" => |x| x.tcp_retransmits,
-        "tcp_fast_recoveries" => |x| x.tcp_fast_recoveries,
-        "tcp_rtos" => |x| x.tcp_rtos,
-        "tcp_cwnd_end" => |x| x.tcp_cwnd_end,
-        "tcp_srtt_ms" => |x| x.tcp_srtt_ms,
-    }))?;
-    out.set_item("pings", columns!(py, r.pings, {
-        "flow" => |x| x.flow.clone(),
-        "seq" => |x| x.seq,
-        "time_s" => |x| x.time_s,
-        "rtt_ms" => |x| x.rtt_ms,
-    }))?;
-    out.set_item("nodes", columns!(py, r.nodes, {
-        "name" => |x| x.name.clone(),
-        "airtime_s" => |x| x.airtime_s,
-        "airtime_share" => |x| x.airtime_share,
-        "tx_attempts" => |x| x.tx_attempts,
-        "beacons" => |x| x.beacons,
-    }))?;
-    let name_of = |k: SampleKind, i: u32| match k {
-        SampleKind::Station => scn.stations[i as usize].name.clone(),
-        SampleKind::Flow => scn.flows[i as usize].name.clone(),
-    };
-    out.set_item("samples", columns!(py, r.samples, {
-        "time_s" => |x| x.time.as_secs_f64(),
-        "kind" => |x| match x.kind { SampleKind::Station => "station", SampleKind::Flow => "flow" },
-        "name" => |x| name_of(x.kind, x.index),
-        "goodput_mbps" => |x| x.goodput_bps / 1e6,
-        "snr_db" => |x| x.snr_db,
-        "estimate_mbps" => |x| x.estimate_bps / 1e6,
-        "cwnd_bytes" => |x| x.cwnd_bytes,
-    }))?;
+    let summary = record_to_py(py, &r.summary)?;
+    summary.set_item(SAMPLE_INTERVAL_COLUMN.name, r.sample_interval.as_secs_f64())?;
+    summary.set_item(Conservation::NAME, record_to_py(py, &r.summary.conservation)?)?;
+    out.set_item(Summary::NAME, summary)?;
+    out.set_item(StationResult::NAME, table_to_py(py, &r.stations)?)?;
+    out.set_item(AggregateRow::NAME, table_to_py(py, &r.aggregates)?)?;
+    out.set_item(RateRow::NAME, table_to_py(py, &r.rates)?)?;
+    out.set_item(FlowResult::NAME, table_to_py(py, &r.flows)?)?;
+    out.set_item(PingRow::NAME, table_to_py(py, &r.pings)?)?;
+    out.set_item(NodeResult::NAME, table_to_py(py, &r.nodes)?)?;
+    let samples: Vec<SampleRow<'_>> = r.samples.iter().map(|s| SampleRow::new(s, scn)).collect();
+    out.set_item(SampleRow::NAME, table_to_py(py, &samples)?)?;
     out.set_item("warnings", r.warnings.clone())?;
     let tc = PyList::empty(py);
     for iface in &r.tc {
