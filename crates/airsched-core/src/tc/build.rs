@@ -30,10 +30,10 @@
 //! (`replace`/`link` naming a handle that lives elsewhere) is not modelled (an error).
 
 use super::filter::{kind_name, parse_filter_handle, u32_handle_text};
-use super::opts::{TcDiag, Tok};
-use super::script::{err, warn, ClassCmd, Command, FilterCmd, Op, QdiscCmd, Script};
+use super::lex::{err, warn, Handle, TcDiag, Tok};
+use super::script::{ClassCmd, Command, FilterCmd, Op, QdiscCmd, Script};
 use crate::qdisc::classify::{Filter, FilterKind, ETH_P_ALL};
-use crate::qdisc::{build_qdisc, BuildCx, ClassDecl, Graft, Handle, QdiscDecl, QdiscImpl, PSCHED_MTU};
+use crate::qdisc::{build_qdisc, BuildCx, ClassDecl, Graft, QdiscDecl, QdiscImpl, PSCHED_MTU};
 
 /// An interface of the node the script is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
