@@ -11,6 +11,7 @@
 //! every node of a tree ([`QdiscStats::identity_holds`]).
 
 pub mod classify;
+pub mod kinds;
 mod common;
 mod fifo;
 mod pfifo_fast;
@@ -286,19 +287,13 @@ impl BuildCx {
     }
 }
 
-/// Qdisc kinds tc knows, in the order `tc` documents them, then airsched's own (`whtb`, which
-/// Linux does not have); `build_qdisc` accepts these.
-pub const KINDS: &[&str] = &[
-    "pfifo", "bfifo", "pfifo_head_drop", "pfifo_fast", "prio", "tbf", "sfq", "drr", "htb", "cbq", "red",
-    "codel", "fq_codel", "whtb",
-];
-
 /// Build one qdisc from its declaration: parse its options, build its classes, attach its
 /// grafted children and filters. Errors and warnings go to `diags`; `None` if it cannot be built.
 pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {
     let kind = d.kind.text;
-    let classless = !matches!(kind, "prio" | "tbf" | "drr" | "htb" | "whtb" | "cbq");
-    if classless {
+    let row = kinds::qdisc_kind(kind);
+    // An unknown kind counts as classless here: its classes are reported before its name.
+    if !row.is_some_and(|r| r.classful) {
         let mut ok = true;
         for c in &d.classes {
             diags.push(diag_error(c.at, format!("{kind} is classless: it has no class {}", c.classid)));
@@ -312,20 +307,10 @@ pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> O
             return None;
         }
     }
-    match kind {
-        "pfifo" | "bfifo" | "pfifo_head_drop" => fifo::build(d, cx, diags),
-        "pfifo_fast" => pfifo_fast::build(d, cx, diags),
-        "prio" => prio::build(d, cx, diags),
-        "tbf" => tbf::build(d, cx, diags),
-        "sfq" => sfq::build(d, cx, diags),
-        "drr" => drr::build(d, cx, diags),
-        "htb" | "whtb" => htb::build(d, cx, diags),
-        "cbq" => cbq::build(d, cx, diags),
-        "red" => red::build(d, cx, diags),
-        "codel" => codel::build(d, cx, diags),
-        "fq_codel" => fq_codel::build(d, cx, diags),
-        other => {
-            diags.push(diag_error(d.kind, format!("unknown qdisc \"{other}\"; airsched knows: {}", KINDS.join(", "))));
+    match row {
+        Some(r) => (r.build)(d, cx, diags),
+        None => {
+            diags.push(diag_error(d.kind, format!("unknown qdisc \"{kind}\"; airsched knows: {}", kinds::kind_names())));
             None
         }
     }
