@@ -70,7 +70,17 @@ const fn classless(name: &'static str, filters: FilterBlock, partial_change: boo
     }
 }
 
-const HTB_CLASSES: &[&str] = &["htb", "whtb"];
+/// htb, and whtb (the same discipline and classes, with its channel-aware options).
+const HTB: QdiscKind = QdiscKind {
+    name: "htb",
+    classful: true,
+    explicit_classes: true,
+    class_kinds: &["htb", "whtb"],
+    filters: FilterBlock::QdiscAndClasses,
+    partial_change: false,
+    first_child_drops_leaf_qdisc: true,
+    build: htb::build,
+};
 
 /// Every kind airsched builds.
 pub static QDISC_KINDS: &[QdiscKind] = &[
@@ -109,16 +119,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         first_child_drops_leaf_qdisc: false,
         build: drr::build,
     },
-    QdiscKind {
-        name: "htb",
-        classful: true,
-        explicit_classes: true,
-        class_kinds: HTB_CLASSES,
-        filters: FilterBlock::QdiscAndClasses,
-        partial_change: false,
-        first_child_drops_leaf_qdisc: true,
-        build: htb::build,
-    },
+    HTB,
     QdiscKind {
         name: "cbq",
         classful: true,
@@ -133,16 +134,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
     classless("codel", FilterBlock::None, true, codel::build),
     classless("fq_codel", FilterBlock::Qdisc, true, fq_codel::build),
     // HTB with the channel-aware options of Garroppo et al. (qdisc/htb/wireless.rs).
-    QdiscKind {
-        name: "whtb",
-        classful: true,
-        explicit_classes: true,
-        class_kinds: HTB_CLASSES,
-        filters: FilterBlock::QdiscAndClasses,
-        partial_change: false,
-        first_child_drops_leaf_qdisc: true,
-        build: htb::build,
-    },
+    QdiscKind { name: "whtb", ..HTB },
 ];
 
 /// The row of kind `name` (exact, as tc compares kind names), if airsched builds it.
