@@ -527,7 +527,7 @@ impl<'a> Model<'a> {
         let q = &dev.qdiscs[qi];
         if let Some(k) = c.kind {
             // A classless qdisc gets the class anyway: build_qdisc says it is classless.
-            if c.op != Op::Delete && !qdisc_kind(q.kind.text).map_or(true, |r| r.accepts_class_kind(k.text)) {
+            if c.op != Op::Delete && qdisc_kind(q.kind.text).is_some_and(|r| !r.accepts_class_kind(k.text)) {
                 err(
                     diags,
                     k,

@@ -116,15 +116,6 @@ impl<'t, 'a> Cursor<'t, 'a> {
         Cursor { toks, pos: 0, end }
     }
 
-    /// The next token, consumed.
-    pub fn next(&mut self) -> Option<Tok<'a>> {
-        let t = self.toks.get(self.pos).copied();
-        if t.is_some() {
-            self.pos += 1;
-        }
-        t
-    }
-
     /// The next token, not consumed.
     pub fn peek(&self) -> Option<Tok<'a>> {
         self.toks.get(self.pos).copied()
@@ -156,6 +147,19 @@ impl<'t, 'a> Cursor<'t, 'a> {
             err(diags, key, format!("\"{}\" needs a value: {expected}", key.text));
         }
         v
+    }
+}
+
+impl<'a> Iterator for Cursor<'_, 'a> {
+    type Item = Tok<'a>;
+
+    /// The next token, consumed.
+    fn next(&mut self) -> Option<Tok<'a>> {
+        let t = self.toks.get(self.pos).copied();
+        if t.is_some() {
+            self.pos += 1;
+        }
+        t
     }
 }
 
