@@ -30,44 +30,16 @@ fn validate<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<String>
 /// "class_text"}], "warnings": [...]}; raises ScenarioError with every error at its line and column.
 #[pyfunction]
 fn tc_check<'py>(py: Python<'py>, text: &str, path: &str) -> PyResult<Bound<'py, PyDict>> {
-    use airsched_core::tc::{build_trees, class_show, parse_script, qdisc_show, tree_text, Command, DeviceSpec, Severity};
-    let (script, mut diags) = parse_script(text);
-    let mut names: Vec<String> = Vec::new();
-    for c in &script.commands {
-        let dev = match c {
-            Command::Qdisc(q) => q.dev.text,
-            Command::Class(k) => k.dev.text,
-            Command::Filter(f) => f.dev.text,
-        };
-        if !dev.is_empty() && !names.iter().any(|n| n == dev) {
-            names.push(dev.to_string());
-        }
-    }
-    let specs: Vec<DeviceSpec> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| DeviceSpec { name: n.clone(), txqueuelen: 1000, seed: 1, stream: i as u64 })
-        .collect();
-    let built = if diags.iter().any(|d| d.severity == Severity::Error) { Vec::new() } else { build_trees(&script, &specs, &mut diags) };
-    let loc = |d: &airsched_core::tc::TcDiag| {
-        let tok = if d.token.is_empty() { String::new() } else { format!("at \"{}\": ", d.token) };
-        format!("{path}:{}:{}: {tok}{}", d.line, d.col, d.message)
-    };
-    let errors: Vec<String> = diags.iter().filter(|d| d.severity == Severity::Error).map(loc).collect();
-    if !errors.is_empty() {
-        return Err(errors::scenario_error_lines(errors));
-    }
+    let checked = airsched_core::tc::check_script(text, path).map_err(errors::scenario_error_lines)?;
     let out = PyDict::new(py);
-    let warnings: Vec<String> = diags.iter().filter(|d| d.severity == Severity::Warning).map(|d| loc(d)).collect();
-    out.set_item("warnings", warnings)?;
+    out.set_item("warnings", checked.warnings)?;
     let devs = pyo3::types::PyList::empty(py);
-    for (dev, root) in &built {
-        let reports = root.reports();
+    for dev in checked.devices {
         let d = PyDict::new(py);
-        d.set_item("dev", dev)?;
-        d.set_item("tree", tree_text(dev, &reports))?;
-        d.set_item("qdisc_text", qdisc_show(dev, &reports, false))?;
-        d.set_item("class_text", class_show(dev, &reports, false))?;
+        d.set_item("dev", dev.dev)?;
+        d.set_item("tree", dev.tree)?;
+        d.set_item("qdisc_text", dev.qdisc_text)?;
+        d.set_item("class_text", dev.class_text)?;
         devs.append(d)?;
     }
     out.set_item("devices", devs)?;

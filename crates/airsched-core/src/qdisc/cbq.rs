@@ -34,7 +34,7 @@ use super::classify::{classify, sort_filters, Filter};
 use super::common::{errors_since, filter_diag};
 use super::{diag_error, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{Severity, TcDiag};
+use crate::tc::lex::{Severity, TcDiag};
 use crate::time::Nanos;
 
 /// No class (end of an active list).

@@ -13,7 +13,8 @@ use self::aqm::{codel_time, codel_to_us, us_to_codel, CodelParams, CodelStats, C
 use super::common::{errors_since, StashPeek};
 use super::{opt_parser, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{format_time_us, OptParser, TcDiag, Tok};
+use crate::tc::lex::{TcDiag, Tok};
+use crate::tc::opts::{format_time_us, OptParser};
 use crate::time::Nanos;
 
 /// `DEFAULT_CODEL_LIMIT`, packets.
@@ -254,7 +255,7 @@ pub(super) fn signed_tc_time(us: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tc::Severity;
+    use crate::tc::lex::Severity;
     use crate::qdisc::testutil::{build, build_ok, overload, qdisc, Bench};
 
     fn codel(q: &QdiscImpl) -> &Codel {

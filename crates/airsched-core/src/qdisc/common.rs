@@ -4,7 +4,7 @@
 use super::classify::classify;
 use super::{Filter, Handle, QCtx, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{Severity, TcDiag};
+use crate::tc::lex::{Severity, TcDiag};
 use crate::time::Nanos;
 
 /// A diagnostic about a `tc filter` line (filters carry their line, not their tokens).
@@ -41,7 +41,7 @@ pub(super) fn bucket_of(
     (m > 0 && m <= n).then(|| m - 1)
 }
 
-pub(super) use crate::tc::opts::errors_since;
+pub(super) use crate::tc::lex::errors_since;
 
 /// Dequeue and peek for disciplines whose dequeue may drop (CoDel), advances scheduling
 /// state (DRR rounds, HTB tokens) or releases only conforming packets (TBF): `peek` dequeues into a one-packet stash that the next dequeue hands

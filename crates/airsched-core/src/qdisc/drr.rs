@@ -12,7 +12,8 @@ use super::classify::{classify, sort_filters};
 use super::common::{errors_since, filter_diag, StashPeek};
 use super::{default_child, opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{format_size, Severity, TcDiag};
+use crate::tc::lex::{Severity, TcDiag};
+use crate::tc::opts::format_size;
 use crate::time::Nanos;
 
 struct DrrClass {

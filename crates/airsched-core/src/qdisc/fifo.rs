@@ -8,7 +8,8 @@ use std::collections::VecDeque;
 
 use super::{opt_parser, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats, BuildCx};
 use crate::packet::PacketId;
-use crate::tc::{format_size, TcDiag};
+use crate::tc::lex::TcDiag;
+use crate::tc::opts::format_size;
 use crate::time::Nanos;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,7 +19,8 @@ use super::sfq::flow_hash::{flow_hash, SipKey};
 use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
-use crate::tc::{format_size, format_time_us, Severity, TcDiag};
+use crate::tc::lex::{Severity, TcDiag};
+use crate::tc::opts::{format_size, format_time_us};
 use crate::time::Nanos;
 
 /// `FQ_CODEL_QUANTUM_MAX`: larger quanta are rejected (since ~5.15).

@@ -42,7 +42,8 @@ use super::{
     QdiscReport, QdiscStats,
 };
 use crate::packet::PacketId;
-use crate::tc::{format_rate_bytes, format_size, OptParser, Severity, TcDiag, Tok};
+use crate::tc::lex::{Severity, TcDiag, Tok};
+use crate::tc::opts::{format_rate_bytes, format_size, OptParser};
 use crate::time::Nanos;
 
 mod wireless;

@@ -11,6 +11,7 @@
 //! every node of a tree ([`QdiscStats::identity_holds`]).
 
 pub mod classify;
+pub mod kinds;
 mod common;
 mod fifo;
 mod pfifo_fast;
@@ -31,11 +32,12 @@ pub use fifo::{Fifo, FifoKind};
 pub(crate) use codel::aqm as codel_aqm;
 pub(crate) use fq_codel::truesize;
 pub(crate) use sfq::flow_hash;
-
-use std::fmt;
+/// Handles are words of the tc language; every discipline names its classes with them.
+pub use crate::tc::lex::Handle;
 
 use crate::packet::{FlowKey, PacketId, Packets};
-use crate::tc::{OptParser, Tok, TcDiag};
+use crate::tc::lex::{Tok, TcDiag};
+use crate::tc::opts::OptParser;
 use crate::time::Nanos;
 
 /// Ethernet header the kernel counts in `qdisc_pkt_len` (WiFi netdevs are Ethernet-like).
@@ -46,45 +48,6 @@ pub const DEFAULT_TXQUEUELEN: u32 = 1000;
 
 /// `psched_mtu(dev)` of an Ethernet-like device: MTU 1500 + 14-byte header.
 pub const PSCHED_MTU: u32 = 1514;
-
-/// A tc handle or class id: major in the upper 16 bits, minor in the lower (`TC_H_MAKE`).
-/// Both halves are hexadecimal in tc syntax: `1:10` is major 1, minor 0x10.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Handle(pub u32);
-
-impl Handle {
-    /// `TC_H_ROOT`.
-    pub const ROOT: Handle = Handle(0xFFFF_FFFF);
-    /// `TC_H_UNSPEC`.
-    pub const UNSPEC: Handle = Handle(0);
-
-    pub const fn new(major: u16, minor: u16) -> Handle {
-        Handle(((major as u32) << 16) | minor as u32)
-    }
-    pub const fn major(self) -> u16 {
-        (self.0 >> 16) as u16
-    }
-    pub const fn minor(self) -> u16 {
-        (self.0 & 0xFFFF) as u16
-    }
-    /// The qdisc handle this class id belongs to (`M:0`).
-    pub const fn qdisc(self) -> Handle {
-        Handle(self.0 & 0xFFFF_0000)
-    }
-}
-
-impl fmt::Display for Handle {
-    /// As tc prints it: `root`, `1:`, `1:10` (hex).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if *self == Handle::ROOT {
-            write!(f, "root")
-        } else if self.minor() == 0 {
-            write!(f, "{:x}:", self.major())
-        } else {
-            write!(f, "{:x}:{:x}", self.major(), self.minor())
-        }
-    }
-}
 
 /// What a discipline works with besides its own state: the packet arena, the flows' header
 /// fields, and the list where it reports the packets it drops.
@@ -324,19 +287,13 @@ impl BuildCx {
     }
 }
 
-/// Qdisc kinds tc knows, in the order `tc` documents them, then airsched's own (`whtb`, which
-/// Linux does not have); `build_qdisc` accepts these.
-pub const KINDS: &[&str] = &[
-    "pfifo", "bfifo", "pfifo_head_drop", "pfifo_fast", "prio", "tbf", "sfq", "drr", "htb", "cbq", "red",
-    "codel", "fq_codel", "whtb",
-];
-
 /// Build one qdisc from its declaration: parse its options, build its classes, attach its
 /// grafted children and filters. Errors and warnings go to `diags`; `None` if it cannot be built.
 pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {
     let kind = d.kind.text;
-    let classless = !matches!(kind, "prio" | "tbf" | "drr" | "htb" | "whtb" | "cbq");
-    if classless {
+    let row = kinds::qdisc_kind(kind);
+    // An unknown kind counts as classless here: its classes are reported before its name.
+    if !row.is_some_and(|r| r.classful) {
         let mut ok = true;
         for c in &d.classes {
             diags.push(diag_error(c.at, format!("{kind} is classless: it has no class {}", c.classid)));
@@ -350,20 +307,10 @@ pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> O
             return None;
         }
     }
-    match kind {
-        "pfifo" | "bfifo" | "pfifo_head_drop" => fifo::build(d, cx, diags),
-        "pfifo_fast" => pfifo_fast::build(d, cx, diags),
-        "prio" => prio::build(d, cx, diags),
-        "tbf" => tbf::build(d, cx, diags),
-        "sfq" => sfq::build(d, cx, diags),
-        "drr" => drr::build(d, cx, diags),
-        "htb" | "whtb" => htb::build(d, cx, diags),
-        "cbq" => cbq::build(d, cx, diags),
-        "red" => red::build(d, cx, diags),
-        "codel" => codel::build(d, cx, diags),
-        "fq_codel" => fq_codel::build(d, cx, diags),
-        other => {
-            diags.push(diag_error(d.kind, format!("unknown qdisc \"{other}\"; airsched knows: {}", KINDS.join(", "))));
+    match row {
+        Some(r) => (r.build)(d, cx, diags),
+        None => {
+            diags.push(diag_error(d.kind, format!("unknown qdisc \"{kind}\"; airsched knows: {}", kinds::kind_names())));
             None
         }
     }
@@ -371,12 +318,12 @@ pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> O
 
 /// An error diagnostic at a token.
 pub fn diag_error(at: Tok<'_>, message: impl Into<String>) -> TcDiag {
-    TcDiag::at(crate::tc::Severity::Error, at, message)
+    TcDiag::at(crate::tc::lex::Severity::Error, at, message)
 }
 
 /// A warning diagnostic at a token.
 pub fn diag_warning(at: Tok<'_>, message: impl Into<String>) -> TcDiag {
-    TcDiag::at(crate::tc::Severity::Warning, at, message)
+    TcDiag::at(crate::tc::lex::Severity::Warning, at, message)
 }
 
 /// An option parser over a declaration's option tokens.
@@ -469,16 +416,3 @@ impl Qdisc for QdiscImpl {
 
 #[cfg(test)]
 pub mod testutil;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn handles_print_in_hex_like_tc() {
-        assert_eq!(Handle::new(1, 0x10).to_string(), "1:10");
-        assert_eq!(Handle::new(0x10, 0).to_string(), "10:");
-        assert_eq!(Handle::ROOT.to_string(), "root");
-        assert_eq!(Handle::new(1, 0x10).qdisc(), Handle::new(1, 0));
-    }
-}

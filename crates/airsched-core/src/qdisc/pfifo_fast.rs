@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use super::{diag_error, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::TcDiag;
+use crate::tc::lex::TcDiag;
 use crate::time::Nanos;
 
 /// `prio2band` of sch_generic.c (the same map as prio's default priomap).

@@ -18,7 +18,7 @@ use super::common::filter_diag;
 use super::tbf::child_handle;
 use super::{default_child, diag_error, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{Severity, TcDiag, Tok};
+use crate::tc::lex::{Severity, TcDiag, Tok};
 use crate::time::Nanos;
 
 /// TCQ_PRIO_BANDS.

@@ -37,7 +37,8 @@ use super::common::filter_diag;
 use super::{diag_error, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
-use crate::tc::{format_size, Severity, TcDiag, Tok};
+use crate::tc::lex::{Severity, TcDiag, Tok};
+use crate::tc::opts::format_size;
 use crate::time::Nanos;
 
 /// Stream index tag for RED ("RED" in the high bits), XORed with the device stream and handle.
@@ -477,18 +478,18 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     Some(QdiscImpl::Red(Red::new(params, d.handle, cx.seed, cx.stream)))
 }
 
-fn err_at(p: &mut crate::tc::OptParser<'_, '_>, at: Option<Tok<'_>>, msg: String) {
+fn err_at(p: &mut crate::tc::opts::OptParser<'_, '_>, at: Option<Tok<'_>>, msg: String) {
     match at {
         Some(t) => p.error(t, msg),
         None => p.error_at_end(msg),
     }
 }
 
-fn warn_at(p: &mut crate::tc::OptParser<'_, '_>, at: Option<Tok<'_>>, kind: Tok<'_>, msg: String) {
+fn warn_at(p: &mut crate::tc::opts::OptParser<'_, '_>, at: Option<Tok<'_>>, kind: Tok<'_>, msg: String) {
     p.warn(at.unwrap_or(kind), msg);
 }
 
-fn diags_warn(p: &mut crate::tc::OptParser<'_, '_>, kind: Tok<'_>, msg: &str) {
+fn diags_warn(p: &mut crate::tc::opts::OptParser<'_, '_>, kind: Tok<'_>, msg: &str) {
     p.warn(kind, msg);
 }
 

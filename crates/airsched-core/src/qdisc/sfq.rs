@@ -20,7 +20,8 @@ use super::common::{bucket_of, errors_since, filter_diag, StashPeek};
 use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
-use crate::tc::{format_size, Severity, TcDiag};
+use crate::tc::lex::{Severity, TcDiag};
+use crate::tc::opts::format_size;
 use crate::time::Nanos;
 
 /// Packets per slot at most (`SFQ_MAX_DEPTH`); also the default limit.

@@ -22,7 +22,8 @@
 use super::common::{filter_diag, StashPeek};
 use super::{diag_error, diag_warning, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
-use crate::tc::{format_rate_bytes, format_size, format_time_us, OptParser, Severity, TcDiag, Tok};
+use crate::tc::lex::{Severity, TcDiag, Tok};
+use crate::tc::opts::{format_rate_bytes, format_size, format_time_us, OptParser};
 use crate::time::Nanos;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 
 use super::{build_qdisc, BuildCx, ClassDecl, Enq, Filter, Graft, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl};
 use crate::packet::{FlowKey, Packet, PacketId, Packets};
-use crate::tc::{Severity, TcDiag, Tok};
+use crate::tc::lex::{Severity, TcDiag, Tok};
 use crate::time::Nanos;
 
 pub struct Bench {

@@ -30,10 +30,11 @@
 //! (`replace`/`link` naming a handle that lives elsewhere) is not modelled (an error).
 
 use super::filter::{kind_name, parse_filter_handle, u32_handle_text};
-use super::opts::{TcDiag, Tok};
-use super::script::{err, warn, ClassCmd, Command, FilterCmd, Op, QdiscCmd, Script};
+use super::lex::{err, warn, Handle, TcDiag, Tok};
+use super::script::{ClassCmd, Command, FilterCmd, Op, QdiscCmd, Script};
 use crate::qdisc::classify::{Filter, FilterKind, ETH_P_ALL};
-use crate::qdisc::{build_qdisc, BuildCx, ClassDecl, Graft, Handle, QdiscDecl, QdiscImpl, PSCHED_MTU};
+use crate::qdisc::kinds::{qdisc_kind, FilterBlock};
+use crate::qdisc::{build_qdisc, BuildCx, ClassDecl, Graft, QdiscDecl, QdiscImpl, PSCHED_MTU};
 
 /// An interface of the node the script is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,23 +47,11 @@ pub struct DeviceSpec {
     pub stream: u64,
 }
 
-/// Kinds `build_qdisc` treats as classful.
-const CLASSFUL: &[&str] = &["prio", "tbf", "drr", "htb", "whtb", "cbq"];
-/// Kinds whose classes are created with `tc class add`.
-const EXPLICIT_CLASSES: &[&str] = &["htb", "whtb", "drr", "cbq"];
-/// Kinds that hold filters (have a filter block).
-const FILTER_HOLDERS: &[&str] = &["prio", "htb", "whtb", "drr", "cbq", "sfq", "fq_codel"];
-/// Kinds whose classes hold filters too.
-const CLASS_FILTER_HOLDERS: &[&str] = &["htb", "whtb", "cbq"];
-
-/// Whether a class of kind `class` may be given to a qdisc of kind `qdisc`. The class kind only
-/// selects tc's option parser (the kernel does not compare it with the qdisc's), so htb and whtb
-/// classes, which have the same options and netlink attributes, go on either.
-fn class_kind_fits(class: &str, qdisc: &str) -> bool {
-    class == qdisc || (matches!(class, "htb" | "whtb") && matches!(qdisc, "htb" | "whtb"))
+/// Whether a qdisc of kind `kind` makes its classes with `tc class add` (unknown kinds do not:
+/// their build reports them).
+fn explicit_classes(kind: &str) -> bool {
+    qdisc_kind(kind).is_some_and(|r| r.explicit_classes)
 }
-/// Kinds whose `change` sends only the options given (netlink attributes), so earlier ones stay.
-const PARTIAL_CHANGE: &[&str] = &["codel", "fq_codel"];
 
 struct QNode<'a> {
     kind: Tok<'a>,
@@ -270,7 +259,7 @@ impl<'a> Model<'a> {
                 return;
             }
             let pq = &dev.qdiscs[pi];
-            if EXPLICIT_CLASSES.contains(&pq.kind.text) && !pq.classes.iter().any(|cl| cl.classid == target) {
+            if explicit_classes(pq.kind.text) && !pq.classes.iter().any(|cl| cl.classid == target) {
                 err(
                     diags,
                     p.tok,
@@ -412,7 +401,7 @@ impl<'a> Model<'a> {
             );
             return;
         }
-        if PARTIAL_CHANGE.contains(&kind.text) {
+        if qdisc_kind(kind.text).is_some_and(|r| r.partial_change) {
             q.opts.extend(c.opts.iter().copied());
         } else {
             q.opts = c.opts.clone();
@@ -538,7 +527,7 @@ impl<'a> Model<'a> {
         let q = &dev.qdiscs[qi];
         if let Some(k) = c.kind {
             // A classless qdisc gets the class anyway: build_qdisc says it is classless.
-            if c.op != Op::Delete && !class_kind_fits(k.text, q.kind.text) && CLASSFUL.contains(&q.kind.text) {
+            if c.op != Op::Delete && qdisc_kind(q.kind.text).is_some_and(|r| !r.accepts_class_kind(k.text)) {
                 err(
                     diags,
                     k,
@@ -548,7 +537,7 @@ impl<'a> Model<'a> {
             }
         }
         let existing = q.classes.iter().position(|cl| cl.classid == clid);
-        let explicit = EXPLICIT_CLASSES.contains(&q.kind.text);
+        let explicit = explicit_classes(q.kind.text);
         match (c.op, existing) {
             (Op::Add, Some(_)) => {
                 err(diags, c.classid.tok, format!("class {clid} already exists; use change or replace"));
@@ -560,7 +549,7 @@ impl<'a> Model<'a> {
                     return;
                 }
                 let Some(kind) = c.kind else { return };
-                if matches!(q.kind.text, "htb" | "whtb") && pnorm.minor() != 0 {
+                if qdisc_kind(q.kind.text).is_some_and(|r| r.first_child_drops_leaf_qdisc) && pnorm.minor() != 0 {
                     if let Some(gi) = dev.at_parent(pnorm) {
                         warn(diags, c.classid.tok, format!("class {pnorm} had qdisc {} attached; the kernel deletes it when {pnorm} gets its first child class", dev.describe(gi)));
                         self.devs[di].remove_subtree(gi);
@@ -669,7 +658,8 @@ impl<'a> Model<'a> {
             return;
         };
         let q = &dev.qdiscs[qi];
-        if !FILTER_HOLDERS.contains(&q.kind.text) {
+        let filters = qdisc_kind(q.kind.text).map_or(FilterBlock::None, |r| r.filters);
+        if filters == FilterBlock::None {
             err(
                 diags,
                 at,
@@ -681,7 +671,7 @@ impl<'a> Model<'a> {
             return;
         }
         if parent.minor() != 0 {
-            if !CLASS_FILTER_HOLDERS.contains(&q.kind.text) {
+            if filters != FilterBlock::QdiscAndClasses {
                 err(
                     diags,
                     at,
@@ -936,7 +926,7 @@ impl<'a> Model<'a> {
     fn check_flowids(&self, diags: &mut Vec<TcDiag>) {
         for dev in &self.devs {
             for q in &dev.qdiscs {
-                if !EXPLICIT_CLASSES.contains(&q.kind.text) {
+                if !explicit_classes(q.kind.text) {
                     continue;
                 }
                 for f in &q.filters {
@@ -1126,4 +1116,30 @@ fn sorted_filters(q: &QNode<'_>) -> Vec<Filter> {
     let mut fl: Vec<&FNode<'_>> = q.filters.iter().filter(|f| !f.skip).collect();
     fl.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
     fl.into_iter().map(|f| f.filter.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::kinds::QDISC_KINDS;
+    use crate::tc::parse_script;
+
+    /// The error for a filter on a qdisc without a filter block names the kinds that have one:
+    /// exactly the registry's.
+    #[test]
+    fn the_filter_holders_named_in_the_message_are_the_registrys() {
+        let text = "tc qdisc add dev eth0 root handle 1: tbf rate 1mbit burst 10k latency 50ms\n\
+                    tc filter add dev eth0 parent 1: matchall flowid 1:1";
+        let (script, mut diags) = parse_script(text);
+        let dev = DeviceSpec { name: "eth0".into(), txqueuelen: 1000, seed: 1, stream: 0 };
+        build_trees(&script, &[dev], &mut diags);
+        let m = &diags.iter().find(|d| d.message.contains("cannot hold filters")).expect("an error").message;
+        let list = m.split_once('(').and_then(|(_, l)| l.strip_suffix(" can)")).expect(m);
+        let mut named: Vec<&str> = list.split(", ").flat_map(|w| w.split(" and ")).collect();
+        let mut holders: Vec<&str> =
+            QDISC_KINDS.iter().filter(|k| k.filters != FilterBlock::None).map(|k| k.name).collect();
+        named.sort_unstable();
+        holders.sort_unstable();
+        assert_eq!(named, holders, "{m}");
+    }
 }

@@ -19,10 +19,10 @@
 //! Actions and policing change what happens to matched packets and are errors, except the
 //! no-op `action pass`/`action ok` (a warning).
 
-use super::opts::{TcDiag, Tok};
-use super::script::{err, err_at, matches, parse_c_u32, parse_classid, parse_hex_u32, warn};
+use super::lex::{
+    err, err_at, matches, parse_c_u32, parse_classid, parse_hex_u32, parse_ipv4_prefix, warn, Cursor, Handle, TcDiag, Tok,
+};
 use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
-use crate::qdisc::Handle;
 
 /// What `nexthdr+N` adds to N: the offset the u32 root table sees, 0 as in the kernel (see the
 /// module documentation). A model that followed a `link ... offset at 0 mask 0f00 shift 6`
@@ -152,7 +152,7 @@ pub fn parse_filter<'a>(
     end: (u32, u32),
     diags: &mut Vec<TcDiag>,
 ) -> Option<FilterSpec> {
-    let mut p = P { toks: opts, pos: 0, end, diags };
+    let mut p = P { cur: Cursor::new(opts, end), diags };
     match kind.text {
         "u32" => p.u32(kind, handle),
         "fw" => p.fw(kind, handle),
@@ -172,10 +172,9 @@ pub fn parse_filter<'a>(
     }
 }
 
+/// A classifier's option parser: the cursor over its tokens and where its diagnostics go.
 struct P<'t, 'a, 'd> {
-    toks: &'t [Tok<'a>],
-    pos: usize,
-    end: (u32, u32),
+    cur: Cursor<'t, 'a>,
     diags: &'d mut Vec<TcDiag>,
 }
 
@@ -191,21 +190,13 @@ struct RawKey {
 
 impl<'t, 'a, 'd> P<'t, 'a, 'd> {
     fn next(&mut self) -> Option<Tok<'a>> {
-        let t = self.toks.get(self.pos).copied();
-        if t.is_some() {
-            self.pos += 1;
-        }
-        t
+        self.cur.next()
     }
     fn peek(&self) -> Option<Tok<'a>> {
-        self.toks.get(self.pos).copied()
+        self.cur.peek()
     }
     fn value(&mut self, key: Tok<'a>, what: &str) -> Option<Tok<'a>> {
-        let v = self.next();
-        if v.is_none() {
-            err(self.diags, key, format!("\"{}\" needs a value: {what}", key.text));
-        }
-        v
+        self.cur.value(key, what, self.diags)
     }
 
     fn classid(&mut self, key: Tok<'a>) -> Option<Handle> {
@@ -380,7 +371,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
         let Some(classid) = classid else {
             err_at(
                 self.diags,
-                self.end,
+                self.cur.end(),
                 "u32 filter without flowid/classid: it would never classify a packet; add flowid MAJOR:MINOR",
             );
             return None;
@@ -681,7 +672,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             }
         }
         let Some(classid) = classid else {
-            err_at(self.diags, self.end, "fw filter without classid/flowid; add flowid MAJOR:MINOR");
+            err_at(self.diags, self.cur.end(), "fw filter without classid/flowid; add flowid MAJOR:MINOR");
             return None;
         };
         Some(FilterSpec {
@@ -727,62 +718,11 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             }
         }
         let Some(classid) = classid else {
-            err_at(self.diags, self.end, "matchall filter without classid/flowid; add classid MAJOR:MINOR");
+            err_at(self.diags, self.cur.end(), "matchall filter without classid/flowid; add classid MAJOR:MINOR");
             return None;
         };
         Some(FilterSpec { kind: FilterKind::MatchAll, classid, handle: id, ht: None, order: None, skip_sw })
     }
-}
-
-/// `A.B.C.D`, `A.B.C.D/LEN` or `A.B.C.D/M.M.M.M` (contiguous), or `any`/`all`/`default` (0/0).
-pub fn parse_ipv4_prefix(s: &str) -> Option<(u32, u32)> {
-    if matches!(s, "any" | "all" | "default") {
-        return Some((0, 0));
-    }
-    let (a, l) = match s.split_once('/') {
-        Some((a, l)) => (a, Some(l)),
-        None => (s, None),
-    };
-    let addr = parse_ipv4(a)?;
-    let len = match l {
-        None => 32,
-        Some(l) if !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()) => {
-            let n: u32 = l.parse().ok()?;
-            if n > 32 {
-                return None;
-            }
-            n
-        }
-        Some(l) => {
-            let m = parse_ipv4(l)?;
-            let ones = m.leading_ones();
-            if m.checked_shl(ones).unwrap_or(0) != 0 {
-                return None;
-            }
-            ones
-        }
-    };
-    Some((addr, len))
-}
-
-fn parse_ipv4(s: &str) -> Option<u32> {
-    let mut parts = s.split('.');
-    let mut v = 0u32;
-    for _ in 0..4 {
-        let p = parts.next()?;
-        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let n: u32 = p.parse().ok()?;
-        if n > 255 {
-            return None;
-        }
-        v = (v << 8) | n;
-    }
-    if parts.next().is_some() {
-        return None;
-    }
-    Some(v)
 }
 
 #[cfg(test)]
@@ -911,7 +851,7 @@ mod tests {
     }
 
     #[test]
-    fn handles_protocols_prefixes() {
+    fn u32_handles_and_protocols() {
         assert_eq!(parse_u32_handle("800::800"), Some(0x8000_0800));
         assert_eq!(parse_u32_handle("801:"), Some(0x8010_0000));
         assert_eq!(parse_u32_handle("::1"), Some(1));
@@ -923,9 +863,5 @@ mod tests {
         assert_eq!(parse_protocol("all"), Some(3));
         assert_eq!(parse_protocol("0x86dd"), Some(0x86dd));
         assert_eq!(parse_protocol("bogus"), None);
-        assert_eq!(parse_ipv4_prefix("10.0.0.0/8"), Some((0x0a00_0000, 8)));
-        assert_eq!(parse_ipv4_prefix("10.0.0.0/255.255.0.0"), Some((0x0a00_0000, 16)));
-        assert_eq!(parse_ipv4_prefix("10.0.0.0/255.0.255.0"), None);
-        assert_eq!(parse_ipv4_prefix("10.0.0/8"), None);
     }
 }

@@ -1,78 +1,21 @@
-//! Tokens, diagnostics and the option parser shared by every discipline.
+//! A discipline's options, read and printed: the option parser every discipline uses, and the
+//! number formats of their `tc qdisc show` option text.
 //!
 //! A discipline's `build` function receives an [`OptParser`] positioned after its kind keyword
 //! (`tbf rate 1mbit burst 10k latency 50ms`: the parser starts at `rate`). It reads keywords and
 //! values, pushes errors for malformed input and warnings for options tc accepts but airsched
-//! does not model, and never panics.
+//! does not model, and never panics. Its report prints the options back as tc does
+//! (`sprint_rate`, `sprint_size`, `sprint_time`: [`format_rate`], [`format_size`],
+//! [`format_time_us`]).
 
+use super::lex::{errors_since, Cursor, Severity, TcDiag, Tok};
 use crate::time::Nanos;
 use crate::units::{parse_rate_bps, parse_size_bytes, parse_tc_time_us};
-
-/// A whitespace-separated word of a tc command, with its position in the script (1-based).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tok<'a> {
-    pub text: &'a str,
-    pub line: u32,
-    pub col: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    Error,
-    /// Accepted by tc but not modelled (or modelled differently): recorded in the run's
-    /// metadata, never silently ignored.
-    Warning,
-}
-
-/// An error or warning about a tc script, at a token.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TcDiag {
-    pub severity: Severity,
-    pub line: u32,
-    pub col: u32,
-    /// The offending token ("" at the end of a line).
-    pub token: String,
-    pub message: String,
-}
-
-impl TcDiag {
-    /// A diagnostic at token `at`.
-    pub fn at(severity: Severity, at: Tok<'_>, message: impl Into<String>) -> TcDiag {
-        TcDiag { severity, line: at.line, col: at.col, token: at.text.to_string(), message: message.into() }
-    }
-
-    /// A diagnostic at `(line, column)` without a token: the end of a command, or column 1 of a
-    /// line as a whole.
-    pub fn at_pos(severity: Severity, (line, col): (u32, u32), message: impl Into<String>) -> TcDiag {
-        TcDiag { severity, line, col, token: String::new(), message: message.into() }
-    }
-}
-
-/// True if a diagnostic pushed since index `from` is an error.
-pub fn errors_since(diags: &[TcDiag], from: usize) -> bool {
-    diags[from..].iter().any(|d| d.severity == Severity::Error)
-}
-
-impl std::fmt::Display for TcDiag {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let what = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        if self.token.is_empty() {
-            write!(f, "{}:{}: {what}: {}", self.line, self.col, self.message)
-        } else {
-            write!(f, "{}:{}: {what}: at \"{}\": {}", self.line, self.col, self.token, self.message)
-        }
-    }
-}
 
 /// Reads a discipline's options. `end` is the position just after the last token, used for
 /// "missing value" errors.
 pub struct OptParser<'a, 'd> {
-    toks: &'a [Tok<'a>],
-    pos: usize,
-    end: (u32, u32),
+    cur: Cursor<'a, 'a>,
     diags: &'d mut Vec<TcDiag>,
     /// Diagnostics already present when this parser started (other commands' own).
     first_diag: usize,
@@ -81,29 +24,25 @@ pub struct OptParser<'a, 'd> {
 impl<'a, 'd> OptParser<'a, 'd> {
     pub fn new(toks: &'a [Tok<'a>], end: (u32, u32), diags: &'d mut Vec<TcDiag>) -> Self {
         let first_diag = diags.len();
-        OptParser { toks, pos: 0, end, diags, first_diag }
+        OptParser { cur: Cursor::new(toks, end), diags, first_diag }
     }
 
     /// The next token, consumed.
     pub fn next(&mut self) -> Option<Tok<'a>> {
-        let t = self.toks.get(self.pos).copied();
-        if t.is_some() {
-            self.pos += 1;
-        }
-        t
+        self.cur.next()
     }
 
     pub fn peek(&self) -> Option<Tok<'a>> {
-        self.toks.get(self.pos).copied()
+        self.cur.peek()
     }
 
     pub fn is_done(&self) -> bool {
-        self.pos >= self.toks.len()
+        self.cur.is_done()
     }
 
     /// Tokens not consumed yet (for kinds that hand a tail to another parser).
     pub fn rest(&self) -> &'a [Tok<'a>] {
-        &self.toks[self.pos.min(self.toks.len())..]
+        self.cur.rest()
     }
 
     /// Whether this parser reported an error (errors of earlier commands do not count).
@@ -121,7 +60,7 @@ impl<'a, 'd> OptParser<'a, 'd> {
 
     /// An error at the end of the command (a required option or value is missing).
     pub fn error_at_end(&mut self, message: impl Into<String>) {
-        self.diags.push(TcDiag::at_pos(Severity::Error, self.end, message));
+        self.diags.push(TcDiag::at_pos(Severity::Error, self.cur.end(), message));
     }
 
     /// An unknown option: names the known ones.
@@ -131,13 +70,7 @@ impl<'a, 'd> OptParser<'a, 'd> {
 
     /// The value after option `key`, or an error saying what was expected.
     pub fn value(&mut self, key: Tok<'_>, expected: &str) -> Option<Tok<'a>> {
-        match self.next() {
-            Some(v) => Some(v),
-            None => {
-                self.error(key, format!("\"{}\" needs a value: {expected}", key.text));
-                None
-            }
-        }
+        self.cur.value(key, expected, self.diags)
     }
 
     /// A rate in tc units, as bits per second.
@@ -230,6 +163,99 @@ impl<'a, 'd> OptParser<'a, 'd> {
     }
 }
 
+// ----------------------------------------------------------------------------------------------
+// Printing options as tc does
+
+/// A rate as tc prints it (`sprint_rate`, SI units): `4Mbit`, `900Kbit`, `1500Kbit`, `64bit`.
+/// A unit is taken while the number divides evenly or stays at a million or more.
+pub fn format_rate(bits_per_second: u64) -> String {
+    const UNITS: [&str; 5] = ["", "K", "M", "G", "T"];
+    let mut rate = bits_per_second;
+    let mut i = 0;
+    while i < UNITS.len() - 1 {
+        let rem = rate % 1000;
+        if rate < 1000 || (rem != 0 && rate < 1_000_000) {
+            break;
+        }
+        rate /= 1000;
+        i += 1;
+    }
+    format!("{rate}{}bit", UNITS[i])
+}
+
+/// A rate the kernel keeps in bytes per second, as tc prints it: `sprint_rate` shifts it to
+/// bits (`rate <<= 3`, wrapping like the C) and prints it as [`format_rate`] does.
+pub fn format_rate_bytes(bytes_per_second: u64) -> String {
+    format_rate(bytes_per_second.wrapping_shl(3))
+}
+
+/// A size in bytes as tc prints it (`sprint_size`, iproute2 6.x `lib/json_print_math.c`):
+/// `1514b`, `15Kb`, `1Mb`, `3Gb`, `1600b`. A binary unit is used when the size is within 16
+/// bytes of a whole number of KiB (1 KiB of a whole number of MiB or GiB); `rint` rounds half to
+/// even.
+pub fn format_size(bytes: u64) -> String {
+    const K: f64 = 1024.0;
+    const M: f64 = K * K;
+    const G: f64 = M * K;
+    let sz = bytes as f64;
+    let near = |unit: f64, tol: f64| sz >= unit && (unit * (sz / unit).round_ties_even() - sz).abs() < tol;
+    if near(G, 1024.0) {
+        format!("{}Gb", fmt_g((sz / G).round_ties_even(), 6))
+    } else if near(M, 1024.0) {
+        format!("{}Mb", fmt_g((sz / M).round_ties_even(), 6))
+    } else if near(K, 16.0) {
+        format!("{}Kb", fmt_g((sz / K).round_ties_even(), 6))
+    } else {
+        format!("{bytes}b")
+    }
+}
+
+/// A time in microseconds as tc prints it (`sprint_time`, `%.3g` with a unit): `50ms`,
+/// `3.2ms`, `1s`, `100us`, with three significant digits above a millisecond.
+pub fn format_time_us(us: u64) -> String {
+    let t = us as f64;
+    if t >= 1e6 {
+        format!("{}s", fmt_g(t / 1e6, 3))
+    } else if t >= 1e3 {
+        format!("{}ms", fmt_g(t / 1e3, 3))
+    } else {
+        format!("{us}us")
+    }
+}
+
+/// C's `%.{prec}g` (`%g` is `fmt_g(x, 6)`).
+pub(crate) fn fmt_g(x: f64, prec: usize) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x.is_nan() {
+            "nan".into()
+        } else if x.is_infinite() {
+            "inf".into()
+        } else {
+            "0".into()
+        };
+    }
+    let prec = prec.max(1);
+    let sci = format!("{:.*e}", prec - 1, x);
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if exp < -4 || exp >= prec as i32 {
+        let mant = trim_zeros(mant);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mant}e{sign}{:02}", exp.abs())
+    } else {
+        let decimals = (prec as i32 - 1 - exp).max(0) as usize;
+        trim_zeros(&format!("{x:.decimals$}")).to_string()
+    }
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,5 +315,94 @@ mod tests {
         assert_eq!((diags[0].col, diags[0].token.as_str()), (6, "1mbyte"));
         assert_eq!((diags[1].col, diags[1].token.as_str()), (13, "limit"));
         assert!(diags[1].message.contains("needs a value"));
+    }
+
+    #[test]
+    fn rates_like_tc() {
+        assert_eq!(format_rate(4_000_000), "4Mbit");
+        assert_eq!(format_rate(900_000), "900Kbit");
+        assert_eq!(format_rate(1_500_000), "1500Kbit");
+        assert_eq!(format_rate(8), "8bit");
+        assert_eq!(format_rate(1000), "1Kbit");
+        assert_eq!(format_rate(1_234_567), "1234Kbit");
+        assert_eq!(format_rate(100_000_000), "100Mbit");
+        assert_eq!(format_rate(10_000_000_000), "10Gbit");
+        assert_eq!(format_rate(0), "0bit");
+        assert_eq!(format_rate(5_500_000), "5500Kbit");
+    }
+
+    #[test]
+    fn sizes_like_tc() {
+        assert_eq!(format_size(1514), "1514b");
+        assert_eq!(format_size(1600), "1600b");
+        assert_eq!(format_size(15360), "15Kb");
+        assert_eq!(format_size(15370), "15Kb");
+        assert_eq!(format_size(15376), "15376b");
+        assert_eq!(format_size(1024 * 1024), "1Mb");
+        assert_eq!(format_size(1_514_000), "1514000b");
+        assert_eq!(format_size(0), "0b");
+        assert_eq!(format_size(1023), "1023b");
+        assert_eq!(format_size(3 << 30), "3Gb");
+    }
+
+    #[test]
+    fn times_like_tc() {
+        assert_eq!(format_time_us(50_000), "50ms");
+        assert_eq!(format_time_us(3_200), "3.2ms");
+        assert_eq!(format_time_us(5_000), "5ms");
+        assert_eq!(format_time_us(100), "100us");
+        assert_eq!(format_time_us(1_000_000), "1s");
+        assert_eq!(format_time_us(12_345), "12.3ms");
+        assert_eq!(format_time_us(123_456_789), "123s");
+        assert_eq!(fmt_g(1234567.0, 6), "1.23457e+06");
+        assert_eq!(fmt_g(0.0001, 3), "0.0001");
+        assert_eq!(fmt_g(0.00001, 3), "1e-05");
+    }
+
+    #[test]
+    fn percent_g_like_c() {
+        assert_eq!(fmt_g(50.0, 3), "50");
+        assert_eq!(fmt_g(30.72, 3), "30.7");
+        assert_eq!(fmt_g(1.5, 3), "1.5");
+        assert_eq!(fmt_g(1234.0, 3), "1.23e+03");
+        assert_eq!(fmt_g(0.0001234, 3), "0.000123");
+        assert_eq!(fmt_g(15.0, 6), "15");
+        assert_eq!(fmt_g(1e6, 6), "1e+06");
+    }
+
+    #[test]
+    fn sizes_rates_times_as_tc_prints_them() {
+        assert_eq!(format_size(15360), "15Kb");
+        assert_eq!(format_size(1514), "1514b");
+        assert_eq!(format_size(40360), "40360b");
+        assert_eq!(format_size(2 * 1024 * 1024), "2Mb");
+        assert_eq!(format_size(1_514_000), "1514000b");
+        assert_eq!(format_rate_bytes(500_000), "4Mbit");
+        assert_eq!(format_rate_bytes(187_500), "1500Kbit");
+        assert_eq!(format_rate_bytes(125), "1Kbit");
+        assert_eq!(format_rate_bytes(15), "120bit");
+        assert_eq!(format_time_us(50_000), "50ms");
+        assert_eq!(format_time_us(1_500_000), "1.5s");
+        assert_eq!(format_time_us(800), "800us");
+    }
+
+    #[test]
+    fn times_print_like_tc() {
+        // The kernel reports 5 ms as 4 999 us (CoDel's 1024-ns unit); tc's %.3g shows 5ms.
+        assert_eq!(format_time_us(4_999), "5ms");
+        assert_eq!(format_time_us(99_999), "100ms");
+        assert_eq!(format_time_us(1_500), "1.5ms");
+        assert_eq!(format_time_us(999), "999us");
+        assert_eq!(format_time_us(2_500_000), "2.5s");
+        assert_eq!(format_time_us(999_999), "1e+03ms");
+    }
+
+    #[test]
+    fn sizes_print_like_tc() {
+        assert_eq!(format_size(1514), "1514b");
+        assert_eq!(format_size(32 << 20), "32Mb");
+        assert_eq!(format_size(15 * 1024), "15Kb");
+        assert_eq!(format_size(1024 + 20), "1044b");
+        assert_eq!(format_size(0), "0b");
     }
 }

@@ -5,7 +5,7 @@
 use super::params::{ClassSpec, Fopt, LinkOpts, Lss, Wrr, LSS_AVPKT, LSS_EWMA, LSS_FLAGS, LSS_MAXIDLE, LSS_MINIDLE, LSS_OFFTIME};
 use super::{Cbq, Class, MAXLEVEL, NIL, NPRIO, TC_PRIO_MAX};
 use crate::qdisc::{default_child, diag_error, diag_warning, BuildCx, ClassDecl, Handle, QdiscStats, L2_HEADER_BYTES};
-use crate::tc::TcDiag;
+use crate::tc::lex::TcDiag;
 
 impl Cbq {
     /// `cbq_init`: the link class with the qdisc's rate table, `allot` = psched_mtu, band 7,

@@ -13,7 +13,8 @@
 
 use crate::qdisc::common::errors_since;
 use crate::qdisc::{opt_parser, ClassDecl, Handle, QdiscDecl};
-use crate::tc::{OptParser, Tok, TcDiag};
+use crate::tc::lex::{Tok, TcDiag};
+use crate::tc::opts::OptParser;
 
 /// `TC_CBQ_MAXPRIO`: priorities 1..8 on the tc side, 0..7 in the kernel.
 pub const MAXPRIO: u32 = 8;

@@ -3,8 +3,8 @@
 
 use super::{Cbq, Class, NPRIO, PASTPERFECT};
 use crate::qdisc::{ClassReport, Handle, Qdisc, QdiscReport, QdiscStats};
-use crate::tc::format_rate_bytes;
-use crate::tc::show::fmt_g;
+use crate::tc::opts::format_rate_bytes;
+use crate::tc::opts::fmt_g;
 
 impl Cbq {
     /// Counters of each class over itself and the classes that share into it (what its "Sent"

@@ -5,8 +5,9 @@ use super::*;
 use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
 use crate::qdisc::testutil::{self, class as class_decl, errors, expect_built, qdisc, run_link, tokens, Bench, LinkRun, Source};
 use crate::qdisc::{ClassReport, Graft};
-use crate::tc::show::fmt_g;
-use crate::tc::{format_rate_bytes, Tok};
+use crate::tc::opts::fmt_g;
+use crate::tc::lex::Tok;
+use crate::tc::opts::format_rate_bytes;
 
 /// A tc script: one `tc qdisc add ... cbq` line, then `tc class add` lines, in order.
 struct Script {

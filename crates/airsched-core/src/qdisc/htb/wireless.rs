@@ -10,8 +10,9 @@
 
 use super::{Htb, QCtx};
 use crate::qdisc::{Qdisc, REL_ONE};
-use crate::tc::show::fmt_g;
-use crate::tc::{OptParser, Tok};
+use crate::tc::opts::fmt_g;
+use crate::tc::lex::Tok;
+use crate::tc::opts::OptParser;
 use crate::time::Nanos;
 
 /// Opportunities a gated leaf misses in a row before it may take one turn anyway. The paper

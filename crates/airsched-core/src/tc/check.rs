@@ -1,0 +1,189 @@
+//! `airsched tc check`: a tc script on its own, outside any scenario. It is parsed, every
+//! device it names is accepted (with Linux's default txqueuelen), the trees are built as a run
+//! would build them, and the result is text: the diagnostics as `PATH:LINE:COL: at "TOKEN":
+//! message` lines, and per device the indented tree and the `tc qdisc show` / `tc class show`
+//! lines. The command line and the Python binding only print what this returns.
+
+use super::build::{build_trees, DeviceSpec};
+use super::lex::{Severity, TcDiag};
+use super::script::{parse_script, Command, Script};
+use super::show::{class_show, qdisc_show, tree_text};
+use crate::qdisc::{QdiscImpl, DEFAULT_TXQUEUELEN};
+
+/// One device of a checked script: its tree in the three texts `tc check` offers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckedDevice {
+    pub dev: String,
+    /// [`tree_text`]: the qdiscs and classes, indented under their parents.
+    pub tree: String,
+    /// `tc qdisc show dev DEV`, without statistics.
+    pub qdisc_text: String,
+    /// `tc class show dev DEV`, without statistics.
+    pub class_text: String,
+}
+
+/// A script that builds: its configured devices in the order the script first names them, and
+/// its warnings as located lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckReport {
+    pub devices: Vec<CheckedDevice>,
+    pub warnings: Vec<String>,
+}
+
+/// A diagnostic as `PATH:LINE:COL: at "TOKEN": message` (without the `at` part when it has no
+/// token: the end of a command, or a filter line as a whole).
+pub fn located(path: &str, d: &TcDiag) -> String {
+    if d.token.is_empty() {
+        format!("{path}:{}:{}: {}", d.line, d.col, d.message)
+    } else {
+        format!("{path}:{}:{}: at \"{}\": {}", d.line, d.col, d.token, d.message)
+    }
+}
+
+/// Every device the script's commands name, in order of first mention.
+pub fn named_devices(script: &Script<'_>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for c in &script.commands {
+        let dev = match c {
+            Command::Qdisc(q) => q.dev.text,
+            Command::Class(k) => k.dev.text,
+            Command::Filter(f) => f.dev.text,
+        };
+        if !dev.is_empty() && !names.iter().any(|n| n == dev) {
+            names.push(dev.to_string());
+        }
+    }
+    names
+}
+
+/// Build a parsed script's trees unless `diags` already holds an error (a script whose parse
+/// failed is not built: its commands with errors are missing, and building the rest would add
+/// errors that are only consequences).
+pub fn build_unless_errors(
+    script: &Script<'_>,
+    devices: &[DeviceSpec],
+    diags: &mut Vec<TcDiag>,
+) -> Vec<(String, QdiscImpl)> {
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        Vec::new()
+    } else {
+        build_trees(script, devices, diags)
+    }
+}
+
+/// Check a script read from `path` (used only to locate the diagnostics). Every device it names
+/// exists, with txqueuelen 1000, seed 1 and its position as stream index. `Err` holds every
+/// error as a located line; otherwise the report holds the trees and the warnings.
+pub fn check_script(text: &str, path: &str) -> Result<CheckReport, Vec<String>> {
+    let (script, mut diags) = parse_script(text);
+    let specs: Vec<DeviceSpec> = named_devices(&script)
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| DeviceSpec { name, txqueuelen: DEFAULT_TXQUEUELEN, seed: 1, stream: i as u64 })
+        .collect();
+    let built = build_unless_errors(&script, &specs, &mut diags);
+    let of = |s: Severity| diags.iter().filter(move |d| d.severity == s).map(|d| located(path, d));
+    let errors: Vec<String> = of(Severity::Error).collect();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let devices = built
+        .iter()
+        .map(|(dev, root)| {
+            let reports = root.reports();
+            CheckedDevice {
+                dev: dev.clone(),
+                tree: tree_text(dev, &reports),
+                qdisc_text: qdisc_show(dev, &reports, false),
+                class_text: class_show(dev, &reports, false),
+            }
+        })
+        .collect();
+    Ok(CheckReport { devices, warnings: of(Severity::Warning).collect() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HTB: &str = "\
+# two devices, named in this order
+tc qdisc add dev wlan0 root handle 1: htb default 20
+tc class add dev wlan0 parent 1: classid 1:1 htb rate 2mbit
+tc class add dev wlan0 parent 1:1 classid 1:20 htb rate 1mbit ceil 2mbit
+tc qdisc add dev wlan0 parent 1:20 handle 20: sfq perturb 10
+tc qdisc add dev eth0 root pfifo limit 50
+";
+
+    #[test]
+    fn a_valid_script_gives_each_devices_tree_and_show_texts() {
+        let r = check_script(HTB, "shape.tc").unwrap();
+        assert_eq!(r.devices.iter().map(|d| d.dev.as_str()).collect::<Vec<_>>(), vec!["wlan0", "eth0"]);
+        let w = &r.devices[0];
+        assert_eq!(
+            w.tree,
+            "dev wlan0\n  qdisc htb 1: root refcnt 2 r2q 10 default 0x20 direct_packets_stat 0 direct_qlen 1000\n    class htb 1:1 root rate 2Mbit ceil 2Mbit burst 1600b cburst 1600b\n      class htb 1:20 parent 1:1 leaf 20: prio 0 rate 1Mbit ceil 2Mbit burst 1600b cburst 1600b\n        qdisc sfq 20: parent 1:20 limit 127p quantum 1514b depth 127 divisor 1024 perturb 10sec\n"
+        );
+        assert!(w.qdisc_text.starts_with("qdisc htb 1: root refcnt 2 "), "{}", w.qdisc_text);
+        assert_eq!(w.qdisc_text.lines().count(), 2);
+        assert_eq!(w.class_text.lines().count(), 2);
+        assert!(!w.qdisc_text.contains("Sent"), "no statistics: {}", w.qdisc_text);
+        // eth0's root got the kernel's first automatic handle.
+        assert_eq!(r.devices[1].qdisc_text, "qdisc pfifo 8001: root refcnt 2 limit 50p\n");
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn warnings_are_located_lines_and_do_not_fail_the_check() {
+        let r = check_script("tc -s qdisc add dev eth0 root sfq perturb 10 2>/dev/null\n", "w.tc").unwrap();
+        assert_eq!(
+            r.warnings,
+            vec![
+                "w.tc:1:46: at \"2>/dev/null\": shell redirections are not part of the tc command; ignored",
+                "w.tc:1:4: at \"-s\": the global option -stats only changes how tc prints; ignored",
+            ]
+        );
+        assert_eq!(r.devices.len(), 1);
+    }
+
+    #[test]
+    fn errors_of_parsing_and_of_building_are_every_one_located() {
+        // Parse errors: both reported, nothing built.
+        let e = check_script("tc qdisc add dev eth0 root handle 1x: htb\ntc qdisc add dev eth0 root\n", "bad.tc")
+            .unwrap_err();
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(e[0].starts_with("bad.tc:1:35: at \"1x:\": invalid qdisc handle \"1x:\""), "{}", e[0]);
+        assert_eq!(e[1], "bad.tc:2:27: qdisc add needs a kind after the common arguments, like pfifo, htb or sfq");
+        // Build errors (the parse was clean): missing options, at the end of the command, and an
+        // unknown kind on another device.
+        let e = check_script("tc qdisc add dev eth0 root tbf rate 1mbit\ntc qdisc add dev lo root fq_pie\n", "b.tc")
+            .unwrap_err();
+        assert_eq!(e.len(), 3, "{e:?}");
+        assert_eq!(e[0], "b.tc:1:42: tbf: the \"burst\" parameter is mandatory (also spelt buffer or maxburst)");
+        assert_eq!(e[1], "b.tc:1:42: tbf: either \"limit\" or \"latency\" is required");
+        assert!(e[2].starts_with("b.tc:2:26: at \"fq_pie\": unknown qdisc \"fq_pie\"; airsched knows: pfifo,"), "{}", e[2]);
+    }
+
+    #[test]
+    fn empty_and_comment_only_scripts_configure_nothing() {
+        assert_eq!(check_script("", "e.tc"), Ok(CheckReport::default()));
+        assert_eq!(check_script("# nothing\n\n", "e.tc"), Ok(CheckReport::default()));
+        // A device whose root is deleted again is not listed.
+        let r = check_script("tc qdisc add dev eth0 root pfifo\ntc qdisc del dev eth0 root\n", "d.tc").unwrap();
+        assert!(r.devices.is_empty());
+    }
+
+    #[test]
+    fn devices_are_listed_once_in_order_of_first_mention() {
+        let (s, _) = parse_script("tc qdisc add dev b root pfifo\ntc qdisc add dev a root pfifo\nqdisc del dev b root\n");
+        assert_eq!(named_devices(&s), vec!["b", "a"]);
+    }
+
+    #[test]
+    fn located_lines_follow_the_compiler_convention() {
+        let d = TcDiag::at_pos(Severity::Error, (4, 9), "missing");
+        assert_eq!(located("x/y.tc", &d), "x/y.tc:4:9: missing");
+        let d = TcDiag { severity: Severity::Warning, line: 2, col: 3, token: "ecn".into(), message: "m".into() };
+        assert_eq!(located("s.tc", &d), "s.tc:2:3: at \"ecn\": m");
+    }
+}
