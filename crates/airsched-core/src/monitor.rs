@@ -164,11 +164,17 @@ pub struct Monitor {
 }
 
 impl Monitor {
-    /// `initial_up_cdb[s]`: station s's uplink SNR at association.
+    /// `initial_up_cdb[s]`: station s's uplink SNR at association. Streams keyed by the
+    /// station's index (tests and tools; the simulator keys them by name, [`Monitor::with_streams`]).
     pub fn new(cfg: MonitorConfig, initial_up_cdb: &[i32], seed: u64) -> Monitor {
+        let rngs = (0..initial_up_cdb.len()).map(|s| stream(seed, StreamKind::Monitor, s as u64)).collect();
+        Self::with_streams(cfg, initial_up_cdb, rngs)
+    }
+
+    /// As [`Monitor::new`], with `rngs[s]` the measurement-noise stream of station s.
+    pub fn with_streams(cfg: MonitorConfig, initial_up_cdb: &[i32], rngs: Vec<Xoshiro256PlusPlus>) -> Monitor {
         let rmax = cfg.table.rmax();
         let est = initial_up_cdb.iter().map(|&s| cfg.table.lookup(s)).collect();
-        let rngs = (0..initial_up_cdb.len()).map(|s| stream(seed, StreamKind::Monitor, s as u64)).collect();
         Monitor { cfg, rmax, est, rngs, reports: vec![0; initial_up_cdb.len()] }
     }
 

@@ -27,7 +27,6 @@
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::engine::{stream, StreamKind};
 use crate::time::Nanos;
 
 /// The five positions of Garroppo et al., section 6.1.
@@ -150,8 +149,8 @@ pub struct Channel {
 }
 
 impl Channel {
-    pub fn new(spec: ChannelSpec, seed: u64, station: u32) -> Channel {
-        let mut rng = stream(seed, StreamKind::Fading, station as u64);
+    /// A station's channel; `rng` is its fading stream.
+    pub fn new(spec: ChannelSpec, mut rng: Xoshiro256PlusPlus) -> Channel {
         let (step, rho) = match spec.fading {
             Some(f) => {
                 let step = Nanos((f.coherence.0 / FADING_STEPS_PER_COHERENCE).max(1));
@@ -197,6 +196,7 @@ pub fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{stream, StreamKind};
 
     #[test]
     fn schedule_steps_and_interpolates() {
@@ -214,7 +214,7 @@ mod tests {
     fn uplink_offset_shifts_the_mean() {
         let mut s = ChannelSpec::constant(500);
         s.up_offset_cdb = -300;
-        let mut c = Channel::new(s, 1, 0);
+        let mut c = Channel::new(s, stream(1, StreamKind::Fading, 0));
         assert_eq!(c.snr_cdb(Nanos::ZERO, Dir::Down), 500);
         assert_eq!(c.snr_cdb(Nanos::ZERO, Dir::Up), 200);
     }
@@ -223,7 +223,7 @@ mod tests {
     fn fading_has_the_configured_spread_and_correlation() {
         let mut s = ChannelSpec::constant(1000);
         s.fading = Some(Fading { sigma_cdb: 300, coherence: Nanos::from_ms(100) });
-        let mut c = Channel::new(s, 7, 3);
+        let mut c = Channel::new(s, stream(7, StreamKind::Fading, 3));
         let step = Nanos::from_ms(25);
         let xs: Vec<f64> = (0..40_000).map(|i| c.snr_cdb(Nanos(step.0 * i), Dir::Down) as f64 - 1000.0).collect();
         let n = xs.len() as f64;
@@ -242,8 +242,8 @@ mod tests {
     fn fading_value_does_not_depend_on_how_often_it_is_read() {
         let mut s = ChannelSpec::constant(0);
         s.fading = Some(Fading { sigma_cdb: 200, coherence: Nanos::from_ms(40) });
-        let mut dense = Channel::new(s.clone(), 3, 1);
-        let mut sparse = Channel::new(s, 3, 1);
+        let mut dense = Channel::new(s.clone(), stream(3, StreamKind::Fading, 1));
+        let mut sparse = Channel::new(s, stream(3, StreamKind::Fading, 1));
         for i in 0..1000u64 {
             dense.snr_cdb(Nanos::from_ms(i), Dir::Down);
         }

@@ -114,7 +114,10 @@ fn a_station_out_of_range_gets_nothing_and_its_frames_are_dropped_after_the_retr
     assert_eq!(r.flows[0].received_packets, 0);
     assert!(st.drops_retry > 0);
     assert_eq!(st.tx_attempts, st.data_errors);
-    assert_eq!(st.tx_attempts, 7 * st.drops_retry + (st.tx_attempts % 7), "7 attempts per dropped frame");
+    // 7 attempts per dropped frame; the measured window may cut the attempts of one frame at
+    // its start and of another at its end.
+    let beyond = st.tx_attempts as i64 - 7 * st.drops_retry as i64;
+    assert!(beyond.abs() < 7, "{} attempts for {} dropped frames: not 7 per frame", st.tx_attempts, st.drops_retry);
 }
 
 #[test]

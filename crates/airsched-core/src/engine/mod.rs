@@ -8,4 +8,4 @@ pub mod rng;
 
 pub use outbox::Outbox;
 pub use queue::{Event, EventQueue};
-pub use rng::{stream, StreamKind};
+pub use rng::{named, stream, StreamKind};

@@ -102,12 +102,20 @@ pub struct Dcf {
 const NO_ACCESS: Nanos = Nanos(u64::MAX);
 
 impl Dcf {
-    /// `n_nodes` includes the AP (node 0). Every node starts with a drawn backoff and the medium
-    /// idle since t = 0, as if each had just finished a transmission: saturated stations starting
-    /// together do not all collide in the first slot.
+    /// `n_nodes` contenders with streams keyed by their index (tests and tools; the simulator
+    /// keys each contender's stream by its device's name, [`Dcf::with_streams`]).
     pub fn new(n_nodes: usize, params: DcfParams, seed: u64) -> Self {
-        let nodes = (0..n_nodes)
-            .map(|i| {
+        Self::with_streams(params, (0..n_nodes).map(|i| stream(seed, StreamKind::Backoff, i as u64)).collect())
+    }
+
+    /// One contender per backoff stream (the AP's first). Every contender starts with a drawn
+    /// backoff and the medium idle since t = 0, as if each had just finished a transmission:
+    /// saturated stations starting together do not all collide in the first slot.
+    pub fn with_streams(params: DcfParams, rngs: Vec<Xoshiro256PlusPlus>) -> Self {
+        let n_nodes = rngs.len();
+        let nodes = rngs
+            .into_iter()
+            .map(|rng| {
                 let mut n = DcfNode {
                     frame: None,
                     frame_station: 0,
@@ -121,7 +129,7 @@ impl Dcf {
                     ifs_end: params.difs,
                     tx_at: NO_ACCESS,
                     in_exchange: false,
-                    rng: stream(seed, StreamKind::Backoff, i as u64),
+                    rng,
                 };
                 n.draw_backoff();
                 n

@@ -31,7 +31,6 @@ pub const STA_SLOW_THRESHOLD_KBPS: u32 = 6000;
 
 /// The key of the flow hash comes from this stream (there is no StreamKind for mac80211; the
 /// offset keeps it apart from the qdiscs', which use 1 << 60 and 2 << 60).
-const FQ_STREAM_OFFSET: u64 = 3 << 60;
 
 const NIL: u32 = u32::MAX;
 
@@ -259,11 +258,17 @@ pub struct Fq {
 
 impl Fq {
     /// Queues for `n_stations` stations (`NUM_TIDS` tins each); the flow hash key is drawn
-    /// from `seed`.
+    /// from `seed` (tests and tools; the simulator keys the stream by the device's name,
+    /// [`Fq::with_hash_stream`]).
     pub fn new(params: FqParams, n_stations: usize, seed: u64) -> Fq {
+        Self::with_hash_stream(params, n_stations, &mut stream(seed, StreamKind::FqMac, 0))
+    }
+
+    /// As [`Fq::new`], drawing the flow hash key from `rng`.
+    pub fn with_hash_stream(params: FqParams, n_stations: usize, rng: &mut rand_xoshiro::Xoshiro256PlusPlus) -> Fq {
         let n_tins = n_stations * NUM_TIDS;
         let n_flows = params.flows_cnt.max(1) as usize + n_tins;
-        let hash_key = SipKey::draw(&mut stream(seed, StreamKind::Backoff, FQ_STREAM_OFFSET));
+        let hash_key = SipKey::draw(rng);
         Fq {
             params: FqParams { flows_cnt: params.flows_cnt.max(1), ..params },
             hash_key,

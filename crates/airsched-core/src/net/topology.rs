@@ -95,6 +95,12 @@ impl Topology {
         self.devs.iter().position(|d| d.node_name == node_name && d.name == name).map(|i| i as DevId)
     }
 
+    /// "node/dev", e.g. "ap/wlan0": the device's stable name.
+    pub fn dev_name(&self, dev: DevId) -> String {
+        let d = &self.devs[dev as usize];
+        format!("{}/{}", d.node_name, d.name)
+    }
+
     /// The egress device at node `at` for a packet going to `dst`.
     #[inline]
     pub fn route(&self, at: Node, dst: Node) -> DevId {

@@ -25,9 +25,9 @@ use crate::time::Nanos;
 
 /// `FQ_CODEL_QUANTUM_MAX`: larger quanta are rejected (since ~5.15).
 const QUANTUM_MAX: u32 = 1 << 20;
-/// The hash key comes from `StreamKind::Backoff` at this index offset plus the qdisc's stream
-/// (there is no StreamKind for qdiscs; see sfq's SFQ_STREAM_OFFSET).
-const FQ_CODEL_STREAM_OFFSET: u64 = 2 << 60;
+/// The hash key comes from the qdisc's stream (`StreamKind::Qdisc`, its device and handle),
+/// tagged as fq_codel's.
+const FQ_CODEL_STREAM_TAG: u64 = 2 << 60;
 
 /// The memory fq_codel charges for a packet of `len` bytes (qdisc length): the skb's
 /// truesize, modelled for a linear skb on x86_64 as the head buffer (64 bytes of headroom,
@@ -185,7 +185,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         return None;
     }
     sort_filters(&mut filters);
-    let key = SipKey::draw(&mut stream(cx.seed, StreamKind::Backoff, FQ_CODEL_STREAM_OFFSET + cx.stream));
+    let key = SipKey::draw(&mut stream(cx.seed, StreamKind::Qdisc, FQ_CODEL_STREAM_TAG ^ cx.stream));
     Some(QdiscImpl::FqCodel(Box::new(FqCodel::new(d.handle, c, filters, key))))
 }
 

@@ -17,8 +17,8 @@
 //! Floyd's Adaptive RED every 500 ms, moving max_P between 1 % and 50 % so that avg sits between
 //! min + 0.4 (max - min) and min + 0.6 (max - min).
 //!
-//! Random draws come from a seeded stream (`StreamKind::Backoff` with a RED-specific index, the
-//! qdisc's handle mixed in). The adaptive timer runs lazily: missed 500 ms ticks are applied in
+//! Random draws come from a seeded stream (`StreamKind::Qdisc`, keyed by the device and the
+//! qdisc's handle, tagged as RED's). The adaptive timer runs lazily: missed 500 ms ticks are applied in
 //! order before each operation, which gives the same state as a real timer.
 //!
 //! Kernel behaviour reproduced as is: tc computes the idle table in 64-ns ticks, but kernels
@@ -133,7 +133,7 @@ impl Red {
         };
         let d5 = delta / 5;
         let child = QdiscImpl::Fifo(Fifo::new(FifoKind::Bfifo, p.limit as u64, Handle::UNSPEC, Handle::new(handle.major(), 1)));
-        let index = RED_STREAM_TAG ^ (stream_index << 32) ^ handle.0 as u64;
+        let index = RED_STREAM_TAG ^ stream_index.rotate_left(32) ^ handle.0 as u64;
         let mut red = Red {
             handle,
             qth_min_s: (p.qth_min as u64) << p.wlog,
@@ -148,7 +148,7 @@ impl Red {
             q_r: 0,
             qidlestart: Some(Nanos::ZERO),
             next_adapt: ADAPT_PERIOD,
-            rng: stream(seed, StreamKind::Backoff, index),
+            rng: stream(seed, StreamKind::Qdisc, index),
             child: Box::new(child),
             xs: RedXstats::default(),
             stats: QdiscStats::default(),

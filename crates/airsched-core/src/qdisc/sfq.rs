@@ -32,10 +32,9 @@ const SFQ_MAX_FLOWS: u32 = 0x10000 - SFQ_MAX_DEPTH - 1;
 const SFQ_DEFAULT_DIVISOR: u32 = 1024;
 /// A bucket without a slot.
 const EMPTY: u32 = u32::MAX;
-/// The perturbation keys come from `StreamKind::Backoff` at this index offset plus the
-/// qdisc's stream (there is no StreamKind for qdiscs; the offset keeps them apart from the
-/// WiFi nodes' backoff streams, which use small indices).
-const SFQ_STREAM_OFFSET: u64 = 1 << 60;
+/// The perturbation keys come from the qdisc's stream (`StreamKind::Qdisc`, its device and
+/// handle), tagged as SFQ's.
+const SFQ_STREAM_TAG: u64 = 1 << 60;
 /// `INT_MAX / HZ` with HZ = 1000: the longest perturbation period the kernel accepts.
 const MAX_PERTURB_SECS: u64 = i32::MAX as u64 / 1000;
 
@@ -210,7 +209,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         return None;
     }
     sort_filters(&mut filters);
-    let rng = stream(cx.seed, StreamKind::Backoff, SFQ_STREAM_OFFSET + cx.stream);
+    let rng = stream(cx.seed, StreamKind::Qdisc, SFQ_STREAM_TAG ^ cx.stream);
     Some(QdiscImpl::Sfq(Sfq::new(d.handle, c, filters, rng)))
 }
 

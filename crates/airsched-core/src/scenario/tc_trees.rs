@@ -5,12 +5,17 @@ use super::{Scenario, ScenarioError, TcSource};
 use crate::qdisc::QdiscImpl;
 use crate::tc::{build_trees, parse_script, DeviceSpec, Severity, TcDiag};
 
-/// Which node an interface belongs to, its device name, and its index in the simulator's
-/// interface table (0 AP wlan0, 1..=N station wlan0, N+1 AP eth0, N+2 server eth0), which is
-/// also the random-stream index of its qdiscs.
+/// Which node an interface belongs to, its device name, its index in the simulator's
+/// interface table (0 AP wlan0, 1..=N station wlan0, N+1 AP eth0, N+2 server eth0), and the
+/// random-stream key of its qdiscs, derived from its "node/dev" name (`engine::rng`), so that
+/// adding a station leaves every other device's qdisc draws as they were.
 pub struct NodeDevices<'s> {
     pub source: &'s TcSource,
-    pub devices: Vec<(&'static str, u32, usize)>,
+    pub devices: Vec<(&'static str, u32, usize, u64)>,
+}
+
+fn key(node: &str, dev: &str) -> u64 {
+    crate::engine::rng::name_key(&format!("{node}/{dev}"))
 }
 
 /// Every node that has a tc script, with its devices.
@@ -18,15 +23,18 @@ pub fn nodes_with_scripts(scn: &Scenario) -> Vec<NodeDevices<'_>> {
     let n = scn.stations.len();
     let mut out = Vec::new();
     if let Some(src) = &scn.ap.tc {
-        out.push(NodeDevices { source: src, devices: vec![("wlan0", scn.ap.txqueuelen, 0), ("eth0", scn.ap.txqueuelen, n + 1)] });
+        out.push(NodeDevices {
+            source: src,
+            devices: vec![("wlan0", scn.ap.txqueuelen, 0, key("ap", "wlan0")), ("eth0", scn.ap.txqueuelen, n + 1, key("ap", "eth0"))],
+        });
     }
     for (i, st) in scn.stations.iter().enumerate() {
         if let Some(src) = &st.node.tc {
-            out.push(NodeDevices { source: src, devices: vec![("wlan0", st.node.txqueuelen, i + 1)] });
+            out.push(NodeDevices { source: src, devices: vec![("wlan0", st.node.txqueuelen, i + 1, key(&st.name, "wlan0"))] });
         }
     }
     if let Some(src) = &scn.server.tc {
-        out.push(NodeDevices { source: src, devices: vec![("eth0", scn.server.txqueuelen, n + 2)] });
+        out.push(NodeDevices { source: src, devices: vec![("eth0", scn.server.txqueuelen, n + 2, key("server", "eth0"))] });
     }
     out
 }
@@ -42,7 +50,7 @@ pub fn build_node(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vec<ScenarioErro
     let specs: Vec<DeviceSpec> = node
         .devices
         .iter()
-        .map(|&(name, txqueuelen, index)| DeviceSpec { name: name.to_string(), txqueuelen, seed, stream: index as u64 })
+        .map(|&(name, txqueuelen, _, stream)| DeviceSpec { name: name.to_string(), txqueuelen, seed, stream })
         .collect();
     let built = if diags.iter().any(|d| d.severity == Severity::Error) {
         Vec::new()

@@ -25,9 +25,8 @@ impl Simulation {
 
         let net = Net::from_scenario(scn).map_err(|e| SimError::Tc(e.join("\n")))?;
         let (traffic, books) = Traffic::from_scenario(scn, &net.topo, reply_of);
-        let wifi_devs = (0..=n as u32).map(|node| net.topo.wifi_dev(node)).collect();
         let flow_dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
-        let wifi = Wifi::from_scenario(scn, wifi_devs, &flow_dst);
+        let wifi = Wifi::from_scenario(scn, &net.topo, &flow_dst);
 
         let end = scn.run.duration;
         let mut queue = EventQueue::with_capacity(1024 + 4 * scn.flows.len());

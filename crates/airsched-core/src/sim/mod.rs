@@ -19,6 +19,8 @@
 
 mod build;
 mod report;
+#[cfg(test)]
+mod tests;
 
 use std::time::{Duration, Instant};
 

@@ -41,8 +41,8 @@ use crate::qdisc::{build_qdisc, BuildCx, ClassDecl, Graft, QdiscDecl, QdiscImpl,
 pub struct DeviceSpec {
     pub name: String,
     pub txqueuelen: u32,
-    /// Run seed and this device's stream index; each qdisc of the device draws from stream
-    /// `stream << 16 | handle major` (see [`build_trees`]).
+    /// Run seed and this device's stream key (`engine::rng::name_key` of its name); each qdisc
+    /// of the device draws from the key mixed with its handle's major (see [`build_trees`]).
     pub seed: u64,
     pub stream: u64,
 }
@@ -974,7 +974,7 @@ fn build_node(dev: &Dev<'_>, qi: usize, spec: &DeviceSpec, depth: u32, diags: &m
         txqueuelen: spec.txqueuelen,
         mtu: PSCHED_MTU,
         seed: spec.seed,
-        stream: (spec.stream << 16) | q.handle.major() as u64,
+        stream: spec.stream.rotate_left(16) ^ q.handle.major() as u64,
     };
     let decl = QdiscDecl {
         kind: q.kind,
@@ -1010,7 +1010,8 @@ fn run_model<'a>(script: &Script<'a>, devices: &[DeviceSpec], diags: &mut Vec<Tc
 /// Apply the script's commands to the devices and build each configured device's tree.
 /// Devices the script leaves at their default (never configured, or whose root was deleted)
 /// are not returned. Every qdisc is built with `BuildCx { dev, txqueuelen, mtu: 1514, seed,
-/// stream: stream << 16 | handle major }`. A device whose tree has an error is left out.
+/// stream: the device's key rotated by 16 bits ^ handle major }`. A device whose tree has an
+/// error is left out.
 pub fn build_trees(script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
     let model = run_model(script, devices, diags);
     let mut out = Vec::new();

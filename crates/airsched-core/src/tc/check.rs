@@ -72,14 +72,13 @@ pub fn build_unless_errors(
 }
 
 /// Check a script read from `path` (used only to locate the diagnostics). Every device it names
-/// exists, with txqueuelen 1000, seed 1 and its position as stream index. `Err` holds every
+/// exists, with txqueuelen 1000, seed 1 and a stream keyed by its name. `Err` holds every
 /// error as a located line; otherwise the report holds the trees and the warnings.
 pub fn check_script(text: &str, path: &str) -> Result<CheckReport, Vec<String>> {
     let (script, mut diags) = parse_script(text);
     let specs: Vec<DeviceSpec> = named_devices(&script)
         .into_iter()
-        .enumerate()
-        .map(|(i, name)| DeviceSpec { name, txqueuelen: DEFAULT_TXQUEUELEN, seed: 1, stream: i as u64 })
+        .map(|name| DeviceSpec { stream: crate::engine::rng::name_key(&name), name, txqueuelen: DEFAULT_TXQUEUELEN, seed: 1 })
         .collect();
     let built = build_unless_errors(&script, &specs, &mut diags);
     let of = |s: Severity| diags.iter().filter(move |d| d.severity == s).map(|d| located(path, d));

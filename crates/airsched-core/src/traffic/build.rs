@@ -4,7 +4,7 @@ use super::source::{FlowState, Traffic};
 use super::conn::TcpConn;
 use super::{SATURATE_BACKLOG, SATURATE_BACKLOG_HT};
 use crate::ctx::FlowBook;
-use crate::engine::{stream, StreamKind};
+use crate::engine::{named, StreamKind};
 use crate::net::{Node, Topology};
 use crate::scenario::{Endpoint, Protocol, Scenario, Standard};
 use crate::tcp::sender::AppLimit;
@@ -40,7 +40,7 @@ impl Traffic {
             _ => None,
         };
         flows.push(FlowState {
-            rng: stream(scn.run.seed, StreamKind::Traffic, fi as u64),
+            rng: named(scn.run.seed, StreamKind::Traffic, &f.name, 0),
             jitter: f.jitter,
             src,
             dst,

@@ -4,11 +4,11 @@
 use super::ht::Ht;
 use super::legacy::{reference_airtime, Legacy};
 use super::{IfsRules, Mac, Medium, Outcome, Radio, Wifi};
-use crate::engine::{stream, StreamKind};
+use crate::engine::{named, StreamKind};
 use crate::mac::dcf::{Dcf, DcfParams};
 use crate::mac::rate::{RateAlgo, RateCtl};
 use crate::monitor::{Monitor, MonitorConfig};
-use crate::net::{DevId, Node};
+use crate::net::{DevId, Node, Topology};
 use crate::phy::dsss::{self, DsssRate};
 use crate::phy::error::ErrorModel;
 use crate::radio::Channel;
@@ -17,9 +17,12 @@ use crate::time::Nanos;
 
 /// The medium (channel access, radio, IFS rules) and the cell's MAC.
 impl Wifi {
-    /// The cell of a scenario. `devs[node]` is WiFi node `node`'s device; `flow_dst[f]` the
-    /// node flow `f` goes to (the channel monitor's estimates follow the destination station).
-    pub fn from_scenario(scn: &Scenario, devs: Vec<DevId>, flow_dst: &[Node]) -> Wifi {
+    /// The cell of a scenario whose devices `topo` names; `flow_dst[f]` is the node flow `f`
+    /// goes to (the channel monitor's estimates follow the destination station). Every random
+    /// stream is keyed by the name of what owns it (`engine::rng`).
+    pub fn from_scenario(scn: &Scenario, topo: &Topology, flow_dst: &[Node]) -> Wifi {
+    let devs: Vec<DevId> = (0..=scn.stations.len() as u32).map(|node| topo.wifi_dev(node)).collect();
+    let dev_names: Vec<String> = devs.iter().map(|&d| topo.dev_name(d)).collect();
     let is_ht = scn.cell.standard == Standard::Dot11n;
     let n = scn.stations.len();
     let cell = &scn.cell;
@@ -39,7 +42,7 @@ impl Wifi {
         }
     };
     let channels: Vec<Option<Channel>> =
-        scn.stations.iter().enumerate().map(|(i, st)| st.channel.clone().map(|c| Channel::new(c, seed, i as u32))).collect();
+        scn.stations.iter().enumerate().map(|(i, st)| st.channel.clone().map(|c| Channel::new(c, named(seed, StreamKind::Fading, &scn.stations[i].name, 0)))).collect();
     let monitor = channels.iter().any(Option::is_some).then(|| {
         let table = match &scn.monitor.calibration {
             Some((_, t)) => t.clone(),
@@ -54,7 +57,8 @@ impl Wifi {
             })
             .collect();
         let cfg = MonitorConfig { table, alpha: scn.monitor.alpha, noise_cdb: scn.monitor.noise_cdb };
-        Monitor::new(cfg, &initial, seed)
+        let rngs = scn.stations.iter().map(|st| named(seed, StreamKind::Monitor, &st.name, 0)).collect();
+        Monitor::with_streams(cfg, &initial, rngs)
     });
     let mut flows_to = vec![Vec::new(); n];
     for (fi, dst) in flow_dst.iter().enumerate() {
@@ -65,7 +69,7 @@ impl Wifi {
     let radio = Radio {
         channels,
         errors: ErrorModel::new(cell.preamble_detection_cdb),
-        err_rng: (0..=n).map(|i| stream(seed, StreamKind::FrameError, i as u64)).collect(),
+        err_rng: dev_names.iter().map(|d| named(seed, StreamKind::FrameError, d, 0)).collect(),
         monitor,
         report: None,
         flows_to,
@@ -78,7 +82,14 @@ impl Wifi {
         IfsRules::Dsss { preamble: cell.preamble, eifs: cell.eifs, defer: cell.collision_defer }
     };
     let mut m = Medium {
-        dcf: Dcf::new(contenders, params, seed),
+        // Each contender's backoff stream: its device, and under EDCA its access category.
+        dcf: Dcf::with_streams(
+            params,
+            (0..contenders).map(|c| {
+                let per_node = contenders / (n + 1);
+                named(seed, StreamKind::Backoff, &dev_names[c / per_node], (c % per_node) as u64)
+            }).collect(),
+        ),
         air: Vec::with_capacity(n + 2),
         outcome: Outcome::Collision,
         radio,
@@ -87,7 +98,7 @@ impl Wifi {
         devs,
     };
     let mac = if is_ht {
-        let ht = Ht::new(scn, seed);
+        let ht = Ht::new(scn, seed, &dev_names[0]);
         ht.init_edca(&mut m.dcf);
         Mac::Ht(Box::new(ht))
     } else {
@@ -116,11 +127,16 @@ fn build_legacy(scn: &Scenario) -> Legacy {
             };
             let ref_air: Vec<Nanos> =
                 DsssRate::ALL[..=top].iter().map(|&r| reference_airtime(preamble, r, ack_by_rate[r as usize])).collect();
-            let node = if dir == 0 { 0 } else { i as u64 + 1 };
-            let rng = stream(scn.run.seed, StreamKind::RateControl, node * 65536 + i as u64);
+            let rng = named(scn.run.seed, StreamKind::RateControl, &link_name(scn, dir == 0, i), 0);
             let ctl = RateCtl::new(algo, &ref_air, cell.retry_limit, rng).expect("1 to 4 rates and a fixed index among them are always valid");
             rate_ctl.push(ctl);
         }
     }
     Legacy { preamble, lowest_basic: cell.basic_rates[0], ack_by_rate, ack_rate, rate_ctl, n_stations: n }
+}
+
+/// The name of a link for its rate controller's stream: "ap->STA" down, "STA->ap" up.
+pub(crate) fn link_name(scn: &Scenario, down: bool, station: usize) -> String {
+    let s = &scn.stations[station].name;
+    if down { format!("ap->{s}") } else { format!("{s}->ap") }
 }

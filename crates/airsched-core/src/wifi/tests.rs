@@ -24,9 +24,8 @@ fn cell(text: &str) -> Cell {
     let (scn, reply_of) = scn.with_reply_flows();
     let net = Net::from_scenario(&scn).expect("builds");
     let (traffic, books): (Traffic, Vec<FlowBook>) = Traffic::from_scenario(&scn, &net.topo, reply_of);
-    let devs = (0..=scn.stations.len() as u32).map(|n| net.topo.wifi_dev(n)).collect();
     let dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
-    let wifi = Wifi::from_scenario(&scn, devs, &dst);
+    let wifi = Wifi::from_scenario(&scn, &net.topo, &dst);
     let cx = Ctx {
         now: Nanos::ZERO,
         pkts: Packets::with_capacity(64),

@@ -16,7 +16,7 @@ mod exchange;
 use std::collections::VecDeque;
 
 use crate::ctx::Ctx;
-use crate::engine::Event;
+use crate::engine::{named, Event, StreamKind};
 use crate::mac::edca::{AccessCategory, EdcaParams, TxopTable};
 use crate::mac80211::airtime::{AirtimeParams, AirtimeScheduler, AtfKind};
 use crate::mac80211::aql::{tx_time_est, Aql, AqlParams};
@@ -87,7 +87,8 @@ fn est_airtime_us(tx: HtTxVector, bytes: u32) -> u32 {
 }
 
 impl Ht {
-    pub fn new(scn: &Scenario, seed: u64) -> Ht {
+    /// The 802.11n cell of a scenario; `ap_dev` names the AP's WiFi device (FQ-MAC's stream).
+    pub fn new(scn: &Scenario, seed: u64, ap_dev: &str) -> Ht {
         let cell = scn.cell.ht.as_ref().expect("an 802.11n cell has HT settings");
         let n = scn.stations.len();
         let tx: Vec<HtTxVector> = scn
@@ -109,8 +110,7 @@ impl Ht {
                 table.sort_by_key(|m| (m.bits_per_second(cell.width, cell.gi), m.n_ss()));
                 let ref_air: Vec<Nanos> =
                     table.iter().map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, cell.width, cell.gi))).collect();
-                let node = if dir == 0 { 0 } else { i as u64 + 1 };
-                let rng = crate::engine::stream(seed, crate::engine::StreamKind::RateControl, node * 65536 + i as u64);
+                let rng = named(seed, StreamKind::RateControl, &super::build::link_name(scn, dir == 0, i), 0);
                 let ctl = crate::mac::rate::RateCtl::with_contention(
                     crate::mac::rate::RateAlgo::Minstrel,
                     &ref_air,
@@ -147,7 +147,7 @@ impl Ht {
                             FqKernel::Linux4_11 => FqParams::linux_4_11(),
                             FqKernel::Linux6_18 => FqParams::linux_6_18().without_vht(),
                         };
-                        let mut fq = Fq::new(p, peers, seed);
+                        let mut fq = Fq::with_hash_stream(p, peers, &mut named(seed, StreamKind::FqMac, ap_dev, 0));
                         // Rate control reports each station's expected throughput; with a fixed
                         // MCS it is the MCS's rate (Minstrel-HT would report somewhat less).
                         for (s, t) in tx.iter().enumerate() {
