@@ -427,24 +427,9 @@ impl Scenario {
 pub const DEFAULT_SERVER_IP: u32 = 0x0a00_0001;
 pub const DEFAULT_AP_IP: u32 = 0xc0a8_0101;
 
-/// "a.b.c.d" as a u32, or None.
+/// "a.b.c.d" as a u32 (surrounding blanks allowed), or None: the tc lexer's parser.
 pub fn parse_ipv4(s: &str) -> Option<u32> {
-    let parts: Vec<&str> = s.trim().split('.').collect();
-    if parts.len() != 4 {
-        return None;
-    }
-    let mut ip = 0u32;
-    for p in parts {
-        if p.is_empty() || p.len() > 3 || !p.chars().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        let v: u32 = p.parse().ok()?;
-        if v > 255 {
-            return None;
-        }
-        ip = (ip << 8) | v;
-    }
-    Some(ip)
+    crate::tc::lex::parse_ipv4(s.trim())
 }
 
 /// An address as dotted quad.

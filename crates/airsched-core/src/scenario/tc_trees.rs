@@ -3,7 +3,7 @@
 
 use super::{Scenario, ScenarioError, TcSource};
 use crate::qdisc::QdiscImpl;
-use crate::tc::{build_trees, parse_script, DeviceSpec, Severity, TcDiag};
+use crate::tc::{parse_script, DeviceSpec, Severity, TcDiag};
 
 /// Which node an interface belongs to, its device name, its index in the simulator's
 /// interface table (0 AP wlan0, 1..=N station wlan0, N+1 AP eth0, N+2 server eth0), and the
@@ -52,11 +52,7 @@ pub fn build_node(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vec<ScenarioErro
         .iter()
         .map(|&(name, txqueuelen, _, stream)| DeviceSpec { name: name.to_string(), txqueuelen, seed, stream })
         .collect();
-    let built = if diags.iter().any(|d| d.severity == Severity::Error) {
-        Vec::new()
-    } else {
-        build_trees(&script, &specs, &mut diags)
-    };
+    let built = crate::tc::check::build_unless_errors(&script, &specs, &mut diags);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for d in &diags {
