@@ -1,4 +1,4 @@
-//! TCP senders and receivers, and an ICMP-echo (ping) source, as sans-I/O state machines: every
+//! TCP senders and receivers as sans-I/O state machines (the ping source is in `traffic/ping.rs`): every
 //! call takes `now`, nothing reads a clock, and the simulator moves segments and ACKs between
 //! them (see docs/model-tcp.md for the model, its constants and the integration contract).
 //!
@@ -12,7 +12,6 @@
 //! Sequence numbers are byte offsets in a `u64` starting at 0 and never wrap.
 
 pub mod cc;
-pub mod ping;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
@@ -21,7 +20,6 @@ pub mod sender;
 mod tests;
 
 pub use cc::{CcKind, CongestionControl};
-pub use ping::{EchoRequest, PingConfig, PingSource, PingStats};
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;
 pub use sender::{AckOutcome, AppLimit, CaState, TcpSender, TcpSenderStats};

@@ -8,6 +8,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use super::*;
 use crate::tcp::sender::CaState;
+use crate::traffic::ping::{EchoRequest, PingConfig, PingSource};
 
 const M: u64 = DEFAULT_MSS as u64;
 const MBIT: u64 = 1_000_000;

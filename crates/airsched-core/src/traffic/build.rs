@@ -2,11 +2,12 @@
 
 use super::source::{FlowState, Traffic};
 use super::conn::TcpConn;
+use super::ping::{PingConfig, PingSource};
 use super::{SATURATE_BACKLOG, SATURATE_BACKLOG_HT};
 use crate::ctx::FlowBook;
 use crate::engine::{named, StreamKind};
 use crate::net::{Node, Topology};
-use crate::scenario::{Endpoint, Protocol, Scenario, Standard};
+use crate::scenario::{Endpoint, FlowRate, Protocol, Scenario, Standard};
 use crate::tcp::sender::AppLimit;
 use crate::tcp::TcpConfig;
 use crate::time::Nanos;
@@ -63,8 +64,19 @@ impl Traffic {
             })
         })
         .collect();
+    // Ping flows run the one ping source, as iputils ping without -W: every reply counts.
+    let pings = scn
+        .flows
+        .iter()
+        .map(|f| match (f.protocol, f.rate) {
+            (Protocol::Ping, FlowRate::Periodic { interval }) => {
+                Some(PingSource::new(PingConfig::without_deadline(interval, f.size), f.start))
+            }
+            _ => None,
+        })
+        .collect();
     let backlog = if is_ht { SATURATE_BACKLOG_HT } else { SATURATE_BACKLOG };
-    let traffic = Traffic::new(scn.flows.clone(), flows, tcp, reply_of, saturating_at, backlog, scn.run.duration);
+    let traffic = Traffic::new(scn.flows.clone(), flows, tcp, pings, reply_of, saturating_at, backlog, scn.run.duration);
     (traffic, books)
     }
 }

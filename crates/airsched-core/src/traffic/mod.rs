@@ -5,6 +5,7 @@
 
 mod build;
 pub mod conn;
+pub mod ping;
 pub mod source;
 pub mod tcp;
 

@@ -10,6 +10,7 @@ use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::conn::TcpConn;
+use super::ping::PingSource;
 use super::{cbr_send_time, SATURATE_BACKLOG};
 use crate::ctx::Ctx;
 use crate::engine::Event;
@@ -47,6 +48,8 @@ pub struct Traffic {
     /// Per flow: its reply flow (pings, TCP ACKs), and for a reply flow the flow it answers.
     pub reply_of: Vec<Option<u32>>,
     pub ping_of: Vec<u32>,
+    /// Per ping flow: its echo source (sequence numbers, send times, the RTT of each reply).
+    pub pings: Vec<Option<PingSource>>,
     /// Per device: the saturating flows whose first hop it is.
     pub saturating_at: Vec<Vec<u32>>,
     /// Packets a saturating source keeps queued (`SATURATE_BACKLOG`, or `SATURATE_BACKLOG_HT`
@@ -61,6 +64,7 @@ impl Traffic {
         cfg: Vec<FlowConfig>,
         flows: Vec<FlowState>,
         tcp: Vec<Option<Box<TcpConn>>>,
+        pings: Vec<Option<PingSource>>,
         reply_of: Vec<Option<u32>>,
         saturating_at: Vec<Vec<u32>>,
         saturate_backlog: u32,
@@ -72,7 +76,7 @@ impl Traffic {
                 ping_of[*r as usize] = i as u32;
             }
         }
-        Traffic { cfg, flows, tcp, reply_of, ping_of, saturating_at, saturate_backlog, refill_rotor: 0, end }
+        Traffic { cfg, flows, tcp, reply_of, ping_of, pings, saturating_at, saturate_backlog, refill_rotor: 0, end }
     }
 
     pub fn on_flow_start<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) {
@@ -100,7 +104,16 @@ impl Traffic {
             self.flows[f as usize].active = false;
             return;
         }
-        self.emit(f, cx, xmit);
+        match self.pings[f as usize].as_mut() {
+            Some(ping) => {
+                if let Some(req) = ping.next_send(cx.now) {
+                    self.emit_seq(f, req.seq, cx, xmit);
+                }
+            }
+            None => {
+                self.emit(f, cx, xmit);
+            }
+        }
         if let Some(nominal) = cbr_send_time(&self.cfg[f as usize], k + 1) {
             let fs = &mut self.flows[f as usize];
             let t = if fs.jitter > Nanos::ZERO { nominal + Nanos(fs.rng.random_range(0..=fs.jitter.0)) } else { nominal };
@@ -112,11 +125,14 @@ impl Traffic {
 
     /// A source sends one packet. Returns whether its first hop queued it.
     fn emit<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) -> bool {
+        let seq = cx.counters.flows[f as usize].sent_packets;
+        self.emit_seq(f, seq, cx, xmit)
+    }
+
+    /// Send one packet with sequence number `seq`.
+    fn emit_seq<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, seq: u64, cx: &mut Ctx, xmit: &mut X) -> bool {
         let payload = self.cfg[f as usize].size;
-        let id = cx.pkts.alloc(Packet {
-            seq: cx.counters.flows[f as usize].sent_packets,
-            ..Packet::new(f, payload + UDP_IP_OVERHEAD, payload, cx.now)
-        });
+        let id = cx.pkts.alloc(Packet { seq, ..Packet::new(f, payload + UDP_IP_OVERHEAD, payload, cx.now) });
         cx.counters.flows[f as usize].sent_packets += 1;
         let hop = cx.flows[f as usize].first_hop;
         xmit(cx, hop, id)
@@ -185,9 +201,12 @@ impl Traffic {
             Protocol::Ping => self.answer_ping(&p, cx, xmit),
             Protocol::Tcp => self.tcp_segment_arrived(&p, cx, xmit),
             Protocol::TcpAck => self.tcp_ack_arrived(&p, cx, xmit),
-            Protocol::PingReply if rec.measuring() => {
+            Protocol::PingReply => {
                 let request = self.ping_of[p.flow as usize];
-                rec.pings.push(PingSample { flow: request, seq: p.seq, time: now, rtt: now - p.echo });
+                let rtt = self.pings[request as usize].as_mut().and_then(|s| s.on_reply(now, p.seq));
+                if let (Some(rtt), true) = (rtt, rec.measuring()) {
+                    rec.pings.push(PingSample { flow: request, seq: p.seq, time: now, rtt });
+                }
             }
             _ => {}
         }

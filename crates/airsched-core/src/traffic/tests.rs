@@ -9,7 +9,7 @@ use crate::engine::{Event, EventQueue, Outbox};
 use crate::metrics::recorder::Recorder;
 use crate::metrics::Counters;
 use crate::net::{DevId, Node, Topology};
-use crate::packet::{Packet, PacketId, Packets};
+use crate::packet::{PacketId, Packets};
 use crate::scenario::parse_scenario;
 use crate::time::Nanos;
 
@@ -120,25 +120,34 @@ fn a_ping_is_answered_at_once_on_its_reply_flow_and_its_rtt_recorded() {
     let reply = t.reply_of[2].expect("a ping has a reply flow");
     let mut rec = Recorder::new(t.flows.len(), 0);
     rec.at_warmup = Some(cx.counters.clone());
-    let req = cx.pkts.alloc(Packet { seq: 7, ..Packet::new(2, 84, 56, Nanos::from_ms(100)) });
-    cx.now = Nanos::from_ms(103);
     let out = RefCell::new(Vec::new());
     let mut tx = |_: &mut Ctx, dev: DevId, p: PacketId| {
         out.borrow_mut().push((dev, p));
         true
     };
+    // The ping sends its requests 0, 1, 2 at 0, 100 and 200 ms; request 1 is answered.
+    t.on_flow_start(2, &mut cx, &mut tx);
+    for k in 1..3u64 {
+        cx.now = Nanos::from_ms(100 * k);
+        t.on_flow_tick(2, k, &mut cx, &mut tx);
+    }
+    let req = out.borrow()[1].1;
+    assert_eq!(out.borrow()[1].0, topo.find_by_name("server", "eth0").unwrap());
+    out.borrow_mut().clear();
+    cx.now = Nanos::from_ms(203);
     t.receive(req, &mut cx, &mut rec, &mut tx);
     assert_eq!(out.borrow().len(), 1);
     let (dev, rp) = out.borrow()[0];
     assert_eq!(dev, topo.find_by_name("a", "wlan0").unwrap(), "the reply leaves from the station");
     let r = *cx.pkts.get(rp);
-    assert_eq!((r.flow, r.seq, r.echo, r.ip_len), (reply, 7, Nanos::from_ms(100), 84));
+    assert_eq!((r.flow, r.seq, r.echo, r.ip_len), (reply, 1, Nanos::from_ms(100), 84));
     assert_eq!(cx.counters.flows[2].received_packets, 1);
-    // The reply reaches the server 2 ms later: a 5 ms round trip.
-    cx.now = Nanos::from_ms(105);
+    // The reply reaches the server 2 ms later: a 105 ms round trip.
+    cx.now = Nanos::from_ms(205);
     t.receive(rp, &mut cx, &mut rec, &mut tx);
     assert_eq!(rec.pings.len(), 1);
-    assert_eq!((rec.pings[0].flow, rec.pings[0].seq, rec.pings[0].rtt), (2, 7, Nanos::from_ms(5)));
-    assert_eq!(cx.pkts.live_count(), 0, "received packets are freed");
+    assert_eq!((rec.pings[0].flow, rec.pings[0].seq, rec.pings[0].rtt), (2, 1, Nanos::from_ms(105)));
+    let stats = t.pings[2].as_ref().unwrap().stats();
+    assert_eq!((stats.sent, stats.received, stats.lost), (3, 1, 0), "no deadline: nothing is lost yet");
     assert_eq!(t.flows[2].dst, Node::Station(0));
 }

@@ -1,7 +1,8 @@
-//! ICMP echo (ping) source: one echo request every `interval`, RTT per reply. The responder is
-//! trivial and lives in the simulator: it returns an echo reply of the same size at once.
-//! A reply later than `timeout` counts as lost (like `ping -W`); iputils ping would still
-//! count a late reply as received — here it is only counted in `late`.
+//! The one ICMP echo (ping) source, sans-I/O: one echo request every `interval`, the RTT of
+//! each reply. The simulator's ping flows run it (`traffic/source.rs`), as does the TCP test
+//! bench; the responder is trivial (`Traffic::receive` answers at once with a reply of the same
+//! size). Without a deadline every reply counts, however late, as iputils ping reports it; with
+//! one (`ping -W`), a reply later than the deadline counts as lost and only in `late`.
 
 use std::collections::VecDeque;
 
@@ -19,12 +20,19 @@ pub struct PingConfig {
     pub interval: Nanos,
     /// ICMP payload bytes (`ping -s`).
     pub payload: u32,
-    pub timeout: Nanos,
+    /// Per-request deadline (`ping -W`); None: none.
+    pub timeout: Option<Nanos>,
 }
 
 impl PingConfig {
+    /// `ping -i INTERVAL -W 1`: the default payload and a 1 s deadline.
     pub fn new(interval: Nanos) -> PingConfig {
-        PingConfig { interval, payload: DEFAULT_PING_PAYLOAD, timeout: DEFAULT_PING_TIMEOUT }
+        PingConfig { interval, payload: DEFAULT_PING_PAYLOAD, timeout: Some(DEFAULT_PING_TIMEOUT) }
+    }
+
+    /// `ping -i INTERVAL -s PAYLOAD`: no deadline, every reply counts.
+    pub fn without_deadline(interval: Nanos, payload: u32) -> PingConfig {
+        PingConfig { interval, payload, timeout: None }
     }
 }
 
@@ -61,7 +69,7 @@ impl PingSource {
     /// First request at `start`.
     pub fn new(cfg: PingConfig, start: Nanos) -> PingSource {
         assert!(cfg.interval > Nanos::ZERO, "ping interval must be positive");
-        let cap = (cfg.timeout.0 / cfg.interval.0) as usize + 2;
+        let cap = cfg.timeout.map_or(16, |t| (t.0 / cfg.interval.0) as usize + 2);
         PingSource { cfg, next_send: start, next_seq: 0, outstanding: VecDeque::with_capacity(cap.min(1 << 16)), base_seq: 0, stats: PingStats::default() }
     }
 
@@ -101,17 +109,18 @@ impl PingSource {
 
     /// Next time the source needs a call: the next request, or the oldest deadline.
     pub fn next_timer(&self) -> Option<Nanos> {
-        let deadline = self.outstanding.iter().flatten().next().map(|&t| t + self.cfg.timeout);
+        let deadline = self.cfg.timeout.and_then(|to| self.outstanding.iter().flatten().next().map(|&t| t + to));
         Some(deadline.map_or(self.next_send, |d| d.min(self.next_send)))
     }
 
-    /// Count requests whose deadline has passed as lost.
+    /// Count requests whose deadline has passed as lost, and forget the answered ones at the
+    /// front.
     pub fn expire(&mut self, now: Nanos) {
         while let Some(&front) = self.outstanding.front() {
-            match front {
-                Some(sent) if sent + self.cfg.timeout > now => break,
-                Some(_) => self.stats.lost += 1,
-                None => {}
+            match (front, self.cfg.timeout) {
+                (Some(sent), Some(to)) if sent + to <= now => self.stats.lost += 1,
+                (Some(_), _) => break,
+                (None, _) => {}
             }
             self.outstanding.pop_front();
             self.base_seq += 1;
@@ -166,5 +175,20 @@ mod tests {
         assert_eq!(p.stats().lost, 9, "6..=9 unanswered at the end");
         assert_eq!(p.stats().sent, 10);
         assert_eq!(p.stats().received, 1);
+    }
+
+    #[test]
+    fn without_a_deadline_a_late_reply_counts_and_memory_stays_bounded() {
+        let mut p = PingSource::new(PingConfig::without_deadline(Nanos::from_ms(100), 56), Nanos::ZERO);
+        let mut t = Nanos::ZERO;
+        for _ in 0..50 {
+            let r = p.next_send(t).unwrap();
+            // Each reply two seconds late.
+            assert_eq!(p.on_reply(t + Nanos::from_secs(2), r.seq), Some(Nanos::from_secs(2)));
+            t += Nanos::from_ms(100);
+        }
+        assert_eq!((p.stats().received, p.stats().lost, p.stats().late), (50, 0, 0));
+        assert!(p.outstanding.len() <= 1, "answered requests are forgotten");
+        assert_eq!(p.next_timer(), Some(t), "only the next request is due");
     }
 }
