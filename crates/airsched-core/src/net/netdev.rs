@@ -18,6 +18,9 @@ pub struct Netdev {
     pub leaves_at_dequeue: bool,
     /// Wired: a packet is being serialised.
     pub busy: bool,
+    /// Saturating sources send on this device: it files a top-up request whenever it looks at
+    /// its queue (no other device needs to).
+    pub sourced: bool,
     /// Pending qdisc watchdog.
     pub wake_at: Option<Nanos>,
 }
@@ -31,6 +34,7 @@ impl Netdev {
             acct,
             leaves_at_dequeue: true,
             busy: false,
+            sourced: false,
             wake_at: None,
         }
     }

@@ -1,7 +1,7 @@
 //! The wired link between the AP and the server: full duplex, each direction serialising one
 //! packet at a time at the link rate, then the propagation delay.
 
-use crate::ctx::{Ctx, Req};
+use crate::ctx::Ctx;
 use crate::engine::Event;
 use crate::time::Nanos;
 
@@ -20,11 +20,11 @@ pub struct Wire {
 
 impl Wire {
     /// An idle wired device takes the next packet from its qdisc and starts serialising it;
-    /// `WireTxDone` frees the device, `WireDeliver` hands the packet to the far end. Either way
-    /// the device's sources may top its queue up.
-    pub fn kick(&self, id: DevId, dev: &mut Netdev, cx: &mut Ctx) {
+    /// `WireTxDone` frees the device, `WireDeliver` hands the packet to the far end. Returns
+    /// whether it looked at its queue (false: busy), after which its sources may top it up.
+    pub fn kick(&self, id: DevId, dev: &mut Netdev, cx: &mut Ctx) -> bool {
         if dev.busy {
-            return;
+            return false;
         }
         if let Some(pkt) = dev.dequeue(id, cx) {
             let bits = (cx.pkts.get(pkt).ip_len + ETHERNET_WIRE_OVERHEAD) as u64 * 8;
@@ -33,6 +33,6 @@ impl Wire {
             cx.schedule(cx.now + tx, Event::WireTxDone { iface: id });
             cx.schedule(cx.now + tx + self.delay, Event::WireDeliver { iface: id, pkt });
         }
-        cx.out.push(Req::Refill { dev: id });
+        true
     }
 }

@@ -25,6 +25,10 @@ impl Simulation {
 
         let net = Net::from_scenario(scn).map_err(|e| SimError::Tc(e.join("\n")))?;
         let (traffic, books) = Traffic::from_scenario(scn, &net.topo, reply_of);
+        let mut net = net;
+        for (dev, flows) in net.devs.iter_mut().zip(&traffic.saturating_at) {
+            dev.sourced = !flows.is_empty();
+        }
         let flow_dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
         let wifi = Wifi::from_scenario(scn, &net.topo, &flow_dst);
 

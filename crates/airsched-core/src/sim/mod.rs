@@ -79,13 +79,12 @@ fn xmit(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId, pkt: PacketId)
 #[inline]
 fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
     let d = &mut net.devs[dev as usize];
-    match d.link {
-        Link::Wifi(node) => {
-            if wifi.pull(node, cx, |cx| d.dequeue(dev, cx)) {
-                cx.out.push(Req::Refill { dev });
-            }
-        }
+    let looked = match d.link {
+        Link::Wifi(node) => wifi.pull(node, cx, |cx| d.dequeue(dev, cx)),
         Link::Wire(_) => net.wire.kick(dev, d, cx),
+    };
+    if looked && d.sourced {
+        cx.out.push(Req::Refill { dev });
     }
 }
 
@@ -229,13 +228,8 @@ impl Simulation {
             if !self.traffic.refill_round(dev, cx, &mut tx) {
                 return;
             }
-            // A round files only top-up requests; those of devices with sources ask for another.
-            let sat = &self.traffic.saturating_at;
-            let again = self
-                .cx
-                .out
-                .filed_since(before)
-                .any(|r| matches!(*r, Req::Refill { dev } if !sat[dev as usize].is_empty()));
+            // A round files only top-up requests (of devices with sources); any asks for another.
+            let again = self.cx.out.filed_since(before).any(|r| matches!(*r, Req::Refill { .. }));
             self.cx.out.truncate(before);
             if !again {
                 break;
