@@ -61,6 +61,21 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The context of a run of `scn` (reply flows included), with each flow's ledger entry and
+    /// the event queue.
+    pub fn new(scn: &crate::scenario::Scenario, flows: Vec<FlowBook>, queue: crate::engine::EventQueue) -> Ctx {
+        Ctx {
+            now: Nanos::ZERO,
+            pkts: Packets::with_capacity(4096),
+            keys: (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
+            chan: vec![crate::qdisc::REL_ONE; scn.flows.len()],
+            dropped: Vec::with_capacity(64),
+            counters: Counters::new(scn.flows.len(), scn.stations.len()),
+            flows,
+            out: Outbox::new(queue),
+        }
+    }
+
     /// The context a queueing discipline is handed.
     #[inline]
     pub fn qctx(&mut self) -> QCtx<'_> {

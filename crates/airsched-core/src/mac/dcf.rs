@@ -39,6 +39,24 @@ pub struct DcfParams {
     pub retry_limit: u32,
 }
 
+impl DcfParams {
+    /// 802.11b DSSS timing (slot 20 µs, SIFS 10 µs, DIFS 50 µs, PIFS 30 µs, ACKTimeout 222 µs)
+    /// with these contention bounds and retry limit.
+    pub fn dsss(cw_min: u32, cw_max: u32, retry_limit: u32) -> DcfParams {
+        use crate::phy::dsss;
+        DcfParams {
+            slot: dsss::SLOT,
+            sifs: dsss::SIFS,
+            difs: dsss::DIFS,
+            pifs: dsss::PIFS,
+            ack_timeout: dsss::ACK_TIMEOUT,
+            cw_min,
+            cw_max,
+            retry_limit,
+        }
+    }
+}
+
 /// Channel-access state of one node (the AP is node 0).
 pub struct DcfNode {
     /// The frame the MAC holds (head of line), if any.
@@ -351,19 +369,9 @@ impl Dcf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::phy::dsss;
 
     fn params() -> DcfParams {
-        DcfParams {
-            slot: dsss::SLOT,
-            sifs: dsss::SIFS,
-            difs: dsss::DIFS,
-            pifs: dsss::PIFS,
-            ack_timeout: dsss::ACK_TIMEOUT,
-            cw_min: 31,
-            cw_max: 1023,
-            retry_limit: 7,
-        }
+        DcfParams::dsss(31, 1023, 7)
     }
 
     #[test]

@@ -3,11 +3,9 @@
 //! file wires them together and schedules the first events.
 
 use crate::ctx::Ctx;
-use crate::engine::{Event, EventQueue, Outbox};
+use crate::engine::{Event, EventQueue};
 use crate::metrics::recorder::Recorder;
-use crate::metrics::Counters;
 use crate::net::{Net, Node};
-use crate::packet::Packets;
 use crate::scenario::{FlowRate, Scenario};
 use crate::time::Nanos;
 use crate::traffic::Traffic;
@@ -48,16 +46,7 @@ impl Simulation {
             queue.schedule(first_sample, Event::Sample);
         }
         let n_samples = ((end.0 - scn.run.warmup.0) / scn.run.sample_interval.0) as usize;
-        let mut cx = Ctx {
-            now: Nanos::ZERO,
-            pkts: Packets::with_capacity(4096),
-            keys: (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
-            chan: vec![crate::qdisc::REL_ONE; scn.flows.len()],
-            dropped: Vec::with_capacity(64),
-            counters: Counters::new(scn.flows.len(), n),
-            flows: books,
-            out: Outbox::new(queue),
-        };
+        let mut cx = Ctx::new(scn, books, queue);
         for st in 0..n {
             wifi.m.radio.refresh_chan(st, &mut cx.chan);
         }

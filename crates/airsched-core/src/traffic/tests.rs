@@ -5,11 +5,10 @@ use std::cell::{Cell, RefCell};
 
 use super::*;
 use crate::ctx::{Ctx, FlowBook};
-use crate::engine::{Event, EventQueue, Outbox};
+use crate::engine::{Event, EventQueue};
 use crate::metrics::recorder::Recorder;
-use crate::metrics::Counters;
 use crate::net::{DevId, Node, Topology};
-use crate::packet::{PacketId, Packets};
+use crate::packet::PacketId;
 use crate::scenario::parse_scenario;
 use crate::time::Nanos;
 
@@ -19,16 +18,7 @@ fn build(text: &str) -> (Traffic, Ctx, Topology) {
     let names: Vec<String> = scn.stations.iter().map(|s| s.name.clone()).collect();
     let topo = Topology::new(&names);
     let (traffic, books): (Traffic, Vec<FlowBook>) = Traffic::from_scenario(&scn, &topo, reply_of);
-    let cx = Ctx {
-        now: Nanos::ZERO,
-        pkts: Packets::with_capacity(64),
-        keys: (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
-        chan: vec![crate::qdisc::REL_ONE; scn.flows.len()],
-        dropped: Vec::new(),
-        counters: Counters::new(scn.flows.len(), scn.stations.len()),
-        flows: books,
-        out: Outbox::new(EventQueue::with_capacity(16)),
-    };
+    let cx = Ctx::new(&scn, books, EventQueue::with_capacity(16));
     (traffic, cx, topo)
 }
 

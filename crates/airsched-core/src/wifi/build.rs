@@ -30,16 +30,7 @@ impl Wifi {
     let params = if is_ht {
         Ht::dcf_params(scn)
     } else {
-        DcfParams {
-            slot: dsss::SLOT,
-            sifs: dsss::SIFS,
-            difs: dsss::DIFS,
-            pifs: dsss::PIFS,
-            ack_timeout: dsss::ACK_TIMEOUT,
-            cw_min: cell.cw_min,
-            cw_max: cell.cw_max,
-            retry_limit: cell.retry_limit,
-        }
+        DcfParams::dsss(cell.cw_min, cell.cw_max, cell.retry_limit)
     };
     let channels: Vec<Option<Channel>> =
         scn.stations.iter().enumerate().map(|(i, st)| st.channel.clone().map(|c| Channel::new(c, named(seed, StreamKind::Fading, &scn.stations[i].name, 0)))).collect();

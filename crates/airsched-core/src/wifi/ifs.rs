@@ -148,16 +148,7 @@ mod tests {
     use crate::mac::dcf::DcfParams;
 
     fn dcf(n: usize) -> Dcf {
-        let p = DcfParams {
-            slot: dsss::SLOT,
-            sifs: dsss::SIFS,
-            difs: dsss::DIFS,
-            pifs: dsss::PIFS,
-            ack_timeout: dsss::ACK_TIMEOUT,
-            cw_min: 31,
-            cw_max: 1023,
-            retry_limit: 7,
-        };
+        let p = DcfParams::dsss(31, 1023, 7);
         Dcf::new(n, p, 1)
     }
 

@@ -87,18 +87,8 @@ impl Legacy {
             let rate = DsssRate::ALL[ri];
             let psdu = cx.pkts.get(pkt).ip_len + dsss::DATA_OVERHEAD_BYTES;
             let d = dsss::txtime(self.preamble, rate, psdu);
-            let c = &mut cx.counters;
-            let nc = &mut c.nodes[node as usize];
-            nc.airtime_ns += d.0;
-            nc.tx_attempts += 1;
-            let sc = &mut c.stations[s as usize];
-            sc.airtime_ns += d.0;
-            sc.air_dir_ns[(node != 0) as usize] += d.0;
-            sc.tx_attempts += 1;
-            sc.attempts_by_rate[(node != 0) as usize][ri] += 1;
-            c.frames += 1;
-            m.air.push(AirTx { node, end: ta + d, rate: TxRate::Dsss(rate) });
-            busy_end = busy_end.max(ta + d);
+            cx.counters.stations[s as usize].attempts_by_rate[(node != 0) as usize][ri] += 1;
+            busy_end = busy_end.max(m.put_frame(cx, node, node, s as usize, ta, d, TxRate::Dsss(rate)));
         }
         m.outcome = if m.air.len() > 1 || m.dcf.medium.beacon_in_air {
             Outcome::Collision
@@ -110,17 +100,7 @@ impl Legacy {
                 let a = m.air[0];
                 let s = m.dcf.nodes[a.node as usize].frame_station as usize;
                 let ack = self.ack_by_rate[dsss_rate(a) as usize];
-                // The ACK is sent by the receiver: the AP for uplink, the station for downlink.
-                let acker = if a.node == 0 { s + 1 } else { 0 };
-                let c = &mut cx.counters;
-                c.nodes[acker].airtime_ns += ack.0;
-                c.stations[s].airtime_ns += ack.0;
-                c.stations[s].air_dir_ns[(a.node != 0) as usize] += ack.0;
-                if m.outcome == Outcome::AckLost {
-                    c.stations[s].ack_errors += 1;
-                }
-                cx.schedule(busy_end, Event::TxEnd);
-                busy_end = busy_end + dsss::SIFS + ack;
+                busy_end = m.respond(cx, a.node, s, busy_end, dsss::SIFS, ack);
             }
             Outcome::DataLost => {
                 let s = m.dcf.nodes[m.air[0].node as usize].frame_station as usize;

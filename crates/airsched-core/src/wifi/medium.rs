@@ -90,6 +90,39 @@ impl Medium {
         ta + d
     }
 
+    /// A data PPDU of contender `contender` (WiFi node `node`) to or from station `s` goes on
+    /// the air at `ta` for `d`: its airtime and attempt are counted; returns its end.
+    pub fn put_frame(&mut self, cx: &mut Ctx, contender: u32, node: u32, s: usize, ta: Nanos, d: Nanos, rate: TxRate) -> Nanos {
+        let c = &mut cx.counters;
+        let nc = &mut c.nodes[node as usize];
+        nc.airtime_ns += d.0;
+        nc.tx_attempts += 1;
+        let sc = &mut c.stations[s];
+        sc.airtime_ns += d.0;
+        sc.air_dir_ns[(node != 0) as usize] += d.0;
+        sc.tx_attempts += 1;
+        c.frames += 1;
+        self.air.push(AirTx { node: contender, end: ta + d, rate });
+        ta + d
+    }
+
+    /// The receiver of a decoded lone frame (of WiFi node `node`, to or from station `s`) that
+    /// ended at `data_end` answers SIFS later with a (Block)Ack of airtime `resp`, sent by the
+    /// station for downlink and by the AP for uplink: its airtime is counted (a lost one too),
+    /// the end of the data PPDU is scheduled (`TxEnd`); returns the end of the response.
+    pub fn respond(&mut self, cx: &mut Ctx, node: u32, s: usize, data_end: Nanos, sifs: Nanos, resp: Nanos) -> Nanos {
+        let acker = if node == 0 { s + 1 } else { 0 };
+        let c = &mut cx.counters;
+        c.nodes[acker].airtime_ns += resp.0;
+        c.stations[s].airtime_ns += resp.0;
+        c.stations[s].air_dir_ns[(node != 0) as usize] += resp.0;
+        if self.outcome == Outcome::AckLost {
+            c.stations[s].ack_errors += 1;
+        }
+        cx.schedule(data_end, crate::engine::Event::TxEnd);
+        data_end + sifs + resp
+    }
+
     /// Count a collision against the station of every data frame in the air (not the beacon).
     pub fn count_collisions(&self, cx: &mut Ctx) {
         let beacon = self.dcf.medium.beacon_in_air;

@@ -3,13 +3,11 @@
 
 use super::*;
 use crate::ctx::{FlowBook, Req};
-use crate::engine::{EventQueue, Outbox};
-use crate::metrics::Counters;
+use crate::engine::EventQueue;
 use crate::net::{Net, Netdev};
-use crate::packet::{Packet, Packets};
+use crate::packet::Packet;
 use crate::phy::dsss::{self, DsssRate, Preamble};
 use crate::scenario::{parse_scenario, Scenario};
-use crate::time::Nanos;
 use crate::traffic::Traffic;
 
 struct Cell {
@@ -26,16 +24,7 @@ fn cell(text: &str) -> Cell {
     let (traffic, books): (Traffic, Vec<FlowBook>) = Traffic::from_scenario(&scn, &net.topo, reply_of);
     let dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
     let wifi = Wifi::from_scenario(&scn, &net.topo, &dst);
-    let cx = Ctx {
-        now: Nanos::ZERO,
-        pkts: Packets::with_capacity(64),
-        keys: (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
-        chan: vec![crate::qdisc::REL_ONE; scn.flows.len()],
-        dropped: Vec::new(),
-        counters: Counters::new(scn.flows.len(), scn.stations.len()),
-        flows: books,
-        out: Outbox::new(EventQueue::with_capacity(16)),
-    };
+    let cx = Ctx::new(&scn, books, EventQueue::with_capacity(16));
     Cell { scn, net, wifi, cx }
 }
 

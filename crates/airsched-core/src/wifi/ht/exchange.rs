@@ -16,7 +16,7 @@ use crate::time::Nanos;
 
 use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_EMPTY, RX_SKIP};
 use super::Ht;
-use crate::wifi::air::{AirTx, Outcome, TxRate};
+use crate::wifi::air::{Outcome, TxRate};
 use crate::wifi::medium::{Medium, Report};
 use crate::wifi::{acct, Node};
 
@@ -42,20 +42,12 @@ impl Ht {
             for mp in agg.mpdus.iter_mut() {
                 mp.attempts += 1;
             }
-            let nc = &mut cx.counters.nodes[node as usize];
-            nc.airtime_ns += t.0;
-            nc.tx_attempts += 1;
             let sc = &mut cx.counters.stations[s];
             let dir = (node != 0) as usize;
-            sc.airtime_ns += t.0;
-            sc.air_dir_ns[dir] += t.0;
-            sc.tx_attempts += 1;
             sc.ampdu_mpdus[dir][n_mpdus.min(64)] += 1;
             sc.mcs_attempts[dir][mcs] += 1;
-            cx.counters.frames += 1;
             // `AirTx::node` holds the contender in an 802.11n cell.
-            m.air.push(AirTx { node: c, end: ta + t, rate: TxRate::Ht(ht_mcs) });
-            busy_end = busy_end.max(ta + t);
+            busy_end = busy_end.max(m.put_frame(cx, c, node, s, ta, t, TxRate::Ht(ht_mcs)));
         }
         m.outcome = if m.air.len() > 1 || m.dcf.medium.beacon_in_air {
             Outcome::Collision
@@ -73,15 +65,7 @@ impl Ht {
                 } else {
                     ht::block_ack_time(ht.band, &ht.basic, agg.tx.mcs)
                 };
-                let acker = if node == 0 { s + 1 } else { 0 };
-                cx.counters.nodes[acker].airtime_ns += resp.0;
-                cx.counters.stations[s].airtime_ns += resp.0;
-                cx.counters.stations[s].air_dir_ns[(node != 0) as usize] += resp.0;
-                if m.outcome == Outcome::AckLost {
-                    cx.counters.stations[s].ack_errors += 1;
-                }
-                cx.schedule(busy_end, Event::TxEnd);
-                busy_end = busy_end + band.sifs() + resp;
+                busy_end = m.respond(cx, node, s, busy_end, band.sifs(), resp);
             }
             Outcome::DataLost => {
                 let (node, ac) = node_ac(m.air[0].node);
