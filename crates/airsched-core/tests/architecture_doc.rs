@@ -1,0 +1,77 @@
+//! docs/architecture.md draws the core's layout: every folder and file its "Layers" drawing
+//! names exists, every file a folder's description names is in that folder, and every module
+//! of the crate appears in the drawing.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The core part of the drawing: (entry names, description text) per entry.
+fn entries() -> Vec<(Vec<String>, String)> {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/architecture.md")).unwrap();
+    let layers = doc.split("## Layers").nth(1).expect("a Layers section");
+    let block = layers.split("```").nth(1).expect("a drawing");
+    let core = block.split("crates/airsched-core").nth(1).expect("the core's part");
+    let mut out: Vec<(Vec<String>, String)> = Vec::new();
+    for line in core.lines().skip(1) {
+        let (name_col, desc) = line.split_at(line.len().min(23));
+        let names: Vec<String> = name_col
+            .split([',', ' '])
+            .map(str::trim)
+            .filter(|t| t.ends_with('/') || t.ends_with(".rs"))
+            .map(str::to_string)
+            .collect();
+        if !names.is_empty() && line.starts_with("  ") && !line.starts_with("   ") {
+            out.push((names, desc.to_string()));
+        } else if let Some(last) = out.last_mut() {
+            last.1 += " ";
+            last.1 += line;
+        }
+    }
+    out
+}
+
+fn files_under(dir: &Path, out: &mut BTreeSet<String>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
+            out.insert(n.to_string());
+        }
+    }
+}
+
+#[test]
+fn the_drawing_names_what_exists_and_every_module_is_drawn() {
+    let entries = entries();
+    assert!(entries.len() > 15, "the drawing was not read: {entries:?}");
+    let mut drawn = BTreeSet::new();
+    for (names, desc) in &entries {
+        for name in names {
+            let path = src().join(name);
+            assert!(path.exists(), "docs/architecture.md names {name}, which is not in src/");
+            drawn.insert(name.split('/').next().unwrap().trim_end_matches(".rs").to_string());
+            if name.ends_with('/') {
+                let mut inside = BTreeSet::new();
+                files_under(&path, &mut inside);
+                for word in desc.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')) {
+                    if word.ends_with(".rs") && word.len() > 3 {
+                        assert!(inside.contains(word), "docs/architecture.md says {name} holds {word}; it does not");
+                    }
+                }
+            }
+        }
+    }
+    for e in std::fs::read_dir(src()).unwrap() {
+        let p = e.unwrap().path();
+        let stem = p.file_stem().unwrap().to_str().unwrap().to_string();
+        if stem == "lib" {
+            continue;
+        }
+        assert!(drawn.contains(&stem), "src/{} is not in docs/architecture.md's drawing", p.file_name().unwrap().to_str().unwrap());
+    }
+}
