@@ -3,6 +3,7 @@
 
 use super::ht::Ht;
 use super::legacy::{reference_airtime, Legacy};
+use super::medium::link_name;
 use super::{IfsRules, Mac, Medium, Outcome, Radio, Wifi};
 use crate::engine::{named, StreamKind};
 use crate::mac::dcf::{Dcf, DcfParams};
@@ -118,16 +119,10 @@ fn build_legacy(scn: &Scenario) -> Legacy {
             };
             let ref_air: Vec<Nanos> =
                 DsssRate::ALL[..=top].iter().map(|&r| reference_airtime(preamble, r, ack_by_rate[r as usize])).collect();
-            let rng = named(scn.run.seed, StreamKind::RateControl, &link_name(scn, dir == 0, i), 0);
+            let rng = named(scn.run.seed, StreamKind::RateControl, &link_name(&scn.stations[i].name, dir == 0), 0);
             let ctl = RateCtl::new(algo, &ref_air, cell.retry_limit, rng).expect("1 to 4 rates and a fixed index among them are always valid");
             rate_ctl.push(ctl);
         }
     }
     Legacy { preamble, lowest_basic: cell.basic_rates[0], ack_by_rate, ack_rate, rate_ctl, n_stations: n }
-}
-
-/// The name of a link for its rate controller's stream: "ap->STA" down, "STA->ap" up.
-pub(crate) fn link_name(scn: &Scenario, down: bool, station: usize) -> String {
-    let s = &scn.stations[station].name;
-    if down { format!("ap->{s}") } else { format!("{s}->ap") }
 }

@@ -24,6 +24,12 @@ pub struct Report {
     pub snr_cdb: i32,
 }
 
+/// The name of the link between the AP and a station, which keys its rate controller's
+/// random stream: "ap->STA" down, "STA->ap" up.
+pub fn link_name(station: &str, down: bool) -> String {
+    if down { format!("ap->{station}") } else { format!("{station}->ap") }
+}
+
 /// Radio conditions and reception.
 pub struct Radio {
     /// Per station: its radio channel (None: perfect, no frame errors).

@@ -110,7 +110,7 @@ impl Ht {
                 table.sort_by_key(|m| (m.bits_per_second(cell.width, cell.gi), m.n_ss()));
                 let ref_air: Vec<Nanos> =
                     table.iter().map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, cell.width, cell.gi))).collect();
-                let rng = named(seed, StreamKind::RateControl, &super::build::link_name(scn, dir == 0, i), 0);
+                let rng = named(seed, StreamKind::RateControl, &super::medium::link_name(&scn.stations[i].name, dir == 0), 0);
                 let ctl = crate::mac::rate::RateCtl::with_contention(
                     crate::mac::rate::RateAlgo::Minstrel,
                     &ref_air,
