@@ -8,7 +8,7 @@
 
 use crate::engine::{Event, Outbox};
 use crate::metrics::Counters;
-use crate::net::{Acct, DevId, Node};
+use crate::node::{Acct, DevId, Node};
 use crate::packet::{FlowKey, PacketId, Packets};
 use crate::qdisc::QCtx;
 use crate::time::Nanos;

@@ -15,6 +15,7 @@ pub mod mac80211;
 pub mod metrics;
 pub mod monitor;
 pub mod net;
+pub mod node;
 pub mod packet;
 pub mod phy;
 pub mod qdisc;
