@@ -28,21 +28,30 @@ import airsched
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 
-#: Scenario files (relative to the repository root) and what each one covers.
+#: Scenario files (relative to the repository root, with ``?KEY=VALUE&...`` overrides) and what
+#: each one covers.
 GOLDEN = {
     "scenarios/anomaly.toml": "802.11b DCF, the performance anomaly, saturated uplink",
     "scenarios/yip-kwok/htb-sfq.toml": "tc tree: htb with sfq leaves and u32 filters",
     "scenarios/garroppo/share-1-4-whtb.toml": "WHTB, the channel monitor, radio positions, ARF",
     "scenarios/tcp-bufferbloat.toml": "TCP CUBIC and NewReno with pings on 802.11b",
-    "scenarios/hoiland/tcp-fq-mac.toml": "802.11n, FQ-MAC, TCP downloads and pings",
+    "scenarios/hoiland/tcp.toml?ap.queueing=fq-mac": "802.11n, FQ-MAC, TCP downloads and pings",
     "scenarios/80211n-edca-minstrel.toml": "802.11n EDCA, Minstrel over MCS, EF pings",
 }
 #: Tables ``to_json_dict`` leaves out; the golden holds them as column lists.
 EXTRA_TABLES = ("samples", "pings")
 
 
+def split(scenario: str) -> tuple[str, dict[str, str]]:
+    """A GOLDEN key's file and overrides."""
+    path, _, sets = scenario.partition("?")
+    return path, dict(kv.split("=", 1) for kv in sets.split("&") if kv)
+
+
 def golden_path(scenario: str) -> Path:
-    name = scenario.removeprefix("scenarios/").removesuffix(".toml").replace("/", "--")
+    """``scenarios/a/b.toml?k=v`` is golden ``a--b-v.json``."""
+    path, overrides = split(scenario)
+    name = "-".join([path.removeprefix("scenarios/").removesuffix(".toml").replace("/", "--"), *overrides.values()])
     return GOLDEN_DIR / f"{name}.json"
 
 
@@ -89,7 +98,8 @@ def differences(want: Any, got: Any, path: str = "$", out: list[str] | None = No
 
 @pytest.mark.parametrize("scenario", list(GOLDEN))
 def test_result_matches_its_golden_json(scenario: str) -> None:
-    got = document(airsched.run(ROOT / scenario))
+    path, overrides = split(scenario)
+    got = document(airsched.run(ROOT / path, overrides=overrides))
     path = golden_path(scenario)
     if os.environ.get("AIRSCHED_BLESS"):
         path.parent.mkdir(exist_ok=True)

@@ -108,25 +108,31 @@ def test_scenario_files_are_found(monkeypatch, tmp_path):
     monkeypatch.delenv("AIRSCHED_SCENARIOS", raising=False)
     assert hoiland.find_scenarios_dir() == SCENARIOS
     assert hoiland.find_scenarios_dir(HOILAND) == SCENARIOS
-    assert hoiland.scenario_file("tcp", "fq-mac") == HOILAND / "tcp-fq-mac.toml"
-    with pytest.raises(airsched.ScenarioError, match="hoiland/udp-fifo.toml"):
+    assert hoiland.scenario_file("tcp") == HOILAND / "tcp.toml"
+    with pytest.raises(airsched.ScenarioError, match="hoiland/udp.toml"):
         hoiland.find_scenarios_dir(tmp_path)
     with pytest.raises(ValueError, match="traffic: must be one of udp, tcp"):
-        hoiland.scenario_file("icmp", "fifo")
+        hoiland.scenario_file("icmp")
+    with pytest.raises(ValueError, match="configuration: must be one of fifo"):
+        hoiland.configuration_overrides("sfq")
 
 
 @pytest.mark.parametrize("traffic", hoiland.TRAFFICS)
-def test_the_four_scenarios_differ_only_in_the_aps_queueing(traffic):
-    import difflib
-
-    base = (HOILAND / f"{traffic}-airtime.toml").read_text(encoding="utf-8")
-    body = lambda t: [l for l in t[t.index("[run]") :].splitlines()]  # noqa: E731  (header comments differ)
+def test_each_configuration_is_an_override_of_the_aps_queueing(traffic):
+    path = hoiland.scenario_file(traffic)
     for configuration in hoiland.CONFIGURATIONS:
-        text = (HOILAND / f"{traffic}-{configuration}.toml").read_text(encoding="utf-8")
-        changed = [l for l in difflib.ndiff(body(base), body(text)) if l[:1] in "+-"]
-        assert all(l[2:].startswith(("queueing", "mac_queue", "tc =")) for l in changed), changed
-        info = airsched.load(text=text).validate()
+        overrides = hoiland.configuration_overrides(configuration)
+        assert set(overrides) <= {"ap.queueing", "ap.tc"}
+        assert overrides["ap.queueing"] == configuration
+        info = airsched.validate(path, overrides=overrides)
         assert info.duration == "32s"
+    # The override is the configuration: FIFO runs pfifo_fast at the AP, FQ-MAC no qdisc of its
+    # own above the mac80211 queues.
+    fifo = airsched.run(path, overrides=hoiland.configuration_overrides("fifo"), duration="2.2s")
+    fq_mac = airsched.run(path, overrides=hoiland.configuration_overrides("fq-mac"), duration="2.2s")
+    root = lambda r: next(i for i in r.tc if i["node"] == "ap" and i["dev"] == "wlan0")["qdiscs"][0]["kind"]  # noqa: E731
+    assert (root(fifo), root(fq_mac)) == ("pfifo_fast", "pfifo")
+    assert fq_mac.stations["ampdu_mean_down"].max() > fifo.stations["ampdu_mean_down"].max()
 
 
 @pytest.mark.parametrize("given,expected", [(4, "4s"), (7.5, "7.5s"), ("10", "10s"), (" 3 ", "3s"), ("500ms", "500ms"), (None, None)])

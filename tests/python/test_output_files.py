@@ -74,9 +74,9 @@ def test_aggregates_round_trip_through_out(cli, tmp_path):
     aggregates.parquet, stations.parquet and the JSON summary unchanged."""
     import airsched
 
-    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "hoiland" / "udp-airtime.toml"
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "hoiland" / "udp.toml"
     out = tmp_path / "out"
-    proc = cli("run", scenario, "--duration", "3s", "--json", "--out", out)
+    proc = cli("run", scenario, "--set", "ap.queueing=airtime", "--duration", "3s", "--json", "--out", out)
     assert proc.returncode == 0, proc.stderr
     printed = json.loads(proc.stdout)
     aggregates = pd.read_parquet(out / "aggregates.parquet")
@@ -88,7 +88,7 @@ def test_aggregates_round_trip_through_out(cli, tmp_path):
     assert ((shares - 1).abs() < 1e-9).all()
     assert [r["count"] for r in printed["aggregates"]] == list(aggregates["count"])
     # The same numbers as the Python API's, and the mean size the stations table gives.
-    result = airsched.run(scenario, duration="3s")
+    result = airsched.run(scenario, duration="3s", overrides={"ap.queueing": "airtime"})
     pd.testing.assert_frame_equal(aggregates, result.aggregates)
     stations = pd.read_parquet(out / "stations.parquet").set_index("name")
     for column in ("airtime_down_s", "airtime_up_s", "airtime_down_share", "ampdu_mean_down", "ampdu_mean_up"):

@@ -9,9 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
-use airsched_core::{parse_scenario, run_scenario};
+use airsched_core::run_scenario;
+use airsched_core::scenario::parse_scenario_with;
 
-/// Scenario files (relative to the repository root) and what each one covers.
+/// Scenario files (relative to the repository root, with `?KEY=VALUE&...` overrides) and what
+/// each one covers.
 pub const GOLDEN: &[(&str, &str)] = &[
     ("scenarios/anomaly.toml", "802.11b DCF, the performance anomaly, saturated uplink"),
     ("scenarios/two-stations-cbr.toml", "802.11b CBR downlink, default pfifo"),
@@ -22,9 +24,12 @@ pub const GOLDEN: &[(&str, &str)] = &[
     ("scenarios/garroppo/walk-whtb.toml", "WHTB with the channel monitor, a walking station, fading"),
     ("scenarios/ping-bufferbloat.toml", "ping under load on 802.11b"),
     ("scenarios/tcp-bufferbloat.toml", "TCP CUBIC and NewReno on 802.11b"),
-    ("scenarios/hoiland/udp-airtime.toml", "802.11n, FQ-MAC and the airtime scheduler, UDP floods"),
-    ("scenarios/hoiland/tcp-fq-mac.toml", "802.11n, FQ-MAC, TCP downloads and pings"),
-    ("scenarios/hoiland/tcp-fifo.toml", "802.11n, the ath9k driver FIFO, TCP"),
+    ("scenarios/hoiland/udp.toml?ap.queueing=airtime", "802.11n, FQ-MAC and the airtime scheduler, UDP floods"),
+    ("scenarios/hoiland/tcp.toml?ap.queueing=fq-mac", "802.11n, FQ-MAC, TCP downloads and pings"),
+    (
+        "scenarios/hoiland/tcp.toml?ap.queueing=fifo&ap.tc=tc qdisc add dev wlan0 root pfifo_fast",
+        "802.11n, the ath9k driver FIFO under pfifo_fast, TCP",
+    ),
     ("scenarios/80211n-edca-minstrel.toml", "802.11n EDCA, Minstrel over MCS, EF pings"),
 ];
 
@@ -32,16 +37,28 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// A GOLDEN entry's file and its overrides (`KEY=VALUE` lines).
+fn split(scenario: &str) -> (&str, Vec<&str>) {
+    let (path, sets) = scenario.split_once('?').unwrap_or((scenario, ""));
+    (path, sets.split('&').filter(|s| !s.is_empty()).collect())
+}
+
+/// `scenarios/a/b.toml?k=v` is golden `a--b-v.txt` (the first override's value names it).
 fn golden_path(scenario: &str) -> PathBuf {
-    let name = scenario.trim_start_matches("scenarios/").trim_end_matches(".toml").replace('/', "--");
+    let (path, sets) = split(scenario);
+    let mut name = path.trim_start_matches("scenarios/").trim_end_matches(".toml").replace('/', "--");
+    if let Some(first) = sets.first() {
+        name = format!("{name}-{}", first.split_once('=').map_or(*first, |(_, v)| v));
+    }
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.txt"))
 }
 
 /// The snapshot text of one scenario's run.
 pub fn snapshot(scenario: &str) -> String {
-    let path = root().join(scenario);
+    let (file, sets) = split(scenario);
+    let path = root().join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let scn = parse_scenario(&text, scenario).unwrap_or_else(|e| panic!("{e}"));
+    let scn = parse_scenario_with(&text, file, &sets).unwrap_or_else(|e| panic!("{e}"));
     let res = run_scenario(&scn).unwrap_or_else(|e| panic!("{scenario}: {e}"));
     format!("{:#?}\n", res.without_wall_time())
 }
@@ -71,7 +88,7 @@ fn shipped_scenarios_match_their_golden_snapshots() {
 fn golden_snapshots_are_deterministic_and_cover_both_standards() {
     // The snapshot of a run is the same when taken twice, and the set covers 802.11b and 802.11n.
     assert_eq!(snapshot(GOLDEN[1].0), snapshot(GOLDEN[1].0));
-    let texts: Vec<String> = GOLDEN.iter().map(|(s, _)| std::fs::read_to_string(root().join(s)).unwrap()).collect();
+    let texts: Vec<String> = GOLDEN.iter().map(|(s, _)| std::fs::read_to_string(root().join(split(s).0)).unwrap()).collect();
     assert!(texts.iter().any(|t| t.contains("802.11n")));
     assert!(texts.iter().any(|t| !t.contains("802.11n")));
 }

@@ -239,6 +239,12 @@ fn an_alternative_replaces_the_files_alternatives() {
     assert_eq!(s.flows[0].tos, 46 << 2);
     // Two overrides of alternatives: the later wins.
     assert_eq!(with(walking, &["station[s].snr=5", "station[s].position=good"]).stations, by_file.stations);
+    // The AP's queueing: one key for the papers' configurations, or its two parts.
+    let ht = "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"airtime\"\n[[station]]\nname = \"s\"\nmcs = 7\n";
+    let parts = with(ht, &["ap.mac_queue=fq-mac", "ap.airtime=mac80211"]);
+    let by_parts = parse_scenario(&ht.replace("queueing = \"airtime\"", "mac_queue = \"fq-mac\"\nairtime = \"mac80211\""), "test.toml").unwrap();
+    assert_eq!(parts.ap_mac, by_parts.ap_mac);
+    assert_eq!(with(&ht.replace("queueing = \"airtime\"", "mac_queue = \"fq-mac\"\nairtime = \"mac80211\""), &["ap.queueing=airtime"]).ap_mac, with(ht, &[]).ap_mac);
 }
 
 #[test]

@@ -9,10 +9,11 @@ one Gigabit hop behind the AP sends a bulk flow (a 200 Mbit/s UDP flood, or a TC
 each of the three bulk stations and pings all four every 100 ms. The AP runs one of four
 configurations: FIFO (pfifo_fast over ath9k's driver FIFO), FQ-CoDel (an fq_codel qdisc over the
 same FIFO), FQ-MAC (mac80211's per-TID FQ-CoDel queues, TIDs round robin) and Airtime (FQ-MAC
-with ath9k's airtime fairness scheduler). The scenario files are
-``scenarios/hoiland/{udp,tcp}-{fifo,fq_codel,fq-mac,airtime}.toml``; :func:`run_testbed` runs
-them and :func:`format_tables` prints the papers' figures as tables, beside what the papers'
-text states (:data:`PAPER`).
+with ath9k's airtime fairness scheduler). The scenario files are ``scenarios/hoiland/udp.toml``
+and ``tcp.toml``, one per traffic type; each configuration is a set of overrides of the AP's
+queueing (:data:`CONFIGURATION_OVERRIDES`). :func:`run_testbed` runs every combination and
+:func:`format_tables` prints the papers' figures as tables, beside what the papers' text states
+(:data:`PAPER`).
 
     >>> from airsched.repro import hoiland
     >>> rep = hoiland.run_testbed("udp", duration="10s")
@@ -42,8 +43,16 @@ if TYPE_CHECKING:
 #: The traffic types: a UDP flood or a TCP download to each bulk station.
 TRAFFICS: tuple[str, ...] = ("udp", "tcp")
 TRAFFIC_LABELS: dict[str, str] = {"udp": "UDP", "tcp": "TCP"}
-#: The four configurations of the testbed, in the papers' order (scenario file spelling).
+#: The four configurations of the testbed, in the papers' order (the ``ap.queueing`` spelling).
 CONFIGURATIONS: tuple[str, ...] = ("fifo", "fq_codel", "fq-mac", "airtime")
+#: The overrides that put the AP of the testbed's scenario in each configuration. FIFO is the
+#: qdisc Linux installs by default, pfifo_fast, over ath9k's driver FIFO.
+CONFIGURATION_OVERRIDES: dict[str, dict[str, str]] = {
+    "fifo": {"ap.queueing": "fifo", "ap.tc": "tc qdisc add dev wlan0 root pfifo_fast"},
+    "fq_codel": {"ap.queueing": "fq_codel"},
+    "fq-mac": {"ap.queueing": "fq-mac"},
+    "airtime": {"ap.queueing": "airtime"},
+}
 CONFIGURATION_LABELS: dict[str, str] = {
     "fifo": "FIFO",
     "fq_codel": "FQ-CoDel",
@@ -202,14 +211,19 @@ def paper_text(traffic: str, quantity: str, configuration: str) -> str:
 def find_scenarios_dir(scenarios_dir: str | os.PathLike[str] | None = None) -> Path:
     """The repository's ``scenarios/`` directory (the one holding ``hoiland/``); see
     :func:`airsched.repro.garroppo.find_scenarios_dir` for where it is looked for."""
-    return _find_scenarios_dir(scenarios_dir, "hoiland", "udp-fifo.toml")
+    return _find_scenarios_dir(scenarios_dir, "hoiland", "udp.toml")
 
 
-def scenario_file(traffic: str, configuration: str, scenarios_dir: str | os.PathLike[str] | None = None) -> Path:
-    """The scenario of one traffic type and configuration, e.g. ``scenarios/hoiland/udp-fq-mac.toml``."""
+def scenario_file(traffic: str, *, scenarios_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The testbed's scenario for one traffic type, e.g. ``scenarios/hoiland/udp.toml``."""
     _check_choice("traffic", traffic, TRAFFICS)
+    return find_scenarios_dir(scenarios_dir) / "hoiland" / f"{traffic}.toml"
+
+
+def configuration_overrides(configuration: str) -> dict[str, str]:
+    """The overrides of one configuration (a copy of :data:`CONFIGURATION_OVERRIDES`' entry)."""
     _check_choice("configuration", configuration, CONFIGURATIONS)
-    return find_scenarios_dir(scenarios_dir) / "hoiland" / f"{traffic}-{configuration}.toml"
+    return dict(CONFIGURATION_OVERRIDES[configuration])
 
 
 def traffics(traffic: str) -> tuple[str, ...]:
@@ -286,9 +300,9 @@ def run_testbed(
     results: dict[tuple[str, str], Result] = {}
     warnings: list[str] = []
     for done, (t, c) in enumerate(runs):
-        path = scenario_file(t, c, scenarios_dir)
+        path = scenario_file(t, scenarios_dir=scenarios_dir)
         sub = None if progress is None else _sub_progress(progress, done, len(runs))
-        result = run(path, seed=seed, duration=duration, progress=sub)
+        result = run(path, seed=seed, duration=duration, progress=sub, overrides=configuration_overrides(c))
         results[(t, c)] = result
         warnings.extend(w for w in result.warnings if w not in warnings)
         rows.extend(summary_rows(result, t, c))

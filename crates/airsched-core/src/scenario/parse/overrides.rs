@@ -13,8 +13,8 @@
 //! * Overrides are applied in order; a later one of the same key wins. Setting one of a set of
 //!   alternatives removes the others from its table (a station's `snr`, `position` and
 //!   `schedule`, with the `schedule_mode` that goes with a schedule; a flow's `tos` and `dscp`; a
-//!   node's `tc` and `tc_file`), so that `station[ms2].snr=10` works whatever radio conditions
-//!   the file gave MS2.
+//!   node's `tc` and `tc_file`; the AP's `queueing` and its `mac_queue` and `airtime`), so that
+//!   `station[ms2].snr=10` works whatever radio conditions the file gave MS2.
 //!
 //! Errors are positioned in the pseudo-file [`OVERRIDES_FILE`]: line N is the N-th override, the
 //! column counts characters of its `KEY=VALUE` text. A relation between an overridden value and one
@@ -47,7 +47,15 @@ pub fn toml_string(s: &str) -> String {
 }
 
 /// Keys of which a table may hold only one: setting one by override removes the others.
-const ALTERNATIVES: &[&[&str]] = &[&["snr", "position", "schedule"], &["tos", "dscp"], &["tc", "tc_file"]];
+/// (The AP's `queueing` stands for both `mac_queue` and `airtime`: setting it removes both,
+/// setting either removes it.)
+const ALTERNATIVES: &[&[&str]] = &[
+    &["snr", "position", "schedule"],
+    &["tos", "dscp"],
+    &["tc", "tc_file"],
+    &["queueing", "mac_queue"],
+    &["queueing", "airtime"],
+];
 
 const EXAMPLES: &str = "e.g. cell.retry_limit=4, station[1].rate=2Mbps or flow[down1].start=2s";
 
