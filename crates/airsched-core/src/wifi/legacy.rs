@@ -178,20 +178,17 @@ impl Legacy {
         }
     }
 
-    /// The busy period ends: interframe spaces, the monitor's report, rate control learns
-    /// every attempt's fate, and failed transmitters retry or drop.
-    pub fn on_exchange_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+    /// A lone frame's ACK rate and its receiver's contender (for the IFS rules).
+    pub fn lone_frame(&self, m: &Medium, a: AirTx) -> (TxRate, std::ops::Range<usize>) {
+        let s = m.dcf.nodes[a.node as usize].frame_station as usize;
+        let receiver = if a.node == 0 { s + 1 } else { 0 };
+        (TxRate::Dsss(self.ack_rate[dsss_rate(a) as usize]), receiver..receiver + 1)
+    }
+
+    /// TX status at the end of the busy period: rate control learns every attempt's fate, and
+    /// failed transmitters retry or drop.
+    pub fn complete(&mut self, m: &mut Medium, cx: &mut Ctx) {
         let te = cx.now;
-        let (response, receiver) = match m.air.first() {
-            Some(&a) if m.air.len() == 1 && !m.dcf.medium.beacon_in_air => {
-                let s = m.dcf.nodes[a.node as usize].frame_station as usize;
-                let receiver = if a.node == 0 { s + 1 } else { 0 };
-                (Some(TxRate::Dsss(self.ack_rate[dsss_rate(a) as usize])), receiver..receiver + 1)
-            }
-            _ => (None, 0..0),
-        };
-        m.ifs.after_busy(&mut m.dcf, &m.air, m.outcome, response, receiver, te);
-        m.radio.deliver_report(cx);
         let acked = m.outcome == Outcome::Success;
         for i in 0..m.air.len() {
             let a = m.air[i];

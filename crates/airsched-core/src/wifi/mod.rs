@@ -74,11 +74,23 @@ impl Wifi {
         }
     }
 
-    /// The busy period ends: IFS, the monitor's report, every transmitter's TX status.
+    /// The busy period ends: every contender's interframe space (`IfsRules::after_busy`, for
+    /// both MACs), the monitor's report, every transmitter's TX status.
     pub fn on_exchange_end(&mut self, cx: &mut Ctx) {
+        let m = &mut self.m;
+        let lone = match m.air.first() {
+            Some(&a) if m.air.len() == 1 && !m.dcf.medium.beacon_in_air => Some(match &self.mac {
+                Mac::Legacy(l) => l.lone_frame(m, a),
+                Mac::Ht(h) => h.lone_frame(a),
+            }),
+            _ => None,
+        };
+        let (response, receiver) = lone.map_or((None, 0..0), |(r, rx)| (Some(r), rx));
+        m.ifs.after_busy(&mut m.dcf, &m.air, m.outcome, response, receiver, cx.now);
+        m.radio.deliver_report(cx);
         match &mut self.mac {
-            Mac::Legacy(l) => l.on_exchange_end(&mut self.m, cx),
-            Mac::Ht(h) => h.on_exchange_end(&mut self.m, cx),
+            Mac::Legacy(l) => l.complete(m, cx),
+            Mac::Ht(h) => h.complete(m, cx),
         }
     }
 

@@ -16,7 +16,7 @@ use crate::time::Nanos;
 
 use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_EMPTY, RX_SKIP};
 use super::Ht;
-use crate::wifi::air::{Outcome, TxRate};
+use crate::wifi::air::{AirTx, Outcome, TxRate};
 use crate::wifi::medium::{Medium, Report};
 use crate::wifi::{acct, Node};
 
@@ -191,24 +191,18 @@ impl Ht {
         }
     }
 
-    /// The busy period ends: interframe spaces, the monitor's report, and the TX status of
-    /// every transmitted aggregate.
-    pub fn on_exchange_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
-        let te = cx.now;
-        let (response, receiver) = match m.air.first() {
-            Some(&a) if m.air.len() == 1 && !m.dcf.medium.beacon_in_air => {
-                // A lone aggregate: its receiver's access categories all saw it; its
-                // (Block)Ack is sent at a legacy OFDM rate.
-                let (node, ac) = node_ac(a.node);
-                let head = self.drivers[node as usize].head(ac);
-                let receiver = if node == 0 { head.station + 1 } else { 0 };
-                let r0 = contender(receiver, 0) as usize;
-                (Some(TxRate::Ofdm(ht::control_response_rate(&self.basic, head.tx.mcs))), r0..r0 + NUM_ACS)
-            }
-            _ => (None, 0..0),
-        };
-        m.ifs.after_busy(&mut m.dcf, &m.air, m.outcome, response, receiver, te);
-        m.radio.deliver_report(cx);
+    /// A lone aggregate's (Block)Ack rate (a legacy OFDM rate) and its receiver's contenders:
+    /// every access category of the receiver saw it.
+    pub fn lone_frame(&self, a: AirTx) -> (TxRate, std::ops::Range<usize>) {
+        let (node, ac) = node_ac(a.node);
+        let head = self.drivers[node as usize].head(ac);
+        let receiver = if node == 0 { head.station + 1 } else { 0 };
+        let r0 = contender(receiver, 0) as usize;
+        (TxRate::Ofdm(ht::control_response_rate(&self.basic, head.tx.mcs)), r0..r0 + NUM_ACS)
+    }
+
+    /// TX status of every transmitted aggregate at the end of the busy period.
+    pub fn complete(&mut self, m: &mut Medium, cx: &mut Ctx) {
         let acked = m.outcome == Outcome::Success;
         for i in 0..m.air.len() {
             let a = m.air[i];
