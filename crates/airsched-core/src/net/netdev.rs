@@ -91,12 +91,12 @@ impl Netdev {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ctx::{FlowBook, Req};
+    use crate::ctx::FlowBook;
     use crate::engine::{EventQueue, Outbox};
     use crate::metrics::Counters;
     use crate::packet::{FlowKey, Packet, Packets};
 
-    pub(crate) fn ctx(flows: usize, saturate: bool) -> Ctx {
+    fn ctx(flows: usize, saturate: bool) -> Ctx {
         Ctx {
             now: Nanos::ZERO,
             pkts: Packets::with_capacity(16),
@@ -129,7 +129,6 @@ mod tests {
         // still counts it (the caller takes it back).
         assert_eq!(cx.flows[0].outstanding, 3);
         assert!(!cx.out.has_requests(), "a netdev files no requests of its own");
-        let _ = Req::Refill { dev: 0 };
     }
 
     #[test]
@@ -149,16 +148,11 @@ mod tests {
 
     #[test]
     fn a_shaper_that_holds_packets_arms_one_watchdog_and_only_the_armed_one_counts() {
-        let (trees, errors, _) = {
-            let script = "tc qdisc add dev eth0 root tbf rate 1mbit burst 1600 limit 10000";
-            let (s, mut d) = crate::tc::parse_script(script);
-            let specs = [crate::tc::DeviceSpec { name: "eth0".into(), txqueuelen: 100, seed: 1, stream: 0 }];
-            let t = crate::tc::build_trees(&s, &specs, &mut d);
-            (t, d, ())
-        };
-        assert!(errors.iter().all(|d| d.severity != crate::tc::Severity::Error));
+        let (script, mut diags) = crate::tc::parse_script("tc qdisc add dev eth0 root tbf rate 1mbit burst 1600 limit 10000");
+        let specs = [crate::tc::DeviceSpec { name: "eth0".into(), txqueuelen: 100, seed: 1, stream: 0 }];
+        let tree = crate::tc::check::build_unless_errors(&script, &specs, &mut diags).pop().expect("the tbf builds");
         let mut dev = Netdev::new(100, Link::Wire(crate::net::Node::Ap), Acct::Wired);
-        dev.qdisc = trees.into_iter().next().unwrap().1;
+        dev.qdisc = tree.1;
         let mut cx = ctx(1, false);
         for _ in 0..3 {
             let p = cx.pkts.alloc(Packet::new(0, 1500, 1472, cx.now));

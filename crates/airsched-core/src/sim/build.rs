@@ -21,9 +21,8 @@ impl Simulation {
         let scn = &expanded;
         let n = scn.stations.len();
 
-        let net = Net::from_scenario(scn).map_err(|e| SimError::Tc(e.join("\n")))?;
+        let mut net = Net::from_scenario(scn).map_err(|e| SimError::Tc(e.join("\n")))?;
         let (traffic, books) = Traffic::from_scenario(scn, &net.topo, reply_of);
-        let mut net = net;
         for (dev, flows) in net.devs.iter_mut().zip(&traffic.saturating_at) {
             dev.sourced = !flows.is_empty();
         }

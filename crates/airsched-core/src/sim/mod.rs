@@ -88,6 +88,16 @@ fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
     }
 }
 
+/// Run `$body` with `$tx`, the transmit path handed to the traffic sources (`xmit` over the
+/// simulation's network and cell), and `$cx`, the context, borrowed from `$sim`.
+macro_rules! with_xmit {
+    ($sim:ident, |$tx:ident, $cx:ident| $body:expr) => {{
+        let (net, wifi, $cx) = (&mut $sim.net, &mut $sim.wifi, &mut $sim.cx);
+        let mut $tx = |cx: &mut Ctx, dev: DevId, pkt: PacketId| xmit(net, wifi, cx, dev, pkt);
+        $body
+    }};
+}
+
 impl Simulation {
     pub fn now(&self) -> Nanos {
         self.cx.now
@@ -133,14 +143,6 @@ impl Simulation {
     }
 
     fn handle(&mut self, ev: Event) {
-        // The transmit path handed to the traffic sources.
-        macro_rules! with_xmit {
-            (|$tx:ident, $cx:ident| $body:expr) => {{
-                let (net, wifi, $cx) = (&mut self.net, &mut self.wifi, &mut self.cx);
-                let mut $tx = |cx: &mut Ctx, dev: DevId, pkt: PacketId| xmit(net, wifi, cx, dev, pkt);
-                $body
-            }};
-        }
         match ev {
             Event::Access { gen } => self.wifi.on_access(gen, &mut self.cx),
             Event::TxEnd => self.wifi.on_tx_end(&mut self.cx),
@@ -159,9 +161,9 @@ impl Simulation {
                     run_dev(&mut self.net, &mut self.wifi, &mut self.cx, iface);
                 }
             }
-            Event::FlowStart { flow } => with_xmit!(|tx, cx| self.traffic.on_flow_start(flow, cx, &mut tx)),
-            Event::FlowTick { flow, k } => with_xmit!(|tx, cx| self.traffic.on_flow_tick(flow, k, cx, &mut tx)),
-            Event::TcpTimer { flow, gen } => with_xmit!(|tx, cx| self.traffic.on_tcp_timer(flow, gen, cx, &mut tx)),
+            Event::FlowStart { flow } => with_xmit!(self, |tx, cx| self.traffic.on_flow_start(flow, cx, &mut tx)),
+            Event::FlowTick { flow, k } => with_xmit!(self, |tx, cx| self.traffic.on_flow_tick(flow, k, cx, &mut tx)),
+            Event::TcpTimer { flow, gen } => with_xmit!(self, |tx, cx| self.traffic.on_tcp_timer(flow, gen, cx, &mut tx)),
             Event::Beacon => {
                 self.wifi.on_beacon(&mut self.cx);
                 let next = self.cx.now + self.scn.cell.beacon_interval;
@@ -209,13 +211,11 @@ impl Simulation {
     fn arrive(&mut self, at: Node, pkt: PacketId) {
         let f = self.cx.pkts.get(pkt).flow as usize;
         let dst = self.traffic.flows[f].dst;
-        let (net, wifi, cx) = (&mut self.net, &mut self.wifi, &mut self.cx);
         if dst == at {
-            let mut tx = |cx: &mut Ctx, dev: DevId, pkt: PacketId| xmit(net, wifi, cx, dev, pkt);
-            self.traffic.receive(pkt, cx, &mut self.rec, &mut tx);
+            with_xmit!(self, |tx, cx| self.traffic.receive(pkt, cx, &mut self.rec, &mut tx));
         } else {
-            let hop = net.topo.route(at, dst);
-            xmit(net, wifi, cx, hop, pkt);
+            let hop = self.net.topo.route(at, dst);
+            xmit(&mut self.net, &mut self.wifi, &mut self.cx, hop, pkt);
         }
     }
 
@@ -223,13 +223,13 @@ impl Simulation {
     fn refill(&mut self, dev: DevId) {
         for _round in 0..Traffic::MAX_REFILL_ROUNDS {
             let before = self.cx.out.len();
-            let (net, wifi, cx) = (&mut self.net, &mut self.wifi, &mut self.cx);
-            let mut tx = |cx: &mut Ctx, dev: DevId, pkt: PacketId| xmit(net, wifi, cx, dev, pkt);
-            if !self.traffic.refill_round(dev, cx, &mut tx) {
+            if !with_xmit!(self, |tx, cx| self.traffic.refill_round(dev, cx, &mut tx)) {
                 return;
             }
-            // A round files only top-up requests (of devices with sources); any asks for another.
-            let again = self.cx.out.filed_since(before).any(|r| matches!(*r, Req::Refill { .. }));
+            // A round files only top-up requests (of devices with sources; nothing it does
+            // delivers a packet), which are withdrawn: any asks for another round.
+            debug_assert!(self.cx.out.filed_since(before).all(|r| matches!(*r, Req::Refill { .. })));
+            let again = self.cx.out.len() > before;
             self.cx.out.truncate(before);
             if !again {
                 break;

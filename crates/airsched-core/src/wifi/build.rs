@@ -9,7 +9,7 @@ use crate::engine::{named, StreamKind};
 use crate::mac::dcf::{Dcf, DcfParams};
 use crate::mac::rate::{RateAlgo, RateCtl};
 use crate::monitor::{Monitor, MonitorConfig};
-use crate::net::{DevId, Node, Topology};
+use crate::net::{Acct, DevId, Node, Topology};
 use crate::phy::dsss::{self, DsssRate};
 use crate::phy::error::ErrorModel;
 use crate::radio::Channel;
@@ -22,8 +22,9 @@ impl Wifi {
     /// goes to (the channel monitor's estimates follow the destination station). Every random
     /// stream is keyed by the name of what owns it (`engine::rng`).
     pub fn from_scenario(scn: &Scenario, topo: &Topology, flow_dst: &[Node]) -> Wifi {
-    let devs: Vec<DevId> = (0..=scn.stations.len() as u32).map(|node| topo.wifi_dev(node)).collect();
-    let dev_names: Vec<String> = devs.iter().map(|&d| topo.dev_name(d)).collect();
+    let devs: Vec<(DevId, Acct)> =
+        (0..=scn.stations.len() as u32).map(|node| topo.wifi_dev(node)).map(|d| (d, topo.devs[d as usize].acct)).collect();
+    let dev_names: Vec<String> = devs.iter().map(|&(d, _)| topo.dev_name(d)).collect();
     let is_ht = scn.cell.standard == Standard::Dot11n;
     let n = scn.stations.len();
     let cell = &scn.cell;

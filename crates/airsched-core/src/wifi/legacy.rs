@@ -18,7 +18,7 @@ use crate::time::Nanos;
 
 use super::air::{AirTx, Outcome, TxRate};
 use super::medium::{Medium, Report};
-use super::{acct, Node};
+use super::Node;
 
 pub struct Legacy {
     pub preamble: Preamble,
@@ -42,7 +42,7 @@ impl Legacy {
     /// Index into `rate_ctl` of the link node `node` is sending on to/from station `s`.
     #[inline]
     fn link(&self, node: u32, s: u32) -> usize {
-        if node == 0 { s as usize } else { self.n_stations + s as usize }
+        super::medium::link_index(node, s, self.n_stations)
     }
 
     /// Give WiFi node `node` its next frame if its MAC is free. Returns whether it looked at
@@ -54,7 +54,7 @@ impl Legacy {
         }
         let Some(pkt) = dequeue(cx) else { return true };
         let f = cx.pkts.get(pkt).flow as usize;
-        let station = cx.station_of(acct(node), f).expect("wifi frames have a station");
+        let station = cx.station_of(m.acct(node), f).expect("wifi frames have a station");
         let dn = &mut m.dcf.nodes[n];
         dn.frame = Some(pkt);
         dn.frame_station = station;
@@ -214,7 +214,7 @@ impl Legacy {
                         // The receiver has it; only the sender gives up.
                         cx.pkts.free(pkt);
                     } else {
-                        cx.drop_packet(pkt, acct(a.node), DropCause::Retry);
+                        cx.drop_packet(pkt, m.acct(a.node), DropCause::Retry);
                     }
                 }
                 None => cx.counters.stations[station as usize].retries += 1,

@@ -9,7 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::ctx::Ctx;
 use crate::mac::dcf::Dcf;
 use crate::monitor::Monitor;
-use crate::net::DevId;
+use crate::net::{Acct, DevId};
 use crate::phy::error::ErrorModel;
 use crate::radio::Channel;
 use crate::time::Nanos;
@@ -22,6 +22,13 @@ use super::ifs::IfsRules;
 pub struct Report {
     pub station: u32,
     pub snr_cdb: i32,
+}
+
+/// Index of the link WiFi node `node` sends on to or from station `s` in a table of per-link
+/// state (rate controllers): the AP's link to station s is `s`, station s's own `n + s`.
+#[inline]
+pub fn link_index(node: u32, s: u32, n_stations: usize) -> usize {
+    if node == 0 { s as usize } else { n_stations + s as usize }
 }
 
 /// The name of the link between the AP and a station, which keys its rate controller's
@@ -74,15 +81,22 @@ pub struct Medium {
     pub radio: Radio,
     pub ifs: IfsRules,
     pub beacon_bytes: u32,
-    /// Per WiFi node: its WiFi device.
-    pub devs: Vec<DevId>,
+    /// Per WiFi node: its WiFi device, and how the device's drops are accounted (both from
+    /// the topology).
+    pub devs: Vec<(DevId, Acct)>,
 }
 
 impl Medium {
     /// The WiFi device of node `node`.
     #[inline]
     pub fn dev(&self, node: u32) -> DevId {
-        self.devs[node as usize]
+        self.devs[node as usize].0
+    }
+
+    /// How drops at node `node`'s device are accounted (the AP's to the destination station).
+    #[inline]
+    pub fn acct(&self, node: u32) -> Acct {
+        self.devs[node as usize].1
     }
 
     /// Count a beacon at the head of the busy period starting at `ta`; returns its end.

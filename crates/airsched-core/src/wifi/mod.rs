@@ -37,12 +37,6 @@ pub struct Wifi {
     pub mac: Mac,
 }
 
-/// How drops at WiFi node `node`'s device are accounted (the AP's to the destination station).
-#[inline]
-pub fn acct(node: u32) -> Acct {
-    if node == 0 { Acct::Downlink } else { Acct::Station(node - 1) }
-}
-
 impl Wifi {
     /// Let WiFi node `node` take frames from its qdisc (`dequeue`) while its MAC has room.
     /// Returns whether it looked at the queue (its sources may then top it up).

@@ -18,7 +18,7 @@ use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_
 use super::Ht;
 use crate::wifi::air::{AirTx, Outcome, TxRate};
 use crate::wifi::medium::{Medium, Report};
-use crate::wifi::{acct, Node};
+use crate::wifi::Node;
 
 impl Ht {
     pub fn on_access(&mut self, m: &mut Medium, cx: &mut Ctx) {
@@ -241,8 +241,7 @@ impl Ht {
             cx.counters.stations[station as usize].mcs_acked[(node != 0) as usize][mcs] += 1;
         }
         // Rate control learns the fate of every MPDU of the attempt.
-        let n_st = self.n_stations;
-        let link = if node == 0 { station as usize } else { n_st + station as usize };
+        let link = crate::wifi::medium::link_index(node, station, self.n_stations);
         if let Some(r) = self.rc[link].as_mut() {
             for i in 0..n_mpdus {
                 r.ctl.on_attempt(now, rate_idx, acked && agg_ok & (1 << i) != 0);
@@ -271,7 +270,7 @@ impl Ht {
                     cx.pkts.free(mp.pkt);
                 } else {
                     cx.left_first_hop(m.dev(node), mp.pkt);
-                    cx.drop_packet(mp.pkt, acct(node), DropCause::Retry);
+                    cx.drop_packet(mp.pkt, m.acct(node), DropCause::Retry);
                     self.rx(node, tin, mp.sn, RX_SKIP, cx);
                 }
             } else {

@@ -29,7 +29,6 @@ use crate::phy::ofdm::OfdmBand;
 use crate::scenario::{AirtimeSched, FqKernel, MacQueue, Scenario};
 use crate::time::Nanos;
 
-use super::acct;
 use super::medium::Medium;
 pub use driver::{contender, node_ac, Driver, HwQueue, Mpdu, Source, HW_QUEUE_AGGS};
 use driver::Reorder;
@@ -268,7 +267,7 @@ impl Ht {
     /// A packet from the qdisc enters the driver (FIFO or FQ-MAC) of `node`.
     fn admit(&mut self, m: &Medium, node: u32, pkt: PacketId, cx: &mut Ctx) {
         let f = cx.pkts.get(pkt).flow as usize;
-        let station = cx.station_of(acct(node), f).expect("wifi frames have a station");
+        let station = cx.station_of(m.acct(node), f).expect("wifi frames have a station");
         let now = cx.now;
         let ht = &mut *self;
         let tin = Ht::tin(node, station, ht.flow_tid[f]);
@@ -285,7 +284,7 @@ impl Ht {
             }
         }
         d.sched.wake(tin, now, &d.aql);
-        cx.account_dropped(m.dev(node), acct(node), None);
+        cx.account_dropped(m.dev(node), m.acct(node), None);
     }
 
     /// The scheduler picks tins and the driver builds one aggregate per pick while the
@@ -341,7 +340,7 @@ impl Ht {
             _ => 0,
         };
         if !cx.dropped.is_empty() {
-            cx.account_dropped(m.dev(node), acct(node), None);
+            cx.account_dropped(m.dev(node), m.acct(node), None);
         }
         let d = &mut self.drivers[node as usize];
         pkt.map(|pkt| {
@@ -368,8 +367,7 @@ impl Ht {
             (ht.tx[station as usize], ht.band, limits)
         };
         let now = cx.now;
-        let n_st = self.n_stations;
-        let link = if node == 0 { station as usize } else { n_st + station as usize };
+        let link = super::medium::link_index(node, station, self.n_stations);
         let (tx, rate_idx) = match self.rc[link].as_mut() {
             Some(r) => {
                 let i = r.ctl.rate_for_attempt(now, 1);
