@@ -412,7 +412,10 @@ impl Ht {
             }
         }
         let d = &mut self.drivers[n];
-        debug_assert!(count > 0, "the scheduler picked a tin without frames");
+        // The tin may have nothing to send: mac80211's scheduler keeps a TXQ listed until it is
+        // returned empty (`ieee80211_next_txq` does not look), and FQ-MAC's overflow drop (the
+        // fattest flow of any tin) can empty a listed tin, as `ieee80211_tx_dequeue` then
+        // returns NULL to the driver.
         if count == 0 {
             return;
         }
