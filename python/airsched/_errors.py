@@ -8,6 +8,7 @@ native classes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -22,17 +23,32 @@ class ScenarioError(AirschedError, ValueError):
     """The scenario (file, text or a command-line override) is invalid or unreadable.
 
     ``errors`` holds one line per problem, each ``FILE:LINE:COL: KEY: message`` (line and column
-    are left out where there is none, e.g. for a file that does not exist). ``str(exc)`` is
-    those lines joined by newlines.
+    are left out where there is none, e.g. for a file that does not exist); a message that came
+    over several lines is made one (see :func:`one_line`). ``str(exc)`` is those lines joined by
+    newlines.
     """
 
     errors: list[str]
 
     def __init__(self, errors: str | Sequence[str]) -> None:
-        lines = errors.splitlines() if isinstance(errors, str) else [str(e) for e in errors]
+        lines = errors.splitlines() if isinstance(errors, str) else [one_line(str(e)) for e in errors]
         self.errors = lines
         # args[0] is the whole message, so pickling and str() round-trip the lines.
         super().__init__("\n".join(lines))
+
+
+# A source excerpt in a parser's message: "  |", "1 | x = [", "  |     ^".
+_EXCERPT = re.compile(r"^\s*\d*\s*\|")
+
+
+def one_line(message: str) -> str:
+    """``message`` as one line: the lines of a message that spans several (a TOML parser's
+    error, an example in the text) joined by "; ", without blank lines and without the excerpt
+    of the source a parser draws under its message (the location is in the message)."""
+    if "\n" not in message and "\r" not in message:
+        return message
+    parts = [part.strip() for part in message.splitlines()]
+    return "; ".join(part for part in parts if part and not _EXCERPT.match(part))
 
 
 class SimulationError(AirschedError, RuntimeError):

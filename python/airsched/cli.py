@@ -9,7 +9,9 @@ message`` lines (``<command line>:N:COL`` for the N-th override), never as a Pyt
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -18,13 +20,14 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.measure import Measurement
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
 from . import __version__
-from ._errors import ScenarioError, SimulationError
+from ._errors import ScenarioError, SimulationError, one_line
 from .result import Result, plural
 from .runner import run as run_scenario
 from .scenario import COMMAND_LINE, load
@@ -83,9 +86,7 @@ def run_command(
     scenario: ScenarioArg,
     overrides: SetOption = None,
     seed: Annotated[int | None, typer.Option(help="Override the scenario's run.seed.")] = None,
-    duration: Annotated[
-        str | None, typer.Option(help='Override the scenario\'s run.duration, e.g. "30s".')
-    ] = None,
+    duration: Annotated[str | None, typer.Option(help=f"Override the scenario's run.duration: {DURATION_FORMS}.")] = None,
     out: Annotated[
         Path | None,
         typer.Option(help="Write stations/flows/samples/nodes .parquet and summary.json here."),
@@ -105,9 +106,9 @@ def run_command(
     """Simulate SCENARIO and print per-station and per-flow results."""
     # Never a progress bar with --json (stdout is for the JSON alone) or when stderr is a log.
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=not json_output) as progress:
-        result = run_scenario(scenario, seed=seed, duration=duration, overrides=overrides, progress=progress)
+        result = run_scenario(scenario, seed=seed, duration=_duration(duration), overrides=overrides, progress=progress)
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        _warn(warning)
     if out is not None:
         _write_results(result, out)
     report = result.to_json_dict()
@@ -148,7 +149,7 @@ def tc_check_command(
     with _reported_errors(EXIT_INVALID), native_errors():
         checked = _core.tc_check(text, script)
     for warning in checked["warnings"]:
-        print(f"warning: {warning}", file=sys.stderr)
+        _warn(warning)
     for dev in checked["devices"]:
         sys.stdout.write(dev["tree"])
 
@@ -162,7 +163,9 @@ def calibrate_command(
     payload: Annotated[int, typer.Option(help="UDP payload bytes per packet (the paper: 1024).")] = 1024,
     block: Annotated[int, typer.Option(help="Packets per measurement block, n (the paper: 100).")] = 100,
     rate_control: Annotated[str, typer.Option(help="Rate control of the link: fixed, arf, aarf, minstrel.")] = "arf",
-    duration: Annotated[str, typer.Option(help="Simulated time per SNR point, 1 s warm-up included.")] = "11s",
+    duration: Annotated[
+        str, typer.Option(help=f"Simulated time per SNR point, 1 s warm-up included: {DURATION_FORMS}.")
+    ] = "11s",
     seed: Annotated[int, typer.Option(help="Seed of every point's run.")] = 1,
 ) -> None:
     """Calibrate the AP's Wireless Channel Monitor as Garroppo et al. do (section 4.2): a
@@ -176,7 +179,7 @@ def calibrate_command(
             if progress is not None:
                 progress(done / total)
 
-        text = _core.calibrate(snr_from, snr_to, step, payload, block, rate_control, duration, seed, report)
+        text = _core.calibrate(snr_from, snr_to, step, payload, block, rate_control, _duration(duration), seed, report)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
@@ -196,16 +199,26 @@ def plot_command(
         ),
     ],
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="PNG file to write (default: RESULTS_DIR/WHAT.png).")
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Figure file to write, its format by the suffix: .png, .pdf or .svg (default: RESULTS_DIR/WHAT.png).",
+        ),
     ] = None,
     what: Annotated[str, typer.Option(help="What to draw: goodput, estimate (channel monitor) or snr.")] = "goodput",
     kind: Annotated[str, typer.Option(help="Rows to draw: station or flow (flows have goodput only).")] = "station",
 ) -> None:
-    """Plot the per-station (or per-flow) samples of a run against time into a PNG."""
-    from .plots import KINDS, WHAT, plot_samples
+    """Plot the per-station (or per-flow) samples of a run against time into a PNG, PDF or SVG."""
+    from .plots import KINDS, WHAT, figure_format, plot_samples
 
     _check_option("--what", what, WHAT)
     _check_option("--kind", kind, KINDS)
+    if output is not None:
+        try:
+            figure_format(output)
+        except ValueError as exc:
+            _bad_input(f"--output: {exc}")
     samples_path = results / "samples.parquet"
     if not results.is_dir():
         _bad_input(f"{results}: no such directory (write one with `airsched run SCENARIO --out {results}`)")
@@ -218,8 +231,9 @@ def plot_command(
     except Exception as exc:  # pyarrow raises several types for a damaged file
         _bad_input(f"{samples_path}: cannot read the samples: {exc}")
     target = output if output is not None else results / f"{what}.png"
+    scenario, seed = _run_of(results)
     try:
-        written = plot_samples(samples, target, what, kind=kind)
+        written = plot_samples(samples, target, what, kind=kind, scenario=scenario, seed=seed)
     except ValueError as exc:
         _bad_input(f"{samples_path}: {exc}")
     except OSError as exc:
@@ -244,7 +258,8 @@ ScenariosOption = Annotated[
 def repro_garroppo_command(
     share: Annotated[str, typer.Option(help="Bandwidth share MS2:MS1: 1:4 (Table 1) or 1:1 (Table 2).")] = "1:4",
     duration: Annotated[
-        str | None, typer.Option(help='Simulated time per run, e.g. "20s" (default: the paper\'s 81.92 s + 1 s warm-up).')
+        str | None,
+        typer.Option(help=f"Simulated time per run: {DURATION_FORMS} (default: the paper's 81.92 s + 1 s warm-up)."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
     out: Annotated[
@@ -265,16 +280,18 @@ def repro_garroppo_command(
     if plot and out is None:
         _bad_input("--plot: needs --out DIR to write the figures into")
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
-        df = garroppo.run_table(share, duration=duration, seed=seed, progress=progress, scenarios_dir=scenarios)
+        df = garroppo.run_table(
+            share, duration=_duration(duration), seed=seed, progress=progress, scenarios_dir=scenarios
+        )
     for warning in df.attrs.get("warnings", []):
-        print(f"warning: {warning}", file=sys.stderr)
-    Console().print(garroppo.format_table(df))
+        _warn(warning)
+    _print_tables([garroppo.format_table(df)])
     if out is not None:
         stem = f"garroppo-{garroppo.SHARES[share]}"
         paths = [out / f"{stem}.csv"]
         try:
             out.mkdir(parents=True, exist_ok=True)
-            df.to_csv(paths[0], index=False)
+            garroppo.write_csv(df, paths[0])
             if plot:
                 paths.append(garroppo.plot_occupancy(df, out / f"{stem}-occupancy.png"))
                 paths.append(garroppo.plot_goodput(df, out / f"{stem}-goodput.png"))
@@ -287,7 +304,7 @@ def repro_garroppo_command(
 @repro_app.command("garroppo-walk")
 def repro_garroppo_walk_command(
     scheduler: Annotated[str, typer.Option(help="The AP's scheduler: whtb (Fig. 9) or drr (Fig. 8).")] = "whtb",
-    duration: Annotated[str | None, typer.Option(help='Override the walk\'s 141 s, e.g. "60s".')] = None,
+    duration: Annotated[str | None, typer.Option(help=f"Override the walk's 141 s: {DURATION_FORMS}.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
     out: Annotated[
         Path | None,
@@ -305,16 +322,19 @@ def repro_garroppo_walk_command(
 
     _check_option("--scheduler", scheduler, garroppo.WALK_SCHEDULERS)
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
-        result = garroppo.run_walk(scheduler, seed=seed, duration=duration, progress=progress, scenarios_dir=scenarios)
+        result = garroppo.run_walk(
+            scheduler, seed=seed, duration=_duration(duration), progress=progress, scenarios_dir=scenarios
+        )
+        walk_file = garroppo.walk_file(scheduler, scenarios)
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        _warn(warning)
     _print_report(Console(), result.to_json_dict())
     if out is not None:
         _write_results(result, out)
         figure = out / f"garroppo-walk-{scheduler}.png"
         try:
             title = f"{garroppo.SCHEDULER_LABELS[scheduler]}: MS2 walks out of range and back"
-            garroppo.plot_walk(result, figure, title=title)
+            garroppo.plot_walk(result, figure, title=title, scenario=walk_file)
         except OSError as exc:
             _cannot_write(figure, exc)
         print(f"wrote {figure} and the run's tables in {out}")
@@ -326,8 +346,8 @@ def repro_hoiland_command(
     duration: Annotated[
         str | None,
         typer.Option(
-            help='Simulated time per run in seconds ("10") or with a unit ("10s"), the 2 s warm-up '
-            "included (default: the papers' 30 s + 2 s warm-up)."
+            help=f"Simulated time per run, the 2 s warm-up included: {DURATION_FORMS} "
+            "(default: the papers' 30 s + 2 s warm-up)."
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
@@ -352,14 +372,12 @@ def repro_hoiland_command(
     if plot and out is None:
         _bad_input("--plot: needs --out DIR to write the figures into")
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
-        rep = hoiland.run_testbed(traffic, duration=duration, seed=seed, progress=progress, scenarios_dir=scenarios)
+        rep = hoiland.run_testbed(
+            traffic, duration=_duration(duration), seed=seed, progress=progress, scenarios_dir=scenarios
+        )
     for warning in rep.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    console = Console()
-    for kind in rep.traffics:
-        for table in hoiland.format_tables(rep.summary, kind):
-            console.print(table)
-            console.print()
+        _warn(warning)
+    _print_tables([table for kind in rep.traffics for table in hoiland.format_tables(rep.summary, kind)], gap=True)
     if out is not None:
         try:
             paths = hoiland.write(rep, out)
@@ -392,6 +410,79 @@ def _cannot_write(path: Path, exc: OSError) -> NoReturn:
     raise typer.Exit(EXIT_INVALID) from None
 
 
+#: What every command's --duration takes (one rule for all, see :func:`_duration`).
+DURATION_FORMS = 'seconds ("10", "2.5") or with a unit ("10s", "500ms")'
+
+_BARE_SECONDS = re.compile(r"^\s*\d+(\.\d*)?\s*$")
+
+
+def _duration(value: str | None) -> str | None:
+    """A --duration as the scenario takes it: a bare number is seconds ("5" is "5s"); anything
+    else passes unchanged, for the core to accept or to reject naming run.duration."""
+    if value is not None and _BARE_SECONDS.match(value):
+        return f"{value.strip()}s"
+    return value
+
+
+def _warn(message: str) -> None:
+    """Print a warning as one ``warning: FILE:LINE:COL: KEY: message`` line on stderr. The
+    core's warnings carry their own ``warning:`` after the location; it is said once."""
+    text = one_line(message).strip()
+    if text.startswith("warning:"):
+        text = text.removeprefix("warning:").lstrip()
+    else:
+        text = text.replace(": warning: ", ": ", 1)
+    print(f"warning: {text}", file=sys.stderr)
+
+
+#: Width of the console that measures a table's natural width (wider than any table).
+_MEASURE_WIDTH = 100_000
+
+
+def _wide_enough(console: Console, renderables: list[RenderableType]) -> Console:
+    """``console``, widened so that no table cell is cut with an ellipsis. Written to a file or
+    a pipe, tables get their natural width (nothing wraps); on a terminal, cells fold (wrap
+    onto more lines) rather than being cut, and a table whose narrowest form is wider than the
+    terminal is printed at that width (the terminal wraps its lines)."""
+    from rich.table import Table
+
+    for renderable in renderables:
+        if isinstance(renderable, Table):
+            for column in renderable.columns:
+                column.overflow = "fold"
+    probe = Console(width=_MEASURE_WIDTH, color_system=None, force_terminal=False, file=io.StringIO())
+    sizes = [Measurement.get(probe, probe.options, r) for r in renderables]
+    needed = max((m.minimum if console.is_terminal else m.maximum for m in sizes), default=0)
+    if needed > console.width:
+        console.width = needed
+    return console
+
+
+def _print_tables(tables: list[RenderableType], gap: bool = False) -> None:
+    """Print rich tables on stdout without cutting any cell (see :func:`_wide_enough`); with
+    ``gap``, an empty line after each."""
+    console = _wide_enough(Console(), tables)
+    for table in tables:
+        console.print(table)
+        if gap:
+            console.print()
+
+
+def _run_of(results: Path) -> tuple[str | None, int | None]:
+    """The scenario and seed of the run whose tables are in ``results`` (from its summary.json;
+    None for what it does not say)."""
+    try:
+        summary = json.loads((results / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, None
+    if not isinstance(summary, dict):
+        return None, None
+    provenance = summary.get("provenance") if isinstance(summary.get("provenance"), dict) else {}
+    seed = summary.get("seed", provenance.get("seed"))
+    scenario = provenance.get("scenario_path")
+    return (str(scenario) if scenario is not None else None), (seed if isinstance(seed, int) else None)
+
+
 @app.command("validate")
 def validate_command(scenario: ScenarioArg, overrides: SetOption = None) -> None:
     """Check SCENARIO without running it (exit 0 if valid, 1 if not, 2 if it cannot be read or a
@@ -403,7 +494,7 @@ def validate_command(scenario: ScenarioArg, overrides: SetOption = None) -> None
     counts = f"{plural(info.stations, 'station')}, {plural(info.flows, 'flow')}"
     print(f"{scenario}: ok ({counts}, duration {info.duration})")
     for warning in info.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        _warn(warning)
     if info.standard == "802.11n":
         # The 802.11b summary stays one line; an 802.11n cell has more settings worth seeing.
         print(f"  cell: {info.describe_cell()}")
@@ -429,7 +520,7 @@ def _reported_errors(scenario_exit_code: int, bad_set: int | None = None) -> Ite
         yield
     except ScenarioError as exc:
         for line in exc.errors:
-            print(f"error: {line}", file=sys.stderr)
+            print(f"error: {one_line(line)}", file=sys.stderr)
         in_set = any(line.startswith(f"{COMMAND_LINE}:") for line in exc.errors)
         raise typer.Exit(bad_set if bad_set is not None and in_set else scenario_exit_code) from None
     except SimulationError as exc:
@@ -496,14 +587,18 @@ class _LazyProgress:
 
 def _print_report(console: Console, report: dict[str, Any]) -> None:
     """The tables and summary lines of a run, from its JSON form (plain values, NaN as None)."""
-    console.print(_stations_table(report["stations"]))
-    console.print(_flows_table(report["flows"]))
+    tables = [_stations_table(report["stations"]), _flows_table(report["flows"])]
+    console = _wide_enough(console, tables)
+    for table in tables:
+        console.print(table)
     wall, events = report["wall_seconds"], report["events"]
+    seed = report.get("seed", (report.get("provenance") or {}).get("seed"))
+    seed_text = "" if seed is None else f" · seed {seed}"
     rate = f" ({_fmt(events / wall / 1e6, 2)} M events/s)" if wall else ""
     c = report["conservation"]
     lines = (
         f"total goodput {_fmt(report['total_goodput_mbps'], 3)} Mb/s · "
-        f"simulated {report['sim_seconds']:g} s (measured {report['measured_seconds']:g} s) · "
+        f"simulated {report['sim_seconds']:g} s (measured {report['measured_seconds']:g} s){seed_text} · "
         f"wall {_fmt_seconds(wall)} · {events:,} events{rate}",
         f"packets: {c['offered']:,} offered, {c['delivered']:,} delivered, "
         f"{c['dropped_queue']:,} dropped in queues, {c['dropped_retry']:,} dropped after retries, "

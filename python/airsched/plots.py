@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Figures of a run's samples, drawn with matplotlib's Agg renderer into PNG files.
+"""Figures of a run's samples, drawn with matplotlib's Agg renderer into PNG, PDF or SVG files
+(the path's suffix picks the format).
 
 Figures are built on :class:`matplotlib.figure.Figure` directly, never through ``pyplot``: no
 global state is touched (a notebook's backend stays as it was) and no display is needed.
@@ -25,9 +26,13 @@ if TYPE_CHECKING:
 
     from .result import Result
 
-#: Figure size in inches and resolution: a PNG is (FIGSIZE[0] * DPI) x (height * DPI) pixels.
+#: Figure size in inches and resolution: a PNG is (FIGSIZE[0] * DPI) x (height * DPI) pixels,
+#: and says DPI in its pHYs chunk. PDF and SVG are vector images of the same size.
 FIGSIZE = (9.0, 4.5)
-DPI = 100
+DPI = 200
+
+#: The formats :func:`save` writes, by the path's suffix.
+FORMATS: tuple[str, ...] = ("png", "pdf", "svg")
 
 #: What :func:`plot_samples` can draw: sample column, axis label, rows it applies to.
 WHAT: dict[str, tuple[str, str]] = {
@@ -61,12 +66,84 @@ def new_figure(width: float = FIGSIZE[0], height: float = FIGSIZE[1]) -> Figure:
     return fig
 
 
+def figure_format(path: str | os.PathLike[str]) -> str:
+    """The format a figure path's suffix names: ``"png"``, ``"pdf"`` or ``"svg"`` (any case).
+    Raises ValueError naming the allowed suffixes for anything else."""
+    suffix = Path(path).suffix.lower().removeprefix(".")
+    if suffix not in FORMATS:
+        given = f"suffix .{suffix}" if suffix else "no suffix"
+        allowed = ", ".join(f".{f}" for f in FORMATS)
+        raise ValueError(f"{os.fspath(path)}: cannot write a figure with {given}; use {allowed}")
+    return suffix
+
+
 def save(fig: Figure, path: str | os.PathLike[str]) -> Path:
-    """Write ``fig`` as a PNG at its own size (parent directories are created); return the path."""
+    """Write ``fig`` at its own size in the format the suffix of ``path`` names (PNG at
+    :data:`DPI`, or vector PDF or SVG; see :func:`figure_format`); parent directories are
+    created. Returns the path."""
     path = Path(path)
+    fmt = figure_format(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=DPI)
+    # metadata: no creation date, so that the same figure gives the same file.
+    metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
+    fig.savefig(path, format=fmt, dpi=DPI, metadata=metadata)
     return path
+
+
+def run_label(scenario: str | os.PathLike[str] | None, seed: int | None) -> str:
+    """Which run a figure shows, for its title: ``"scenarios/anomaly.toml, seed 1"`` (either
+    part left out when unknown)."""
+    parts = []
+    if scenario is not None:
+        parts.append(os.fspath(scenario))
+    if seed is not None:
+        parts.append(f"seed {seed}")
+    return ", ".join(parts)
+
+
+def with_run(title: str, scenario: str | os.PathLike[str] | None = None, seed: int | None = None) -> str:
+    """``title`` followed by the run it shows on a second line, where that is known."""
+    label = run_label(scenario, seed)
+    return f"{title}\n{label}" if label else title
+
+
+def figure_legend(fig: Figure, order: Iterable[str] | None = None, **kwargs: Any) -> Any:
+    """One legend for the whole figure with every labelled series of every axes (twins
+    included), each label once, in ``order`` first (labels it lacks after, in drawing order).
+    Returns the legend, or None if nothing is labelled."""
+    seen: dict[str, Any] = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    if not seen:
+        return None
+    first = [label for label in (order or ()) if label in seen]
+    labels = first + [label for label in seen if label not in first]
+    return fig.legend([seen[label] for label in labels], labels, **kwargs)
+
+
+def plain_number(value: float) -> str:
+    """A tick label as a plain number: ``1``, ``20``, ``0.5``, ``1000`` (never ``10^3``)."""
+    import numpy as np
+
+    if value == 0 or not np.isfinite(value):
+        return f"{value:g}"
+    return np.format_float_positional(float(f"{value:.6g}"), trim="-")
+
+
+def plain_log_ticks(axis: Any) -> None:
+    """Label a log axis with plain numbers (1, 10, 100, not 10^0): the decades always, and the
+    2, 3, ..., 9 ticks too where the axis spans less than two decades."""
+    import math
+
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    low, high = sorted(abs(v) for v in axis.get_view_interval())
+    plain = FuncFormatter(lambda v, _pos: plain_number(v))
+    axis.set_major_locator(LogLocator(base=10))
+    axis.set_major_formatter(plain)
+    narrow = low > 0 and math.log10(high / low) < 2
+    axis.set_minor_formatter(plain if narrow else NullFormatter())
 
 
 def samples_frame(source: Result | pd.DataFrame) -> pd.DataFrame:
@@ -125,14 +202,22 @@ def plot_samples(
     kind: str = "station",
     names: Iterable[str] | None = None,
     title: str | None = None,
+    scenario: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
 ) -> Path:
     """Plot ``what`` ("goodput", "estimate" or "snr") of every station (or, with
-    ``kind="flow"``, every flow's goodput) against time into a PNG at ``path``; return the path.
+    ``kind="flow"``, every flow's goodput) against time into ``path`` (PNG, PDF or SVG by its
+    suffix); return the path.
 
     ``source`` is a :class:`~airsched.Result` or a samples DataFrame (``samples.parquet``).
-    Raises ValueError when there is nothing to draw (e.g. SNR of a run without radio conditions).
+    The title says what is drawn and, where given (a Result gives its seed), the ``scenario``
+    and ``seed`` of the run. Raises ValueError when there is nothing to draw (e.g. SNR of a run
+    without radio conditions) or the suffix names no format :func:`save` writes.
     """
     _what(what)
+    figure_format(path)
+    if seed is None and hasattr(source, "summary"):
+        seed = source.summary.get("seed")
     if what != "goodput" and kind != "station":
         raise ValueError(f"what={what!r} exists only for stations (kind='station')")
     fig = new_figure()
@@ -142,7 +227,7 @@ def plot_samples(
     ax.set_xlabel("time, s")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    ax.set_title(title or f"{what} per {kind}")
+    ax.set_title(with_run(title or f"{what} per {kind}", scenario, seed))
     return save(fig, path)
 
 

@@ -118,9 +118,9 @@ def test_validate_80211n_file(cli, write_scenario):
         "  fast: MCS 15, 270 Mb/s\n"
         "  slow: MCS 0, 13.5 Mb/s, airtime weight 512\n"
     )
-    # The weight only means something to the mac80211 scheduler: validate says so.
+    # The weight only means something to the mac80211 scheduler: validate says so (once "warning:").
     assert proc.stderr == (
-        f"warning: {path}: station[1].airtime_weight: warning: only the mac80211 airtime scheduler "
+        f"warning: {path}: station[1].airtime_weight: only the mac80211 airtime scheduler "
         '([ap] airtime = "mac80211") uses station weights; this run ignores it\n'
     )
 

@@ -75,6 +75,10 @@ _PAPER: dict[str, dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int
     },
 }
 
+#: How the CSV writes floats: 10 significant digits, so that binary noise
+#: (``958.4639999999999``) does not reach the file.
+CSV_FLOAT_FORMAT = "%.10g"
+
 #: The columns of :func:`run_table`'s DataFrame, in order.
 TABLE_COLUMNS: tuple[str, ...] = (
     "share",
@@ -181,7 +185,8 @@ def run_table(
 
     ``duration`` (e.g. ``"20s"``) and ``seed`` override the scenarios' (``seed=None`` keeps
     theirs). ``progress`` is called with the finished fraction of the whole table. Warnings of
-    the runs are in ``df.attrs["warnings"]``.
+    the runs are in ``df.attrs["warnings"]``; the scenario files in ``df.attrs["scenarios"]``
+    and the seed the runs used in ``df.attrs["seed"]`` (for the figures' titles).
     """
     import pandas as pd
 
@@ -193,12 +198,16 @@ def run_table(
     total = len(positions) * len(schedulers)
     rows: list[dict[str, Any]] = []
     warnings: list[str] = []
+    scenarios: list[str] = []
+    seeds: set[int] = set()
     done = 0
     for scheduler in schedulers:
         path = scenario_file(share, scheduler, scenarios_dir)
+        scenarios.append(str(path))
         for position in positions:
             sub = None if progress is None else _sub_progress(progress, done, total)
             result = run(path, seed=seed, duration=duration, overrides=position_override(position), progress=sub)
+            seeds.add(int(result.summary["seed"]))
             warnings.extend(w for w in result.warnings if w not in warnings)
             rows.extend(_rows(result, share, position, scheduler))
             done += 1
@@ -211,7 +220,31 @@ def run_table(
         kind="stable",
     ).reset_index(drop=True)
     df.attrs["warnings"] = warnings
+    df.attrs["scenarios"] = scenarios
+    df.attrs["seed"] = seeds.pop() if len(seeds) == 1 else seed
     return df
+
+
+def write_csv(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """Write :func:`run_table`'s rows as CSV (floats to 10 significant digits); return the path."""
+    df.to_csv(path, index=False, float_format=CSV_FLOAT_FORMAT)
+    return Path(path)
+
+
+def table_run_label(df: pd.DataFrame) -> tuple[str | None, int | None]:
+    """The scenario files (as one glob, e.g. ``scenarios/garroppo/share-1-4-*.toml``) and seed
+    of :func:`run_table`'s rows, from ``df.attrs``; (None, None) where they are not known."""
+    files = [Path(f) for f in df.attrs.get("scenarios", ())]
+    seed = df.attrs.get("seed")
+    if not files:
+        return None, seed
+    if len(files) == 1:
+        return str(files[0]), seed
+    stem = os.path.commonprefix([f.name for f in files])
+    parent = files[0].parent
+    if stem and all(f.parent == parent for f in files):
+        return str(parent / f"{stem}*.toml"), seed
+    return ", ".join(str(f) for f in files), seed
 
 
 def _sub_progress(progress: Callable[[float], None], done: int, total: int) -> Callable[[float], None]:
@@ -300,8 +333,9 @@ def _single_share(df: pd.DataFrame) -> str:
 def plot_occupancy(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """The paper's Figures 6 (share 1:4) and 7 (1:1): per MS2 position, the radio resources
     (share of the stations' airtime) used for MS1 and for MS2, stacked, under DRR and WHTB side
-    by side. Writes a PNG to ``path`` and returns it."""
-    from ..plots import COLORS, new_figure, save
+    by side. Writes a PNG (or PDF, SVG: by the suffix) to ``path`` and returns it; the title
+    names the scenarios and seed of :func:`run_table`'s rows."""
+    from ..plots import COLORS, figure_legend, new_figure, save, with_run
 
     share = _single_share(df)
     schedulers = [s for s in ("drr", "whtb") if s in set(df["scheduler"])]
@@ -324,15 +358,17 @@ def plot_occupancy(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
         ax.set_ylim(0, 105)
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("radio resources used, %")
-    axes[-1].legend(loc="lower left")
-    fig.suptitle(f"Radio resource occupancy per MS2 position, share {share}")
+    figure_legend(fig, loc="outside lower center", ncols=len(STATIONS))
+    title = f"Radio resource occupancy per MS2 position, share {share}"
+    fig.suptitle(with_run(title, *table_run_label(df)))
     return save(fig, path)
 
 
 def plot_goodput(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """Simulated against the paper's goodput per MS2 position, one panel per scheduler: bars
-    of MS1 and MS2 simulated (solid) and paper (hatched). Writes a PNG and returns its path."""
-    from ..plots import COLORS, new_figure, save
+    of MS1 and MS2 simulated (solid) and paper (hatched). Writes a PNG (or PDF, SVG) and
+    returns its path."""
+    from ..plots import COLORS, figure_legend, new_figure, save, with_run
 
     share = _single_share(df)
     schedulers = [s for s in SCHEDULERS if s in set(df["scheduler"])]
@@ -367,8 +403,9 @@ def plot_goodput(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
         ax.set_visible(False)
     for ax in grid[:, 0]:
         ax.set_ylabel("goodput, kbit/s")
-    axes[0].legend(fontsize="small")
-    fig.suptitle(f"Mean received goodput, simulated and paper, share {share}")
+    figure_legend(fig, loc="outside lower center", ncols=2 * len(STATIONS), fontsize="small")
+    title = f"Mean received goodput, simulated and paper, share {share}"
+    fig.suptitle(with_run(title, *table_run_label(df)))
     return save(fig, path)
 
 
@@ -385,11 +422,18 @@ def run_walk(
     return run(walk_file(scheduler, scenarios_dir), seed=seed, duration=duration, progress=progress)
 
 
-def plot_walk(result: Result, path: str | os.PathLike[str], title: str | None = None) -> Path:
+def plot_walk(
+    result: Result,
+    path: str | os.PathLike[str],
+    title: str | None = None,
+    *,
+    scenario: str | os.PathLike[str] | None = None,
+) -> Path:
     """Figures 8 and 9: per station, the measured goodput (top) and the AP channel monitor's
     estimated goodput (bottom) against time, with MS2's SNR on a secondary axis of both.
-    Writes a PNG and returns its path."""
-    from ..plots import draw_samples, new_figure, save
+    Writes a PNG (or PDF, SVG: by the suffix) and returns its path; the title names
+    ``scenario`` (where given) and the run's seed."""
+    from ..plots import draw_samples, new_figure, save, with_run
 
     samples = result.samples
     fig = new_figure(height=6.0)
@@ -408,7 +452,8 @@ def plot_walk(result: Result, path: str | os.PathLike[str], title: str | None = 
         handles, labels = ax.get_legend_handles_labels()
         extra_h, extra_l = twin.get_legend_handles_labels()
         ax.legend(handles + extra_h, labels + extra_l, loc="lower left", fontsize="small")
-    fig.suptitle(title or "MS1 and MS2 goodput while MS2 walks out of range and back")
+    title = title or "MS1 and MS2 goodput while MS2 walks out of range and back"
+    fig.suptitle(with_run(title, scenario, result.summary.get("seed")))
     return save(fig, path)
 
 

@@ -85,6 +85,9 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "ampdu_mean_up",
     "tcp_retransmits",
 )
+#: How the CSV writes floats: 10 significant digits, so that binary noise
+#: (``3817.2000000000003``) does not reach the file.
+CSV_FLOAT_FORMAT = "%.10g"
 #: The columns of :func:`totals`: one row per traffic type and configuration.
 TOTAL_COLUMNS: tuple[str, ...] = (
     "traffic",
@@ -261,6 +264,10 @@ class Reproduction:
     pings: pd.DataFrame
     results: dict[tuple[str, str], Result] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: The scenario file of each traffic type run, as the figures' titles name it.
+    scenarios: dict[str, str] = field(default_factory=dict)
+    #: The seed every run used (the scenarios' own where ``run_testbed`` was given None).
+    seed: int | None = None
 
     @property
     def traffics(self) -> list[str]:
@@ -299,8 +306,10 @@ def run_testbed(
     pings: list[pd.DataFrame] = []
     results: dict[tuple[str, str], Result] = {}
     warnings: list[str] = []
+    scenarios: dict[str, str] = {}
     for done, (t, c) in enumerate(runs):
         path = scenario_file(t, scenarios_dir=scenarios_dir)
+        scenarios[t] = str(path)
         sub = None if progress is None else _sub_progress(progress, done, len(runs))
         result = run(path, seed=seed, duration=duration, progress=sub, overrides=configuration_overrides(c))
         results[(t, c)] = result
@@ -309,7 +318,9 @@ def run_testbed(
         pings.append(ping_rows(result, t, c))
     summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
     all_pings = pd.concat(pings, ignore_index=True) if pings else pd.DataFrame(columns=list(PING_COLUMNS))
-    return Reproduction(summary, all_pings, results, warnings)
+    seeds = {int(r.summary["seed"]) for r in results.values()}
+    run_seed = seeds.pop() if len(seeds) == 1 else seed
+    return Reproduction(summary, all_pings, results, warnings, scenarios=scenarios, seed=run_seed)
 
 
 def _sub_progress(progress: Callable[[float], None], done: int, total: int) -> Callable[[float], None]:
@@ -564,10 +575,18 @@ CONFIGURATION_COLORS: dict[str, str] = {
 }
 
 
-def plot_airtime(summary: pd.DataFrame, traffic: str, path: str | os.PathLike[str]) -> Path:
+def plot_airtime(
+    summary: pd.DataFrame,
+    traffic: str,
+    path: str | os.PathLike[str],
+    *,
+    scenario: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+) -> Path:
     """Blog Fig. 1 / next steps Fig. 3: per configuration, a bar per bulk station of its share of
-    the AP's TX airtime. Writes a PNG and returns its path."""
-    from ..plots import COLORS, new_figure, save
+    the AP's TX airtime. Writes a PNG (or PDF, SVG: by the suffix) and returns its path; the
+    title names the ``scenario`` and ``seed`` where given."""
+    from ..plots import COLORS, new_figure, save, with_run
 
     rows = _rows_of(summary, traffic)
     configurations = [c for c in CONFIGURATIONS if c in set(rows["configuration"])]
@@ -585,15 +604,22 @@ def plot_airtime(summary: pd.DataFrame, traffic: str, path: str | os.PathLike[st
     ax.set_ylim(0, 100)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="small")
-    ax.set_title(f"{TRAFFIC_LABELS[traffic]}: per-station TX airtime")
+    ax.set_title(with_run(f"{TRAFFIC_LABELS[traffic]}: per-station TX airtime", scenario, seed))
     return save(fig, path)
 
 
-def plot_throughput(summary: pd.DataFrame, traffic: str, path: str | os.PathLike[str]) -> Path:
+def plot_throughput(
+    summary: pd.DataFrame,
+    traffic: str,
+    path: str | os.PathLike[str],
+    *,
+    scenario: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+) -> Path:
     """Blog Figs. 2-4: per configuration, the aggregate bulk throughput (bars, with the papers'
     stated value as a marker where the text gives one) and the mean ping to the bulk stations
-    (points, right axis, log scale). Writes a PNG and returns its path."""
-    from ..plots import new_figure, save
+    (points, right axis, log scale). Writes a PNG (or PDF, SVG) and returns its path."""
+    from ..plots import figure_legend, new_figure, save, with_run
 
     total = totals(_rows_of(summary, traffic)).set_index("configuration")
     configurations = [c for c in CONFIGURATIONS if c in total.index]
@@ -627,57 +653,88 @@ def plot_throughput(summary: pd.DataFrame, traffic: str, path: str | os.PathLike
         twin.set_ylim(min(finite) / 2, max(finite) * 2)
         _plain_log_labels(twin.yaxis, min(finite) / 2, max(finite) * 2)
     twin.set_ylabel("mean ping to the bulk stations, ms")
-    handles, labels = ax.get_legend_handles_labels()
-    extra_h, extra_l = twin.get_legend_handles_labels()
-    fig.legend(handles + extra_h, labels + extra_l, loc="outside lower center", ncols=4, fontsize="small")
-    ax.set_title(f"{TRAFFIC_LABELS[traffic]}: aggregate throughput and mean ping")
+    figure_legend(fig, loc="outside lower center", ncols=4, fontsize="small")
+    ax.set_title(with_run(f"{TRAFFIC_LABELS[traffic]}: aggregate throughput and mean ping", scenario, seed))
     return save(fig, path)
 
 
-def plot_ping_cdf(pings: pd.DataFrame, traffic: str, path: str | os.PathLike[str]) -> Path:
+def plot_ping_cdf(
+    pings: pd.DataFrame,
+    traffic: str,
+    path: str | os.PathLike[str],
+    *,
+    scenario: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+) -> Path:
     """Next steps Fig. 2: per configuration (one panel each), the CDF of the ping RTT to each
-    station, log time axis. Writes a PNG and returns its path."""
-    from ..plots import COLORS, new_figure, save
+    station, log time axis. One legend names every station, those no ping came back from in
+    any panel as such. Writes a PNG (or PDF, SVG) and returns its path."""
+    from ..plots import COLORS, figure_legend, new_figure, save, with_run
 
     rows = pings[pings["traffic"] == traffic]
     fig = new_figure(height=6.0)
     grid = fig.subplots(2, 2, sharex=True, sharey=True, squeeze=False)
+    answered: set[str] = set()
     for ax, configuration in zip(grid.flat, CONFIGURATIONS):
         here = rows[rows["configuration"] == configuration]
         drawn = 0
         for station in STATIONS:
-            drawn += _draw_cdf(ax, here[here["station"] == station]["rtt_ms"], color=COLORS[station], label=station)
+            if _draw_cdf(ax, here[here["station"] == station]["rtt_ms"], color=COLORS[station], label=station):
+                answered.add(station)
+                drawn += 1
         if drawn == 0:
             ax.text(0.5, 0.5, "no ping answered", transform=ax.transAxes, ha="center", va="center", color="0.4")
         ax.set_title(CONFIGURATION_LABELS[configuration])
         ax.grid(alpha=0.3)
     _cdf_axes(grid[:, 0], grid[-1, :], rows["rtt_ms"])
-    labelled = [ax for ax in grid.flat if ax.get_legend_handles_labels()[0]]
-    if labelled:
-        labelled[0].legend(fontsize="small", loc="lower right")
-    fig.suptitle(f"{TRAFFIC_LABELS[traffic]}: ping RTT per station")
+    labels = _label_absent(grid.flat[0], [s for s in STATIONS if s not in answered], COLORS, "no ping answered")
+    order = [s for s in STATIONS if s in answered] + labels
+    figure_legend(fig, order, loc="outside lower center", ncols=len(STATIONS), fontsize="small")
+    fig.suptitle(with_run(f"{TRAFFIC_LABELS[traffic]}: CDF of the ping RTT per station", scenario, seed))
     return save(fig, path)
 
 
-def plot_pingonly_cdf(pings: pd.DataFrame, traffic: str, path: str | os.PathLike[str]) -> Path:
+def plot_pingonly_cdf(
+    pings: pd.DataFrame,
+    traffic: str,
+    path: str | os.PathLike[str],
+    *,
+    scenario: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+) -> Path:
     """Blog Figs. 6 (UDP) and 7 (TCP): the CDF of the ping RTT to the ping-only station under
-    FQ-MAC and under the airtime scheduler. Writes a PNG and returns its path."""
-    from ..plots import new_figure, save
+    FQ-MAC and under the airtime scheduler. Writes a PNG (or PDF, SVG) and returns its path."""
+    from ..plots import new_figure, save, with_run
 
     rows = pings[(pings["traffic"] == traffic) & (pings["station"] == PING_ONLY)]
     fig = new_figure()
     ax = fig.subplots()
+    absent = []
     for configuration in PINGONLY_CONFIGURATIONS:
         rtt = rows[rows["configuration"] == configuration]["rtt_ms"]
-        _draw_cdf(ax, rtt, color=CONFIGURATION_COLORS[configuration], label=CONFIGURATION_LABELS[configuration])
+        label = CONFIGURATION_LABELS[configuration]
+        if not _draw_cdf(ax, rtt, color=CONFIGURATION_COLORS[configuration], label=label):
+            absent.append(configuration)
     ax.grid(alpha=0.3)
     _cdf_axes([ax], [ax], rows["rtt_ms"])
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small", loc="lower right")
-    else:
+    if len(absent) == len(PINGONLY_CONFIGURATIONS):
         ax.text(0.5, 0.5, "no ping answered", transform=ax.transAxes, ha="center", va="center", color="0.4")
-    ax.set_title(f"{TRAFFIC_LABELS[traffic]}: ping RTT to the ping-only station")
+    colors = {CONFIGURATION_LABELS[c]: CONFIGURATION_COLORS[c] for c in absent}
+    _label_absent(ax, list(colors), colors, "no ping answered")
+    ax.legend(fontsize="small", loc="lower right")
+    ax.set_title(with_run(f"{TRAFFIC_LABELS[traffic]}: CDF of the ping RTT to the ping-only station", scenario, seed))
     return save(fig, path)
+
+
+def _label_absent(ax: Any, names: list[str], colors: dict[str, str], why: str) -> list[str]:
+    """An empty, labelled series on ``ax`` for each of ``names`` (nothing to draw for it), so
+    that the legend still names it and says why; returns the labels."""
+    labels = []
+    for name in names:
+        label = f"{name} ({why})"
+        ax.plot([], [], color=colors.get(name, "0.5"), label=label)
+        labels.append(label)
+    return labels
 
 
 def _draw_cdf(ax: Any, rtt: pd.Series, **style: Any) -> int:
@@ -705,24 +762,35 @@ def _plain_log_labels(axis: Any, low: float, high: float) -> None:
     labelled too where the data span less than two decades."""
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
-    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    from ..plots import plain_number
+
+    plain = FuncFormatter(lambda v, _: plain_number(v))
     axis.set_major_formatter(plain)
     axis.set_minor_formatter(plain if math.log10(high / low) < 2 else NullFormatter())
 
 
-def plot_all(rep: Reproduction | tuple[pd.DataFrame, pd.DataFrame], out_dir: str | os.PathLike[str]) -> list[Path]:
+def plot_all(
+    rep: Reproduction | tuple[pd.DataFrame, pd.DataFrame],
+    out_dir: str | os.PathLike[str],
+    *,
+    suffix: str = ".png",
+) -> list[Path]:
     """Every figure of every traffic type run, as ``hoiland-<traffic>-{airtime,throughput,
-    ping-cdf,pingonly-cdf}.png`` in ``out_dir``; returns their paths. ``rep`` is a
-    :class:`Reproduction` or (summary, pings)."""
+    ping-cdf,pingonly-cdf}.png`` (or ``suffix`` ``".pdf"``, ``".svg"``) in ``out_dir``; returns
+    their paths. ``rep`` is a :class:`Reproduction` (the titles then name each scenario file
+    and the seed) or (summary, pings)."""
     summary, pings = (rep.summary, rep.pings) if isinstance(rep, Reproduction) else rep
+    scenarios = rep.scenarios if isinstance(rep, Reproduction) else {}
+    seed = rep.seed if isinstance(rep, Reproduction) else None
     out = Path(out_dir)
     paths = []
     for traffic in [t for t in TRAFFICS if t in set(summary["traffic"])]:
         stem = out / f"hoiland-{traffic}"
-        paths.append(plot_airtime(summary, traffic, f"{stem}-airtime.png"))
-        paths.append(plot_throughput(summary, traffic, f"{stem}-throughput.png"))
-        paths.append(plot_ping_cdf(pings, traffic, f"{stem}-ping-cdf.png"))
-        paths.append(plot_pingonly_cdf(pings, traffic, f"{stem}-pingonly-cdf.png"))
+        run = {"scenario": scenarios.get(traffic), "seed": seed}
+        paths.append(plot_airtime(summary, traffic, f"{stem}-airtime{suffix}", **run))
+        paths.append(plot_throughput(summary, traffic, f"{stem}-throughput{suffix}", **run))
+        paths.append(plot_ping_cdf(pings, traffic, f"{stem}-ping-cdf{suffix}", **run))
+        paths.append(plot_pingonly_cdf(pings, traffic, f"{stem}-pingonly-cdf{suffix}", **run))
     return paths
 
 
@@ -733,7 +801,7 @@ def write(rep: Reproduction, out_dir: str | os.PathLike[str], *, runs: bool = Tr
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     csv = out / "hoiland.csv"
-    rep.summary.to_csv(csv, index=False)
+    rep.summary.to_csv(csv, index=False, float_format=CSV_FLOAT_FORMAT)
     paths = [csv]
     if runs:
         for (traffic, configuration), result in rep.results.items():
