@@ -319,6 +319,7 @@ def repro_garroppo_walk_command(
     MS1 stays good; the figure shows each station's goodput, the AP channel monitor's estimated
     goodput and MS2's SNR over time."""
     from .repro import garroppo
+    from .repro._scenarios import display_path
 
     _check_option("--scheduler", scheduler, garroppo.WALK_SCHEDULERS)
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
@@ -334,7 +335,7 @@ def repro_garroppo_walk_command(
         figure = out / f"garroppo-walk-{scheduler}.png"
         try:
             title = f"{garroppo.SCHEDULER_LABELS[scheduler]}: MS2 walks out of range and back"
-            garroppo.plot_walk(result, figure, title=title, scenario=walk_file)
+            garroppo.plot_walk(result, figure, title=title, scenario=display_path(walk_file))
         except OSError as exc:
             _cannot_write(figure, exc)
         print(f"wrote {figure} and the run's tables in {out}")

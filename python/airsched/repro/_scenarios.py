@@ -1,24 +1,37 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Finding the repository's ``scenarios/`` directory, shared by the reproductions."""
+"""Finding the ``scenarios/`` directory the reproductions run, shared by them.
+
+The repository's ``scenarios/`` ship inside the package (``airsched/scenarios``, package data of
+the wheel; in a source checkout, ``python/airsched/scenarios`` is a symlink to them), so an
+installed airsched needs no repository.
+"""
 
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from .._errors import ScenarioError
 
-#: Environment variable naming the scenarios/ directory when the package cannot find it.
+#: Environment variable naming the scenarios/ directory to use instead of the package's.
 SCENARIOS_ENV = "AIRSCHED_SCENARIOS"
+
+#: The package that holds the scenarios as data, and their directory in it.
+PACKAGE = "airsched"
+PACKAGE_DIR = "scenarios"
 
 
 def find_scenarios_dir(scenarios_dir: str | os.PathLike[str] | None, subdir: str, marker: str) -> Path:
     """The ``scenarios/`` directory holding ``subdir/marker`` (e.g. ``garroppo/share-1-4-drr.toml``).
 
-    Looked for, in order: ``scenarios_dir`` if given, the environment variable
-    ``AIRSCHED_SCENARIOS``, then the directories above this package (an editable install or a
-    source checkout) and the current directory. Either ``scenarios/`` or ``scenarios/<subdir>``
-    itself may be given. Raises :class:`ScenarioError` saying what to pass when none is found.
+    Looked for, in order: ``scenarios_dir`` if given (``--scenarios``), the environment
+    variable ``AIRSCHED_SCENARIOS`` (either names a directory chosen on purpose, which wins),
+    the scenarios shipped in the package (:func:`package_scenarios_dir`), then the directories
+    above this package (a source checkout run without installing) and the current directory.
+    Either ``scenarios/`` or ``scenarios/<subdir>`` itself may be given. Raises
+    :class:`ScenarioError` saying what to pass when none is found.
     """
     given_dirs = (
         (scenarios_dir, "scenarios_dir / --scenarios"),
@@ -33,17 +46,52 @@ def find_scenarios_dir(scenarios_dir: str | os.PathLike[str] | None, subdir: str
                     f"(given as {origin})"
                 )
             return found
-    here = Path(__file__).resolve()
-    candidates = [parent / "scenarios" for parent in here.parents] + [Path.cwd() / "scenarios"]
+    packaged = package_scenarios_dir()
+    candidates = ([packaged] if packaged is not None else []) + _repository_candidates()
     for candidate in candidates:
         found = _scenarios_root(candidate, subdir, marker)
         if found is not None:
             return found
     raise ScenarioError(
-        "cannot find the scenarios/ directory of the airsched repository (looked above "
-        f"{here.parent} and in {Path.cwd()}); pass scenarios_dir=... (Python) or --scenarios DIR "
-        f"(command line), or set {SCENARIOS_ENV}, to the repository's scenarios/ directory"
+        f"cannot find the scenarios/ directory: the package has none with {subdir}/{marker} "
+        f"(a wheel built without them?) and none was found above {Path(__file__).resolve().parent} "
+        f"or in {Path.cwd()}; pass scenarios_dir=... (Python) or --scenarios DIR (command line), "
+        f"or set {SCENARIOS_ENV}, to a scenarios/ directory"
     )
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """A scenario file as figure titles name it: from its scenarios directory on, e.g.
+    ``scenarios/hoiland/udp.toml`` (not the site-packages path of an installed package)."""
+    path = Path(path)
+    for parent in path.parents:
+        if parent.name == PACKAGE_DIR:
+            return str(path.relative_to(parent.parent))
+    return str(path)
+
+
+def package_scenarios_dir() -> Path | None:
+    """The scenarios shipped in the package (``airsched/scenarios``) as a directory on disk, or
+    None where the package has none (or is not on a file system, e.g. in a zip)."""
+    try:
+        root: Any = _package_files() / PACKAGE_DIR
+    except (ModuleNotFoundError, TypeError):
+        return None
+    if not isinstance(root, Path):
+        root = Path(os.fspath(root)) if isinstance(root, os.PathLike) else None
+    return root.resolve() if root is not None and root.is_dir() else None
+
+
+def _package_files() -> Any:
+    """The package's resources root (a Traversable, a Path for an installed package)."""
+    return resources.files(PACKAGE)
+
+
+def _repository_candidates() -> list[Path]:
+    """Where a source checkout's scenarios/ may be: above this package, then the current
+    directory."""
+    here = Path(__file__).resolve()
+    return [parent / "scenarios" for parent in here.parents] + [Path.cwd() / "scenarios"]
 
 
 def _scenarios_root(path: Path, subdir: str, marker: str) -> Path | None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..runner import run
 from ._scenarios import SCENARIOS_ENV as _SCENARIOS_ENV
+from ._scenarios import display_path as _display_path
 from ._scenarios import find_scenarios_dir as _find_scenarios_dir
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ def run_table(
     done = 0
     for scheduler in schedulers:
         path = scenario_file(share, scheduler, scenarios_dir)
-        scenarios.append(str(path))
+        scenarios.append(_display_path(path))
         for position in positions:
             sub = None if progress is None else _sub_progress(progress, done, total)
             result = run(path, seed=seed, duration=duration, overrides=position_override(position), progress=sub)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..runner import run
+from ._scenarios import display_path as _display_path
 from ._scenarios import find_scenarios_dir as _find_scenarios_dir
 
 if TYPE_CHECKING:
@@ -264,7 +265,8 @@ class Reproduction:
     pings: pd.DataFrame
     results: dict[tuple[str, str], Result] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    #: The scenario file of each traffic type run, as the figures' titles name it.
+    #: The scenario file of each traffic type run, as the figures' titles name it
+    #: (``scenarios/hoiland/udp.toml``).
     scenarios: dict[str, str] = field(default_factory=dict)
     #: The seed every run used (the scenarios' own where ``run_testbed`` was given None).
     seed: int | None = None
@@ -309,7 +311,7 @@ def run_testbed(
     scenarios: dict[str, str] = {}
     for done, (t, c) in enumerate(runs):
         path = scenario_file(t, scenarios_dir=scenarios_dir)
-        scenarios[t] = str(path)
+        scenarios[t] = _display_path(path)
         sub = None if progress is None else _sub_progress(progress, done, len(runs))
         result = run(path, seed=seed, duration=duration, progress=sub, overrides=configuration_overrides(c))
         results[(t, c)] = result
