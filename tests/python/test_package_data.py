@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The scenarios ship inside the package, so that the reproductions work from an installed
+wheel without the repository (issue 12, item 10). Building a wheel is too slow for the suite:
+these tests check the build configuration and the lookup; docs/repro-*.md say how it was
+checked by hand with a real install."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+import airsched
+from airsched.repro import _scenarios, garroppo, hoiland
+
+REPO = Path(__file__).resolve().parents[2]
+SCENARIOS = REPO / "scenarios"
+
+
+def _pyproject() -> dict:
+    tomllib = pytest.importorskip("tomllib")
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _wheel_includes(config: dict) -> list[str]:
+    patterns = []
+    for entry in config["tool"]["maturin"].get("include", []):
+        if isinstance(entry, str):
+            patterns.append(entry)
+        else:
+            formats = entry.get("format", ["sdist", "wheel"])
+            if "wheel" in ([formats] if isinstance(formats, str) else formats):
+                patterns.append(entry["path"])
+    return patterns
+
+
+def test_wheel_ships_every_scenario_file():
+    """Resolve the wheel's include patterns as maturin (>= 1.12.1) does: against the project
+    root, else against python-source, the target being the path below python-source."""
+    config = _pyproject()
+    python_dir = REPO / config["tool"]["maturin"]["python-source"]
+    targets = set()
+    for pattern in _wheel_includes(config):
+        matches = [Path(m) for m in glob.glob(str(REPO / pattern), recursive=True)]
+        if not matches:
+            matches = [Path(m) for m in glob.glob(str(python_dir / pattern), recursive=True)]
+        for match in matches:
+            if match.is_file():
+                # Inside python-source: the wheel path is the path below it.
+                assert python_dir in match.parents, f"{match} would land outside the package"
+                targets.add(match.relative_to(python_dir).as_posix())
+    shipped = {f"airsched/scenarios/{p.relative_to(SCENARIOS).as_posix()}" for p in SCENARIOS.rglob("*") if p.is_file()}
+    assert shipped, "the repository has scenario files"
+    assert targets == shipped
+
+
+def test_package_scenarios_are_the_repositorys():
+    link = REPO / "python" / "airsched" / "scenarios"
+    assert link.is_symlink() and link.resolve() == SCENARIOS.resolve()
+    assert _scenarios.package_scenarios_dir() == SCENARIOS.resolve()
+
+
+def test_build_requires_a_maturin_that_resolves_includes_in_python_source():
+    requires = _pyproject()["build-system"]["requires"]
+    (maturin,) = [r for r in requires if r.startswith("maturin")]
+    low = re.search(r">=\s*([\d.]+)", maturin)
+    assert low, maturin
+    assert tuple(int(x) for x in low.group(1).split(".")) >= (1, 12, 1)
+
+
+@pytest.fixture
+def no_repository(monkeypatch, tmp_path):
+    """As an installed package sees it: no repository above the package or in the current
+    directory, no environment variable."""
+    monkeypatch.delenv(_scenarios.SCENARIOS_ENV, raising=False)
+    monkeypatch.setattr(_scenarios, "_repository_candidates", lambda: [])
+    monkeypatch.chdir(tmp_path)
+
+
+def _fake_package(root: Path) -> Path:
+    """A package directory with the scenarios the reproductions look for."""
+    for rel in ("garroppo/share-1-4-drr.toml", "hoiland/udp.toml"):
+        target = root / "scenarios" / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text((SCENARIOS / rel).read_text(encoding="utf-8"), encoding="utf-8")
+    return root
+
+
+def test_repro_finds_the_packaged_scenarios_without_the_repository(no_repository, monkeypatch, tmp_path):
+    package = _fake_package(tmp_path / "site-packages" / "airsched")
+    monkeypatch.setattr(_scenarios, "_package_files", lambda: package)
+    found = garroppo.find_scenarios_dir()
+    assert found == (package / "scenarios").resolve()
+    assert hoiland.find_scenarios_dir() == found
+    assert garroppo.scenario_file("1:4", "drr").is_file()
+    # The figures name the file from scenarios/ on, not by its site-packages path.
+    assert _scenarios.display_path(hoiland.scenario_file("udp")) == "scenarios/hoiland/udp.toml"
+
+
+def test_packaged_scenarios_come_before_the_repository(monkeypatch, tmp_path):
+    monkeypatch.delenv(_scenarios.SCENARIOS_ENV, raising=False)
+    package = _fake_package(tmp_path / "pkg")
+    monkeypatch.setattr(_scenarios, "_package_files", lambda: package)
+    assert garroppo.find_scenarios_dir() == (package / "scenarios").resolve()
+
+
+def test_scenarios_option_and_environment_come_before_the_package(monkeypatch, tmp_path):
+    package = _fake_package(tmp_path / "pkg")
+    monkeypatch.setattr(_scenarios, "_package_files", lambda: package)
+    mine = _fake_package(tmp_path / "mine") / "scenarios"
+    assert garroppo.find_scenarios_dir(mine) == mine
+    monkeypatch.setenv(_scenarios.SCENARIOS_ENV, str(mine))
+    assert garroppo.find_scenarios_dir() == mine
+
+
+def test_no_packaged_scenarios_and_no_repository_is_one_clear_error(no_repository, monkeypatch, tmp_path):
+    monkeypatch.setattr(_scenarios, "_package_files", lambda: tmp_path / "empty-package")
+    assert _scenarios.package_scenarios_dir() is None
+    with pytest.raises(airsched.ScenarioError) as exc:
+        garroppo.find_scenarios_dir()
+    (line,) = exc.value.errors
+    assert "--scenarios" in line and _scenarios.SCENARIOS_ENV in line and "garroppo/share-1-4-drr.toml" in line
+
+
+def test_the_installed_package_finds_its_scenarios(no_repository):
+    """The real package's data (in a checkout, the symlink to scenarios/) is found with no
+    repository to fall back on."""
+    assert garroppo.find_scenarios_dir() == SCENARIOS.resolve()
+    assert os.path.isfile(hoiland.scenario_file("tcp"))
