@@ -363,16 +363,16 @@ MAGIC = {"png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-"}
 @pytest.fixture(scope="module")
 def run_out(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("plot") / "run"
-    proc = run_cli("run", REPO / "tests" / "python" / "data" / "downlink2.toml", "--out", out, columns=200)
-    assert proc.returncode == 0, proc.stderr
+    result = CliRunner().invoke(cli.app, ["run", str(REPO / "tests" / "python" / "data" / "downlink2.toml"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
     return out
 
 
 @pytest.mark.parametrize("suffix", ["png", "pdf", "svg", "PDF"])
 def test_plot_writes_the_format_its_suffix_names(run_out, suffix):
     target = run_out / f"figure.{suffix}"
-    proc = run_cli("plot", run_out, "-o", target, columns=200)
-    assert proc.returncode == 0, proc.stderr
+    result = CliRunner().invoke(cli.app, ["plot", str(run_out), "-o", str(target)])
+    assert result.exit_code == 0, result.output
     data = target.read_bytes()
     kind = suffix.lower()
     if kind == "svg":
@@ -384,10 +384,10 @@ def test_plot_writes_the_format_its_suffix_names(run_out, suffix):
 @pytest.mark.parametrize("name", ["figure.jpg", "figure"])
 def test_plot_rejects_other_suffixes_in_one_line(run_out, name):
     target = run_out / name
-    proc = run_cli("plot", run_out, "-o", target, columns=200)
-    assert proc.returncode == 2
-    assert proc.stdout == "" and not target.exists()
-    (line,) = proc.stderr.splitlines()
+    result = CliRunner().invoke(cli.app, ["plot", str(run_out), "-o", str(target)])
+    assert result.exit_code == 2
+    assert result.stdout == "" and not target.exists()
+    (line,) = result.stderr.splitlines()
     assert line.startswith("error: --output:") and ".png, .pdf, .svg" in line
 
 

@@ -123,10 +123,21 @@ def test_ping_cdf_legend_says_which_station_never_answered(figures, tmp_path):
     }
 
 
-def test_every_testbed_figure_has_a_complete_legend(figures, tmp_path):
+@pytest.fixture(scope="module")
+def testbed(tmp_path_factory) -> tuple[list[Path], list[Any]]:
+    """hoiland.plot_all of a reproduction with every station answered: the PNGs and Figures."""
     pings = _pings({c: list(hoiland.STATIONS) for c in hoiland.CONFIGURATIONS})
-    rep = hoiland.Reproduction(_summary(), pings)
-    hoiland.plot_all(rep, tmp_path)
+    rep = hoiland.Reproduction(_summary(), pings, scenarios={"udp": "scenarios/hoiland/udp.toml"}, seed=5)
+    saved: list[Any] = []
+    real_save = plots.save
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(plots, "save", lambda fig, path: (saved.append(fig), real_save(fig, path))[1])
+        paths = hoiland.plot_all(rep, tmp_path_factory.mktemp("testbed"))
+    return paths, saved
+
+
+def test_every_testbed_figure_has_a_complete_legend(testbed):
+    _paths, figures = testbed
     assert len(figures) == 4
     for fig in figures:
         labels = legend_labels(fig)
@@ -180,10 +191,8 @@ def test_garroppo_figures_have_complete_legends_and_name_their_runs(figures, tmp
 # ----- log axes, resolution, formats -----------------------------------------------------------
 
 
-def test_log_axes_have_plain_tick_labels(figures, tmp_path):
-    pings = _pings({c: list(hoiland.STATIONS) for c in hoiland.CONFIGURATIONS})
-    hoiland.plot_ping_cdf(pings, "udp", tmp_path / "cdf.png")
-    hoiland.plot_throughput(_summary(), "udp", tmp_path / "throughput.png")
+def test_log_axes_have_plain_tick_labels(testbed):
+    _paths, figures = testbed
     checked = 0
     for fig in figures:
         fig.canvas.draw()
@@ -205,11 +214,10 @@ def test_log_axes_have_plain_tick_labels(figures, tmp_path):
     ]
 
 
-def test_png_figures_are_at_least_200_dpi(tmp_path):
+def test_png_figures_are_at_least_200_dpi(testbed):
     from PIL import Image
 
-    pings = _pings({c: list(hoiland.STATIONS) for c in hoiland.CONFIGURATIONS})
-    paths = hoiland.plot_all(hoiland.Reproduction(_summary(), pings), tmp_path)
+    paths, _figures = testbed
     assert plots.DPI >= 200
     for path in paths:
         assert path.read_bytes()[:8] == PNG_MAGIC
@@ -220,14 +228,13 @@ def test_png_figures_are_at_least_200_dpi(tmp_path):
         assert width >= plots.FIGSIZE[0] * 200 and height >= plots.FIGSIZE[1] * 200
 
 
-@pytest.mark.parametrize("suffix", [".pdf", ".svg"])
-def test_figures_are_written_in_the_format_the_suffix_names(tmp_path, suffix):
-    pings = _pings({c: list(hoiland.STATIONS) for c in hoiland.CONFIGURATIONS})
-    paths = hoiland.plot_all(hoiland.Reproduction(_summary(), pings), tmp_path, suffix=suffix)
-    assert [p.suffix for p in paths] == [suffix] * 4
-    for path in paths:
-        head = path.read_bytes()[:1000]
-        assert head.startswith(b"%PDF-") if suffix == ".pdf" else b"<svg" in head
+def test_figures_are_written_in_the_format_the_suffix_names(tmp_path):
+    pdf = hoiland.plot_airtime(_summary(), "udp", tmp_path / "airtime.pdf")
+    assert pdf.read_bytes().startswith(b"%PDF-")
+    svg = garroppo.plot_occupancy(_table(), tmp_path / "occupancy.SVG")
+    assert b"<svg" in svg.read_bytes()[:1000]
+    names = [p.name for p in hoiland.plot_all((_summary(), _pings({})), tmp_path, suffix=".svg")]
+    assert names == [f"hoiland-udp-{w}.svg" for w in ("airtime", "throughput", "ping-cdf", "pingonly-cdf")]
 
 
 def test_a_figure_with_another_suffix_is_refused(tmp_path):
@@ -241,10 +248,8 @@ def test_a_figure_with_another_suffix_is_refused(tmp_path):
 # ----- titles -----------------------------------------------------------------------------------
 
 
-def test_testbed_figure_titles_name_the_scenario_and_seed(figures, tmp_path):
-    pings = _pings({c: list(hoiland.STATIONS) for c in hoiland.CONFIGURATIONS})
-    rep = hoiland.Reproduction(_summary(), pings, scenarios={"udp": "scenarios/hoiland/udp.toml"}, seed=5)
-    hoiland.plot_all(rep, tmp_path)
+def test_testbed_figure_titles_name_the_scenario_and_seed(testbed):
+    _paths, figures = testbed
     for fig in figures:
         text = titles(fig)
         assert "UDP" in text and "scenarios/hoiland/udp.toml" in text and "seed 5" in text, text
