@@ -39,6 +39,9 @@ EXIT_INTERNAL = 3
 #: The progress bar appears only for runs that take longer than this (wall-clock seconds).
 PROGRESS_DELAY_S = 1.0
 
+#: What every command's --duration takes (one rule for all, see :func:`_duration`).
+DURATION_FORMS = 'seconds ("10", "2.5") or with a unit ("10s", "500ms")'
+
 app = typer.Typer(
     name="airsched",
     help="Fast, deterministic simulator of a WiFi access point and its cell.",
@@ -86,7 +89,9 @@ def run_command(
     scenario: ScenarioArg,
     overrides: SetOption = None,
     seed: Annotated[int | None, typer.Option(help="Override the scenario's run.seed.")] = None,
-    duration: Annotated[str | None, typer.Option(help=f"Override the scenario's run.duration: {DURATION_FORMS}.")] = None,
+    duration: Annotated[
+        str | None, typer.Option(help=f"Override the scenario's run.duration: {DURATION_FORMS}.")
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(help="Write stations/flows/samples/nodes .parquet and summary.json here."),
@@ -106,7 +111,9 @@ def run_command(
     """Simulate SCENARIO and print per-station and per-flow results."""
     # Never a progress bar with --json (stdout is for the JSON alone) or when stderr is a log.
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=not json_output) as progress:
-        result = run_scenario(scenario, seed=seed, duration=_duration(duration), overrides=overrides, progress=progress)
+        result = run_scenario(
+            scenario, seed=seed, duration=_duration(duration), overrides=overrides, progress=progress
+        )
     for warning in result.warnings:
         _warn(warning)
     if out is not None:
@@ -410,9 +417,6 @@ def _cannot_write(path: Path, exc: OSError) -> NoReturn:
     print(f"error: {exc.filename or path}: cannot write: {exc.strerror or exc}", file=sys.stderr)
     raise typer.Exit(EXIT_INVALID) from None
 
-
-#: What every command's --duration takes (one rule for all, see :func:`_duration`).
-DURATION_FORMS = 'seconds ("10", "2.5") or with a unit ("10s", "500ms")'
 
 _BARE_SECONDS = re.compile(r"^\s*\d+(\.\d*)?\s*$")
 

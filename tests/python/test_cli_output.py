@@ -361,9 +361,9 @@ MAGIC = {"png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-"}
 
 
 @pytest.fixture(scope="module")
-def run_out(tmp_path_factory) -> Path:
+def run_out(tmp_path_factory, data) -> Path:
     out = tmp_path_factory.mktemp("plot") / "run"
-    result = CliRunner().invoke(cli.app, ["run", str(REPO / "tests" / "python" / "data" / "downlink2.toml"), "--out", str(out)])
+    result = CliRunner().invoke(cli.app, ["run", str(data / "downlink2.toml"), "--out", str(out)])
     assert result.exit_code == 0, result.output
     return out
 
