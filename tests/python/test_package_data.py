@@ -25,25 +25,28 @@ def _pyproject() -> dict:
     return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 
 
-def _wheel_includes(config: dict) -> list[str]:
+def _includes(config: dict, fmt: str) -> list[str]:
+    """The [tool.maturin] include patterns that apply to ``fmt`` ("wheel" or "sdist")."""
     patterns = []
     for entry in config["tool"]["maturin"].get("include", []):
         if isinstance(entry, str):
             patterns.append(entry)
         else:
             formats = entry.get("format", ["sdist", "wheel"])
-            if "wheel" in ([formats] if isinstance(formats, str) else formats):
+            if fmt in ([formats] if isinstance(formats, str) else formats):
                 patterns.append(entry["path"])
     return patterns
 
 
-def test_wheel_ships_every_scenario_file():
-    """Resolve the wheel's include patterns as maturin (>= 1.12.1) does: against the project
-    root, else against python-source, the target being the path below python-source."""
+@pytest.mark.parametrize("fmt", ["wheel", "sdist"])
+def test_wheel_and_sdist_ship_every_scenario_file(fmt):
+    """Resolve the include patterns as maturin (>= 1.12.1) does: against the project root,
+    else against python-source, the wheel's path being the path below python-source (the
+    sdist's, below the project root: a wheel built from the sdist finds them in the package)."""
     config = _pyproject()
     python_dir = REPO / config["tool"]["maturin"]["python-source"]
     targets = set()
-    for pattern in _wheel_includes(config):
+    for pattern in _includes(config, fmt):
         matches = [Path(m) for m in glob.glob(str(REPO / pattern), recursive=True)]
         if not matches:
             matches = [Path(m) for m in glob.glob(str(python_dir / pattern), recursive=True)]
