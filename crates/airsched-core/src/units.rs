@@ -90,7 +90,7 @@ const RATE_UNITS_HELP: &str =
 const SIZE_UNITS_HELP: &str =
     "b, k/kb (x1024), m/mb, g/gb (bytes), or kbit, mbit, gbit (e.g. \"1514\" or \"15k\")";
 const DURATION_UNITS_HELP: &str =
-    "s, sec, secs, ms, msec, msecs, us, usec, usecs, ns (e.g. \"10s\" or \"200ms\")";
+    "s, sec, secs, ms, msec, msecs, us, usec, usecs, ns, min, h (e.g. \"10s\", \"200ms\" or \"10min\")";
 const TC_TIME_UNITS_HELP: &str = "s, sec, secs, ms, msec, msecs, us, usec, usecs, ns, \
      or no unit for microseconds (e.g. \"5ms\")";
 const PHY_RATES_HELP: &str = "\"1Mbps\", \"2Mbps\", \"5.5Mbps\" or \"11Mbps\"";
@@ -438,12 +438,19 @@ fn time_multiplier(unit: &str) -> Option<u64> {
 /// A duration in a scenario file, e.g. `"10s"`, `"200ms"`, `"0.1ms"`, `"102.4ms"`.
 ///
 /// Units (case-insensitive): `s`/`sec`/`secs`, `ms`/`msec`/`msecs`, `us`/`usec`/`usecs`,
-/// `ns`/`nsec`/`nsecs`. A bare number is rejected because it is ambiguous (`tc` reads it as
+/// `ns`/`nsec`/`nsecs`, and for long runs `min`/`mins` and `h`/`hour`/`hours`. A bare number is rejected because it is ambiguous (`tc` reads it as
 /// microseconds, people often mean seconds). Zero is accepted; negative values and values
 /// finer than one nanosecond (`"0.5ns"`) are rejected. No upper bound other than `u64` ns;
 /// the scenario parser applies `Nanos::MAX_SCENARIO`.
 pub fn parse_time(s: &str) -> Result<Nanos, UnitError> {
-    parse_with_units(s, Quantity::Duration, time_multiplier).map(Nanos)
+    parse_with_units(s, Quantity::Duration, |u| match u {
+        // Minutes and hours for long runs ("10min", "1h"); not in tc's times, which iproute2's
+        // get_time reads in seconds at most. "m" alone is refused: minutes or metres?
+        "min" | "mins" => Some(60_000_000_000),
+        "h" | "hour" | "hours" => Some(3_600_000_000_000),
+        _ => time_multiplier(u),
+    })
+    .map(Nanos)
 }
 
 /// A `tc` time (`latency`, `target`, `interval`, ...): like [`parse_time`], but a bare number
@@ -678,7 +685,8 @@ mod tests {
                 K::Fractional,
             ),
             ("10 m", K::UnknownUnit("m".into())),
-            ("10min", K::UnknownUnit("min".into())),
+            ("10mn", K::UnknownUnit("mn".into())),
+            ("10m", K::UnknownUnit("m".into())),
             ("s", K::NotANumber),
             ("99999999999s", K::TooLarge),
         ];

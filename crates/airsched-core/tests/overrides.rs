@@ -186,7 +186,7 @@ fn a_duration_override_against_the_files_times_is_reported_at_the_override() {
         "run.duration",
         "duration 1500ms ends before flow down2 starts at 2s",
     );
-    one(&TWO.replace("warmup = \"1s\"", "warmup = \"0s\"\nsample_interval = \"1s\"").replace("stop = \"2s\"\n", ""), &["run.duration=500ms"], (CL, 1, 14), "run.duration", "shorter than the sample interval 1s");
+    one(&TWO.replace("warmup = \"1s\"", "warmup = \"0s\"\nsample_interval = \"1s\"").replace("stop = \"2s\"\n", ""), &["run.duration=500ms"], (CL, 1, 14), "run.duration", "holds fewer than two sample intervals of 1s");
     // The same for the contention window: the overridden bound is the one named.
     let cw = EXAMPLE.replace("preamble = \"long\"", "cw_min = 15\ncw_max = 63");
     one(&cw, &["cell.cw_min=127"], (CL, 1, 13), "cell.cw_min", "cw_min (127) must not exceed cw_max (63)");

@@ -356,8 +356,9 @@ fn tc_script_sources() {
 // 802.11n cells
 
 /// An 802.11n cell: `[cell]` on line 1, `standard = "802.11n"` on line 2, then `rest` from line 3.
+/// An 802.11n cell with `rest` from line 3 on, and one station after it (a cell needs one).
 fn ht(rest: &str) -> String {
-    format!("[cell]\nstandard = \"802.11n\"\n{rest}")
+    format!("[cell]\nstandard = \"802.11n\"\n{rest}[[station]]\nname = \"zz\"\n")
 }
 
 #[test]

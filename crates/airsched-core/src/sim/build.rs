@@ -56,7 +56,8 @@ impl Simulation {
             net,
             wifi,
             traffic,
-            rec: Recorder::new(scn.flows.len(), n_samples.min(1 << 20) * (n + scn.flows.len())),
+            // Reserve at most 64 Ki rows up front; a long run grows the table as it goes.
+            rec: Recorder::new(scn.flows.len(), n_samples.saturating_mul(n + scn.flows.len()).min(1 << 16)),
             wall: std::time::Duration::ZERO,
             finished: false,
         })

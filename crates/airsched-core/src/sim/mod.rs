@@ -125,21 +125,47 @@ impl Simulation {
 
     /// Process every event with time <= min(until, end).
     pub fn advance(&mut self, until: Nanos) {
+        self.advance_at_most(until, u64::MAX);
+    }
+
+    /// Like [`Self::advance`], but stop after `max_events` events, so that a caller can look up
+    /// between slices of bounded work (for Ctrl-C, or progress); the events processed are the
+    /// same as in one call. Returns whether min(until, end) was reached.
+    pub fn advance_at_most(&mut self, until: Nanos, max_events: u64) -> bool {
         let started = Instant::now();
         let limit = until.min(self.end);
+        let mut budget = max_events;
+        let mut reached = true;
         while let Some(t) = self.cx.out.queue().peek_time() {
             if t > limit {
                 break;
             }
+            if budget == 0 {
+                reached = false;
+                break;
+            }
+            budget -= 1;
             let (t, ev) = self.cx.out.queue_mut().pop().expect("peeked");
             self.cx.now = t;
             self.handle(ev);
             self.drain();
         }
-        if limit > self.cx.now {
+        if reached && limit > self.cx.now {
             self.cx.now = limit;
         }
         self.wall += started.elapsed();
+        reached
+    }
+
+    /// Stop the run where it stands (after an interrupt) and gather the results of what was
+    /// simulated so far: the run's end becomes the current time, so the measured window and every
+    /// rate cover [warm-up, now]. Packet conservation is checked as at a normal end.
+    pub fn finish_now(&mut self) -> Result<crate::results::RunResults, SimError> {
+        if self.finished {
+            return Err(SimError::Finished);
+        }
+        self.end = self.cx.now.min(self.end);
+        self.finish()
     }
 
     fn handle(&mut self, ev: Event) {

@@ -84,7 +84,9 @@ impl Simulation {
         Ok(c)
     }
 
-    pub(super) fn results(&self, conservation: Conservation) -> RunResults {
+    pub(super) fn results(&mut self, conservation: Conservation) -> RunResults {
+        // The samples move into the results (a run is finished once): no second copy.
+        let samples = std::mem::take(&mut self.rec.samples);
         let zero = Counters::new(self.traffic.flows.len(), self.scn.stations.len());
         let base = self.rec.at_warmup.as_ref().unwrap_or(&zero);
         let measured = self.end.saturating_sub(self.scn.run.warmup);
@@ -94,7 +96,7 @@ impl Simulation {
 
         let sample_stats = |kind: SampleKind, index: u32| {
             mean_std(
-                self.rec.samples
+                samples
                     .iter()
                     .filter(|s| s.kind == kind && s.index == index)
                     .map(|s| s.goodput_bps / 1e6),
@@ -146,7 +148,7 @@ impl Simulation {
             .map(|s| c.stations[s].airtime_ns - base.stations[s].airtime_ns)
             .sum();
         let station_sample_mean = |s: usize, f: fn(&Sample) -> f64| {
-            mean_std(self.rec.samples.iter().filter(|x| x.kind == SampleKind::Station && x.index == s as u32).map(f)).0
+            mean_std(samples.iter().filter(|x| x.kind == SampleKind::Station && x.index == s as u32).map(f)).0
         };
         let down_air_total: u64 = (0..self.scn.stations.len())
             .map(|s| c.stations[s].air_dir_ns[0] - base.stations[s].air_dir_ns[0])
@@ -314,7 +316,7 @@ impl Simulation {
                     rtt_ms: p.rtt.0 as f64 / 1e6,
                 })
                 .collect(),
-            samples: self.rec.samples.clone(),
+            samples,
             sample_interval: self.scn.run.sample_interval,
             tc: self.tc_reports(),
             warnings: self.scn.warnings.clone(),

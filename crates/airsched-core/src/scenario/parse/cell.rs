@@ -60,11 +60,12 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
 
     let beacon_interval = tbl.get("beacon_interval").and_then(|v| {
         time_value(ctx, v, "cell.beacon_interval", "102.4ms").and_then(|d| {
-            if d == Nanos::ZERO {
+            let max = Nanos(TU.0 * MAX_BEACON_TU);
+            if d < TU || d > max {
                 ctx.error(
                     &v.span(),
                     "cell.beacon_interval",
-                    "must be greater than zero",
+                    format!("{d} is out of range; the beacon interval is 1 to {MAX_BEACON_TU} time units of 1024us ({TU} to {max}), usually 100 TU (\"102.4ms\")"),
                 );
                 None
             } else {

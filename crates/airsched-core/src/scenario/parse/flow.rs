@@ -234,6 +234,26 @@ pub(super) fn parse_flows(
             .get("size")
             .and_then(|v| integer(ctx, v, &k("size"), if is_tcp { 88 } else { 1 }, size_max));
 
+        // A constant rate: at most the fastest link, and at most one packet per microsecond.
+        if let (Some(FlowRate::Cbr { bits_per_second }), Some(v)) = (rate, tbl.get("rate")) {
+            let key = k("rate");
+            if rate_in_bounds(ctx, v, &key, bits_per_second, 1, MAX_LINK_BPS).is_some() {
+                let bytes = u128::from(size.unwrap_or(1470) as u32);
+                let interval_ns = bytes * 8 * 1_000_000_000 / u128::from(bits_per_second);
+                if interval_ns < u128::from(MIN_PACKET_INTERVAL.0) {
+                    ctx.error(
+                        &v.span(),
+                        &key,
+                        format!(
+                            "{} in {bytes}-byte packets is more than one packet per {MIN_PACKET_INTERVAL}; \
+                             use larger packets (`size`) or a lower rate",
+                            crate::tc::format_rate(bits_per_second)
+                        ),
+                    );
+                }
+            }
+        }
+
         let start_v = tbl.get("start");
         let start = start_v.map_or(Some(Nanos::ZERO), |v| time_value(ctx, v, &k("start"), "0s"));
         if let (Some(st), Some(d), Some(v)) = (start, run_duration, start_v) {

@@ -45,6 +45,7 @@ use crate::units;
 mod cell;
 mod flow;
 mod ht;
+mod limits;
 mod node;
 mod overrides;
 mod radio;
@@ -54,6 +55,7 @@ mod values;
 mod wired;
 
 use cell::*;
+use limits::*;
 use flow::*;
 use node::*;
 use run::*;
@@ -378,7 +380,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
     let flows = parse_flows(ctx, root.get("flow"), &names, run.1.as_ref());
     let monitor = radio::parse_monitor(ctx, root.get("monitor"));
 
-    Scenario {
+    let scn = Scenario {
         run: run.0,
         cell,
         wired,
@@ -389,7 +391,11 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
         ap_mac,
         monitor,
         warnings: Vec::new(),
+    };
+    if ctx.errors.is_empty() {
+        check_scenario(ctx, root, &scn);
     }
+    scn
 }
 
 #[cfg(test)]

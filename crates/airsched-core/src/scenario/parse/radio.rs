@@ -39,6 +39,10 @@ pub(super) fn db_value(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, min: i32, ma
         }
     };
     let db = db?;
+    if !db.is_finite() {
+        ctx.error(&v.span(), key, format!("{db} is not a level in dB; write a finite number, e.g. \"12dB\" or 12"));
+        return None;
+    }
     let cdb = (db * 100.0).round();
     if cdb < min as f64 || cdb > max as f64 {
         ctx.error(&v.span(), key, format!("{db} dB is out of range; expected {} to {} dB", min / 100, max / 100));

@@ -11,6 +11,8 @@ pub(super) struct RunDuration {
     pub(super) by_override: Option<Span>,
 }
 
+const DEFAULT_SAMPLE_INTERVAL: Nanos = Nanos::from_ms(200);
+
 /// Returns the run settings and the validated duration (None when `run.duration` is invalid,
 /// so that checks against it are skipped rather than cascading).
 pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (RunConfig, Option<RunDuration>) {
@@ -71,43 +73,51 @@ pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (
         .get("seed")
         .map_or(Some(1), |v| integer(ctx, v, "run.seed", 0, u64::MAX));
 
-    let sample_interval = match tbl.get("sample_interval") {
-        None => Some(Nanos::from_ms(200)),
+    let sample_v = tbl.get("sample_interval");
+    let sample_interval = match sample_v {
+        None => Some(DEFAULT_SAMPLE_INTERVAL),
         Some(v) => time_value(ctx, v, "run.sample_interval", "200ms").and_then(|s| {
-            if s == Nanos::ZERO {
-                ctx.error(
-                    &v.span(),
-                    "run.sample_interval",
-                    "must be greater than zero",
-                );
-                None
-            } else if let (Some(d), Some(span), true) = (duration, &by_override, from_file(ctx, v)) {
-                if s > d {
-                    ctx.error(span, "run.duration", format!("duration {d} is shorter than the sample interval {s} of the scenario"));
-                    return None;
-                }
-                Some(s)
-            } else if duration.is_some_and(|d| s > d) {
-                ctx.error(
-                    &v.span(),
-                    "run.sample_interval",
-                    format!(
-                        "sample_interval ({s}) must not exceed run.duration ({})",
-                        duration.unwrap_or_default()
-                    ),
-                );
+            if s < MIN_SAMPLE_INTERVAL {
+                ctx.error(&v.span(), "run.sample_interval", format!("{s} is too short; at least {MIN_SAMPLE_INTERVAL}"));
                 None
             } else {
                 Some(s)
             }
         }),
     };
+    // At least two samples in the measured window, so that every standard deviation is defined.
+    if let (Some(d), Some(w), Some(s)) = (duration, warmup, sample_interval) {
+        let window = Nanos(d.0 - w.0.min(d.0));
+        if s.0.saturating_mul(2) > window.0 {
+            let sample_from_file = sample_v.is_some_and(|v| from_file(ctx, v));
+            let whose = if sample_v.is_none() { " (the default)" } else { "" };
+            let most = Nanos(window.0 / 2);
+            let fix = if most >= MIN_SAMPLE_INTERVAL {
+                format!("use a run.sample_interval of at most {most} or a longer run.duration")
+            } else {
+                format!("use a run.duration of at least {}", w + Nanos(2 * MIN_SAMPLE_INTERVAL.0))
+            };
+            let msg = format!(
+                "the measured window ({window}: run.duration {d} minus run.warmup {w}) holds fewer than two sample \
+                 intervals of {s}{whose}, so no standard deviation could be computed; {fix}"
+            );
+            match (&by_override, sample_v) {
+                // An override of the duration made the file's (or the default) interval too long.
+                (Some(span), _) if sample_v.is_none() || sample_from_file => ctx.error(span, "run.duration", msg),
+                (_, Some(v)) => ctx.error(&v.span(), "run.sample_interval", msg),
+                (_, None) => {
+                    let span = tbl.get("duration").map_or(0..0, |v| v.span());
+                    ctx.error(&span, "run.duration", msg)
+                }
+            }
+        }
+    }
 
     let cfg = RunConfig {
         duration: duration.unwrap_or(DEFAULT_DURATION),
         warmup: warmup.unwrap_or(Nanos::ZERO),
         seed: seed.unwrap_or(1),
-        sample_interval: sample_interval.unwrap_or(Nanos::from_ms(200)),
+        sample_interval: sample_interval.unwrap_or(DEFAULT_SAMPLE_INTERVAL),
     };
     (cfg, duration.map(|value| RunDuration { value, by_override }))
 }

@@ -100,8 +100,8 @@ fn the_example_parses() {
 }
 
 #[test]
-fn an_empty_file_is_all_defaults() {
-    let s = parse_scenario("", "empty.toml").unwrap();
+fn one_station_and_nothing_else_is_all_defaults() {
+    let s = parse_scenario(ONE_STATION, "one.toml").unwrap();
     assert_eq!(
         s.run,
         RunConfig {
@@ -120,7 +120,23 @@ fn an_empty_file_is_all_defaults() {
         }
     );
     assert_eq!((s.ap, s.server), (node(1000), node(1000)));
-    assert!(s.stations.is_empty() && s.flows.is_empty());
+    assert!(s.stations.len() == 1 && s.flows.is_empty());
+}
+
+/// The smallest valid scenario: one 802.11b station (802.11n takes its default MCS).
+const ONE_STATION: &str = "[[station]]\nname = \"s\"\nrate = \"11Mbps\"\n";
+const ONE_HT_STATION: &str = "[[station]]\nname = \"s\"\n";
+
+#[test]
+fn an_empty_or_comments_only_file_is_refused() {
+    for text in ["", "# nothing\n\n   # at all\n"] {
+        let e = parse_scenario(text, "empty.toml").unwrap_err();
+        assert_eq!(e.0.len(), 1, "{e}");
+        assert_eq!((e.0[0].line, e.0[0].column, e.0[0].key.as_str()), (1, 1, "station"));
+        assert!(e.0[0].message.starts_with("the scenario is empty; add at least one [[station]]"), "{e}");
+    }
+    let e = parse_scenario("[run]\nduration = \"5s\"\n", "f").unwrap_err();
+    assert!(e.0[0].message.starts_with("the cell has no stations"), "{e}");
 }
 
 #[test]
@@ -441,14 +457,14 @@ sack = false
 
     // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.
     let s = parse_scenario(
-        "[cell]\nstandard = \"802.11n\"\n[ap]\nmac_queue = \"fq_mac\"\nairtime = \"mac80211\"\n",
+        &format!("[cell]\nstandard = \"802.11n\"\n[ap]\nmac_queue = \"fq_mac\"\nairtime = \"mac80211\"\n{ONE_HT_STATION}"),
         "f",
     )
     .unwrap();
     assert_eq!((s.ap_mac.aql, s.ap_mac.fq_kernel), (true, FqKernel::Linux6_18));
     // A driver FIFO with its own limit; band and width spelled briefly.
     let s = parse_scenario(
-        "[cell]\nstandard = \"802.11n\"\nband = \"5\"\n[ap]\ndriver_queue_limit = 1000\nmac_queue = \"fifo\"\n",
+        &format!("[cell]\nstandard = \"802.11n\"\nband = \"5\"\n[ap]\ndriver_queue_limit = 1000\nmac_queue = \"fifo\"\n{ONE_HT_STATION}"),
         "f",
     )
     .unwrap();
@@ -467,7 +483,7 @@ fn each_queueing_preset() {
         ("fq-mac", MacQueue::FqMac, AirtimeSched::Off, false),
         ("airtime", MacQueue::FqMac, AirtimeSched::Ath9k, false),
     ] {
-        let text = format!("[cell]\nstandard = \"802.11n\"\n[ap]\ntxqueuelen = 100\nqueueing = \"{preset}\"\n");
+        let text = format!("[cell]\nstandard = \"802.11n\"\n[ap]\ntxqueuelen = 100\nqueueing = \"{preset}\"\n{ONE_HT_STATION}");
         let s = parse_scenario(&text, "p.toml").unwrap_or_else(|e| panic!("{preset}: {e}"));
         assert_eq!((s.ap_mac.queue, s.ap_mac.airtime), (queue, airtime), "{preset}");
         assert_eq!((s.ap_mac.aql, s.ap_mac.fq_kernel, s.ap_mac.airtime_rx), (false, FqKernel::Linux4_11, true));
@@ -487,13 +503,13 @@ fn each_queueing_preset() {
     }
     // The presets leave the other AP keys free.
     let s = parse_scenario(
-        "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fifo\"\ndriver_queue_limit = 50\n",
+        &format!("[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fifo\"\ndriver_queue_limit = 50\n{ONE_HT_STATION}"),
         "f",
     )
     .unwrap();
     assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: 50 });
     let s = parse_scenario(
-        "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fq-mac\"\nfq_kernel = \"6.18\"\nairtime_rx = false\n",
+        &format!("[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fq-mac\"\nfq_kernel = \"6.18\"\nairtime_rx = false\n{ONE_HT_STATION}"),
         "f",
     )
     .unwrap();
@@ -516,9 +532,9 @@ fn an_invalid_standard_does_not_cascade() {
 
 #[test]
 fn warmup_default_drops_to_zero_for_short_runs() {
-    let s = parse_scenario("[run]\nduration = \"1s\"\n", "f").unwrap();
+    let s = parse_scenario(&format!("[run]\nduration = \"1s\"\n{ONE_STATION}"), "f").unwrap();
     assert_eq!(s.run.warmup, Nanos::ZERO);
-    let s = parse_scenario("[run]\nduration = \"1001ms\"\n", "f").unwrap();
+    let s = parse_scenario(&format!("[run]\nduration = \"1002ms\"\nsample_interval = \"1ms\"\n{ONE_STATION}"), "f").unwrap();
     assert_eq!(s.run.warmup, Nanos::from_secs(1));
 }
 
@@ -535,8 +551,8 @@ fn inline_tables_and_dotted_keys_work_too() {
 
 #[test]
 fn integers_in_other_radixes_and_with_underscores() {
-    let text = "[run]\nseed = 0x10\n[ap]\ntxqueuelen = 1_0_0\n[cell]\nretry_limit = 0o7\n";
-    let s = parse_scenario(text, "f").unwrap();
+    let text = format!("[run]\nseed = 0x10\n[ap]\ntxqueuelen = 1_0_0\n[cell]\nretry_limit = 0o7\n{ONE_STATION}");
+    let s = parse_scenario(&text, "f").unwrap();
     assert_eq!(
         (s.run.seed, s.ap.txqueuelen, s.cell.retry_limit),
         (16, 100, 7)
