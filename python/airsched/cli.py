@@ -35,6 +35,8 @@ from .scenario import COMMAND_LINE, load
 EXIT_INVALID = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
+#: Ctrl-C, as a shell reports SIGINT (128 + 2).
+EXIT_INTERRUPTED = 130
 
 #: The progress bar appears only for runs that take longer than this (wall-clock seconds).
 PROGRESS_DELAY_S = 1.0
@@ -108,14 +110,37 @@ def run_command(
         ),
     ] = False,
 ) -> None:
-    """Simulate SCENARIO and print per-station and per-flow results."""
+    """Simulate SCENARIO and print per-station and per-flow results.
+
+    Ctrl-C stops the run within a fraction of a second; with --out, what was measured up to
+    then is written, marked partial (summary.json: "partial": true), and the exit status is 130."""
+    if out is not None:
+        # Before simulating: a run whose results cannot be written is a run lost.
+        _check_writable(out)
     # Never a progress bar with --json (stdout is for the JSON alone) or when stderr is a log.
-    with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=not json_output) as progress:
-        result = run_scenario(
-            scenario, seed=seed, duration=_duration(duration), overrides=overrides, progress=progress
-        )
+    try:
+        with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=not json_output) as progress:
+            result = run_scenario(
+                scenario,
+                seed=seed,
+                duration=_duration(duration),
+                overrides=overrides,
+                progress=progress,
+                partial_on_interrupt=out is not None,
+            )
+    except KeyboardInterrupt:
+        print("interrupted: nothing written (with --out DIR, what was measured so far is kept)", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     for warning in result.warnings:
         _warn(warning)
+    if result.summary.get("partial"):
+        _write_results(result, out)  # type: ignore[arg-type]  # partial only with --out
+        print(
+            f"interrupted: stopped at {result.summary['sim_seconds']:g} s of simulated time; "
+            f"wrote what was measured to {out} (marked partial in summary.json)",
+            file=sys.stderr,
+        )
+        raise typer.Exit(EXIT_INTERRUPTED)
     if out is not None:
         _write_results(result, out)
     report = result.to_json_dict()
@@ -512,8 +537,9 @@ def validate_command(scenario: ScenarioArg, overrides: SetOption = None) -> None
 
 def main() -> None:
     """Entry point of the ``airsched`` script and of ``python -m airsched``."""
-    # Typer turns Ctrl-C into exit status 130. It takes effect between two progress slices of
-    # the run (the core simulates without the GIL), so within 1 % of the run.
+    # Ctrl-C: exit status 130. The core simulates without the GIL in slices of bounded work and
+    # looks at Python's signals between them, so it takes effect within a fraction of a second;
+    # `run --out` then writes what was measured, marked partial.
     app(prog_name="airsched")
 
 
@@ -534,6 +560,21 @@ def _reported_errors(scenario_exit_code: int, bad_set: int | None = None) -> Ite
             "error: this is a bug in airsched; please report it together with the scenario", file=sys.stderr
         )
         raise typer.Exit(EXIT_INTERNAL) from None
+
+
+def _check_writable(out: Path) -> None:
+    """Exit 1 with one line, before any simulation, unless ``out`` is (or can be made) a
+    directory that files can be created in."""
+    import tempfile
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        where = exc.filename or out
+        print(f"error: --out {out}: cannot write results in {where}: {exc.strerror or exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_INVALID) from None
 
 
 def _write_results(result: Result, out: Path) -> None:

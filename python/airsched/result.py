@@ -204,12 +204,36 @@ def _checked_columns(
     missing = [name for name in schema if name not in columns]
     if missing:
         raise SimulationError(f"the native {table!r} table lacks column(s) {', '.join(missing)}")
-    ordered = {name: list(columns[name]) for name in schema}
-    ordered.update({name: list(values) for name, values in columns.items() if name not in schema})
+    ordered = {name: _column(table, name, columns[name]) for name in schema}
+    ordered.update({name: _column(table, name, values) for name, values in columns.items() if name not in schema})
     lengths = {len(values) for values in ordered.values()}
     if len(lengths) > 1:
         raise SimulationError(f"the native {table!r} table has columns of unequal length")
     return ordered
+
+
+#: numpy dtype of each tag of a typed column (see ``typed_table_to_py`` in crates/airsched-py).
+_TYPED = {"f8": "<f8", "i8": "<i8", "dict": "<u4"}
+
+
+def _column(table: str, name: str, values: Any) -> Any:
+    """A column as a list, or, for the typed columns of the tables that grow with the run
+    (samples, pings: ``("f8" | "i8", bytes)`` or ``("dict", codes, names)``), as a numpy array
+    read from the bytes without a copy (text as an object array sharing one str per name)."""
+    if isinstance(values, tuple) and values and values[0] in _TYPED:
+        import numpy as np
+
+        tag, raw = values[0], values[1]
+        if len(raw) % np.dtype(_TYPED[tag]).itemsize:
+            raise SimulationError(f"the native {table!r} column {name!r} has a partial value")
+        array = np.frombuffer(raw, dtype=_TYPED[tag])
+        if tag == "dict":
+            names = np.array(list(values[2]) + [None], dtype=object)
+            if array.size and int(array.max()) >= len(values[2]):
+                raise SimulationError(f"the native {table!r} column {name!r} has a code without a name")
+            return names.take(array)
+        return array
+    return list(values)
 
 
 def _json_value(value: Any) -> Any:

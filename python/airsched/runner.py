@@ -10,7 +10,8 @@ from collections.abc import Callable
 from . import _core
 from ._errors import native_errors
 from .result import Result
-from .scenario import Overrides, PathLike, load, override_lines, toml_string
+from .provenance import provenance
+from .scenario import Overrides, PathLike, ScenarioSource, load, override_lines, toml_string
 
 #: The run is advanced in this many equal slices of simulated time.
 PROGRESS_STEPS = 100
@@ -24,6 +25,7 @@ def run(
     duration: str | None = None,
     overrides: Overrides | None = None,
     progress: Callable[[float], None] | None = None,
+    partial_on_interrupt: bool = False,
 ) -> Result:
     """Simulate a scenario file (or ``text=``, TOML) and return its :class:`Result`.
 
@@ -35,14 +37,34 @@ def run(
     fraction of simulated time (0 < f <= 1, increasing, the last call with 1.0). Raises
     :class:`ScenarioError` for invalid input; errors in overrides name ``<command line>``, line N
     being the N-th override.
+
+    Ctrl-C (KeyboardInterrupt) takes effect within a few tens of milliseconds of wall time. It
+    propagates, unless ``partial_on_interrupt``: then the run ends where it stands and the
+    result of what was simulated is returned, with ``summary["partial"]`` true and
+    ``summary["sim_seconds"]`` the simulated time reached.
     """
     source = load(scenario, text=text)
     lines = override_lines(overrides) + run_overrides(seed, duration)
     with native_errors():
         sim = _core.Simulation(source.text, source.path, overrides=lines)
-        _advance(sim, progress)
+        try:
+            _advance(sim, progress)
+        except KeyboardInterrupt:
+            if not partial_on_interrupt:
+                raise
+            raw = sim.finish_now()
+            raw["summary"]["partial"] = True
+            return _with_provenance(Result.from_native(raw), source, lines)
         raw = sim.finish()
-    return Result.from_native(raw)
+    raw["summary"]["partial"] = False
+    return _with_provenance(Result.from_native(raw), source, lines)
+
+
+def _with_provenance(result: Result, source: ScenarioSource, lines: list[str]) -> Result:
+    """``result`` with ``summary["provenance"]``: scenario path, text and hash, overrides, seed,
+    versions and every resolved setting (see :mod:`airsched.provenance`)."""
+    result.summary["provenance"] = provenance(source.path, source.text, lines, seed=int(result.summary["seed"]))
+    return result
 
 
 def _advance(sim: _core.Simulation, progress: Callable[[float], None] | None) -> None:

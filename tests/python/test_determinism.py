@@ -18,8 +18,11 @@ def uplink(cli_json, data):
 
 def test_same_seed_same_results(cli_json, data, uplink):
     again = cli_json(data / "uplink2.toml", "--seed", "1")
-    # wall_seconds is the only figure that depends on the machine.
-    assert without(again, "wall_seconds") == without(uplink, "wall_seconds")
+    # wall_seconds is the only figure that depends on the machine; the provenance records the
+    # --seed given the second time, of the same scenario text.
+    assert without(again, "wall_seconds", "provenance") == without(uplink, "wall_seconds", "provenance")
+    assert again["provenance"]["scenario_sha256"] == uplink["provenance"]["scenario_sha256"]
+    assert again["provenance"]["overrides"] == ["run.seed=1"] and uplink["provenance"]["overrides"] == []
 
 
 def test_other_seed_other_results(cli_json, data, uplink):

@@ -259,7 +259,7 @@ def test_run_testbed_and_run_table_record_their_scenarios_and_seed():
     rep = hoiland.run_testbed("udp", duration="3s", seed=None, configurations=["airtime"])
     assert rep.scenarios == {"udp": "scenarios/hoiland/udp.toml"}
     assert rep.seed == int(rep.results[("udp", "airtime")].summary["seed"])
-    df = garroppo.run_table("1:1", duration="2s", seed=6, positions=["good"], schedulers=["drr", "whtb"])
+    df = garroppo.run_table("1:1", duration="3s", seed=6, positions=["good"], schedulers=["drr", "whtb"])
     assert garroppo.table_run_label(df) == ("scenarios/garroppo/share-1-1-*.toml", 6)
 
 

@@ -101,8 +101,8 @@ def test_position_override_is_the_file_edited():
         override = garroppo.position_override(position)
         assert override == {"station[ms2].position": position}
         edited = text.replace('name = "ms2"\nip = "192.168.1.3"\nposition = "bad"', f'name = "ms2"\nip = "192.168.1.3"\nposition = "{position}"')
-        by_override = airsched.run(path, duration="2s", overrides=override)
-        by_text = airsched.run(text=edited, duration="2s")
+        by_override = airsched.run(path, duration="3s", overrides=override)
+        by_text = airsched.run(text=edited, duration="3s")
         pd.testing.assert_frame_equal(by_override.stations, by_text.stations)
         pd.testing.assert_frame_equal(by_override.samples, by_text.samples)
     with pytest.raises(ValueError, match="position: must be one of"):

@@ -128,8 +128,8 @@ def test_each_configuration_is_an_override_of_the_aps_queueing(traffic):
         assert info.duration == "32s"
     # The override is the configuration: FIFO runs pfifo_fast at the AP, FQ-MAC no qdisc of its
     # own above the mac80211 queues.
-    fifo = airsched.run(path, overrides=hoiland.configuration_overrides("fifo"), duration="2.2s")
-    fq_mac = airsched.run(path, overrides=hoiland.configuration_overrides("fq-mac"), duration="2.2s")
+    fifo = airsched.run(path, overrides=hoiland.configuration_overrides("fifo"), duration="2.4s")
+    fq_mac = airsched.run(path, overrides=hoiland.configuration_overrides("fq-mac"), duration="2.4s")
     root = lambda r: next(i for i in r.tc if i["node"] == "ap" and i["dev"] == "wlan0")["qdiscs"][0]["kind"]  # noqa: E731
     assert (root(fifo), root(fq_mac)) == ("pfifo_fast", "pfifo")
     assert fq_mac.stations["ampdu_mean_down"].max() > fifo.stations["ampdu_mean_down"].max()

@@ -65,7 +65,8 @@ def test_unwritable_out_dir_is_reported(cli, data, tmp_path):
     proc = cli("run", data / "cbr.toml", "--duration", "2s", "--json", "--out", blocker)
     assert proc.returncode == 1
     assert proc.stdout == ""  # no JSON for results that were not saved
-    assert proc.stderr.startswith(f"error: {blocker}: cannot write results: ")
+    # Checked before the simulation, so that no run is lost to an unwritable directory.
+    assert proc.stderr.startswith(f"error: --out {blocker}: cannot write results in ")
     assert "Traceback" not in proc.stderr
 
 
