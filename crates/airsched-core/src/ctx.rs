@@ -133,6 +133,25 @@ impl Ctx {
         self.pkts.free(pkt);
     }
 
+    /// A saturating source's datagram that its own host's qdisc refused at enqueue: as in
+    /// Linux, where `udp_send_skb` turns the qdisc's NET_XMIT_DROP into -ENOBUFS, the send
+    /// fails and the datagram never leaves the application, so it is neither sent nor dropped
+    /// (the qdisc still counts the drop in its statistics, as the kernel's does). Counted in
+    /// `refused_sends`; the source tries again when the device next dequeues. Returns whether
+    /// `pkt` was such a datagram (and freed).
+    fn refused_send(&mut self, dev: DevId, pkt: PacketId) -> bool {
+        let f = self.pkts.get(pkt).flow as usize;
+        let book = &self.flows[f];
+        if !book.saturate || book.first_hop != dev {
+            return false;
+        }
+        let fc = &mut self.counters.flows[f];
+        fc.sent_packets -= 1;
+        fc.refused_sends += 1;
+        self.pkts.free(pkt);
+        true
+    }
+
     /// Packets a queue of device `dev` dropped during the last operation: each leaves its
     /// first hop (but `offered`, the packet the operation was offered, never entered it), is
     /// counted and freed.
@@ -141,6 +160,8 @@ impl Ctx {
             let d = self.dropped[i];
             if Some(d) != offered {
                 self.left_first_hop(dev, d);
+            } else if self.refused_send(dev, d) {
+                continue;
             }
             self.drop_packet(d, acct, DropCause::Queue);
         }

@@ -211,9 +211,11 @@ result_table! {
         /// Sample standard deviation of the per-interval goodput samples.
         #[unit = "Mb/s"]
         pub goodput_std_mbps: f64,
-        /// Packets the source sent.
+        /// Packets the source sent in the measured window.
         pub sent_packets: u64,
-        /// Packets the destination received.
+        /// Packets the destination received in the measured window (a packet sent just before
+        /// the window and received in it counts here but not in `sent_packets`, so a short
+        /// window can show more received than sent; the whole run conserves packets).
         pub received_packets: u64,
         /// Packets dropped, queue and retry limit.
         pub lost_packets: u64,
@@ -221,6 +223,10 @@ result_table! {
         pub drops_queue: u64,
         /// Packets dropped at the MAC's retry limit.
         pub drops_retry: u64,
+        /// Sends of a saturating source that its own host's qdisc refused (Linux: ENOBUFS from
+        /// sendmsg): the datagram never left the application, so it is in neither
+        /// `sent_packets` nor `drops_queue`; the qdisc's own statistics count it as a drop.
+        pub refused_sends: u64,
         /// Packets in queues, MACs or on the wire at the end of the run.
         pub in_flight: u64,
         /// Mean one-way delay, application send to application receive; NaN without packets.

@@ -14,6 +14,8 @@ pub struct FlowCounters {
     pub received_payload_bytes: u64,
     pub drops_queue: u64,
     pub drops_retry: u64,
+    /// Sends of a saturating source its own host's qdisc refused (ENOBUFS): never sent.
+    pub refused_sends: u64,
     /// Sum of one-way delays (application send to application receive) of received packets.
     pub delay_sum_ns: u128,
     /// Sum of time spent in queueing disciplines by received packets.

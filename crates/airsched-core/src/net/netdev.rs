@@ -116,9 +116,31 @@ mod tests {
     }
 
     #[test]
-    fn a_full_queue_drops_and_accounts_the_offered_packet_against_flow_and_station() {
+    fn a_saturating_sources_refused_send_is_neither_sent_nor_dropped() {
+        // Linux: the qdisc's NET_XMIT_DROP is -ENOBUFS from sendmsg; the datagram never left.
         let mut dev = Netdev::new(2, Link::Wifi(0), Acct::Downlink);
         let mut cx = ctx(1, true);
+        for _ in 0..3 {
+            cx.counters.flows[0].sent_packets += 1;
+            send(&mut dev, &mut cx);
+        }
+        let fc = cx.counters.flows[0];
+        assert_eq!((fc.sent_packets, fc.drops_queue, fc.refused_sends), (2, 0, 1));
+        assert_eq!(cx.counters.stations[0].drops_queue, 0);
+        assert_eq!(cx.pkts.live_count(), 2);
+        // The qdisc counts it as the kernel's does.
+        assert_eq!(dev.qdisc.stats().drops, 1);
+        // A queue that is not the source's first hop drops it like any other packet.
+        cx.flows[0].first_hop = 7;
+        cx.counters.flows[0].sent_packets += 1;
+        assert!(!send(&mut dev, &mut cx));
+        assert_eq!((cx.counters.flows[0].drops_queue, cx.counters.flows[0].refused_sends), (1, 1));
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_accounts_the_offered_packet_against_flow_and_station() {
+        let mut dev = Netdev::new(2, Link::Wifi(0), Acct::Downlink);
+        let mut cx = ctx(1, false);
         assert!(send(&mut dev, &mut cx));
         assert!(send(&mut dev, &mut cx));
         assert!(!send(&mut dev, &mut cx));

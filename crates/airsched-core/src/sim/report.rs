@@ -126,6 +126,7 @@ impl Simulation {
                 lost_packets: d.drops_queue + d.drops_retry,
                 drops_queue: d.drops_queue,
                 drops_retry: d.drops_retry,
+                refused_sends: d.refused_sends,
                 in_flight: conservation.per_flow_in_flight[f],
                 delay_mean_ms: if rx > 0 { d.delay_sum_ns as f64 / rx as f64 / 1e6 } else { f64::NAN },
                 delay_max_ms: if rx > 0 { self.rec.delay_max_ns[f] as f64 / 1e6 } else { f64::NAN },
@@ -332,6 +333,7 @@ fn sub_flow(a: &crate::metrics::FlowCounters, b: &crate::metrics::FlowCounters) 
         received_payload_bytes: a.received_payload_bytes - b.received_payload_bytes,
         drops_queue: a.drops_queue - b.drops_queue,
         drops_retry: a.drops_retry - b.drops_retry,
+        refused_sends: a.refused_sends - b.refused_sends,
         delay_sum_ns: a.delay_sum_ns - b.delay_sum_ns,
         queue_delay_sum_ns: a.queue_delay_sum_ns - b.queue_delay_sum_ns,
     }

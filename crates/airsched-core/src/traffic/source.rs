@@ -139,22 +139,25 @@ impl Traffic {
     }
 
     /// Keep a saturating flow's first-hop queue topped up.
-    fn refill<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) {
+    /// Returns false when the device refused a send.
+    fn refill<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) -> bool {
         // At most `saturate_backlog` packets per call: a queue that makes room by dropping
         // older packets of the same flow (head drop, fq_codel overflow) must not make this loop
         // forever.
         for _ in 0..self.saturate_backlog {
             let fs = &self.flows[f as usize];
             if !fs.active || cx.flows[f as usize].outstanding >= self.saturate_backlog || cx.now >= fs.stop {
-                return;
+                return true;
             }
             cx.flows[f as usize].outstanding += 1;
             if !self.emit(f, cx, xmit) {
-                // The queue is full (other traffic): try again at its next dequeue.
+                // The qdisc refused the send (a full queue: ENOBUFS, see Ctx::refused_send):
+                // try again at its next dequeue.
                 cx.flows[f as usize].outstanding -= 1;
-                return;
+                return false;
             }
         }
+        true
     }
 
     /// One round of top-ups for the saturating sources whose first hop is `dev`, starting at
@@ -169,7 +172,12 @@ impl Traffic {
         self.refill_rotor = self.refill_rotor.wrapping_add(1);
         for j in 0..n_sat {
             let f = self.saturating_at[dev as usize][(start + j) % n_sat];
-            self.refill(f, cx, xmit);
+            // A refused send ends the round: the queue has no room now, and every blocked
+            // source is served at a later dequeue (the rotating start gives each its turn), so
+            // hundreds of sources on one full queue cost one refusal per dequeue, not hundreds.
+            if !self.refill(f, cx, xmit) {
+                break;
+            }
         }
         true
     }
