@@ -43,6 +43,12 @@ pub struct QdiscKind {
     /// `tc qdisc change` sends only the options given (netlink attributes), so earlier ones
     /// stay; other kinds take the whole new option list.
     pub partial_change: bool,
+    /// The kernel's `Qdisc_ops` has a `change` operation. Without one, `tc qdisc change` (and
+    /// `replace` of a qdisc of the same kind in place) with options is refused: "Change
+    /// operation not supported by specified qdisc" (`qdisc_change` in sch_api.c). HTB has none
+    /// in any kernel (checked on Linux 6.18: `tc qdisc change ... htb default 0x20` fails and
+    /// the qdisc keeps its old default).
+    pub change_op: bool,
     /// A class that gets its first child class loses the qdisc attached to it (HTB turns the
     /// leaf into an inner class and deletes its leaf qdisc).
     pub first_child_drops_leaf_qdisc: bool,
@@ -65,6 +71,7 @@ const fn classless(name: &'static str, filters: FilterBlock, partial_change: boo
         class_kinds: &[],
         filters,
         partial_change,
+        change_op: true,
         first_child_drops_leaf_qdisc: false,
         build,
     }
@@ -78,6 +85,7 @@ const HTB: QdiscKind = QdiscKind {
     class_kinds: &["htb", "whtb"],
     filters: FilterBlock::QdiscAndClasses,
     partial_change: false,
+    change_op: false,
     first_child_drops_leaf_qdisc: true,
     build: htb::build,
 };
@@ -95,6 +103,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         class_kinds: &["prio"],
         filters: FilterBlock::Qdisc,
         partial_change: false,
+        change_op: true,
         first_child_drops_leaf_qdisc: false,
         build: prio::build,
     },
@@ -105,6 +114,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         class_kinds: &["tbf"],
         filters: FilterBlock::None,
         partial_change: false,
+        change_op: true,
         first_child_drops_leaf_qdisc: false,
         build: tbf::build,
     },
@@ -116,6 +126,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         class_kinds: &["drr"],
         filters: FilterBlock::Qdisc,
         partial_change: false,
+        change_op: true,
         first_child_drops_leaf_qdisc: false,
         build: drr::build,
     },
@@ -127,6 +138,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         class_kinds: &["cbq"],
         filters: FilterBlock::QdiscAndClasses,
         partial_change: false,
+        change_op: true,
         first_child_drops_leaf_qdisc: false,
         build: cbq::build,
     },

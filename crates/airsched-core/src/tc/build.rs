@@ -209,6 +209,9 @@ impl<'a> Model<'a> {
             return self.qdisc_del(di, c, diags);
         }
         let Some(kind) = c.kind else { return };
+        if kind.text == "cbq" {
+            warn(diags, kind, "cbq was removed from Linux in 6.3: kernels since then answer \"Specified qdisc kind is unknown\"; airsched models the 6.2 discipline (htb is the usual replacement)");
+        }
         let dev = &self.devs[di];
         // `parent none` is no parent, as in the kernel.
         let Some(p) = c.parent.filter(|p| p.value != Handle::UNSPEC) else {
@@ -401,6 +404,19 @@ impl<'a> Model<'a> {
             );
             return;
         }
+        if qdisc_kind(kind.text).is_some_and(|r| !r.change_op) {
+            err(
+                diags,
+                kind,
+                format!(
+                    "qdisc {} is a {}, which has no change operation in the kernel (\"Change operation not supported by specified qdisc\"); {} would leave it as it is: delete it and add it again, or replace it with another handle",
+                    q.handle,
+                    q.kind.text,
+                    c.op.name()
+                ),
+            );
+            return;
+        }
         if qdisc_kind(kind.text).is_some_and(|r| r.partial_change) {
             q.opts.extend(c.opts.iter().copied());
         } else {
@@ -543,10 +559,18 @@ impl<'a> Model<'a> {
                 err(diags, c.classid.tok, format!("class {clid} already exists; use change or replace"));
             }
             (Op::Add | Op::Replace, None) => {
+                let mut pnorm = pnorm;
                 if explicit && pnorm.minor() != 0 && !q.classes.iter().any(|cl| cl.classid == pnorm) {
                     let at = c.parent.map(|p| p.tok).unwrap_or(c.classid.tok);
-                    err(diags, at, format!("parent class {pnorm} does not exist (HTB in the kernel would quietly make {clid} a top-level class)"));
-                    return;
+                    if matches!(q.kind.text, "htb" | "whtb") {
+                        // htb_change_class: `parent = htb_find(parentid)`, NULL makes a root
+                        // class (checked on Linux 6.18).
+                        warn(diags, at, format!("parent class {pnorm} does not exist: the kernel's HTB makes {clid} a top-level class (parent {qhandle})"));
+                        pnorm = qhandle;
+                    } else {
+                        err(diags, at, format!("parent class {pnorm} does not exist"));
+                        return;
+                    }
                 }
                 let Some(kind) = c.kind else { return };
                 if qdisc_kind(q.kind.text).is_some_and(|r| r.first_child_drops_leaf_qdisc) && pnorm.minor() != 0 {
