@@ -144,17 +144,35 @@ def split_commands(text: str) -> list[tuple[int, list[str]]]:
     return out
 
 
-#: Words a script may use that name a qdisc or filter kind, for skipping by name.
+_SKIP_ARGS = {"dev", "parent", "handle", "classid", "estimator"}
+_SKIP_FILTER_ARGS = _SKIP_ARGS | {"protocol", "proto", "prio", "pref", "chain"}
+
+
 def kinds_used(text: str) -> set[str]:
+    """The qdisc, class and filter kinds a script names (the word after the common arguments),
+    for skipping scripts whose kinds the running kernel lacks."""
     used = set()
     for _, w in split_commands(text):
-        for k in list(PROBE_KINDS) + list(PROBE_FILTERS):
-            if k in w:
-                used.add(k)
+        if len(w) < 3 or w[0] not in ("qdisc", "class", "filter") or w[1] in ("del", "delete", "show"):
+            continue
+        i = 2
+        skip = _SKIP_FILTER_ARGS if w[0] == "filter" else _SKIP_ARGS
+        while i < len(w):
+            if w[i] in skip:
+                i += 3 if w[i] == "estimator" else 2
+            elif w[i] in ("root", "ingress", "egress"):
+                i += 1
+            else:
+                used.add(w[i])
+                break
     return used
 
 
 def normalise(lines: Iterable[str]) -> list[str]:
+    """Show lines without what depends on the running system (refcnt, direct_packets_stat),
+    the device's default noqueue, and with automatic handles (8000: and up) renumbered in
+    numeric order (the kernel's counter is global since boot; airsched's starts at 8001: per
+    script, docs/tc.md), sorted."""
     out = []
     for line in lines:
         line = re.sub(r" refcnt \d+", "", line)
@@ -162,6 +180,75 @@ def normalise(lines: Iterable[str]) -> list[str]:
         line = line.rstrip()
         if line and not line.startswith("qdisc noqueue 0:"):
             out.append(line)
+    auto = sorted({int(h, 16) for line in out for h in re.findall(r"\b(8[0-9a-f]{3}):", line)})
+    names = {f"{h:x}": f"auto{i + 1}" for i, h in enumerate(auto)}
+    out = [re.sub(r"\b(8[0-9a-f]{3}):", lambda m: names[m.group(1)] + ":", line) for line in out]
+    return sorted(out)
+
+
+def iproute2_61_size(rate: int, size: int) -> int:
+    """What iproute2 before "tc: Fix rounding in tc_calc_xmittime and tc_calc_xmitsize" (2025;
+    6.1 here) makes of a burst of ``size`` bytes at ``rate`` bytes/s, with this machine's psched
+    clock (tick_in_usec 15.625): it truncates to whole microseconds and whole ticks twice each
+    way. airsched follows the fixed tc (round up once), so a class's burst can print 1 byte (and
+    at high rates more) larger than this tc makes it."""
+    tick_in_usec = 15.625
+    us = int(1_000_000 * size / rate)
+    ticks = int(us * tick_in_usec)
+    back = int(ticks / tick_in_usec)
+    return int(rate * back / 1_000_000)
+
+
+_RATE = {"bit": 1, "kbit": 1000, "mbit": 1000**2, "gbit": 1000**3, "tbit": 1000**4}
+_SIZE = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
+
+
+def _rate_bytes(word: str) -> int:
+    m = re.fullmatch(r"([0-9.]+)([A-Za-z]+)", word)
+    assert m, word
+    return int(float(m.group(1)) * _RATE[m.group(2).lower()] / 8)
+
+
+def _size_bytes(word: str) -> int:
+    m = re.fullmatch(r"([0-9.]+)([A-Za-z]+)", word)
+    assert m, word
+    return round(float(m.group(1)) * _SIZE[m.group(2).lower()])
+
+
+def _fmt_size(n: int) -> str:
+    """tc's sprint_size."""
+    if n >= 1024 * 1024 and abs(1024 * 1024 * round(n / (1024 * 1024)) - n) < 1024:
+        return f"{round(n / (1024 * 1024))}Mb"
+    if n >= 1024 and abs(1024 * round(n / 1024) - n) < 16:
+        return f"{round(n / 1024)}Kb"
+    return f"{n}b"
+
+
+def tc_version() -> tuple[int, int]:
+    """The iproute2 version of the tc on the PATH, e.g. (6, 1)."""
+    out = subprocess.run(["tc", "-V"], capture_output=True, text=True).stdout
+    m = re.search(r"iproute2-(?:ss)?v?(\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+#: The first iproute2 with "tc: Fix rounding in tc_calc_xmittime and tc_calc_xmitsize".
+ROUNDING_FIX = (6, 14)
+
+
+def as_iproute2_61(lines: Sequence[str]) -> list[str]:
+    """airsched's htb class lines with burst and cburst as iproute2 6.1 would have made them from
+    the same sizes (see :func:`iproute2_61_size`)."""
+    out = []
+    for line in lines:
+        if line.startswith("class htb ") or line.startswith("class whtb "):
+            w = line.split()
+            d = {w[i]: i for i in range(len(w) - 1)}
+            for key, rkey in (("burst", "rate"), ("cburst", "ceil")):
+                if key in d and rkey in d:
+                    rate = _rate_bytes(w[d[rkey] + 1])
+                    w[d[key] + 1] = _fmt_size(iproute2_61_size(rate, _size_bytes(w[d[key] + 1])))
+            line = " ".join(w)
+        out.append(line)
     return sorted(out)
 
 
@@ -173,12 +260,17 @@ class Tree:
     show: list[str] = field(default_factory=list)
     #: classid -> quantum (``tc -d class show``; airsched: the same computation, from its report).
     quantum: dict[str, int] = field(default_factory=dict)
-    #: (parent, prio, protocol, kind, classid, keys)
+    #: (prio, protocol, kind, classid, keys) of every filter, and
     filters: list[tuple[Any, ...]] = field(default_factory=list)
+    #: (parent, prio, protocol, kind) of every classifier instance. Two lists, because the
+    #: kernel's u32 dump of one parent shows the nodes of every u32 table of the same qdisc and
+    #: priority (the tables share one tc_u_common per qdisc): which parent a node hangs from is
+    #: not in the dump, only which priorities each parent has.
+    protos: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 def kernel_tree(ns: Netns, dev: str) -> Tree:
-    q = ns.tc("qdisc", "show", "dev", dev).stdout
+    q = ns.tc("qdisc", "show", "dev", dev, "invisible").stdout
     c = ns.tc("class", "show", "dev", dev).stdout
     t = Tree(show=normalise((q + c).splitlines()))
     for cl in classes_from_text(ns.tc("-d", "class", "show", "dev", dev).stdout):
@@ -187,18 +279,28 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
     parents = [json.loads(ns.tc("-j", "qdisc", "show", "dev", dev).stdout or "[]")]
     handles = [r["handle"] for r in parents[0] if r.get("kind") not in ("noqueue", "ingress", "clsact")]
     handles += [cl["classid"] for cl in classes_from_text(c)]
+    seen: set[str] = set()
+    protos = set()
     for h in handles:
         out = ns.tc("-j", "filter", "show", "dev", dev, "parent", h).stdout.strip()
         if not out:
             continue
         for f in json.loads(out, object_pairs_hook=_pairs):
             o = f.get("options")
-            if not o or f.get("kind") != "u32" or "flowid" not in o:
-                if o and f.get("kind") in ("fw", "matchall"):
-                    t.filters.append((f["parent"], int(f["pref"]), f["protocol"], f["kind"], o.get("classid", o.get("flowid")), ()))
+            kind = f.get("kind")
+            if o is None:
+                protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
                 continue
+            if kind in ("fw", "matchall"):
+                protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
+                t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("classid", o.get("flowid")), ()))
+                continue
+            if kind != "u32" or "flowid" not in o or o["fh"] in seen:
+                continue
+            seen.add(o["fh"])
             keys = tuple(sorted((int(m["value"], 16), int(m["mask"], 16), int(m["off"])) for m in o.get("match", [])))
-            t.filters.append((f["parent"], int(f["pref"]), f["protocol"], "u32", o["flowid"], keys))
+            t.filters.append((int(f["pref"]), f["protocol"], "u32", o["flowid"], keys))
+    t.protos = sorted(protos)
     t.filters.sort()
     return t
 
@@ -216,18 +318,21 @@ def airsched_trees(text: str, path: str, devices: Sequence[str], txqueuelen: int
     out = {d: Tree() for d in devices}
     for d in checked["devices"]:
         out[d["dev"]].show = normalise((d["qdisc_text"] + d["class_text"]).splitlines())
-        out[d["dev"]].quantum = {c: int(q) for c, q in d["quanta"]}
+        out[d["dev"]].quantum = {c: int(q) for c, q in d.get("quanta", [])}
     if set(devices) <= {"wlan0", "eth0"}:
         info = _core.export_info(_scenario_with(text), path, [])
         ap = next(n for n in info["nodes"] if n["node"] == "ap")
         for t in ap["trees"]:
             fl = []
+            protos = set()
             for q in t["qdiscs"]:
                 for f in q["filters"]:
                     proto = _PROTO.get(int(f["protocol"]), f"0x{int(f['protocol']):04x}")
                     keys = tuple(sorted(tuple(k) for k in f.get("keys", []))) if f["kind"] == "u32" else ()
-                    fl.append((f["parent"], int(f["prio"]), proto, f["kind"], f["classid"], keys))
+                    fl.append((int(f["prio"]), proto, f["kind"], f["classid"], keys))
+                    protos.add((f["parent"], int(f["prio"]), proto, f["kind"]))
             out[t["dev"]].filters = sorted(fl)
+            out[t["dev"]].protos = sorted(protos)
     return out
 
 
@@ -256,6 +361,8 @@ class ScriptResult:
     airsched_errors: list[str] = field(default_factory=list)
     #: device -> (kernel tree, airsched tree), for scripts both accept whole
     trees: dict[str, tuple[Tree, Tree]] = field(default_factory=dict)
+    #: the trees agree once airsched's htb bursts are computed as the running (older) tc does
+    old_tc_rounding: bool = False
 
     @property
     def verdicts_agree(self) -> bool:
@@ -276,7 +383,7 @@ class ScriptResult:
                 out.append(f"line {line}: kernel {'accepts' if k else 'refuses'} ({self.kernel_errors.get(line, '')}), "
                            f"airsched {'accepts' if a else 'refuses'}")
         for dev, (k, a) in self.trees.items():
-            for what in ("show", "quantum", "filters"):
+            for what in ("show", "quantum", "filters", "protos"):
                 kv, av = getattr(k, what), getattr(a, what)
                 if kv != av:
                     out.append(f"{dev} {what}: kernel {kv!r} != airsched {av!r}")
@@ -302,8 +409,13 @@ def run_script(ns: Netns, path: Path, have: set[str]) -> ScriptResult:
             res.kernel_errors[line] = (p.stderr.strip().splitlines() or [""])[-1]
     if not rejected and all(k for k, _ in res.verdicts.values()):
         mine = airsched_trees(text, path.name, ns.devices)
+        old_tc = tc_version() < ROUNDING_FIX
         for dev in ns.devices:
-            res.trees[dev] = (kernel_tree(ns, dev), mine[dev])
+            k = kernel_tree(ns, dev)
+            if old_tc and k.show != mine[dev].show and k.show == as_iproute2_61(mine[dev].show):
+                res.old_tc_rounding = True
+                mine[dev].show = k.show
+            res.trees[dev] = (k, mine[dev])
     ns.reset()
     return res
 

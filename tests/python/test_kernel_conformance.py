@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The running kernel as the oracle of airsched's tc: every script of tests/python/kernel_corpus
+is applied line by line with the real tc to veth devices in a network namespace, and airsched
+must give the kernel's verdict on every line and, for scripts the kernel accepts whole, the
+kernel's tree (tc qdisc/class show lines, leaf quanta from tc -d, filters from tc -j).
+
+Needs root and ip netns (CI runs as root); skipped with the reason otherwise. Scripts using a
+kind the running kernel lacks are skipped by name. docs/kernel-conformance.md has the table
+and how to run the corpus in a QEMU guest with a distribution kernel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from airsched import kernel
+
+CORPUS = sorted((Path(__file__).parent / "kernel_corpus").glob("*.tc"))
+REASON = kernel.unavailable()
+
+
+def test_the_corpus_has_at_least_fifty_scripts_good_and_broken() -> None:
+    assert len(CORPUS) >= 50
+    broken = [p for p in CORPUS if "-bad-" in p.name]
+    assert len(broken) >= 10
+
+
+def test_splitting_joins_continuations_and_drops_comments() -> None:
+    text = "# c\ntc qdisc add dev eth0 root \\\n  htb default 1  # tail\n\nclass add dev eth0 parent 1: classid 1:1 htb rate 1mbit\n"
+    assert kernel.split_commands(text) == [
+        (2, ["qdisc", "add", "dev", "eth0", "root", "htb", "default", "1"]),
+        (5, ["class", "add", "dev", "eth0", "parent", "1:", "classid", "1:1", "htb", "rate", "1mbit"]),
+    ]
+
+
+@pytest.fixture(scope="module")
+def netns():
+    if REASON:
+        pytest.skip(f"kernel conformance: {REASON}")
+    with kernel.Netns() as ns:
+        ns.have = ns.kinds()
+        yield ns
+
+
+@pytest.mark.parametrize("script", CORPUS, ids=[p.stem for p in CORPUS])
+def test_airsched_gives_the_kernels_verdict_and_tree(netns, script: Path) -> None:
+    res = kernel.run_script(netns, script, netns.have)
+    if res.skipped:
+        pytest.skip(f"{script.name}: {res.skipped}")
+    assert res.verdicts, "no commands run"
+    assert res.agrees, "\n".join([script.name] + res.differences() + res.airsched_errors)
+    if "-bad-" in script.name:
+        # A broken script is broken for both: the kernel refuses at least one line.
+        assert not all(k for k, _ in res.verdicts.values())
+    else:
+        assert res.trees, "a good script's trees are compared"
+
+
+def test_the_harness_sees_a_difference_when_airsched_is_wrong(netns) -> None:
+    """The comparison is not vacuous: a tree airsched would build differently is reported."""
+    netns.reset()
+    netns.tc("qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb", "default", "10")
+    netns.tc("class", "add", "dev", "eth0", "parent", "1:", "classid", "1:10", "htb", "rate", "1mbit")
+    k = kernel.kernel_tree(netns, "eth0")
+    mine = kernel.airsched_trees("tc qdisc add dev eth0 root handle 1: htb default 10\n"
+                                 "tc class add dev eth0 parent 1: classid 1:10 htb rate 2mbit\n", "x.tc", ["eth0"])["eth0"]
+    assert k.show != mine.show
+    assert k.quantum == {"1:10": 12500} and mine.quantum == {"1:10": 25000}
+    netns.reset()
