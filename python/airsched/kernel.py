@@ -393,7 +393,7 @@ class ScriptResult:
 def run_script(ns: Netns, path: Path, have: set[str]) -> ScriptResult:
     text = path.read_text()
     res = ScriptResult(path.name)
-    lacking = sorted(k for k in kinds_used(text) if k not in have and k != "nosuchqdisc")
+    lacking = sorted(k for k in kinds_used(text) if k not in have and (k in PROBE_KINDS or k in PROBE_FILTERS))
     if lacking:
         res.skipped = f"this kernel lacks {', '.join(lacking)}"
         return res

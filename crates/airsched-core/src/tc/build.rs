@@ -200,6 +200,46 @@ impl<'a> Model<'a> {
         }
     }
 
+    /// A trial build of one qdisc (with at most one class) on its own: tc parses a command's
+    /// options before it talks to the kernel, and a command tc or the kernel refuses changes
+    /// nothing, so a line whose options (or kind) are refused must not reach the model either.
+    /// Its errors go to `diags` and the answer is true; its warnings are dropped (the real
+    /// build gives them once).
+    #[allow(clippy::too_many_arguments)]
+    fn refused(
+        &self,
+        di: usize,
+        kind: Tok<'a>,
+        handle: Handle,
+        opts: &[Tok<'a>],
+        end: (u32, u32),
+        class: Option<ClassDecl<'a>>,
+        diags: &mut Vec<TcDiag>,
+    ) -> bool {
+        let decl = QdiscDecl {
+            kind,
+            handle,
+            parent: Handle::ROOT,
+            opts: opts.to_vec(),
+            end,
+            classes: class.into_iter().collect(),
+            grafts: Vec::new(),
+            filters: Vec::new(),
+        };
+        let cx = BuildCx {
+            dev: self.devs[di].name.clone(),
+            txqueuelen: crate::qdisc::DEFAULT_TXQUEUELEN,
+            mtu: PSCHED_MTU,
+            seed: 1,
+            stream: 0,
+        };
+        let mut trial = Vec::new();
+        let _ = build_qdisc(decl, &cx, &mut trial);
+        let before = diags.len();
+        diags.extend(trial.into_iter().filter(|d| d.severity == super::lex::Severity::Error));
+        diags.len() > before
+    }
+
     // ------------------------------------------------------------------------------------------
     // qdisc
 
@@ -211,6 +251,10 @@ impl<'a> Model<'a> {
         let Some(kind) = c.kind else { return };
         if kind.text == "cbq" {
             warn(diags, kind, "cbq was removed from Linux in 6.3: kernels since then answer \"Specified qdisc kind is unknown\"; airsched models the 6.2 discipline (htb is the usual replacement)");
+        }
+        let trial_handle = c.handle.map(|h| h.value).filter(|h| *h != Handle::UNSPEC).unwrap_or(Handle::new(0x8000, 0));
+        if self.refused(di, kind, trial_handle, &c.opts, c.end, None, diags) {
+            return;
         }
         let dev = &self.devs[di];
         // `parent none` is no parent, as in the kernel.
@@ -550,6 +594,14 @@ impl<'a> Model<'a> {
                     format!("class kind {} does not match qdisc {}, which is a {}", k.text, q.handle, q.kind.text),
                 );
                 return;
+            }
+        }
+        if c.op != Op::Delete && explicit_classes(q.kind.text) {
+            if let Some(kind) = c.kind {
+                let trial = ClassDecl { at: c.classid.tok, classid: clid, parent: qhandle, kind, opts: c.opts.clone(), end: c.end };
+                if self.refused(di, q.kind, qhandle, &q.opts, q.end, Some(trial), diags) {
+                    return;
+                }
             }
         }
         let existing = q.classes.iter().position(|cl| cl.classid == clid);
