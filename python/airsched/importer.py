@@ -260,6 +260,7 @@ def filters_from_json(data: list[dict[str, Any]], warnings: list[str], where: st
             rec["keys"] = _u32_keys_json(o)
             rec["classid"] = o.get("flowid", o.get("classid"))
             rec["order"] = o.get("order")
+            rec["fh"] = o.get("fh")
         elif kind == "fw":
             rec["handle"] = o.get("handle", f.get("handle"))
             rec["classid"] = o.get("classid", o.get("flowid"))
@@ -290,6 +291,7 @@ def filters_from_text(text: str, warnings: list[str], where: str) -> list[dict[s
             if kind == "u32":
                 if cid is None:
                     continue
+                rec["fh"] = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "fh"), None)
                 rec["keys"] = []
                 rec["classid"] = cid
                 cur = rec
@@ -390,13 +392,24 @@ def import_devices(devices: Sequence[DeviceInput]) -> Imported:
         for h, line in pending:
             emitted.append(line)
             warnings.append(f"{where}: qdisc {h} hangs from a class that was not imported")
-        # filters, in priority order per parent
+        # filters, in priority order per parent. The kernel's u32 dump of one parent also shows
+        # the nodes of the other u32 tables of the same qdisc and priority (one tc_u_common per
+        # qdisc), so a node (by its fh) is imported once, under the first parent that lists it,
+        # and an ambiguous priority is a warning.
+        seen_fh: set[str] = set()
+        prio_parents: dict[tuple[str, int], set[str]] = {}
         for parent in sorted(d.filters, key=_parent_key):
             fw = f"{where} filter parent {parent}"
             fdata = _json(d.filters[parent], fw)
             fl = filters_from_json(fdata, warnings, fw) if fdata is not None else filters_from_text(d.filters[parent], warnings, fw)
             fl.sort(key=lambda f: (f["pref"], f.get("order") or 0))
             for f in fl:
+                if f["kind"] == "u32":
+                    prio_parents.setdefault((parent.split(":")[0], f["pref"]), set()).add(parent)
+                    if f.get("fh") in seen_fh:
+                        continue
+                    if f.get("fh"):
+                        seen_fh.add(f["fh"])
                 head = f"tc filter add dev {d.dev} parent {f['parent']} protocol {f['protocol']} prio {f['pref']}"
                 if f["kind"] == "u32":
                     keys = f["keys"] or [(0, 0, 0)]
@@ -406,6 +419,12 @@ def import_devices(devices: Sequence[DeviceInput]) -> Imported:
                     emitted.append(f"{head} handle {f['handle']} fw classid {f['classid']}")
                 else:
                     emitted.append(f"{head} matchall classid {f['classid']}")
+        for (major, pref), parents in sorted(prio_parents.items()):
+            if len(parents) > 1:
+                warnings.append(
+                    f"{where}: u32 filters of priority {pref} are listed under {', '.join(sorted(parents, key=_parent_key))}: "
+                    "the kernel's dump does not say which parent each hangs from; each is imported under the first"
+                )
         lines += emitted
     return Imported("\n".join(lines) + ("\n" if lines else ""), warnings)
 

@@ -224,6 +224,15 @@ def _fmt_size(n: int) -> str:
     return f"{n}b"
 
 
+def adjust_for_old_tc(k: Tree, mine: Tree) -> bool:
+    """When the running tc is older than the rounding fix and the kernel's show lines are
+    airsched's with bursts as that tc computes them, take those (and say so: True)."""
+    if tc_version() < ROUNDING_FIX and k.show != mine.show and k.show == as_iproute2_61(mine.show):
+        mine.show = list(k.show)
+        return True
+    return False
+
+
 def tc_version() -> tuple[int, int]:
     """The iproute2 version of the tc on the PATH, e.g. (6, 1)."""
     out = subprocess.run(["tc", "-V"], capture_output=True, text=True).stdout
@@ -409,12 +418,9 @@ def run_script(ns: Netns, path: Path, have: set[str]) -> ScriptResult:
             res.kernel_errors[line] = (p.stderr.strip().splitlines() or [""])[-1]
     if not rejected and all(k for k, _ in res.verdicts.values()):
         mine = airsched_trees(text, path.name, ns.devices)
-        old_tc = tc_version() < ROUNDING_FIX
         for dev in ns.devices:
             k = kernel_tree(ns, dev)
-            if old_tc and k.show != mine[dev].show and k.show == as_iproute2_61(mine[dev].show):
-                res.old_tc_rounding = True
-                mine[dev].show = k.show
+            res.old_tc_rounding |= adjust_for_old_tc(k, mine[dev])
             res.trees[dev] = (k, mine[dev])
     ns.reset()
     return res

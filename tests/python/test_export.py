@@ -53,6 +53,7 @@ duration = "2s"
 standard = "802.11n"
 [ap]
 airtime = "mac80211"
+mac_queue = "fq-mac"
 [[station]]
 name = "a"
 airtime_weight = 512
@@ -237,15 +238,20 @@ def test_export_applies_reads_back_reapplies_and_reverts(netns, tmp_path: Path) 
     for attempt in range(2):  # idempotent: the second run leaves the same system
         p = netns.sh(f"sh {script} apply --skip-wifi", env=env)
         assert p.returncode == 0, p.stderr
-        assert "wlan0: tree applied; it is airsched's" in p.stderr, p.stderr
-        assert "eth0: tree applied; it is airsched's" in p.stderr
+        # wlan0's 900kbit and 2400kbit classes get 1599b bursts from an iproute2 older than 6.14
+        rounding = kernel.tc_version() < kernel.ROUNDING_FIX
+        assert ("wlan0: tree applied; it is airsched's" + (" but for burst/cburst" if rounding else "")) in p.stderr, p.stderr
+        assert "eth0: tree applied; it is airsched's\n" in p.stderr
+        assert "differs" not in p.stderr
         for dev in ("wlan0", "eth0"):
-            assert _tree(netns, dev) == mine[dev], (attempt, dev)
+            k = _tree(netns, dev)
+            kernel.adjust_for_old_tc(k, mine[dev])
+            assert k == mine[dev], (attempt, dev)
             assert '"txqlen":500' in netns.ip("-j", "link", "show", dev)
 
     p = netns.sh(f"sh {script} check", env=env)
     assert p.returncode == 0, p.stderr
-    assert "the live tree is airsched's" in p.stdout
+    assert p.stdout.count("the live tree: it is airsched's") == 2, p.stdout
     assert "would set txqueuelen 500 (now: 500)" in p.stdout
 
     # import of what the kernel holds builds the same tree (round trip)
