@@ -223,7 +223,7 @@ def import_command(
     from_dir: Annotated[
         Path | None,
         typer.Option("--from", metavar="DIR", help="Read saved tc output instead of this machine: DIR/DEV.qdisc.json "
-                     "(tc -j qdisc show dev DEV), DIR/DEV.class.txt (tc -d class show dev DEV), DIR/DEV.filter.PARENT.json "
+                     "(tc -r -j qdisc show dev DEV), DIR/DEV.class.txt (tc -d class show dev DEV), DIR/DEV.filter.PARENT.json "
                      "(tc -j filter show dev DEV parent PARENT, with ':' written as '_')."),
     ] = None,
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write the tc text here (default: stdout).")] = None,

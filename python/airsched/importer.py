@@ -246,14 +246,17 @@ def _u32_keys_json(o: dict[str, Any]) -> list[tuple[int, int, int]]:
     return [(int(x["value"], 16), int(x["mask"], 16), int(x["off"])) for x in ms]
 
 
-def filters_from_json(data: list[dict[str, Any]], warnings: list[str], where: str) -> list[dict[str, Any]]:
+def filters_from_json(data: list[dict[str, Any]], warnings: list[str], where: str,
+                      parent: str | None = None) -> list[dict[str, Any]]:
+    """Filters of ``tc -j filter show``; ``parent`` is the one the command named (tc then leaves it
+    out of each entry)."""
     out = []
     for f in data:
         o = f.get("options")
         if o is None:
             continue  # the chain/priority header lines
         kind = f.get("kind")
-        rec = {"parent": f["parent"], "protocol": f.get("protocol", "all"), "pref": int(f["pref"]), "kind": kind}
+        rec = {"parent": f.get("parent", parent), "protocol": f.get("protocol", "all"), "pref": int(f["pref"]), "kind": kind}
         if kind == "u32":
             if "flowid" not in o and "classid" not in o:
                 continue  # a hash table's own entry (fh 800: ht divisor 1)
@@ -273,10 +276,10 @@ def filters_from_json(data: list[dict[str, Any]], warnings: list[str], where: st
     return out
 
 
-_FILTER_TEXT = re.compile(r"^filter\s+parent\s+(\S+)\s+protocol\s+(\S+)\s+pref\s+(\d+)\s+(\S+)(.*)$")
+_FILTER_TEXT = re.compile(r"^filter\s+(?:parent\s+(\S+)\s+)?protocol\s+(\S+)\s+pref\s+(\d+)\s+(\S+)(.*)$")
 
 
-def filters_from_text(text: str, warnings: list[str], where: str) -> list[dict[str, Any]]:
+def filters_from_text(text: str, warnings: list[str], where: str, parent_default: str | None = None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     cur: dict[str, Any] | None = None
     for line in text.splitlines():
@@ -285,6 +288,7 @@ def filters_from_text(text: str, warnings: list[str], where: str) -> list[dict[s
         if m:
             cur = None
             parent, proto, pref, kind, rest = m.groups()
+            parent = parent or parent_default
             words = rest.split()
             rec: dict[str, Any] = {"parent": parent, "protocol": proto, "pref": int(pref), "kind": kind}
             cid = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("*flowid", "flowid", "classid")), None)
@@ -401,7 +405,8 @@ def import_devices(devices: Sequence[DeviceInput]) -> Imported:
         for parent in sorted(d.filters, key=_parent_key):
             fw = f"{where} filter parent {parent}"
             fdata = _json(d.filters[parent], fw)
-            fl = filters_from_json(fdata, warnings, fw) if fdata is not None else filters_from_text(d.filters[parent], warnings, fw)
+            fl = (filters_from_json(fdata, warnings, fw, parent) if fdata is not None
+                  else filters_from_text(d.filters[parent], warnings, fw, parent))
             fl.sort(key=lambda f: (f["pref"], f.get("order") or 0))
             for f in fl:
                 if f["kind"] == "u32":
@@ -441,7 +446,7 @@ def read_live(devs: Iterable[str], netns: str | None = None, tc: str = "tc") -> 
 
     out = []
     for dev in devs:
-        q = run("-j", "qdisc", "show", "dev", dev)
+        q = run("-r", "-j", "qdisc", "show", "dev", dev)  # -raw: tbf's limit as the kernel holds it
         c = run("-d", "class", "show", "dev", dev)
         parents: list[str] = []
         for rec in _json(q, dev) or []:
