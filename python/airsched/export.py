@@ -483,6 +483,10 @@ do_check() {
         echo "== $WIFI_DEV (mac80211)"
         for kv in $DEBUGFS; do echo "would write ${kv#*=} to /sys/kernel/debug/ieee80211/PHY/${kv%%=*}"; done
         for kv in $WEIGHTS; do echo "would run: $IW dev $WIFI_DEV station set ${kv%%=*} airtime_weight ${kv#*=}"; done
+        if [ -n "$WEIGHTS" ] && command -v "$IW" >/dev/null 2>&1; then
+            echo "the stations' weights now:"
+            "$IW" dev "$WIFI_DEV" station dump 2>/dev/null | grep -E '^Station|airtime weight' | sed 's/^/  /' || true
+        fi
     fi
 }
 
