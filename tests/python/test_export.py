@@ -285,3 +285,34 @@ def test_wifi_settings_are_refused_on_a_device_that_is_not_mac80211(netns, tmp_p
     p = netns.sh(f"sh {script} apply", env={"AIRSCHED_STATE_DIR": str(tmp_path / "s"), "IW": "true"})
     assert p.returncode == 1
     assert "wlan0 is not a mac80211 device (--skip-wifi" in p.stderr
+
+
+def test_cli_import_from_saved_output(cli, tmp_path: Path) -> None:
+    d = tmp_path / "ap"
+    d.mkdir()
+    (d / "eth0.qdisc.json").write_text(QDISC_JSON)
+    (d / "eth0.class.txt").write_text(CLASS_TEXT)
+    (d / "eth0.filter.1_.json").write_text(FILTER_JSON)
+    out = tmp_path / "ap.tc"
+    p = cli("import", "eth0", "--from", str(d), "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "warning: dev eth0: ingress qdisc not imported" in p.stderr
+    text = out.read_text()
+    assert "tc qdisc add dev eth0 root handle 1: htb r2q 10 default 0x10 direct_qlen 1000\n" in text
+    assert text.count("tc filter add dev eth0 parent 1: ") == 2
+    # the written file is a tc script airsched accepts
+    p = cli("tc", "check", str(out))
+    assert p.returncode == 0, p.stderr
+    p = cli("import", "eth1", "--from", str(d))
+    assert p.returncode == 2 and "eth1.qdisc.json" in p.stderr
+
+
+@pytest.mark.skipif(REASON is not None, reason=f"conformance command: {REASON}")
+def test_cli_conformance_kernel_prints_the_table_and_fails_on_a_disagreement(cli) -> None:
+    corpus = Path(__file__).parent / "kernel_corpus"
+    p = cli("conformance", "kernel", str(corpus / "13-htb-missing-parent.tc"), str(corpus / "62-sfq.tc"))
+    assert p.returncode == 0, p.stderr
+    assert "| 13-htb-missing-parent.tc | agrees | 3/3 | same |" in p.stdout
+    assert ("| 62-sfq.tc | skipped |" in p.stdout) or ("| 62-sfq.tc | agrees |" in p.stdout)
+    p = cli("conformance", "kernel", str(corpus / "36-htb-class-minor0.tc"))
+    assert p.returncode == 1 and "DISAGREES" in p.stdout
