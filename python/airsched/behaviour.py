@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import statistics
-import struct
 import subprocess
 import sys
 import time

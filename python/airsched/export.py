@@ -510,7 +510,7 @@ def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str
     is one shaper at the root of a device: a root ``tbf`` or a root ``htb`` with one class whose
     leaf is fq_codel (``simplest_tbf.qos`` / ``simplest.qos``). Anything else is an ExportError
     that says so."""
-    plan = plan_node(source, node, overrides)
+    plan_node(source, node, overrides)  # the same refusals as the apply script (whtb, cbq, ...)
     lines = override_lines(overrides)
     with native_errors():
         info = _core.export_info(source.text, source.path, lines)
@@ -547,7 +547,6 @@ def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str
                 "\toption linklayer 'none'",
             ])
         )
-    _ = plan
     if not sections:
         raise ExportError(f"{source.path}: node {node} has no tc tree to express as sqm")
     return "\n\n".join(sections) + "\n"

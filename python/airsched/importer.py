@@ -330,7 +330,6 @@ def import_devices(devices: Sequence[DeviceInput]) -> Imported:
         recs = data if data is not None else qdiscs_from_text(d.qdisc)
         qlines: list[tuple[str, str]] = []  # (handle, line)
         handles: set[str] = set()
-        roots = [q for q in recs if q.get("root")]
         for q in recs:
             kind, handle = q["kind"], q["handle"]
             if kind in DEFAULT_KINDS and handle in ("0:", "0"):
@@ -352,7 +351,6 @@ def import_devices(devices: Sequence[DeviceInput]) -> Imported:
             place = "root" if q.get("root") else f"parent {q['parent']}"
             handles.add(handle)
             qlines.append((handle, f"tc qdisc add dev {d.dev} {place} handle {handle} {kind} {opts}".rstrip()))
-        _ = roots
         # classes: a qdisc must exist before its classes, a class before the qdisc under it.
         cdata = _json(d.classes, f"{where} class") if d.classes else None
         classes = classes_from_json(cdata) if cdata is not None else classes_from_text(d.classes)
