@@ -1350,6 +1350,11 @@ fn htb_has_no_change_operation_so_change_and_in_place_replace_are_refused() {
     let (trees, d) = declare("tc qdisc add dev eth0 root handle 1: htb\ntc qdisc replace dev eth0 root handle 2: htb default 3\n", &["eth0"]);
     assert!(errors(&d).is_empty(), "{d:#?}");
     assert_eq!(trees[0].1[0].handle, h(2, 0));
+    // sfq has none either (.change = NULL in 6.1 and 6.18)
+    let (trees, d) = declare("tc qdisc add dev eth0 root handle 1: sfq perturb 10\ntc qdisc change dev eth0 root handle 1: sfq perturb 20\n", &["eth0"]);
+    assert_eq!(errors(&d).len(), 1, "{d:#?}");
+    assert!(errors(&d)[0].message.contains("sfq, which has no change operation"));
+    assert_eq!(trees[0].1[0].options, "perturb 10");
     // tbf, which has a change operation, still changes.
     let (trees, d) = declare(
         "tc qdisc add dev eth0 root handle 5: tbf rate 1mbit burst 5k latency 50ms\ntc qdisc change dev eth0 root handle 5: tbf rate 2mbit burst 5k latency 50ms\n",

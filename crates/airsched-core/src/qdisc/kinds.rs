@@ -47,7 +47,9 @@ pub struct QdiscKind {
     /// `replace` of a qdisc of the same kind in place) with options is refused: "Change
     /// operation not supported by specified qdisc" (`qdisc_change` in sch_api.c). HTB has none
     /// in any kernel (checked on Linux 6.18: `tc qdisc change ... htb default 0x20` fails and
-    /// the qdisc keeps its old default).
+    /// the qdisc keeps its old default); sfq has none in 6.1 or 6.18 (`.change = NULL`), cbq
+    /// none in 6.2. (pfifo_fast and drr have none either, but tc sends them no options, which
+    /// the kernel accepts: their change is a no-op here too.)
     pub change_op: bool,
     /// A class that gets its first child class loses the qdisc attached to it (HTB turns the
     /// leaf into an inner class and deletes its leaf qdisc).
@@ -118,7 +120,8 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         first_child_drops_leaf_qdisc: false,
         build: tbf::build,
     },
-    classless("sfq", FilterBlock::Qdisc, false, sfq::build),
+    // sfq_qdisc_ops has `.change = NULL` (Linux 6.1 and 6.18) and tc always sends options.
+    QdiscKind { change_op: false, ..classless("sfq", FilterBlock::Qdisc, false, sfq::build) },
     QdiscKind {
         name: "drr",
         classful: true,
@@ -138,7 +141,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         class_kinds: &["cbq"],
         filters: FilterBlock::QdiscAndClasses,
         partial_change: false,
-        change_op: true,
+        change_op: false, // cbq_qdisc_ops has `.change = NULL` (6.2)
         first_child_drops_leaf_qdisc: false,
         build: cbq::build,
     },
