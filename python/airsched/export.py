@@ -201,9 +201,16 @@ def plan_node(source: ScenarioSource, node: str, overrides: Iterable[str] | None
                 "ap.mac_queue = \"fifo\" (ath9k's driver FIFO before Linux 4.10) has no setting in current "
                 "kernels, which always queue in mac80211's intermediate queues; nothing is set for it"
             )
+        if info["mac_queue"] == "fq-mac" and info.get("fq_kernel") == "4.11":
+            notes.append(
+                "ap.fq_kernel = \"4.11\": FQ-MAC's overflow policy and CoDel parameters of Linux 4.11 have no "
+                "setting in current kernels, which run 6.x's; nothing is set for it"
+            )
         if airtime == "mac80211":
             # mac80211 debugfs airtime_flags: AIRTIME_USE_TX = 1, AIRTIME_USE_RX = 2.
             debugfs["airtime_flags"] = "3" if info.get("airtime_rx", True) else "1"
+            # AQL's limits: airsched uses the kernel's defaults (5000/12000 us per AC), so only
+            # aql_enable is written.
             debugfs["aql_enable"] = "1" if info["aql"] else "0"
             for st in info["stations"]:
                 w = st["airtime_weight"]

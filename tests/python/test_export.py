@@ -12,7 +12,7 @@ import pytest
 
 import airsched
 from airsched import _core, kernel
-from airsched.export import ExportError, ExportOptions, export_script, plan_node, sqm_config
+from airsched.export import ExportError, ExportOptions, export_script, plan_node, render_script, sqm_config
 from airsched.importer import DeviceInput, import_devices, read_live
 from airsched.scenario import load
 
@@ -115,6 +115,18 @@ def test_airtime_weights_and_aql_for_the_mac80211_scheduler() -> None:
     assert plan.debugfs == {"airtime_flags": "3", "aql_enable": "1"}
     s = export_script(src(HT))
     assert 'WEIGHTS="02:00:00:00:00:0a=512"' in s and 'WIFI_DEV="wlan0"' in s
+
+
+def test_what_current_kernels_cannot_set_is_a_note_in_the_header() -> None:
+    off = HT.replace('airtime = "mac80211"', 'airtime = "off"').replace("airtime_weight = 512\n", "")
+    plan = plan_node(src(off), "ap")
+    assert plan.debugfs == {"airtime_flags": "0"} and plan.weights == []
+    assert any('fq_kernel = "4.11"' in n for n in plan.notes), plan.notes
+    assert any("airtime_flags 0" in n for n in plan.notes)
+    fifo = HT.replace('airtime = "mac80211"\nmac_queue = "fq-mac"', "").replace("airtime_weight = 512\n", "")
+    plan = plan_node(src(fifo), "ap")
+    assert any("driver FIFO before Linux 4.10" in n for n in plan.notes), plan.notes
+    assert all(f"# note: {n}" in render_script(src(fifo), plan) for n in plan.notes)
 
 
 def test_a_bad_mac_is_a_located_error() -> None:

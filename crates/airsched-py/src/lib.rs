@@ -162,6 +162,13 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
     out.set_item("aql", scn.ap_mac.aql)?;
     out.set_item("airtime_rx", scn.ap_mac.airtime_rx)?;
     out.set_item(
+        "fq_kernel",
+        match scn.ap_mac.fq_kernel {
+            airsched_core::scenario::FqKernel::Linux4_11 => "4.11",
+            airsched_core::scenario::FqKernel::Linux6_18 => "6.18",
+        },
+    )?;
+    out.set_item(
         "mac_queue",
         match scn.ap_mac.queue {
             MacQueue::DriverFifo { .. } => "fifo",
