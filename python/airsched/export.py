@@ -167,8 +167,12 @@ def plan_node(source: ScenarioSource, node: str, overrides: Iterable[str] | None
     devices = []
     expected: dict[str, list[str]] = {}
     if n.get("tc_text") is not None:
+        text = n["tc_text"]
+        if opts.whtb_as_htb:
+            # what the script builds: htb in place of whtb, without whtb's own options
+            text = _WHTB_ONLY.sub("", re.sub(r"\bwhtb\b", "htb", text))
         with native_errors():
-            checked = _core.tc_check(n["tc_text"], where, [(d, n["txqueuelen"]) for d in n["devices"]])
+            checked = _core.tc_check(text, where, [(d, n["txqueuelen"]) for d in n["devices"]])
         for d in checked["devices"]:
             expected[d["dev"]] = sorted(normalise_show(d["qdisc_text"] + d["class_text"]))
     for dev in n["devices"]:
