@@ -5,7 +5,8 @@ Input per device, as iproute2 prints it (iproute2 6.1 is what this follows; see 
 
 * ``tc -j qdisc show dev DEV`` (JSON; ``-s`` statistics are ignored), or its text form;
 * ``tc class show dev DEV`` (text: iproute2 6.1 prints classes as text even with ``-j``; a JSON
-  array from a later tc is accepted too; ``-d`` adds ``quantum``, which is imported);
+  array, as a later tc may print, is read by field name on a best-effort basis, not checked
+  against such a tc; ``-d`` adds ``quantum``, which is imported);
 * ``tc -j filter show dev DEV parent X`` for the root qdisc and each class (JSON, or the text).
 
 Output: ``tc qdisc|class|filter add`` lines that build the same tree (handles, parents, options,

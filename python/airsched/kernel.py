@@ -240,7 +240,8 @@ def tc_version() -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
-#: The first iproute2 with "tc: Fix rounding in tc_calc_xmittime and tc_calc_xmitsize".
+#: The first iproute2 with "tc: Fix rounding in tc_calc_xmittime and tc_calc_xmitsize" (posted
+#: February 2025; 6.14 is the release after it, not checked against a 6.14 tc).
 ROUNDING_FIX = (6, 14)
 
 
