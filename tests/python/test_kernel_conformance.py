@@ -78,3 +78,21 @@ def test_the_harness_sees_a_difference_when_airsched_is_wrong(netns) -> None:
     assert k.show != mine.show
     assert k.quantum == {"1:10": 12500} and mine.quantum == {"1:10": 25000}
     netns.reset()
+
+
+def test_without_root_or_netns_the_reason_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel.os, "geteuid", lambda: 1000)
+    assert kernel.unavailable() == "needs root (ip netns add)"
+    monkeypatch.setattr(kernel.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(kernel.shutil, "which", lambda tool: None if tool == "tc" else "/sbin/ip")
+    assert kernel.unavailable() == "tc (iproute2) is not installed"
+
+
+def test_old_tc_burst_rounding_is_iproute2_61s_arithmetic() -> None:
+    # Values read on this machine's iproute2 6.1 (docs/kernel-conformance.md, 5.)
+    assert kernel.iproute2_61_size(900_000 // 8, 1600) == 1599
+    assert kernel.iproute2_61_size(1_000_000_000 // 8, 1600) == 1375
+    assert kernel.iproute2_61_size(300_000_000 // 8, 15 * 1024) == 15300
+    assert kernel.as_iproute2_61(["class htb 1:1 root rate 1Gbit ceil 1Gbit burst 1600b cburst 1600b"]) == [
+        "class htb 1:1 root rate 1Gbit ceil 1Gbit burst 1375b cburst 1375b"
+    ]
