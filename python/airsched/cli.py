@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import sys
 import time
@@ -169,21 +170,193 @@ app.add_typer(tc_app, name="tc")
 @tc_app.command("check")
 def tc_check_command(
     script: Annotated[str, typer.Argument(metavar="FILE", help="A tc script (tc command lines or a tc -b batch file).")],
+    scenario: Annotated[
+        str | None,
+        typer.Option("--scenario", metavar="SCENARIO", help="Check FILE for a node of this scenario: only its devices exist."),
+    ] = None,
+    node: Annotated[str, typer.Option(help="The scenario's node: ap, server or a station's name.")] = "ap",
+    overrides: SetOption = None,
 ) -> None:
     """Parse and validate FILE as airsched would, and print the tree it builds per device
-    (exit 0 if valid, 1 if not, 2 if it cannot be read)."""
+    (exit 0 if valid, 1 if not, 2 if it cannot be read). With --scenario, FILE may name only
+    the devices of the scenario's --node (the AP: wlan0 and eth0), with that node's txqueuelen."""
     from .scenario import read_text
     from . import _core
     from ._errors import native_errors
 
     with _reported_errors(EXIT_BAD_INPUT):
         text = read_text(script)
+    devices = None
+    if scenario is not None:
+        with _reported_errors(EXIT_BAD_INPUT), native_errors():
+            info = _core.export_info(load(scenario).text, scenario, _override_lines(overrides))
+        nodes = {n["node"]: n for n in info["nodes"]}
+        if node not in nodes:
+            print(f"error: {scenario}: --node {node}: no such node; this scenario has {', '.join(nodes)}", file=sys.stderr)
+            raise typer.Exit(EXIT_BAD_INPUT)
+        devices = [(d, int(nodes[node]["txqueuelen"])) for d in nodes[node]["devices"]]
     with _reported_errors(EXIT_INVALID), native_errors():
-        checked = _core.tc_check(text, script)
+        checked = _core.tc_check(text, script, devices)
     for warning in checked["warnings"]:
         _warn(warning)
     for dev in checked["devices"]:
         sys.stdout.write(dev["tree"])
+
+
+def _override_lines(overrides: list[str] | None) -> list[str]:
+    from .scenario import override_lines
+
+    return override_lines(overrides or [])
+
+
+@app.command("export")
+def export_command(
+    scenario: ScenarioArg,
+    node: Annotated[str, typer.Option(help="The node to export: ap, server or a station's name.")] = "ap",
+    out: Annotated[Path | None, typer.Option("--output", "-o", help="Write the script here (default: stdout).")] = None,
+    form: Annotated[str, typer.Option(help="script (a POSIX shell apply script) or sqm (an OpenWrt /etc/config/sqm section).")] = "script",
+    whtb_as_htb: Annotated[bool, typer.Option("--whtb-as-htb", help="Export whtb as htb (without gate/gate_skip): Linux has no whtb.")] = False,
+    allow_cbq: Annotated[bool, typer.Option("--allow-cbq", help="Export cbq, for a kernel older than 6.3.")] = False,
+    ath9k_as_mac80211: Annotated[bool, typer.Option("--ath9k-as-mac80211", help="Export airtime = \"ath9k\" as mac80211's airtime scheduler.")] = False,
+    overrides: SetOption = None,
+) -> None:
+    """Write a shell script that applies a node of SCENARIO to a Linux box: each device's tc tree,
+    txqueuelen and (AP of an 802.11n cell) the mac80211 airtime weights and AQL. The script's
+    modes: apply (default), revert, check (dry run). See docs/export.md."""
+    from .export import ExportError, ExportOptions, export_script, sqm_config
+
+    if form not in ("script", "sqm"):
+        print(f"error: --form {form}: expected script or sqm", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    opts = ExportOptions(whtb_as_htb=whtb_as_htb, allow_cbq=allow_cbq, ath9k_as_mac80211=ath9k_as_mac80211)
+    with _reported_errors(EXIT_BAD_INPUT, bad_set=EXIT_BAD_INPUT):
+        source = load(scenario)
+        try:
+            text = (export_script(source, node, overrides, opts) if form == "script"
+                    else sqm_config(source, node, overrides))
+        except ExportError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            raise typer.Exit(EXIT_INVALID) from None
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text)
+        if form == "script":
+            out.chmod(0o755)
+    except OSError as exc:
+        print(f"error: {out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_INVALID) from None
+
+
+@app.command("import")
+def import_command(
+    devices: Annotated[list[str], typer.Argument(metavar="DEV...", help="Devices to read (e.g. wlan0 eth0).")],
+    netns: Annotated[str | None, typer.Option(help="Read the devices of this network namespace (tc -n NS).")] = None,
+    from_dir: Annotated[
+        Path | None,
+        typer.Option("--from", metavar="DIR", help="Read saved tc output instead of this machine: DIR/DEV.qdisc.json "
+                     "(tc -r -j qdisc show dev DEV), DIR/DEV.class.txt (tc -d class show dev DEV), DIR/DEV.filter.PARENT.json "
+                     "(tc -j filter show dev DEV parent PARENT, with ':' written as '_')."),
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--output", "-o", help="Write the tc text here (default: stdout).")] = None,
+) -> None:
+    """Write the tc text that rebuilds the devices' qdisc, class and filter trees, for a
+    scenario's tc_file (see docs/export.md)."""
+    from .importer import DeviceInput, ImportError_, import_devices, read_live
+
+    try:
+        if from_dir is None:
+            inputs = read_live(devices, netns)
+        else:
+            inputs = []
+            for dev in devices:
+                q = (from_dir / f"{dev}.qdisc.json").read_text()
+                cpath = from_dir / f"{dev}.class.txt"
+                c = cpath.read_text() if cpath.exists() else ""
+                filters = {}
+                for fp in sorted(from_dir.glob(f"{dev}.filter.*.json")):
+                    parent = fp.name[len(dev) + len(".filter."):-len(".json")].replace("_", ":")
+                    filters[parent] = fp.read_text()
+                inputs.append(DeviceInput(dev, q, c, filters))
+        result = import_devices(inputs)
+    except (ImportError_, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if out is None:
+        sys.stdout.write(result.text)
+    else:
+        out.write_text(result.text)
+
+
+conformance_app = typer.Typer(
+    help="Check airsched's tc against the running Linux kernel (root; see docs/kernel-conformance.md).",
+    no_args_is_help=True,
+)
+app.add_typer(conformance_app, name="conformance")
+
+
+@conformance_app.command("kernel")
+def conformance_kernel_command(
+    scripts: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="[SCRIPT...]", help="tc scripts (default: the test corpus, tests/python/kernel_corpus)."),
+    ] = None,
+) -> None:
+    """Apply each tc script line by line to veth devices in a new network namespace and compare
+    the kernel's verdict per line and its trees with airsched's; print a markdown table. Exit 1
+    if any script disagrees."""
+    from . import kernel
+
+    reason = kernel.unavailable()
+    if reason:
+        print(f"error: cannot run against the kernel: {reason}", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    paths = scripts or sorted((Path(__file__).resolve().parents[2] / "tests" / "python" / "kernel_corpus").glob("*.tc"))
+    if not paths:
+        print("error: no scripts given and no corpus found", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    results, have = kernel.run_corpus(paths)
+    print(f"kernel {os.uname().release}, iproute2 {'.'.join(map(str, kernel.tc_version()))}; kinds: {', '.join(sorted(have))}")
+    print()
+    print("| script | verdict | lines | trees | note |")
+    print("|---|---|---|---|---|")
+    bad = 0
+    for r in results:
+        if r.skipped:
+            print(f"| {r.name} | skipped | | | {r.skipped} |")
+            continue
+        bad += not r.agrees
+        note = "; ".join(r.differences()) or ("htb bursts as iproute2 < 6.14 rounds them" if r.old_tc_rounding else "")
+        lines = sum(k == a for k, a in r.verdicts.values())
+        trees = "same" if r.trees and r.trees_agree else ("differ" if r.trees else "-")
+        print(f"| {r.name} | {'agrees' if r.agrees else 'DISAGREES'} | {lines}/{len(r.verdicts)} | {trees} | {note.replace('|', '/')} |")
+    ran = sum(1 for r in results if not r.skipped)
+    print()
+    print(f"{ran - bad} of {ran} scripts agree ({len(results) - ran} skipped: kinds this kernel lacks)")
+    if bad:
+        raise typer.Exit(EXIT_INVALID)
+
+
+@conformance_app.command("behaviour")
+def conformance_behaviour_command(
+    seconds: Annotated[float, typer.Option(help="Seconds per tree (1 s of it warm-up).")] = 5.0,
+) -> None:
+    """Shape a veth link between two namespaces with each tree of airsched.behaviour.CASES, send
+    UDP flows through it, and print per-flow goodput and one-way delay against airsched's wired
+    link with the same tree (markdown)."""
+    from . import behaviour, kernel
+
+    reason = kernel.unavailable()
+    if reason:
+        print(f"error: cannot run against the kernel: {reason}", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if seconds < 2:
+        print("error: --seconds: at least 2 (1 s is warm-up)", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    print(behaviour.table(behaviour.compare(seconds=seconds)))
 
 
 @app.command("calibrate")

@@ -563,7 +563,7 @@ fn missing_parents() {
         "has no class 1:10",
     );
     one_error(
-        "tc qdisc add dev eth0 root handle 1: htb\ntc class add dev eth0 parent 1:5 classid 1:10 htb rate 1mbit",
+        "tc qdisc add dev eth0 root handle 1: drr\ntc class add dev eth0 parent 1:5 classid 1:10 drr",
         2,
         30,
         "1:5",
@@ -1315,4 +1315,92 @@ proptest! {
         }
         check_all(&p.concat());
     }
+}
+
+/// Issue 15: the four disagreements with the kernel (Linux 6.18 here), resolved its way.
+#[test]
+fn an_htb_class_whose_parent_does_not_exist_is_a_root_class_as_in_the_kernel() {
+    let text = "tc qdisc add dev eth0 root handle 1: htb default 10\ntc class add dev eth0 parent 1:5 classid 1:10 htb rate 1mbit\n";
+    let (trees, d) = declare(text, &["eth0"]);
+    assert!(errors(&d).is_empty(), "{d:#?}");
+    let w = warnings(&d);
+    assert_eq!(w.len(), 1, "{d:#?}");
+    check(w[0], 2, 30, "1:5", "parent class 1:5 does not exist: the kernel's HTB makes 1:10 a top-level class (parent 1:)");
+    assert_eq!(trees[0].1[0].classes[0].parent, h(1, 0));
+    builds_with(text, "eth0", &["htb"]);
+}
+
+#[test]
+fn htb_has_no_change_operation_so_change_and_in_place_replace_are_refused() {
+    for second in [
+        "tc qdisc change dev eth0 root handle 1: htb default 0x20",
+        "tc qdisc change dev eth0 root htb default 0x20",
+        "tc qdisc replace dev eth0 root htb default 0x20",
+        "tc qdisc replace dev eth0 root handle 1: htb default 0x20",
+    ] {
+        let text = format!("tc qdisc add dev eth0 root handle 1: htb default 10\n{second}\n");
+        let (trees, d) = declare(&text, &["eth0"]);
+        let e = errors(&d);
+        assert_eq!(e.len(), 1, "{second}: {d:#?}");
+        assert!(e[0].message.contains("htb, which has no change operation in the kernel"), "{}", e[0]);
+        // the kernel keeps the old options
+        assert_eq!(trees[0].1[0].options, "default 10", "{second}");
+    }
+    // Another handle is a new qdisc: allowed.
+    let (trees, d) = declare("tc qdisc add dev eth0 root handle 1: htb\ntc qdisc replace dev eth0 root handle 2: htb default 3\n", &["eth0"]);
+    assert!(errors(&d).is_empty(), "{d:#?}");
+    assert_eq!(trees[0].1[0].handle, h(2, 0));
+    // sfq has none either (.change = NULL in 6.1 and 6.18)
+    let (trees, d) = declare("tc qdisc add dev eth0 root handle 1: sfq perturb 10\ntc qdisc change dev eth0 root handle 1: sfq perturb 20\n", &["eth0"]);
+    assert_eq!(errors(&d).len(), 1, "{d:#?}");
+    assert!(errors(&d)[0].message.contains("sfq, which has no change operation"));
+    assert_eq!(trees[0].1[0].options, "perturb 10");
+    // tbf, which has a change operation, still changes.
+    let (trees, d) = declare(
+        "tc qdisc add dev eth0 root handle 5: tbf rate 1mbit burst 5k latency 50ms\ntc qdisc change dev eth0 root handle 5: tbf rate 2mbit burst 5k latency 50ms\n",
+        &["eth0"],
+    );
+    assert!(errors(&d).is_empty(), "{d:#?}");
+    assert!(trees[0].1[0].options.starts_with("rate 2mbit"));
+}
+
+#[test]
+fn cbq_is_accepted_with_a_warning_that_linux_6_3_removed_it() {
+    let (script, mut d) = parse_script(GARROPPO_CBQ);
+    let _ = build_trees(&script, &devices(&["wlan0"]), &mut d);
+    let w: Vec<&TcDiag> = warnings(&d).into_iter().filter(|w| w.message.contains("removed from Linux in 6.3")).collect();
+    assert_eq!(w.len(), 1, "{d:#?}");
+    assert_eq!(w[0].token, "cbq");
+    builds_with(GARROPPO_CBQ, "wlan0", &["cbq"]);
+}
+
+#[test]
+fn a_line_whose_options_are_refused_changes_nothing() {
+    // tc refuses a tbf without burst before talking to the kernel: the next line can add the root.
+    let text = "tc qdisc add dev eth0 root tbf rate 1mbit latency 50ms\ntc qdisc add dev eth0 root tbf rate 1mbit burst 5k latency 50ms\n";
+    let (script, mut d) = parse_script(text);
+    let built = build_trees(&script, &devices(&["eth0"]), &mut d);
+    let e = errors(&d);
+    assert!(!e.is_empty() && e.iter().all(|e| e.line == 1), "{d:#?}");
+    // The refused line left nothing behind: the second line's tbf is the device's tree.
+    assert_eq!(built.len(), 1);
+    assert_eq!(built[0].1.reports()[0].kind, "tbf");
+    let (trees, _) = declare(text, &["eth0"]);
+    assert!(trees[0].1[0].options.contains("burst 5k"));
+    // the same for a class without rate, and for an unknown kind
+    for (text, line) in [
+        ("tc qdisc add dev eth0 root handle 1: htb\ntc class add dev eth0 parent 1: classid 1:1 htb ceil 1mbit\ntc class add dev eth0 parent 1: classid 1:1 htb rate 1mbit\n", 2),
+        ("tc qdisc add dev eth0 root handle 1: nosuchqdisc\ntc qdisc add dev eth0 root handle 1: pfifo\n", 1),
+    ] {
+        let (trees, d) = declare(text, &["eth0"]);
+        let e = errors(&d);
+        assert!(!e.is_empty() && e.iter().all(|e| e.line == line), "{text}: {d:#?}");
+        assert_eq!(trees.len(), 1, "{text}");
+    }
+    // Warnings of the trial are not repeated.
+    let (script, mut d) = parse_script("tc qdisc add dev eth0 root sfq perturb 10 quantum 100\n");
+    let _ = build_trees(&script, &devices(&["eth0"]), &mut d);
+    let ws = warnings(&d);
+    let unique: std::collections::HashSet<String> = ws.iter().map(|w| w.to_string()).collect();
+    assert_eq!(unique.len(), ws.len(), "{ws:#?}");
 }

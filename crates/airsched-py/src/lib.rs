@@ -28,9 +28,14 @@ fn validate<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<String>
 /// Parse and build a tc script on its own (`airsched tc check`): every device it names is
 /// accepted, with txqueuelen 1000. Returns {"devices": [{"dev", "tree", "qdisc_text",
 /// "class_text"}], "warnings": [...]}; raises ScenarioError with every error at its line and column.
+///
+/// `devices`, a list of (name, txqueuelen), limits the script to one node's devices (`airsched
+/// tc check --scenario S --node N`): naming another is an error, as in a scenario.
 #[pyfunction]
-fn tc_check<'py>(py: Python<'py>, text: &str, path: &str) -> PyResult<Bound<'py, PyDict>> {
-    let checked = airsched_core::tc::check_script(text, path).map_err(errors::scenario_error_lines)?;
+#[pyo3(signature = (text, path, devices=None))]
+fn tc_check<'py>(py: Python<'py>, text: &str, path: &str, devices: Option<Vec<(String, u32)>>) -> PyResult<Bound<'py, PyDict>> {
+    let checked =
+        airsched_core::tc::check_script_on(text, path, devices.as_deref()).map_err(errors::scenario_error_lines)?;
     let out = PyDict::new(py);
     out.set_item("warnings", checked.warnings)?;
     let devs = pyo3::types::PyList::empty(py);
@@ -40,9 +45,136 @@ fn tc_check<'py>(py: Python<'py>, text: &str, path: &str) -> PyResult<Bound<'py,
         d.set_item("tree", dev.tree)?;
         d.set_item("qdisc_text", dev.qdisc_text)?;
         d.set_item("class_text", dev.class_text)?;
+        d.set_item("quanta", dev.quanta)?;
         devs.append(d)?;
     }
     out.set_item("devices", devs)?;
+    Ok(out)
+}
+
+/// What `airsched export` needs of a scenario (checked as a run checks it): per node its name,
+/// devices with txqueuelen, its tc script and the tree the script leaves on each device
+/// (`tc::declared_trees`: qdiscs in tree order with handles, parents, option words, classes and
+/// filters as the kernel holds them); per station its MAC address and airtime weight; the AP's
+/// MAC queueing.
+#[pyfunction]
+#[pyo3(signature = (text, path, overrides=Vec::new()))]
+fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    use airsched_core::qdisc::classify::FilterKind;
+    use airsched_core::scenario::{AirtimeSched, MacQueue, NodeConfig};
+    use pyo3::types::PyList;
+    let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
+    let out = PyDict::new(py);
+    let nodes = PyList::empty(py);
+    let mut all: Vec<(String, &NodeConfig, Vec<&str>)> = vec![("ap".into(), &scn.ap, vec!["wlan0", "eth0"])];
+    for st in &scn.stations {
+        all.push((st.name.clone(), &st.node, vec!["wlan0"]));
+    }
+    all.push(("server".into(), &scn.server, vec!["eth0"]));
+    for (name, node, devs) in all {
+        let d = PyDict::new(py);
+        d.set_item("node", &name)?;
+        d.set_item("txqueuelen", node.txqueuelen)?;
+        d.set_item("devices", devs.clone())?;
+        let trees = PyList::empty(py);
+        if let Some(src) = &node.tc {
+            d.set_item("tc_text", &src.text)?;
+            d.set_item("tc_file", &src.file)?;
+            let (script, mut diags) = airsched_core::tc::parse_script(&src.text);
+            let specs: Vec<airsched_core::tc::DeviceSpec> = devs
+                .iter()
+                .map(|n| airsched_core::tc::DeviceSpec { name: n.to_string(), txqueuelen: node.txqueuelen, seed: 1, stream: 0 })
+                .collect();
+            for (dev, qs) in airsched_core::tc::declared_trees(&script, &specs, &mut diags) {
+                let t = PyDict::new(py);
+                t.set_item("dev", dev)?;
+                let ql = PyList::empty(py);
+                for q in qs {
+                    let qd = PyDict::new(py);
+                    qd.set_item("kind", &q.kind)?;
+                    qd.set_item("handle", q.handle.to_string())?;
+                    qd.set_item("parent", q.parent.to_string())?;
+                    qd.set_item("options", &q.options)?;
+                    let cl = PyList::empty(py);
+                    for c in &q.classes {
+                        let cd = PyDict::new(py);
+                        cd.set_item("classid", c.classid.to_string())?;
+                        cd.set_item("parent", c.parent.to_string())?;
+                        cd.set_item("kind", &c.kind)?;
+                        cd.set_item("options", &c.options)?;
+                        cl.append(cd)?;
+                    }
+                    qd.set_item("classes", cl)?;
+                    let fl = PyList::empty(py);
+                    for f in &q.filters {
+                        let fd = PyDict::new(py);
+                        fd.set_item("parent", f.parent.to_string())?;
+                        fd.set_item("prio", f.prio)?;
+                        fd.set_item("protocol", f.protocol)?;
+                        fd.set_item("classid", f.classid.to_string())?;
+                        match &f.kind {
+                            FilterKind::U32 { keys } => {
+                                fd.set_item("kind", "u32")?;
+                                let ks: Vec<(u32, u32, u32)> = keys.iter().map(|k| (k.val, k.mask, k.off)).collect();
+                                fd.set_item("keys", ks)?;
+                            }
+                            FilterKind::Fw { handle, mask } => {
+                                fd.set_item("kind", "fw")?;
+                                fd.set_item("mark", *handle)?;
+                                fd.set_item("mask", *mask)?;
+                            }
+                            FilterKind::MatchAll => fd.set_item("kind", "matchall")?,
+                        }
+                        fl.append(fd)?;
+                    }
+                    qd.set_item("filters", fl)?;
+                    ql.append(qd)?;
+                }
+                t.set_item("qdiscs", ql)?;
+                trees.append(t)?;
+            }
+        }
+        d.set_item("trees", trees)?;
+        nodes.append(d)?;
+    }
+    out.set_item("nodes", nodes)?;
+    let sts = PyList::empty(py);
+    for st in &scn.stations {
+        let d = PyDict::new(py);
+        d.set_item("name", &st.name)?;
+        d.set_item(
+            "mac",
+            st.mac.map(|m| m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")),
+        )?;
+        d.set_item("airtime_weight", st.ht.map(|h| h.airtime_weight))?;
+        sts.append(d)?;
+    }
+    out.set_item("stations", sts)?;
+    out.set_item("standard", format!("{:?}", scn.cell.standard))?;
+    out.set_item(
+        "airtime",
+        match scn.ap_mac.airtime {
+            AirtimeSched::Off => "off",
+            AirtimeSched::Ath9k => "ath9k",
+            AirtimeSched::Mac80211 => "mac80211",
+        },
+    )?;
+    out.set_item("aql", scn.ap_mac.aql)?;
+    out.set_item("airtime_rx", scn.ap_mac.airtime_rx)?;
+    out.set_item(
+        "fq_kernel",
+        match scn.ap_mac.fq_kernel {
+            airsched_core::scenario::FqKernel::Linux4_11 => "4.11",
+            airsched_core::scenario::FqKernel::Linux6_18 => "6.18",
+        },
+    )?;
+    out.set_item(
+        "mac_queue",
+        match scn.ap_mac.queue {
+            MacQueue::DriverFifo { .. } => "fifo",
+            MacQueue::FqMac => "fq-mac",
+        },
+    )?;
     Ok(out)
 }
 
@@ -206,6 +338,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_toml_string, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(tc_check, m)?)?;
+    m.add_function(wrap_pyfunction!(export_info, m)?)?;
     m.add_function(wrap_pyfunction!(convert::result_schema, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -1222,6 +1222,15 @@ impl Htb {
     }
 
     /// The class options as `tc class show` prints them (without `-d`).
+    /// Each leaf class's quantum in bytes (given, or computed from r2q), as `tc -d class
+    /// show` prints it, in class-id order; for comparing with the kernel.
+    pub fn leaf_quanta(&self) -> Vec<(Handle, i64)> {
+        let mut q: Vec<(Handle, i64)> =
+            self.classes.iter().filter(|c| c.level == 0).map(|c| (c.classid, c.quantum)).collect();
+        q.sort_by_key(|(h, _)| h.0);
+        q
+    }
+
     fn class_options(&self, c: &Class) -> String {
         let mut s = String::new();
         if c.level == 0 {

@@ -43,6 +43,14 @@ pub struct QdiscKind {
     /// `tc qdisc change` sends only the options given (netlink attributes), so earlier ones
     /// stay; other kinds take the whole new option list.
     pub partial_change: bool,
+    /// The kernel's `Qdisc_ops` has a `change` operation. Without one, `tc qdisc change` (and
+    /// `replace` of a qdisc of the same kind in place) with options is refused: "Change
+    /// operation not supported by specified qdisc" (`qdisc_change` in sch_api.c). HTB has none
+    /// in any kernel (checked on Linux 6.18: `tc qdisc change ... htb default 0x20` fails and
+    /// the qdisc keeps its old default); sfq has none in 6.1 or 6.18 (`.change = NULL`), cbq
+    /// none in 6.2. (pfifo_fast and drr have none either, but tc sends them no options, which
+    /// the kernel accepts: their change is a no-op here too.)
+    pub change_op: bool,
     /// A class that gets its first child class loses the qdisc attached to it (HTB turns the
     /// leaf into an inner class and deletes its leaf qdisc).
     pub first_child_drops_leaf_qdisc: bool,
@@ -65,6 +73,7 @@ const fn classless(name: &'static str, filters: FilterBlock, partial_change: boo
         class_kinds: &[],
         filters,
         partial_change,
+        change_op: true,
         first_child_drops_leaf_qdisc: false,
         build,
     }
@@ -78,6 +87,7 @@ const HTB: QdiscKind = QdiscKind {
     class_kinds: &["htb", "whtb"],
     filters: FilterBlock::QdiscAndClasses,
     partial_change: false,
+    change_op: false,
     first_child_drops_leaf_qdisc: true,
     build: htb::build,
 };
@@ -95,6 +105,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         class_kinds: &["prio"],
         filters: FilterBlock::Qdisc,
         partial_change: false,
+        change_op: true,
         first_child_drops_leaf_qdisc: false,
         build: prio::build,
     },
@@ -105,10 +116,12 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         class_kinds: &["tbf"],
         filters: FilterBlock::None,
         partial_change: false,
+        change_op: true,
         first_child_drops_leaf_qdisc: false,
         build: tbf::build,
     },
-    classless("sfq", FilterBlock::Qdisc, false, sfq::build),
+    // sfq_qdisc_ops has `.change = NULL` (Linux 6.1 and 6.18) and tc always sends options.
+    QdiscKind { change_op: false, ..classless("sfq", FilterBlock::Qdisc, false, sfq::build) },
     QdiscKind {
         name: "drr",
         classful: true,
@@ -116,6 +129,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         class_kinds: &["drr"],
         filters: FilterBlock::Qdisc,
         partial_change: false,
+        change_op: true,
         first_child_drops_leaf_qdisc: false,
         build: drr::build,
     },
@@ -127,6 +141,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         class_kinds: &["cbq"],
         filters: FilterBlock::QdiscAndClasses,
         partial_change: false,
+        change_op: false, // cbq_qdisc_ops has `.change = NULL` (6.2)
         first_child_drops_leaf_qdisc: false,
         build: cbq::build,
     },

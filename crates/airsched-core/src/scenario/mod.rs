@@ -231,6 +231,9 @@ pub struct StationConfig {
     pub node: NodeConfig,
     /// 802.11n settings (Some exactly in an 802.11n cell).
     pub ht: Option<HtStationConfig>,
+    /// `mac = "02:00:00:00:00:01"`: the station's MAC address, which only `airsched export`
+    /// uses (an airtime weight is set per MAC address); the simulation does not.
+    pub mac: Option<[u8; 6]>,
 }
 
 /// Which rate control a link runs (crates/airsched-core/src/mac/rate.rs).

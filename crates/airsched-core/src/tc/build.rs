@@ -200,6 +200,46 @@ impl<'a> Model<'a> {
         }
     }
 
+    /// A trial build of one qdisc (with at most one class) on its own: tc parses a command's
+    /// options before it talks to the kernel, and a command tc or the kernel refuses changes
+    /// nothing, so a line whose options (or kind) are refused must not reach the model either.
+    /// Its errors go to `diags` and the answer is true; its warnings are dropped (the real
+    /// build gives them once).
+    #[allow(clippy::too_many_arguments)]
+    fn refused(
+        &self,
+        di: usize,
+        kind: Tok<'a>,
+        handle: Handle,
+        opts: &[Tok<'a>],
+        end: (u32, u32),
+        class: Option<ClassDecl<'a>>,
+        diags: &mut Vec<TcDiag>,
+    ) -> bool {
+        let decl = QdiscDecl {
+            kind,
+            handle,
+            parent: Handle::ROOT,
+            opts: opts.to_vec(),
+            end,
+            classes: class.into_iter().collect(),
+            grafts: Vec::new(),
+            filters: Vec::new(),
+        };
+        let cx = BuildCx {
+            dev: self.devs[di].name.clone(),
+            txqueuelen: crate::qdisc::DEFAULT_TXQUEUELEN,
+            mtu: PSCHED_MTU,
+            seed: 1,
+            stream: 0,
+        };
+        let mut trial = Vec::new();
+        let _ = build_qdisc(decl, &cx, &mut trial);
+        let before = diags.len();
+        diags.extend(trial.into_iter().filter(|d| d.severity == super::lex::Severity::Error));
+        diags.len() > before
+    }
+
     // ------------------------------------------------------------------------------------------
     // qdisc
 
@@ -209,6 +249,13 @@ impl<'a> Model<'a> {
             return self.qdisc_del(di, c, diags);
         }
         let Some(kind) = c.kind else { return };
+        if kind.text == "cbq" {
+            warn(diags, kind, "cbq was removed from Linux in 6.3: kernels since then answer \"Specified qdisc kind is unknown\"; airsched models the 6.2 discipline (htb is the usual replacement)");
+        }
+        let trial_handle = c.handle.map(|h| h.value).filter(|h| *h != Handle::UNSPEC).unwrap_or(Handle::new(0x8000, 0));
+        if self.refused(di, kind, trial_handle, &c.opts, c.end, None, diags) {
+            return;
+        }
         let dev = &self.devs[di];
         // `parent none` is no parent, as in the kernel.
         let Some(p) = c.parent.filter(|p| p.value != Handle::UNSPEC) else {
@@ -401,6 +448,19 @@ impl<'a> Model<'a> {
             );
             return;
         }
+        if qdisc_kind(kind.text).is_some_and(|r| !r.change_op) {
+            err(
+                diags,
+                kind,
+                format!(
+                    "qdisc {} is a {}, which has no change operation in the kernel (\"Change operation not supported by specified qdisc\"); {} would leave it as it is: delete it and add it again, or replace it with another handle",
+                    q.handle,
+                    q.kind.text,
+                    c.op.name()
+                ),
+            );
+            return;
+        }
         if qdisc_kind(kind.text).is_some_and(|r| r.partial_change) {
             q.opts.extend(c.opts.iter().copied());
         } else {
@@ -536,6 +596,14 @@ impl<'a> Model<'a> {
                 return;
             }
         }
+        if c.op != Op::Delete && explicit_classes(q.kind.text) {
+            if let Some(kind) = c.kind {
+                let trial = ClassDecl { at: c.classid.tok, classid: clid, parent: qhandle, kind, opts: c.opts.clone(), end: c.end };
+                if self.refused(di, q.kind, qhandle, &q.opts, q.end, Some(trial), diags) {
+                    return;
+                }
+            }
+        }
         let existing = q.classes.iter().position(|cl| cl.classid == clid);
         let explicit = explicit_classes(q.kind.text);
         match (c.op, existing) {
@@ -543,10 +611,18 @@ impl<'a> Model<'a> {
                 err(diags, c.classid.tok, format!("class {clid} already exists; use change or replace"));
             }
             (Op::Add | Op::Replace, None) => {
+                let mut pnorm = pnorm;
                 if explicit && pnorm.minor() != 0 && !q.classes.iter().any(|cl| cl.classid == pnorm) {
                     let at = c.parent.map(|p| p.tok).unwrap_or(c.classid.tok);
-                    err(diags, at, format!("parent class {pnorm} does not exist (HTB in the kernel would quietly make {clid} a top-level class)"));
-                    return;
+                    if matches!(q.kind.text, "htb" | "whtb") {
+                        // htb_change_class: `parent = htb_find(parentid)`, NULL makes a root
+                        // class (checked on Linux 6.18).
+                        warn(diags, at, format!("parent class {pnorm} does not exist: the kernel's HTB makes {clid} a top-level class (parent {qhandle})"));
+                        pnorm = qhandle;
+                    } else {
+                        err(diags, at, format!("parent class {pnorm} does not exist"));
+                        return;
+                    }
                 }
                 let Some(kind) = c.kind else { return };
                 if qdisc_kind(q.kind.text).is_some_and(|r| r.first_child_drops_leaf_qdisc) && pnorm.minor() != 0 {

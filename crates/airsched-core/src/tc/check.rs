@@ -20,6 +20,9 @@ pub struct CheckedDevice {
     pub qdisc_text: String,
     /// `tc class show dev DEV`, without statistics.
     pub class_text: String,
+    /// The quantum of each leaf class of a root htb (or whtb), as `tc -d class show` prints
+    /// it: (class id, bytes).
+    pub quanta: Vec<(String, i64)>,
 }
 
 /// A script that builds: its configured devices in the order the script first names them, and
@@ -75,11 +78,19 @@ pub fn build_unless_errors(
 /// exists, with txqueuelen 1000, seed 1 and a stream keyed by its name. `Err` holds every
 /// error as a located line; otherwise the report holds the trees and the warnings.
 pub fn check_script(text: &str, path: &str) -> Result<CheckReport, Vec<String>> {
+    check_script_on(text, path, None)
+}
+
+/// [`check_script`] for the devices of one node: `devices` (name, txqueuelen) are the only
+/// ones the script may name (another is an error: "unknown device ..., this node has ...", as
+/// in a scenario); `None` accepts every device the script names, with txqueuelen 1000.
+pub fn check_script_on(text: &str, path: &str, devices: Option<&[(String, u32)]>) -> Result<CheckReport, Vec<String>> {
     let (script, mut diags) = parse_script(text);
-    let specs: Vec<DeviceSpec> = named_devices(&script)
-        .into_iter()
-        .map(|name| DeviceSpec { stream: crate::engine::rng::name_key(&name), name, txqueuelen: DEFAULT_TXQUEUELEN, seed: 1 })
-        .collect();
+    let spec = |name: String, txqueuelen: u32| DeviceSpec { stream: crate::engine::rng::name_key(&name), name, txqueuelen, seed: 1 };
+    let specs: Vec<DeviceSpec> = match devices {
+        Some(devs) => devs.iter().map(|(n, q)| spec(n.clone(), *q)).collect(),
+        None => named_devices(&script).into_iter().map(|n| spec(n, DEFAULT_TXQUEUELEN)).collect(),
+    };
     let built = build_unless_errors(&script, &specs, &mut diags);
     let of = |s: Severity| diags.iter().filter(move |d| d.severity == s).map(|d| located(path, d));
     let errors: Vec<String> = of(Severity::Error).collect();
@@ -95,6 +106,10 @@ pub fn check_script(text: &str, path: &str) -> Result<CheckReport, Vec<String>> 
                 tree: tree_text(dev, &reports),
                 qdisc_text: qdisc_show(dev, &reports, false),
                 class_text: class_show(dev, &reports, false),
+                quanta: match root {
+                    QdiscImpl::Htb(h) => h.leaf_quanta().into_iter().map(|(c, q)| (c.to_string(), q)).collect(),
+                    _ => Vec::new(),
+                },
             }
         })
         .collect();
@@ -161,6 +176,19 @@ tc qdisc add dev eth0 root pfifo limit 50
         assert_eq!(e[0], "b.tc:1:42: tbf: the \"burst\" parameter is mandatory (also spelt buffer or maxburst)");
         assert_eq!(e[1], "b.tc:1:42: tbf: either \"limit\" or \"latency\" is required");
         assert!(e[2].starts_with("b.tc:2:26: at \"fq_pie\": unknown qdisc \"fq_pie\"; airsched knows: pfifo,"), "{}", e[2]);
+    }
+
+    #[test]
+    fn a_nodes_devices_are_the_only_ones_a_script_may_name() {
+        let devs = [("wlan0".to_string(), 50u32), ("eth0".to_string(), 1000u32)];
+        let e = check_script_on("tc qdisc add dev wlan1 root pfifo\n", "n.tc", Some(&devs)).unwrap_err();
+        assert_eq!(e, vec!["n.tc:1:18: at \"wlan1\": unknown device \"wlan1\"; this node has wlan0, eth0"]);
+        // The node's txqueuelen is the default fifo limit; an unconfigured device is not listed.
+        let r = check_script_on("tc qdisc add dev wlan0 root pfifo\n", "n.tc", Some(&devs)).unwrap();
+        assert_eq!(r.devices.len(), 1);
+        assert_eq!(r.devices[0].qdisc_text, "qdisc pfifo 8001: root refcnt 2 limit 50p\n");
+        // Without a node, any device is accepted.
+        assert!(check_script_on("tc qdisc add dev wlan1 root pfifo\n", "n.tc", None).is_ok());
     }
 
     #[test]

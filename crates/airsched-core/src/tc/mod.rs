@@ -15,7 +15,7 @@ pub mod script;
 pub mod show;
 
 pub use build::{build_trees, declared_trees, DeclaredClass, DeclaredQdisc, DeviceSpec};
-pub use check::{check_script, CheckReport, CheckedDevice};
+pub use check::{check_script, check_script_on, CheckReport, CheckedDevice};
 pub use filter::{parse_filter, FilterSpec, NEXTHDR_BASE};
 pub use lex::{errors_since, parse_classid, parse_ipv4, parse_ipv4_prefix, parse_qdisc_handle, Cursor, Severity, TcDiag, Tok};
 pub use opts::{format_rate, format_rate_bytes, format_size, format_time_us, OptParser};

@@ -211,7 +211,7 @@ const AP_KEYS: &[&str] = &[
 ];
 const STATION_KEYS: &[&str] = &[
     "name", "rate", "txqueuelen", "ip", "tc", "tc_file", "rate_control", "snr", "position", "schedule",
-    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight",
+    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight", "mac",
 ];
 const FLOW_KEYS: &[&str] = &[
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",

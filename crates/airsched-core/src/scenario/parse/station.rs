@@ -102,6 +102,16 @@ pub(super) fn parse_stations(
         let ht = ht::station_ht(ctx, tbl, &path, standard);
         let channel = radio::channel(ctx, tbl, &path);
         let node = parse_node(ctx, tbl, &path);
+        let mac = tbl.get("mac").and_then(|v| {
+            let key = join(&path, "mac");
+            let ex = "a MAC address like \"02:00:00:00:00:01\"";
+            let s = string(ctx, v, &key, ex)?;
+            let m = parse_mac(s);
+            if m.is_none() {
+                ctx.error(&v.span(), &key, format!("{s:?} is not a MAC address: expected six hexadecimal bytes separated by colons, like \"02:00:00:00:00:01\""));
+            }
+            m
+        });
         stations.push(StationConfig {
             name: name.unwrap_or_default(),
             // 802.11n: a placeholder, the link's rate is `ht.mcs`.
@@ -110,8 +120,36 @@ pub(super) fn parse_stations(
             channel,
             node,
             ht,
+            mac,
         });
     }
     let names = names.into_iter().map(|(k, (i, _))| (k, i)).collect();
     (stations, names)
+}
+
+/// `aa:bb:cc:dd:ee:ff` (hexadecimal, either case) as six bytes.
+pub(crate) fn parse_mac(s: &str) -> Option<[u8; 6]> {
+    let mut out = [0u8; 6];
+    let mut n = 0;
+    for part in s.split(':') {
+        if n == 6 || part.len() != 2 || !part.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        out[n] = u8::from_str_radix(part, 16).ok()?;
+        n += 1;
+    }
+    (n == 6).then_some(out)
+}
+
+#[cfg(test)]
+mod mac_tests {
+    use super::parse_mac;
+
+    #[test]
+    fn mac_addresses_are_six_colon_separated_hex_bytes() {
+        assert_eq!(parse_mac("02:00:00:00:0a:FF"), Some([2, 0, 0, 0, 10, 255]));
+        for bad in ["", "02:00:00:00:00", "02:00:00:00:00:01:02", "2:00:00:00:00:01", "02-00-00-00-00-01", "0g:00:00:00:00:01"] {
+            assert_eq!(parse_mac(bad), None, "{bad}");
+        }
+    }
 }

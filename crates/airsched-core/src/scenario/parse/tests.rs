@@ -72,6 +72,7 @@ fn the_example_parses() {
             channel: None,
             node: node(1000),
             ht: None,
+            mac: None,
         }],
         flows: vec![FlowConfig {
             name: "down1".into(),
@@ -241,7 +242,8 @@ rate = "12kbit"
                 rate_control: crate::scenario::RateControl::Fixed,
                 channel: None,
                 node: node(10),
-                ht: None
+                ht: None,
+                mac: None
             },
             StationConfig {
                 name: "sta2".into(),
@@ -249,7 +251,8 @@ rate = "12kbit"
                 rate_control: crate::scenario::RateControl::Fixed,
                 channel: None,
                 node: node(1000),
-                ht: None
+                ht: None,
+                mac: None
             },
         ]
     );

@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Behaviour conformance: a tc tree on a real veth link against airsched's wired link.
+
+Two network namespaces joined by a veth pair; the tree goes on the sender's egress; UDP senders
+and a sink of our own (Python sockets, in the two namespaces) measure per-flow goodput (payload
+bytes received between the warm-up and the end) and one-way delay of those packets (both ends
+read the same clock). airsched runs the same tree on the server's
+``eth0`` of a scenario with the same flows from the server to the AP over a 10 Gbit/s wired
+link. ``airsched conformance behaviour`` prints the table (docs/kernel-conformance.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from . import _core
+from .kernel import Netns
+
+#: UDP payload per packet, bytes. On the wire: + 8 UDP + 20 IP + 14 Ethernet = 1042 (what the
+#: qdisc accounts on veth, and on airsched's eth0).
+PAYLOAD = 1000
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    #: the tree, on dev eth0
+    tc: str
+    #: (name, destination port, offered rate in bit/s of UDP payload)
+    flows: tuple[tuple[str, int, int], ...]
+
+
+CASES = (
+    Case("tbf 10mbit", "tc qdisc add dev eth0 root handle 1: tbf rate 10mbit burst 10k latency 20ms\n",
+         (("a", 5001, 6_000_000), ("b", 5002, 6_000_000))),
+    Case("htb 10mbit, 3:1 rates", """tc qdisc add dev eth0 root handle 1: htb default 20
+tc class add dev eth0 parent 1: classid 1:1 htb rate 10mbit
+tc class add dev eth0 parent 1:1 classid 1:10 htb rate 7500kbit ceil 10mbit
+tc class add dev eth0 parent 1:1 classid 1:20 htb rate 2500kbit ceil 10mbit
+tc qdisc add dev eth0 parent 1:10 handle 10: pfifo limit 50
+tc qdisc add dev eth0 parent 1:20 handle 20: pfifo limit 50
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff flowid 1:10
+""", (("a", 5001, 9_000_000), ("b", 5002, 9_000_000))),
+    Case("htb 10mbit, ceil 4mbit", """tc qdisc add dev eth0 root handle 1: htb default 20
+tc class add dev eth0 parent 1: classid 1:1 htb rate 10mbit
+tc class add dev eth0 parent 1:1 classid 1:10 htb rate 2mbit ceil 4mbit
+tc class add dev eth0 parent 1:1 classid 1:20 htb rate 2mbit ceil 10mbit
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff flowid 1:10
+""", (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+)
+
+
+@dataclass
+class FlowResult:
+    case: str
+    flow: str
+    kernel_mbps: float
+    airsched_mbps: float
+    kernel_delay_ms: float
+    airsched_delay_ms: float
+
+    @property
+    def deviation(self) -> float:
+        return 100.0 * (self.airsched_mbps - self.kernel_mbps) / self.kernel_mbps if self.kernel_mbps else float("inf")
+
+
+_SINK = r"""
+import socket, struct, sys, time, json, select
+ports = [int(p) for p in sys.argv[1].split(',')]
+t_end = float(sys.argv[2]); warm = float(sys.argv[3])
+socks = []
+for p in ports:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    s.bind(('10.99.0.2', p)); s.setblocking(False); socks.append((p, s))
+print('ready', flush=True)
+got = {p: 0 for p in ports}; delays = {p: [] for p in ports}
+while time.time() < t_end + 0.2:
+    r, _, _ = select.select([s for _, s in socks], [], [], 0.1)
+    for p, s in socks:
+        if s in r:
+            while True:
+                try: d = s.recv(65536)
+                except BlockingIOError: break
+                now = time.time(); sent = struct.unpack('!d', d[:8])[0]
+                if warm <= now <= t_end:
+                    got[p] += len(d); delays[p].append(now - sent)
+print(json.dumps({'bytes': got, 'delays': delays}), flush=True)
+"""
+
+_SENDER = r"""
+import socket, struct, sys, time
+t0 = float(sys.argv[1]); t_end = float(sys.argv[2]); size = int(sys.argv[3])
+flows = [tuple(int(x) for x in f.split(':')) for f in sys.argv[4].split(',')]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+gap = [size * 8 / rate for _, rate in flows]
+nxt = [t0 for _ in flows]
+pad = bytes(size - 8)
+while True:
+    now = time.time()
+    if now >= t_end: break
+    i = min(range(len(flows)), key=lambda k: nxt[k])
+    if nxt[i] > now: time.sleep(min(nxt[i] - now, 0.0005)); continue
+    try: s.sendto(struct.pack('!d', time.time()) + pad, ('10.99.0.2', flows[i][0]))
+    except (BlockingIOError, OSError): pass
+    nxt[i] += gap[i]
+"""
+
+
+def run_kernel(case: Case, seconds: float, warmup: float = 1.0) -> dict[str, tuple[float, float]]:
+    """Goodput (Mbit/s of UDP payload) and mean one-way delay (ms) per flow on a real veth link."""
+    with Netns(()) as tx, Netns(()) as rx:
+        tx.ip("link", "add", "name", "eth0", "type", "veth", "peer", "name", "eth0p", "netns", rx.name)
+        tx.ip("addr", "add", "10.99.0.1/24", "dev", "eth0")
+        rx.ip("addr", "add", "10.99.0.2/24", "dev", "eth0p")
+        tx.ip("link", "set", "eth0", "up")
+        rx.ip("link", "set", "eth0p", "up")
+        tx.ip("link", "set", "lo", "up")
+        # static neighbour: no ARP exchange inside the measurement
+        mac = json.loads(rx.ip("-j", "link", "show", "eth0p"))[0]["address"]
+        tx.ip("neigh", "add", "10.99.0.2", "lladdr", mac, "dev", "eth0", "nud", "permanent")
+        for line in case.tc.splitlines():
+            words = line.split()[1:]
+            p = tx.tc(*words)
+            if p.returncode != 0:
+                raise RuntimeError(f"{case.name}: tc {' '.join(words)}: {p.stderr.strip()}")
+        t0 = time.time() + 1.0
+        t_end = t0 + seconds
+        ports = ",".join(str(f[1]) for f in case.flows)
+        sink = subprocess.Popen(["ip", "netns", "exec", rx.name, sys.executable, "-c", _SINK, ports, str(t_end),
+                                 str(t0 + warmup)], stdout=subprocess.PIPE, text=True)
+        assert sink.stdout is not None
+        sink.stdout.readline()
+        flows = ",".join(f"{f[1]}:{f[2]}" for f in case.flows)
+        sender = subprocess.run(["ip", "netns", "exec", tx.name, sys.executable, "-c", _SENDER, str(t0), str(t_end),
+                                 str(PAYLOAD), flows], capture_output=True, text=True)
+        if sender.returncode != 0:
+            raise RuntimeError(sender.stderr)
+        out = json.loads(sink.stdout.readline())
+        sink.wait()
+    res = {}
+    for name, port, _ in case.flows:
+        b = out["bytes"][str(port)]
+        d = out["delays"][str(port)]
+        res[name] = (b * 8 / (seconds - warmup) / 1e6, 1000 * statistics.fmean(d) if d else float("nan"))
+    return res
+
+
+def scenario_text(case: Case, seconds: float, warmup: float = 1.0) -> str:
+    flows = "".join(
+        f'\n[[flow]]\nname = "{n}"\nsrc = "server"\ndst = "ap"\nrate = "{r}bit"\nsize = {PAYLOAD}\ndport = {port}\n'
+        for n, port, r in case.flows)
+    return (f'[run]\nduration = "{seconds}s"\nwarmup = "{warmup}s"\n\n[wired]\nrate = "10Gbit"\ndelay = "0ms"\n\n'
+            f'[[station]]\nname = "sta1"\nrate = "11Mbps"\n\n[server]\ntc = {_core.toml_string(case.tc)}\n{flows}')
+
+
+def run_airsched(case: Case, seconds: float, warmup: float = 1.0) -> dict[str, tuple[float, float]]:
+    from .runner import run
+
+    r = run(text=scenario_text(case, seconds, warmup))
+    flows = r.flows
+    out = {}
+    for _, row in flows.iterrows():
+        out[row["name"]] = (float(row["goodput_mbps"]), float(row["delay_mean_ms"]))
+    return out
+
+
+def compare(cases: tuple[Case, ...] = CASES, seconds: float = 5.0) -> list[FlowResult]:
+    rows = []
+    for case in cases:
+        k = run_kernel(case, seconds)
+        a = run_airsched(case, seconds)
+        for name, _, _ in case.flows:
+            rows.append(FlowResult(case.name, name, k[name][0], a[name][0], k[name][1], a[name][1]))
+    return rows
+
+
+def table(rows: list[FlowResult]) -> str:
+    out = ["| tree | flow | kernel Mbit/s | airsched Mbit/s | deviation | kernel delay ms | airsched delay ms |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r.case} | {r.flow} | {r.kernel_mbps:.3f} | {r.airsched_mbps:.3f} | {r.deviation:+.2f} % | "
+                   f"{r.kernel_delay_ms:.2f} | {r.airsched_delay_ms:.2f} |")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    secs = float(os.environ.get("SECONDS_PER_CASE", "5"))
+    print(table(compare(seconds=secs)))

@@ -1,0 +1,458 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``airsched import``: a running Linux box's tc configuration as a scenario's tc text.
+
+Input per device, as iproute2 prints it (iproute2 6.1 is what this follows; see docs/export.md):
+
+* ``tc -j qdisc show dev DEV`` (JSON; ``-s`` statistics are ignored), or its text form;
+* ``tc class show dev DEV`` (text: iproute2 6.1 prints classes as text even with ``-j``; a JSON
+  array, as a later tc may print, is read by field name on a best-effort basis, not checked
+  against such a tc; ``-d`` adds ``quantum``, which is imported);
+* ``tc -j filter show dev DEV parent X`` for the root qdisc and each class (JSON, or the text).
+
+Output: ``tc qdisc|class|filter add`` lines that build the same tree (handles, parents, options,
+filter priorities and u32 keys as the kernel holds them). What airsched does not model (an
+``ingress``/``clsact`` qdisc and its filters, a kind airsched lacks) is left out with a
+``# not imported: ...`` comment and a warning, never silently.
+
+This module is called ``importer`` because ``import`` is a Python keyword.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import AirschedError
+
+#: Qdisc kinds that are a device's default, not configuration (nothing to import).
+DEFAULT_KINDS = {"noqueue", "mq", "noop"}
+#: Qdisc kinds airsched does not model at all (egress only).
+INGRESS_KINDS = {"ingress", "clsact"}
+
+
+class ImportError_(AirschedError, ValueError):
+    """The input cannot be read as tc output; the message names the device, input and line."""
+
+
+@dataclass
+class DeviceInput:
+    """What tc printed for one device."""
+
+    dev: str
+    qdisc: str
+    classes: str = ""
+    #: parent (``1:``, ``1:10``) -> ``tc [-j] filter show dev DEV parent X`` output.
+    filters: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Imported:
+    text: str
+    warnings: list[str]
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """JSON objects as tc -j prints them: u32's repeated "match" keys are kept, as a list."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k == "match":
+            out.setdefault("match", []).append(v)
+        else:
+            out[k] = v
+    return out
+
+
+def _json(text: str, where: str) -> list[dict[str, Any]] | None:
+    s = text.strip()
+    if not s.startswith("["):
+        return None
+    try:
+        data = json.loads(s, object_pairs_hook=_pairs)
+    except json.JSONDecodeError as exc:
+        raise ImportError_(f"{where}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    if not isinstance(data, list):
+        raise ImportError_(f"{where}: expected a JSON array, as tc -j prints")
+    return data
+
+
+def _num(v: Any) -> int:
+    return int(v, 0) if isinstance(v, str) else int(v)
+
+
+def _hexnum(v: Any) -> str:
+    """A handle-like value as tc reads it back (``0x10`` stays hexadecimal)."""
+    return v if isinstance(v, str) else hex(int(v))
+
+
+def _rate_bits(bytes_per_s: int) -> str:
+    return f"{bytes_per_s * 8}bit"
+
+
+def qdisc_options_from_json(kind: str, o: dict[str, Any]) -> str | None:
+    """The tc option words that rebuild a qdisc from its ``tc -j qdisc show`` options (iproute2
+    6.1's print_opt functions name the fields); None if the kind is not one airsched models."""
+    w: list[str] = []
+    if kind == "htb":
+        w += ["r2q", str(o["r2q"])] if "r2q" in o else []
+        w += ["default", _hexnum(o.get("default", "0"))]
+        if "direct_qlen" in o:
+            w += ["direct_qlen", str(o["direct_qlen"])]
+    elif kind in ("pfifo", "bfifo", "pfifo_head_drop"):
+        if "limit" in o:
+            w += ["limit", str(o["limit"])]
+    elif kind == "pfifo_fast":
+        pass  # no options: bands and priomap are fixed
+    elif kind == "tbf":
+        w += ["rate", _rate_bits(_num(o["rate"])), "burst", str(_num(o["burst"]))]
+        if "peakrate" in o:
+            w += ["peakrate", _rate_bits(_num(o["peakrate"]))]
+            if "mtu" in o:
+                w += ["mtu", str(_num(o["mtu"]))]
+        if "limit" in o:
+            w += ["limit", str(_num(o["limit"]))]
+        elif "lat" in o:
+            w += ["latency", f"{_num(o['lat'])}us"]
+    elif kind == "prio":
+        w += ["bands", str(o.get("bands", 3))]
+        if "priomap" in o:
+            w += ["priomap"] + [str(x) for x in o["priomap"]]
+    elif kind == "sfq":
+        for k in ("limit", "quantum", "depth", "divisor"):
+            if k in o:
+                w += [k, str(o[k])]
+        if o.get("perturb"):
+            w += ["perturb", f"{_num(o['perturb'])}"]
+    elif kind in ("fq_codel", "codel"):
+        for k in ("limit", "flows", "quantum"):
+            if k in o:
+                w += [k, str(o[k])]
+        for k in ("target", "interval"):
+            if k in o:
+                w += [k, f"{_num(o[k])}us"]
+        if "ecn" in o:
+            w += ["ecn" if o["ecn"] else "noecn"]
+    elif kind == "drr":
+        pass
+    else:
+        return None
+    return " ".join(w)
+
+
+_SHOW_LINE = re.compile(r"^(qdisc|class)\s+(\S+)\s+(\S+)\s+(root|parent\s+\S+)?\s*(.*)$")
+
+
+def qdiscs_from_text(text: str) -> list[dict[str, Any]]:
+    """``tc qdisc show`` text lines as records like the JSON's, with the option words kept."""
+    out = []
+    for line in text.splitlines():
+        m = _SHOW_LINE.match(line.strip())
+        if not m or m.group(1) != "qdisc":
+            continue
+        kind, handle, place, rest = m.group(2), m.group(3), m.group(4) or "", m.group(5)
+        rec: dict[str, Any] = {"kind": kind, "handle": handle, "words": rest.split()}
+        if place.startswith("parent"):
+            rec["parent"] = place.split()[1]
+        else:
+            rec["root"] = True
+        out.append(rec)
+    return out
+
+
+def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
+    """The options of a ``tc qdisc show`` text line (without -d)."""
+    w = [x for x in words]
+    if w[:1] == ["refcnt"]:
+        w = w[2:]
+    if kind == "htb":
+        keep = []
+        i = 0
+        while i < len(w):
+            if w[i] in ("r2q", "default", "direct_qlen") and i + 1 < len(w):
+                keep += [w[i], w[i + 1]]
+            i += 2 if w[i] in ("r2q", "default", "direct_qlen", "direct_packets_stat", "ver") else 1
+        return " ".join(keep)
+    if kind in ("pfifo", "bfifo", "pfifo_head_drop"):
+        if w[:1] == ["limit"]:
+            return "limit " + w[1].rstrip("p")
+        return ""
+    if kind == "pfifo_fast":
+        return ""
+    if kind == "tbf":
+        d = dict(zip(w[::2], w[1::2]))
+        parts = ["rate", d["rate"], "burst", d["burst"].split("/")[0]]
+        if "peakrate" in d:
+            parts += ["peakrate", d["peakrate"]]
+            if "mtu" in d:
+                parts += ["mtu", d["mtu"].split("/")[0]]
+        if "limit" in d:
+            parts += ["limit", d["limit"]]
+        elif "lat" in d:
+            parts += ["latency", d["lat"]]
+        return " ".join(parts)
+    return None
+
+
+_CLASS_KEYS = ("prio", "quantum", "rate", "ceil", "burst", "cburst")
+
+
+def classes_from_text(text: str) -> list[dict[str, Any]]:
+    """``tc [-d] class show`` lines of htb (and whtb) classes."""
+    out = []
+    for line in text.splitlines():
+        m = _SHOW_LINE.match(line.strip())
+        if not m or m.group(1) != "class":
+            continue
+        kind, classid, place, rest = m.group(2), m.group(3), m.group(4) or "", m.group(5)
+        words = rest.split()
+        opts: dict[str, str] = {}
+        i = 0
+        while i < len(words):
+            k = words[i]
+            if k in _CLASS_KEYS and i + 1 < len(words):
+                opts[k] = words[i + 1].split("/")[0]
+                i += 2
+            elif k in ("leaf", "level", "mpu", "linklayer", "overhead"):
+                i += 2
+            else:
+                i += 1
+        rec = {"kind": kind, "classid": classid, "opts": opts}
+        rec["parent"] = place.split()[1] if place.startswith("parent") else None
+        out.append(rec)
+    return out
+
+
+def classes_from_json(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for c in data:
+        o = c.get("options", c)
+        opts = {}
+        for k in _CLASS_KEYS:
+            if k in o:
+                v = o[k]
+                opts[k] = _rate_bits(int(v)) if k in ("rate", "ceil") and not isinstance(v, str) else str(v)
+        out.append({"kind": c["class"] if "class" in c else c.get("kind"), "classid": c["handle"], "parent": c.get("parent"), "opts": opts})
+    return out
+
+
+def _u32_keys_json(o: dict[str, Any]) -> list[tuple[int, int, int]]:
+    m = o.get("match")
+    if m is None:
+        return []
+    ms = m if isinstance(m, list) else [m]
+    return [(int(x["value"], 16), int(x["mask"], 16), int(x["off"])) for x in ms]
+
+
+def filters_from_json(data: list[dict[str, Any]], warnings: list[str], where: str,
+                      parent: str | None = None) -> list[dict[str, Any]]:
+    """Filters of ``tc -j filter show``; ``parent`` is the one the command named (tc then leaves it
+    out of each entry)."""
+    out = []
+    for f in data:
+        o = f.get("options")
+        if o is None:
+            continue  # the chain/priority header lines
+        kind = f.get("kind")
+        rec = {"parent": f.get("parent", parent), "protocol": f.get("protocol", "all"), "pref": int(f["pref"]), "kind": kind}
+        if kind == "u32":
+            if "flowid" not in o and "classid" not in o:
+                continue  # a hash table's own entry (fh 800: ht divisor 1)
+            rec["keys"] = _u32_keys_json(o)
+            rec["classid"] = o.get("flowid", o.get("classid"))
+            rec["order"] = o.get("order")
+            rec["fh"] = o.get("fh")
+        elif kind == "fw":
+            rec["handle"] = o.get("handle", f.get("handle"))
+            rec["classid"] = o.get("classid", o.get("flowid"))
+        elif kind == "matchall":
+            rec["classid"] = o.get("flowid", o.get("classid"))
+        else:
+            warnings.append(f"{where}: filter kind {kind} (pref {rec['pref']}) is not modelled by airsched: not imported")
+            continue
+        out.append(rec)
+    return out
+
+
+_FILTER_TEXT = re.compile(r"^filter\s+(?:parent\s+(\S+)\s+)?protocol\s+(\S+)\s+pref\s+(\d+)\s+(\S+)(.*)$")
+
+
+def filters_from_text(text: str, warnings: list[str], where: str, parent_default: str | None = None) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    cur: dict[str, Any] | None = None
+    for line in text.splitlines():
+        s = line.strip()
+        m = _FILTER_TEXT.match(s)
+        if m:
+            cur = None
+            parent, proto, pref, kind, rest = m.groups()
+            parent = parent or parent_default
+            words = rest.split()
+            rec: dict[str, Any] = {"parent": parent, "protocol": proto, "pref": int(pref), "kind": kind}
+            cid = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("*flowid", "flowid", "classid")), None)
+            if kind == "u32":
+                if cid is None:
+                    continue
+                rec["fh"] = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "fh"), None)
+                rec["keys"] = []
+                rec["classid"] = cid
+                cur = rec
+            elif kind == "fw":
+                h = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "handle"), None)
+                rec["handle"], rec["classid"] = h, cid
+            elif kind == "matchall":
+                rec["classid"] = cid
+            else:
+                warnings.append(f"{where}: filter kind {kind} (pref {pref}) is not modelled by airsched: not imported")
+                continue
+            out.append(rec)
+        elif s.startswith("match ") and cur is not None:
+            mm = re.match(r"match\s+([0-9a-fA-F]+)/([0-9a-fA-F]+)\s+at\s+(-?\d+)", s)
+            if mm:
+                cur["keys"].append((int(mm.group(1), 16), int(mm.group(2), 16), int(mm.group(3))))
+    return out
+
+
+def _parent_key(h: str) -> tuple[int, int]:
+    major, _, minor = h.partition(":")
+    return (int(major or "0", 16), int(minor or "0", 16))
+
+
+def import_devices(devices: Sequence[DeviceInput]) -> Imported:
+    """The tc text that rebuilds every device's tree."""
+    lines: list[str] = []
+    warnings: list[str] = []
+    for d in devices:
+        where = f"dev {d.dev}"
+        data = _json(d.qdisc, f"{where} qdisc")
+        recs = data if data is not None else qdiscs_from_text(d.qdisc)
+        qlines: list[tuple[str, str]] = []  # (handle, line)
+        handles: set[str] = set()
+        for q in recs:
+            kind, handle = q["kind"], q["handle"]
+            if kind in DEFAULT_KINDS and handle in ("0:", "0"):
+                continue
+            if kind in INGRESS_KINDS:
+                lines.append(f"# not imported: {kind} qdisc on {d.dev} (airsched models egress only)")
+                warnings.append(f"{where}: {kind} qdisc not imported: airsched models egress only")
+                continue
+            if "options" in q:
+                opts = qdisc_options_from_json(kind, q.get("options") or {})
+            else:
+                opts = qdisc_options_from_words(kind, q.get("words", []))
+            if opts is None:
+                lines.append(f"# not imported: {kind} qdisc {handle} on {d.dev} (a kind airsched does not model)")
+                warnings.append(f"{where}: qdisc {handle} is {kind}, which airsched does not model: not imported")
+                continue
+            if q.get("parent", "").startswith("ffff:"):
+                continue
+            place = "root" if q.get("root") else f"parent {q['parent']}"
+            handles.add(handle)
+            qlines.append((handle, f"tc qdisc add dev {d.dev} {place} handle {handle} {kind} {opts}".rstrip()))
+        # classes: a qdisc must exist before its classes, a class before the qdisc under it.
+        cdata = _json(d.classes, f"{where} class") if d.classes else None
+        classes = classes_from_json(cdata) if cdata is not None else classes_from_text(d.classes)
+        classes = [c for c in classes if c["kind"] in ("htb", "whtb", "drr", "cbq") and c["classid"].split(":")[0] + ":" in handles]
+        byid = {c["classid"]: c for c in classes}
+
+        def depth(c: dict[str, Any]) -> int:
+            n, p = 0, c["parent"]
+            while p in byid and n < 16:
+                n, p = n + 1, byid[p]["parent"]
+            return n
+
+        classes.sort(key=lambda c: (depth(c), _parent_key(c["classid"])))
+        emitted: list[str] = []
+        pending = list(qlines)
+        # The root qdisc first, then classes by depth, each qdisc once its parent class exists.
+        made: set[str] = set()
+
+        def flush_qdiscs() -> None:
+            nonlocal pending
+            rest = []
+            for h, line in pending:
+                m = re.search(r" parent (\S+) ", line)
+                if m is None or m.group(1) in made:
+                    emitted.append(line)
+                    made.add(h)
+                else:
+                    rest.append((h, line))
+            pending = rest
+
+        flush_qdiscs()
+        for c in classes:
+            o = c["opts"]
+            words = [f"{k} {o[k]}" for k in ("rate", "ceil", "burst", "cburst", "prio", "quantum") if k in o]
+            if c["kind"] == "drr":
+                words = [f"quantum {o['quantum']}"] if "quantum" in o else []
+            parent = c["parent"] or c["classid"].split(":")[0] + ":"
+            emitted.append(f"tc class add dev {d.dev} parent {parent} classid {c['classid']} {c['kind']} {' '.join(words)}".rstrip())
+            made.add(c["classid"])
+            flush_qdiscs()
+        for h, line in pending:
+            emitted.append(line)
+            warnings.append(f"{where}: qdisc {h} hangs from a class that was not imported")
+        # filters, in priority order per parent. The kernel's u32 dump of one parent also shows
+        # the nodes of the other u32 tables of the same qdisc and priority (one tc_u_common per
+        # qdisc), so a node (by its fh) is imported once, under the first parent that lists it,
+        # and an ambiguous priority is a warning.
+        seen_fh: set[str] = set()
+        prio_parents: dict[tuple[str, int], set[str]] = {}
+        for parent in sorted(d.filters, key=_parent_key):
+            fw = f"{where} filter parent {parent}"
+            fdata = _json(d.filters[parent], fw)
+            fl = (filters_from_json(fdata, warnings, fw, parent) if fdata is not None
+                  else filters_from_text(d.filters[parent], warnings, fw, parent))
+            fl.sort(key=lambda f: (f["pref"], f.get("order") or 0))
+            for f in fl:
+                if f["kind"] == "u32":
+                    prio_parents.setdefault((parent.split(":")[0], f["pref"]), set()).add(parent)
+                    if f.get("fh") in seen_fh:
+                        continue
+                    if f.get("fh"):
+                        seen_fh.add(f["fh"])
+                head = f"tc filter add dev {d.dev} parent {f['parent']} protocol {f['protocol']} prio {f['pref']}"
+                if f["kind"] == "u32":
+                    keys = f["keys"] or [(0, 0, 0)]
+                    m = " ".join(f"match u32 0x{v:08x} 0x{mk:08x} at {off}" for v, mk, off in keys)
+                    emitted.append(f"{head} u32 {m} flowid {f['classid']}")
+                elif f["kind"] == "fw":
+                    emitted.append(f"{head} handle {f['handle']} fw classid {f['classid']}")
+                else:
+                    emitted.append(f"{head} matchall classid {f['classid']}")
+        for (major, pref), parents in sorted(prio_parents.items()):
+            if len(parents) > 1:
+                warnings.append(
+                    f"{where}: u32 filters of priority {pref} are listed under {', '.join(sorted(parents, key=_parent_key))}: "
+                    "the kernel's dump does not say which parent each hangs from; each is imported under the first"
+                )
+        lines += emitted
+    return Imported("\n".join(lines) + ("\n" if lines else ""), warnings)
+
+
+def read_live(devs: Iterable[str], netns: str | None = None, tc: str = "tc") -> list[DeviceInput]:
+    """Run tc on this machine (in network namespace ``netns``) and collect each device's output."""
+    base = [tc] + (["-n", netns] if netns else [])
+
+    def run(*args: str) -> str:
+        p = subprocess.run(base + list(args), capture_output=True, text=True)
+        if p.returncode != 0:
+            raise ImportError_(f"{shlex.join(base + list(args))}: {p.stderr.strip() or 'failed'}")
+        return p.stdout
+
+    out = []
+    for dev in devs:
+        q = run("-r", "-j", "qdisc", "show", "dev", dev)  # -raw: tbf's limit as the kernel holds it
+        c = run("-d", "class", "show", "dev", dev)
+        parents: list[str] = []
+        for rec in _json(q, dev) or []:
+            if rec.get("kind") in DEFAULT_KINDS | INGRESS_KINDS:
+                continue
+            parents.append(rec["handle"])
+        parents += [r["classid"] for r in classes_from_text(c)]
+        filters = {p: run("-j", "filter", "show", "dev", dev, "parent", p) for p in parents}
+        out.append(DeviceInput(dev, q, c, filters))
+    return out

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Behaviour conformance, bounded: an htb tree on a veth link between two network namespaces,
+UDP flows of our own through it, against airsched's wired link with the same tree
+(docs/kernel-conformance.md; `airsched conformance behaviour` runs every tree, longer)."""
+
+from __future__ import annotations
+
+import pytest
+
+from airsched import behaviour, kernel
+
+REASON = kernel.unavailable()
+
+
+def test_the_scenario_puts_the_tree_on_the_servers_eth0_and_the_flows_to_the_ap() -> None:
+    text = behaviour.scenario_text(behaviour.CASES[1], 3)
+    assert '[server]\ntc = "tc qdisc add dev eth0 root handle 1: htb default 20' in text
+    assert 'dst = "ap"' in text and "dport = 5001" in text and 'rate = "10Gbit"' in text
+
+
+@pytest.mark.skipif(REASON is not None, reason=f"behaviour conformance: {REASON}")
+def test_htb_shares_a_shaped_veth_link_as_airsched_says() -> None:
+    case = behaviour.CASES[1]  # htb 10mbit, classes 7.5 : 2.5, both flows offered 9 Mbit/s
+    rows = behaviour.compare((case,), seconds=3.0)
+    assert [r.flow for r in rows] == ["a", "b"]
+    for r in rows:
+        assert abs(r.deviation) < 3.0, behaviour.table(rows)
+    # and the split is HTB's, not an even one: 3:1 within 5 %
+    a, b = rows
+    assert a.kernel_mbps / b.kernel_mbps == pytest.approx(3.0, rel=0.05)
