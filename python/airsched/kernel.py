@@ -319,7 +319,8 @@ _PROTO = {0x0800: "ip", 0x0003: "all"}
 
 
 def _scenario_with(text: str) -> str:
-    return "[run]\nduration = \"1s\"\n\n[ap]\ntc = " + _core.toml_string(text) + "\n"
+    # A cell needs a station (an empty one is refused); the tree is the AP's.
+    return "[run]\nduration = \"1s\"\n\n[ap]\ntc = " + _core.toml_string(text) + "\n\n[[station]]\nname = \"sta1\"\nrate = \"11Mbps\"\n"
 
 
 def airsched_trees(text: str, path: str, devices: Sequence[str], txqueuelen: int = 1000) -> dict[str, Tree]:
