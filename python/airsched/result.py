@@ -149,10 +149,41 @@ class Result:
         columns = self._columns[table]
         # Built column by column so that an empty table still has every column, with its type.
         data = {
-            name: pd.Series(values, dtype=_DTYPES.get(schema.get(name, "")))
+            name: values.to_pandas() if isinstance(values, _Coded) else pd.Series(values, dtype=_DTYPES.get(schema.get(name, "")))
             for name, values in columns.items()
         }
         return pd.DataFrame(data)
+
+    def _write_parquet(self, table: str, path: Path) -> None:
+        """One table as Parquet, straight from its columns to Arrow arrays (numbers without a
+        copy, text from its codes), with the schema pandas would write for the DataFrame
+        (``to_parquet(index=False)``): ``pd.read_parquet`` gives back :meth:`_frame`'s frame,
+        types included, without the DataFrame ever being built here."""
+        import pandas as pd
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = TABLES[table]
+        columns = self._columns[table]
+        if table in self.__dict__:  # the DataFrame exists already: write it as it is
+            frame = self.__dict__[table]
+            frame.to_parquet(path, engine="pyarrow", index=False)
+            return
+        arrays = []
+        for name, values in columns.items():
+            kind = schema.get(name)
+            if isinstance(values, _Coded):
+                codes = pa.array(values.codes.astype("int32", copy=False))
+                arrays.append(pa.DictionaryArray.from_arrays(codes, pa.array(values.names, type=pa.string())).cast(pa.string()))
+            else:
+                arrays.append(pa.array(values, type=_ARROW.get(kind)) if kind else pa.array(values))
+        empty = pd.DataFrame({name: pd.Series([], dtype=_DTYPES.get(schema.get(name, ""), "object")) for name in columns})
+        meta = pa.Schema.from_pandas(empty, preserve_index=False).metadata
+        fields = pa.schema([pa.field(name, arr.type) for name, arr in zip(columns, arrays)], metadata=meta)
+        # Dictionary encoding for the text columns only: on the numbers (nearly all distinct)
+        # the writer's dictionaries cost tens of MB for nothing.
+        text = [name for name in columns if schema.get(name) == STR]
+        pq.write_table(pa.Table.from_arrays(arrays, schema=fields), path, use_dictionary=text, row_group_size=ROW_GROUP)
 
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON object ``airsched run --json`` prints: the summary, then one object per
@@ -175,7 +206,7 @@ class Result:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
-            getattr(self, table).to_parquet(out / f"{table}.parquet", engine="pyarrow", index=False)
+            self._write_parquet(table, out / f"{table}.parquet")
         with open(out / "summary.json", "w", encoding="utf-8") as f:
             json.dump(self.to_json_dict(), f, indent=2, allow_nan=False)
             f.write("\n")
@@ -193,6 +224,21 @@ class Result:
 
 # pandas dtype of each column type: "string" (not object) so text columns say what they hold.
 _DTYPES = {STR: "string", FLOAT: "float64", INT: "int64"}
+#: Rows per Parquet row group: the writer holds one group's pages at a time.
+ROW_GROUP = 65_536
+# The Arrow type of each column type, as pandas writes those dtypes.
+_ARROW_NAMES = {STR: "string", FLOAT: "float64", INT: "int64"}
+
+
+class _ArrowTypes(dict):  # noqa: D101 - resolved on first use, so that pyarrow loads only to write
+    def get(self, kind: Any, default: Any = None) -> Any:
+        import pyarrow as pa
+
+        name = _ARROW_NAMES.get(kind)
+        return getattr(pa, name)() if name else default
+
+
+_ARROW = _ArrowTypes()
 
 
 def _checked_columns(
@@ -228,12 +274,38 @@ def _column(table: str, name: str, values: Any) -> Any:
             raise SimulationError(f"the native {table!r} column {name!r} has a partial value")
         array = np.frombuffer(raw, dtype=_TYPED[tag])
         if tag == "dict":
-            names = np.array(list(values[2]) + [None], dtype=object)
             if array.size and int(array.max()) >= len(values[2]):
                 raise SimulationError(f"the native {table!r} column {name!r} has a code without a name")
-            return names.take(array)
+            return _Coded(array, list(values[2]))
         return array
     return list(values)
+
+
+class _Coded:
+    """A text column held as codes into its distinct values (4 bytes a row), turned into an
+    Arrow-backed pandas string array only when a DataFrame is built, never into one Python str
+    object per row."""
+
+    def __init__(self, codes: Any, names: list[str]) -> None:
+        self.codes, self.names = codes, names
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __iter__(self) -> Any:
+        names = self.names
+        return (names[int(c)] for c in self.codes)
+
+    def tolist(self) -> list[str]:
+        return list(self)
+
+    def to_pandas(self) -> Any:
+        import pandas as pd
+        import pyarrow as pa
+
+        codes = pa.array(self.codes.astype("int32", copy=False))
+        strings = pa.DictionaryArray.from_arrays(codes, pa.array(self.names, type=pa.string())).cast(pa.string())
+        return pd.Series(pd.arrays.ArrowStringArray(strings), dtype=_DTYPES[STR])
 
 
 def _json_value(value: Any) -> Any:
