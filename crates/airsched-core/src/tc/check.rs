@@ -74,6 +74,53 @@ pub fn build_unless_errors(
     }
 }
 
+/// Build the commands that parsed even when others did not, so that every error of the script
+/// is reported at once, in line order: the parse errors, then the build errors of the commands
+/// that parsed, except knock-on errors (a command whose `parent` is a handle or class id that a
+/// command which failed to parse would have created: it fails only because of that one).
+fn build_reporting_all(text: &str, script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let words_of = |line: u32| lines.get((line as usize).wrapping_sub(1)).map_or(Vec::new(), |l| l.split_whitespace().collect::<Vec<_>>());
+    let after = |words: &[&str], key: &str| words.iter().position(|w| *w == key).and_then(|i| words.get(i + 1)).and_then(|w| tc_id(w));
+    let mut built_diags = Vec::new();
+    let built = build_trees(script, devices, &mut built_diags);
+    diags.append(&mut built_diags);
+    diags.sort_by_key(|d| (d.line, d.col));
+    // In line order: a failed line's handle or class id is never made; a later error on a line
+    // whose parent is one of them is a consequence, not news (and that line counts as failed).
+    let mut orphaned: std::collections::HashSet<(u32, u32)> = std::collections::HashSet::new();
+    let mut failed_line = 0;
+    let mut knock_on_line = 0;
+    diags.retain(|d| {
+        if d.severity != Severity::Error {
+            return true;
+        }
+        let words = words_of(d.line);
+        let knock_on = d.line == knock_on_line || after(&words, "parent").is_some_and(|p| orphaned.contains(&p));
+        if d.line != failed_line {
+            failed_line = d.line;
+            for key in ["handle", "classid"] {
+                if let Some(id) = after(&words, key) {
+                    orphaned.insert(id);
+                }
+            }
+        }
+        if knock_on {
+            knock_on_line = d.line;
+        }
+        !knock_on
+    });
+    built
+}
+
+/// A tc handle or class id (`1:`, `1:10`, `ffff:`; hexadecimal) as (major, minor).
+fn tc_id(word: &str) -> Option<(u32, u32)> {
+    let (major, minor) = word.split_once(':')?;
+    let major = u32::from_str_radix(major, 16).ok()?;
+    let minor = if minor.is_empty() { 0 } else { u32::from_str_radix(minor, 16).ok()? };
+    Some((major, minor))
+}
+
 /// Check a script read from `path` (used only to locate the diagnostics). Every device it names
 /// exists, with txqueuelen 1000, seed 1 and a stream keyed by its name. `Err` holds every
 /// error as a located line; otherwise the report holds the trees and the warnings.
@@ -91,7 +138,7 @@ pub fn check_script_on(text: &str, path: &str, devices: Option<&[(String, u32)]>
         Some(devs) => devs.iter().map(|(n, q)| spec(n.clone(), *q)).collect(),
         None => named_devices(&script).into_iter().map(|n| spec(n, DEFAULT_TXQUEUELEN)).collect(),
     };
-    let built = build_unless_errors(&script, &specs, &mut diags);
+    let built = build_reporting_all(text, &script, &specs, &mut diags);
     let of = |s: Severity| diags.iter().filter(move |d| d.severity == s).map(|d| located(path, d));
     let errors: Vec<String> = of(Severity::Error).collect();
     if !errors.is_empty() {
@@ -130,6 +177,26 @@ tc qdisc add dev eth0 root pfifo limit 50
 ";
 
     #[test]
+    fn tc_check_reports_every_error_in_line_order_without_knock_on_errors() {
+        let text = "\
+tc qdisc add dev wlan0 root handle 1: htb default 10
+tc class add dev wlan0 parent 1: classid 1:10 htb rate 1mbit burst
+tc qdisc add dev wlan0 parent 1:10 handle 10: sfq perturb 10
+tc foo
+tc qdisc add dev wlan0 parent 1:30 pfifo
+tc qdisc add dev eth0 root pfifo limit x
+";
+        let errs = check_script(text, "s.tc").unwrap_err();
+        let lines: Vec<&str> = errs.iter().map(|e| e.split(':').nth(1).unwrap()).collect();
+        // Line 3 fails only because line 2 did (its parent 1:10 was never made): not reported.
+        // Line 5's parent 1:30 does not exist at all: its own error, reported after line 4's.
+        assert_eq!(lines, ["2", "4", "5", "6"], "{errs:#?}");
+        assert!(errs[0].contains("\"burst\" needs a value"), "{}", errs[0]);
+        assert!(errs[1].contains("unknown tc object \"foo\""), "{}", errs[1]);
+        assert!(errs[3].contains("\"x\" is not a size"), "{}", errs[3]);
+    }
+
+    #[test]
     fn a_valid_script_gives_each_devices_tree_and_show_texts() {
         let r = check_script(HTB, "shape.tc").unwrap();
         assert_eq!(r.devices.iter().map(|d| d.dev.as_str()).collect::<Vec<_>>(), vec!["wlan0", "eth0"]);
@@ -153,8 +220,8 @@ tc qdisc add dev eth0 root pfifo limit 50
         assert_eq!(
             r.warnings,
             vec![
-                "w.tc:1:46: at \"2>/dev/null\": shell redirections are not part of the tc command; ignored",
                 "w.tc:1:4: at \"-s\": the global option -stats only changes how tc prints; ignored",
+                "w.tc:1:46: at \"2>/dev/null\": shell redirections are not part of the tc command; ignored",
             ]
         );
         assert_eq!(r.devices.len(), 1);
