@@ -40,7 +40,7 @@ def peak_rss(cmd: list[str]) -> tuple[int, float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", default="1h")
+    parser.add_argument("--duration", default="3600s")
     parser.add_argument("--airsched", default=str(ROOT / ".venv" / "bin" / "airsched"))
     parser.add_argument("--out-too", action="store_true", help="also run each with --out (tables written)")
     parser.add_argument("scenarios", nargs="*", help="scenario files (default: every shipped one)")
