@@ -15,6 +15,7 @@ from ._errors import AirschedError, ScenarioError, SimulationError
 from .result import Result
 from .runner import run
 from .scenario import ScenarioInfo, StationLink, load, validate
+from .sweep import sweep
 
 __version__: str = _core.version()
 
@@ -28,5 +29,6 @@ __all__ = [
     "__version__",
     "load",
     "run",
+    "sweep",
     "validate",
 ]

@@ -375,6 +375,100 @@ def repro_hoiland_command(
             print(f"wrote the tables of {plural(len(runs), 'run')} in {out / 'runs'}")
 
 
+@app.command("sweep")
+def sweep_command(
+    spec: Annotated[str, typer.Argument(metavar="SWEEP", help="Sweep file (TOML).", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the sweep's runs (resumed if it exists).")],
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Worker processes of the local pool (default: all usable cores).")
+    ] = None,
+    executor: Annotated[str, typer.Option(help="Where runs go: local (process pool) or dask.")] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="Dask scheduler address (tcp://host:8786); without it, a local Dask cluster."),
+    ] = None,
+    overrides: SetOption = None,
+    force: Annotated[bool, typer.Option("--force", help="Run every run again, even those already done.")] = False,
+    plot: Annotated[bool, typer.Option("--plot", help="Also write goodput.png (means with error bars) into --out.")] = False,
+) -> None:
+    """Run every run of SWEEP (a grid of settings times seeds) into --out, one Parquet file per
+    run; runs already there are kept, so an interrupted sweep resumes where it stopped. Prints
+    each station's goodput and airtime share as means with confidence intervals over seeds."""
+    from . import stats
+    from .sweep import collect, execute, load_sweep
+
+    _check_option("--executor", executor, ("local", "dask"))
+    if jobs is not None and jobs < 1:
+        _bad_input(f"--jobs: must be at least 1, got {jobs}")
+    with _reported_errors(EXIT_BAD_INPUT):
+        sw = load_sweep(spec, overrides or [])
+        runs = sw.runs()
+    print(f"{sw.name}: {plural(len(runs), 'run')} ({len(sw.seeds)} seeds) into {out}", file=sys.stderr)
+    with _sweep_progress() as progress:
+        try:
+            outcome = execute(sw, out, jobs=jobs, executor=executor, address=scheduler, force=force, progress=progress)
+        except OSError as exc:
+            _cannot_write(out, exc)
+    print(
+        f"{outcome.done} run(s) done now, {outcome.skipped} already done, {len(outcome.failed)} failed, "
+        f"of {outcome.total} · wall {_fmt_seconds(outcome.wall_s)}",
+        file=sys.stderr,
+    )
+    for failure in outcome.failed:
+        print(f"error: run {failure['run_id'][:12]} {failure['params']}: {failure['error']}", file=sys.stderr)
+        print(f"  reproduce: {failure['command']}", file=sys.stderr)
+    df = collect(out, "stations")
+    if len(df):
+        by = [c for c in sw.columns if c != "seed"] + ["name"]
+        summary = stats.summarize(df, by, ["goodput_mbps", "airtime_share"])
+        Console().print(stats.stats_table(summary, by, f"{sw.name}: stations"))
+        try:
+            summary.to_csv(out / "stations-stats.csv", index=False)
+            if plot:
+                summary = summary.copy()
+                summary["configuration"] = [
+                    ", ".join(str(r[c]) for c in by[:-1]) or sw.name for _, r in summary.iterrows()
+                ]
+                path = stats.plot_errorbars(
+                    summary, "goodput_mbps", "configuration", "name", out / "goodput.png", ylabel="goodput, Mbit/s"
+                )
+                print(f"wrote {path}")
+        except OSError as exc:
+            _cannot_write(out, exc)
+    if outcome.failed:
+        print(f"error: {plural(len(outcome.failed), 'run')} failed; listed in {out / 'failures.json'}", file=sys.stderr)
+        raise typer.Exit(EXIT_INVALID)
+
+
+@contextmanager
+def _sweep_progress() -> Iterator[Callable[[int, int, int, int], None] | None]:
+    """A progress hook drawing runs done, failed and time left on stderr (a terminal only)."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    bar = Progress(
+        TextColumn("sweep"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} runs"),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )
+    task = bar.add_task("sweep", total=None, failed=0)
+    bar.start()
+
+    def hook(finished: int, failed: int, skipped: int, total: int) -> None:
+        # Runs found done already are not counted in the time left: the bar covers this session.
+        bar.update(task, total=total - skipped, completed=finished, failed=failed)
+
+    try:
+        yield hook
+    finally:
+        bar.stop()
+
+
 def _check_option(option: str, value: str, allowed: Any) -> None:
     """Exit 2 naming the option and its allowed values unless ``value`` is one of them."""
     choices = list(allowed)

@@ -118,6 +118,28 @@ fn py_toml_string(text: &str) -> String {
     toml_string(text)
 }
 
+/// The resolved scenario (file plus overrides, every default filled in, every unit converted) as
+/// stable text, for content-addressing a sweep's runs: two inputs that simulate the same thing
+/// give the same text. Where the file and the tc scripts came from (paths, line offsets) is left
+/// out, so a sweep moved to another directory keeps its run identities.
+#[pyfunction]
+#[pyo3(signature = (text, path, overrides=Vec::new()))]
+fn resolved_scenario(text: &str, path: &str, overrides: Vec<String>) -> PyResult<String> {
+    let mut scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
+    let nodes = [&mut scn.ap, &mut scn.server].into_iter().chain(scn.stations.iter_mut().map(|s| &mut s.node));
+    for node in nodes {
+        if let Some(tc) = node.tc.as_mut() {
+            tc.file.clear();
+            tc.line_offset = 0;
+            tc.first_line_col_offset = 0;
+        }
+    }
+    if let Some((file, _)) = scn.monitor.calibration.as_mut() {
+        file.clear();
+    }
+    Ok(format!("{scn:?}"))
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -182,6 +204,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(resolved_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(py_toml_string, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(tc_check, m)?)?;
