@@ -15,7 +15,7 @@ from ._errors import AirschedError, ScenarioError, SimulationError
 from .result import Result
 from .runner import run
 from .scenario import ScenarioInfo, StationLink, load, validate
-from .sweep import sweep
+from .sweeps import sweep
 
 __version__: str = _core.version()
 

@@ -388,6 +388,9 @@ def sweep_command(
         typer.Option(help="Dask scheduler address (tcp://host:8786); without it, a local Dask cluster."),
     ] = None,
     overrides: SetOption = None,
+    seeds: Annotated[
+        str | None, typer.Option(help="Replace the file's seeds: 1-10, 1,2,5 or 7.", show_default=False)
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Run every run again, even those already done.")] = False,
     plot: Annotated[bool, typer.Option("--plot", help="Also write goodput.png (means with error bars) into --out.")] = False,
 ) -> None:
@@ -395,13 +398,19 @@ def sweep_command(
     run; runs already there are kept, so an interrupted sweep resumes where it stopped. Prints
     each station's goodput and airtime share as means with confidence intervals over seeds."""
     from . import stats
-    from .sweep import collect, execute, load_sweep
+    from .sweeps import collect, execute, load_sweep
 
     _check_option("--executor", executor, ("local", "dask"))
     if jobs is not None and jobs < 1:
         _bad_input(f"--jobs: must be at least 1, got {jobs}")
+    from .sweeps import parse_seeds
+
+    try:
+        seed_list = None if seeds is None else parse_seeds(seeds)
+    except ValueError as exc:
+        _bad_input(f"--seeds: {exc}")
     with _reported_errors(EXIT_BAD_INPUT):
-        sw = load_sweep(spec, overrides or [])
+        sw = load_sweep(spec, overrides or [], seed_list)
         runs = sw.runs()
     print(f"{sw.name}: {plural(len(runs), 'run')} ({len(sw.seeds)} seeds) into {out}", file=sys.stderr)
     with _sweep_progress() as progress:

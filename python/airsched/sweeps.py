@@ -162,7 +162,7 @@ class Sweep:
 
 
 def _raise(errors: list[str]) -> Any:
-    raise ScenarioError(errors[0], errors=errors)
+    raise ScenarioError(errors)
 
 
 _OVERRIDE_ERROR = re.compile(rf"^{re.escape(COMMAND_LINE)}:(\d+):\d+: ")
@@ -187,9 +187,27 @@ def run_identity(text: str, path: str, overrides: Sequence[str]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def load_sweep(path: PathLike, overrides: Iterable[str] = ()) -> Sweep:
+def parse_seeds(text: str) -> list[int]:
+    """``"1-10"`` (a range, both ends included), ``"1,2,5"`` or ``"7"`` as a list of seeds;
+    raises ValueError saying what is wrong."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)\s*-\s*(\d+)", part)
+        if m and int(m.group(1)) <= int(m.group(2)):
+            seeds.extend(range(int(m.group(1)), int(m.group(2)) + 1))
+        elif part.isdigit():
+            seeds.append(int(part))
+        else:
+            raise ValueError(f"{text!r}: expected seeds as 1-10, 1,2,5 or 7 (integers >= 0)")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"{text!r}: a seed is listed twice")
+    return seeds
+
+
+def load_sweep(path: PathLike, overrides: Iterable[str] = (), seeds: Sequence[int] | None = None) -> Sweep:
     """Read a sweep file. ``overrides`` (``KEY=VALUE``, as ``--set`` takes them) are applied to
-    every run after the file's settings. Raises :class:`ScenarioError` as ``FILE:LINE:COL: KEY:
+    every run after the file's settings; ``seeds`` replaces the file's seeds. Raises :class:`ScenarioError` as ``FILE:LINE:COL: KEY:
     message`` for anything wrong."""
     path = os.fspath(path)
     text = read_text(path)
@@ -219,7 +237,8 @@ def load_sweep(path: PathLike, overrides: Iterable[str] = ()) -> Sweep:
     if scenario is not None and not isinstance(scenario, str):
         err("sweep.scenario", f"must be a file name (a string), got {scenario!r}")
         scenario = None
-    seeds = _seeds(head.get("seeds", [1]), lambda msg: err("sweep.seeds", msg))
+    if seeds is None:
+        seeds = _seeds(head.get("seeds", [1]), lambda msg: err("sweep.seeds", msg))
     fixed = [(k, v, _line_of(text, k)) for k, v in _dict(doc.get("set", {}), "set", err).items()]
     axes: list[Axis] = []
     for vname, table in _dict(doc.get("variants", {}), "variants", err).items():
@@ -248,6 +267,8 @@ def load_sweep(path: PathLike, overrides: Iterable[str] = ()) -> Sweep:
     dup = [n for n in names if names.count(n) > 1]
     if dup:
         _raise([f"{path}:{_line_of(text, dup[0])}:1: {dup[0]}: set twice (as a parameter and a variant)"])
+    if seeds is not None:
+        seeds = list(seeds)
     return Sweep(path, str(name), scenario, axes, fixed, seeds, _line_of(text, "seeds"), list(overrides))
 
 
@@ -428,7 +449,7 @@ def write_run(result: Result, path: PathLike, provenance: Mapping[str, Any] | No
     }
     blob = json.dumps(meta, allow_nan=True, sort_keys=True, default=str).encode("utf-8")
     table = pa.table(columns).replace_schema_metadata({META_KEY: blob})
-    tmp = path.with_name(f"{_TMP}{os.getpid()}-{path.name}")
+    tmp = path.with_name(f"{_TMP}{path.name}.{os.getpid()}")  # never *.parquet: not a run
     try:
         pq.write_table(table, tmp)
         os.replace(tmp, path)
@@ -658,14 +679,15 @@ def sweep(
     executor: str = "local",
     address: Any = None,
     overrides: Iterable[str] | Mapping[str, Any] | None = None,
+    seeds: Sequence[int] | None = None,
     force: bool = False,
     progress: ProgressHook | None = None,
 ) -> pd.DataFrame:
     """Run the sweep file ``spec`` into the directory ``out`` (resuming what is there) and
     return ``table`` of every run as one tidy DataFrame, a column per parameter (see
     :func:`collect`). ``df.attrs["outcome"]`` is the :class:`SweepOutcome` (runs done, skipped,
-    failed)."""
-    sw = load_sweep(spec, override_lines(overrides))
+    failed). ``overrides`` apply to every run; ``seeds`` replaces the file's seeds."""
+    sw = load_sweep(spec, override_lines(overrides), seeds)
     outcome = execute(sw, out, jobs=jobs, executor=executor, address=address, force=force, progress=progress)
     df = collect(out, table)
     df.attrs["outcome"] = outcome
