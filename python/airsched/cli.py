@@ -478,6 +478,31 @@ def _sweep_progress() -> Iterator[Callable[[int, int, int, int], None] | None]:
         bar.stop()
 
 
+@app.command("report")
+def report_command(
+    source: Annotated[
+        Path,
+        typer.Argument(metavar="DIR", help="A directory `airsched run --out` or `airsched sweep` wrote.", show_default=False),
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")] = Path("report.html"),
+    title: Annotated[str | None, typer.Option(help="Title of the page (default: from DIR).")] = None,
+) -> None:
+    """Write one self-contained HTML page of a run or a sweep: scenario summary and provenance,
+    tables, statistics over seeds, and the figures (embedded PNG)."""
+    from .report import is_run_dir, is_sweep_dir, write_report
+
+    if not (is_run_dir(source) or is_sweep_dir(source)):
+        _bad_input(
+            f"{source}: not a results directory (write one with `airsched run SCENARIO --out {source}` "
+            f"or `airsched sweep SWEEP --out {source}`)"
+        )
+    try:
+        written = write_report(source, output, title)
+    except OSError as exc:
+        _cannot_write(output, exc)
+    print(f"wrote {written}")
+
+
 def _check_option(option: str, value: str, allowed: Any) -> None:
     """Exit 2 naming the option and its allowed values unless ``value`` is one of them."""
     choices = list(allowed)

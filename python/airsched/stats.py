@@ -159,4 +159,7 @@ def plot_errorbars(
     conf = summary.attrs.get("confidence", 0.95)
     note = f"; n<{MIN_RUNS}: no error bar" if few else ""
     ax.set_title(title or f"{quantity}: mean and {conf:.0%} CI over seeds{note}", fontsize="medium")
+    if hasattr(path, "write"):  # a file object (the report embeds the PNG)
+        fig.savefig(path, format="png")
+        return path
     return save(fig, path)
