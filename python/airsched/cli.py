@@ -101,11 +101,39 @@ def run_command(
             "`tc -s class show` would (with --json they are always in the `tc` key).",
         ),
     ] = False,
+    pcap: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write packet captures here: air.pcap (radiotap 802.11), NODE-wlan0.pcap per radio, "
+            "wire-eth0.pcap (Ethernet), with the simulated timestamps.",
+        ),
+    ] = None,
+    flent: Annotated[
+        Path | None,
+        typer.Option(help="Write the run as a flent data file (FILE.flent.gz, test tcp_download) that flent plots."),
+    ] = None,
 ) -> None:
     """Simulate SCENARIO and print per-station and per-flow results."""
+    if pcap is not None and pcap.exists() and not pcap.is_dir():
+        _bad_input(f"--pcap: {pcap} is a file; give a directory for the capture files")
     # Never a progress bar with --json (stdout is for the JSON alone) or when stderr is a log.
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=not json_output) as progress:
-        result = run_scenario(scenario, seed=seed, duration=duration, overrides=overrides, progress=progress)
+        try:
+            result = run_scenario(
+                scenario, seed=seed, duration=duration, overrides=overrides, progress=progress, pcap=pcap
+            )
+        except OSError as exc:
+            _cannot_write(pcap or Path("."), exc)
+    if flent is not None:
+        from .flent import write_flent
+
+        try:
+            write_flent(result, flent, title=Path(scenario).stem)
+        except OSError as exc:
+            _cannot_write(flent, exc)
+        print(f"wrote {flent}", file=sys.stderr)
+    if result.pcaps:
+        print(f"wrote {plural(len(result.pcaps), 'capture')} in {pcap}", file=sys.stderr)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if out is not None:

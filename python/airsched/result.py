@@ -76,6 +76,8 @@ class Result:
         if missing:
             raise SimulationError(f"the native summary lacks {', '.join(missing)}")
         self._summary = dict(summary)
+        #: Packet capture files of the run (``run(..., pcap=DIR)``), else empty.
+        self.pcaps: list[Path] = []
         self._tc = [dict(t) for t in tc]
         self._warnings = list(warnings)
         self._columns: dict[str, Columns] = {

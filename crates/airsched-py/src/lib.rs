@@ -192,6 +192,27 @@ impl Simulation {
         py.detach(|| inner.advance(Nanos(until_ns)));
     }
 
+    /// Capture the air and the wire from now on (`airsched run --pcap`).
+    fn enable_pcap(&mut self) {
+        self.inner.enable_pcap();
+    }
+
+    /// The captures so far, and stop capturing: a list of (name, linktype, pcap file bytes,
+    /// frames), the channel's ("air") first, then each radio's (its node's name), then the
+    /// wire's ("wire").
+    fn take_pcaps<'py>(&mut self, py: Python<'py>) -> Vec<(String, u32, Bound<'py, pyo3::types::PyBytes>, u64)> {
+        use airsched_core::pcap::{LINKTYPE_ETHERNET, LINKTYPE_RADIOTAP};
+        let caps = self.inner.take_pcaps();
+        let n = caps.len();
+        caps.into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let link = if i + 1 == n { LINKTYPE_ETHERNET } else { LINKTYPE_RADIOTAP };
+                (c.name, link, pyo3::types::PyBytes::new(py, &c.bytes), c.frames)
+            })
+            .collect()
+    }
+
     /// Run to the end and return the results as a dict of tables (column lists).
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let inner = &mut self.inner;

@@ -81,7 +81,7 @@ fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
     let d = &mut net.devs[dev as usize];
     let looked = match d.link {
         Link::Wifi(node) => wifi.pull(node, cx, |cx| d.dequeue(dev, cx)),
-        Link::Wire(_) => net.wire.kick(dev, d, cx),
+        Link::Wire(to) => net.wire.kick(dev, to, d, cx),
     };
     if looked && d.sourced {
         cx.out.push(Req::Refill { dev });
@@ -298,6 +298,29 @@ impl Simulation {
 
     pub fn scenario(&self) -> &Scenario {
         &self.scn
+    }
+
+    /// Capture the air and the wire from now on (`crate::pcap`): the channel, each radio (the
+    /// AP's named "ap", each station's by its name) and the wired link. Results are the same
+    /// with or without it.
+    pub fn enable_pcap(&mut self) {
+        use crate::phy::ht::{ChannelWidth, GuardInterval};
+        use crate::phy::ofdm::OfdmBand;
+        let cell = &self.scn.cell;
+        let (width, gi, band_5ghz) = match &cell.ht {
+            Some(h) => (h.width, h.gi, h.band == OfdmBand::Ghz5),
+            None => (ChannelWidth::Mhz20, GuardInterval::Long, false),
+        };
+        // Channel 36 at 5 GHz, channel 1 at 2.4 GHz.
+        let freq_mhz = if band_5ghz { 5180 } else { 2412 };
+        let phy = crate::pcap::CellPhy { preamble: cell.preamble, width, gi, freq_mhz, band_5ghz };
+        let radios: Vec<String> = std::iter::once("ap".to_string()).chain(self.scn.stations.iter().map(|s| s.name.clone())).collect();
+        self.cx.tap = Some(Box::new(crate::pcap::Tap::new(phy, &radios)));
+    }
+
+    /// The captures so far (and stop capturing): the channel's, each radio's, the wire's.
+    pub fn take_pcaps(&mut self) -> Vec<crate::pcap::Capture> {
+        self.cx.tap.take().map(|t| t.into_captures()).unwrap_or_default()
     }
 
     /// (node, device) of every interface, in interface order.
