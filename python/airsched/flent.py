@@ -47,6 +47,7 @@ def flent_data(result: Result, title: str = "", t0: _dt.datetime | None = None) 
     flows = result.flows.set_index("name")
     fl = samples[samples["kind"] == "flow"]
     xs = sorted(set(float(x) for x in fl["time_s"]))
+    keys = {x: round(x, 9) for x in xs}
     results: dict[str, list[float | None]] = {}
     raw: dict[str, list[dict[str, Any]]] = {}
     tcp_down = [
@@ -102,7 +103,7 @@ def flent_data(result: Result, title: str = "", t0: _dt.datetime | None = None) 
         "BATCH_UUID": None,
         "DATA_FILENAME": None,
     }
-    return {"metadata": metadata, "version": FILEFORMAT_VERSION, "x_values": xs, "results": results, "raw_values": raw}
+    return {"metadata": metadata, "version": FILEFORMAT_VERSION, "x_values": [keys[x] for x in xs], "results": results, "raw_values": raw}
 
 
 def write_flent(result: Result, path: str | os.PathLike[str], title: str = "") -> Path:
