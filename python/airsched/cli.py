@@ -575,6 +575,27 @@ def compare_command(
         _cannot_write(output or csv or Path("."), exc)
 
 
+@repro_app.command("all")
+def repro_all_command(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the tables, figures and report.html.")],
+    duration: Annotated[
+        str | None, typer.Option(help='Bound every run, e.g. "10s" (default: each paper\'s own durations).')
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
+    scenarios: ScenariosOption = None,
+) -> None:
+    """Every reproduction (Garroppo et al. Tables 1 and 2, Figs. 6 to 9; Høiland-Jørgensen's
+    testbed with UDP and TCP) into --out, with one HTML report of them all."""
+    from .repro.all import run_all
+
+    with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
+        try:
+            path = run_all(out, duration=duration, seed=seed, progress=progress, scenarios_dir=scenarios)
+        except OSError as exc:
+            _cannot_write(out, exc)
+    print(f"wrote {path} (tables and figures in {out})")
+
+
 def _check_option(option: str, value: str, allowed: Any) -> None:
     """Exit 2 naming the option and its allowed values unless ``value`` is one of them."""
     choices = list(allowed)
