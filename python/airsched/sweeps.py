@@ -309,6 +309,9 @@ def _values(spec: Any, err: Callable[[str], None]) -> list[Any]:
         err(f"expected a list of values or a range {{from = 0, to = 10, step = 2}}, got {spec!r}")
         return []
     unknown = sorted(set(spec) - {"from", "to", "step", "count", "unit"})
+    if unknown and not set(spec) & {"from", "to", "step", "count"}:
+        err('a key path with dots must be quoted, e.g. "cell.retry_limit" = [4, 7] (unquoted, TOML reads it as tables)')
+        return []
     if unknown:
         err(f"unknown range key `{unknown[0]}`; a range has from, to, and step or count (and unit)")
         return []
