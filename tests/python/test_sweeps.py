@@ -4,6 +4,7 @@ alone, resuming an interrupted sweep, the Dask executor, and the reproductions a
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import signal
@@ -44,7 +45,7 @@ def test_grid_is_the_product_of_parameters_and_seeds(tmp_path: Path) -> None:
     assert sw.columns == ["station[slow].rate", "cell.retry_limit", "seed"]
     assert len(runs) == 2 * 2 * 2
     assert [r.params["cell.retry_limit"] for r in runs[:4]] == [4, 4, 7, 7]
-    assert {r.run_id for r in runs} == {r.run_id for r in runs} and len({r.run_id for r in runs}) == 8
+    assert len({r.run_id for r in runs}) == 8  # every grid point a different scenario
     assert runs[0].overrides == ('run.duration="2s"', 'station[slow].rate="1Mbps"', "cell.retry_limit=4", "run.seed=1")
 
 
@@ -194,3 +195,17 @@ def test_cli_sweep_prints_means_with_intervals(tmp_path: Path) -> None:
     bad = subprocess.run(cmd[:-2] + ["--seeds", "x"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("error: --seeds:")
     json.loads((out / "sweep.json").read_text())
+
+
+def test_calibrate_sweep_runs_the_calibration_points() -> None:
+    """sweeps/calibrate.toml's runs are `airsched calibrate`'s: the station's mean goodput is
+    the block-averaged goodput of the calibration table within 1 %."""
+    from airsched import _core
+
+    table = _core.calibrate(0.0, 10.0, 10.0, 1024, 100, "arf", "3s", 1)
+    points = dict(re.findall(r"snr_db = ([-\d.]+)\ngoodput_bps = ([\d.]+)", table))
+    runs = {r.params["station[b].snr"]: r for r in sweeps.load_sweep(ROOT / "sweeps" / "calibrate.toml", ["run.duration=3s"]).runs()}
+    for snr in (0.0, 10.0):
+        run = runs[snr]
+        goodput = airsched.run(run.scenario, overrides=list(run.overrides)).stations["goodput_mbps"].item() * 1e6
+        assert goodput == pytest.approx(float(points[f"{snr:.2f}"]), rel=0.01)
