@@ -514,6 +514,9 @@ def report_command(
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")] = Path("report.html"),
     title: Annotated[str | None, typer.Option(help="Title of the page (default: from DIR).")] = None,
+    scenario: Annotated[
+        Path | None, typer.Option(help="The scenario file a run directory came from, to show in the report.")
+    ] = None,
 ) -> None:
     """Write one self-contained HTML page of a run or a sweep: scenario summary and provenance,
     tables, statistics over seeds, and the figures (embedded PNG)."""
@@ -525,7 +528,7 @@ def report_command(
             f"or `airsched sweep SWEEP --out {source}`)"
         )
     try:
-        written = write_report(source, output, title)
+        written = write_report(source, output, title, scenario)
     except OSError as exc:
         _cannot_write(output, exc)
     print(f"wrote {written}")

@@ -39,6 +39,8 @@ class RunData:
     label: str
     result: Result
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: The scenario file the run came from, shown with its overrides (None: not known).
+    scenario: str | None = None
 
 
 def load_run_dir(path: str | os.PathLike[str]) -> Result:
@@ -254,6 +256,16 @@ def _summary_table(result: Result) -> str:
 def run_section(run: RunData, anchor: str = "run") -> str:
     r = run.result
     parts = [f'<section id="{anchor}"><h2>{html.escape(run.label)}</h2>']
+    scenario = run.scenario or run.provenance.get("scenario")
+    if scenario and Path(scenario).is_file():
+        overrides = run.provenance.get("overrides") or []
+        text = Path(scenario).read_text(encoding="utf-8", errors="replace")
+        sets = "".join(f"<li><code>{html.escape(o)}</code></li>" for o in overrides)
+        parts.append(
+            f'<h3>scenario</h3><p><code>{html.escape(str(scenario))}</code>'
+            + (f", with the overrides</p><ul>{sets}</ul>" if sets else "</p>")
+            + f'<details><summary>scenario file</summary><pre class="scenario">{html.escape(text)}</pre></details>'
+        )
     if run.provenance:
         prov = {k: v for k, v in run.provenance.items() if k not in ("params",)}
         parts.append("<details><summary>provenance</summary><pre>" + html.escape(json.dumps(prov, indent=1, default=str)) + "</pre></details>")
@@ -325,8 +337,9 @@ for(var i=0;i<im.length;i++){if(im[i].complete&&im[i].naturalWidth>0){ok++;}}
 document.body.dataset.images=im.length;document.body.dataset.imagesLoaded=ok;});</script>"""
 
 
-def render(path: str | os.PathLike[str], title: str | None = None) -> str:
-    """The HTML page of a run directory or a sweep directory."""
+def render(path: str | os.PathLike[str], title: str | None = None, scenario: str | os.PathLike[str] | None = None) -> str:
+    """The HTML page of a run directory or a sweep directory; ``scenario``, the file a run
+    directory came from, is shown in it."""
     d = Path(path)
     sections: list[str] = []
     runs: list[RunData] = []
@@ -336,7 +349,7 @@ def render(path: str | os.PathLike[str], title: str | None = None) -> str:
         sections.append(text)
     elif is_run_dir(d):
         kind = "run"
-        runs = [RunData(f"run {d.name}", load_run_dir(d))]
+        runs = [RunData(f"run {d.name}", load_run_dir(d), scenario=None if scenario is None else os.fspath(scenario))]
     else:
         raise FileNotFoundError(f"{d}: neither a run directory (summary.json, stations.parquet) nor a sweep directory (sweep.json)")
     for i, run in enumerate(runs):
@@ -361,9 +374,14 @@ def render(path: str | os.PathLike[str], title: str | None = None) -> str:
     )
 
 
-def write_report(path: str | os.PathLike[str], out: str | os.PathLike[str], title: str | None = None) -> Path:
+def write_report(
+    path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    title: str | None = None,
+    scenario: str | os.PathLike[str] | None = None,
+) -> Path:
     """Render the report of ``path`` (a run or sweep directory) into the HTML file ``out``."""
-    page = render(path, title)
+    page = render(path, title, scenario)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")

@@ -85,10 +85,13 @@ def test_run_report_shows_the_runs_tables_and_figures(tmp_path: Path) -> None:
     result.write(tmp_path / "run")
     page = tmp_path / "report.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "airsched", "report", str(tmp_path / "run"), "-o", str(page)], capture_output=True, text=True
+        [sys.executable, "-m", "airsched", "report", str(tmp_path / "run"), "-o", str(page), "--scenario", str(ROOT / "scenarios" / "hoiland" / "tcp.toml")],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr
     text = page.read_text()
+    assert "[[station]]" in text and "tcp.toml" in text  # the scenario file is shown
     assert not re.search(r'(src|href)="(?!data:)', text), "the page references a file"
     dom = Page(dump_dom(page))
     assert dom.sections == ["provenance", "run0"]
@@ -119,6 +122,7 @@ def test_sweep_report_shows_means_with_intervals(tmp_path: Path) -> None:
     page = airsched.report.write_report(tmp_path / "out", tmp_path / "sweep.html")
     dom = Page(dump_dom(page))
     assert dom.sections == ["provenance", "sweep", "run0"]
+    assert "run.duration=&quot;2s&quot;" in page.read_text() or 'run.duration="2s"' in page.read_text()
     stats = dom.rows["stats"]
     assert len(stats) == 2 * 2 * 2  # rates x stations x (goodput, airtime)
     fast = df[(df["station[slow].rate"] == "1Mbps") & (df["name"] == "fast")]["goodput_mbps"]
