@@ -121,7 +121,7 @@ class Sweep:
         here = Path(self.path).parent
         errors: list[str] = []
         runs: list[Run] = []
-        texts: dict[str, str] = {}
+        texts: dict[str, str | None] = {}
         for combo in itertools.product(*(a.points for a in self.axes)):
             for seed in self.seeds:
                 scenario = self.scenario
@@ -145,9 +145,21 @@ class Sweep:
                 runs.append(Run(params, base, tuple(lines), tuple(where), seed))
         out = []
         for run in runs:
-            try:
-                if run.scenario not in texts:
+            if run.scenario not in texts:
+                try:
                     texts[run.scenario] = read_text(run.scenario)
+                except ScenarioError as exc:
+                    name = os.path.basename(run.scenario)
+                    sweep_lines = Path(self.path).read_text(encoding="utf-8").splitlines()
+                    line = next((i for i, text in enumerate(sweep_lines, 1) if name in text), 1)
+                    msg = f"{self.path}:{line}:1: scenario: {exc.errors[0]}"
+                    if msg not in errors:
+                        errors.append(msg)
+                    texts[run.scenario] = None
+                    continue
+            if texts[run.scenario] is None:
+                continue
+            try:
                 run_id = run_identity(texts[run.scenario], run.scenario, run.overrides)
             except ScenarioError as exc:
                 for line in exc.errors:

@@ -209,3 +209,11 @@ def test_calibrate_sweep_runs_the_calibration_points() -> None:
         run = runs[snr]
         goodput = airsched.run(run.scenario, overrides=list(run.overrides)).stations["goodput_mbps"].item() * 1e6
         assert goodput == pytest.approx(float(points[f"{snr:.2f}"]), rel=0.01)
+
+
+def test_a_missing_base_scenario_is_named_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "sweep.toml"
+    path.write_text('[sweep]\nseeds = [1]\n[variants.v]\na = {scenario = "gone.toml"}\n')
+    with pytest.raises(airsched.ScenarioError) as exc:
+        sweeps.load_sweep(path).runs()
+    assert exc.value.errors == [f"{path}:4:1: scenario: {tmp_path / 'gone.toml'}: no such file"]

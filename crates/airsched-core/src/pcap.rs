@@ -331,15 +331,14 @@ mod tests {
     use super::*;
     use crate::phy::ht::HtMcs;
 
-    fn phy(rate: TxRate) -> CellPhy {
-        let _ = rate;
+    fn cell() -> CellPhy {
         CellPhy { preamble: Preamble::Long, width: ChannelWidth::Mhz20, gi: GuardInterval::Long, freq_mhz: 2412, band_5ghz: false }
     }
 
     #[test]
     fn radiotap_layouts_follow_the_alignment_rules() {
         // 802.11b: TSFT 8, Flags 16, Rate 17, Channel 18-21, signal 22, noise 23: 24 bytes.
-        let tap = Tap::new(phy(TxRate::Dsss(DsssRate::R11)), &["ap".into()]);
+        let tap = Tap::new(cell(), &["ap".into()]);
         let mut buf = Vec::new();
         let p = Phy { start: Nanos(1_500_000), rate: TxRate::Dsss(DsssRate::R11), len: 100, fcs_ok: false, snr_cdb: Some(1250), ampdu: None };
         tap.radiotap(&mut buf, &p);
