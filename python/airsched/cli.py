@@ -108,6 +108,14 @@ def run_command(
             "wire-eth0.pcap (Ethernet), with the simulated timestamps.",
         ),
     ] = None,
+    queues: Annotated[
+        bool,
+        typer.Option(
+            "--queues",
+            help="Also record every interface's queue length and every flow's queueing delay at each "
+            "sample (with --out: queues.parquet, flow_delays.parquet; `airsched report` plots them).",
+        ),
+    ] = False,
     flent: Annotated[
         Path | None,
         typer.Option(help="Write the run as a flent data file (FILE.flent.gz, test tcp_download) that flent plots."),
@@ -120,7 +128,7 @@ def run_command(
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=not json_output) as progress:
         try:
             result = run_scenario(
-                scenario, seed=seed, duration=duration, overrides=overrides, progress=progress, pcap=pcap
+                scenario, seed=seed, duration=duration, overrides=overrides, progress=progress, pcap=pcap, queues=queues
             )
         except OSError as exc:
             _cannot_write(pcap or Path("."), exc)

@@ -54,7 +54,11 @@ def load_run_dir(path: str | os.PathLike[str]) -> Result:
         frame = pd.read_parquet(d / f"{name}.parquet")
         tables[name] = {c: frame[c].tolist() for c in frame.columns}
     summary = {k: (math.nan if v is None else v) for k, v in doc.items() if k not in (*TABLES, "tc", "warnings")}
-    return Result(summary, tables, doc.get("tc", ()), doc.get("warnings", ()))
+    result = Result(summary, tables, doc.get("tc", ()), doc.get("warnings", ()))
+    for name in ("queues", "flow_delays"):  # written by `airsched run --queues --out`
+        if (d / f"{name}.parquet").is_file():
+            setattr(result, name, pd.read_parquet(d / f"{name}.parquet"))
+    return result
 
 
 def is_sweep_dir(path: str | os.PathLike[str]) -> bool:
@@ -183,6 +187,36 @@ def fig_queue_delay(result: Result) -> str | None:
     return _figure("queueing delay per flow", _png(fig))
 
 
+def fig_queues_over_time(result: Result) -> str | None:
+    """Queue length per interface and queueing delay per flow over time (a run traced with
+    ``--queues``); interfaces whose queue stayed empty and flows that received nothing are left
+    out."""
+    from .plots import new_figure
+
+    q, d = result.queues, result.flow_delays
+    if q is None or d is None:
+        return None
+    fig = new_figure(height=3.6)
+    left, right = fig.subplots(1, 2)
+    for (node, dev), rows in q.groupby(["node", "dev"], sort=False):
+        if rows["qlen"].max() > 0:
+            left.plot(rows["time_s"], rows["qlen"], label=f"{node} {dev}")
+    left.set_xlabel("time, s")
+    left.set_ylabel("packets queued")
+    left.set_title("queue length (root qdisc; 802.11n: AP driver frames as 'mac')")
+    for flow, rows in d.groupby("flow", sort=False):
+        if rows["queue_delay_ms"].notna().any() and rows["queue_delay_ms"].max() > 0:
+            right.plot(rows["time_s"], rows["queue_delay_ms"], label=str(flow))
+    right.set_xlabel("time, s")
+    right.set_ylabel("mean queueing delay, ms")
+    right.set_title("queueing delay per flow, per interval")
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize="x-small")
+    return _figure("queue length and queueing delay over time", _png(fig))
+
+
 def fig_ampdu(result: Result) -> str | None:
     from .plots import new_figure
 
@@ -274,12 +308,14 @@ def run_section(run: RunData, anchor: str = "run") -> str:
         parts.append("<h3>warnings</h3><ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in r.warnings) + "</ul>")
     parts.append('<h3>stations</h3>' + _table(r.stations, "stations", STATION_COLUMNS))
     parts.append('<h3>flows</h3>' + _table(r.flows, "flows", FLOW_COLUMNS))
-    figures = [f(r) for f in (fig_stations, fig_goodput_time, fig_latency, fig_cwnd, fig_queue_delay, fig_ampdu)]
+    figures = [f(r) for f in (fig_stations, fig_goodput_time, fig_latency, fig_cwnd, fig_queue_delay, fig_queues_over_time, fig_ampdu)]
     parts.append('<h3>figures</h3>' + "".join(f for f in figures if f))
-    parts.append(
-        '<p class="note">Queue length and delay over time: this run records each flow\'s and '
-        "station's mean queueing delay (above), not a time series of the queues.</p>"
-    )
+    if r.queues is None:
+        parts.append(
+            '<p class="note">Queue length and delay over time: this run was not traced '
+            "(<code>airsched run --queues</code>); the tables hold each flow's and station's mean "
+            "queueing delay.</p>"
+        )
     parts.append('<h3>tc statistics</h3>' + _tc_table(r))
     parts.append("</section>")
     return "".join(parts)

@@ -27,6 +27,7 @@ def run(
     overrides: Overrides | None = None,
     progress: Callable[[float], None] | None = None,
     pcap: str | os.PathLike[str] | None = None,
+    queues: bool = False,
 ) -> Result:
     """Simulate a scenario file (or ``text=``, TOML) and return its :class:`Result`.
 
@@ -39,6 +40,8 @@ def run(
     :class:`ScenarioError` for invalid input; errors in overrides name ``<command line>``, line N
     being the N-th override. ``pcap``, a directory, receives packet captures of the run with
     the simulated timestamps (see :func:`write_pcaps`); the results are the same without it.
+    ``queues`` also records every interface's queue length and every flow's queueing delay at
+    each sample (``result.queues``, ``result.flow_delays``), again without changing the results.
     """
     source = load(scenario, text=text)
     lines = override_lines(overrides) + run_overrides(seed, duration)
@@ -46,9 +49,17 @@ def run(
         sim = _core.Simulation(source.text, source.path, overrides=lines)
         if pcap is not None:
             sim.enable_pcap()
+        if queues:
+            sim.enable_queue_trace()
         _advance(sim, progress)
         raw = sim.finish()
     result = Result.from_native(raw)
+    if queues:
+        import pandas as pd
+
+        trace = sim.take_queue_trace()
+        result.queues = pd.DataFrame(trace["queues"]).astype({"node": "string", "dev": "string"})
+        result.flow_delays = pd.DataFrame(trace["delays"]).astype({"flow": "string"})
     if pcap is not None:
         result.pcaps = write_pcaps(sim.take_pcaps(), pcap)
     return result

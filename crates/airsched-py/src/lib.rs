@@ -213,6 +213,39 @@ impl Simulation {
             .collect()
     }
 
+    /// Record queue lengths and delays at every sample from now on (`airsched run --queues`).
+    fn enable_queue_trace(&mut self) {
+        self.inner.enable_queue_trace();
+    }
+
+    /// The queue trace so far, and stop tracing: {"queues": {time_s, node, dev, qlen,
+    /// backlog_bytes}, "delays": {time_s, flow, received, queue_delay_ms, delay_ms}} as column
+    /// lists (the AP's 802.11n MAC queue is node "ap", dev "mac"); None if not enabled.
+    fn take_queue_trace<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        use airsched_core::metrics::queues::QueueTrace;
+        let Some(t) = self.inner.take_queue_trace() else { return Ok(None) };
+        let names = self.inner.interface_names();
+        let flows: Vec<String> = self.inner.scenario().flows.iter().map(|f| f.name.clone()).collect();
+        let q = PyDict::new(py);
+        let name = |i: u32| if i == QueueTrace::MAC { ("ap".to_string(), "mac") } else { names[i as usize].clone() };
+        q.set_item("time_s", t.queues.iter().map(|s| s.time.as_secs_f64()).collect::<Vec<_>>())?;
+        q.set_item("node", t.queues.iter().map(|s| name(s.iface).0).collect::<Vec<_>>())?;
+        q.set_item("dev", t.queues.iter().map(|s| name(s.iface).1).collect::<Vec<_>>())?;
+        q.set_item("qlen", t.queues.iter().map(|s| s.qlen).collect::<Vec<_>>())?;
+        q.set_item("backlog_bytes", t.queues.iter().map(|s| s.backlog_bytes).collect::<Vec<_>>())?;
+        let d = PyDict::new(py);
+        let flow_name = |f: u32| flows.get(f as usize).cloned().unwrap_or_else(|| format!("flow{f}"));
+        d.set_item("time_s", t.delays.iter().map(|s| s.time.as_secs_f64()).collect::<Vec<_>>())?;
+        d.set_item("flow", t.delays.iter().map(|s| flow_name(s.flow)).collect::<Vec<_>>())?;
+        d.set_item("received", t.delays.iter().map(|s| s.received).collect::<Vec<_>>())?;
+        d.set_item("queue_delay_ms", t.delays.iter().map(|s| s.queue_delay_ms).collect::<Vec<_>>())?;
+        d.set_item("delay_ms", t.delays.iter().map(|s| s.delay_ms).collect::<Vec<_>>())?;
+        let out = PyDict::new(py);
+        out.set_item("queues", q)?;
+        out.set_item("delays", d)?;
+        Ok(Some(out))
+    }
+
     /// Run to the end and return the results as a dict of tables (column lists).
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let inner = &mut self.inner;

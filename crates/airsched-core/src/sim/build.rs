@@ -59,6 +59,7 @@ impl Simulation {
             rec: Recorder::new(scn.flows.len(), n_samples.min(1 << 20) * (n + scn.flows.len())),
             wall: std::time::Duration::ZERO,
             finished: false,
+            queue_trace: None,
         })
     }
 }
