@@ -217,3 +217,29 @@ def test_a_missing_base_scenario_is_named_at_its_line(tmp_path: Path) -> None:
     with pytest.raises(airsched.ScenarioError) as exc:
         sweeps.load_sweep(path).runs()
     assert exc.value.errors == [f"{path}:4:1: scenario: {tmp_path / 'gone.toml'}: no such file"]
+
+
+def test_a_failed_run_is_reported_and_retried_on_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that fails is listed in failures.json with its command; the others complete, and
+    the next pass runs only the failed one."""
+    import airsched.runner
+
+    spec = write_sweep(tmp_path, 'seeds = [1, 2, 3]\n[set]\n"run.duration" = "2s"\n')
+    real = airsched.runner.run
+
+    def flaky(path, overrides=(), **kw):
+        if "run.seed=2" in overrides:
+            raise airsched.SimulationError("injected failure")
+        return real(path, overrides=overrides, **kw)
+
+    monkeypatch.setattr(airsched.runner, "run", flaky)
+    out = tmp_path / "out"
+    outcome = sweeps.execute(sweeps.load_sweep(spec), out, jobs=1)
+    assert (outcome.done, len(outcome.failed)) == (2, 1)
+    failed = json.loads((out / "failures.json").read_text())
+    assert failed[0]["params"]["seed"] == 2 and failed[0]["error"] == "injected failure"
+    assert failed[0]["command"].startswith("airsched run ") and "--set run.seed=2" in failed[0]["command"]
+    monkeypatch.setattr(airsched.runner, "run", real)
+    again = sweeps.execute(sweeps.load_sweep(spec), out, jobs=1)
+    assert (again.done, again.skipped, again.failed) == (1, 2, [])
+    assert not (out / "failures.json").exists()
