@@ -437,6 +437,11 @@ def sweep_command(
     from .sweeps import collect, execute, load_sweep
 
     _check_option("--executor", executor, ("local", "dask"))
+    if executor == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            _bad_input("--executor dask: needs Dask distributed (pip install 'airsched[cluster]')")
     if jobs is not None and jobs < 1:
         _bad_input(f"--jobs: must be at least 1, got {jobs}")
     from .sweeps import parse_seeds
