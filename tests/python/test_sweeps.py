@@ -243,3 +243,28 @@ def test_a_failed_run_is_reported_and_retried_on_resume(tmp_path: Path, monkeypa
     again = sweeps.execute(sweeps.load_sweep(spec), out, jobs=1)
     assert (again.done, again.skipped, again.failed) == (1, 2, [])
     assert not (out / "failures.json").exists()
+
+
+def test_ctrl_c_stops_the_pool_and_leaves_only_whole_runs(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) stops the sweep and its
+    spawned workers with status 130; what is left is whole run files only, and the next pass
+    runs the rest."""
+    spec = write_sweep(tmp_path, 'seeds = {from = 1, count = 8}\n[set]\n"run.duration" = "1800s"\n')
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "airsched", "sweep", str(spec), "-o", str(out), "-j", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # not ignored, as in a terminal
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((out / sweeps.RUNS_DIR).glob("*.parquet"))) < 2:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    left = list((out / sweeps.RUNS_DIR).iterdir())
+    assert all(p.suffix == ".parquet" for p in left) and 2 <= len(left) < 8
+    outcome = sweeps.execute(sweeps.load_sweep(spec), out, jobs=1)
+    assert (outcome.skipped, outcome.done) == (len(left), 8 - len(left))
