@@ -10,11 +10,12 @@ scenario without running it. Bad input raises :class:`ScenarioError`, whose ``er
 every problem as ``FILE:LINE:COL: KEY: message``.
 """
 
-from . import _core
+from . import _core, report
 from ._errors import AirschedError, ScenarioError, SimulationError
 from .result import Result
 from .runner import run
 from .scenario import ScenarioInfo, StationLink, load, validate
+from .sweeps import sweep
 
 __version__: str = _core.version()
 
@@ -28,5 +29,6 @@ __all__ = [
     "__version__",
     "load",
     "run",
+    "sweep",
     "validate",
 ]

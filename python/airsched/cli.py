@@ -110,28 +110,64 @@ def run_command(
             "`tc -s class show` would (with --json they are always in the `tc` key).",
         ),
     ] = False,
+    pcap: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write packet captures here: air.pcap (radiotap 802.11), NODE-wlan0.pcap per radio, "
+            "wire-eth0.pcap (Ethernet), with the simulated timestamps.",
+        ),
+    ] = None,
+    queues: Annotated[
+        bool,
+        typer.Option(
+            "--queues",
+            help="Also record every interface's queue length and every flow's queueing delay at each "
+            "sample (with --out: queues.parquet, flow_delays.parquet; `airsched report` plots them).",
+        ),
+    ] = False,
+    flent: Annotated[
+        Path | None,
+        typer.Option(help="Write the run as a flent data file (FILE.flent.gz, test tcp_download) that flent plots."),
+    ] = None,
 ) -> None:
     """Simulate SCENARIO and print per-station and per-flow results.
 
     Ctrl-C stops the run within a fraction of a second; with --out, what was measured up to
     then is written, marked partial (summary.json: "partial": true), and the exit status is 130."""
+    if pcap is not None and pcap.exists() and not pcap.is_dir():
+        _bad_input(f"--pcap: {pcap} is a file; give a directory for the capture files")
     if out is not None:
         # Before simulating: a run whose results cannot be written is a run lost.
         _check_writable(out)
     # Never a progress bar with --json (stdout is for the JSON alone) or when stderr is a log.
     try:
         with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=not json_output) as progress:
-            result = run_scenario(
-                scenario,
-                seed=seed,
-                duration=_duration(duration),
-                overrides=overrides,
-                progress=progress,
-                partial_on_interrupt=out is not None,
-            )
+            try:
+                result = run_scenario(
+                    scenario,
+                    seed=seed,
+                    duration=_duration(duration),
+                    overrides=overrides,
+                    progress=progress,
+                    partial_on_interrupt=out is not None,
+                    pcap=pcap,
+                    queues=queues,
+                )
+            except OSError as exc:
+                _cannot_write(pcap or Path("."), exc)
     except KeyboardInterrupt:
         print("interrupted: nothing written (with --out DIR, what was measured so far is kept)", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    if flent is not None:
+        from .flent import write_flent
+
+        try:
+            write_flent(result, flent, title=Path(scenario).stem)
+        except OSError as exc:
+            _cannot_write(flent, exc)
+        print(f"wrote {flent}", file=sys.stderr)
+    if result.pcaps:
+        print(f"wrote {plural(len(result.pcaps), 'capture')} in {pcap}", file=sys.stderr)
     for warning in result.warnings:
         _warn(warning)
     if result.summary.get("partial"):
@@ -597,6 +633,207 @@ def repro_hoiland_command(
                 print(f"wrote {path}")
         if runs:
             print(f"wrote the tables of {plural(len(runs), 'run')} in {out / 'runs'}")
+
+
+@app.command("sweep")
+def sweep_command(
+    spec: Annotated[str, typer.Argument(metavar="SWEEP", help="Sweep file (TOML).", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the sweep's runs (resumed if it exists).")],
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Worker processes of the local pool (default: all usable cores).")
+    ] = None,
+    executor: Annotated[str, typer.Option(help="Where runs go: local (process pool) or dask.")] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="Dask scheduler address (tcp://host:8786); without it, a local Dask cluster."),
+    ] = None,
+    overrides: SetOption = None,
+    seeds: Annotated[
+        str | None, typer.Option(help="Replace the file's seeds: 1-10, 1,2,5 or 7.", show_default=False)
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Run every run again, even those already done.")] = False,
+    plot: Annotated[bool, typer.Option("--plot", help="Also write goodput.png (means with error bars) into --out.")] = False,
+) -> None:
+    """Run every run of SWEEP (a grid of settings times seeds) into --out, one Parquet file per
+    run; runs already there are kept, so an interrupted sweep resumes where it stopped. Prints
+    each station's goodput and airtime share as means with confidence intervals over seeds."""
+    from . import stats
+    from .sweeps import collect, execute, load_sweep
+
+    _check_option("--executor", executor, ("local", "dask"))
+    if executor == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            _bad_input("--executor dask: needs Dask distributed (pip install 'airsched[cluster]')")
+    if jobs is not None and jobs < 1:
+        _bad_input(f"--jobs: must be at least 1, got {jobs}")
+    from .sweeps import parse_seeds
+
+    try:
+        seed_list = None if seeds is None else parse_seeds(seeds)
+    except ValueError as exc:
+        _bad_input(f"--seeds: {exc}")
+    with _reported_errors(EXIT_BAD_INPUT):
+        sw = load_sweep(spec, overrides or [], seed_list)
+        runs = sw.runs()
+    print(f"{sw.name}: {plural(len(runs), 'run')} ({len(sw.seeds)} seeds) into {out}", file=sys.stderr)
+    with _sweep_progress() as progress:
+        try:
+            outcome = execute(sw, out, jobs=jobs, executor=executor, address=scheduler, force=force, progress=progress)
+        except OSError as exc:
+            _cannot_write(out, exc)
+    print(
+        f"{outcome.done} run(s) done now, {outcome.skipped} already done, {len(outcome.failed)} failed, "
+        f"of {outcome.total} · wall {_fmt_seconds(outcome.wall_s)}",
+        file=sys.stderr,
+    )
+    for failure in outcome.failed:
+        print(f"error: run {failure['run_id'][:12]} {failure['params']}: {failure['error']}", file=sys.stderr)
+        print(f"  reproduce: {failure['command']}", file=sys.stderr)
+    df = collect(out, "stations")
+    if len(df):
+        by = [c for c in sw.columns if c != "seed"] + ["name"]
+        summary = stats.summarize(df, by, ["goodput_mbps", "airtime_share"])
+        Console().print(stats.stats_table(summary, by, f"{sw.name}: stations"))
+        try:
+            summary.to_csv(out / "stations-stats.csv", index=False)
+            if plot:
+                summary = summary.copy()
+                summary["configuration"] = [
+                    ", ".join(str(r[c]) for c in by[:-1]) or sw.name for _, r in summary.iterrows()
+                ]
+                path = stats.plot_errorbars(
+                    summary, "goodput_mbps", "configuration", "name", out / "goodput.png", ylabel="goodput, Mbit/s"
+                )
+                print(f"wrote {path}")
+        except OSError as exc:
+            _cannot_write(out, exc)
+    if outcome.failed:
+        print(f"error: {plural(len(outcome.failed), 'run')} failed; listed in {out / 'failures.json'}", file=sys.stderr)
+        raise typer.Exit(EXIT_INVALID)
+
+
+@contextmanager
+def _sweep_progress() -> Iterator[Callable[[int, int, int, int], None] | None]:
+    """A progress hook drawing runs done, failed and time left on stderr (a terminal only)."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    bar = Progress(
+        TextColumn("sweep"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} runs"),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )
+    task = bar.add_task("sweep", total=None, failed=0)
+    bar.start()
+
+    def hook(finished: int, failed: int, skipped: int, total: int) -> None:
+        # Runs found done already are not counted in the time left: the bar covers this session.
+        bar.update(task, total=total - skipped, completed=finished, failed=failed)
+
+    try:
+        yield hook
+    finally:
+        bar.stop()
+
+
+@app.command("report")
+def report_command(
+    source: Annotated[
+        Path,
+        typer.Argument(metavar="DIR", help="A directory `airsched run --out` or `airsched sweep` wrote.", show_default=False),
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")] = Path("report.html"),
+    title: Annotated[str | None, typer.Option(help="Title of the page (default: from DIR).")] = None,
+    scenario: Annotated[
+        Path | None, typer.Option(help="The scenario file a run directory came from, to show in the report.")
+    ] = None,
+) -> None:
+    """Write one self-contained HTML page of a run or a sweep: scenario summary and provenance,
+    tables, statistics over seeds, and the figures (embedded PNG)."""
+    from .report import is_run_dir, is_sweep_dir, write_report
+
+    if not (is_run_dir(source) or is_sweep_dir(source)):
+        _bad_input(
+            f"{source}: not a results directory (write one with `airsched run SCENARIO --out {source}` "
+            f"or `airsched sweep SWEEP --out {source}`)"
+        )
+    try:
+        written = write_report(source, output, title, scenario)
+    except OSError as exc:
+        _cannot_write(output, exc)
+    print(f"wrote {written}")
+
+
+@app.command("compare")
+def compare_command(
+    inputs: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="INPUT...",
+            help="Scenario files (run here), `airsched run --out` directories, or one `airsched sweep` directory.",
+            show_default=False,
+        ),
+    ],
+    overrides: SetOption = None,
+    seed: Annotated[int | None, typer.Option(help="Override run.seed of every scenario file.")] = None,
+    duration: Annotated[str | None, typer.Option(help='Override run.duration of every scenario file, e.g. "30s".')] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Also plot the goodputs side by side into this PNG.")] = None,
+    csv: Annotated[Path | None, typer.Option(help="Write the tidy comparison (stations and flows) as CSV here.")] = None,
+) -> None:
+    """Compare runs side by side: per station and per flow, each input's figures and their
+    differences from the first."""
+    from . import compare as cmp
+
+    with _reported_errors(EXIT_BAD_INPUT):
+        loaded = cmp.load_inputs(inputs, overrides or [], seed, duration)
+    if len(loaded) < 2:
+        _bad_input(f"compare: needs at least two inputs (a sweep directory gives one per configuration), got {len(loaded)}")
+    console = Console()
+    stations = cmp.compare(loaded, "stations")
+    console.print(cmp.format_table(stations, f"stations (Δ from {loaded[0].label})"))
+    flows = cmp.compare(loaded, "flows") if all(i.flows is not None for i in loaded) else None
+    if flows is not None:
+        console.print(cmp.format_table(flows, f"flows (Δ from {loaded[0].label})"))
+    try:
+        if csv is not None:
+            import pandas as pd
+
+            parts = [stations.assign(table="stations")] + ([flows.assign(table="flows")] if flows is not None else [])
+            csv.parent.mkdir(parents=True, exist_ok=True)
+            pd.concat(parts).to_csv(csv, index=False)
+            print(f"wrote {csv}")
+        if output is not None:
+            print(f"wrote {cmp.plot(stations, flows, output)}")
+    except OSError as exc:
+        _cannot_write(output or csv or Path("."), exc)
+
+
+@repro_app.command("all")
+def repro_all_command(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the tables, figures and report.html.")],
+    duration: Annotated[
+        str | None, typer.Option(help='Bound every run, e.g. "10s" (default: each paper\'s own durations).')
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
+    scenarios: ScenariosOption = None,
+) -> None:
+    """Every reproduction (Garroppo et al. Tables 1 and 2, Figs. 6 to 9; Høiland-Jørgensen's
+    testbed with UDP and TCP) into --out, with one HTML report of them all."""
+    from .repro.all import run_all
+
+    with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
+        try:
+            path = run_all(out, duration=duration, seed=seed, progress=progress, scenarios_dir=scenarios)
+        except OSError as exc:
+            _cannot_write(out, exc)
+    print(f"wrote {path} (tables and figures in {out})")
 
 
 def _check_option(option: str, value: str, allowed: Any) -> None:

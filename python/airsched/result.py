@@ -76,6 +76,13 @@ class Result:
         if missing:
             raise SimulationError(f"the native summary lacks {', '.join(missing)}")
         self._summary = dict(summary)
+        #: Packet capture files of the run (``run(..., pcap=DIR)``), else empty.
+        self.pcaps: list[Path] = []
+        #: Queue length per interface and delays per flow at each sample (``run(...,
+        #: queues=True)``: columns time_s, node, dev, qlen, backlog_bytes; time_s, flow,
+        #: received, queue_delay_ms, delay_ms), else None.
+        self.queues: pd.DataFrame | None = None
+        self.flow_delays: pd.DataFrame | None = None
         self._tc = [dict(t) for t in tc]
         self._warnings = list(warnings)
         self._columns: dict[str, Columns] = {
@@ -200,13 +207,18 @@ class Result:
         return out
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
-        """Write stations/flows/samples/nodes/rates/pings/aggregates ``.parquet`` and
+        """Write stations/flows/samples/nodes/rates/pings/aggregates ``.parquet`` (and
+        queues/flow_delays ``.parquet`` of a run that traced them) and
         ``summary.json`` into ``out_dir``
         (created if needed); returns the directory."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
             self._write_parquet(table, out / f"{table}.parquet")
+        for name in ("queues", "flow_delays"):  # only when the run traced them
+            frame = getattr(self, name)
+            if frame is not None:
+                frame.to_parquet(out / f"{name}.parquet", engine="pyarrow", index=False)
         with open(out / "summary.json", "w", encoding="utf-8") as f:
             json.dump(self.to_json_dict(), f, indent=2, allow_nan=False)
             f.write("\n")

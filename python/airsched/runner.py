@@ -5,6 +5,8 @@ and Ctrl-C is honoured between slices (the core releases the GIL while it simula
 from __future__ import annotations
 
 import operator
+import os
+from pathlib import Path
 from collections.abc import Callable
 
 from . import _core
@@ -26,6 +28,8 @@ def run(
     overrides: Overrides | None = None,
     progress: Callable[[float], None] | None = None,
     partial_on_interrupt: bool = False,
+    pcap: str | os.PathLike[str] | None = None,
+    queues: bool = False,
 ) -> Result:
     """Simulate a scenario file (or ``text=``, TOML) and return its :class:`Result`.
 
@@ -36,7 +40,10 @@ def run(
     ``run.duration``, applied after them. ``progress``, if given, is called with the finished
     fraction of simulated time (0 < f <= 1, increasing, the last call with 1.0). Raises
     :class:`ScenarioError` for invalid input; errors in overrides name ``<command line>``, line N
-    being the N-th override.
+    being the N-th override. ``pcap``, a directory, receives packet captures of the run with
+    the simulated timestamps (see :func:`write_pcaps`); the results are the same without it.
+    ``queues`` also records every interface's queue length and every flow's queueing delay at
+    each sample (``result.queues``, ``result.flow_delays``), again without changing the results.
 
     Ctrl-C (KeyboardInterrupt) takes effect within a few tens of milliseconds of wall time. It
     propagates, unless ``partial_on_interrupt``: then the run ends where it stands and the
@@ -47,6 +54,10 @@ def run(
     lines = override_lines(overrides) + run_overrides(seed, duration)
     with native_errors():
         sim = _core.Simulation(source.text, source.path, overrides=lines)
+        if pcap is not None:
+            sim.enable_pcap()
+        if queues:
+            sim.enable_queue_trace()
         try:
             _advance(sim, progress)
         except KeyboardInterrupt:
@@ -54,10 +65,19 @@ def run(
                 raise
             raw = sim.finish_now()
             raw["summary"]["partial"] = True
-            return _with_provenance(Result.from_native(raw), source, lines)
-        raw = sim.finish()
-    raw["summary"]["partial"] = False
-    return _with_provenance(Result.from_native(raw), source, lines)
+        else:
+            raw = sim.finish()
+            raw["summary"]["partial"] = False
+    result = _with_provenance(Result.from_native(raw), source, lines)
+    if queues:
+        import pandas as pd
+
+        trace = sim.take_queue_trace()
+        result.queues = pd.DataFrame(trace["queues"]).astype({"node": "string", "dev": "string"})
+        result.flow_delays = pd.DataFrame(trace["delays"]).astype({"flow": "string"})
+    if pcap is not None:
+        result.pcaps = write_pcaps(sim.take_pcaps(), pcap)
+    return result
 
 
 def _with_provenance(result: Result, source: ScenarioSource, lines: list[str]) -> Result:
@@ -65,6 +85,27 @@ def _with_provenance(result: Result, source: ScenarioSource, lines: list[str]) -
     versions and every resolved setting (see :mod:`airsched.provenance`)."""
     result.summary["provenance"] = provenance(source.path, source.text, lines, seed=int(result.summary["seed"]))
     return result
+
+
+def write_pcaps(captures: list[tuple[str, int, bytes, int]], out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the core's captures into ``out_dir``: ``air.pcap`` (the channel as a monitor-mode
+    sniffer hears it, radiotap + 802.11), ``NODE-wlan0.pcap`` per radio (what it sent and what
+    was addressed to it; ``ap-wlan0.pcap`` the AP's) and ``wire-eth0.pcap`` (Ethernet, both
+    directions of the wired link). Returns the paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, (name, _linktype, data, _frames) in enumerate(captures):
+        if i == 0:
+            file = "air.pcap"
+        elif i == len(captures) - 1:
+            file = "wire-eth0.pcap"
+        else:
+            file = f"{name}-wlan0.pcap"
+        path = out / file
+        path.write_bytes(data)
+        paths.append(path)
+    return paths
 
 
 def _advance(sim: _core.Simulation, progress: Callable[[float], None] | None) -> None:

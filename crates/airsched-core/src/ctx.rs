@@ -58,6 +58,9 @@ pub struct Ctx {
     pub counters: Counters,
     pub flows: Vec<FlowBook>,
     pub out: Outbox<Req>,
+    /// Packet captures of the air and the wire (`--pcap`); None, the default, costs one
+    /// branch per frame.
+    pub tap: Option<Box<crate::pcap::Tap>>,
 }
 
 impl Ctx {
@@ -73,6 +76,7 @@ impl Ctx {
             counters: Counters::new(scn.flows.len(), scn.stations.len()),
             flows,
             out: Outbox::new(queue),
+            tap: None,
         }
     }
 

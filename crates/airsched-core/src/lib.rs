@@ -17,6 +17,7 @@ pub mod monitor;
 pub mod net;
 pub mod node;
 pub mod packet;
+pub mod pcap;
 pub mod phy;
 pub mod qdisc;
 pub mod radio;

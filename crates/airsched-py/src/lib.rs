@@ -250,6 +250,28 @@ fn py_toml_string(text: &str) -> String {
     toml_string(text)
 }
 
+/// The resolved scenario (file plus overrides, every default filled in, every unit converted) as
+/// stable text, for content-addressing a sweep's runs: two inputs that simulate the same thing
+/// give the same text. Where the file and the tc scripts came from (paths, line offsets) is left
+/// out, so a sweep moved to another directory keeps its run identities.
+#[pyfunction]
+#[pyo3(signature = (text, path, overrides=Vec::new()))]
+fn resolved_scenario(text: &str, path: &str, overrides: Vec<String>) -> PyResult<String> {
+    let mut scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
+    let nodes = [&mut scn.ap, &mut scn.server].into_iter().chain(scn.stations.iter_mut().map(|s| &mut s.node));
+    for node in nodes {
+        if let Some(tc) = node.tc.as_mut() {
+            tc.file.clear();
+            tc.line_offset = 0;
+            tc.first_line_col_offset = 0;
+        }
+    }
+    if let Some((file, _)) = scn.monitor.calibration.as_mut() {
+        file.clear();
+    }
+    Ok(format!("{scn:?}"))
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -315,6 +337,60 @@ impl Simulation {
         }
     }
 
+    /// Capture the air and the wire from now on (`airsched run --pcap`).
+    fn enable_pcap(&mut self) {
+        self.inner.enable_pcap();
+    }
+
+    /// The captures so far, and stop capturing: a list of (name, linktype, pcap file bytes,
+    /// frames), the channel's ("air") first, then each radio's (its node's name), then the
+    /// wire's ("wire").
+    fn take_pcaps<'py>(&mut self, py: Python<'py>) -> Vec<(String, u32, Bound<'py, pyo3::types::PyBytes>, u64)> {
+        use airsched_core::pcap::{LINKTYPE_ETHERNET, LINKTYPE_RADIOTAP};
+        let caps = self.inner.take_pcaps();
+        let n = caps.len();
+        caps.into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let link = if i + 1 == n { LINKTYPE_ETHERNET } else { LINKTYPE_RADIOTAP };
+                (c.name, link, pyo3::types::PyBytes::new(py, &c.bytes), c.frames)
+            })
+            .collect()
+    }
+
+    /// Record queue lengths and delays at every sample from now on (`airsched run --queues`).
+    fn enable_queue_trace(&mut self) {
+        self.inner.enable_queue_trace();
+    }
+
+    /// The queue trace so far, and stop tracing: {"queues": {time_s, node, dev, qlen,
+    /// backlog_bytes}, "delays": {time_s, flow, received, queue_delay_ms, delay_ms}} as column
+    /// lists (the AP's 802.11n MAC queue is node "ap", dev "mac"); None if not enabled.
+    fn take_queue_trace<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        use airsched_core::metrics::queues::QueueTrace;
+        let Some(t) = self.inner.take_queue_trace() else { return Ok(None) };
+        let names = self.inner.interface_names();
+        let flows: Vec<String> = self.inner.scenario().flows.iter().map(|f| f.name.clone()).collect();
+        let q = PyDict::new(py);
+        let name = |i: u32| if i == QueueTrace::MAC { ("ap".to_string(), "mac") } else { names[i as usize].clone() };
+        q.set_item("time_s", t.queues.iter().map(|s| s.time.as_secs_f64()).collect::<Vec<_>>())?;
+        q.set_item("node", t.queues.iter().map(|s| name(s.iface).0).collect::<Vec<_>>())?;
+        q.set_item("dev", t.queues.iter().map(|s| name(s.iface).1).collect::<Vec<_>>())?;
+        q.set_item("qlen", t.queues.iter().map(|s| s.qlen).collect::<Vec<_>>())?;
+        q.set_item("backlog_bytes", t.queues.iter().map(|s| s.backlog_bytes).collect::<Vec<_>>())?;
+        let d = PyDict::new(py);
+        let flow_name = |f: u32| flows.get(f as usize).cloned().unwrap_or_else(|| format!("flow{f}"));
+        d.set_item("time_s", t.delays.iter().map(|s| s.time.as_secs_f64()).collect::<Vec<_>>())?;
+        d.set_item("flow", t.delays.iter().map(|s| flow_name(s.flow)).collect::<Vec<_>>())?;
+        d.set_item("received", t.delays.iter().map(|s| s.received).collect::<Vec<_>>())?;
+        d.set_item("queue_delay_ms", t.delays.iter().map(|s| s.queue_delay_ms).collect::<Vec<_>>())?;
+        d.set_item("delay_ms", t.delays.iter().map(|s| s.delay_ms).collect::<Vec<_>>())?;
+        let out = PyDict::new(py);
+        out.set_item("queues", q)?;
+        out.set_item("delays", d)?;
+        Ok(Some(out))
+    }
+
     /// Run to the end and return the results as a dict of tables (column lists).
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let inner = &mut self.inner;
@@ -335,6 +411,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(resolved_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(py_toml_string, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(tc_check, m)?)?;

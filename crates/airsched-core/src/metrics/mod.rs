@@ -3,6 +3,7 @@
 //! Every counter is cumulative from t = 0. At the end of the warm-up the whole set is copied;
 //! reported figures are `final - snapshot`, so the per-event path never tests "are we measuring?".
 
+pub mod queues;
 pub mod recorder;
 
 use crate::time::Nanos;

@@ -106,6 +106,7 @@ mod tests {
             counters: Counters::new(flows, 1),
             flows: vec![FlowBook { first_hop: 0, saturate, outstanding: 0, dst_station: Some(0) }; flows],
             out: Outbox::new(EventQueue::with_capacity(8)),
+            tap: None,
         }
     }
 

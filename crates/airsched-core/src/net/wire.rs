@@ -3,6 +3,7 @@
 
 use crate::ctx::Ctx;
 use crate::engine::Event;
+use crate::node::Node;
 use crate::time::Nanos;
 
 use super::netdev::Netdev;
@@ -22,12 +23,17 @@ impl Wire {
     /// An idle wired device takes the next packet from its qdisc and starts serialising it;
     /// `WireTxDone` frees the device, `WireDeliver` hands the packet to the far end. Returns
     /// whether it looked at its queue (false: busy), after which its sources may top it up.
-    pub fn kick(&self, id: DevId, dev: &mut Netdev, cx: &mut Ctx) -> bool {
+    /// `to` is the node at the far end (for the capture's direction).
+    pub fn kick(&self, id: DevId, to: Node, dev: &mut Netdev, cx: &mut Ctx) -> bool {
         if dev.busy {
             return false;
         }
         if let Some(pkt) = dev.dequeue(id, cx) {
-            let bits = (cx.pkts.get(pkt).ip_len + ETHERNET_WIRE_OVERHEAD) as u64 * 8;
+            let p = *cx.pkts.get(pkt);
+            if let Some(tap) = cx.tap.as_deref_mut() {
+                tap.wire_frame(cx.now, to == Node::Ap, &cx.keys[p.flow as usize], p.ip_len);
+            }
+            let bits = (p.ip_len + ETHERNET_WIRE_OVERHEAD) as u64 * 8;
             let tx = Nanos::for_bits(bits, self.rate_bps);
             dev.busy = true;
             cx.schedule(cx.now + tx, Event::WireTxDone { iface: id });

@@ -60,6 +60,7 @@ impl Simulation {
             rec: Recorder::new(scn.flows.len(), n_samples.saturating_mul(n + scn.flows.len()).min(1 << 16)),
             wall: std::time::Duration::ZERO,
             finished: false,
+            queue_trace: None,
         })
     }
 }

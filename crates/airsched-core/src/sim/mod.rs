@@ -61,6 +61,8 @@ pub struct Simulation {
     rec: Recorder,
     wall: Duration,
     finished: bool,
+    /// Queue lengths and delays over time, when asked for (`enable_queue_trace`).
+    queue_trace: Option<Box<crate::metrics::queues::QueueTrace>>,
 }
 
 /// The transmit path of a node's stack: offer `pkt` to device `dev`'s qdisc and, if it took
@@ -81,7 +83,7 @@ fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
     let d = &mut net.devs[dev as usize];
     let looked = match d.link {
         Link::Wifi(node) => wifi.pull(node, cx, |cx| d.dequeue(dev, cx)),
-        Link::Wire(_) => net.wire.kick(dev, d, cx),
+        Link::Wire(to) => net.wire.kick(dev, to, d, cx),
     };
     if looked && d.sourced {
         cx.out.push(Req::Refill { dev });
@@ -305,6 +307,17 @@ impl Simulation {
                 self.rec.samples[first + st as usize].goodput_bps += bps;
             }
         }
+        if let Some(t) = self.queue_trace.as_deref_mut() {
+            let qdiscs = self.net.devs.iter().enumerate().map(|(i, d)| {
+                let s = crate::qdisc::Qdisc::stats(&d.qdisc);
+                (i as u32, s.qlen, s.backlog_bytes)
+            });
+            let mac = matches!(self.wifi.mac, crate::wifi::Mac::Ht(_)).then(|| {
+                let (_, frames) = self.wifi.mac_pending();
+                (crate::metrics::queues::QueueTrace::MAC, frames as u64, 0)
+            });
+            t.sample(now, qdiscs.chain(mac), &self.cx.counters.flows);
+        }
         let next = now + interval;
         if next <= self.end {
             self.cx.schedule(next, Event::Sample);
@@ -324,6 +337,40 @@ impl Simulation {
 
     pub fn scenario(&self) -> &Scenario {
         &self.scn
+    }
+
+    /// Capture the air and the wire from now on (`crate::pcap`): the channel, each radio (the
+    /// AP's named "ap", each station's by its name) and the wired link. Results are the same
+    /// with or without it.
+    pub fn enable_pcap(&mut self) {
+        use crate::phy::ht::{ChannelWidth, GuardInterval};
+        use crate::phy::ofdm::OfdmBand;
+        let cell = &self.scn.cell;
+        let (width, gi, band_5ghz) = match &cell.ht {
+            Some(h) => (h.width, h.gi, h.band == OfdmBand::Ghz5),
+            None => (ChannelWidth::Mhz20, GuardInterval::Long, false),
+        };
+        // Channel 36 at 5 GHz, channel 1 at 2.4 GHz.
+        let freq_mhz = if band_5ghz { 5180 } else { 2412 };
+        let phy = crate::pcap::CellPhy { preamble: cell.preamble, width, gi, freq_mhz, band_5ghz };
+        let radios: Vec<String> = std::iter::once("ap".to_string()).chain(self.scn.stations.iter().map(|s| s.name.clone())).collect();
+        self.cx.tap = Some(Box::new(crate::pcap::Tap::new(phy, &radios)));
+    }
+
+    /// Record every interface's queue (qlen, backlog) and every flow's mean queueing and one-way
+    /// delay at each sample from now on (`crate::metrics::queues`). Results are the same.
+    pub fn enable_queue_trace(&mut self) {
+        self.queue_trace = Some(Box::new(crate::metrics::queues::QueueTrace::new(&self.cx.counters.flows)));
+    }
+
+    /// The queue trace so far (and stop tracing).
+    pub fn take_queue_trace(&mut self) -> Option<crate::metrics::queues::QueueTrace> {
+        self.queue_trace.take().map(|t| *t)
+    }
+
+    /// The captures so far (and stop capturing): the channel's, each radio's, the wire's.
+    pub fn take_pcaps(&mut self) -> Vec<crate::pcap::Capture> {
+        self.cx.tap.take().map(|t| t.into_captures()).unwrap_or_default()
     }
 
     /// (node, device) of every interface, in interface order.

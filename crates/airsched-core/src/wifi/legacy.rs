@@ -109,8 +109,49 @@ impl Legacy {
             Outcome::Collision if m.air.len() > 1 => m.count_collisions(cx),
             Outcome::Collision => {}
         }
+        if cx.tap.is_some() {
+            self.tap_exchange(m, cx, ta);
+        }
         cx.counters.medium_busy_ns += (busy_end - ta).0;
         cx.schedule(busy_end, Event::ExchangeEnd);
+    }
+
+    /// Hand the busy period's frames to the capture (`--pcap`): the beacon, every data frame
+    /// (with a bad FCS unless its receiver decoded it), and the ACK of a decoded lone frame.
+    /// Reading a channel's SNR here draws nothing the run would not (its fading advances by
+    /// time steps, one draw each, whoever asks).
+    #[cold]
+    fn tap_exchange(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos) {
+        use crate::pcap::{Kind, Phy};
+        let Some(tap) = cx.tap.as_deref_mut() else { return };
+        let beacon = m.dcf.medium.beacon_in_air;
+        let decoded = matches!(m.outcome, Outcome::Success | Outcome::AckLost);
+        for (i, a) in m.air.iter().enumerate() {
+            if i == 0 && beacon {
+                let phy = Phy { start: ta, rate: a.rate, len: m.beacon_bytes, fcs_ok: m.air.len() == 1, snr_cdb: None, ampdu: None };
+                tap.air_frame(Kind::Beacon, phy);
+                continue;
+            }
+            let dn = &m.dcf.nodes[a.node as usize];
+            let s = dn.frame_station;
+            let pkt = *cx.pkts.get(dn.frame.expect("transmitter holds a frame"));
+            let (to, dir, back) = if a.node == 0 { (s + 1, Dir::Down, Dir::Up) } else { (0, Dir::Up, Dir::Down) };
+            let mut ch = m.radio.channels[s as usize].as_mut();
+            let snr = ch.as_mut().map(|c| c.snr_cdb(ta, dir));
+            let seq = tap.next_seq(a.node, dn.attempts == 1);
+            let key = cx.keys[pkt.flow as usize];
+            let data = Kind::Data { from: a.node, to, retry: dn.attempts > 1, tid: None, seq, key, ip_len: pkt.ip_len };
+            let len = pkt.ip_len + dsss::DATA_OVERHEAD_BYTES;
+            tap.air_frame(data, Phy { start: ta, rate: a.rate, len, fcs_ok: decoded, snr_cdb: snr, ampdu: None });
+            if decoded {
+                let start = a.end + dsss::SIFS;
+                let rate = TxRate::Dsss(self.ack_rate[dsss_rate(*a) as usize]);
+                let snr = ch.map(|c| c.snr_cdb(start, back));
+                let fcs_ok = m.outcome == Outcome::Success;
+                let ack = Phy { start, rate, len: dsss::ACK_BYTES, fcs_ok, snr_cdb: snr, ampdu: None };
+                tap.air_frame(Kind::Ack { from: to, to: a.node, block: false }, ack);
+            }
+        }
     }
 
     /// A lone data frame on the air: does its receiver decode it, and its sender the ACK? Draws

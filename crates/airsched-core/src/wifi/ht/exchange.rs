@@ -74,8 +74,56 @@ impl Ht {
             }
             Outcome::Collision => m.count_collisions(cx),
         }
+        if cx.tap.is_some() {
+            self.tap_exchange(m, cx, ta);
+        }
         cx.counters.medium_busy_ns += (busy_end - ta).0;
         cx.schedule(busy_end, Event::ExchangeEnd);
+    }
+
+    /// Hand the busy period's frames to the capture (`--pcap`): the beacon, every MPDU of
+    /// every aggregate (with a bad FCS unless its receiver decoded it; an A-MPDU's MPDUs share
+    /// a reference number), and the (Block)Ack of a decoded lone aggregate. Reads the channel
+    /// as `legacy::tap_exchange` does, drawing nothing.
+    #[cold]
+    fn tap_exchange(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos) {
+        use crate::pcap::{Kind, Phy};
+        let Some(tap) = cx.tap.as_deref_mut() else { return };
+        let beacon = m.dcf.medium.beacon_in_air;
+        let decoded = matches!(m.outcome, Outcome::Success | Outcome::AckLost);
+        for (i, a) in m.air.iter().enumerate() {
+            if i == 0 && beacon {
+                let phy = Phy { start: ta, rate: a.rate, len: m.beacon_bytes, fcs_ok: m.air.len() == 1, snr_cdb: None, ampdu: None };
+                tap.air_frame(Kind::Beacon, phy);
+                continue;
+            }
+            let (node, ac) = node_ac(a.node);
+            let agg = self.drivers[node as usize].head(ac);
+            let s = agg.station;
+            let (to, dir, back) = if node == 0 { (s + 1, Dir::Down, Dir::Up) } else { (0, Dir::Up, Dir::Down) };
+            let mut ch = m.radio.channels[s as usize].as_mut();
+            let snr = ch.as_mut().map(|c| c.snr_cdb(ta, dir));
+            let n = agg.mpdus.len();
+            let reference = if n > 1 { Some(tap.next_ampdu_ref()) } else { None };
+            for (k, mp) in agg.mpdus.iter().enumerate() {
+                let pkt = *cx.pkts.get(mp.pkt);
+                let key = cx.keys[pkt.flow as usize];
+                let data = Kind::Data { from: node, to, retry: mp.attempts > 1, tid: Some(agg.tin.tid()), seq: mp.sn as u16 & 0x0fff, key, ip_len: pkt.ip_len };
+                let fcs_ok = decoded && agg.ok & (1 << k) != 0;
+                let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
+                let ampdu = reference.map(|r| (r, k + 1 == n));
+                tap.air_frame(data, Phy { start: ta, rate: a.rate, len, fcs_ok, snr_cdb: snr, ampdu });
+            }
+            if decoded {
+                let start = ta + agg.txtime + self.band.sifs();
+                let rate = TxRate::Ofdm(ht::control_response_rate(&self.basic, agg.tx.mcs));
+                let snr = ch.map(|c| c.snr_cdb(start, back));
+                let block = n > 1;
+                let len = if block { ofdm::BLOCK_ACK_BYTES } else { ofdm::ACK_BYTES };
+                let phy = Phy { start, rate, len, fcs_ok: m.outcome == Outcome::Success, snr_cdb: snr, ampdu: None };
+                tap.air_frame(Kind::Ack { from: to, to: node, block }, phy);
+            }
+        }
     }
 
     /// A lone A-MPDU on the air: which MPDUs does the receiver decode, and does the sender

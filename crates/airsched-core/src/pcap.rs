@@ -1,0 +1,360 @@
+//! Packet captures of the simulated air and wire, as a monitor-mode sniffer and a wired tap
+//! would record them: classic pcap files with nanosecond timestamps (the simulated clock),
+//! radiotap + 802.11 (link type 127) for the channel and for each radio, Ethernet (link type 1)
+//! for the wired link. An observer only: it reads what the exchange already decided and never
+//! draws a random number, so a run with a tap gives the results of a run without one.
+//!
+//! Frames are truncated to their headers (radiotap, 802.11 MAC header, LLC/SNAP, IPv4 and
+//! UDP/TCP ports): `incl_len` is what is stored, `orig_len` the frame's length on the air (FCS
+//! included) or on the wire (Ethernet header and FCS included). The layout follows the
+//! radiotap specification (radiotap.org, fields aligned to their size from the header start)
+//! and IEEE 802.11-2016 9.2-9.3; ns-3's `WifiPhyHelper::GetRadiotapHeader` writes the same
+//! field set.
+//!
+//! Addresses: WiFi node n (0 the AP, station i is node i + 1) is 02:00:00:00:01:nn, the AP's
+//! BSSID its own address; the server's wired device is 02:00:00:00:00:fe, the AP's 02:00:00:00:00:01.
+
+use crate::packet::FlowKey;
+use crate::phy::dsss::{DsssRate, Preamble};
+use crate::phy::ht::{ChannelWidth, GuardInterval};
+use crate::time::Nanos;
+use crate::wifi::TxRate;
+
+/// `LINKTYPE_IEEE802_11_RADIOTAP` and `LINKTYPE_ETHERNET`.
+pub const LINKTYPE_RADIOTAP: u32 = 127;
+pub const LINKTYPE_ETHERNET: u32 = 1;
+/// Bytes of each frame kept: enough for radiotap, the MAC header, LLC/SNAP, IPv4 and ports.
+pub const SNAPLEN: u32 = 128;
+/// The noise floor the radiotap "antenna noise" field reports, dBm (thermal noise in 20 MHz,
+/// -101 dBm, plus a 7 dB noise figure); the signal is this plus the frame's SNR.
+pub const NOISE_DBM: i32 = -94;
+/// SNR reported for a station without radio conditions (a perfect channel has none), dB.
+pub const PERFECT_SNR_DB: i32 = 40;
+
+/// The AP's wired device and the server's, as they appear in the Ethernet capture.
+pub const AP_ETH_MAC: [u8; 6] = [2, 0, 0, 0, 0, 1];
+pub const SERVER_ETH_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xfe];
+
+/// The 802.11 address of WiFi node `node`.
+pub fn wifi_mac(node: u32) -> [u8; 6] {
+    [2, 0, 0, 0, 1 + (node >> 8) as u8, node as u8]
+}
+
+/// What the tap needs of a frame on the air.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    /// A data MPDU from WiFi node `from` to `to` (one of them the AP); `tid` for QoS data
+    /// (802.11n), None for plain data (802.11b).
+    Data { from: u32, to: u32, retry: bool, tid: Option<u8>, seq: u16, key: FlowKey, ip_len: u32 },
+    /// An ACK (or, `block`, a BlockAck) from `from` to `to`.
+    Ack { from: u32, to: u32, block: bool },
+    /// The AP's beacon.
+    Beacon,
+}
+
+/// The PHY side of a frame: when it started, its rate, how it was received.
+#[derive(Clone, Copy, Debug)]
+pub struct Phy {
+    pub start: Nanos,
+    pub rate: TxRate,
+    /// Its length on the air, FCS included.
+    pub len: u32,
+    /// The receiver decoded it (false: collided or lost to noise; radiotap "bad FCS").
+    pub fcs_ok: bool,
+    /// SNR at its receiver, centi-dB (None: a perfect channel).
+    pub snr_cdb: Option<i32>,
+    /// Part of an A-MPDU: its reference number and whether it is the last MPDU.
+    pub ampdu: Option<(u32, bool)>,
+}
+
+/// The PHY settings shared by every frame of the cell.
+#[derive(Clone, Copy, Debug)]
+pub struct CellPhy {
+    pub preamble: Preamble,
+    pub width: ChannelWidth,
+    pub gi: GuardInterval,
+    /// Channel centre frequency and radiotap channel flags.
+    pub freq_mhz: u16,
+    pub band_5ghz: bool,
+}
+
+/// One pcap file being written in memory.
+pub struct Capture {
+    pub name: String,
+    pub bytes: Vec<u8>,
+    pub frames: u64,
+}
+
+impl Capture {
+    fn new(name: String, linktype: u32) -> Capture {
+        let mut bytes = Vec::with_capacity(1 << 16);
+        bytes.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes()); // nanosecond timestamps
+        bytes.extend_from_slice(&2u16.to_le_bytes());
+        bytes.extend_from_slice(&4u16.to_le_bytes());
+        bytes.extend_from_slice(&0i32.to_le_bytes()); // thiszone
+        bytes.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
+        bytes.extend_from_slice(&SNAPLEN.to_le_bytes());
+        bytes.extend_from_slice(&linktype.to_le_bytes());
+        Capture { name, bytes, frames: 0 }
+    }
+
+    fn record(&mut self, t: Nanos, frame: &[u8], orig_len: u32) {
+        let incl = frame.len().min(SNAPLEN as usize);
+        self.bytes.extend_from_slice(&((t.0 / 1_000_000_000) as u32).to_le_bytes());
+        self.bytes.extend_from_slice(&((t.0 % 1_000_000_000) as u32).to_le_bytes());
+        self.bytes.extend_from_slice(&(incl as u32).to_le_bytes());
+        self.bytes.extend_from_slice(&orig_len.max(incl as u32).to_le_bytes());
+        self.bytes.extend_from_slice(&frame[..incl]);
+        self.frames += 1;
+    }
+}
+
+/// The captures of one run: the channel as a sniffer hears it, each radio (what it sent, and
+/// what was addressed to it, beacons included), and the wired link.
+pub struct Tap {
+    phy: CellPhy,
+    pub air: Capture,
+    pub radios: Vec<Capture>,
+    pub wire: Capture,
+    /// Per WiFi node: the 802.11 sequence number of its next new plain data frame.
+    seq: Vec<u16>,
+    beacon_seq: u16,
+    ampdu_ref: u32,
+    buf: Vec<u8>,
+}
+
+impl Tap {
+    /// A tap for a cell whose WiFi nodes are named `radios` (the AP first).
+    pub fn new(phy: CellPhy, radios: &[String]) -> Tap {
+        Tap {
+            phy,
+            air: Capture::new("air".into(), LINKTYPE_RADIOTAP),
+            radios: radios.iter().map(|r| Capture::new(r.clone(), LINKTYPE_RADIOTAP)).collect(),
+            wire: Capture::new("wire".into(), LINKTYPE_ETHERNET),
+            seq: vec![0; radios.len()],
+            beacon_seq: 0,
+            ampdu_ref: 0,
+            buf: Vec::with_capacity(SNAPLEN as usize),
+        }
+    }
+
+    /// Every capture, the channel's first, then the radios', then the wire's.
+    pub fn into_captures(self) -> Vec<Capture> {
+        let mut out = vec![self.air];
+        out.extend(self.radios);
+        out.push(self.wire);
+        out
+    }
+
+    /// The sequence number of a plain data frame of node `from`: a new one on a first attempt.
+    pub fn next_seq(&mut self, from: u32, first_attempt: bool) -> u16 {
+        let s = &mut self.seq[from as usize];
+        if first_attempt {
+            *s = s.wrapping_add(1) & 0x0fff;
+        }
+        *s
+    }
+
+    /// The reference number of the next A-MPDU.
+    pub fn next_ampdu_ref(&mut self) -> u32 {
+        self.ampdu_ref += 1;
+        self.ampdu_ref
+    }
+
+    /// A frame on the air.
+    pub fn air_frame(&mut self, kind: Kind, phy: Phy) {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        self.radiotap(&mut buf, &phy);
+        let (from, to) = match kind {
+            Kind::Data { from, to, retry, tid, seq, key, ip_len } => {
+                dot11_data(&mut buf, from, to, retry, tid, seq);
+                buf.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00]);
+                buf.extend_from_slice(&key.header_bytes(ip_len));
+                (from, Some(to))
+            }
+            Kind::Ack { from, to, block } => {
+                buf.extend_from_slice(&[if block { 0x94 } else { 0xd4 }, 0, 0, 0]);
+                buf.extend_from_slice(&wifi_mac(to));
+                if block {
+                    buf.extend_from_slice(&wifi_mac(from));
+                    buf.extend_from_slice(&[0x04, 0, 0, 0]); // compressed bitmap; SSN 0
+                    buf.extend_from_slice(&[0; 8]);
+                }
+                (from, Some(to))
+            }
+            Kind::Beacon => {
+                self.beacon_seq = self.beacon_seq.wrapping_add(1) & 0x0fff;
+                buf.extend_from_slice(&[0x80, 0, 0, 0]);
+                buf.extend_from_slice(&[0xff; 6]);
+                buf.extend_from_slice(&wifi_mac(0));
+                buf.extend_from_slice(&wifi_mac(0));
+                buf.extend_from_slice(&(self.beacon_seq << 4).to_le_bytes());
+                buf.extend_from_slice(&(phy.start.0 / 1000).to_le_bytes()); // TSF, µs
+                buf.extend_from_slice(&100u16.to_le_bytes()); // beacon interval, TU
+                buf.extend_from_slice(&0x0001u16.to_le_bytes()); // ESS
+                buf.extend_from_slice(&[0, 8]);
+                buf.extend_from_slice(b"airsched");
+                (0, None)
+            }
+        };
+        let orig = phy.len + (buf.len() as u32 - dot11_len(&buf));
+        self.air.record(phy.start, &buf, orig);
+        self.radios[from as usize].record(phy.start, &buf, orig);
+        match to {
+            Some(to) => self.radios[to as usize].record(phy.start, &buf, orig),
+            None => {
+                for r in self.radios.iter_mut().skip(1) {
+                    r.record(phy.start, &buf, orig);
+                }
+            }
+        }
+        self.buf = buf;
+    }
+
+    /// A packet starts on the wired link at `t`, from the server (`from_server`) or the AP.
+    pub fn wire_frame(&mut self, t: Nanos, from_server: bool, key: &FlowKey, ip_len: u32) {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let (dst, src) = if from_server { (AP_ETH_MAC, SERVER_ETH_MAC) } else { (SERVER_ETH_MAC, AP_ETH_MAC) };
+        buf.extend_from_slice(&dst);
+        buf.extend_from_slice(&src);
+        buf.extend_from_slice(&[0x08, 0x00]);
+        buf.extend_from_slice(&key.header_bytes(ip_len));
+        // Ethernet header 14 and FCS 4 around the datagram.
+        self.wire.record(t, &buf, ip_len + 18);
+        self.buf = buf;
+    }
+
+    /// The radiotap header: TSFT, Flags, Rate (DSSS/OFDM) or MCS + A-MPDU status (HT),
+    /// Channel, antenna signal and noise.
+    fn radiotap(&self, buf: &mut Vec<u8>, phy: &Phy) {
+        let ht = matches!(phy.rate, TxRate::Ht(_));
+        // Bits: 0 TSFT, 1 Flags, 2 Rate, 3 Channel, 5 signal, 6 noise, 19 MCS, 20 A-MPDU.
+        let mut present: u32 = 1 | 1 << 1 | 1 << 3 | 1 << 5 | 1 << 6;
+        if ht {
+            present |= 1 << 19;
+            if phy.ampdu.is_some() {
+                present |= 1 << 20;
+            }
+        } else {
+            present |= 1 << 2;
+        }
+        let start = buf.len();
+        buf.extend_from_slice(&[0, 0, 0, 0]); // version, pad, length (set below)
+        buf.extend_from_slice(&present.to_le_bytes());
+        buf.extend_from_slice(&(phy.start.0 / 1000).to_le_bytes()); // TSFT at offset 8
+        let short_preamble = !ht && self.phy.preamble == Preamble::Short;
+        let mut flags = 0u8;
+        if short_preamble {
+            flags |= 0x02;
+        }
+        if !phy.fcs_ok {
+            flags |= 0x40;
+        }
+        buf.push(flags);
+        let (chan_flags, rate) = match phy.rate {
+            TxRate::Dsss(r) => (0x0020 | 0x0080, Some(dsss_rate_500k(r))),
+            TxRate::Ofdm(r) => (0x0040 | self.band_flag(), Some((r.mbps() * 2) as u8)),
+            TxRate::Ht(_) => (0x0040 | self.band_flag(), None),
+        };
+        if let Some(r) = rate {
+            buf.push(r);
+        } else {
+            buf.push(0); // pad the Channel field to 2 bytes
+        }
+        buf.extend_from_slice(&self.phy.freq_mhz.to_le_bytes());
+        buf.extend_from_slice(&(chan_flags as u16).to_le_bytes());
+        let snr_db = phy.snr_cdb.map_or(PERFECT_SNR_DB, |c| (c as f64 / 100.0).round() as i32);
+        buf.push((NOISE_DBM + snr_db).clamp(-128, 127) as i8 as u8);
+        buf.push(NOISE_DBM as i8 as u8);
+        if let TxRate::Ht(mcs) = phy.rate {
+            let known = 0x01 | 0x02 | 0x04; // bandwidth, MCS index, guard interval
+            let mut f = if self.phy.width == ChannelWidth::Mhz40 { 1 } else { 0 };
+            if self.phy.gi == GuardInterval::Short {
+                f |= 0x04;
+            }
+            buf.extend_from_slice(&[known, f, mcs.index()]);
+            if let Some((reference, last)) = phy.ampdu {
+                while (buf.len() - start) % 4 != 0 {
+                    buf.push(0);
+                }
+                buf.extend_from_slice(&reference.to_le_bytes());
+                let aflags: u16 = 0x0004 | if last { 0x0008 } else { 0 }; // last known, is last
+                buf.extend_from_slice(&aflags.to_le_bytes());
+                buf.extend_from_slice(&[0, 0]);
+            }
+        }
+        let len = (buf.len() - start) as u16;
+        buf[start + 2..start + 4].copy_from_slice(&len.to_le_bytes());
+    }
+
+    fn band_flag(&self) -> u16 {
+        if self.phy.band_5ghz { 0x0100 } else { 0x0080 }
+    }
+}
+
+/// The 802.11 header of a data frame (plain or QoS) between the AP and a station.
+fn dot11_data(buf: &mut Vec<u8>, from: u32, to: u32, retry: bool, tid: Option<u8>, seq: u16) {
+    let subtype = if tid.is_some() { 0x88 } else { 0x08 };
+    let mut fc1 = if from == 0 { 0x02 } else { 0x01 }; // FromDS down, ToDS up
+    if retry {
+        fc1 |= 0x08;
+    }
+    buf.extend_from_slice(&[subtype, fc1, 0, 0]);
+    let (a1, a2, a3) = if from == 0 { (wifi_mac(to), wifi_mac(0), wifi_mac(0)) } else { (wifi_mac(0), wifi_mac(from), wifi_mac(0)) };
+    buf.extend_from_slice(&a1);
+    buf.extend_from_slice(&a2);
+    buf.extend_from_slice(&a3);
+    buf.extend_from_slice(&(seq << 4).to_le_bytes());
+    if let Some(t) = tid {
+        buf.extend_from_slice(&[t, 0]);
+    }
+}
+
+/// Bytes of `buf` after the radiotap header (the 802.11 frame as stored).
+fn dot11_len(buf: &[u8]) -> u32 {
+    buf.len() as u32 - u16::from_le_bytes([buf[2], buf[3]]) as u32
+}
+
+fn dsss_rate_500k(r: DsssRate) -> u8 {
+    match r {
+        DsssRate::R1 => 2,
+        DsssRate::R2 => 4,
+        DsssRate::R5_5 => 11,
+        DsssRate::R11 => 22,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phy::ht::HtMcs;
+
+    fn cell() -> CellPhy {
+        CellPhy { preamble: Preamble::Long, width: ChannelWidth::Mhz20, gi: GuardInterval::Long, freq_mhz: 2412, band_5ghz: false }
+    }
+
+    #[test]
+    fn radiotap_layouts_follow_the_alignment_rules() {
+        // 802.11b: TSFT 8, Flags 16, Rate 17, Channel 18-21, signal 22, noise 23: 24 bytes.
+        let tap = Tap::new(cell(), &["ap".into()]);
+        let mut buf = Vec::new();
+        let p = Phy { start: Nanos(1_500_000), rate: TxRate::Dsss(DsssRate::R11), len: 100, fcs_ok: false, snr_cdb: Some(1250), ampdu: None };
+        tap.radiotap(&mut buf, &p);
+        assert_eq!(buf.len(), 24);
+        assert_eq!(u32::from_le_bytes(buf[4..8].try_into().unwrap()), 0x6f);
+        assert_eq!(u64::from_le_bytes(buf[8..16].try_into().unwrap()), 1500);
+        assert_eq!((buf[16], buf[17]), (0x40, 22));
+        assert_eq!(u16::from_le_bytes([buf[18], buf[19]]), 2412);
+        assert_eq!((buf[22] as i8, buf[23] as i8), (-94 + 13, -94));
+        // HT in an A-MPDU: MCS at 24-26, A-MPDU status aligned to 28: 36 bytes.
+        let mut buf = Vec::new();
+        let p = Phy { rate: TxRate::Ht(HtMcs::new(15).unwrap()), ampdu: Some((7, true)), fcs_ok: true, ..p };
+        tap.radiotap(&mut buf, &p);
+        assert_eq!(buf.len(), 36);
+        assert_eq!(u32::from_le_bytes(buf[4..8].try_into().unwrap()), 0x18006b);
+        assert_eq!(&buf[24..27], &[0x07, 0, 15]);
+        assert_eq!(u32::from_le_bytes(buf[28..32].try_into().unwrap()), 7);
+    }
+}

@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Every reproduction in one command (``airsched repro all``), into one directory and one HTML
+report: Garroppo et al.'s Tables 1 and 2 with Figures 6 to 9, and Høiland-Jørgensen's testbed
+with UDP and TCP. Each part runs exactly as its own command does (``repro garroppo``,
+``repro garroppo-walk``, ``repro hoiland``), so its numbers are theirs.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from . import garroppo, hoiland
+
+#: The parts, in the report's order, and their weight in the progress bar (runs).
+PARTS = (("garroppo-1-4", 20), ("garroppo-1-1", 20), ("garroppo-walk-drr", 1), ("garroppo-walk-whtb", 1), ("hoiland", 8))
+
+
+def run_all(
+    out_dir: str | os.PathLike[str],
+    duration: str | None = None,
+    seed: int | None = 1,
+    progress: Callable[[float], None] | None = None,
+    scenarios_dir: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Run every reproduction into ``out_dir`` (tables as CSV, figures as PNG, each Høiland run's
+    tables) and write ``out_dir/report.html``; returns the report's path. ``duration`` bounds
+    every run (e.g. ``"10s"``; the Høiland runs need more than their 2 s warm-up)."""
+    from ..report import _CSS, _SCRIPT, _table
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    total = sum(w for _, w in PARTS)
+    done = 0
+
+    def sub(weight: int) -> Callable[[float], None] | None:
+        if progress is None:
+            return None
+        start = done
+
+        def report(fraction: float) -> None:
+            progress((start + weight * fraction) / total)
+
+        return report
+
+    sections: list[str] = []
+    warnings: list[str] = []
+    for share in garroppo.SHARES:
+        stem = f"garroppo-{garroppo.SHARES[share]}"
+        df = garroppo.run_table(share, duration=duration, seed=seed, progress=sub(20), scenarios_dir=scenarios_dir)
+        done += 20
+        warnings += [w for w in df.attrs.get("warnings", []) if w not in warnings]
+        df.to_csv(out / f"{stem}.csv", index=False)
+        figs = [garroppo.plot_occupancy(df, out / f"{stem}-occupancy.png"), garroppo.plot_goodput(df, out / f"{stem}-goodput.png")]
+        table = "Table 1" if share == "1:4" else "Table 2"
+        sections.append(
+            _section(stem, f"Garroppo et al., {table} (share {share}): goodput, simulated and paper",
+                     _table(df, "repro"), figs)
+        )
+    for scheduler in garroppo.WALK_SCHEDULERS:
+        result = garroppo.run_walk(scheduler, seed=seed, duration=duration, progress=sub(1), scenarios_dir=scenarios_dir)
+        done += 1
+        fig = garroppo.plot_walk(result, out / f"garroppo-walk-{scheduler}.png", title=f"{garroppo.SCHEDULER_LABELS[scheduler]}: MS2 walks out of range and back")
+        figure = "Fig. 8" if scheduler == "drr" else "Fig. 9"
+        sections.append(
+            _section(f"garroppo-walk-{scheduler}", f"Garroppo et al., {figure}: {garroppo.SCHEDULER_LABELS[scheduler]} while MS2 walks",
+                     _table(result.stations, "stations", ("name", "goodput_mbps", "airtime_share", "occupancy", "snr_mean_db")), [fig])
+        )
+    rep = hoiland.run_testbed("both", duration=duration, seed=seed, progress=sub(8), scenarios_dir=scenarios_dir)
+    done += 8
+    warnings += [w for w in rep.warnings if w not in warnings]
+    hoiland.write(rep, out / "hoiland")
+    figs = hoiland.plot_all(rep, out / "hoiland")
+    sections.append(
+        _section("hoiland", "Høiland-Jørgensen's testbed: per-station airtime and throughput, ping latency",
+                 _table(rep.totals(), "repro-totals") + _table(rep.summary, "repro"), figs)
+    )
+    if progress is not None:
+        progress(1.0)
+    note = "".join(f"<li>{html.escape(w)}</li>" for w in warnings)
+    bound = f"every run bounded to {html.escape(duration)}" if duration else "the papers' durations"
+    page = (
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>airsched: every reproduction</title>"
+        f"<style>{_CSS}</style></head><body><h1>airsched: every reproduction</h1>"
+        f"<p>Seed {seed}; {bound}. Details: docs/repro-garroppo.md, docs/repro-hoiland.md.</p>"
+        + (f"<h2>warnings</h2><ul>{note}</ul>" if note else "")
+        + "".join(sections) + _SCRIPT + "</body></html>\n"
+    )
+    path = out / "report.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def _section(anchor: str, title: str, body: str, figures: list[Path]) -> str:
+    imgs = "".join(
+        f'<figure class="plot"><img alt="{html.escape(p.stem)}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode("ascii")}"></figure>'
+        for p in figures
+    )
+    return f'<section id="{anchor}"><h2>{html.escape(title)}</h2>{body}{imgs}</section>'
+
