@@ -45,7 +45,7 @@ def ds(pkt) -> str:
 def dsss(tmp_path_factory):
     """Garroppo's 802.11b testbed, MS2 in a bad position (ARF, frame errors, retries), whole run measured."""
     out = tmp_path_factory.mktemp("pcap-b")
-    overrides = {"station[ms2].position": "bad", "run.warmup": "0s", "run.duration": "1.5s"}
+    overrides = {"station[ms2].position": "bad", "run.warmup": "0s", "run.duration": "1.5s", "run.sample_interval": "500ms"}
     path = ROOT / "scenarios" / "garroppo" / "share-1-4-drr.toml"
     return airsched.run(path, overrides=overrides, pcap=out), airsched.run(path, overrides=overrides), out
 
@@ -138,7 +138,7 @@ def test_wire_capture_is_ethernet_from_the_server(dsss) -> None:
 def test_ht_capture_has_the_ampdus_and_mcs_of_the_run(tmp_path: Path) -> None:
     r = airsched.run(
         ROOT / "scenarios" / "hoiland" / "udp.toml",
-        overrides={"run.warmup": "0s", "run.duration": "0.3s", "ap.queueing": "airtime"},
+        overrides={"run.warmup": "0s", "run.duration": "0.3s", "run.sample_interval": "100ms", "ap.queueing": "airtime"},
         pcap=tmp_path,
     )
     names = list(r.stations["name"])

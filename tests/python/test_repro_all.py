@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_repro_all_writes_every_part_and_one_report(tmp_path: Path) -> None:
     out = tmp_path / "all"
-    proc = subprocess.run([sys.executable, "-m", "airsched", "repro", "all", "--out", str(out), "--duration", "2.5s"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "airsched", "repro", "all", "--out", str(out), "--duration", "3s"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     page = (out / "report.html").read_text()
     for anchor in ("garroppo-1-4", "garroppo-1-1", "garroppo-walk-drr", "garroppo-walk-whtb", "hoiland"):
@@ -24,7 +24,7 @@ def test_repro_all_writes_every_part_and_one_report(tmp_path: Path) -> None:
     assert page.count("data:image/png;base64,") == 2 * 2 + 2 + 2 * 4
     # The table is the one `airsched repro garroppo` computes.
     table = pd.read_csv(out / "garroppo-1-4.csv")
-    alone = garroppo.run_table("1:4", duration="2.5s", positions=["bad"], schedulers=["whtb"])
+    alone = garroppo.run_table("1:4", duration="3s", positions=["bad"], schedulers=["whtb"])
     mine = table[(table["position"] == "bad") & (table["scheduler"] == "whtb")].reset_index(drop=True)
     assert list(mine["goodput_kbps"]) == list(alone["goodput_kbps"])
     hoiland = pd.read_csv(out / "hoiland" / "hoiland.csv")
