@@ -4,7 +4,7 @@
 //! Every accepted scenario runs to an end in bounded time and memory: each bound below is either
 //! physical (what the standard or the hardware allows) or practical (what keeps the number of
 //! events per simulated second and the size of the result tables finite), and is named with its
-//! value in the error that enforces it. docs/scenario.md lists them.
+//! value in the error that enforces it. docs/limits.md lists them.
 
 use super::*;
 
