@@ -166,7 +166,6 @@ class Result:
         copy, text from its codes), with the schema pandas would write for the DataFrame
         (``to_parquet(index=False)``): ``pd.read_parquet`` gives back :meth:`_frame`'s frame,
         types included, without the DataFrame ever being built here."""
-        import pandas as pd
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -176,16 +175,8 @@ class Result:
             frame = self.__dict__[table]
             frame.to_parquet(path, engine="pyarrow", index=False)
             return
-        arrays = []
-        for name, values in columns.items():
-            kind = schema.get(name)
-            if isinstance(values, _Coded):
-                codes = pa.array(values.codes.astype("int32", copy=False))
-                arrays.append(pa.DictionaryArray.from_arrays(codes, pa.array(values.names, type=pa.string())).cast(pa.string()))
-            else:
-                arrays.append(pa.array(values, type=_ARROW.get(kind)) if kind else pa.array(values))
-        empty = pd.DataFrame({name: pd.Series([], dtype=_DTYPES.get(schema.get(name, ""), "object")) for name in columns})
-        meta = pa.Schema.from_pandas(empty, preserve_index=False).metadata
+        arrays = [_arrow_column(values, schema.get(name)) for name, values in columns.items()]
+        meta = _pandas_metadata([(name, schema.get(name)) for name in columns])
         fields = pa.schema([pa.field(name, arr.type) for name, arr in zip(columns, arrays)], metadata=meta)
         # Dictionary encoding for the text columns only: on the numbers (nearly all distinct)
         # the writer's dictionaries cost tens of MB for nothing.
@@ -238,19 +229,6 @@ class Result:
 _DTYPES = {STR: "string", FLOAT: "float64", INT: "int64"}
 #: Rows per Parquet row group: the writer holds one group's pages at a time.
 ROW_GROUP = 65_536
-# The Arrow type of each column type, as pandas writes those dtypes.
-_ARROW_NAMES = {STR: "string", FLOAT: "float64", INT: "int64"}
-
-
-class _ArrowTypes(dict):  # noqa: D101 - resolved on first use, so that pyarrow loads only to write
-    def get(self, kind: Any, default: Any = None) -> Any:
-        import pyarrow as pa
-
-        name = _ARROW_NAMES.get(kind)
-        return getattr(pa, name)() if name else default
-
-
-_ARROW = _ArrowTypes()
 
 
 def _checked_columns(
@@ -318,6 +296,57 @@ class _Coded:
         codes = pa.array(self.codes.astype("int32", copy=False))
         strings = pa.DictionaryArray.from_arrays(codes, pa.array(self.names, type=pa.string())).cast(pa.string())
         return pd.Series(pd.arrays.ArrowStringArray(strings), dtype=_DTYPES[STR])
+
+
+def _arrow_column(values: Any, kind: str | None) -> Any:
+    """A column as an Arrow array built from its buffers: numbers without a copy, text from its
+    codes or its list. (``pa.array`` would import pandas to look at the values, 40 MB.)"""
+    import numpy as np
+    import pyarrow as pa
+
+    def strings(items: list[str]) -> Any:
+        encoded = [x.encode() for x in items]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+
+    if isinstance(values, _Coded):
+        codes = np.ascontiguousarray(values.codes, dtype=np.int32)
+        indices = pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
+        return pa.DictionaryArray.from_arrays(indices, strings(values.names)).cast(pa.string())
+    if kind is None:  # a column beyond the schema: by what it holds
+        probe = np.asarray(values)
+        kind = FLOAT if probe.dtype.kind == "f" else INT if probe.dtype.kind in "iub" else STR
+    if kind == STR:
+        return strings([str(v) for v in values])
+    dtype, arrow = (np.float64, pa.float64()) if kind == FLOAT else (np.int64, pa.int64())
+    data = np.ascontiguousarray(values, dtype=dtype)
+    return pa.Array.from_buffers(arrow, len(data), [None, pa.py_buffer(data)])
+
+
+def _pandas_metadata(columns: list[tuple[str, str | None]]) -> dict[bytes, bytes]:
+    """The ``pandas`` schema metadata that ``pa.Schema.from_pandas(frame, preserve_index=False)``
+    gives a frame of :meth:`Result._frame`'s dtypes (Arrow's documented pandas metadata format),
+    so that ``pd.read_parquet`` restores those dtypes; written without importing pandas, which
+    would cost a run with ``--out`` 40 MB (test_result checks it against pyarrow's own)."""
+    import importlib.metadata
+
+    import pyarrow as pa
+
+    kinds = {STR: ("object", "string"), FLOAT: ("float64", "float64"), INT: ("int64", "int64")}
+    entries = []
+    for name, kind in columns:
+        pandas_type, numpy_type = kinds.get(kind or "", ("object", "object"))
+        entries.append({"name": name, "field_name": name, "pandas_type": pandas_type, "numpy_type": numpy_type, "metadata": None})
+    doc = {
+        "index_columns": [],
+        "column_indexes": [],
+        "columns": entries,
+        "attributes": {},
+        "creator": {"library": "pyarrow", "version": pa.__version__},
+        "pandas_version": importlib.metadata.version("pandas"),
+    }
+    return {b"pandas": json.dumps(doc).encode()}
 
 
 def _json_value(value: Any) -> Any:

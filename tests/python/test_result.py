@@ -117,3 +117,17 @@ def test_ping_flows_report_round_trips_and_a_pings_table(tmp_path):
     import pandas as pd
 
     assert len(pd.read_parquet(out / "pings.parquet")) == 100
+
+
+def test_parquet_pandas_metadata_is_what_pyarrow_writes_for_the_frame():
+    # --out writes Parquet without importing pandas; the metadata must be pyarrow's own, so that
+    # pandas reads the dtypes back.
+    import pyarrow as pa
+
+    from airsched.result import _DTYPES, _pandas_metadata
+
+    kinds = [("s", "str"), ("f", "float"), ("i", "int")]
+    frame = pd.DataFrame({n: pd.Series([], dtype=_DTYPES[k]) for n, k in kinds})
+    want = json.loads(pa.Schema.from_pandas(frame, preserve_index=False).metadata[b"pandas"])
+    got = json.loads(_pandas_metadata(kinds)[b"pandas"])
+    assert got == want
