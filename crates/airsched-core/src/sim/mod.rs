@@ -200,7 +200,11 @@ impl Simulation {
                 }
             }
             Event::WarmupEnd => {
-                self.rec.at_warmup = Some(self.cx.counters.clone());
+                // The part of a busy period in progress that lies after the warm-up belongs
+                // to the measured window.
+                let mut base = self.cx.counters.clone();
+                self.wifi.m.unspend_after(self.cx.now, &mut base);
+                self.rec.at_warmup = Some(base);
                 for conn in self.traffic.tcp.iter_mut().flatten() {
                     conn.at_warmup = conn.counts();
                 }

@@ -92,7 +92,10 @@ impl Simulation {
         let measured = self.end.saturating_sub(self.scn.run.warmup);
         let msecs = measured.as_secs_f64();
         let per_sec = |x: u64| if msecs > 0.0 { x as f64 / msecs } else { f64::NAN };
-        let c = &self.cx.counters;
+        // The airtime of a busy period still in progress counts up to the end of the run only.
+        let mut at_end = self.cx.counters.clone();
+        self.wifi.m.unspend_after(self.end, &mut at_end);
+        let c = &at_end;
 
         let sample_stats = |kind: SampleKind, index: u32| {
             mean_std(

@@ -84,6 +84,8 @@ impl Wifi {
             }).collect(),
         ),
         air: Vec::with_capacity(n + 2),
+        charges: Vec::with_capacity(2 * n + 4),
+        busy_span: (Nanos::ZERO, Nanos::ZERO),
         outcome: Outcome::Collision,
         radio,
         ifs,

@@ -113,6 +113,7 @@ impl Legacy {
             self.tap_exchange(m, cx, ta);
         }
         cx.counters.medium_busy_ns += (busy_end - ta).0;
+        m.busy_span = (ta, busy_end);
         cx.schedule(busy_end, Event::ExchangeEnd);
     }
 

@@ -84,7 +84,27 @@ pub struct Medium {
     /// Per WiFi node: its WiFi device, and how the device's drops are accounted (both from
     /// the topology).
     pub devs: Vec<(DevId, Acct)>,
+    /// The airtime charged for the frames of the current busy period, each with its interval,
+    /// and the busy period's own interval: airtime is counted whole when an exchange starts, so
+    /// at a window's edge (the warm-up's end, the run's end) the part beyond the edge is taken
+    /// back ([`Medium::unspend_after`]). Cleared with `air`.
+    pub charges: Vec<Charge>,
+    pub busy_span: (Nanos, Nanos),
 }
+
+/// Airtime charged to a node (and, for a data frame or its response, to a station and a
+/// direction) for one frame on the air from `start` to `end`.
+#[derive(Clone, Copy, Debug)]
+pub struct Charge {
+    pub node: u32,
+    /// `NO_STATION` for a beacon.
+    pub station: u32,
+    pub dir: u8,
+    pub start: Nanos,
+    pub end: Nanos,
+}
+
+pub const NO_STATION: u32 = u32::MAX;
 
 impl Medium {
     /// The WiFi device of node `node`.
@@ -99,8 +119,29 @@ impl Medium {
         self.devs[node as usize].1
     }
 
+    /// Take back, from `c`, the airtime of the current busy period that lies after `t`: the
+    /// counters then hold exactly the airtime on the air up to `t` (for each frame, and the
+    /// medium's busy time). Applied to the warm-up snapshot and to the run's end.
+    pub fn unspend_after(&self, t: Nanos, c: &mut crate::metrics::Counters) {
+        let after = |start: Nanos, end: Nanos| end.0.saturating_sub(start.0.max(t.0));
+        for ch in &self.charges {
+            let ns = after(ch.start, ch.end);
+            if ns == 0 {
+                continue;
+            }
+            c.nodes[ch.node as usize].airtime_ns -= ns;
+            if ch.station != NO_STATION {
+                let sc = &mut c.stations[ch.station as usize];
+                sc.airtime_ns -= ns;
+                sc.air_dir_ns[ch.dir as usize] -= ns;
+            }
+        }
+        c.medium_busy_ns -= after(self.busy_span.0, self.busy_span.1);
+    }
+
     /// Count a beacon at the head of the busy period starting at `ta`; returns its end.
     pub fn put_beacon(&mut self, cx: &mut Ctx, ta: Nanos, d: Nanos, rate: TxRate) -> Nanos {
+        self.charges.push(Charge { node: 0, station: NO_STATION, dir: 0, start: ta, end: ta + d });
         let nc = &mut cx.counters.nodes[0];
         nc.airtime_ns += d.0;
         nc.tx_attempts += 1;
@@ -113,6 +154,7 @@ impl Medium {
     /// A data PPDU of contender `contender` (WiFi node `node`) to or from station `s` goes on
     /// the air at `ta` for `d`: its airtime and attempt are counted; returns its end.
     pub fn put_frame(&mut self, cx: &mut Ctx, contender: u32, node: u32, s: usize, ta: Nanos, d: Nanos, rate: TxRate) -> Nanos {
+        self.charges.push(Charge { node, station: s as u32, dir: (node != 0) as u8, start: ta, end: ta + d });
         let c = &mut cx.counters;
         let nc = &mut c.nodes[node as usize];
         nc.airtime_ns += d.0;
@@ -132,6 +174,8 @@ impl Medium {
     /// the end of the data PPDU is scheduled (`TxEnd`); returns the end of the response.
     pub fn respond(&mut self, cx: &mut Ctx, node: u32, s: usize, data_end: Nanos, sifs: Nanos, resp: Nanos) -> Nanos {
         let acker = if node == 0 { s + 1 } else { 0 };
+        let start = data_end + sifs;
+        self.charges.push(Charge { node: acker as u32, station: s as u32, dir: (node != 0) as u8, start, end: start + resp });
         let c = &mut cx.counters;
         c.nodes[acker].airtime_ns += resp.0;
         c.stations[s].airtime_ns += resp.0;

@@ -54,6 +54,7 @@ impl Wifi {
             return;
         }
         self.m.air.clear();
+        self.m.charges.clear();
         match &mut self.mac {
             Mac::Legacy(l) => l.on_access(&mut self.m, cx),
             Mac::Ht(h) => h.on_access(&mut self.m, cx),
@@ -111,6 +112,8 @@ impl Wifi {
     pub fn done(&mut self, transmitters: Vec<u32>) {
         self.m.dcf.medium.transmitters = transmitters;
         self.m.air.clear();
+        self.m.charges.clear();
+        self.m.busy_span = (crate::time::Nanos::ZERO, crate::time::Nanos::ZERO);
         self.m.outcome = Outcome::Collision;
     }
 
