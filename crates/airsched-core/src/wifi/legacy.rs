@@ -112,9 +112,7 @@ impl Legacy {
         if cx.tap.is_some() {
             self.tap_exchange(m, cx, ta);
         }
-        cx.counters.medium_busy_ns += (busy_end - ta).0;
-        m.busy_span = (ta, busy_end);
-        cx.schedule(busy_end, Event::ExchangeEnd);
+        m.busy_until(cx, ta, busy_end);
     }
 
     /// Hand the busy period's frames to the capture (`--pcap`): the beacon, every data frame
@@ -125,14 +123,9 @@ impl Legacy {
     fn tap_exchange(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos) {
         use crate::pcap::{Kind, Phy};
         let Some(tap) = cx.tap.as_deref_mut() else { return };
-        let beacon = m.dcf.medium.beacon_in_air;
         let decoded = matches!(m.outcome, Outcome::Success | Outcome::AckLost);
-        for (i, a) in m.air.iter().enumerate() {
-            if i == 0 && beacon {
-                let phy = Phy { start: ta, rate: a.rate, len: m.beacon_bytes, fcs_ok: m.air.len() == 1, snr_cdb: None, ampdu: None };
-                tap.air_frame(Kind::Beacon, phy);
-                continue;
-            }
+        let skip = m.tap_beacon(tap, ta);
+        for a in m.air.iter().skip(skip) {
             let dn = &m.dcf.nodes[a.node as usize];
             let s = dn.frame_station;
             let pkt = *cx.pkts.get(dn.frame.expect("transmitter holds a frame"));

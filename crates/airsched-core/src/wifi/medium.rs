@@ -139,6 +139,29 @@ impl Medium {
         c.medium_busy_ns -= after(self.busy_span.0, self.busy_span.1);
     }
 
+    /// The busy period that started at `ta` lasts until `busy_end`: count the medium's busy
+    /// time, remember the span (for the window's edges, see [`Medium::unspend_after`]) and
+    /// schedule its end. Both MACs end their exchange-building here.
+    pub fn busy_until(&mut self, cx: &mut Ctx, ta: Nanos, busy_end: Nanos) {
+        cx.counters.medium_busy_ns += (busy_end - ta).0;
+        self.busy_span = (ta, busy_end);
+        cx.schedule(busy_end, crate::engine::Event::ExchangeEnd);
+    }
+
+    /// For a capture (`--pcap`): the beacon at the head of the busy period starting at `ta`,
+    /// if there is one (its FCS good only when nothing else was on the air). Returns how many
+    /// entries of `air` it took (0 or 1), for the MAC to skip before its own frames.
+    #[cold]
+    pub fn tap_beacon(&self, tap: &mut crate::pcap::Tap, ta: Nanos) -> usize {
+        use crate::pcap::{Kind, Phy};
+        if !self.dcf.medium.beacon_in_air {
+            return 0;
+        }
+        let phy = Phy { start: ta, rate: self.air[0].rate, len: self.beacon_bytes, fcs_ok: self.air.len() == 1, snr_cdb: None, ampdu: None };
+        tap.air_frame(Kind::Beacon, phy);
+        1
+    }
+
     /// Count a beacon at the head of the busy period starting at `ta`; returns its end.
     pub fn put_beacon(&mut self, cx: &mut Ctx, ta: Nanos, d: Nanos, rate: TxRate) -> Nanos {
         self.charges.push(Charge { node: 0, station: NO_STATION, dir: 0, start: ta, end: ta + d });

@@ -5,7 +5,6 @@
 use rand::Rng;
 
 use crate::ctx::{Ctx, DropCause};
-use crate::engine::Event;
 use crate::mac80211::{StationId, TinId, NUM_ACS};
 use crate::packet::PacketId;
 use crate::phy::dsss::Preamble;
@@ -77,9 +76,7 @@ impl Ht {
         if cx.tap.is_some() {
             self.tap_exchange(m, cx, ta);
         }
-        cx.counters.medium_busy_ns += (busy_end - ta).0;
-        m.busy_span = (ta, busy_end);
-        cx.schedule(busy_end, Event::ExchangeEnd);
+        m.busy_until(cx, ta, busy_end);
     }
 
     /// Hand the busy period's frames to the capture (`--pcap`): the beacon, every MPDU of
@@ -90,14 +87,9 @@ impl Ht {
     fn tap_exchange(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos) {
         use crate::pcap::{Kind, Phy};
         let Some(tap) = cx.tap.as_deref_mut() else { return };
-        let beacon = m.dcf.medium.beacon_in_air;
         let decoded = matches!(m.outcome, Outcome::Success | Outcome::AckLost);
-        for (i, a) in m.air.iter().enumerate() {
-            if i == 0 && beacon {
-                let phy = Phy { start: ta, rate: a.rate, len: m.beacon_bytes, fcs_ok: m.air.len() == 1, snr_cdb: None, ampdu: None };
-                tap.air_frame(Kind::Beacon, phy);
-                continue;
-            }
+        let skip = m.tap_beacon(tap, ta);
+        for a in m.air.iter().skip(skip) {
             let (node, ac) = node_ac(a.node);
             let agg = self.drivers[node as usize].head(ac);
             let s = agg.station;
