@@ -243,6 +243,14 @@ def _comment(text: str) -> list[str]:
     return [("# " + line).rstrip() for line in text.splitlines()]
 
 
+def _printing_function(name: str, lines: list[str]) -> list[str]:
+    """A shell function ``name`` that prints ``lines`` (a quoted here-document: nothing in them
+    is expanded), or does nothing when there are none."""
+    if not lines:
+        return [f"{name}() {{", "    :", "}"]
+    return [f"{name}() {{", "    cat <<'AIRSCHED_EOF'", *lines, "AIRSCHED_EOF", "}"]
+
+
 def render_script(source: ScenarioSource, plan: NodePlan, overrides: Iterable[str] | None = None) -> str:
     """The POSIX shell script for one node's plan."""
     ov = override_lines(overrides)
@@ -294,22 +302,8 @@ def render_script(source: ScenarioSource, plan: NodePlan, overrides: Iterable[st
     ]
     for d in plan.devices:
         fn = _fn(d.dev)
-        out.append(f"batch_{fn}() {{")
-        if d.batch:
-            out.append("    cat <<'AIRSCHED_EOF'")
-            out += d.batch
-            out.append("AIRSCHED_EOF")
-        else:
-            out.append("    :")
-        out.append("}")
-        out.append(f"expected_{fn}() {{")
-        if d.expected:
-            out.append("    cat <<'AIRSCHED_EOF'")
-            out += d.expected
-            out.append("AIRSCHED_EOF")
-        else:
-            out.append("    :")
-        out.append("}")
+        out += _printing_function(f"batch_{fn}", d.batch)
+        out += _printing_function(f"expected_{fn}", d.expected)
         out.append(f"txqueuelen_{fn}() {{ echo {d.txqueuelen}; }}")
         kinds = " ".join(shlex.quote(f"{k} {o}".strip()) for k, o in d.kinds)
         kinds = kinds or "''"

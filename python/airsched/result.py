@@ -291,11 +291,8 @@ class _Coded:
 
     def to_pandas(self) -> Any:
         import pandas as pd
-        import pyarrow as pa
 
-        codes = pa.array(self.codes.astype("int32", copy=False))
-        strings = pa.DictionaryArray.from_arrays(codes, pa.array(self.names, type=pa.string())).cast(pa.string())
-        return pd.Series(pd.arrays.ArrowStringArray(strings), dtype=_DTYPES[STR])
+        return pd.Series(pd.arrays.ArrowStringArray(_arrow_column(self, STR)), dtype=_DTYPES[STR])
 
 
 def _arrow_column(values: Any, kind: str | None) -> Any:
