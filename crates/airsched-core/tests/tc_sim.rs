@@ -216,6 +216,21 @@ fn tc_errors_point_into_the_scenario_file() {
     assert!(e.message.contains("eth0"), "names the server's device: {e}");
 }
 
+/// A scenario's tc script reports every error at once, in line order, as `tc check` does, and
+/// not the errors that only follow from an earlier failed line.
+#[test]
+fn tc_errors_in_a_scenario_are_all_reported_in_line_order() {
+    let tree = "tc qdisc add dev eth0 root handle 1: htb\n\
+                tc class add dev eth0 parent 1: classid 1:10 htb ceil 5mbit\n\
+                tc qdisc add dev eth0 parent 1:10 handle 10: sfq perturb 10\n\
+                tc qdisc add dev eth0 parent 1:30 pfifo limit x";
+    let errs = parse_scenario(&WIRED.replace("TREE", tree), "wired.toml").unwrap_err().0;
+    // Line 13: the class without a rate; line 14 fails only because of it (not reported);
+    // line 15: its own bad limit.
+    assert_eq!(errs.iter().map(|e| e.line).collect::<Vec<_>>(), [13, 15], "{errs:?}");
+    assert!(errs[0].message.contains("rate") && errs[1].message.contains("\"x\""), "{errs:?}");
+}
+
 fn saturating(n: usize, src: &str, dst: &str, station_tc: &str, server_tc: &str) -> String {
     let mut t = format!("[run]\nduration = \"3s\"\nwarmup = \"1s\"\n[[station]]\nname = \"s\"\nrate = \"11Mbps\"\n{station_tc}\n[server]\n{server_tc}\n");
     for i in 0..n {

@@ -52,7 +52,7 @@ pub fn build_node(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vec<ScenarioErro
         .iter()
         .map(|&(name, txqueuelen, _, stream)| DeviceSpec { name: name.to_string(), txqueuelen, seed, stream })
         .collect();
-    let built = crate::tc::check::build_unless_errors(&script, &specs, &mut diags);
+    let built = crate::tc::check::build_reporting_all(&src.text, &script, &specs, &mut diags);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for d in &diags {

@@ -5,7 +5,7 @@
 //! lines. The command line and the Python binding only print what this returns.
 
 use super::build::{build_trees, DeviceSpec};
-use super::lex::{Severity, TcDiag};
+use super::lex::{parse_classid, Handle, Severity, TcDiag};
 use super::script::{parse_script, Command, Script};
 use super::show::{class_show, qdisc_show, tree_text};
 use crate::qdisc::{QdiscImpl, DEFAULT_TXQUEUELEN};
@@ -75,20 +75,23 @@ pub fn build_unless_errors(
 }
 
 /// Build the commands that parsed even when others did not, so that every error of the script
-/// is reported at once, in line order: the parse errors, then the build errors of the commands
-/// that parsed, except knock-on errors (a command whose `parent` is a handle or class id that a
-/// command which failed to parse would have created: it fails only because of that one).
-fn build_reporting_all(text: &str, script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
+/// is reported at once, sorted by line and column (parse and build errors alike), except
+/// knock-on errors: an error on a line whose `parent` is a handle or class id that an earlier
+/// failed line would have created (it fails only because of that one).
+pub(crate) fn build_reporting_all(text: &str, script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
     let lines: Vec<&str> = text.lines().collect();
     let words_of = |line: u32| lines.get((line as usize).wrapping_sub(1)).map_or(Vec::new(), |l| l.split_whitespace().collect::<Vec<_>>());
-    let after = |words: &[&str], key: &str| words.iter().position(|w| *w == key).and_then(|i| words.get(i + 1)).and_then(|w| tc_id(w));
+    let after = |words: &[&str], key: &str| {
+        let word = words.iter().position(|w| *w == key).and_then(|i| words.get(i + 1))?;
+        parse_classid(word).ok().map(|(id, _)| id)
+    };
     let mut built_diags = Vec::new();
     let built = build_trees(script, devices, &mut built_diags);
     diags.append(&mut built_diags);
     diags.sort_by_key(|d| (d.line, d.col));
     // In line order: a failed line's handle or class id is never made; a later error on a line
     // whose parent is one of them is a consequence, not news (and that line counts as failed).
-    let mut orphaned: std::collections::HashSet<(u32, u32)> = std::collections::HashSet::new();
+    let mut orphaned: std::collections::HashSet<Handle> = std::collections::HashSet::new();
     let mut failed_line = 0;
     let mut knock_on_line = 0;
     diags.retain(|d| {
@@ -111,14 +114,6 @@ fn build_reporting_all(text: &str, script: &Script<'_>, devices: &[DeviceSpec], 
         !knock_on
     });
     built
-}
-
-/// A tc handle or class id (`1:`, `1:10`, `ffff:`; hexadecimal) as (major, minor).
-fn tc_id(word: &str) -> Option<(u32, u32)> {
-    let (major, minor) = word.split_once(':')?;
-    let major = u32::from_str_radix(major, 16).ok()?;
-    let minor = if minor.is_empty() { 0 } else { u32::from_str_radix(minor, 16).ok()? };
-    Some((major, minor))
 }
 
 /// Check a script read from `path` (used only to locate the diagnostics). Every device it names
