@@ -5,4 +5,5 @@
 
 pub mod dcf;
 pub mod edca;
+pub mod minstrel_ht;
 pub mod rate;
