@@ -540,3 +540,60 @@ fn an_airtime_weight_without_the_mac80211_scheduler_is_a_warning() {
     let with = text.replace("queueing = \"airtime\"", "mac_queue = \"fq-mac\"\nairtime = \"mac80211\"");
     assert!(parse_scenario(&with, "w.toml").unwrap().warnings.is_empty());
 }
+
+/// A single-station 802.11n link at `snr` dB with `rate_control` and a top MCS, carrying `flow`.
+fn one_link(rc: &str, mcs: u8, snr: i32, flow: &str, duration: &str) -> RunResults {
+    let text = format!(
+        r#"
+[run]
+duration = "{duration}"
+warmup = "0s"
+[wired]
+rate = "1Gbit"
+[cell]
+standard = "802.11n"
+beacons = false
+[[station]]
+name = "sta"
+mcs = {mcs}
+rate_control = "{rc}"
+snr = {snr}
+{flow}
+"#
+    );
+    common::run(&text)
+}
+
+#[test]
+fn minstrel_ht_finds_the_best_mcs_of_a_lossy_link() {
+    // The 17 dB link of `minstrel_finds_the_best_mcs_of_a_lossy_link`: Minstrel-HT with ath9k's
+    // retry chain must come close to the best fixed MCS (MCS 4, 34.3 Mb/s there).
+    let flow = "[[flow]]\nname = \"down\"\nsrc = \"server\"\ndst = \"sta\"\nrate = \"saturate\"\nsize = 1472";
+    let best = one_link("fixed", 4, 17, flow, "10s").flows[0].goodput_mbps;
+    let r = one_link("minstrel_ht", 7, 17, flow, "10s");
+    let gp = r.flows[0].goodput_mbps;
+    let at4 = r.rates.iter().filter(|x| x.direction == "down" && x.mcs == 4).map(|x| x.share).sum::<f64>();
+    println!("fixed MCS 4 {best:.2}, minstrel_ht {gp:.2} Mb/s, {at4:.2} of attempts at MCS 4");
+    assert!(gp > 0.85 * best, "{gp} vs {best}");
+    assert!(at4 > 0.5, "{at4}");
+}
+
+#[test]
+fn a_dead_link_walks_the_whole_retry_chain_before_each_tx_status() {
+    // Nothing decodes at -10 dB. Minstrel-HT knows nothing: its table is MCS 0 three times
+    // with 2 tries each (below 20 %), and a sampling frame puts one try at another MCS in
+    // front: each TX status follows 6 or 7 hardware tries of the same frame. Each lone MPDU
+    // gets 31 TX statuses (30 software retries) before it is dropped, so 186 to 217 PPDU
+    // attempts per dropped packet. One 1472-byte datagram every 10 s keeps them apart.
+    let flow = "[[flow]]\nname = \"down\"\nsrc = \"server\"\ndst = \"sta\"\nrate = \"1200bit\"\nsize = 1472";
+    let r = one_link("minstrel_ht", 7, -10, flow, "60s");
+    let s = &r.stations[0];
+    let per_drop = s.tx_attempts as f64 / s.drops_retry as f64;
+    let at0 = r.rates.iter().filter(|x| x.direction == "down" && x.mcs == 0).map(|x| x.attempts).sum::<u64>();
+    let all = r.rates.iter().filter(|x| x.direction == "down").map(|x| x.attempts).sum::<u64>();
+    println!("attempts {} drops {} per drop {per_drop:.1}; at MCS 0 {at0} of {all}", s.tx_attempts, s.drops_retry);
+    assert!(s.drops_retry >= 3, "{}", s.drops_retry);
+    assert!((186.0..=217.0).contains(&per_drop), "{per_drop}");
+    // Samples are one try in 19 or so TX statuses; the rest are MCS 0.
+    assert!(at0 as f64 > 0.95 * all as f64, "{at0} of {all}");
+}

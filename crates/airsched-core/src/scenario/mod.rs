@@ -244,14 +244,18 @@ pub enum RateControl {
     Arf,
     Aarf,
     Minstrel,
+    /// 802.11n only: Minstrel-HT of Linux 4.11 (mac/minstrel_ht.rs) with ath9k's hardware
+    /// retries of an A-MPDU through its multi-rate retry chain.
+    MinstrelHt,
 }
 
 impl RateControl {
-    pub const ALL: [(&'static str, RateControl); 4] = [
+    pub const ALL: [(&'static str, RateControl); 5] = [
         ("fixed", RateControl::Fixed),
         ("arf", RateControl::Arf),
         ("aarf", RateControl::Aarf),
         ("minstrel", RateControl::Minstrel),
+        ("minstrel_ht", RateControl::MinstrelHt),
     ];
     pub fn name(self) -> &'static str {
         RateControl::ALL.iter().find(|(_, r)| *r == self).map(|(n, _)| *n).unwrap_or("fixed")

@@ -119,6 +119,8 @@ fn build_legacy(scn: &Scenario) -> Legacy {
                 RateControl::Arf => RateAlgo::Arf,
                 RateControl::Aarf => RateAlgo::Aarf,
                 RateControl::Minstrel => RateAlgo::Minstrel,
+                // The parser refuses it outside an 802.11n cell.
+                RateControl::MinstrelHt => RateAlgo::Fixed(top as u8),
             };
             let ref_air: Vec<Nanos> =
                 DsssRate::ALL[..=top].iter().map(|&r| reference_airtime(preamble, r, ack_by_rate[r as usize])).collect();

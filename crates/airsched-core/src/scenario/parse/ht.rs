@@ -67,19 +67,29 @@ pub(super) fn not_ht<'t, 'i>(
     Some(v)
 }
 
-/// `rate_control` of the cell or a station: an 802.11n link takes "fixed" (the station's `mcs`)
-/// or "minstrel" (Minstrel over MCS 0 to `mcs`, one rate per A-MPDU).
+/// `rate_control` of the cell or a station: an 802.11n link takes "fixed" (the station's `mcs`),
+/// "minstrel" (Minstrel over MCS 0 to `mcs`, one rate per A-MPDU) or "minstrel_ht" (Minstrel-HT
+/// with ath9k's hardware retry chain); an 802.11b link does not take "minstrel_ht".
 pub(super) fn rate_control(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, standard: Option<Standard>) -> Option<RateControl> {
     let rc = radio::rate_control(ctx, v, key)?;
-    if !matches!(rc, RateControl::Fixed | RateControl::Minstrel) && standard == Some(Standard::Dot11n) {
+    if !matches!(rc, RateControl::Fixed | RateControl::Minstrel | RateControl::MinstrelHt) && standard == Some(Standard::Dot11n) {
         ctx.error(
             &v.span(),
             key,
             format!(
-                "{:?} is an 802.11b rate control; an 802.11n link takes \"fixed\" (always its `mcs`) or \"minstrel\" \
-                 (Minstrel over MCS 0 to `mcs`)",
+                "{:?} is an 802.11b rate control; an 802.11n link takes \"fixed\" (always its `mcs`), \"minstrel\" \
+                 (Minstrel over MCS 0 to `mcs`) or \"minstrel_ht\" (Minstrel-HT with ath9k's retry chain)",
                 rc.name()
             ),
+        );
+        return None;
+    }
+    if rc == RateControl::MinstrelHt && standard == Some(Standard::Dot11b) {
+        ctx.error(
+            &v.span(),
+            key,
+            "\"minstrel_ht\" is an 802.11n rate control (set `[cell] standard = \"802.11n\"`); an 802.11b link takes \
+             \"fixed\", \"arf\", \"aarf\" or \"minstrel\"",
         );
         return None;
     }

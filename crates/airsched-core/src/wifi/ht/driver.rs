@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 
+use crate::mac::minstrel_ht::RateChain;
 use crate::mac80211::airtime::AirtimeScheduler;
 use crate::mac80211::aql::Aql;
 use crate::mac80211::fq::Fq;
@@ -58,11 +59,18 @@ pub struct Agg {
     pub txtime: Nanos,
     /// Bit i: MPDU i was decoded by the receiver in the current attempt.
     pub ok: u64,
+    /// Minstrel-HT links: the multi-rate retry chain the hardware walks through before the TX
+    /// status (`len == 0`: no hardware retries, every attempt ends in a TX status).
+    pub chain: RateChain,
+    /// Hardware tries so far of this aggregate (through `chain`).
+    pub tries: u8,
+    /// Airtime (µs) of the earlier hardware tries, charged with the last one at TX status.
+    pub air_us: u32,
 }
 
 impl Agg {
     pub fn new() -> Agg {
-        Agg { tin: TinId(0), rate_idx: 0, tx: HtTxVector::new(crate::phy::ht::HtMcs::ALL[0], crate::phy::ht::ChannelWidth::Mhz20, crate::phy::ht::GuardInterval::Long), station: 0, mpdus: Vec::with_capacity(ht::AMPDU_MAX_MPDUS as usize), psdu: 0, txtime: Nanos::ZERO, ok: 0 }
+        Agg { tin: TinId(0), rate_idx: 0, tx: HtTxVector::new(crate::phy::ht::HtMcs::ALL[0], crate::phy::ht::ChannelWidth::Mhz20, crate::phy::ht::GuardInterval::Long), station: 0, mpdus: Vec::with_capacity(ht::AMPDU_MAX_MPDUS as usize), psdu: 0, txtime: Nanos::ZERO, ok: 0, chain: RateChain::default(), tries: 0, air_us: 0 }
     }
 }
 

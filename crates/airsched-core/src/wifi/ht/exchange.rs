@@ -5,6 +5,7 @@
 use rand::Rng;
 
 use crate::ctx::{Ctx, DropCause};
+use crate::mac::minstrel_ht;
 use crate::mac80211::{StationId, TinId, NUM_ACS};
 use crate::packet::PacketId;
 use crate::phy::dsss::Preamble;
@@ -15,6 +16,7 @@ use crate::time::Nanos;
 
 use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_EMPTY, RX_SKIP};
 use super::Ht;
+use crate::phy::ht::HtTxVector;
 use crate::wifi::air::{AirTx, Outcome, TxRate};
 use crate::wifi::medium::{Medium, Report};
 use crate::wifi::Node;
@@ -38,8 +40,12 @@ impl Ht {
             let agg = d.hw[ac].head_mut();
             let (s, t, n_mpdus, ht_mcs) = (agg.station as usize, agg.txtime, agg.mpdus.len(), agg.tx.mcs);
             let mcs = ht_mcs.index() as usize;
-            for mp in agg.mpdus.iter_mut() {
-                mp.attempts += 1;
+            // An MPDU's attempts count TX statuses (ath9k's software retries): a hardware retry
+            // through the chain is not one.
+            if agg.tries == 0 {
+                for mp in agg.mpdus.iter_mut() {
+                    mp.attempts += 1;
+                }
             }
             let sc = &mut cx.counters.stations[s];
             let dir = (node != 0) as usize;
@@ -267,13 +273,36 @@ impl Ht {
         let head = d.hw[ac].head;
         let (tin, station, txtime) = (d.hw[ac].aggs[head].tin, d.hw[ac].aggs[head].station, d.hw[ac].aggs[head].txtime);
         let tx_us = (txtime.0 / 1000) as u32;
-        d.sched.report_airtime(tin, tx_us, 0, now);
         if node != 0 && decoded {
             // The AP received this PPDU from the station: RX airtime of the station's TXQ.
             let ap = &mut self.drivers[0];
             let ap_tin = TinId::new(StationId(station as u16), tin.tid());
             ap.sched.report_airtime(ap_tin, 0, tx_us, now);
         }
+        let d = &mut self.drivers[n];
+        let agg = &mut d.hw[ac].aggs[head];
+        let mrr = agg.chain.len > 0;
+        let tries = agg.tries as u32 + 1;
+        if mrr && !acked && tries < agg.chain.total_tries() {
+            // ath9k: no BlockAck, and the chain has tries left: the hardware sends the whole
+            // A-MPDU again at the try's series rate after a new backoff (CW doubled), with no TX
+            // status to the software. The receiver keeps what it decoded.
+            agg.tries = tries as u8;
+            agg.air_us += tx_us;
+            let stage = agg.chain.stage_of_try(tries).expect("a try within the chain");
+            agg.tx = HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), agg.tx.width, agg.tx.gi);
+            agg.txtime = ht::txtime(self.band, agg.tx, agg.psdu);
+            agg.ok = 0;
+            m.dcf.on_ppdu_end(c as usize, false);
+            self.load_head(m, node, ac);
+            return;
+        }
+        // TX status. The airtime of every try is charged now, at TX completion: ath9k 4.11's
+        // `ath_tx_count_airtime` (the final rate's duration times its tries plus each earlier
+        // series' duration times its count), as 6.x hands the same sum to
+        // `ieee80211_sta_register_airtime`.
+        let air_us = agg.air_us + tx_us;
+        d.sched.report_airtime(tin, air_us, 0, now);
         let d = &mut self.drivers[n];
         let agg_ok = d.hw[ac].aggs[head].ok;
         let n_mpdus = d.hw[ac].aggs[head].mpdus.len();
@@ -283,6 +312,13 @@ impl Ht {
         }
         // Rate control learns the fate of every MPDU of the attempt.
         let link = crate::wifi::medium::link_index(node, station, self.n_stations);
+        if let Some(r) = self.mrr[link].as_mut() {
+            let chain = self.drivers[n].hw[ac].aggs[head].chain;
+            let stage = chain.stage_of_try(tries - 1).expect("a try within the chain");
+            let before: u32 = chain.series()[..stage].iter().map(|s| s.count as u32).sum();
+            let acked_mpdus = if acked { agg_ok.count_ones() } else { 0 };
+            r.tx_status(now, &chain, stage, (tries - before) as u8, n_mpdus as u32, acked_mpdus);
+        }
         if let Some(r) = self.rc[link].as_mut() {
             for i in 0..n_mpdus {
                 r.ctl.on_attempt(now, rate_idx, acked && agg_ok & (1 << i) != 0);
@@ -326,7 +362,8 @@ impl Ht {
         if Driver::has_frames(&d.src, &d.held, tin) {
             d.sched.wake(tin, now, &d.aql);
         }
-        m.dcf.on_ppdu_end(c as usize, acked);
+        // A chain that ran out resets CW as the retry limit does (802.11-2016 10.3.3).
+        m.dcf.on_ppdu_end(c as usize, acked || mrr);
         if self.drivers[n].hw[ac].len > 0 {
             // Planned by `end_busy` like any node holding a frame.
             self.load_head(m, node, ac);

@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 use crate::ctx::Ctx;
 use crate::engine::{named, Event, StreamKind};
 use crate::mac::edca::{AccessCategory, EdcaParams, TxopTable};
+use crate::mac::minstrel_ht::{self, MinstrelHt};
 use crate::mac80211::airtime::{AirtimeParams, AirtimeScheduler, AtfKind};
 use crate::mac80211::aql::{tx_time_est, Aql, AqlParams};
 use crate::mac80211::fq::{Fq, FqParams};
@@ -62,6 +63,8 @@ pub struct Ht {
     /// Per link (`s`: the AP's to station s, `n + s`: station s's own): Minstrel over the
     /// station's MCS table, None for a fixed MCS.
     pub rc: Vec<Option<HtRateCtl>>,
+    /// Per link: Minstrel-HT (Linux 4.11) with ath9k's hardware retry chain, None otherwise.
+    pub mrr: Vec<Option<Box<MinstrelHt>>>,
     pub limits: AmpduLimits,
     pub mpdu_retry_limit: u32,
     /// EDCA parameters per mac80211 AC index (VO, VI, BE, BK).
@@ -98,8 +101,14 @@ impl Ht {
         let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
         let contention = crate::mac::rate::Contention { slot: cell.band.slot(), cw_min: be.cw_min, cw_max: be.cw_max };
         let mut rc = Vec::with_capacity(2 * n);
+        let mut mrr = Vec::with_capacity(2 * n);
         for dir in 0..2u64 {
             for (i, st) in scn.stations.iter().enumerate() {
+                mrr.push((st.rate_control == crate::scenario::RateControl::MinstrelHt).then(|| {
+                    let mut rng = named(seed, StreamKind::RateControl, &super::medium::link_name(&scn.stations[i].name, dir == 0), 0);
+                    let groups = minstrel_ht::Group::for_link(tx[i].mcs, cell.width, cell.gi);
+                    Box::new(MinstrelHt::new(groups, Nanos::ZERO, &mut rng))
+                }));
                 if st.rate_control != crate::scenario::RateControl::Minstrel {
                     rc.push(None);
                     continue;
@@ -200,6 +209,7 @@ impl Ht {
             basic: cell.basic_rates.clone(),
             tx,
             rc,
+            mrr,
             limits,
             mpdu_retry_limit: cell.mpdu_retry_limit,
             edca,
@@ -375,6 +385,18 @@ impl Ht {
             }
             None => (tx, 0),
         };
+        // Minstrel-HT: the chain of the A-MPDU. ath9k (`ath_lookup_rate`) sizes the aggregate
+        // for 4 ms at the slowest rate of the chain, and sends a sampling frame alone.
+        let (chain, tx, tx_limit, limits) = match self.mrr[link].as_mut() {
+            Some(r) => {
+                let chain = r.get_rates();
+                let at = |i: u8| HtTxVector::new(minstrel_ht::mcs_of(i), tx.width, tx.gi);
+                let slowest = chain.series().iter().map(|s| at(s.rate)).min_by_key(|t| t.bits_per_second()).expect("a chain has a rate");
+                let limits = if chain.probe { AmpduLimits { max_mpdus: 1, ..limits } } else { limits };
+                (chain, at(chain.s[0].rate), slowest, limits)
+            }
+            None => (minstrel_ht::RateChain::default(), tx, tx, limits),
+        };
         let ac = tin.ac().index();
         let slot = {
             let d = &mut self.drivers[n];
@@ -387,6 +409,9 @@ impl Ht {
             agg.ok = 0;
             agg.tx = tx;
             agg.rate_idx = rate_idx;
+            agg.chain = chain;
+            agg.tries = 0;
+            agg.air_us = 0;
             slot
         };
         let mut padded = 0u32;
@@ -397,7 +422,7 @@ impl Ht {
             let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
             let with = padded + ht::MPDU_DELIMITER_BYTES + mpdu;
             let fits = count == 0
-                || (with <= limits.max_bytes && ht::txtime(band, tx, with) - band.signal_extension() <= limits.max_duration);
+                || (with <= limits.max_bytes && ht::txtime(band, tx_limit, with) - band.signal_extension() <= limits.max_duration);
             let d = &mut self.drivers[n];
             if !fits {
                 d.held[tin.index()].push_front(mp);
