@@ -275,9 +275,17 @@ def test_udp_has_the_papers_shape(udp):
         fast1, fast2, slow = shares(configuration)
         assert slow > 0.75 and slow > 3 * (fast1 + fast2), configuration
     assert codel < 25
-    # FQ-MAC and Airtime: several times FIFO's throughput, the airtime shared out.
+    # FQ-MAC and Airtime: several times FIFO's throughput. FQ-MAC gives each station one
+    # A-MPDU per turn, but the slow station's turns last longer (its aggregates are sized for
+    # 4 ms at the chain's slowest rate and retried through the chain), so it still takes more
+    # than its third (blog Fig. 1: "improves things a lot"); the airtime scheduler charges
+    # every try and shares the air out, which lifts the throughput (blog: just under 70 to
+    # just over 100 Mb/s, x1.4; here x1.2).
     assert fqmac > 3 * fifo and airtime > 3 * fifo
-    assert all(0.28 < share < 0.40 for share in shares("fq-mac"))
+    fast1, fast2, slow = shares("fq-mac")
+    assert slow > 0.40 and slow > 1.3 * max(fast1, fast2)
+    assert 55 < fqmac < 80
+    assert airtime > 1.15 * fqmac
     assert max(shares("airtime")) / min(shares("airtime")) < 1.05
     # Full aggregates to the fast stations only once mac80211 queues per TID (next steps 3.2).
     for station in hoiland.FAST_STATIONS:
