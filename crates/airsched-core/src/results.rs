@@ -112,7 +112,7 @@ result_table! {
         /// Mean time the received packets of its flows spent in queueing disciplines; NaN without any.
         #[unit = "ms"]
         pub queue_delay_mean_ms: f64,
-        /// "fixed", "arf", "aarf" or "minstrel".
+        /// "fixed", "arf", "aarf", "minstrel" or "minstrel_ht".
         pub rate_control: String,
         /// Attempt-weighted mean PHY rate of the frames to the station; NaN when there were none.
         #[unit = "Mb/s"]
