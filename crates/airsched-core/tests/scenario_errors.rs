@@ -415,6 +415,19 @@ fn rate_control_in_an_80211n_cell_is_fixed_or_minstrel() {
 }
 
 #[test]
+fn minstrel_ht_is_for_80211n_links_only() {
+    let s = parse_scenario(&ht("rate_control = \"minstrel_ht\"\n"), "test.toml").unwrap();
+    assert_eq!(s.cell.rate_control, airsched_core::scenario::RateControl::MinstrelHt);
+    one(
+        &example_with(12, "rate = \"11Mbps\"\nrate_control = \"minstrel_ht\""),
+        13,
+        16,
+        "station[0].rate_control",
+        "\"minstrel_ht\" is an 802.11n rate control",
+    );
+}
+
+#[test]
 fn bad_band() {
     one(&ht("band = \"6GHz\"\n"), 3, 8, "cell.band", "unknown band \"6GHz\"; expected \"5GHz\" or \"2.4GHz\"");
     one(&ht("band = 2.4\n"), 3, 8, "cell.band", "(with quotes), found float 2.4");
