@@ -43,7 +43,7 @@ fn default_cell() -> CellConfig {
 }
 
 fn node(q: u32) -> NodeConfig {
-    NodeConfig { txqueuelen: q, ip: None, tc: None }
+    NodeConfig { txqueuelen: q, ip: None, tc: None, kernel: None }
 }
 
 #[test]
@@ -94,6 +94,7 @@ fn the_example_parses() {
             cc: crate::tcp::CcKind::Cubic,
             bytes: None,
             sack: true,
+            tcp: Default::default(),
         }],
         warnings: vec![],
     };
@@ -277,6 +278,7 @@ rate = "12kbit"
                 cc: crate::tcp::CcKind::Cubic,
                 bytes: None,
                 sack: true,
+                tcp: Default::default(),
             },
             FlowConfig {
                 name: "ap-to-server".into(),
@@ -298,6 +300,7 @@ rate = "12kbit"
                 cc: crate::tcp::CcKind::Cubic,
                 bytes: None,
                 sack: true,
+                tcp: Default::default(),
             },
         ]
     );
