@@ -112,7 +112,7 @@ impl Ctx {
             if fb.saturate {
                 fb.outstanding -= 1;
             } else if fb.tcp_local {
-                fb.queued -= crate::tcp::skb_truesize(self.pkts.get(pkt).payload as u64);
+                fb.queued = fb.queued.saturating_sub(crate::tcp::skb_truesize(self.pkts.get(pkt).payload as u64));
             }
         }
     }
