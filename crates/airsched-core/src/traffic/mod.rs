@@ -3,7 +3,7 @@
 //! sources; periodic pings and their responders; the receiving side) and the TCP glue
 //! ([`tcp`]).
 
-mod build;
+pub(crate) mod build;
 pub mod conn;
 pub mod ping;
 pub mod source;

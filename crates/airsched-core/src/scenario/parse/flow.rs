@@ -407,7 +407,14 @@ fn tcp_options(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String,
         adv_win_scale: tbl.get("adv_win_scale").and_then(|v| integer(ctx, v, &k("adv_win_scale"), 1, 31)).map(|n| n as u8),
         autotune: tbl.get("autotune").and_then(|v| boolean(ctx, v, &k("autotune"))),
         tsq: tbl.get("tsq").and_then(|v| integer(ctx, v, &k("tsq"), 0, 1 << 31)),
-        repeat: tbl.get("repeat").and_then(|v| boolean(ctx, v, &k("repeat"))).unwrap_or(false),
+        repeat: tbl.get("repeat").and_then(|v| {
+            let r = boolean(ctx, v, &k("repeat"))?;
+            if r && tbl.get("bytes").is_none() {
+                ctx.error(&v.span(), &k("repeat"), "repeats a file: give its size in `bytes`, e.g. bytes = \"600MB\"");
+                return None;
+            }
+            Some(r)
+        }).unwrap_or(false),
     }
 }
 
