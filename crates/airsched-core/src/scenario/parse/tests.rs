@@ -625,6 +625,7 @@ kernel = "2.4"
 
 [[station]]
 name = "a"
+rate = "11Mbps"
 kernel = "6.1"
 
 [[flow]]
@@ -647,7 +648,8 @@ kernel = "4.9"
     let o = s.flows[0].tcp;
     assert_eq!((o.kernel, o.rmem, o.wmem), (Some(KernelEra::Linux4_9), Some([4096, 87380, 174760]), Some([4096, 16384, 131072])));
     assert_eq!((o.adv_win_scale, o.autotune, o.tsq, o.initial_cwnd, o.repeat), (Some(2), Some(false), Some(0), Some(2), true));
-    assert_eq!(s.flows[0].bytes, Some(600_000_000));
+    // tc units: MB = 1024 · 1024 bytes.
+    assert_eq!(s.flows[0].bytes, Some(600 * 1024 * 1024));
     // The flow's settings over 4.9's: the window of 2.4's buffer, no TSQ.
     let cfg = crate::traffic::build::tcp_config(&s.flows[0], o.kernel);
     assert_eq!((cfg.rcv_wnd, cfg.tsq, cfg.initial_cwnd_segments), (65535, None, 2));
