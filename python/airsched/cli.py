@@ -635,6 +635,33 @@ def repro_hoiland_command(
             print(f"wrote the tables of {plural(len(runs), 'run')} in {out / 'runs'}")
 
 
+@repro_app.command("valenzuela")
+def repro_valenzuela_command(
+    duration: Annotated[
+        str | None,
+        typer.Option(help=f"Simulated time per run, the 2 s warm-up included: {DURATION_FORMS} (default: 60 s)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
+    out: Annotated[Path | None, typer.Option(help="Write valenzuela.csv here.")] = None,
+    scenarios: ScenariosOption = None,
+) -> None:
+    """Valenzuela et al.: Tables I-IV (UDP and TCP uploads from two 802.11b stations, with and
+    without HTB at the stations) beside the paper's, and whether HTB reduces the standard
+    deviation (see docs/repro-valenzuela.md)."""
+    from .repro import valenzuela
+
+    with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
+        df = valenzuela.run_tables(duration=_duration(duration), seed=seed, progress=progress, scenarios_dir=scenarios)
+    _print_tables(valenzuela.format_tables(df), gap=True)
+    if out is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            df.to_csv(out / "valenzuela.csv", index=False, float_format="%.10g")
+        except OSError as exc:
+            _cannot_write(out, exc)
+        print(f"wrote {out / 'valenzuela.csv'}")
+
+
 @app.command("sweep")
 def sweep_command(
     spec: Annotated[str, typer.Argument(metavar="SWEEP", help="Sweep file (TOML).", show_default=False)],

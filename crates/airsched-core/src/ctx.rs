@@ -43,6 +43,11 @@ pub struct FlowBook {
     pub outstanding: u32,
     /// The station the flow is going to, if any.
     pub dst_station: Option<u32>,
+    /// A TCP flow whose host reports local congestion to it (a kernel era is set): a segment
+    /// its own qdisc refuses is taken back rather than lost, and `queued` counts the truesize
+    /// of its packets at the first hop (TCP Small Queues).
+    pub tcp_local: bool,
+    pub queued: u64,
 }
 
 /// The shared state of a run (see the module documentation).
@@ -103,8 +108,12 @@ impl Ctx {
     pub fn left_first_hop(&mut self, dev: DevId, pkt: PacketId) {
         let f = self.pkts.get(pkt).flow as usize;
         let fb = &mut self.flows[f];
-        if fb.saturate && fb.first_hop == dev {
-            fb.outstanding -= 1;
+        if fb.first_hop == dev {
+            if fb.saturate {
+                fb.outstanding -= 1;
+            } else if fb.tcp_local {
+                fb.queued = fb.queued.saturating_sub(crate::tcp::skb_truesize(self.pkts.get(pkt).payload as u64));
+            }
         }
     }
 
@@ -146,7 +155,7 @@ impl Ctx {
     fn refused_send(&mut self, dev: DevId, pkt: PacketId) -> bool {
         let f = self.pkts.get(pkt).flow as usize;
         let book = &self.flows[f];
-        if !book.saturate || book.first_hop != dev {
+        if !(book.saturate || book.tcp_local) || book.first_hop != dev {
             return false;
         }
         let fc = &mut self.counters.flows[f];

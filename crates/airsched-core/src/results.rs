@@ -269,6 +269,11 @@ result_table! {
         /// TCP flows: the sender's smoothed RTT at the end; NaN for other flows.
         #[unit = "ms"]
         pub tcp_srtt_ms: f64,
+        /// TCP file transfers (`bytes`): copies of the file whose last byte was acknowledged during the whole run (warm-up included); 0 for other flows.
+        pub tcp_files_done: u64,
+        /// TCP file transfers: mean time from the start of a copy to the acknowledgement of its last byte; NaN when none completed.
+        #[unit = "s"]
+        pub tcp_file_time_s: f64,
     }
 }
 

@@ -13,10 +13,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from . import garroppo, hoiland
+from . import garroppo, hoiland, valenzuela
 
 #: The parts, in the report's order, and their weight in the progress bar (runs).
-PARTS = (("garroppo-1-4", 20), ("garroppo-1-1", 20), ("garroppo-walk-drr", 1), ("garroppo-walk-whtb", 1), ("hoiland", 8))
+PARTS = (("garroppo-1-4", 20), ("garroppo-1-1", 20), ("garroppo-walk-drr", 1), ("garroppo-walk-whtb", 1), ("hoiland", 8), ("valenzuela", 10))
 
 
 def run_all(
@@ -77,6 +77,13 @@ def run_all(
     sections.append(
         _section("hoiland", "Høiland-Jørgensen's testbed: per-station airtime and throughput, ping latency",
                  _table(rep.totals(), "repro-totals") + _table(rep.summary, "repro"), figs)
+    )
+    df = valenzuela.run_tables(duration=duration, seed=seed, progress=sub(10), scenarios_dir=scenarios_dir)
+    done += 10
+    df.to_csv(out / "valenzuela.csv", index=False)
+    sections.append(
+        _section("valenzuela", "Valenzuela et al., Tables I-IV: throughput and standard deviation, simulated and paper",
+                 _table(df, "repro") + _table(valenzuela.sigma_claims(df), "repro-claims"), [])
     )
     if progress is not None:
         progress(1.0)

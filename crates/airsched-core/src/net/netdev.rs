@@ -104,7 +104,7 @@ mod tests {
             chan: vec![crate::qdisc::REL_ONE; flows],
             dropped: Vec::new(),
             counters: Counters::new(flows, 1),
-            flows: vec![FlowBook { first_hop: 0, saturate, outstanding: 0, dst_station: Some(0) }; flows],
+            flows: vec![FlowBook { first_hop: 0, saturate, outstanding: 0, dst_station: Some(0), tcp_local: false, queued: 0 }; flows],
             out: Outbox::new(EventQueue::with_capacity(8)),
             tap: None,
         }

@@ -202,6 +202,9 @@ pub struct NodeConfig {
     pub ip: Option<u32>,
     /// The node's tc script, if any.
     pub tc: Option<TcSource>,
+    /// `kernel`: the Linux generation whose TCP defaults the node's sockets use (None: the
+    /// scenario default, see [`crate::tcp::KernelEra`]).
+    pub kernel: Option<crate::tcp::KernelEra>,
 }
 
 /// A tc script and where it came from, so that its errors can name the file, line and column.
@@ -358,6 +361,30 @@ pub struct FlowConfig {
     pub bytes: Option<u64>,
     /// TCP: selective acknowledgements (RFC 2018, on by default as in Linux).
     pub sack: bool,
+    /// TCP: per-flow settings over the kernel era's (docs/model-tcp.md).
+    pub tcp: TcpFlowOptions,
+}
+
+/// A TCP flow's settings that override its hosts' kernel era, and the file options.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TcpFlowOptions {
+    /// `kernel`: both ends' era (None: each end's node's).
+    pub kernel: Option<crate::tcp::KernelEra>,
+    /// `cc` was given (otherwise the era's default congestion control).
+    pub cc_given: bool,
+    /// `initial_cwnd`, segments.
+    pub initial_cwnd: Option<u32>,
+    /// `rmem`, `wmem`: `tcp_rmem` / `tcp_wmem` (min, default, max), bytes.
+    pub rmem: Option<[u64; 3]>,
+    pub wmem: Option<[u64; 3]>,
+    /// `adv_win_scale`.
+    pub adv_win_scale: Option<u8>,
+    /// `autotune`: `tcp_moderate_rcvbuf`.
+    pub autotune: Option<bool>,
+    /// `tsq`: `tcp_limit_output_bytes` (Some(0): TCP Small Queues off).
+    pub tsq: Option<u64>,
+    /// `repeat`: once the file (`bytes`) is acknowledged, the application writes it again.
+    pub repeat: bool,
 }
 
 /// Bytes a UDP packet of `payload` bytes occupies as an IP datagram (IPv4 20 + UDP 8).

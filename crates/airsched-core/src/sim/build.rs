@@ -23,8 +23,8 @@ impl Simulation {
 
         let mut net = Net::from_scenario(scn).map_err(|e| SimError::Tc(e.join("\n")))?;
         let (traffic, books) = Traffic::from_scenario(scn, &net.topo, reply_of);
-        for (dev, flows) in net.devs.iter_mut().zip(&traffic.saturating_at) {
-            dev.sourced = !flows.is_empty();
+        for ((dev, flows), tsq) in net.devs.iter_mut().zip(&traffic.saturating_at).zip(&traffic.tsq_at) {
+            dev.sourced = !flows.is_empty() || !tsq.is_empty();
         }
         let flow_dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
         let wifi = Wifi::from_scenario(scn, &net.topo, &flow_dst);

@@ -145,6 +145,8 @@ impl Simulation {
                 tcp_rtos: tcp.map_or(0, |c| c.counts()[2] - c.at_warmup[2]),
                 tcp_cwnd_end: tcp.map_or(0, |c| c.sender.cwnd()),
                 tcp_srtt_ms: tcp.and_then(|c| c.sender.rtt().srtt()).map_or(f64::NAN, |r| r.0 as f64 / 1e6),
+                tcp_files_done: tcp.map_or(0, |c| c.files_done),
+                tcp_file_time_s: tcp.filter(|c| c.files_done > 0).map_or(f64::NAN, |c| c.file_time_sum.as_secs_f64() / c.files_done as f64),
             });
         }
 

@@ -199,6 +199,131 @@ pub struct TcpConfig {
     /// Selective acknowledgements (RFC 2018) on both ends; Linux negotiates them by default.
     /// Off: NewReno recovery (RFC 6582) and ACKs without SACK blocks.
     pub sack: bool,
+    /// The receive buffer as Linux keeps it (`tcp_rmem`, `tcp_adv_win_scale`, autotuning);
+    /// None: the advertised window is `rcv_wnd`, fixed (the model before kernel eras).
+    pub rcvbuf: Option<RcvBuf>,
+    /// The send buffer (`tcp_wmem`, `tcp_sndbuf_expand`); None: no limit.
+    pub sndbuf: Option<SndBuf>,
+    /// TCP Small Queues (`tcp_limit_output_bytes`); None: no limit (Linux before 3.6).
+    pub tsq: Option<Tsq>,
+}
+
+/// Linux's receive-buffer settings (net/ipv4/tcp_input.c, include/net/tcp.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RcvBuf {
+    /// `tcp_rmem`: min, default (the initial `sk_rcvbuf`), max (autotuning's ceiling), bytes.
+    pub rmem: [u64; 3],
+    /// `tcp_adv_win_scale`: the window is `space − space / 2^scale` (2.4: 2, later 1).
+    pub adv_win_scale: u8,
+    /// `tcp_moderate_rcvbuf`: receive-buffer autotuning (`tcp_rcv_space_adjust`, Linux ≥ 2.6.7).
+    pub autotune: bool,
+}
+
+/// Linux's send-buffer settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SndBuf {
+    /// `tcp_wmem`: min, default (the initial `sk_sndbuf`), max (the ceiling of its growth).
+    pub wmem: [u64; 3],
+}
+
+/// TCP Small Queues (Linux ≥ 3.6, `tcp_small_queue_check`): a socket sends no more while the
+/// bytes (truesize) of its packets in the qdisc and device exceed
+/// min(`limit_output_bytes`, max(2 truesize, pacing rate >> `pacing_shift`)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tsq {
+    /// `tcp_limit_output_bytes`.
+    pub limit_output_bytes: u64,
+    /// `sk_pacing_shift`: 10 (about 1 ms of data); mac80211 sets 7 (about 8 ms) on sockets
+    /// whose traffic leaves through a WiFi device (`tx_sk_pacing_shift`, Linux ≥ 5.1).
+    pub pacing_shift: u8,
+    /// Whether the host applies mac80211's shift to sockets sending over WiFi.
+    pub wifi_pacing_shift: Option<u8>,
+}
+
+/// The memory Linux charges for one segment of `mss` payload bytes besides the payload:
+/// `MAX_TCP_HEADER` (320 on x86-64 in Linux 6.1) + `SKB_DATA_ALIGN(sizeof(struct sk_buff))`
+/// (256) + `SKB_DATA_ALIGN(sizeof(struct skb_shared_info))` (320): `SKB_TRUESIZE(mss +
+/// MAX_TCP_HEADER)`. Used for the socket buffers and TCP Small Queues in every era (2.4's
+/// structures were smaller; documented deviation).
+pub const SKB_TRUESIZE_OVERHEAD: u64 = 320 + 256 + 320;
+
+/// `truesize` of a segment of `len` payload bytes.
+#[inline]
+pub const fn skb_truesize(len: u64) -> u64 {
+    len + SKB_TRUESIZE_OVERHEAD
+}
+
+/// Linux `tcp_win_from_space` (before 6.6's scaling ratio): the part of `space` bytes of
+/// buffer offered as window.
+#[inline]
+pub const fn win_from_space(space: u64, adv_win_scale: u8) -> u64 {
+    space - (space >> adv_win_scale)
+}
+
+/// The Linux generations whose TCP defaults the model offers, chosen per node by `tcp`
+/// (`kernel` key) and overridden per flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelEra {
+    /// Linux 2.4.20 (the testbeds of 2003-2004): NewReno with SACK, initial window 2
+    /// segments, `tcp_rmem` = 4096 87380 174760 with `tcp_adv_win_scale` = 2 (a 64 KiB
+    /// window), no autotuning, `tcp_wmem` = 4096 16384 131072, no TCP Small Queues.
+    Linux2_4,
+    /// Linux 4.9 (LTS): CUBIC, IW10, `tcp_rmem` = 4096 87380 6291456 with autotuning,
+    /// `tcp_adv_win_scale` = 1, `tcp_wmem` = 4096 16384 4194304, TSQ at 262144 bytes with
+    /// `sk_pacing_shift` 10 (mac80211 did not set its own before 5.1).
+    Linux4_9,
+    /// Linux 6.1 (LTS): CUBIC, IW10, `tcp_rmem` = 4096 131072 6291456 with autotuning,
+    /// `tcp_adv_win_scale` = 1, `tcp_wmem` = 4096 16384 4194304, TSQ at 1048576 bytes,
+    /// `sk_pacing_shift` 10 on wired devices and mac80211's 7 on WiFi.
+    Linux6_1,
+}
+
+impl KernelEra {
+    /// The scenario spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelEra::Linux2_4 => "2.4",
+            KernelEra::Linux4_9 => "4.9",
+            KernelEra::Linux6_1 => "6.1",
+        }
+    }
+
+    /// The congestion control the era uses by default (2.4: NewReno; CUBIC since 2.6.19).
+    pub fn default_cc(self) -> CcKind {
+        match self {
+            KernelEra::Linux2_4 => CcKind::NewReno,
+            _ => CcKind::Cubic,
+        }
+    }
+
+    /// The era's defaults, with congestion control `cc`.
+    pub fn config(self, cc: CcKind) -> TcpConfig {
+        let mut c = TcpConfig::new(cc);
+        match self {
+            KernelEra::Linux2_4 => {
+                // 2.4: tp->snd_cwnd = 2 at connection start (tcp_init_metrics / RFC 2414).
+                c.initial_cwnd_segments = 2;
+                c.rcvbuf = Some(RcvBuf { rmem: [4096, 87380, 174760], adv_win_scale: 2, autotune: false });
+                c.sndbuf = Some(SndBuf { wmem: [4096, 16384, 131072] });
+                c.tsq = None;
+            }
+            KernelEra::Linux4_9 => {
+                c.rcvbuf = Some(RcvBuf { rmem: [4096, 87380, 6291456], adv_win_scale: 1, autotune: true });
+                c.sndbuf = Some(SndBuf { wmem: [4096, 16384, 4194304] });
+                c.tsq = Some(Tsq { limit_output_bytes: 262144, pacing_shift: 10, wifi_pacing_shift: None });
+            }
+            KernelEra::Linux6_1 => {
+                c.rcvbuf = Some(RcvBuf { rmem: [4096, 131072, 6291456], adv_win_scale: 1, autotune: true });
+                c.sndbuf = Some(SndBuf { wmem: [4096, 16384, 4194304] });
+                c.tsq = Some(Tsq { limit_output_bytes: 1048576, pacing_shift: 10, wifi_pacing_shift: Some(7) });
+            }
+        }
+        if let Some(r) = c.rcvbuf {
+            // The window the sender assumes before the first ACK (no handshake carries it).
+            c.rcv_wnd = win_from_space(r.rmem[1], r.adv_win_scale);
+        }
+        c
+    }
 }
 
 impl TcpConfig {
@@ -213,6 +338,9 @@ impl TcpConfig {
             rcv_wnd: DEFAULT_RCV_WND,
             delack_timeout: DELACK_TIMEOUT,
             sack: true,
+            rcvbuf: None,
+            sndbuf: None,
+            tsq: None,
         }
     }
 }

@@ -55,7 +55,32 @@ pub struct TcpReceiver {
     delack_deadline: Option<Nanos>,
     /// RFC 7323 TS.Recent.
     ts_recent: Nanos,
+    /// The receive buffer (None: the window is `rcv_wnd`, fixed) and its state.
+    buf: Option<RcvState>,
+    /// The window the last ACK offered (Linux `rcv_wnd`, from `rcv_wup` = `last_ack_sent`):
+    /// the right edge is never pulled back.
+    adv_wnd: u64,
     stats: TcpReceiverStats,
+}
+
+/// The receive buffer as Linux 6.1 keeps it: `sk_rcvbuf`, `window_clamp`, the receiver's RTT
+/// estimate (`rcv_rtt_est`) and the autotuning measurement (`rcvq_space`).
+#[derive(Clone, Copy, Debug)]
+struct RcvState {
+    cfg: super::RcvBuf,
+    /// `sk_rcvbuf`, bytes of truesize.
+    rcvbuf: u64,
+    /// `window_clamp`: the largest window offered.
+    clamp: u64,
+    /// `rcvq_space.space`, `.seq`, `.time`.
+    space: u64,
+    space_seq: u64,
+    space_time: Nanos,
+    /// `rcv_rtt_est`: the smallest time to receive one window (Linux `tcp_rcv_rtt_measure`,
+    /// `win_dep` = 1), and the measurement under way: its end sequence and start.
+    rtt: Option<Nanos>,
+    rtt_seq: u64,
+    rtt_time: Option<Nanos>,
 }
 
 impl TcpReceiver {
@@ -72,8 +97,94 @@ impl TcpReceiver {
             n_recent: 0,
             delack_deadline: None,
             ts_recent: Nanos::ZERO,
+            buf: cfg.rcvbuf.map(|b| {
+                let clamp = super::win_from_space(b.rmem[1], b.adv_win_scale);
+                RcvState {
+                    cfg: b,
+                    rcvbuf: b.rmem[1],
+                    clamp,
+                    // Linux 6.1 tcp_init_buffer_space: min(rcv_wnd, TCP_INIT_CWND · advmss).
+                    space: clamp.min(super::INITIAL_CWND_SEGMENTS as u64 * cfg.mss as u64),
+                    space_seq: 0,
+                    space_time: Nanos::ZERO,
+                    rtt: None,
+                    rtt_seq: 0,
+                    rtt_time: None,
+                }
+            }),
+            adv_wnd: cfg.rcv_wnd,
             stats: TcpReceiverStats::default(),
         }
+    }
+
+    /// The window offered now: with a receive buffer, Linux `tcp_select_window` without
+    /// `rcv_ssthresh`: `tcp_win_from_space` of the buffer less what out-of-order data occupies
+    /// (its truesize), at most `window_clamp`; otherwise the configured `rcv_wnd`.
+    pub fn window(&self) -> u64 {
+        let Some(b) = &self.buf else { return self.rcv_wnd };
+        let held = self.ooo_bytes();
+        let held = held + held.div_ceil(self.mss as u64) * super::SKB_TRUESIZE_OVERHEAD;
+        super::win_from_space(b.rcvbuf.saturating_sub(held), b.cfg.adv_win_scale).min(b.clamp)
+    }
+
+    /// `sk_rcvbuf` (None without a receive-buffer model).
+    pub fn rcvbuf(&self) -> Option<u64> {
+        self.buf.map(|b| b.rcvbuf)
+    }
+
+    /// The receiver's RTT estimate (`rcv_rtt_est`), once measured.
+    pub fn rcv_rtt(&self) -> Option<Nanos> {
+        self.buf.and_then(|b| b.rtt)
+    }
+
+    /// In-order data advanced `rcv_nxt` (and the application read it at once): Linux
+    /// `tcp_rcv_rtt_measure` (without timestamps: the time to receive one window, the
+    /// smallest kept) and `tcp_rcv_space_adjust` (Linux 6.1: once per receiver RTT, if more
+    /// was read than in the last, the buffer grows to hold 2 · copied + 16 MSS plus twice the
+    /// growth, in `rcvmem` per MSS, up to `tcp_rmem[2]`).
+    fn on_in_order(&mut self, now: Nanos) {
+        let window = self.window();
+        let mss = self.mss as u64;
+        let rcv_nxt = self.rcv_nxt;
+        let Some(b) = self.buf.as_mut() else { return };
+        match b.rtt_time {
+            Some(t) if rcv_nxt >= b.rtt_seq => {
+                let m = (now - t).max(Nanos(1));
+                b.rtt = Some(b.rtt.map_or(m, |r| r.min(m)));
+                b.rtt_seq = rcv_nxt + window;
+                b.rtt_time = Some(now);
+            }
+            Some(_) => {}
+            None => {
+                b.rtt_seq = rcv_nxt + window;
+                b.rtt_time = Some(now);
+                b.space_time = now;
+            }
+        }
+        let Some(rtt) = b.rtt else { return };
+        if now - b.space_time < rtt {
+            return;
+        }
+        let copied = rcv_nxt - b.space_seq;
+        if copied > b.space {
+            if b.cfg.autotune {
+                let mut rcvwin = 2 * copied + 16 * mss;
+                let grow = rcvwin * (copied - b.space) / b.space;
+                rcvwin += 2 * grow;
+                let mut rcvmem = super::skb_truesize(mss);
+                while super::win_from_space(rcvmem, b.cfg.adv_win_scale) < mss {
+                    rcvmem += 128;
+                }
+                let rcvbuf = (rcvwin / mss * rcvmem).min(b.cfg.rmem[2]);
+                if rcvbuf > b.rcvbuf {
+                    b.rcvbuf = rcvbuf;
+                    b.clamp = super::win_from_space(rcvbuf, b.cfg.adv_win_scale);
+                }
+            }
+            b.space = copied;
+        }
+        b.space_seq = rcv_nxt;
+        b.space_time = now;
     }
 
     /// A data segment arrived; returns the ACK to send now, if any.
@@ -82,7 +193,7 @@ impl TcpReceiver {
         if seg.seq <= self.last_ack_sent && seg.tsval >= self.ts_recent {
             self.ts_recent = seg.tsval;
         }
-        let right_edge = self.last_ack_sent.max(self.rcv_nxt) + self.rcv_wnd;
+        let right_edge = self.last_ack_sent.max(self.rcv_nxt) + self.adv_wnd;
         let end = seg.end().min(right_edge);
         if end < seg.end() {
             self.stats.beyond_window += 1;
@@ -105,6 +216,7 @@ impl TcpReceiver {
         let had_ooo = !self.ooo.is_empty();
         self.rcv_nxt = end;
         self.drain_ooo();
+        self.on_in_order(now);
         // RFC 5681 4.2 and Linux: ACK at once when a hole was (being) filled; otherwise when
         // more than one full-sized segment is unacknowledged.
         if had_ooo || self.rcv_nxt - self.last_ack_sent > self.mss as u64 {
@@ -148,9 +260,12 @@ impl TcpReceiver {
 
     fn send_ack(&mut self) -> Ack {
         self.stats.acks_sent += 1;
-        self.last_ack_sent = self.rcv_nxt;
         self.delack_deadline = None;
-        Ack { ack: self.rcv_nxt, rwnd: self.rcv_wnd, tsecr: self.ts_recent, sack: self.sack_blocks() }
+        // Linux never shrinks the window it offered: the right edge stays where it was.
+        let edge = self.last_ack_sent + self.adv_wnd;
+        self.adv_wnd = self.window().max(edge.saturating_sub(self.rcv_nxt));
+        self.last_ack_sent = self.rcv_nxt;
+        Ack { ack: self.rcv_nxt, rwnd: self.adv_wnd, tsecr: self.ts_recent, sack: self.sack_blocks() }
     }
 
     /// The SACK blocks for an ACK sent now: the recent ranges in order, then, if room is left,

@@ -80,6 +80,10 @@ pub struct TcpSenderStats {
     pub sacked_segments: u64,
     /// Retransmissions found lost by the RACK rule and sent again (SACK only).
     pub lost_retransmits: u64,
+    /// Segments the host's own qdisc refused (taken back, sent again later).
+    pub local_drops: u64,
+    /// CWR episodes entered on local congestion.
+    pub cwr_episodes: u64,
 }
 
 /// What an ACK did, for the simulator's metrics.
@@ -95,6 +99,10 @@ pub struct AckOutcome {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CaState {
     Open,
+    /// Congestion window reduction (Linux `TCP_CA_CWR`): entered on local congestion (the
+    /// host's qdisc refused or dropped a segment, `tcp_enter_cwr`); cwnd falls to ssthresh by
+    /// PRR until everything sent before it is acknowledged.
+    Cwr,
     /// Fast recovery (RFC 6582, or RFC 6675 with SACK) until `recover` is acknowledged.
     Recovery,
     /// After an RTO, until everything sent before it is acknowledged.
@@ -186,7 +194,27 @@ pub struct TcpSender {
     /// Segments delivered (newly cumulatively acknowledged and not SACKed before, or newly
     /// SACKed) by the ACK being processed.
     delivered_now: u64,
+    /// The send buffer (`tcp_wmem`) and `sk_sndbuf` now; None: no limit.
+    sndbuf: Option<super::SndBuf>,
+    sk_sndbuf: u64,
+    /// What the last `poll_transmit` handed out, so that a local drop can take it back.
+    last: LastSent,
+    /// `high_seq` of a CWR episode: CWR ends once `snd_una` is beyond it.
+    cwr_high: u64,
     stats: TcpSenderStats,
+}
+
+/// What the last segment handed out was (for [`TcpSender::on_local_drop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LastSent {
+    None,
+    New,
+    /// Without SACK: the fast retransmission (or a partial ACK's).
+    FastRtx,
+    /// Without SACK: a go-back-N retransmission after an RTO.
+    GoBackN,
+    /// With SACK: the retransmission of record `i`; whether it was the forced first one.
+    Sack { i: usize, forced: bool },
 }
 
 impl TcpSender {
@@ -229,8 +257,62 @@ impl TcpSender {
             prr_out: 0,
             prior_cwnd: 0,
             delivered_now: 0,
+            sndbuf: cfg.sndbuf,
+            sk_sndbuf: 0,
+            last: LastSent::None,
+            cwr_high: 0,
             stats: TcpSenderStats::default(),
         }
+        .with_sndbuf()
+    }
+
+    /// Linux 6.1 `tcp_init_buffer_space` → `tcp_sndbuf_expand`: the send buffer starts at
+    /// max(`tcp_wmem[1]`, room for twice the initial window).
+    fn with_sndbuf(mut self) -> TcpSender {
+        if let Some(b) = self.sndbuf {
+            self.sk_sndbuf = b.wmem[1];
+            self.expand_sndbuf();
+        }
+        self
+    }
+
+    /// Linux 6.1 `tcp_sndbuf_expand`: `sk_sndbuf` grows (never shrinks) to
+    /// 2 · max(cwnd, TCP_INIT_CWND, reordering + 1) · per_mss, at most `tcp_wmem[2]`, where
+    /// per_mss = roundup_pow_of_two(mss + MAX_TCP_HEADER + skb_shared_info) + sk_buff.
+    fn expand_sndbuf(&mut self) {
+        let Some(b) = self.sndbuf else { return };
+        let per_mss = (self.mss as u64 + 320 + 320).next_power_of_two() + 256;
+        let segs = (self.cwnd / self.mss as u64).max(super::INITIAL_CWND_SEGMENTS as u64).max(DUPTHRESH as u64 + 1);
+        let want = (2 * segs * per_mss).min(b.wmem[2]);
+        self.sk_sndbuf = self.sk_sndbuf.max(want);
+    }
+
+    /// `sk_sndbuf` now (0 without a send-buffer model).
+    pub fn sndbuf(&self) -> u64 {
+        self.sk_sndbuf
+    }
+
+    /// TCP Small Queues (Linux 6.1 `tcp_small_queue_check`): the most bytes (truesize) of
+    /// this socket that may sit in the qdisc and device before it stops sending:
+    /// min(`limit_output_bytes`, max(2 · truesize of a full segment, pacing rate >> shift)),
+    /// with the pacing rate of `tcp_update_pacing_rate`: mss · max(cwnd, packets out) / SRTT,
+    /// times 2 in slow start (cwnd < ssthresh / 2) and 1.2 otherwise. Before the first RTT
+    /// sample Linux's rate is unbounded: the limit is `limit_output_bytes`.
+    pub fn tsq_limit(&self, limit_output_bytes: u64, pacing_shift: u8) -> u64 {
+        let Some(srtt) = self.rtt.srtt() else { return limit_output_bytes };
+        let segs = (self.cwnd / self.mss as u64).max(self.sent.len() as u64);
+        let ratio = if self.cwnd < self.ssthresh / 2 { 200 } else { 120 };
+        // Bytes per second, as Linux computes it (integer, microseconds).
+        let srtt_us = (srtt.0 / 1000).max(1);
+        let rate = self.mss as u64 * ratio / 100 * segs * 1_000_000 / srtt_us;
+        let two = 2 * super::skb_truesize(self.mss as u64);
+        two.max(rate >> pacing_shift).min(limit_output_bytes)
+    }
+
+    /// Whether anything is outstanding (Linux `tcp_rtx_queue_empty` negated): TSQ never holds
+    /// back the first segment of an idle socket.
+    pub fn has_outstanding(&self) -> bool {
+        self.snd_max > self.snd_una
     }
 
     /// The next segment to put on the wire now, if the windows allow one: a pending fast
@@ -239,7 +321,7 @@ impl TcpSender {
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
         let seg = if self.sack {
             let seg = self.next_segment_sack(now)?;
-            if self.state == CaState::Recovery {
+            if matches!(self.state, CaState::Recovery | CaState::Cwr) {
                 self.prr_out += 1;
             }
             seg
@@ -247,6 +329,7 @@ impl TcpSender {
             // Fast retransmit / partial ACK: sent regardless of cwnd (RFC 5681 3.2 step 4).
             self.retransmit_pending = false;
             self.stats.fast_retransmits += 1;
+            self.last = LastSent::FastRtx;
             self.retransmission_at(now, self.snd_una)
         } else if self.snd_nxt < self.snd_max {
             let len = self.seg_len(self.snd_nxt);
@@ -256,9 +339,14 @@ impl TcpSender {
             self.stats.timeout_retransmits += 1;
             let seg = self.retransmission_at(now, self.snd_nxt);
             self.snd_nxt += len as u64;
+            self.last = LastSent::GoBackN;
             seg
         } else {
-            self.new_segment(now)?
+            let seg = self.new_segment(now)?;
+            if self.state == CaState::Cwr {
+                self.prr_out += 1;
+            }
+            seg
         };
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += seg.len as u64;
@@ -286,10 +374,17 @@ impl TcpSender {
         if cwnd_full || self.snd_max + len > self.snd_una + self.rwnd {
             return None;
         }
+        // The send buffer holds every segment not yet acknowledged; a bulk application keeps
+        // it full, so a new segment goes only if its truesize still fits (Linux
+        // `sk_stream_memory_free`: the application cannot write more).
+        if self.sndbuf.is_some() && (self.sent.len() as u64 + 1) * super::skb_truesize(self.mss as u64) > self.sk_sndbuf {
+            return None;
+        }
         let seg = Segment { seq: self.snd_max, len: len as u32, tsval: now, retransmission: false };
         self.snd_max += len;
         self.snd_nxt = self.snd_max;
         self.sent.push_back(SentRecord::new(self.snd_max, now));
+        self.last = LastSent::New;
         Some(seg)
     }
 
@@ -307,6 +402,76 @@ impl TcpSender {
         Segment { seq, len: self.seg_len(seq), tsval: now, retransmission: true }
     }
 
+    /// The segment the last `poll_transmit` returned never left the host: its qdisc refused
+    /// it (Linux: `__tcp_transmit_skb` gets NET_XMIT_DROP from `dev_queue_xmit`, enters CWR,
+    /// and `tcp_write_xmit` stops with the segment still unsent). The sender takes the segment
+    /// back (new data is unsent again, a retransmission is due again) and enters CWR. The
+    /// caller stops polling; the next ACK, or the timer, sends again.
+    pub fn on_local_drop(&mut self, now: Nanos) {
+        let len;
+        let counted_prr = matches!(self.state, CaState::Recovery | CaState::Cwr) && (self.sack || self.last == LastSent::New);
+        match std::mem::replace(&mut self.last, LastSent::None) {
+            LastSent::None => return,
+            LastSent::New => {
+                self.sent.pop_back().expect("the segment just sent has its record");
+                let start = self.record_start(self.sent.len());
+                len = self.snd_max - start;
+                self.snd_max = start;
+                self.snd_nxt = self.snd_nxt.min(start);
+            }
+            LastSent::FastRtx => {
+                len = self.seg_len(self.snd_una) as u64;
+                self.retransmit_pending = true;
+                self.stats.fast_retransmits -= 1;
+            }
+            LastSent::GoBackN => {
+                let start = self.snd_una + (self.snd_nxt - self.snd_una - 1) / self.mss as u64 * self.mss as u64;
+                len = self.snd_nxt - start;
+                self.snd_nxt = start;
+                self.stats.timeout_retransmits -= 1;
+            }
+            LastSent::Sack { i, forced } => {
+                let start = self.record_start(i);
+                let r = &mut self.sent[i];
+                debug_assert!(r.rexmit_in_flight);
+                r.rexmit_in_flight = false;
+                len = r.end - start;
+                self.retrans_out -= 1;
+                self.rxt_upto = self.rxt_upto.min(start);
+                if self.state == CaState::Loss {
+                    self.stats.timeout_retransmits -= 1;
+                } else {
+                    self.stats.fast_retransmits -= 1;
+                }
+                self.retransmit_pending |= forced;
+            }
+        }
+        if counted_prr {
+            self.prr_out = self.prr_out.saturating_sub(1);
+        }
+        self.stats.segments_sent -= 1;
+        self.stats.bytes_sent -= len;
+        self.stats.local_drops += 1;
+        self.on_local_congestion(now);
+    }
+
+    /// Local congestion (Linux 6.1 `tcp_enter_cwr`, called from `__tcp_transmit_skb` on
+    /// NET_XMIT_DROP and NET_XMIT_CN): from Open, ssthresh from the congestion control,
+    /// PRR starts (`tcp_init_cwnd_reduction`) and the state is CWR until everything sent so far
+    /// is acknowledged; in CWR, Recovery or Loss nothing changes.
+    pub fn on_local_congestion(&mut self, _now: Nanos) {
+        if self.state != CaState::Open {
+            return;
+        }
+        self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
+        self.cwr_high = self.snd_max;
+        self.prior_cwnd = (self.cwnd / self.mss as u64).max(1);
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.state = CaState::Cwr;
+        self.stats.cwr_episodes += 1;
+    }
+
     /// An ACK arrived.
     pub fn on_ack(&mut self, now: Nanos, ack: Ack) -> AckOutcome {
         let mut out = AckOutcome::default();
@@ -322,6 +487,11 @@ impl TcpSender {
             self.on_dupack();
         }
         self.rwnd = ack.rwnd;
+        // Linux tcp_new_space → tcp_should_expand_sndbuf: the buffer grows while the sender is
+        // cwnd-limited... and not while the flight fills cwnd.
+        if out.newly_acked > 0 && self.sndbuf.is_some() && self.pipe() * (self.mss as u64) < self.cwnd {
+            self.expand_sndbuf();
+        }
         out
     }
 
@@ -364,6 +534,15 @@ impl TcpSender {
                     self.state = CaState::Open;
                 }
                 self.raise_cwnd(now, newly, prior_in_flight);
+            }
+            CaState::Cwr if ack > self.cwr_high => {
+                // Linux tcp_end_cwnd_reduction.
+                self.cwnd = self.ssthresh;
+                self.state = CaState::Open;
+            }
+            CaState::Cwr => {
+                self.delivered_now = newly.div_ceil(self.mss as u64);
+                self.prr_cwnd(true);
             }
             CaState::Open => self.raise_cwnd(now, newly, prior_in_flight),
         }
@@ -410,7 +589,7 @@ impl TcpSender {
             // Each further dupACK means a segment left the network (step 4: inflate).
             CaState::Recovery => self.cwnd += self.mss as u64,
             // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`.
-            CaState::Open if self.dupacks == DUPTHRESH && self.recover.is_none_or(|r| self.snd_una >= r) => {
+            CaState::Open | CaState::Cwr if self.dupacks == DUPTHRESH && self.recover.is_none_or(|r| self.snd_una >= r) => {
                 self.enter_recovery()
             }
             _ => {}
@@ -418,7 +597,10 @@ impl TcpSender {
     }
 
     fn enter_recovery(&mut self) {
-        self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
+        // Linux tcp_enter_recovery: a CWR episode already set ssthresh.
+        if self.state != CaState::Cwr {
+            self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
+        }
         self.recover = Some(self.snd_max);
         self.state = CaState::Recovery;
         self.partial_ack_seen = false;
@@ -456,6 +638,7 @@ impl TcpSender {
             // RFC 6675 (4.3): the first lost segment goes regardless of pipe.
             self.retransmit_pending = false;
             if let Some(i) = self.next_lost() {
+                self.last = LastSent::Sack { i, forced: true };
                 return Some(self.retransmit_record(now, i));
             }
         }
@@ -464,6 +647,7 @@ impl TcpSender {
             if self.pipe() * self.mss as u64 + len > self.cwnd {
                 return None;
             }
+            self.last = LastSent::Sack { i, forced: false };
             return Some(self.retransmit_record(now, i));
         }
         self.new_segment(now)
@@ -553,6 +737,13 @@ impl TcpSender {
                     }
                     self.raise_cwnd(now, newly, prior_in_flight);
                 }
+                CaState::Cwr if a.ack > self.cwr_high => {
+                    // Linux tcp_end_cwnd_reduction.
+                    self.cwnd = self.ssthresh;
+                    self.state = CaState::Open;
+                }
+                // PRR below.
+                CaState::Cwr => {}
                 CaState::Open => self.raise_cwnd(now, newly, prior_in_flight),
             }
             // Linux rearms the timer on every ACK of new data.
@@ -560,26 +751,31 @@ impl TcpSender {
         }
         // Linux tcp_time_to_recover without RACK: DupThresh segments SACKed, i.e. the first
         // un-SACKed segment is lost by RFC 6675 IsLost.
-        if self.state == CaState::Open && self.sacked_out >= DUPTHRESH {
+        if matches!(self.state, CaState::Open | CaState::Cwr) && self.sacked_out >= DUPTHRESH {
             self.enter_recovery_sack();
         }
         if self.state == CaState::Recovery {
             let newly_lost = self.mark_lost();
             self.detect_lost_retransmits(now);
             self.prr_cwnd(newly > 0 && newly_lost == 0);
+        } else if self.state == CaState::Cwr {
+            self.prr_cwnd(newly > 0);
         }
         AckOutcome { newly_acked: newly, rtt_sample }
     }
 
     fn enter_recovery_sack(&mut self) {
-        self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
+        // Linux tcp_enter_recovery: a CWR episode under way keeps its ssthresh and PRR counts.
+        if self.state != CaState::Cwr {
+            self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
+            // Linux tcp_init_cwnd_reduction; PRR sets cwnd on this same ACK.
+            self.prior_cwnd = (self.cwnd / self.mss as u64).max(1);
+            self.prr_delivered = 0;
+            self.prr_out = 0;
+        }
         self.recover = Some(self.snd_max);
         self.state = CaState::Recovery;
         self.retransmit_pending = true;
-        // Linux tcp_init_cwnd_reduction; PRR sets cwnd on this same ACK.
-        self.prior_cwnd = (self.cwnd / self.mss as u64).max(1);
-        self.prr_delivered = 0;
-        self.prr_out = 0;
         self.stats.fast_recoveries += 1;
     }
 
@@ -853,6 +1049,13 @@ impl TcpSender {
         self.rto_deadline = Some(now + self.rtt.current_rto());
     }
 
+    /// The application writes `n` more bytes (a bulk transfer of a known size).
+    pub fn write_more(&mut self, n: u64) {
+        if self.app_end != u64::MAX {
+            self.app_end += n;
+        }
+    }
+
     /// The application writes nothing more: the transfer ends with what has been sent.
     pub fn close(&mut self) {
         self.app_end = self.app_end.min(self.snd_max);
@@ -1024,5 +1227,142 @@ mod tests {
         s.on_ack(Nanos::from_ms(1), Ack::new(M, 3 * M, Nanos::ZERO));
         assert_eq!(drain(&mut s, Nanos::from_ms(1)).len(), 1);
         assert_eq!(s.cwnd(), 10 * M, "not cwnd-limited: cwnd does not grow");
+    }
+}
+
+/// Kernel eras: socket buffers, local congestion, TCP Small Queues (hand-computed values).
+#[cfg(test)]
+mod era_tests {
+    use super::*;
+    use crate::tcp::{CcKind, KernelEra, TcpReceiver};
+
+    const M: u64 = 1448;
+
+    fn drain(s: &mut TcpSender, now: Nanos) -> Vec<Segment> {
+        std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    }
+
+    fn seg(k: u64, t: Nanos) -> Segment {
+        Segment { seq: k * M, len: M as u32, tsval: t, retransmission: false }
+    }
+
+    #[test]
+    fn linux_2_4_receive_buffer_offers_65535_and_limits_the_flight() {
+        let cfg = KernelEra::Linux2_4.config(CcKind::NewReno);
+        // tcp_rmem[1] = 87380, tcp_adv_win_scale = 2: 87380 − 87380/4 = 65535.
+        let r = TcpReceiver::new(&cfg);
+        assert_eq!(r.window(), 65535);
+        assert_eq!(cfg.initial_cwnd_segments, 2);
+        let mut big = cfg;
+        big.initial_cwnd_segments = 100;
+        let mut s = TcpSender::new(&big, AppLimit::Unlimited);
+        // ⌊65535 / 1448⌋ = 45 segments, whatever cwnd allows.
+        assert_eq!(drain(&mut s, Nanos::ZERO).len(), 45);
+    }
+
+    #[test]
+    fn send_buffer_limits_what_the_application_can_write() {
+        let mut cfg = TcpConfig::new(CcKind::NewReno);
+        cfg.sndbuf = Some(crate::tcp::SndBuf { wmem: [4096, 16384, 16384] });
+        let mut s = TcpSender::new(&cfg, AppLimit::Unlimited);
+        // sk_sndbuf = min(2 · 10 · 4352, 16384) = 16384; a segment costs 1448 + 896 = 2344
+        // bytes of truesize: ⌊16384 / 2344⌋ = 6 segments though cwnd allows 10.
+        assert_eq!(s.sndbuf(), 16384);
+        assert_eq!(drain(&mut s, Nanos::ZERO).len(), 6);
+        // Without the limit the tcp_wmem[2] of 6.1 (4 MiB): 2 · 10 · 4352 = 87040.
+        let s = TcpSender::new(&KernelEra::Linux6_1.config(CcKind::Cubic), AppLimit::Unlimited);
+        assert_eq!(s.sndbuf(), 87040);
+    }
+
+    #[test]
+    fn autotuning_grows_the_buffer_after_one_receiver_rtt() {
+        let mut r = TcpReceiver::new(&KernelEra::Linux6_1.config(CcKind::Cubic));
+        // 6.1: sk_rcvbuf 131072, window 131072 − 65536 = 65536, rcvq_space 10 · 1448.
+        assert_eq!((r.rcvbuf(), r.window()), (Some(131072), 65536));
+        // One segment per millisecond, in order. The receiver's RTT is the time to receive
+        // one window: from the first segment (t = 0, window edge 1448 + 65536) to rcv_nxt ≥
+        // 66984, the 47th segment (t = 46 ms).
+        for k in 0..46 {
+            r.on_segment(Nanos::from_ms(k), seg(k, Nanos::from_ms(k)));
+            assert_eq!(r.rcvbuf(), Some(131072));
+        }
+        r.on_segment(Nanos::from_ms(46), seg(46, Nanos::from_ms(46)));
+        assert_eq!(r.rcv_rtt(), Some(Nanos::from_ms(46)));
+        // copied = 47 · 1448 = 68056 > 14480: rcvwin = 2 · 68056 + 16 · 1448 = 159280, grow =
+        // 159280 · (68056 − 14480) / 14480 = 589336, rcvwin = 1337952; rcvmem = 2344 + 5 · 128 =
+        // 2984 (the first with a window of at least one MSS); rcvbuf = ⌊1337952 / 1448⌋ · 2984 =
+        // 2757216 < tcp_rmem[2]; the window is half of it.
+        assert_eq!(r.rcvbuf(), Some(2757216));
+        assert_eq!(r.window(), 1378608);
+    }
+
+    fn local_drop_enters_cwr(cc: CcKind, ssthresh_segments: u64) {
+        let mut s = TcpSender::new(&TcpConfig::new(cc), AppLimit::Unlimited);
+        assert_eq!(drain(&mut s, Nanos::ZERO).len(), 10);
+        // Five ACKs of two segments: slow start to cwnd 20, 20 segments out.
+        let t = Nanos::from_ms(20);
+        let mut out = 0;
+        for i in 1..=5 {
+            s.on_ack(t, Ack::new(2 * i * M, crate::tcp::DEFAULT_RCV_WND, Nanos::ZERO));
+            out += drain(&mut s, t).len();
+        }
+        assert_eq!((s.cwnd() / M, out), (20, 20));
+        // The ACK of two more lets two segments out; the host's qdisc refuses the second.
+        let t2 = Nanos::from_ms(21);
+        s.on_ack(t2, Ack::new(12 * M, crate::tcp::DEFAULT_RCV_WND, Nanos::ZERO));
+        let cwnd_before = s.cwnd() / M;
+        assert_eq!(cwnd_before, 22);
+        let a = s.poll_transmit(t2).unwrap();
+        let b = s.poll_transmit(t2).unwrap();
+        assert_eq!((a.seq / M, b.seq / M), (30, 31));
+        s.on_local_drop(t2);
+        // tcp_enter_cwr: ssthresh from cwnd 22 (NewReno 11, CUBIC ⌊0.7 · 22⌋ = 15), the
+        // refused segment is unsent again.
+        assert_eq!((s.state(), s.ssthresh() / M), (CaState::Cwr, ssthresh_segments));
+        assert_eq!((s.snd_max() / M, s.stats().local_drops, s.stats().segments_sent), (31, 1, 31));
+        // Segment 31 goes again once PRR allows: every ACK delivers and cwnd follows pipe.
+        let mut t3 = Nanos::from_ms(30);
+        let mut sent = vec![];
+        for k in 13..=31u64 {
+            s.on_ack(t3, Ack::new(k * M, crate::tcp::DEFAULT_RCV_WND, Nanos::ZERO));
+            sent.extend(drain(&mut s, t3).into_iter().map(|g| g.seq / M));
+            t3 = t3 + Nanos::from_ms(1);
+            assert_eq!(s.state(), CaState::Cwr, "in CWR until beyond high_seq = 31 segments");
+        }
+        assert_eq!(sent[0], 31, "the refused segment is the first sent again");
+        let top = s.snd_max();
+        s.on_ack(t3, Ack::new(top, crate::tcp::DEFAULT_RCV_WND, Nanos::ZERO));
+        // tcp_end_cwnd_reduction: cwnd = ssthresh.
+        assert_eq!((s.state(), s.cwnd() / M), (CaState::Open, ssthresh_segments));
+        assert_eq!(s.stats().cwr_episodes, 1);
+        s.check_scoreboard();
+    }
+
+    #[test]
+    fn a_local_drop_enters_cwr_newreno() {
+        local_drop_enters_cwr(CcKind::NewReno, 11);
+    }
+
+    #[test]
+    fn a_local_drop_enters_cwr_cubic() {
+        local_drop_enters_cwr(CcKind::Cubic, 15);
+    }
+
+    #[test]
+    fn tsq_limit_from_the_pacing_rate() {
+        let mut s = TcpSender::new(&TcpConfig::new(CcKind::Cubic), AppLimit::Unlimited);
+        assert_eq!(s.tsq_limit(1 << 20, 10), 1 << 20, "no SRTT yet: tcp_limit_output_bytes");
+        drain(&mut s, Nanos::ZERO);
+        let t = Nanos::from_ms(20);
+        for i in 1..=5 {
+            s.on_ack(t, Ack::new(2 * i * M, crate::tcp::DEFAULT_RCV_WND, t - Nanos::from_ms(20)));
+            drain(&mut s, t);
+        }
+        assert_eq!(s.rtt().srtt(), Some(Nanos::from_ms(20)));
+        // Slow start: rate = 1448 · 2 · 20 segments / 20 ms = 2 896 000 B/s. Shift 10:
+        // 2828 < 2 · 2344 = 4688; mac80211's 7: 22625; capped by the sysctl.
+        assert_eq!(s.tsq_limit(1 << 20, 10), 4688);
+        assert_eq!(s.tsq_limit(1 << 20, 7), 22625);
+        assert_eq!(s.tsq_limit(10000, 7), 10000);
     }
 }

@@ -3,7 +3,7 @@
 //! sources; periodic pings and their responders; the receiving side) and the TCP glue
 //! ([`tcp`]).
 
-mod build;
+pub(crate) mod build;
 pub mod conn;
 pub mod ping;
 pub mod source;
@@ -63,6 +63,7 @@ mod tests {
             cc: crate::tcp::CcKind::Cubic,
             bytes: None,
             sack: true,
+            tcp: Default::default(),
         };
         // 8192 bits at 6 Mbit/s = 1365333.33 ns between packets.
         assert_eq!(cbr_send_time(&cfg, 0), Some(Nanos::from_ms(5)));

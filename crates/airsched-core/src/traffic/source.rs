@@ -52,6 +52,9 @@ pub struct Traffic {
     pub pings: Vec<Option<PingSource>>,
     /// Per device: the saturating flows whose first hop it is.
     pub saturating_at: Vec<Vec<u32>>,
+    /// Per device: the TCP flows with TCP Small Queues whose first hop it is (woken when one
+    /// of their packets leaves it, as Linux's TSQ tasklet does).
+    pub tsq_at: Vec<Vec<u32>>,
     /// Packets a saturating source keeps queued (`SATURATE_BACKLOG`, or `SATURATE_BACKLOG_HT`
     /// in an 802.11n cell, where they count until they leave the driver).
     pub saturate_backlog: u32,
@@ -76,7 +79,8 @@ impl Traffic {
                 ping_of[*r as usize] = i as u32;
             }
         }
-        Traffic { cfg, flows, tcp, reply_of, ping_of, pings, saturating_at, saturate_backlog, refill_rotor: 0, end }
+        let tsq_at = vec![Vec::new(); saturating_at.len()];
+        Traffic { cfg, flows, tcp, reply_of, ping_of, pings, saturating_at, tsq_at, saturate_backlog, refill_rotor: 0, end }
     }
 
     pub fn on_flow_start<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) {
@@ -85,7 +89,8 @@ impl Traffic {
             return;
         }
         fs.active = true;
-        if self.tcp[f as usize].is_some() {
+        if let Some(conn) = self.tcp[f as usize].as_mut() {
+            conn.file_started = cx.now;
             let stop = fs.stop;
             if stop < self.end {
                 // The application closes at `stop`: the timer path checks it.
@@ -164,9 +169,19 @@ impl Traffic {
     /// a rotating flow so that on a small shared queue no source always takes the freed
     /// places first. Returns false when no source sends on `dev`.
     pub fn refill_round<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, dev: DevId, cx: &mut Ctx, xmit: &mut X) -> bool {
+        // TCP Small Queues: throttled sockets whose packets left this device send again.
+        for j in 0..self.tsq_at[dev as usize].len() {
+            let f = self.tsq_at[dev as usize][j];
+            if let Some(conn) = self.tcp[f as usize].as_mut() {
+                if conn.throttled {
+                    conn.throttled = false;
+                    self.tcp_push(f, cx, xmit);
+                }
+            }
+        }
         let n_sat = self.saturating_at[dev as usize].len();
         if n_sat == 0 {
-            return false;
+            return !self.tsq_at[dev as usize].is_empty();
         }
         let start = self.refill_rotor as usize % n_sat;
         self.refill_rotor = self.refill_rotor.wrapping_add(1);

@@ -15,6 +15,15 @@ impl Traffic {
         loop {
             let now = cx.now;
             let Some(conn) = self.tcp[f as usize].as_mut() else { return };
+            // TCP Small Queues (Linux tcp_write_xmit → tcp_small_queue_check): while more than
+            // the limit of this socket's bytes sit in its qdisc and device, it waits for one to
+            // leave (refill_round wakes it).
+            if let Some((limit_output, shift)) = conn.tsq {
+                if conn.sender.has_outstanding() && cx.flows[f as usize].queued > conn.sender.tsq_limit(limit_output, shift) {
+                    conn.throttled = true;
+                    break;
+                }
+            }
             let Some(seg) = conn.sender.poll_transmit(now) else { break };
             let id = cx.pkts.alloc(Packet {
                 seq: seg.seq,
@@ -24,8 +33,29 @@ impl Traffic {
             });
             cx.counters.flows[f as usize].sent_packets += 1;
             let hop = cx.flows[f as usize].first_hop;
-            // A segment the first hop refuses is lost like any other: dupACKs or the RTO tell.
-            xmit(cx, hop, id);
+            let local = cx.flows[f as usize].tcp_local;
+            if !local {
+                // Without a kernel era a segment the first hop refuses is lost like any
+                // other: dupACKs or the RTO tell.
+                xmit(cx, hop, id);
+                continue;
+            }
+            let truesize = crate::tcp::skb_truesize(seg.len as u64);
+            cx.flows[f as usize].queued += truesize;
+            let drops = cx.counters.flows[f as usize].drops_queue;
+            if !xmit(cx, hop, id) {
+                // NET_XMIT_DROP: the segment never left (Ctx::refused_send freed it); TCP
+                // enters CWR and stops until an ACK or its timer.
+                cx.flows[f as usize].queued -= truesize;
+                let conn = self.tcp[f as usize].as_mut().expect("still there");
+                conn.sender.on_local_drop(now);
+                break;
+            }
+            if cx.counters.flows[f as usize].drops_queue > drops {
+                // NET_XMIT_CN: the qdisc made room by dropping another of this flow's packets.
+                let conn = self.tcp[f as usize].as_mut().expect("still there");
+                conn.sender.on_local_congestion(now);
+            }
         }
         self.tcp_arm(f, cx);
     }
@@ -114,6 +144,21 @@ impl Traffic {
         let now = cx.now;
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
         conn.sender.on_ack(now, Ack { ack: p.ack, rwnd: p.wnd, tsecr: p.echo, sack: crate::tcp::SackBlocks::from_offsets(p.ack, &p.sack) });
+        if let Some(size) = conn.file.filter(|&n| conn.sender.snd_una() >= (conn.files_done + 1) * n) {
+            {
+                // The last byte of the file is acknowledged: one transfer done.
+                conn.files_done += 1;
+                conn.file_time_sum += now - conn.file_started;
+                conn.first_done.get_or_insert(now);
+                if conn.repeat && self.flows[f as usize].active {
+                    // The application writes the file again on the same connection.
+                    conn.file_started = now;
+                    conn.sender.write_more(size);
+                } else {
+                    self.flows[f as usize].active = false;
+                }
+            }
+        }
         self.tcp_push(f, cx, xmit);
     }
 }

@@ -106,7 +106,7 @@ pub(super) fn parse_flows(
                 }
             }
         } else {
-            for key in ["cc", "bytes", "sack"] {
+            for key in ["cc", "bytes", "sack", "kernel", "initial_cwnd", "rmem", "wmem", "adv_win_scale", "autotune", "tsq", "repeat"] {
                 if let Some(v) = tbl.get(key) {
                     ctx.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
                 }
@@ -116,6 +116,7 @@ pub(super) fn parse_flows(
             choice(ctx, v, &k("cc"), &[("cubic", crate::tcp::CcKind::Cubic), ("newreno", crate::tcp::CcKind::NewReno), ("reno", crate::tcp::CcKind::NewReno)])
         });
         let sack = tbl.get("sack").filter(|_| is_tcp).and_then(|v| boolean(ctx, v, &k("sack")));
+        let tcp_opts = if is_tcp { tcp_options(ctx, tbl, &k, cc.is_some()) } else { crate::scenario::TcpFlowOptions::default() };
         let bytes = tbl.get("bytes").and_then(|v| {
             let key = k("bytes");
             let s = string(ctx, v, &key, "a size like \"10MB\" or \"500kb\"")?;
@@ -365,9 +366,56 @@ pub(super) fn parse_flows(
             cc: cc.unwrap_or(crate::tcp::CcKind::Cubic),
             sack: sack.unwrap_or(true),
             bytes,
+            tcp: tcp_opts,
         });
     }
     flows
+}
+
+/// A TCP flow's settings over its hosts' kernel era (docs/model-tcp.md, "Kernel eras").
+fn tcp_options(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String, cc_given: bool) -> crate::scenario::TcpFlowOptions {
+    let buf = |ctx: &mut Ctx<'_>, name: &str| -> Option<[u64; 3]> {
+        let v = tbl.get(name)?;
+        let key = k(name);
+        let example = if name == "rmem" { "[4096, 87380, 174760]" } else { "[4096, 16384, 131072]" };
+        let DeValue::Array(items) = v.get_ref() else {
+            type_error(ctx, v, &key, &format!("an array of three byte counts (min, default, max) like {example}"));
+            return None;
+        };
+        if items.len() != 3 {
+            ctx.error(&v.span(), &key, format!("needs three byte counts (min, default, max) like {example}, got {}", items.len()));
+            return None;
+        }
+        let mut out = [0u64; 3];
+        for (i, it) in items.iter().enumerate() {
+            out[i] = integer(ctx, it, &key, 1, 1 << 31)?;
+        }
+        if !(out[0] <= out[1] && out[1] <= out[2]) {
+            ctx.error(&v.span(), &key, format!("must satisfy min <= default <= max like {example}, got {out:?}"));
+            return None;
+        }
+        Some(out)
+    };
+    let rmem = buf(ctx, "rmem");
+    let wmem = buf(ctx, "wmem");
+    crate::scenario::TcpFlowOptions {
+        kernel: tbl.get("kernel").and_then(|v| super::node::kernel_era(ctx, v, &k("kernel"))),
+        cc_given,
+        initial_cwnd: tbl.get("initial_cwnd").and_then(|v| integer(ctx, v, &k("initial_cwnd"), 1, 1000)).map(|n| n as u32),
+        rmem,
+        wmem,
+        adv_win_scale: tbl.get("adv_win_scale").and_then(|v| integer(ctx, v, &k("adv_win_scale"), 1, 31)).map(|n| n as u8),
+        autotune: tbl.get("autotune").and_then(|v| boolean(ctx, v, &k("autotune"))),
+        tsq: tbl.get("tsq").and_then(|v| integer(ctx, v, &k("tsq"), 0, 1 << 31)),
+        repeat: tbl.get("repeat").and_then(|v| {
+            let r = boolean(ctx, v, &k("repeat"))?;
+            if r && tbl.get("bytes").is_none() {
+                ctx.error(&v.span(), &k("repeat"), "repeats a file: give its size in `bytes`, e.g. bytes = \"600MB\"");
+                return None;
+            }
+            Some(r)
+        }).unwrap_or(false),
+    }
 }
 
 /// A tc rate whose unit counts bytes per second (bps, kbps, mbps, ... and the IEC forms).

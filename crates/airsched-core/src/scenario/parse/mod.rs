@@ -203,19 +203,20 @@ const CELL_KEYS: &[&str] = &[
     "preamble_detection",
 ];
 const WIRED_KEYS: &[&str] = &["rate", "delay"];
-const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file"];
+const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file", "kernel"];
 /// `[ap]`: a node's keys and the AP's MAC queueing (802.11n cells, `ht::AP_MAC_KEYS`).
 const AP_KEYS: &[&str] = &[
     "txqueuelen", "ip", "tc", "tc_file", "queueing", "mac_queue", "driver_queue_limit", "airtime",
-    "airtime_rx", "aql", "fq_kernel",
+    "airtime_rx", "aql", "fq_kernel", "kernel",
 ];
 const STATION_KEYS: &[&str] = &[
     "name", "rate", "txqueuelen", "ip", "tc", "tc_file", "rate_control", "snr", "position", "schedule",
-    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight", "mac",
+    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight", "mac", "kernel",
 ];
 const FLOW_KEYS: &[&str] = &[
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
     "tos", "dscp", "mark", "priority", "interval", "cc", "bytes", "sack",
+    "kernel", "initial_cwnd", "rmem", "wmem", "adv_win_scale", "autotune", "tsq", "repeat",
 ];
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.

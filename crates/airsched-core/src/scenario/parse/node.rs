@@ -21,6 +21,7 @@ pub(super) fn node_section<'t, 'i>(
         txqueuelen: DEFAULT_TXQUEUELEN,
         ip: None,
         tc: None,
+        kernel: None,
     };
     (node, None)
 }
@@ -40,11 +41,19 @@ pub(super) fn parse_node(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> No
         ip
     });
     let tc = parse_tc_source(ctx, tbl, path);
+    let kernel = tbl.get("kernel").and_then(|v| kernel_era(ctx, v, &join(path, "kernel")));
     NodeConfig {
         txqueuelen: q.map_or(DEFAULT_TXQUEUELEN, |n| n as u32),
         ip,
         tc,
+        kernel,
     }
+}
+
+/// `kernel = "2.4" | "4.9" | "6.1"`: a Linux generation's TCP defaults.
+pub(super) fn kernel_era(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<crate::tcp::KernelEra> {
+    use crate::tcp::KernelEra::*;
+    choice(ctx, v, key, &[("2.4", Linux2_4), ("2.4.20", Linux2_4), ("4.9", Linux4_9), ("4.x", Linux4_9), ("6.1", Linux6_1), ("6.x", Linux6_1)])
 }
 
 /// `tc = """..."""` (inline) or `tc_file = "path"` (relative to the scenario file).

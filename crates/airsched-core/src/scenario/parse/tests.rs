@@ -43,7 +43,7 @@ fn default_cell() -> CellConfig {
 }
 
 fn node(q: u32) -> NodeConfig {
-    NodeConfig { txqueuelen: q, ip: None, tc: None }
+    NodeConfig { txqueuelen: q, ip: None, tc: None, kernel: None }
 }
 
 #[test]
@@ -94,6 +94,7 @@ fn the_example_parses() {
             cc: crate::tcp::CcKind::Cubic,
             bytes: None,
             sack: true,
+            tcp: Default::default(),
         }],
         warnings: vec![],
     };
@@ -277,6 +278,7 @@ rate = "12kbit"
                 cc: crate::tcp::CcKind::Cubic,
                 bytes: None,
                 sack: true,
+                tcp: Default::default(),
             },
             FlowConfig {
                 name: "ap-to-server".into(),
@@ -298,6 +300,7 @@ rate = "12kbit"
                 cc: crate::tcp::CcKind::Cubic,
                 bytes: None,
                 sack: true,
+                tcp: Default::default(),
             },
         ]
     );
@@ -611,4 +614,51 @@ fn columns_count_characters_not_bytes() {
     assert_eq!(e.0.len(), 1);
     assert_eq!(e.0[0].key, "");
     assert_eq!(e.0[0].line, 2);
+}
+
+#[test]
+fn kernel_eras_and_tcp_overrides() {
+    use crate::tcp::KernelEra;
+    let text = r#"
+[server]
+kernel = "2.4"
+
+[[station]]
+name = "a"
+rate = "11Mbps"
+kernel = "6.1"
+
+[[flow]]
+name = "up"
+protocol = "tcp"
+src = "a"
+dst = "server"
+bytes = "600MB"
+repeat = true
+rmem = [4096, 87380, 174760]
+wmem = [4096, 16384, 131072]
+adv_win_scale = 2
+autotune = false
+tsq = 0
+initial_cwnd = 2
+kernel = "4.9"
+"#;
+    let s = parse_scenario(text, "eras.toml").unwrap();
+    assert_eq!((s.server.kernel, s.stations[0].node.kernel), (Some(KernelEra::Linux2_4), Some(KernelEra::Linux6_1)));
+    let o = s.flows[0].tcp;
+    assert_eq!((o.kernel, o.rmem, o.wmem), (Some(KernelEra::Linux4_9), Some([4096, 87380, 174760]), Some([4096, 16384, 131072])));
+    assert_eq!((o.adv_win_scale, o.autotune, o.tsq, o.initial_cwnd, o.repeat), (Some(2), Some(false), Some(0), Some(2), true));
+    // tc units: MB = 1024 · 1024 bytes.
+    assert_eq!(s.flows[0].bytes, Some(600 * 1024 * 1024));
+    // The flow's settings over 4.9's: the window of 2.4's buffer, no TSQ.
+    let cfg = crate::traffic::build::tcp_config(&s.flows[0], o.kernel);
+    assert_eq!((cfg.rcv_wnd, cfg.tsq, cfg.initial_cwnd_segments), (65535, None, 2));
+
+    let bad = text.replace("kernel = \"4.9\"", "kernel = \"3.0\"").replace("rmem = [4096, 87380, 174760]", "rmem = [4096, 87380]");
+    let err = parse_scenario(&bad, "eras.toml").unwrap_err().to_string();
+    assert!(err.contains("flow[0].kernel") && err.contains("\"2.4\""), "{err}");
+    assert!(err.contains("flow[0].rmem") && err.contains("three byte counts"), "{err}");
+    let bad = text.replace("bytes = \"600MB\"\n", "");
+    let err = parse_scenario(&bad, "eras.toml").unwrap_err().to_string();
+    assert!(err.contains("flow[0].repeat") && err.contains("bytes"), "{err}");
 }

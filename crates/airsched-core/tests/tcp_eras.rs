@@ -1,0 +1,62 @@
+//! Kernel eras over the simulated cell: TCP Small Queues and local congestion on a station's
+//! upload, and a file download's completion time (docs/model-tcp.md, "Kernel eras").
+
+mod common;
+
+use common::run;
+
+/// One 11 Mb/s station uploads to the server for 20 s (2 s warm-up) behind its default
+/// 1000-packet pfifo; `extra` goes into the flow.
+fn upload(kernel: &str, extra: &str) -> String {
+    format!(
+        "[run]\nduration = \"20s\"\nwarmup = \"2s\"\nseed = 1\n[server]\n{kernel}\n\
+         [[station]]\nname = \"sta1\"\nrate = \"11Mbps\"\n{kernel}\n\
+         [[flow]]\nname = \"up\"\nprotocol = \"tcp\"\nsrc = \"sta1\"\ndst = \"server\"\n{extra}\n"
+    )
+}
+
+#[test]
+fn tsq_keeps_a_stations_upload_out_of_its_qdisc() {
+    // 6.1: at ~5.2 Mb/s and SRTT ~30 ms the pacing rate is 1.2 · 5.2 Mb/s ≈ 780 kB/s; with
+    // mac80211's shift 7 TSQ lets about 6 kB (4 segments) wait at the station, ~10 ms of
+    // airtime at 2.3 ms per segment and its ACK's share.
+    let r = run(&upload("kernel = \"6.1\"", ""));
+    let f = &r.flows[0];
+    eprintln!("TSQ: {:.3} Mb/s, queue delay {:.1} ms, srtt {:.1} ms, drops {}", f.goodput_mbps, f.queue_delay_mean_ms, f.tcp_srtt_ms, f.drops_queue);
+    assert!(f.queue_delay_mean_ms < 50.0, "{}", f.queue_delay_mean_ms);
+    assert_eq!((f.drops_queue, f.tcp_retransmits), (0, 0));
+    // Without TSQ the autotuned window (about 1.3 MB, some 900 segments) nearly fills the
+    // 1000-packet queue (≈ 2 s at 2.3 ms per segment); it stays below it, so no loss.
+    let r = run(&upload("kernel = \"6.1\"", "tsq = 0"));
+    let g = &r.flows[0];
+    eprintln!("no TSQ: {:.3} Mb/s, queue delay {:.1} ms, refused {}", g.goodput_mbps, g.queue_delay_mean_ms, g.refused_sends);
+    assert!(g.queue_delay_mean_ms > 1000.0, "{}", g.queue_delay_mean_ms);
+    assert_eq!((g.drops_queue, g.tcp_retransmits), (0, 0));
+    assert!((g.goodput_mbps - f.goodput_mbps).abs() < 0.05 * f.goodput_mbps);
+    // Without an era a refused segment is a loss: drops and retransmissions.
+    let r = run(&upload("", ""));
+    let h = &r.flows[0];
+    assert!(h.drops_queue > 0 && h.tcp_retransmits > 0, "{} {}", h.drops_queue, h.tcp_retransmits);
+}
+
+#[test]
+fn a_file_download_reports_its_completion_time() {
+    // 2 MB (tc units: 2 · 1048576 bytes) to an 11 Mb/s station at 4-5.5 Mb/s of goodput:
+    // 3.05-4.2 s per copy, so 4-6 copies in 20 s; repeated.
+    let text = "[run]\nduration = \"20s\"\nwarmup = \"0s\"\nseed = 1\n[server]\nkernel = \"2.4\"\n\
+                [[station]]\nname = \"sta1\"\nrate = \"11Mbps\"\nkernel = \"2.4\"\n\
+                [[flow]]\nname = \"ftp\"\nprotocol = \"tcp\"\nsrc = \"server\"\ndst = \"sta1\"\nbytes = \"2MB\"\nrepeat = true\n";
+    let r = run(text);
+    let f = &r.flows[0];
+    eprintln!("{} files, {:.3} s each", f.tcp_files_done, f.tcp_file_time_s);
+    assert!(f.tcp_file_time_s > 3.05 && f.tcp_file_time_s < 4.2, "{}", f.tcp_file_time_s);
+    assert!((4..=6).contains(&f.tcp_files_done), "{}", f.tcp_files_done);
+    // Without repeat the flow stops after one file.
+    let r = run(&text.replace("repeat = true\n", ""));
+    let g = &r.flows[0];
+    assert_eq!(g.tcp_files_done, 1);
+    assert!((g.tcp_file_time_s - f.tcp_file_time_s).abs() < 0.5);
+    // Exactly the file's bytes were delivered over the 20 s measured.
+    let bytes = g.goodput_mbps * 1e6 * 20.0 / 8.0;
+    assert!((bytes - 2_097_152.0).abs() < 1448.0, "{bytes}");
+}
