@@ -53,6 +53,9 @@ impl Simulation {
         // A frame whose receiver already has a copy is the sender's only; it is not in flight.
         let mut senders_copies = 0u64;
         senders_copies += self.wifi.for_each_held(&mut count);
+        if let Some(bt) = self.net.bt.as_deref() {
+            bt.for_each_held(&mut count);
+        }
         for ev in self.cx.out.queue().pending() {
             if let Event::WireDeliver { pkt, .. } = *ev {
                 count(pkt);
@@ -113,6 +116,7 @@ impl Simulation {
                 Node::Server => "server".to_string(),
                 Node::Ap => "ap".to_string(),
                 Node::Station(i) => self.scn.stations[i as usize].name.clone(),
+                Node::BtSlave(i) => self.scn.bluetooth[i as usize].name.clone(),
             };
             let rx = d.received_packets;
             let tcp = self.traffic.tcp[f].as_deref();

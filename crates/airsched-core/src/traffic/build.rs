@@ -17,6 +17,7 @@ fn node_of(e: Endpoint) -> Node {
         Endpoint::Server => Node::Server,
         Endpoint::Ap => Node::Ap,
         Endpoint::Station(i) => Node::Station(i as u32),
+        Endpoint::Bt(i) => Node::BtSlave(i as u32),
     }
 }
 

@@ -39,6 +39,7 @@ fn default_cell() -> CellConfig {
         rate_control: crate::scenario::RateControl::Fixed,
         preamble_detection_cdb: None,
         ht: None,
+        channel: 1,
     }
 }
 
@@ -96,6 +97,8 @@ fn the_example_parses() {
             sack: true,
         }],
         warnings: vec![],
+        bluetooth: vec![],
+        piconet: crate::scenario::PiconetConfig::default(),
     };
     assert_eq!(s, want);
 }
@@ -223,6 +226,7 @@ rate = "12kbit"
             rate_control: crate::scenario::RateControl::Fixed,
             preamble_detection_cdb: None,
             ht: None,
+            channel: 1,
         }
     );
     assert_eq!(
