@@ -236,6 +236,17 @@ impl Bluetooth {
         }
     }
 
+    /// Room was made below a running netdev queue (credits returned, the socket's buffer
+    /// drained): its device runs again, so that what waits in its qdisc, and the saturating
+    /// sources that feed it, move down (a stopped queue runs when kbnepd wakes it).
+    fn room_below(&self, slave: usize, up: bool, cx: &mut Ctx) {
+        let l = &self.links[slave];
+        let tx = if up { &l.up } else { &l.down };
+        if !tx.stopped {
+            cx.out.push(Req::Wake { dev: tx.dev });
+        }
+    }
+
     /// The type of a new segment of `avail` bytes: the allowed type with the fewest slots that
     /// carries it whole (the shorter on-air time among equals), else the largest allowed
     /// payload.
@@ -334,6 +345,7 @@ impl Bluetooth {
             l.slave_cnt += done;
             if done > 0 {
                 self.hci_sched(x.slave, true, cx);
+                self.room_below(x.slave, true, cx);
             }
         }
         let l = &mut self.links[x.slave];
@@ -396,6 +408,9 @@ impl Bluetooth {
             self.master_cnt += done;
             if done > 0 {
                 self.hci_sched(x.slave, false, cx);
+                for i in 0..self.links.len() {
+                    self.room_below(i, false, cx);
+                }
             }
         }
     }

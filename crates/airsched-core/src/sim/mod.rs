@@ -355,6 +355,11 @@ impl Simulation {
         Ok(self.results(conservation))
     }
 
+    /// The two media's air logs and the coexistence counters (a cell with Bluetooth).
+    pub fn coex(&self) -> Option<&crate::coex::Coex> {
+        self.cx.coex.as_deref()
+    }
+
     pub fn scenario(&self) -> &Scenario {
         &self.scn
     }

@@ -163,6 +163,12 @@ pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S
                 }
             }
         }
+        if scenario.piconet.sir || scenario.bluetooth.iter().any(|b| b.position.is_some()) {
+            warnings.push(format!(
+                "{file}: piconet.sir: warning: the SIR refinement of the coexistence (positions, powers) is not \
+                 modelled yet; every overlap in time and frequency is a loss (the colocated case)"
+            ));
+        }
         scenario.warnings = warnings;
         if errors.is_empty() {
             return Ok(scenario);
