@@ -319,8 +319,8 @@ result_table! {
         /// The packet types the link may use, space-separated.
         pub packet_types: String,
         /// L2CAP bytes acknowledged over the air per measured second (BNEP and IP included).
-        #[unit = "kb/s"]
-        pub l2cap_kbps: f64,
+        #[unit = "Mb/s"]
+        pub l2cap_mbps: f64,
         /// Data packets sent for the first time.
         pub data_packets: u64,
         /// Data packets sent again (ARQ: NAK or no answer).

@@ -62,7 +62,7 @@ fn full_dh1_dh3_dh5_packets_reach_the_asymmetric_maxima() {
         let got = goodput_kbps(&r, "down");
         assert!((got / want - 1.0).abs() < 0.003, "{types}: {got} kb/s, computed {want}");
         let down = &r.bluetooth[0];
-        assert!((down.l2cap_kbps / (max_bps / 1000.0) - 1.0).abs() < 0.003, "{types}: {}", down.l2cap_kbps);
+        assert!((down.l2cap_mbps / (max_bps / 1e6) - 1.0).abs() < 0.003, "{types}: {}", down.l2cap_mbps);
         assert_eq!((down.retransmissions, down.duplicates, down.hit_by_wlan), (0, 0, 0));
         // The slave answers every master packet with a NULL.
         assert!((r.bluetooth[1].empty_packets as i64 - down.data_packets as i64).abs() <= 1);
@@ -89,7 +89,7 @@ fn dh5_both_ways_shares_the_slots_symmetrically() {
     // Symmetric DH5: 339 x 8 / (10 x 625 us) = 433.9 kb/s each way.
     let r = run_scenario(&scenario(&piconet("[\"DH5\"]", 1321, true, ""), &[])).unwrap();
     for b in &r.bluetooth {
-        assert!((b.l2cap_kbps / 433.92 - 1.0).abs() < 0.003, "{b:?}");
+        assert!((b.l2cap_mbps / 0.43392 - 1.0).abs() < 0.003, "{b:?}");
         assert!((b.slot_share - 0.5).abs() < 0.001);
     }
 }

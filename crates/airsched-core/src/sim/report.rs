@@ -389,7 +389,7 @@ impl Simulation {
                     name: l.name.clone(),
                     direction: dirs[d].into(),
                     packet_types: types.join(" "),
-                    l2cap_kbps: (cur.bytes_acked - b.bytes_acked) as f64 * 8.0 / msecs / 1000.0,
+                    l2cap_mbps: (cur.bytes_acked - b.bytes_acked) as f64 * 8.0 / msecs / 1e6,
                     data_packets: cur.data_packets - b.data_packets,
                     retransmissions: cur.retransmissions - b.retransmissions,
                     empty_packets: cur.empty_packets - b.empty_packets,
