@@ -13,7 +13,7 @@ pub(super) fn endpoint(
         ctx,
         v,
         key,
-        "a string, \"server\", \"ap\" or a station name",
+        "a string, \"server\", \"ap\", a station name or a Bluetooth client's name",
     )?;
     match s {
         "server" => return Some(Endpoint::Server),
