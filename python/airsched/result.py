@@ -149,6 +149,19 @@ class Result:
         attempts. Empty in an 802.11b cell."""
         return self._frame("aggregates")
 
+    @cached_property
+    def bluetooth(self) -> pd.DataFrame:
+        """Per Bluetooth slave and direction ("down": the AP's bnepN to the slave, "up"):
+        L2CAP throughput, packets, retransmissions, slot share, losses to the WLAN
+        (docs/model-bluetooth.md). Empty without ``[[bluetooth]]``."""
+        return self._frame("bluetooth")
+
+    @cached_property
+    def coexistence(self) -> pd.DataFrame:
+        """Per WLAN station and direction: data frames and ACKs checked against the piconet and
+        those a Bluetooth packet corrupted. Empty without ``[[bluetooth]]``."""
+        return self._frame("coexistence")
+
     def _frame(self, table: str) -> pd.DataFrame:
         import pandas as pd
 

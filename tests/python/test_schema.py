@@ -35,6 +35,7 @@ def raws() -> list[dict[str, Any]]:
     return [
         native("scenarios/garroppo/share-1-4-whtb.toml", "3s"),
         native("scenarios/80211n-edca-minstrel.toml", "3s"),
+        native("scenarios/yip-kwok/coexistence.toml", "3s"),
     ]
 
 

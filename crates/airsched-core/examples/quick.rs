@@ -22,5 +22,11 @@ fn main() {
     }
     for n in &r.nodes {
         println!("node {:8} air {:.4} att {} beacons {}", n.name, n.airtime_share, n.tx_attempts, n.beacons);
+    for b in &r.bluetooth {
+        println!("bt {:6} {:4} [{}] l2cap {:.1} kb/s data {} retx {} empty {} slots {:.3} air {:.3}s hit {} err {} dup {} delivered {}", b.name, b.direction, b.packet_types, b.l2cap_mbps * 1000.0, b.data_packets, b.retransmissions, b.empty_packets, b.slot_share, b.airtime_s, b.hit_by_wlan, b.lost_errors, b.duplicates, b.delivered);
+    }
+    for c in &r.coexistence {
+        println!("coex {:6} {:4} data {} hit {} ({:.3}) acks {} hit {} ({:.3})", c.station, c.direction, c.data_frames, c.data_hit_by_bt, c.data_hit_by_bt as f64 / c.data_frames.max(1) as f64, c.acks, c.acks_hit_by_bt, c.acks_hit_by_bt as f64 / c.acks.max(1) as f64);
+    }
     }
 }

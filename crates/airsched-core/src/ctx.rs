@@ -22,6 +22,9 @@ pub enum Req {
     /// Device `dev` took packets from its queue (or found it empty): the saturating sources
     /// whose first hop it is may top it up.
     Refill { dev: DevId },
+    /// Device `dev`'s driver can take packets again (a Bluetooth netdev queue woken by
+    /// kbnepd): run the device.
+    Wake { dev: DevId },
 }
 
 /// Why a packet was dropped.
@@ -66,6 +69,9 @@ pub struct Ctx {
     /// Packet captures of the air and the wire (`--pcap`); None, the default, costs one
     /// branch per frame.
     pub tap: Option<Box<crate::pcap::Tap>>,
+    /// The two media's air logs in a cell with Bluetooth (`crate::coex`); None, without it,
+    /// costs one branch per frame.
+    pub coex: Option<Box<crate::coex::Coex>>,
 }
 
 impl Ctx {
@@ -82,6 +88,7 @@ impl Ctx {
             flows,
             out: Outbox::new(queue),
             tap: None,
+            coex: None,
         }
     }
 

@@ -7,7 +7,9 @@
 //! wire), `wifi` (the medium and the cell's MAC), `traffic` (applications and TCP glue),
 //! `metrics` and `results`, `scenario` (validated input), `sim` (the joining layer).
 
+pub mod bluetooth;
 pub mod calibrate;
+pub mod coex;
 pub mod ctx;
 pub mod engine;
 pub mod mac;

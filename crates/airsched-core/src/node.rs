@@ -9,6 +9,8 @@ pub enum Node {
     Ap,
     /// Station by its index in the scenario.
     Station(u32),
+    /// Bluetooth slave (`[[bluetooth]]`) by its index in the scenario.
+    BtSlave(u32),
 }
 
 /// Index of a device in the network's device table.
@@ -21,6 +23,9 @@ pub enum Link {
     Wifi(u32),
     /// Serialises onto the wire and delivers to this node.
     Wire(Node),
+    /// A Bluetooth ACL link to (`up` false: the AP's `bnepN`) or from (`up`: the slave's
+    /// `bnep0`) Bluetooth slave `slave`.
+    Bt { slave: u32, up: bool },
 }
 
 /// The per-station accounting of packets a device drops: the station a packet at this device is

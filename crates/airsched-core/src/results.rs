@@ -312,6 +312,63 @@ result_table! {
     }
 }
 
+result_table! {
+    /// Per Bluetooth slave and direction (down: the AP's `bnepN` to the slave), over the
+    /// measured window (empty without `[[bluetooth]]`).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct BtLinkRow as "bluetooth" {
+        /// The slave's name.
+        pub name: String,
+        /// "down" (master to slave) or "up".
+        pub direction: String,
+        /// The packet types the link may use, space-separated.
+        pub packet_types: String,
+        /// L2CAP bytes acknowledged over the air per measured second (BNEP and IP included).
+        #[unit = "Mb/s"]
+        pub l2cap_mbps: f64,
+        /// Data packets sent for the first time.
+        pub data_packets: u64,
+        /// Data packets sent again (ARQ: NAK or no answer).
+        pub retransmissions: u64,
+        /// POLL (down) or NULL (up) packets.
+        pub empty_packets: u64,
+        /// Slots the direction's packets occupied over the measured slots.
+        pub slot_share: f64,
+        /// On-air time of the direction's packets.
+        #[unit = "s"]
+        pub airtime_s: f64,
+        /// Packets lost to an overlapping WLAN frame in their hop's band.
+        pub hit_by_wlan: u64,
+        /// Packets lost to the link's packet_error_rate.
+        pub lost_errors: u64,
+        /// Duplicates the receiver discarded by SEQN.
+        pub duplicates: u64,
+        /// IP packets the receiver reassembled and passed up.
+        pub delivered: u64,
+    }
+}
+
+result_table! {
+    /// WLAN frames next to the piconet, per station and direction (empty without
+    /// `[[bluetooth]]`): lone frames the receiver would have decoded, and those a Bluetooth
+    /// packet corrupted.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct CoexRow as "coexistence" {
+        /// The WLAN station.
+        pub station: String,
+        /// "down" (AP to station) or "up".
+        pub direction: String,
+        /// Data frames checked against the piconet's air log.
+        pub data_frames: u64,
+        /// Of those, lost to a Bluetooth packet.
+        pub data_hit_by_bt: u64,
+        /// ACKs checked (their data frame survived).
+        pub acks: u64,
+        /// Of those, lost to a Bluetooth packet.
+        pub acks_hit_by_bt: u64,
+    }
+}
+
 /// A goodput sample as a row of the samples table: the sample and the name of its station or
 /// flow.
 pub struct SampleRow<'a> {
@@ -371,7 +428,7 @@ pub struct InterfaceTc {
     pub qdiscs: Vec<crate::qdisc::QdiscReport>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct RunResults {
     pub summary: Summary,
     pub stations: Vec<StationResult>,
@@ -390,6 +447,33 @@ pub struct RunResults {
     /// tc options accepted but not modelled, and other things to check before trusting the
     /// numbers.
     pub warnings: Vec<String>,
+    /// Per Bluetooth slave and direction; empty without `[[bluetooth]]`.
+    pub bluetooth: Vec<BtLinkRow>,
+    /// WLAN frames next to the piconet; empty without `[[bluetooth]]`.
+    pub coexistence: Vec<CoexRow>,
+}
+
+/// As derived, except that the Bluetooth tables appear only when the cell has a piconet (the
+/// golden snapshots of cells without one stay as they were).
+impl std::fmt::Debug for RunResults {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("RunResults");
+        d.field("summary", &self.summary)
+            .field("stations", &self.stations)
+            .field("flows", &self.flows)
+            .field("nodes", &self.nodes)
+            .field("rates", &self.rates)
+            .field("pings", &self.pings)
+            .field("aggregates", &self.aggregates)
+            .field("samples", &self.samples)
+            .field("sample_interval", &self.sample_interval)
+            .field("tc", &self.tc)
+            .field("warnings", &self.warnings);
+        if !self.bluetooth.is_empty() || !self.coexistence.is_empty() {
+            d.field("bluetooth", &self.bluetooth).field("coexistence", &self.coexistence);
+        }
+        d.finish()
+    }
 }
 
 impl RunResults {
@@ -418,6 +502,8 @@ pub fn schema() -> Vec<(&'static str, Vec<Column>)> {
         of::<RateRow>(),
         of::<PingRow>(),
         of::<AggregateRow>(),
+        of::<BtLinkRow>(),
+        of::<CoexRow>(),
         summary,
         of::<Conservation>(),
     ]

@@ -46,6 +46,11 @@ pub enum Event {
     WarmupEnd,
     /// End of a sample interval.
     Sample,
+    /// Bluetooth: a master transmit slot, the end of the master's packet, the end of the
+    /// slave's answer (`crate::bluetooth`).
+    BtMasterTx,
+    BtMasterEnd,
+    BtSlaveEnd,
 }
 
 impl Event {
@@ -65,6 +70,9 @@ impl Event {
             Event::Beacon => 9,
             Event::Sample => 10,
             Event::TcpTimer { .. } => 11,
+            Event::BtMasterTx => 12,
+            Event::BtMasterEnd => 13,
+            Event::BtSlaveEnd => 14,
         }
     }
 

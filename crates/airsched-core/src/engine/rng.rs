@@ -33,6 +33,8 @@ pub enum StreamKind {
     /// A qdisc's random state (sfq perturbation, fq_codel hash key, RED's drop draws), keyed by
     /// its device and handle.
     Qdisc = 8,
+    /// A Bluetooth link's baseband packet errors (`packet_error_rate`), keyed by the slave.
+    BtError = 9,
 }
 
 /// SplitMix64 finaliser: spreads (seed, kind, index) over the whole state space.

@@ -10,7 +10,8 @@ impl Net {
     pub fn from_scenario(scn: &Scenario) -> Result<Net, Vec<String>> {
     let is_ht = scn.cell.standard == Standard::Dot11n;
     let names: Vec<String> = scn.stations.iter().map(|s| s.name.clone()).collect();
-    let topo = Topology::new(&names);
+    let slaves: Vec<String> = scn.bluetooth.iter().map(|b| b.name.clone()).collect();
+    let topo = Topology::with_bluetooth(&names, &slaves);
     let mut devs: Vec<Netdev> = topo
         .devs
         .iter()
@@ -19,6 +20,7 @@ impl Net {
                 Node::Ap => scn.ap.txqueuelen,
                 Node::Server => scn.server.txqueuelen,
                 Node::Station(i) => scn.stations[i as usize].node.txqueuelen,
+                Node::BtSlave(i) => scn.bluetooth[i as usize].node.txqueuelen,
             };
             let mut dev = Netdev::new(txqueuelen, d.link, d.acct);
             // In an 802.11n cell a frame leaves the first hop when it leaves the driver.
@@ -35,7 +37,7 @@ impl Net {
             devs[index].qdisc = root;
         }
     }
-    Ok(Net { topo, devs, wire: Wire { rate_bps: scn.wired.rate_bps, delay: scn.wired.delay } })
+    Ok(Net { topo, devs, wire: Wire { rate_bps: scn.wired.rate_bps, delay: scn.wired.delay }, bt: None })
     }
 }
 

@@ -1,6 +1,7 @@
 //! The network: nodes with named devices and the routes between them ([`topology`]), each
 //! device's egress queueing ([`netdev`]), and the wired link ([`wire`]). The WiFi devices'
-//! MAC is in `wifi/`.
+//! MAC is in `wifi/`; the Bluetooth devices' links (`crate::bluetooth`) are held here, beside
+//! the wire, because a device's qdisc feeds them by a call (`run_dev`).
 
 mod build;
 pub mod netdev;
@@ -16,4 +17,6 @@ pub struct Net {
     pub topo: Topology,
     pub devs: Vec<Netdev>,
     pub wire: Wire,
+    /// The AP's piconet, when the scenario has `[[bluetooth]]` clients.
+    pub bt: Option<Box<crate::bluetooth::Bluetooth>>,
 }

@@ -107,6 +107,7 @@ mod tests {
             flows: vec![FlowBook { first_hop: 0, saturate, outstanding: 0, dst_station: Some(0), tcp_local: false, queued: 0 }; flows],
             out: Outbox::new(EventQueue::with_capacity(8)),
             tap: None,
+            coex: None,
         }
     }
 

@@ -29,12 +29,26 @@ pub struct Topology {
     ap_to_stations: DevId,
     ap_to_server: DevId,
     server_egress: DevId,
+    /// The AP's `bnepN` of each Bluetooth slave, and each slave's own `bnep0`.
+    ap_to_bt: Vec<DevId>,
+    bt_egress: Vec<DevId>,
 }
+
+/// The AP's Bluetooth netdevs, one per slave (BlueZ's NAP gives each PANU session its own
+/// `bnepN`, bridged or routed); a piconet has at most 7 active slaves.
+pub const BNEP_NAMES: [&str; 7] = ["bnep0", "bnep1", "bnep2", "bnep3", "bnep4", "bnep5", "bnep6"];
 
 impl Topology {
     /// The cell's topology for stations named `stations`. Devices are added node by node: the
     /// AP's `wlan0`, each station's `wlan0`, the AP's `eth0`, the server's `eth0`.
     pub fn new(stations: &[String]) -> Topology {
+        Topology::with_bluetooth(stations, &[])
+    }
+
+    /// The cell's topology with Bluetooth slaves named `slaves`: after the devices of
+    /// [`Topology::new`] (whose ids they leave as they were), the AP's `bnep0`..`bnepK-1`, then
+    /// each slave's `bnep0`.
+    pub fn with_bluetooth(stations: &[String], slaves: &[String]) -> Topology {
         let mut devs = Vec::with_capacity(stations.len() + 3);
         let mut add = |node_name: &str, node: Node, name: &'static str, link: Link, acct: Acct| {
             devs.push(DevSpec { node_name: node_name.to_string(), node, name, link, acct });
@@ -45,12 +59,28 @@ impl Topology {
         }
         add("ap", Node::Ap, "eth0", Link::Wire(Node::Server), Acct::Wired);
         add("server", Node::Server, "eth0", Link::Wire(Node::Ap), Acct::Wired);
-        let mut t = Topology { devs, sta_egress: Vec::new(), ap_to_stations: 0, ap_to_server: 0, server_egress: 0 };
+        for i in 0..slaves.len() {
+            add("ap", Node::Ap, BNEP_NAMES[i], Link::Bt { slave: i as u32, up: false }, Acct::Wired);
+        }
+        for (i, s) in slaves.iter().enumerate() {
+            add(s, Node::BtSlave(i as u32), "bnep0", Link::Bt { slave: i as u32, up: true }, Acct::Wired);
+        }
+        let mut t = Topology {
+            devs,
+            sta_egress: Vec::new(),
+            ap_to_stations: 0,
+            ap_to_server: 0,
+            server_egress: 0,
+            ap_to_bt: Vec::new(),
+            bt_egress: Vec::new(),
+        };
         let find = |t: &Topology, node: Node, name: &str| t.find(node, name).expect("every node has its devices");
         t.sta_egress = (0..stations.len() as u32).map(|i| find(&t, Node::Station(i), "wlan0")).collect();
         t.ap_to_stations = find(&t, Node::Ap, "wlan0");
         t.ap_to_server = find(&t, Node::Ap, "eth0");
         t.server_egress = find(&t, Node::Server, "eth0");
+        t.ap_to_bt = (0..slaves.len()).map(|i| find(&t, Node::Ap, BNEP_NAMES[i])).collect();
+        t.bt_egress = (0..slaves.len() as u32).map(|i| find(&t, Node::BtSlave(i), "bnep0")).collect();
         t
     }
 
@@ -76,8 +106,10 @@ impl Topology {
         match at {
             Node::Server => self.server_egress,
             Node::Station(i) => self.sta_egress[i as usize],
+            Node::BtSlave(i) => self.bt_egress[i as usize],
             Node::Ap => match dst {
                 Node::Server => self.ap_to_server,
+                Node::BtSlave(i) => self.ap_to_bt[i as usize],
                 _ => self.ap_to_stations,
             },
         }
@@ -111,5 +143,19 @@ mod tests {
         assert_eq!(t.wifi_dev(2), b);
         assert_eq!(t.devs[b as usize].link, Link::Wifi(2));
         assert_eq!(t.find_by_name("b", "eth0"), None);
+    }
+
+    #[test]
+    fn bluetooth_slaves_are_reached_through_the_aps_bnep_devices() {
+        let t = Topology::with_bluetooth(&["a".into()], &["p1".into(), "p2".into()]);
+        let names: Vec<String> = t.devs.iter().map(|d| format!("{}/{}", d.node_name, d.name)).collect();
+        assert_eq!(names, ["ap/wlan0", "a/wlan0", "ap/eth0", "server/eth0", "ap/bnep0", "ap/bnep1", "p1/bnep0", "p2/bnep0"]);
+        let ap_bnep1 = t.find_by_name("ap", "bnep1").unwrap();
+        assert_eq!(t.route(Node::Ap, Node::BtSlave(1)), ap_bnep1);
+        assert_eq!(t.devs[ap_bnep1 as usize].link, Link::Bt { slave: 1, up: false });
+        assert_eq!(t.route(Node::BtSlave(0), Node::Server), t.find_by_name("p1", "bnep0").unwrap());
+        assert_eq!(t.route(Node::BtSlave(0), Node::Station(0)), t.find_by_name("p1", "bnep0").unwrap());
+        assert_eq!(t.route(Node::Ap, Node::Station(0)), t.find_by_name("ap", "wlan0").unwrap());
+        assert_eq!(t.route(Node::Server, Node::BtSlave(0)), t.find_by_name("server", "eth0").unwrap());
     }
 }

@@ -29,6 +29,56 @@ pub struct Scenario {
     pub monitor: MonitorSpec,
     /// Things accepted but not modelled (tc options), to report with the results.
     pub warnings: Vec<String>,
+    /// Bluetooth slaves (`[[bluetooth]]`) of the AP's piconet; empty: no piconet.
+    pub bluetooth: Vec<BluetoothConfig>,
+    /// The piconet's host and controller settings (`[piconet]`).
+    pub piconet: PiconetConfig,
+}
+
+/// A Bluetooth client (`[[bluetooth]]`): a slave of the AP's piconet with its `bnep0`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BluetoothConfig {
+    pub name: String,
+    /// Packet types the link may use (both directions), sorted, never empty.
+    pub packet_types: Vec<crate::bluetooth::PacketType>,
+    /// Fixed probability that a baseband packet of the link is lost (both directions), on top
+    /// of the WLAN's interference.
+    pub packet_error_rate: f64,
+    /// Position (m) for the SIR refinement; None: colocated with the AP.
+    pub position: Option<(f64, f64)>,
+    pub node: NodeConfig,
+}
+
+/// `[piconet]`: the host stack and controller under each `bnep` device, and the coexistence
+/// options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PiconetConfig {
+    pub host: crate::bluetooth::HostParams,
+    /// Adaptive frequency hopping: hop over the channels outside the WLAN's band only.
+    pub afh: bool,
+    /// SIR refinement of the coexistence (needs positions); false: any overlap is a loss.
+    pub sir: bool,
+    /// Transmit powers (dBm) of the Bluetooth radios and the WLAN radios for `sir`.
+    pub bt_power_dbm: f64,
+    pub wlan_power_dbm: f64,
+}
+
+impl Default for PiconetConfig {
+    fn default() -> Self {
+        PiconetConfig {
+            host: crate::bluetooth::HostParams {
+                bnep_header: 3,
+                bnep_txq_len: 20,
+                l2cap_sndbuf: 212_992,
+                acl_mtu: 310,
+                acl_pkts: 10,
+            },
+            afh: false,
+            sir: false,
+            bt_power_dbm: 0.0,
+            wlan_power_dbm: 15.0,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +124,8 @@ pub struct CellConfig {
     pub collision_defer: CollisionDefer,
     /// 802.11n settings (Some exactly when `standard` is `Dot11n`).
     pub ht: Option<HtCellConfig>,
+    /// The WLAN's channel (`channel`, 1-14; 2.4 GHz), for the coexistence with Bluetooth.
+    pub channel: u32,
 }
 
 /// How the stations whose frames collided defer once the medium is idle again.
@@ -289,6 +341,8 @@ pub enum Endpoint {
     Ap,
     /// Index into `Scenario::stations`.
     Station(usize),
+    /// Index into `Scenario::bluetooth`.
+    Bt(usize),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -433,6 +487,7 @@ impl Scenario {
             Endpoint::Server => self.server.ip.unwrap_or(DEFAULT_SERVER_IP),
             Endpoint::Ap => self.ap.ip.unwrap_or(DEFAULT_AP_IP),
             Endpoint::Station(i) => self.stations[i].node.ip.unwrap_or(DEFAULT_AP_IP + 1 + i as u32),
+            Endpoint::Bt(i) => self.bluetooth[i].node.ip.unwrap_or(DEFAULT_BT_IP + i as u32),
         }
     }
 
@@ -460,6 +515,8 @@ impl Scenario {
 
 pub const DEFAULT_SERVER_IP: u32 = 0x0a00_0001;
 pub const DEFAULT_AP_IP: u32 = 0xc0a8_0101;
+/// Bluetooth slave i: 192.168.100.(i + 2) by default.
+pub const DEFAULT_BT_IP: u32 = 0xc0a8_6402;
 
 /// "a.b.c.d" as a u32 (surrounding blanks allowed), or None: the tc lexer's parser.
 pub fn parse_ipv4(s: &str) -> Option<u32> {

@@ -21,12 +21,20 @@ fn key(node: &str, dev: &str) -> u64 {
 /// Every node that has a tc script, with its devices.
 pub fn nodes_with_scripts(scn: &Scenario) -> Vec<NodeDevices<'_>> {
     let n = scn.stations.len();
+    let k = scn.bluetooth.len();
     let mut out = Vec::new();
     if let Some(src) = &scn.ap.tc {
-        out.push(NodeDevices {
-            source: src,
-            devices: vec![("wlan0", scn.ap.txqueuelen, 0, key("ap", "wlan0")), ("eth0", scn.ap.txqueuelen, n + 1, key("ap", "eth0"))],
-        });
+        let mut devices = vec![("wlan0", scn.ap.txqueuelen, 0, key("ap", "wlan0")), ("eth0", scn.ap.txqueuelen, n + 1, key("ap", "eth0"))];
+        // The AP's `bnepN` of each Bluetooth slave (after the server's eth0).
+        for (i, name) in crate::net::topology::BNEP_NAMES.iter().enumerate().take(k) {
+            devices.push((name, scn.ap.txqueuelen, n + 3 + i, key("ap", name)));
+        }
+        out.push(NodeDevices { source: src, devices });
+    }
+    for (i, b) in scn.bluetooth.iter().enumerate() {
+        if let Some(src) = &b.node.tc {
+            out.push(NodeDevices { source: src, devices: vec![("bnep0", b.node.txqueuelen, n + 3 + k + i, key(&b.name, "bnep0"))] });
+        }
     }
     for (i, st) in scn.stations.iter().enumerate() {
         if let Some(src) = &st.node.tc {

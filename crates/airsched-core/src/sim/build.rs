@@ -46,6 +46,13 @@ impl Simulation {
         }
         let n_samples = ((end.0 - scn.run.warmup.0) / scn.run.sample_interval.0) as usize;
         let mut cx = Ctx::new(scn, books, queue);
+        if !scn.bluetooth.is_empty() {
+            let (bt, coex) = crate::bluetooth::build::piconet(scn, &net.topo);
+            net.bt = Some(Box::new(bt));
+            cx.coex = Some(Box::new(coex));
+            // The piconet's clock starts with the run: the master's first transmit slot.
+            cx.schedule(Nanos::ZERO, Event::BtMasterTx);
+        }
         for st in 0..n {
             wifi.m.radio.refresh_chan(st, &mut cx.chan);
         }

@@ -84,6 +84,10 @@ fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
     let looked = match d.link {
         Link::Wifi(node) => wifi.pull(node, cx, |cx| d.dequeue(dev, cx)),
         Link::Wire(to) => net.wire.kick(dev, to, d, cx),
+        Link::Bt { slave, up } => match net.bt.as_deref_mut() {
+            Some(bt) => bt.pull(slave as usize, up, cx, |cx| d.dequeue(dev, cx)),
+            None => false,
+        },
     };
     if looked && d.sourced {
         cx.out.push(Req::Refill { dev });
@@ -212,8 +216,19 @@ impl Simulation {
                 for (f, c) in self.cx.counters.flows.iter().enumerate() {
                     self.rec.last_sample_bytes[f] = c.received_payload_bytes;
                 }
+                if let (Some(bt), Some(coex)) = (self.net.bt.as_deref_mut(), self.cx.coex.as_deref()) {
+                    bt.snapshot(&coex.counters);
+                }
             }
             Event::Sample => self.on_sample(),
+            Event::BtMasterTx | Event::BtMasterEnd | Event::BtSlaveEnd => {
+                let bt = self.net.bt.as_deref_mut().expect("Bluetooth events come from a piconet");
+                match ev {
+                    Event::BtMasterTx => bt.on_master_tx(&mut self.cx),
+                    Event::BtMasterEnd => bt.on_master_end(&mut self.cx),
+                    _ => bt.on_slave_end(&mut self.cx),
+                }
+            }
         }
     }
 
@@ -235,6 +250,7 @@ impl Simulation {
             match req {
                 Req::Deliver { at, pkt } => self.arrive(at, pkt),
                 Req::Refill { dev } => self.refill(dev),
+                Req::Wake { dev } => run_dev(&mut self.net, &mut self.wifi, &mut self.cx, dev),
             }
         }
     }
@@ -337,6 +353,11 @@ impl Simulation {
         self.finished = true;
         let conservation = self.check_conservation()?;
         Ok(self.results(conservation))
+    }
+
+    /// The two media's air logs and the coexistence counters (a cell with Bluetooth).
+    pub fn coex(&self) -> Option<&crate::coex::Coex> {
+        self.cx.coex.as_deref()
     }
 
     pub fn scenario(&self) -> &Scenario {

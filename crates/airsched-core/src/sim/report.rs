@@ -53,6 +53,9 @@ impl Simulation {
         // A frame whose receiver already has a copy is the sender's only; it is not in flight.
         let mut senders_copies = 0u64;
         senders_copies += self.wifi.for_each_held(&mut count);
+        if let Some(bt) = self.net.bt.as_deref() {
+            bt.for_each_held(&mut count);
+        }
         for ev in self.cx.out.queue().pending() {
             if let Event::WireDeliver { pkt, .. } = *ev {
                 count(pkt);
@@ -113,6 +116,7 @@ impl Simulation {
                 Node::Server => "server".to_string(),
                 Node::Ap => "ap".to_string(),
                 Node::Station(i) => self.scn.stations[i as usize].name.clone(),
+                Node::BtSlave(i) => self.scn.bluetooth[i as usize].name.clone(),
             };
             let rx = d.received_packets;
             let tcp = self.traffic.tcp[f].as_deref();
@@ -291,6 +295,8 @@ impl Simulation {
             });
         }
 
+        let (bluetooth, coexistence) = self.bluetooth_rows(msecs);
+
         let total_payload: u64 = (0..self.traffic.flows.len())
             .map(|f| c.flows[f].received_payload_bytes - base.flows[f].received_payload_bytes)
             .sum();
@@ -311,6 +317,8 @@ impl Simulation {
             nodes,
             rates,
             aggregates,
+            bluetooth,
+            coexistence,
             pings: self
                 .rec
                 .pings
@@ -365,3 +373,58 @@ fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationC
     }
 }
 
+impl Simulation {
+    /// The Bluetooth tables over the measured window: per slave and direction, and the WLAN's
+    /// frames next to the piconet per station and direction.
+    fn bluetooth_rows(&self, msecs: f64) -> (Vec<crate::results::BtLinkRow>, Vec<crate::results::CoexRow>) {
+        use crate::results::{BtLinkRow, CoexRow};
+        let (Some(bt), Some(coex)) = (self.net.bt.as_deref(), self.cx.coex.as_deref()) else { return (Vec::new(), Vec::new()) };
+        let dirs = ["down", "up"];
+        let slots = (msecs / crate::bluetooth::SLOT.as_secs_f64()).max(1.0);
+        let mut links = Vec::new();
+        for (i, l) in bt.links.iter().enumerate() {
+            let types: Vec<&str> = l.types.iter().map(|t| t.name()).collect();
+            for d in 0..2 {
+                let cur = l.stats[d];
+                let b = bt.at_warmup.as_ref().map_or(Default::default(), |w| w.0[i][d]);
+                links.push(BtLinkRow {
+                    name: l.name.clone(),
+                    direction: dirs[d].into(),
+                    packet_types: types.join(" "),
+                    l2cap_mbps: (cur.bytes_acked - b.bytes_acked) as f64 * 8.0 / msecs / 1e6,
+                    data_packets: cur.data_packets - b.data_packets,
+                    retransmissions: cur.retransmissions - b.retransmissions,
+                    empty_packets: cur.empty_packets - b.empty_packets,
+                    slot_share: (cur.slots - b.slots) as f64 / slots,
+                    airtime_s: (cur.airtime_ns - b.airtime_ns) as f64 * 1e-9,
+                    hit_by_wlan: cur.hit_by_wlan - b.hit_by_wlan,
+                    lost_errors: cur.lost_errors - b.lost_errors,
+                    duplicates: cur.duplicates - b.duplicates,
+                    delivered: cur.delivered - b.delivered,
+                });
+            }
+        }
+        let zero = crate::coex::CoexCounters {
+            wlan_data_hit: vec![[0; 2]; self.scn.stations.len()],
+            wlan_ack_hit: vec![[0; 2]; self.scn.stations.len()],
+            wlan_data_checked: vec![[0; 2]; self.scn.stations.len()],
+            wlan_ack_checked: vec![[0; 2]; self.scn.stations.len()],
+        };
+        let base = bt.at_warmup.as_ref().map_or(&zero, |w| &w.1);
+        let c = &coex.counters;
+        let mut rows = Vec::new();
+        for (s, st) in self.scn.stations.iter().enumerate() {
+            for d in 0..2 {
+                rows.push(CoexRow {
+                    station: st.name.clone(),
+                    direction: dirs[d].into(),
+                    data_frames: c.wlan_data_checked[s][d] - base.wlan_data_checked[s][d],
+                    data_hit_by_bt: c.wlan_data_hit[s][d] - base.wlan_data_hit[s][d],
+                    acks: c.wlan_ack_checked[s][d] - base.wlan_ack_checked[s][d],
+                    acks_hit_by_bt: c.wlan_ack_hit[s][d] - base.wlan_ack_hit[s][d],
+                });
+            }
+        }
+        (links, rows)
+    }
+}

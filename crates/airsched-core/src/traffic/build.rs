@@ -22,6 +22,7 @@ pub fn tcp_era(scn: &Scenario, f: &FlowConfig, at: Endpoint) -> Option<KernelEra
         Endpoint::Server => scn.server.kernel,
         Endpoint::Ap => scn.ap.kernel,
         Endpoint::Station(i) => scn.stations[i].node.kernel,
+        Endpoint::Bt(i) => scn.bluetooth[i].node.kernel,
     };
     f.tcp.kernel.or(node).or(DEFAULT_KERNEL_ERA)
 }
@@ -64,6 +65,7 @@ fn node_of(e: Endpoint) -> Node {
         Endpoint::Server => Node::Server,
         Endpoint::Ap => Node::Ap,
         Endpoint::Station(i) => Node::Station(i as u32),
+        Endpoint::Bt(i) => Node::BtSlave(i as u32),
     }
 }
 

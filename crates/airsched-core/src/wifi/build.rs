@@ -86,6 +86,7 @@ impl Wifi {
         air: Vec::with_capacity(n + 2),
         charges: Vec::with_capacity(2 * n + 4),
         busy_span: (Nanos::ZERO, Nanos::ZERO),
+        ack_pending: false,
         outcome: Outcome::Collision,
         radio,
         ifs,

@@ -112,7 +112,69 @@ impl Legacy {
         if cx.tap.is_some() {
             self.tap_exchange(m, cx, ta);
         }
+        if let Some(c) = cx.coex.as_deref_mut() {
+            // Bluetooth beside the cell: the frames go into the WLAN's air log; a decoded lone
+            // frame's fate waits for its end (`coex_data_end`).
+            for ch in &m.charges {
+                c.wlan.push(crate::coex::OnAir { start: ch.start, end: ch.end, chan: 0, in_band: true, from: ch.node });
+            }
+            if matches!(m.outcome, Outcome::Success | Outcome::AckLost) {
+                m.busy_deferred(cx, ta, busy_end);
+                return;
+            }
+        }
         m.busy_until(cx, ta, busy_end);
+    }
+
+    /// Bluetooth beside the cell, the end of a data frame its receiver would decode: was a
+    /// Bluetooth packet in its band on the air meanwhile (`crate::coex`)? Then the frame is
+    /// lost, its ACK is not sent and the busy period ends now (returns true). Otherwise the
+    /// exchange ends after the ACK, whose own fate is known at its end.
+    fn coex_data_end(&mut self, m: &mut Medium, cx: &mut Ctx) -> bool {
+        let a = m.air[0];
+        let s = m.dcf.nodes[a.node as usize].frame_station as usize;
+        let dir = (a.node != 0) as usize;
+        let to = if a.node == 0 { s as u32 + 1 } else { 0 };
+        let c = cx.coex.as_deref_mut().expect("called with Bluetooth beside");
+        c.counters.wlan_data_checked[s][dir] += 1;
+        if c.wlan_hit(m.busy_span.0, cx.now, to, dsss_rate(a) as usize) {
+            c.counters.wlan_data_hit[s][dir] += 1;
+            c.wlan.pop_last();
+            let sc = &mut cx.counters.stations[s];
+            if m.outcome == Outcome::AckLost {
+                sc.ack_errors -= 1;
+            }
+            sc.data_errors += 1;
+            m.outcome = Outcome::DataLost;
+            m.cut_response(cx);
+            return true;
+        }
+        cx.schedule(m.busy_span.1, Event::ExchangeEnd);
+        m.ack_pending = m.outcome == Outcome::Success;
+        false
+    }
+
+    /// Bluetooth beside the cell, the end of an ACK the WLAN alone would have let through:
+    /// if a Bluetooth packet in its band overlapped it, the ACK is lost (the sender retries;
+    /// the receiver already has the frame), else the sender is done with its frame.
+    pub fn coex_ack_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        m.ack_pending = false;
+        let a = m.air[0];
+        let node = a.node as usize;
+        let s = m.dcf.nodes[node].frame_station as usize;
+        let dir = (a.node != 0) as usize;
+        let ack = *m.charges.last().expect("the ACK's charge");
+        let c = cx.coex.as_deref_mut().expect("called with Bluetooth beside");
+        c.counters.wlan_ack_checked[s][dir] += 1;
+        if c.wlan_hit(ack.start, ack.end, a.node, self.ack_rate[dsss_rate(a) as usize] as usize) {
+            c.counters.wlan_ack_hit[s][dir] += 1;
+            cx.counters.stations[s].ack_errors += 1;
+            m.outcome = Outcome::AckLost;
+            return;
+        }
+        let pkt = m.dcf.nodes[node].frame.expect("the sender holds its frame until the ACK");
+        m.dcf.on_success(node);
+        cx.pkts.free(pkt);
     }
 
     /// Hand the busy period's frames to the capture (`--pcap`): the beacon, every data frame
@@ -187,22 +249,28 @@ impl Legacy {
     /// End of a decoded data PPDU: the receiver has the frame. A retransmission of a frame the
     /// receiver already has (its ACK was lost) is discarded there as a duplicate.
     pub fn on_tx_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        if cx.coex.is_some() && self.coex_data_end(m, cx) {
+            return;
+        }
+        // Next to Bluetooth the ACK's fate is known at its end: until then the sender keeps
+        // its frame as if the ACK were lost (`coex_ack_end` settles it).
+        let acked = m.outcome == Outcome::Success && !m.ack_pending;
         let node = m.air[0].node as usize;
         let pkt = m.dcf.nodes[node].frame.expect("decoded transmitter holds its frame");
         let station = m.dcf.nodes[node].frame_station;
         let to = if node == 0 { Node::Station(station) } else { Node::Ap };
         let duplicate = m.dcf.nodes[node].delivered;
-        if m.outcome == Outcome::Success {
+        if acked {
             m.dcf.on_success(node);
         }
         if duplicate {
-            if m.outcome == Outcome::Success {
+            if acked {
                 cx.pkts.free(pkt);
             }
             return;
         }
         cx.counters.stations[station as usize].tx_frames += 1;
-        if m.outcome == Outcome::Success {
+        if acked {
             cx.deliver(to, pkt);
         } else {
             // ACK lost: the receiver passes a copy up; the sender keeps the frame to retry.

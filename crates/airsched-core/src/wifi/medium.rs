@@ -90,6 +90,9 @@ pub struct Medium {
     /// back ([`Medium::unspend_after`]). Cleared with `air`.
     pub charges: Vec<Charge>,
     pub busy_span: (Nanos, Nanos),
+    /// Bluetooth beside the cell: the lone frame's receiver decoded it and its ACK is on the
+    /// air, whose fate is known at its end (`Legacy::coex_ack_end`).
+    pub ack_pending: bool,
 }
 
 /// Airtime charged to a node (and, for a data frame or its response, to a station and a
@@ -146,6 +149,28 @@ impl Medium {
         cx.counters.medium_busy_ns += (busy_end - ta).0;
         self.busy_span = (ta, busy_end);
         cx.schedule(busy_end, crate::engine::Event::ExchangeEnd);
+    }
+
+    /// [`Medium::busy_until`] for an exchange whose end waits on the fate of its data frame
+    /// next to Bluetooth (`Legacy::coex_data_end` schedules it).
+    pub fn busy_deferred(&mut self, cx: &mut Ctx, ta: Nanos, busy_end: Nanos) {
+        cx.counters.medium_busy_ns += (busy_end - ta).0;
+        self.busy_span = (ta, busy_end);
+    }
+
+    /// The planned response (the last charge) will not be sent: the data frame it answers was
+    /// lost. Its airtime is taken back and the busy period ends now.
+    pub fn cut_response(&mut self, cx: &mut Ctx) {
+        let r = self.charges.pop().expect("a response was planned");
+        let ns = (r.end - r.start).0;
+        let c = &mut cx.counters;
+        c.nodes[r.node as usize].airtime_ns -= ns;
+        let sc = &mut c.stations[r.station as usize];
+        sc.airtime_ns -= ns;
+        sc.air_dir_ns[r.dir as usize] -= ns;
+        c.medium_busy_ns -= (self.busy_span.1 - cx.now).0;
+        self.busy_span.1 = cx.now;
+        cx.schedule(cx.now, crate::engine::Event::ExchangeEnd);
     }
 
     /// For a capture (`--pcap`): the beacon at the head of the busy period starting at `ta`,

@@ -73,6 +73,11 @@ impl Wifi {
     /// both MACs), the monitor's report, every transmitter's TX status.
     pub fn on_exchange_end(&mut self, cx: &mut Ctx) {
         let m = &mut self.m;
+        if m.ack_pending {
+            if let Mac::Legacy(l) = &mut self.mac {
+                l.coex_ack_end(m, cx);
+            }
+        }
         let lone = match m.air.first() {
             Some(&a) if m.air.len() == 1 && !m.dcf.medium.beacon_in_air => Some(match &self.mac {
                 Mac::Legacy(l) => l.lone_frame(m, a),

@@ -77,6 +77,7 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
     let beacon_bytes = tbl
         .get("beacon_bytes")
         .and_then(|v| integer(ctx, v, "cell.beacon_bytes", 24, 2346).map(|n| n as u32));
+    let channel = tbl.get("channel").and_then(|v| integer(ctx, v, "cell.channel", 1, 14));
     let retry_limit = tbl
         .get("retry_limit")
         .and_then(|v| integer(ctx, v, "cell.retry_limit", 1, 255));
@@ -165,6 +166,7 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
         rate_control: rate_control.unwrap_or(crate::scenario::RateControl::Fixed),
         preamble_detection_cdb,
         ht,
+        channel: channel.map_or(1, |c| c as u32),
     };
     (cell, standard)
 }

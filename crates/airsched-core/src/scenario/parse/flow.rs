@@ -7,12 +7,13 @@ pub(super) fn endpoint(
     v: &Value<'_>,
     key: &str,
     stations: &HashMap<String, usize>,
+    bt: &HashMap<String, usize>,
 ) -> Option<Endpoint> {
     let s = string(
         ctx,
         v,
         key,
-        "a string, \"server\", \"ap\" or a station name",
+        "a string, \"server\", \"ap\", a station name or a Bluetooth client's name",
     )?;
     match s {
         "server" => return Some(Endpoint::Server),
@@ -21,6 +22,9 @@ pub(super) fn endpoint(
     }
     if let Some(&i) = stations.get(s) {
         return Some(Endpoint::Station(i));
+    }
+    if let Some(&i) = bt.get(s) {
+        return Some(Endpoint::Bt(i));
     }
     let mut known: Vec<&str> = stations.keys().map(String::as_str).collect();
     known.sort_by_key(|k| stations[*k]);
@@ -44,6 +48,7 @@ pub(super) fn parse_flows(
     ctx: &mut Ctx<'_>,
     v: Option<&Value<'_>>,
     stations: &HashMap<String, usize>,
+    bt: &HashMap<String, usize>,
     run: Option<&RunDuration>,
 ) -> Vec<FlowConfig> {
     let run_duration = run.map(|r| r.value);
@@ -141,7 +146,7 @@ pub(super) fn parse_flows(
             "src",
             Some("\"server\", \"ap\" or a station name"),
         );
-        let src = src_v.and_then(|v| endpoint(ctx, v, &k("src"), stations));
+        let src = src_v.and_then(|v| endpoint(ctx, v, &k("src"), stations, bt));
         let dst_v = lookup(
             ctx,
             tbl,
@@ -150,7 +155,7 @@ pub(super) fn parse_flows(
             "dst",
             Some("\"server\", \"ap\" or a station name"),
         );
-        let dst = dst_v.and_then(|v| endpoint(ctx, v, &k("dst"), stations));
+        let dst = dst_v.and_then(|v| endpoint(ctx, v, &k("dst"), stations, bt));
         if let (Some(s), Some(d), Some(dv)) = (src, dst, dst_v) {
             if s == d {
                 ctx.error(

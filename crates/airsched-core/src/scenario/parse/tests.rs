@@ -39,6 +39,7 @@ fn default_cell() -> CellConfig {
         rate_control: crate::scenario::RateControl::Fixed,
         preamble_detection_cdb: None,
         ht: None,
+        channel: 1,
     }
 }
 
@@ -97,6 +98,8 @@ fn the_example_parses() {
             tcp: Default::default(),
         }],
         warnings: vec![],
+        bluetooth: vec![],
+        piconet: crate::scenario::PiconetConfig::default(),
     };
     assert_eq!(s, want);
 }
@@ -224,6 +227,7 @@ rate = "12kbit"
             rate_control: crate::scenario::RateControl::Fixed,
             preamble_detection_cdb: None,
             ht: None,
+            channel: 1,
         }
     );
     assert_eq!(

@@ -1,0 +1,181 @@
+//! `[[bluetooth]]` (the AP's piconet slaves) and `[piconet]` (host stack, controller and
+//! coexistence options); docs/model-bluetooth.md.
+
+use super::*;
+use crate::bluetooth::PacketType;
+use crate::scenario::{BluetoothConfig, PiconetConfig};
+
+pub(super) const BLUETOOTH_KEYS: &[&str] = &["name", "ip", "txqueuelen", "tc", "tc_file", "packet_types", "packet_error_rate", "position"];
+pub(super) const PICONET_KEYS: &[&str] = &[
+    "bnep_header", "bnep_txq_len", "l2cap_sndbuf", "acl_mtu", "acl_pkts", "afh", "sir", "bt_power", "wlan_power",
+];
+
+/// A piconet has at most 7 active slaves (3-bit LT_ADDR, 0 is broadcast).
+pub(super) const MAX_SLAVES: usize = 7;
+
+const TYPES_EXAMPLE: &str = "a list of ACL packet types like [\"DH1\", \"DH3\", \"DH5\"] (DM1 DH1 DM3 DH3 DM5 DH5 2-DH1 2-DH3 2-DH5 3-DH1 3-DH3 3-DH5)";
+
+fn packet_types(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<Vec<PacketType>> {
+    let DeValue::Array(items) = v.get_ref() else {
+        ctx.error(&v.span(), key, format!("expected {TYPES_EXAMPLE}"));
+        return None;
+    };
+    if items.is_empty() {
+        ctx.error(&v.span(), key, format!("must not be empty; expected {TYPES_EXAMPLE}"));
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let Some(s) = string(ctx, item, key, "a packet type name like \"DH5\"") else {
+            ok = false;
+            continue;
+        };
+        match PacketType::from_name(s) {
+            Some(t) => out.push(t),
+            None => {
+                let names: Vec<&str> = PacketType::ALL.iter().map(|t| t.name()).collect();
+                let mut msg = format!("unknown packet type {s:?}; expected one of {}", names.join(", "));
+                if let Some(c) = closest(s, names.iter().copied()) {
+                    msg.push_str(&format!("; did you mean {c:?}?"));
+                }
+                ctx.error(&item.span(), key, msg);
+                ok = false;
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    ok.then_some(out)
+}
+
+fn number(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, min: f64, max: f64, ex: &str) -> Option<f64> {
+    let x = match v.get_ref() {
+        DeValue::Float(f) => f.to_string().parse::<f64>().ok(),
+        DeValue::Integer(i) => i.to_string().parse::<f64>().ok(),
+        _ => None,
+    };
+    match x {
+        Some(x) if x.is_finite() && (min..=max).contains(&x) => Some(x),
+        _ => {
+            ctx.error(&v.span(), key, format!("expected a number from {min} to {max}, e.g. {ex}"));
+            None
+        }
+    }
+}
+
+/// The slaves, and a map from each name to its index (for flows).
+pub(super) fn parse_bluetooth(
+    ctx: &mut Ctx<'_>,
+    v: Option<&Value<'_>>,
+    stations: &HashMap<String, usize>,
+    standard: Option<Standard>,
+) -> (Vec<BluetoothConfig>, HashMap<String, usize>) {
+    let mut out = Vec::new();
+    let mut names: HashMap<String, (usize, Span)> = HashMap::new();
+    for (i, tbl, tspan) in array_of_tables(ctx, v, "bluetooth") {
+        let path = format!("bluetooth[{i}]");
+        check_keys(ctx, tbl, &path, "[[bluetooth]]", BLUETOOTH_KEYS);
+        if i == MAX_SLAVES {
+            ctx.error(&tspan, "bluetooth", format!("an 8th Bluetooth slave; a piconet has at most {MAX_SLAVES} active slaves (3-bit LT_ADDR)"));
+        }
+        if i == 0 && standard == Some(Standard::Dot11n) {
+            ctx.error(&tspan, "bluetooth", "Bluetooth and its coexistence are modelled beside an 802.11b cell only (cell.standard = \"802.11b\")");
+        }
+        let index = out.len();
+        let name = lookup(ctx, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"bt1\"")).and_then(|v| {
+            let key = join(&path, "name");
+            let s = string(ctx, v, &key, "a string like \"bt1\"")?;
+            if s.is_empty() || !s.chars().all(valid_name_char) {
+                ctx.error(&v.span(), &key, format!("name {s:?} must be non-empty ASCII letters, digits, '_', '.' and '-'"));
+                return None;
+            }
+            if s.eq_ignore_ascii_case("server") || s.eq_ignore_ascii_case("ap") {
+                ctx.error(&v.span(), &key, format!("{s:?} is reserved; choose another name"));
+                return None;
+            }
+            if stations.contains_key(s) {
+                ctx.error(&v.span(), &key, format!("{s:?} is already a [[station]]'s name; names of stations and Bluetooth clients must differ"));
+                return None;
+            }
+            if let Some((_, first)) = names.get(s) {
+                let line = ctx.line_of(first);
+                ctx.error(&v.span(), &key, format!("duplicate Bluetooth client name {s:?} (already used on line {line})"));
+                return None;
+            }
+            names.insert(s.to_string(), (index, v.span()));
+            Some(s.to_string())
+        });
+        let types = tbl.get("packet_types").and_then(|v| packet_types(ctx, v, &join(&path, "packet_types")));
+        let per = tbl
+            .get("packet_error_rate")
+            .and_then(|v| number(ctx, v, &join(&path, "packet_error_rate"), 0.0, 0.99, "packet_error_rate = 0.01"));
+        let position = tbl.get("position").and_then(|v| {
+            let key = join(&path, "position");
+            match v.get_ref() {
+                DeValue::Array(a) if a.len() == 2 => {
+                    let x = number(ctx, &a[0], &key, -1e6, 1e6, "position = [3.0, 0.0]")?;
+                    let y = number(ctx, &a[1], &key, -1e6, 1e6, "position = [3.0, 0.0]")?;
+                    Some((x, y))
+                }
+                _ => {
+                    ctx.error(&v.span(), &key, "expected [x, y] in metres, e.g. position = [3.0, 0.0]");
+                    None
+                }
+            }
+        });
+        let node = parse_node(ctx, tbl, &path);
+        out.push(BluetoothConfig {
+            name: name.unwrap_or_default(),
+            packet_types: types.unwrap_or_else(|| vec![PacketType::Dh1, PacketType::Dh3, PacketType::Dh5]),
+            packet_error_rate: per.unwrap_or(0.0),
+            position,
+            node,
+        });
+    }
+    (out, names.into_iter().map(|(k, (i, _))| (k, i)).collect())
+}
+
+pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> PiconetConfig {
+    let mut p = PiconetConfig::default();
+    let Some(v) = v else { return p };
+    let Some(tbl) = as_table(ctx, v, "piconet", "[piconet]") else { return p };
+    check_keys(ctx, tbl, "piconet", "[piconet]", PICONET_KEYS);
+    if let Some(v) = tbl.get("bnep_header") {
+        let key = "piconet.bnep_header";
+        let ex = "\"compressed\" (3 bytes), \"src-only\" or \"dst-only\" (9), \"general\" (15)";
+        if let Some(s) = string(ctx, v, key, ex) {
+            match s {
+                "compressed" => p.host.bnep_header = 3,
+                "src-only" | "dst-only" => p.host.bnep_header = 9,
+                "general" => p.host.bnep_header = 15,
+                _ => ctx.error(&v.span(), key, format!("unknown BNEP header {s:?}; expected {ex}")),
+            }
+        }
+    }
+    if let Some(n) = tbl.get("bnep_txq_len").and_then(|v| integer(ctx, v, "piconet.bnep_txq_len", 1, 100_000)) {
+        p.host.bnep_txq_len = n as u32;
+    }
+    if let Some(n) = tbl.get("l2cap_sndbuf").and_then(|v| integer(ctx, v, "piconet.l2cap_sndbuf", 1, 1 << 30)) {
+        p.host.l2cap_sndbuf = n;
+    }
+    if let Some(n) = tbl.get("acl_mtu").and_then(|v| integer(ctx, v, "piconet.acl_mtu", 27, 65_535)) {
+        p.host.acl_mtu = n as u32;
+    }
+    if let Some(n) = tbl.get("acl_pkts").and_then(|v| integer(ctx, v, "piconet.acl_pkts", 1, 65_535)) {
+        p.host.acl_pkts = n as u32;
+    }
+    if let Some(b) = tbl.get("afh").and_then(|v| boolean(ctx, v, "piconet.afh")) {
+        p.afh = b;
+    }
+    if let Some(b) = tbl.get("sir").and_then(|v| boolean(ctx, v, "piconet.sir")) {
+        p.sir = b;
+    }
+    if let Some(x) = tbl.get("bt_power").and_then(|v| number(ctx, v, "piconet.bt_power", -30.0, 30.0, "bt_power = 0 (dBm, class 2: 4 dBm)")) {
+        p.bt_power_dbm = x;
+    }
+    if let Some(x) = tbl.get("wlan_power").and_then(|v| number(ctx, v, "piconet.wlan_power", -30.0, 30.0, "wlan_power = 15 (dBm)")) {
+        p.wlan_power_dbm = x;
+    }
+    p
+}
