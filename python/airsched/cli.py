@@ -237,6 +237,8 @@ def tc_check_command(
         _warn(warning)
     for dev in checked["devices"]:
         sys.stdout.write(dev["tree"])
+    for line in checked.get("redirects", []):
+        sys.stdout.write(f"redirect {line}\n")
 
 
 def _override_lines(overrides: list[str] | None) -> list[str]:

@@ -21,6 +21,9 @@ pub enum Link {
     Wifi(u32),
     /// Serialises onto the wire and delivers to this node.
     Wire(Node),
+    /// A virtual device (ifb, imq: `tc/virt.rs`): what its qdisc releases goes on at once to
+    /// the packet's own device (`Packet::iif`).
+    Virtual,
 }
 
 /// The per-station accounting of packets a device drops: the station a packet at this device is

@@ -27,7 +27,7 @@ fn validate<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<String>
 
 /// Parse and build a tc script on its own (`airsched tc check`): every device it names is
 /// accepted, with txqueuelen 1000. Returns {"devices": [{"dev", "tree", "qdisc_text",
-/// "class_text"}], "warnings": [...]}; raises ScenarioError with every error at its line and column.
+/// "class_text"}], "warnings": [...], "redirects": [...]}; raises ScenarioError with every error at its line and column.
 ///
 /// `devices`, a list of (name, txqueuelen), limits the script to one node's devices (`airsched
 /// tc check --scenario S --node N`): naming another is an error, as in a scenario.
@@ -38,6 +38,7 @@ fn tc_check<'py>(py: Python<'py>, text: &str, path: &str, devices: Option<Vec<(S
         airsched_core::tc::check_script_on(text, path, devices.as_deref()).map_err(errors::scenario_error_lines)?;
     let out = PyDict::new(py);
     out.set_item("warnings", checked.warnings)?;
+    out.set_item("redirects", checked.redirects)?;
     let devs = pyo3::types::PyList::empty(py);
     for dev in checked.devices {
         let d = PyDict::new(py);

@@ -66,9 +66,25 @@ pub struct Simulation {
 }
 
 /// The transmit path of a node's stack: offer `pkt` to device `dev`'s qdisc and, if it took
-/// it, run the device. Returns whether the qdisc took it.
+/// it, run the device. Returns whether the qdisc took it. A device with an egress hook (an ifb
+/// redirect, an IMQ rule) hands the packet to the virtual device instead, which sends it back
+/// to `dev`'s qdisc later ([`run_dev`]).
 #[inline]
 fn xmit(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+    if let Some(hook) = &net.devs[dev as usize].hook {
+        let key = cx.keys[cx.pkts.get(pkt).flow as usize];
+        if let Some(to) = hook.target(&key, cx.pkts.get(pkt).ip_len) {
+            cx.pkts.get_mut(pkt).iif = dev;
+            return xmit_own(net, wifi, cx, to, pkt);
+        }
+    }
+    xmit_own(net, wifi, cx, dev, pkt)
+}
+
+/// `dev`'s own qdisc and driver, without its egress hook (`skb->tc_skip_classify` on the way
+/// back from an ifb: the filters still classify, their actions are skipped once).
+#[inline]
+fn xmit_own(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
     let ok = net.devs[dev as usize].enqueue(dev, pkt, cx);
     if ok {
         run_dev(net, wifi, cx, dev);
@@ -84,6 +100,17 @@ fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
     let looked = match d.link {
         Link::Wifi(node) => wifi.pull(node, cx, |cx| d.dequeue(dev, cx)),
         Link::Wire(to) => net.wire.kick(dev, to, d, cx),
+        Link::Virtual => {
+            // ifb_ri_tasklet (drivers/net/ifb.c, Linux 6.6) / imq's nf_reinject: every packet
+            // the virtual device's qdisc releases goes back at once to its own device's egress
+            // (dev_queue_xmit), whose qdisc holds it next: two queues in series. The tasklet's
+            // CPU time is zero here.
+            while let Some(p) = net.devs[dev as usize].dequeue(dev, cx) {
+                let iif = cx.pkts.get(p).iif;
+                xmit_own(net, wifi, cx, iif, p);
+            }
+            return;
+        }
     };
     if looked && d.sourced {
         cx.out.push(Req::Refill { dev });

@@ -4,7 +4,7 @@
 //! message` lines, and per device the indented tree and the `tc qdisc show` / `tc class show`
 //! lines. The command line and the Python binding only print what this returns.
 
-use super::build::{build_trees, DeviceSpec};
+use super::build::{build_all, build_trees, virtual_devices, DevHook, DeviceSpec};
 use super::lex::{parse_classid, Handle, Severity, TcDiag};
 use super::script::{parse_script, Command, Script};
 use super::show::{class_show, qdisc_show, tree_text};
@@ -31,6 +31,26 @@ pub struct CheckedDevice {
 pub struct CheckReport {
     pub devices: Vec<CheckedDevice>,
     pub warnings: Vec<String>,
+    /// One line per device whose packets go through a virtual device first ([`redirect_lines`]).
+    pub redirects: Vec<String>,
+}
+
+/// The egress hooks as text: `wlan0 -> ifb0 -> wlan0 (clsact egress: matchall prio 49152)`,
+/// or `wlan0 -> imq0 -> wlan0 (iptables POSTROUTING -o wlan0 -j IMQ)`.
+pub fn redirect_lines(hooks: &[DevHook]) -> Vec<String> {
+    let mut out = Vec::new();
+    for h in hooks {
+        if let Some(imq) = &h.imq {
+            out.push(format!("{} -> {imq} -> {} (every packet: iptables -t mangle -A POSTROUTING -o {} -j IMQ)", h.dev, h.dev, h.dev));
+            continue;
+        }
+        for r in &h.rules {
+            let Some(to) = &r.to else { continue };
+            let at = if r.filter.parent == super::lex::Handle::CLSACT_EGRESS { "clsact egress".to_string() } else { format!("root qdisc {}", r.filter.parent) };
+            out.push(format!("{} -> {to} -> {} ({at}, {} filter prio {}, line {})", h.dev, h.dev, super::filter::kind_name(&r.filter.kind), r.filter.prio, r.filter.line));
+        }
+    }
+    out
 }
 
 /// A diagnostic as `PATH:LINE:COL: at "TOKEN": message` (without the `at` part when it has no
@@ -51,6 +71,11 @@ pub fn named_devices(script: &Script<'_>) -> Vec<String> {
             Command::Qdisc(q) => q.dev.text,
             Command::Class(k) => k.dev.text,
             Command::Filter(f) => f.dev.text,
+            Command::Virtual(v) => match v.ops.first() {
+                Some(super::virt::VirtualOp::Imq { out, .. }) => out.text,
+                Some(super::virt::VirtualOp::ClsactAdd { dev } | super::virt::VirtualOp::ClsactDel { dev }) => dev.text,
+                _ => "",
+            },
         };
         if !dev.is_empty() && !names.iter().any(|n| n == dev) {
             names.push(dev.to_string());
@@ -78,7 +103,12 @@ pub fn build_unless_errors(
 /// is reported at once, sorted by line and column (parse and build errors alike), except
 /// knock-on errors: an error on a line whose `parent` is a handle or class id that an earlier
 /// failed line would have created (it fails only because of that one).
-pub(crate) fn build_reporting_all(text: &str, script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
+pub(crate) fn build_reporting_all(
+    text: &str,
+    script: &Script<'_>,
+    devices: &[DeviceSpec],
+    diags: &mut Vec<TcDiag>,
+) -> (Vec<(String, QdiscImpl)>, Vec<DevHook>) {
     let lines: Vec<&str> = text.lines().collect();
     let words_of = |line: u32| lines.get((line as usize).wrapping_sub(1)).map_or(Vec::new(), |l| l.split_whitespace().collect::<Vec<_>>());
     let after = |words: &[&str], key: &str| {
@@ -86,7 +116,7 @@ pub(crate) fn build_reporting_all(text: &str, script: &Script<'_>, devices: &[De
         parse_classid(word).ok().map(|(id, _)| id)
     };
     let mut built_diags = Vec::new();
-    let built = build_trees(script, devices, &mut built_diags);
+    let built = build_all(script, devices, &mut built_diags);
     diags.append(&mut built_diags);
     diags.sort_by_key(|d| (d.line, d.col));
     // In line order: a failed line's handle or class id is never made; a later error on a line
@@ -129,11 +159,21 @@ pub fn check_script(text: &str, path: &str) -> Result<CheckReport, Vec<String>> 
 pub fn check_script_on(text: &str, path: &str, devices: Option<&[(String, u32)]>) -> Result<CheckReport, Vec<String>> {
     let (script, mut diags) = parse_script(text);
     let spec = |name: String, txqueuelen: u32| DeviceSpec { stream: crate::engine::rng::name_key(&name), name, txqueuelen, seed: 1 };
-    let specs: Vec<DeviceSpec> = match devices {
+    let virt = virtual_devices(&script);
+    let mut specs: Vec<DeviceSpec> = match devices {
         Some(devs) => devs.iter().map(|(n, q)| spec(n.clone(), *q)).collect(),
-        None => named_devices(&script).into_iter().map(|n| spec(n, DEFAULT_TXQUEUELEN)).collect(),
+        None => named_devices(&script)
+            .into_iter()
+            .filter(|n| !virt.iter().any(|v| v.name == *n))
+            .map(|n| spec(n, DEFAULT_TXQUEUELEN))
+            .collect(),
     };
-    let built = build_reporting_all(text, &script, &specs, &mut diags);
+    for v in &virt {
+        if !specs.iter().any(|s| s.name == v.name) {
+            specs.push(spec(v.name.clone(), v.txqueuelen));
+        }
+    }
+    let (built, hooks) = build_reporting_all(text, &script, &specs, &mut diags);
     let of = |s: Severity| diags.iter().filter(move |d| d.severity == s).map(|d| located(path, d));
     let errors: Vec<String> = of(Severity::Error).collect();
     if !errors.is_empty() {
@@ -155,7 +195,7 @@ pub fn check_script_on(text: &str, path: &str, devices: Option<&[(String, u32)]>
             }
         })
         .collect();
-    Ok(CheckReport { devices, warnings: of(Severity::Warning).collect() })
+    Ok(CheckReport { devices, warnings: of(Severity::Warning).collect(), redirects: redirect_lines(&hooks) })
 }
 
 #[cfg(test)]
