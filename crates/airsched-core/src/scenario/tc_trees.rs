@@ -75,7 +75,7 @@ pub fn build_node_with_virtual(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vir
             specs.push(DeviceSpec { name: v.name.clone(), txqueuelen: v.txqueuelen, seed, stream: key(&node.node_name, &v.name) });
         }
     }
-    let (mut built, hooks) = crate::tc::check::build_reporting_all(&src.text, &script, &specs, &mut diags);
+    let (mut built, hooks) = crate::tc::check::build_reporting_all(&src.text, &script, &specs, Some(node.devices.len()), &mut diags);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for d in &diags {

@@ -1256,15 +1256,18 @@ fn build_node(dev: &Dev<'_>, qi: usize, spec: &DeviceSpec, depth: u32, diags: &m
     }
 }
 
-fn run_model<'a>(script: &Script<'a>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Model<'a> {
+/// `real`: how many of `devices` (the first ones) are the node's real devices; None: every
+/// device a virtual-device command names is virtual, the others real.
+fn run_model<'a>(script: &Script<'a>, devices: &[DeviceSpec], real: Option<usize>, diags: &mut Vec<TcDiag>) -> Model<'a> {
     let virt = virtual_devices(script);
     let mut model = Model {
         devs: devices
             .iter()
-            .map(|d| Dev {
+            .enumerate()
+            .map(|(i, d)| Dev {
                 name: d.name.clone(),
                 qdiscs: Vec::new(),
-                virt: virt.iter().find(|v| v.name == d.name).map(|v| (v.kind, false)),
+                virt: virt.iter().find(|v| v.name == d.name && real.is_none_or(|r| i >= r)).map(|v| (v.kind, false)),
                 clsact: None,
                 imq: None,
             })
@@ -1285,7 +1288,7 @@ fn run_model<'a>(script: &Script<'a>, devices: &[DeviceSpec], diags: &mut Vec<Tc
 /// stream: the device's key rotated by 16 bits ^ handle major }`. A device whose tree has an
 /// error is left out.
 pub fn build_trees(script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
-    build_all(script, devices, diags).0
+    build_all(script, devices, None, diags).0
 }
 
 /// A virtual device a script creates (`ip link add NAME type ifb`, `modprobe ifb`, an
@@ -1346,9 +1349,15 @@ pub struct DevHook {
     pub rules: Vec<HookRule>,
 }
 
-/// [`build_trees`] and the devices' egress hooks.
-pub fn build_all(script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> (Vec<(String, QdiscImpl)>, Vec<DevHook>) {
-    let model = run_model(script, devices, diags);
+/// [`build_trees`] and the devices' egress hooks. `real`: how many of `devices` (the first
+/// ones) are real; the rest are the script's [`virtual_devices`]. None: decided by name.
+pub fn build_all(
+    script: &Script<'_>,
+    devices: &[DeviceSpec],
+    real: Option<usize>,
+    diags: &mut Vec<TcDiag>,
+) -> (Vec<(String, QdiscImpl)>, Vec<DevHook>) {
+    let model = run_model(script, devices, real, diags);
     let hooks = model.hooks(diags);
     let mut out = Vec::new();
     for (dev, spec) in model.devs.iter().zip(devices) {
@@ -1395,7 +1404,7 @@ pub fn declared_trees(
     devices: &[DeviceSpec],
     diags: &mut Vec<TcDiag>,
 ) -> Vec<(String, Vec<DeclaredQdisc>)> {
-    let model = run_model(script, devices, diags);
+    let model = run_model(script, devices, None, diags);
     let mut out = Vec::new();
     for dev in &model.devs {
         let Some(ri) = dev.root() else { continue };

@@ -107,6 +107,7 @@ pub(crate) fn build_reporting_all(
     text: &str,
     script: &Script<'_>,
     devices: &[DeviceSpec],
+    real: Option<usize>,
     diags: &mut Vec<TcDiag>,
 ) -> (Vec<(String, QdiscImpl)>, Vec<DevHook>) {
     let lines: Vec<&str> = text.lines().collect();
@@ -116,7 +117,7 @@ pub(crate) fn build_reporting_all(
         parse_classid(word).ok().map(|(id, _)| id)
     };
     let mut built_diags = Vec::new();
-    let built = build_all(script, devices, &mut built_diags);
+    let built = build_all(script, devices, real, &mut built_diags);
     diags.append(&mut built_diags);
     diags.sort_by_key(|d| (d.line, d.col));
     // In line order: a failed line's handle or class id is never made; a later error on a line
@@ -168,12 +169,13 @@ pub fn check_script_on(text: &str, path: &str, devices: Option<&[(String, u32)]>
             .map(|n| spec(n, DEFAULT_TXQUEUELEN))
             .collect(),
     };
+    let real = specs.len();
     for v in &virt {
         if !specs.iter().any(|s| s.name == v.name) {
             specs.push(spec(v.name.clone(), v.txqueuelen));
         }
     }
-    let (built, hooks) = build_reporting_all(text, &script, &specs, &mut diags);
+    let (built, hooks) = build_reporting_all(text, &script, &specs, Some(real), &mut diags);
     let of = |s: Severity| diags.iter().filter(move |d| d.severity == s).map(|d| located(path, d));
     let errors: Vec<String> = of(Severity::Error).collect();
     if !errors.is_empty() {
@@ -306,6 +308,97 @@ tc qdisc add dev eth0 root pfifo limit x
     fn devices_are_listed_once_in_order_of_first_mention() {
         let (s, _) = parse_script("tc qdisc add dev b root pfifo\ntc qdisc add dev a root pfifo\nqdisc del dev b root\n");
         assert_eq!(named_devices(&s), vec!["b", "a"]);
+    }
+
+    const IFB: &str = "\
+ip link add ifb0 type ifb
+ip link set dev ifb0 up
+tc qdisc add dev wlan0 clsact
+tc filter add dev wlan0 egress matchall action mirred egress redirect dev ifb0
+tc qdisc add dev eth0 root handle 1: prio
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst 10.0.0.1/32 action mirred egress redirect dev ifb0
+tc qdisc add dev ifb0 root handle 1: htb default 20
+tc class add dev ifb0 parent 1: classid 1:20 htb rate 5mbit
+";
+
+    #[test]
+    fn ifb_scripts_build_the_shared_tree_and_list_the_redirects() {
+        let r = check_script(IFB, "ifb.tc").unwrap();
+        let devs: Vec<&str> = r.devices.iter().map(|d| d.dev.as_str()).collect();
+        assert_eq!(devs, ["eth0", "ifb0"]);
+        // ifb's tx_queue_len is 32 (TX_Q_LIMIT): the default leaf and direct queue.
+        assert!(r.devices[1].tree.contains("direct_qlen 32"), "{}", r.devices[1].tree);
+        assert_eq!(
+            r.redirects,
+            [
+                "wlan0 -> ifb0 -> wlan0 (clsact egress, matchall filter prio 49152, line 4)",
+                "eth0 -> ifb0 -> eth0 (root qdisc 1:, u32 filter prio 1, line 6)"
+            ]
+        );
+        let imq = "iptables -t mangle -A POSTROUTING -o wlan0 -j IMQ --todev 1\ntc qdisc add dev imq1 root sfq\n";
+        let r = check_script(imq, "imq.tc").unwrap();
+        assert_eq!(r.redirects, ["wlan0 -> imq1 -> wlan0 (every packet: iptables -t mangle -A POSTROUTING -o wlan0 -j IMQ)"]);
+        // On a node's devices the virtual ones are allowed too.
+        let devs = [("wlan0".to_string(), 50u32), ("eth0".to_string(), 1000u32)];
+        assert!(check_script_on(IFB, "n.tc", Some(&devs)).is_ok());
+    }
+
+    #[test]
+    fn bad_redirects_are_one_line_errors_at_their_token() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "ip link add ifb0 type ifb\ntc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev ifb9\n",
+                "r.tc:3:75: at \"ifb9\": redirect to unknown device \"ifb9\"; the ifb devices are ifb0",
+            ),
+            (
+                "tc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev ifb0\n",
+                "r.tc:2:75: at \"ifb0\": redirect to unknown device \"ifb0\"; no ifb device exists (add one: ip link add ifb0 type ifb)",
+            ),
+            (
+                "ip link add ifb0 type ifb\nip link add ifb1 type ifb\ntc qdisc add dev ifb0 clsact\ntc filter add dev ifb0 egress matchall action mirred egress redirect dev ifb1\n",
+                "r.tc:4:74: at \"ifb1\": a redirect from ifb0 (a virtual device) to another",
+            ),
+            (
+                "tc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev wlan0\n",
+                "r.tc:2:75: at \"wlan0\": wlan0 redirects to itself: a loop",
+            ),
+            (
+                "tc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev eth0\ntc qdisc add dev eth0 root pfifo\n",
+                "r.tc:2:75: at \"eth0\": a mirred redirect to eth0, a real device, is not modelled",
+            ),
+            (
+                "ip link add ifb0 type ifb\ntc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress mirror dev ifb0\n",
+                "r.tc:3:62: at \"mirror\": mirred mirror (a copy of the packet) is not modelled",
+            ),
+            (
+                "ip link add ifb0 type ifb\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev ifb0\n",
+                "r.tc:2:25: at \"egress\": wlan0 has no clsact qdisc to hold egress filters",
+            ),
+            (
+                "tc qdisc add dev ifb0 root pfifo\nip link add ifb0 type ifb\n",
+                "r.tc:1:18: at \"ifb0\": device \"ifb0\" does not exist yet",
+            ),
+            ("ip link add ifb0 type veth\n", "r.tc:1:23: at \"veth\": link type \"veth\" is not modelled"),
+            (
+                "iptables -t mangle -A PREROUTING -i eth0 -j IMQ --todev 0\n",
+                "r.tc:1:34: at \"-i\": iptables \"-i\" is not modelled",
+            ),
+            (
+                "iptables -t mangle -A PREROUTING -o eth0 -j IMQ --todev 0\n",
+                "r.tc:1:23: at \"PREROUTING\": IMQ in PREROUTING shapes what a device receives",
+            ),
+            ("iptables -t mangle -A POSTROUTING -o eth0 -j IMQ --todev 16\n", "r.tc:1:58: at \"16\": invalid --todev \"16\"; expected 0 to 15"),
+        ];
+        for (text, want) in cases {
+            let e = check_script(text, "r.tc").unwrap_err();
+            assert_eq!(e.len(), 1, "{text}: {e:?}");
+            assert!(e[0].starts_with(want), "{text}:\n got {}\nwant {want}", e[0]);
+        }
+        // On a node, an ifb may not take a real device's name.
+        let devs = [("wlan0".to_string(), 50u32)];
+        let e = check_script_on("ip link add wlan0 type ifb\n", "r.tc", Some(&devs)).unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].starts_with("r.tc:1:13: at \"wlan0\": wlan0 is a real device of this node"), "{}", e[0]);
     }
 
     #[test]
