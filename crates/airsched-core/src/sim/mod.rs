@@ -117,6 +117,13 @@ fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
     }
 }
 
+/// An interface's counters as its root qdisc has them (`tc -s` "Sent ... bytes ... pkt
+/// (dropped ...)": what it handed to the driver, IP + 14 bytes a packet, and its drops).
+fn iface_counts(d: &crate::net::Netdev) -> [u64; 3] {
+    let s = crate::qdisc::Qdisc::stats(&d.qdisc);
+    [s.sent_bytes, s.sent_packets, s.drops]
+}
+
 /// Run `$body` with `$tx`, the transmit path handed to the traffic sources (`xmit` over the
 /// simulation's network and cell), and `$cx`, the context, borrowed from `$sim`.
 macro_rules! with_xmit {
@@ -239,6 +246,7 @@ impl Simulation {
                 for (f, c) in self.cx.counters.flows.iter().enumerate() {
                     self.rec.last_sample_bytes[f] = c.received_payload_bytes;
                 }
+                self.rec.iface_last = self.net.devs.iter().map(|d| iface_counts(d)).collect();
             }
             Event::Sample => self.on_sample(),
         }
@@ -337,6 +345,19 @@ impl Simulation {
             for st in self.traffic.flows[f].station_set() {
                 self.rec.samples[first + st as usize].goodput_bps += bps;
             }
+        }
+        // Every interface's bytes, packets and drops out in the interval (xnetload).
+        self.rec.iface_last.resize(self.net.devs.len(), [0; 3]);
+        for (i, d) in self.net.devs.iter().enumerate() {
+            let now3 = iface_counts(d);
+            let last = std::mem::replace(&mut self.rec.iface_last[i], now3);
+            self.rec.iface_samples.push(crate::metrics::recorder::IfaceSample {
+                time: now,
+                dev: i as u32,
+                bytes: now3[0] - last[0],
+                packets: now3[1] - last[1],
+                drops: now3[2] - last[2],
+            });
         }
         if let Some(t) = self.queue_trace.as_deref_mut() {
             let qdiscs = self.net.devs.iter().enumerate().map(|(i, d)| {
