@@ -137,3 +137,31 @@ fn a_redirect_in_the_root_qdisc_comes_back_classified_by_the_same_filters() {
     // The stolen packets are not counted at the prio: it saw each packet once.
     assert_eq!(prio.stats.offered_packets, ifb.sent_packets + class(3).offered_packets);
 }
+
+/// The interface counters (the paper's xnetload) of the shaped case: ifb0's HTB class of
+/// 3 Mbit/s sends 375 000 bytes (IP + 14, what HTB and the counters count) a second, within
+/// a packet of 1490 bytes per 1-s interval, and wlan0, in series behind it, the same; eth0
+/// sends nothing (no traffic to the server); the drops are ifb0's.
+#[test]
+fn interface_counters_show_the_shapers_rate_out_of_ifb0_and_wlan0() {
+    let (text, path) = trap_text();
+    let text = text.replace("classid 1:2 htb rate 20mbit ceil 40mbit", "classid 1:2 htb rate 3mbit ceil 3mbit");
+    let scn = parse_scenario(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = airsched_core::Simulation::new(&scn).expect("builds");
+    sim.enable_interface_counters();
+    let r = sim.finish().expect("conservation holds");
+    // 10 s, warm-up 1 s, samples every second: 9 intervals of each of the 5 devices.
+    assert_eq!(r.interfaces.len(), 9 * 5);
+    let of = |dev: &str| r.interfaces.iter().filter(|row| row.node == "ap" && row.dev == dev).collect::<Vec<_>>();
+    for (ifb, wlan) in of("ifb0").iter().zip(of("wlan0")).skip(1) {
+        assert!((ifb.bytes_per_s - 375_000.0).abs() <= 1490.0, "{ifb:?}");
+        assert!((wlan.bytes_per_s - 375_000.0).abs() <= 2.0 * 1490.0, "{wlan:?}");
+        assert!(ifb.drops > 0 && wlan.drops == 0, "{ifb:?} {wlan:?}");
+        assert!((ifb.packets_per_s * 1490.0 - ifb.bytes_per_s).abs() < 1e-6);
+    }
+    assert!(of("eth0").iter().all(|row| row.bytes_per_s == 0.0));
+    // Without asking, the table stays empty and every other result is the same.
+    let plain = airsched_core::run_scenario(&scn).expect("runs");
+    assert!(plain.interfaces.is_empty());
+    assert_eq!(format!("{:?}", plain.flows), format!("{:?}", r.flows));
+}

@@ -364,6 +364,12 @@ impl Simulation {
         self.inner.enable_queue_trace();
     }
 
+    /// Record the bytes, packets and drops out of every interface at each sample (the results'
+    /// interfaces table); the runner always asks for it.
+    fn enable_interface_counters(&mut self) {
+        self.inner.enable_interface_counters();
+    }
+
     /// The queue trace so far, and stop tracing: {"queues": {time_s, node, dev, qlen,
     /// backlog_bytes}, "delays": {time_s, flow, received, queue_delay_ms, delay_ms}} as column
     /// lists (the AP's 802.11n MAC queue is node "ap", dev "mac"); None if not enabled.

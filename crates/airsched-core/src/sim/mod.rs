@@ -63,6 +63,8 @@ pub struct Simulation {
     finished: bool,
     /// Queue lengths and delays over time, when asked for (`enable_queue_trace`).
     queue_trace: Option<Box<crate::metrics::queues::QueueTrace>>,
+    /// Interface counters at each sample, when asked for (`enable_interface_counters`).
+    iface_counters: bool,
 }
 
 /// The transmit path of a node's stack: offer `pkt` to device `dev`'s qdisc and, if it took
@@ -246,7 +248,9 @@ impl Simulation {
                 for (f, c) in self.cx.counters.flows.iter().enumerate() {
                     self.rec.last_sample_bytes[f] = c.received_payload_bytes;
                 }
-                self.rec.iface_last = self.net.devs.iter().map(|d| iface_counts(d)).collect();
+                if self.iface_counters {
+                    self.rec.iface_last = self.net.devs.iter().map(iface_counts).collect();
+                }
             }
             Event::Sample => self.on_sample(),
         }
@@ -347,17 +351,19 @@ impl Simulation {
             }
         }
         // Every interface's bytes, packets and drops out in the interval (xnetload).
-        self.rec.iface_last.resize(self.net.devs.len(), [0; 3]);
-        for (i, d) in self.net.devs.iter().enumerate() {
-            let now3 = iface_counts(d);
-            let last = std::mem::replace(&mut self.rec.iface_last[i], now3);
-            self.rec.iface_samples.push(crate::metrics::recorder::IfaceSample {
-                time: now,
-                dev: i as u32,
-                bytes: now3[0] - last[0],
-                packets: now3[1] - last[1],
-                drops: now3[2] - last[2],
-            });
+        if self.iface_counters {
+            self.rec.iface_last.resize(self.net.devs.len(), [0; 3]);
+            for (i, d) in self.net.devs.iter().enumerate() {
+                let now3 = iface_counts(d);
+                let last = std::mem::replace(&mut self.rec.iface_last[i], now3);
+                self.rec.iface_samples.push(crate::metrics::recorder::IfaceSample {
+                    time: now,
+                    dev: i as u32,
+                    bytes: now3[0] - last[0],
+                    packets: now3[1] - last[1],
+                    drops: now3[2] - last[2],
+                });
+            }
         }
         if let Some(t) = self.queue_trace.as_deref_mut() {
             let qdiscs = self.net.devs.iter().enumerate().map(|(i, d)| {
@@ -413,6 +419,14 @@ impl Simulation {
     /// delay at each sample from now on (`crate::metrics::queues`). Results are the same.
     pub fn enable_queue_trace(&mut self) {
         self.queue_trace = Some(Box::new(crate::metrics::queues::QueueTrace::new(&self.cx.counters.flows)));
+    }
+
+    /// Record what every interface sends out (bytes, packets, drops) in each sample interval
+    /// of the measured window: the results' `interfaces` table (`airsched run` always asks;
+    /// off by default, so a run's results are those it had without it). Call before the run
+    /// reaches its warm-up's end; results are otherwise the same.
+    pub fn enable_interface_counters(&mut self) {
+        self.iface_counters = true;
     }
 
     /// The queue trace so far (and stop tracing).
