@@ -271,13 +271,13 @@ def plot_interfaces(
     drawn = 0
     for dev in dict.fromkeys(rows["dev"]):
         d = rows[rows["dev"] == dev].sort_values("time_s")
-        if float(d["bytes_per_s"].sum()) == 0.0:
+        if float(d["bytes_per_second"].sum()) == 0.0:
             continue
         virtual = str(dev).startswith(VIRTUAL_PREFIXES)
-        ax.plot(d["time_s"], d["bytes_per_s"] / 1000.0, label=str(dev), linestyle="--" if virtual else "-", linewidth=1.2)
+        ax.plot(d["time_s"], d["bytes_per_second"] / 1000.0, label=str(dev), linestyle="--" if virtual else "-", linewidth=1.2)
         drawn += 1
         if not virtual:
-            series = d.set_index("time_s")["bytes_per_s"]
+            series = d.set_index("time_s")["bytes_per_second"]
             total = series if total is None else total.add(series, fill_value=0.0)
     if drawn == 0:
         raise ValueError(f"node {node!r} sent nothing on any interface")

@@ -135,7 +135,7 @@ class Result:
     @cached_property
     def interfaces(self) -> pd.DataFrame:
         """Bytes, packets and drops out of every interface per sample interval (the paper's
-        xnetload): time_s, node, dev, bytes_per_s, packets_per_s, drops."""
+        xnetload): time_s, node, dev, bytes_per_second, packets_per_second, drops."""
         return self._frame("interfaces")
 
     @cached_property

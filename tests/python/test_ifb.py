@@ -39,10 +39,10 @@ def test_tc_check_lists_the_bindings_and_refuses_a_redirect_to_an_unknown_device
 def test_the_interfaces_table_shows_ifb0_as_the_sum_of_the_devices_it_binds() -> None:
     r = airsched.run(IFB, duration="4s")
     t = r.interfaces
-    assert list(t.columns) == ["time_s", "node", "dev", "bytes_per_s", "packets_per_s", "drops"]
+    assert list(t.columns) == ["time_s", "node", "dev", "bytes_per_second", "packets_per_second", "drops"]
     ap = t[t["node"] == "ap"]
     assert set(ap["dev"]) == {"wlan0", "eth0", "ifb0"}
-    by = {dev: rows.set_index("time_s")["bytes_per_s"] for dev, rows in ap.groupby("dev")}
+    by = {dev: rows.set_index("time_s")["bytes_per_second"] for dev, rows in ap.groupby("dev")}
     # Two queues in series, neither backlogged behind ifb0 (both classes below their links'
     # capacity): what ifb0 sends in an interval, wlan0 and eth0 send, within a packet each.
     diff = (by["ifb0"] - by["wlan0"] - by["eth0"]).abs()

@@ -322,10 +322,10 @@ result_table! {
         pub dev: String,
         /// Bytes out in the interval, per second.
         #[unit = "B/s"]
-        pub bytes_per_s: f64,
+        pub bytes_per_second: f64,
         /// Packets out in the interval, per second.
         #[unit = "1/s"]
-        pub packets_per_s: f64,
+        pub packets_per_second: f64,
         /// Packets the device's qdisc dropped in the interval.
         pub drops: u64,
     }

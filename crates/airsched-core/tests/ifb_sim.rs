@@ -154,12 +154,12 @@ fn interface_counters_show_the_shapers_rate_out_of_ifb0_and_wlan0() {
     assert_eq!(r.interfaces.len(), 9 * 5);
     let of = |dev: &str| r.interfaces.iter().filter(|row| row.node == "ap" && row.dev == dev).collect::<Vec<_>>();
     for (ifb, wlan) in of("ifb0").iter().zip(of("wlan0")).skip(1) {
-        assert!((ifb.bytes_per_s - 375_000.0).abs() <= 1490.0, "{ifb:?}");
-        assert!((wlan.bytes_per_s - 375_000.0).abs() <= 2.0 * 1490.0, "{wlan:?}");
+        assert!((ifb.bytes_per_second - 375_000.0).abs() <= 1490.0, "{ifb:?}");
+        assert!((wlan.bytes_per_second - 375_000.0).abs() <= 2.0 * 1490.0, "{wlan:?}");
         assert!(ifb.drops > 0 && wlan.drops == 0, "{ifb:?} {wlan:?}");
-        assert!((ifb.packets_per_s * 1490.0 - ifb.bytes_per_s).abs() < 1e-6);
+        assert!((ifb.packets_per_second * 1490.0 - ifb.bytes_per_second).abs() < 1e-6);
     }
-    assert!(of("eth0").iter().all(|row| row.bytes_per_s == 0.0));
+    assert!(of("eth0").iter().all(|row| row.bytes_per_second == 0.0));
     // Without asking, the table stays empty and every other result is the same.
     let plain = airsched_core::run_scenario(&scn).expect("runs");
     assert!(plain.interfaces.is_empty());

@@ -332,8 +332,8 @@ impl Simulation {
                         time_s: s.time.as_secs_f64(),
                         node: names[s.dev as usize].0.clone(),
                         dev: names[s.dev as usize].1.to_string(),
-                        bytes_per_s: s.bytes as f64 / secs,
-                        packets_per_s: s.packets as f64 / secs,
+                        bytes_per_second: s.bytes as f64 / secs,
+                        packets_per_second: s.packets as f64 / secs,
                         drops: s.drops,
                     })
                     .collect()
