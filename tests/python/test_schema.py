@@ -24,6 +24,7 @@ PY_TYPES = {"str": str, "float": float, "int": int}
 def native(scenario: str, duration: str) -> dict[str, Any]:
     source = load(ROOT / scenario)
     sim = _core.Simulation(source.text, source.path, duration=duration)
+    sim.enable_interface_counters()  # as airsched.run does
     sim.advance(sim.end_ns)
     return sim.finish()
 
