@@ -65,3 +65,9 @@ def test_plot_kind_interface_draws_the_nodes_interfaces(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli.app, ["plot", str(out), "--kind", "interface", "--node", "nobody"])
     assert r.exit_code == 2
     assert "no interface samples of node 'nobody'" in r.output
+
+
+def test_export_refuses_a_script_with_virtual_devices_rather_than_leaving_them_out() -> None:
+    r = CliRunner().invoke(cli.app, ["export", str(IFB)])
+    assert r.exit_code != 0
+    assert "does not write ip link, clsact and mirred lines yet" in r.output
