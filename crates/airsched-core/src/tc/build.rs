@@ -313,8 +313,7 @@ impl<'a> Model<'a> {
         for dev in &self.devs {
             // Filters with a redirect that no hook runs: below the root, or on a virtual device.
             let root_handle = dev.root().map(|ri| dev.qdiscs[ri].handle);
-            let hook_filters = dev.clsact.iter().flatten().map(|f| (Handle::CLSACT_EGRESS, f));
-            for f in dev.qdiscs.iter().flat_map(|q| q.filters.iter()).chain(hook_filters.map(|(_, f)| f)) {
+            for f in dev.qdiscs.iter().flat_map(|q| q.filters.iter()).chain(dev.clsact.iter().flatten()) {
                 if let Some(r) = &f.redirect {
                     if dev.virt.is_some() {
                         redirect_err(diags, r, format!("a redirect from {} (a virtual device) to another: the kernel drops packets sent from one ifb to another (mirred-usage: do not redirect from one IFB device to another); a loop", dev.name));
@@ -326,22 +325,22 @@ impl<'a> Model<'a> {
             if dev.virt.is_some() {
                 continue;
             }
-            let mut rules: Vec<(&FNode<'a>, bool)> = Vec::new();
+            let mut rules: Vec<&FNode<'a>> = Vec::new();
             if let Some(hook) = &dev.clsact {
-                rules.extend(hook.iter().filter(|f| !f.skip).map(|f| (f, true)));
+                rules.extend(hook.iter().filter(|f| !f.skip));
             }
-            if rules.iter().all(|(f, _)| f.redirect.is_none()) {
+            if rules.iter().all(|f| f.redirect.is_none()) {
                 rules.clear();
                 if let Some(ri) = dev.root() {
                     let q = &dev.qdiscs[ri];
                     if dev.virt.is_none() && q.filters.iter().any(|f| f.redirect.is_some() && f.filter.parent == q.handle) {
-                        rules.extend(q.filters.iter().filter(|f| f.filter.parent == q.handle && !f.skip).map(|f| (f, false)));
+                        rules.extend(q.filters.iter().filter(|f| f.filter.parent == q.handle && !f.skip));
                     }
                 }
             }
-            rules.sort_by_key(|(f, _)| (f.filter.prio, f.order_key(), f.seq));
+            rules.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
             let mut hook = DevHook { dev: dev.name.clone(), imq: None, rules: Vec::new() };
-            for (f, _) in &rules {
+            for f in &rules {
                 let to = match &f.redirect {
                     None => None,
                     Some(r) => match self.devs.iter().find(|d| d.name == r.dev) {
