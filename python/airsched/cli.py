@@ -237,6 +237,8 @@ def tc_check_command(
         _warn(warning)
     for dev in checked["devices"]:
         sys.stdout.write(dev["tree"])
+    for line in checked.get("redirects", []):
+        sys.stdout.write(f"redirect {line}\n")
 
 
 def _override_lines(overrides: list[str] | None) -> list[str]:
@@ -448,13 +450,21 @@ def plot_command(
         ),
     ] = None,
     what: Annotated[str, typer.Option(help="What to draw: goodput, estimate (channel monitor) or snr.")] = "goodput",
-    kind: Annotated[str, typer.Option(help="Rows to draw: station or flow (flows have goodput only).")] = "station",
+    kind: Annotated[
+        str,
+        typer.Option(help="Rows to draw: station or flow (flows have goodput only), or interface (bytes/s out of each interface of --node, with the aggregate; interfaces.parquet)."),
+    ] = "station",
+    node: Annotated[str, typer.Option(help="--kind interface: the node whose interfaces to draw.")] = "ap",
 ) -> None:
-    """Plot the per-station (or per-flow) samples of a run against time into a PNG, PDF or SVG."""
+    """Plot the per-station (or per-flow) samples of a run against time into a PNG, PDF or SVG;
+    or, with --kind interface, the bytes per second out of each interface of a node (xnetload)."""
     from .plots import KINDS, WHAT, figure_format, plot_samples
 
+    _check_option("--kind", kind, (*KINDS, "interface"))
+    if kind == "interface":
+        _plot_interfaces(results, output, node)
+        return
     _check_option("--what", what, WHAT)
-    _check_option("--kind", kind, KINDS)
     if output is not None:
         try:
             figure_format(output)
@@ -477,6 +487,37 @@ def plot_command(
         written = plot_samples(samples, target, what, kind=kind, scenario=scenario, seed=seed)
     except ValueError as exc:
         _bad_input(f"{samples_path}: {exc}")
+    except OSError as exc:
+        _cannot_write(target, exc)
+    print(f"wrote {written}")
+
+
+def _plot_interfaces(results: Path, output: Path | None, node: str) -> None:
+    """`airsched plot RESULTS --kind interface`."""
+    from .plots import figure_format, plot_interfaces
+
+    if output is not None:
+        try:
+            figure_format(output)
+        except ValueError as exc:
+            _bad_input(f"--output: {exc}")
+    path = results / "interfaces.parquet"
+    if not results.is_dir():
+        _bad_input(f"{results}: no such directory (write one with `airsched run SCENARIO --out {results}`)")
+    if not path.is_file():
+        _bad_input(f"{path}: no such file (write it with `airsched run SCENARIO --out {results}`)")
+    import pandas as pd
+
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several types for a damaged file
+        _bad_input(f"{path}: cannot read the interface samples: {exc}")
+    target = output if output is not None else results / "interfaces.png"
+    scenario, seed = _run_of(results)
+    try:
+        written = plot_interfaces(frame, target, node=node, scenario=scenario, seed=seed)
+    except ValueError as exc:
+        _bad_input(f"{path}: {exc}")
     except OSError as exc:
         _cannot_write(target, exc)
     print(f"wrote {written}")

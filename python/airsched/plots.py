@@ -236,3 +236,56 @@ def _what(what: str) -> tuple[str, str]:
         return WHAT[what]
     except KeyError:
         raise ValueError(f"what: must be one of {', '.join(WHAT)}, got {what!r}") from None
+
+
+#: Virtual devices (ifb, imq) carry the packets of the real ones again: drawn, not added to the
+#: aggregate.
+VIRTUAL_PREFIXES = ("ifb", "imq")
+
+
+def plot_interfaces(
+    source: Result | pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    node: str = "ap",
+    title: str | None = None,
+    scenario: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+) -> Path:
+    """Plot the bytes per second out of each interface of ``node`` against time, as Yip and
+    Kwok's xnetload did (KBytes/s, 1 KB = 1000 bytes), with the aggregate of its real
+    interfaces (virtual ones, ``ifb*``/``imq*``, are drawn dashed and left out of the sum: their
+    line is the aggregate of the devices bound to them). ``source`` is a Result or the
+    ``interfaces.parquet`` DataFrame. Raises ValueError when the node sent nothing."""
+    figure_format(path)
+    if seed is None and hasattr(source, "summary"):
+        seed = source.summary.get("seed")
+    frame = source.interfaces if hasattr(source, "interfaces") else source
+    rows = frame[frame["node"] == node]
+    if rows.empty:
+        nodes = ", ".join(sorted(set(frame["node"]))) or "none"
+        raise ValueError(f"no interface samples of node {node!r} (nodes: {nodes})")
+    fig = new_figure()
+    ax = fig.subplots()
+    total = None
+    drawn = 0
+    for dev in dict.fromkeys(rows["dev"]):
+        d = rows[rows["dev"] == dev].sort_values("time_s")
+        if float(d["bytes_per_second"].sum()) == 0.0:
+            continue
+        virtual = str(dev).startswith(VIRTUAL_PREFIXES)
+        ax.plot(d["time_s"], d["bytes_per_second"] / 1000.0, label=str(dev), linestyle="--" if virtual else "-", linewidth=1.2)
+        drawn += 1
+        if not virtual:
+            series = d.set_index("time_s")["bytes_per_second"]
+            total = series if total is None else total.add(series, fill_value=0.0)
+    if drawn == 0:
+        raise ValueError(f"node {node!r} sent nothing on any interface")
+    if total is not None:
+        ax.plot(total.index, total.values / 1000.0, label="aggregate", color="black", linewidth=1.8)
+    ax.set_xlabel("time, s")
+    ax.set_ylabel("bytes out, KB/s")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    ax.set_title(with_run(title or f"bytes out of each interface of {node}", scenario, seed))
+    return save(fig, path)

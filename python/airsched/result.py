@@ -133,6 +133,12 @@ class Result:
         return self._frame("nodes")
 
     @cached_property
+    def interfaces(self) -> pd.DataFrame:
+        """Bytes, packets and drops out of every interface per sample interval (the paper's
+        xnetload): time_s, node, dev, bytes_per_second, packets_per_second, drops."""
+        return self._frame("interfaces")
+
+    @cached_property
     def pings(self) -> pd.DataFrame:
         """Every answered ping of the measured window: flow, seq, time_s (reply arrival), rtt_ms."""
         return self._frame("pings")
@@ -211,7 +217,7 @@ class Result:
         return out
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
-        """Write stations/flows/samples/nodes/rates/pings/aggregates ``.parquet`` (and
+        """Write stations/flows/samples/interfaces/nodes/rates/pings/aggregates ``.parquet`` (and
         queues/flow_delays ``.parquet`` of a run that traced them) and
         ``summary.json`` into ``out_dir``
         (created if needed); returns the directory."""

@@ -54,6 +54,7 @@ def run(
     lines = override_lines(overrides) + run_overrides(seed, duration)
     with native_errors():
         sim = _core.Simulation(source.text, source.path, overrides=lines)
+        sim.enable_interface_counters()  # the interfaces table (xnetload); results unchanged
         if pcap is not None:
             sim.enable_pcap()
         if queues:

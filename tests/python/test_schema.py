@@ -24,6 +24,7 @@ PY_TYPES = {"str": str, "float": float, "int": int}
 def native(scenario: str, duration: str) -> dict[str, Any]:
     source = load(ROOT / scenario)
     sim = _core.Simulation(source.text, source.path, duration=duration)
+    sim.enable_interface_counters()  # as airsched.run does
     sim.advance(sim.end_ns)
     return sim.finish()
 
@@ -130,7 +131,7 @@ def schema_markdown() -> str:
         "and this page is generated from it by `tests/python/test_schema.py`",
         "(`AIRSCHED_BLESS=1` rewrites it). Do not edit it by hand: edit the doc comments.",
         "",
-        "`Result.stations`, `.flows`, `.samples`, `.nodes`, `.rates`, `.pings` and `.aggregates` are",
+        "`Result.stations`, `.flows`, `.samples`, `.interfaces`, `.nodes`, `.rates`, `.pings` and `.aggregates` are",
         "pandas DataFrames with these columns in this order (and the Parquet files `airsched run",
         "--out` writes); `Result.summary` is a dict with the summary entries and `conservation`, a",
         "dict of whole-run packet counts. `airsched run --json` prints the summary and the rows of",

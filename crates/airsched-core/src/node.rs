@@ -26,6 +26,9 @@ pub enum Link {
     /// A Bluetooth ACL link to (`up` false: the AP's `bnepN`) or from (`up`: the slave's
     /// `bnep0`) Bluetooth slave `slave`.
     Bt { slave: u32, up: bool },
+    /// A virtual device (ifb, imq: `tc/virt.rs`): what its qdisc releases goes on at once to
+    /// the packet's own device (`Packet::iif`).
+    Virtual,
 }
 
 /// The per-station accounting of packets a device drops: the station a packet at this device is

@@ -78,13 +78,16 @@ pub struct Packet {
     /// TCP ACK: up to 3 SACK blocks as `(start, end)` byte offsets from `ack`, a `(0, 0)` pair
     /// ending the list (`tcp::SackBlocks::to_offsets`); else zero.
     pub sack: [u32; 6],
+    /// The device a packet redirected to a virtual device (ifb, imq) came from, where it goes
+    /// back to (`skb->skb_iif` in `ifb_ri_tasklet`); set only on redirection.
+    pub iif: u32,
 }
 
 impl Packet {
     /// A packet of flow `flow` created at `now`, with no sequence, timestamp or ACK fields.
     #[inline]
     pub fn new(flow: u32, ip_len: u32, payload: u32, now: Nanos) -> Packet {
-        Packet { flow, ip_len, payload, created: now, enqueued: now, queue_delay: Nanos::ZERO, seq: 0, echo: Nanos::ZERO, ack: 0, wnd: 0, sack: [0; 6] }
+        Packet { flow, ip_len, payload, created: now, enqueued: now, queue_delay: Nanos::ZERO, seq: 0, echo: Nanos::ZERO, ack: 0, wnd: 0, sack: [0; 6], iif: 0 }
     }
 }
 
@@ -157,7 +160,7 @@ mod tests {
     use super::*;
 
     fn pkt(flow: u32) -> Packet {
-        Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0), seq: 0, echo: Nanos(0), ack: 0, wnd: 0, sack: [0; 6] }
+        Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0), seq: 0, echo: Nanos(0), ack: 0, wnd: 0, sack: [0; 6], iif: 0 }
     }
 
     #[test]

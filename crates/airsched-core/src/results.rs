@@ -369,6 +369,30 @@ result_table! {
     }
 }
 
+result_table! {
+    /// What each interface sent out in each sample interval of the measured window (the
+    /// paper's xnetload): its root qdisc's "Sent" counters as `tc -s` has them (what the qdisc
+    /// handed to the driver, the IP packet + 14 bytes of Ethernet header), per second.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct InterfaceRow as "interfaces" {
+        /// End of the interval, from the start of the run.
+        #[unit = "s"]
+        pub time_s: f64,
+        /// "ap", "server" or a station's name.
+        pub node: String,
+        /// The device: "wlan0", "eth0", or a virtual one ("ifb0", "imq0").
+        pub dev: String,
+        /// Bytes out in the interval, per second.
+        #[unit = "B/s"]
+        pub bytes_per_second: f64,
+        /// Packets out in the interval, per second.
+        #[unit = "1/s"]
+        pub packets_per_second: f64,
+        /// Packets the device's qdisc dropped in the interval.
+        pub drops: u64,
+    }
+}
+
 /// A goodput sample as a row of the samples table: the sample and the name of its station or
 /// flow.
 pub struct SampleRow<'a> {
@@ -442,6 +466,8 @@ pub struct RunResults {
     pub aggregates: Vec<AggregateRow>,
     pub samples: Vec<Sample>,
     pub sample_interval: Nanos,
+    /// Every interface's bytes, packets and drops out per sample interval.
+    pub interfaces: Vec<InterfaceRow>,
     /// Every interface's qdisc tree with its statistics.
     pub tc: Vec<InterfaceTc>,
     /// tc options accepted but not modelled, and other things to check before trusting the
@@ -467,6 +493,7 @@ impl std::fmt::Debug for RunResults {
             .field("aggregates", &self.aggregates)
             .field("samples", &self.samples)
             .field("sample_interval", &self.sample_interval)
+            .field("interfaces", &self.interfaces)
             .field("tc", &self.tc)
             .field("warnings", &self.warnings);
         if !self.bluetooth.is_empty() || !self.coexistence.is_empty() {
@@ -498,6 +525,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Column>)> {
         of::<StationResult>(),
         of::<FlowResult>(),
         of::<SampleRow<'_>>(),
+        of::<InterfaceRow>(),
         of::<NodeResult>(),
         of::<RateRow>(),
         of::<PingRow>(),

@@ -6,7 +6,7 @@ use pyo3::types::{PyDict, PyList};
 
 use airsched_core::qdisc::{QdiscReport, QdiscStats};
 use airsched_core::results::{
-    schema, ColumnType, AggregateRow, BtLinkRow, CoexRow, Cell, Conservation, FlowResult, NodeResult, PingRow, RateRow, SampleRow, StationResult, Summary, Table,
+    schema, ColumnType, AggregateRow, BtLinkRow, CoexRow, Cell, Conservation, FlowResult, InterfaceRow, NodeResult, PingRow, RateRow, SampleRow, StationResult, Summary, Table,
     SAMPLE_INTERVAL_COLUMN,
 };
 use airsched_core::{RunResults, Scenario};
@@ -115,6 +115,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
     out.set_item(CoexRow::NAME, table_to_py(py, &r.coexistence)?)?;
     let samples: Vec<SampleRow<'_>> = r.samples.iter().map(|s| SampleRow::new(s, scn)).collect();
     out.set_item(SampleRow::NAME, typed_table_to_py(py, &samples)?)?;
+    out.set_item(InterfaceRow::NAME, typed_table_to_py(py, &r.interfaces)?)?;
     out.set_item("warnings", r.warnings.clone())?;
     let tc = PyList::empty(py);
     for iface in &r.tc {

@@ -27,7 +27,7 @@ fn validate<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<String>
 
 /// Parse and build a tc script on its own (`airsched tc check`): every device it names is
 /// accepted, with txqueuelen 1000. Returns {"devices": [{"dev", "tree", "qdisc_text",
-/// "class_text"}], "warnings": [...]}; raises ScenarioError with every error at its line and column.
+/// "class_text"}], "warnings": [...], "redirects": [...]}; raises ScenarioError with every error at its line and column.
 ///
 /// `devices`, a list of (name, txqueuelen), limits the script to one node's devices (`airsched
 /// tc check --scenario S --node N`): naming another is an error, as in a scenario.
@@ -38,6 +38,7 @@ fn tc_check<'py>(py: Python<'py>, text: &str, path: &str, devices: Option<Vec<(S
         airsched_core::tc::check_script_on(text, path, devices.as_deref()).map_err(errors::scenario_error_lines)?;
     let out = PyDict::new(py);
     out.set_item("warnings", checked.warnings)?;
+    out.set_item("redirects", checked.redirects)?;
     let devs = pyo3::types::PyList::empty(py);
     for dev in checked.devices {
         let d = PyDict::new(py);
@@ -361,6 +362,12 @@ impl Simulation {
     /// Record queue lengths and delays at every sample from now on (`airsched run --queues`).
     fn enable_queue_trace(&mut self) {
         self.inner.enable_queue_trace();
+    }
+
+    /// Record the bytes, packets and drops out of every interface at each sample (the results'
+    /// interfaces table); the runner always asks for it.
+    fn enable_interface_counters(&mut self) {
+        self.inner.enable_interface_counters();
     }
 
     /// The queue trace so far, and stop tracing: {"queues": {time_s, node, dev, qlen,

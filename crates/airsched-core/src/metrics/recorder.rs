@@ -49,12 +49,29 @@ impl BlockMeter {
     }
 }
 
+/// What one interface sent out in one sample interval (the paper's xnetload): bytes, packets
+/// and drops of its root qdisc in the interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IfaceSample {
+    /// End of the interval.
+    pub time: Nanos,
+    /// The device's index in the device table.
+    pub dev: u32,
+    pub bytes: u64,
+    pub packets: u64,
+    pub drops: u64,
+}
+
 pub struct Recorder {
     /// The counters at the end of the warm-up (None while warming up).
     pub at_warmup: Option<Counters>,
     pub delay_max_ns: Vec<u64>,
     pub samples: Vec<Sample>,
     pub last_sample_bytes: Vec<u64>,
+    /// Interface counters: each device's (sent bytes, sent packets, drops) at the last sample
+    /// (or the warm-up's end), and what each interval added.
+    pub iface_last: Vec<[u64; 3]>,
+    pub iface_samples: Vec<IfaceSample>,
     /// Round-trip times of the answered pings, in the measured window.
     pub pings: Vec<PingSample>,
     pub meter: Option<BlockMeter>,
@@ -67,6 +84,8 @@ impl Recorder {
             delay_max_ns: vec![0; flows],
             samples: Vec::with_capacity(sample_capacity),
             last_sample_bytes: vec![0; flows],
+            iface_last: Vec::new(),
+            iface_samples: Vec::new(),
             pings: Vec::new(),
             meter: None,
         }

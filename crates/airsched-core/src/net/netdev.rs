@@ -23,6 +23,30 @@ pub struct Netdev {
     pub sourced: bool,
     /// Pending qdisc watchdog.
     pub wake_at: Option<Nanos>,
+    /// Packets go through a virtual device before this device's qdisc (None: one branch).
+    pub hook: Option<Box<Hook>>,
+}
+
+/// A real device's egress hook, built from a script's clsact egress filters, its root qdisc's
+/// redirecting filters (`act_mirred`, Linux 6.6) or an iptables IMQ rule (tc/virt.rs).
+#[derive(Clone, Debug)]
+pub struct Hook {
+    /// IMQ: every packet goes to this device.
+    pub imq: Option<DevId>,
+    /// The rules in the order they run: the first match decides; its target, if any, is the
+    /// ifb device, else the packet goes on to this device's own qdisc.
+    pub rules: Vec<(crate::qdisc::classify::Filter, Option<DevId>)>,
+}
+
+impl Hook {
+    /// The virtual device a packet goes to first, if any.
+    #[inline]
+    pub fn target(&self, key: &crate::packet::FlowKey, ip_len: u32) -> Option<DevId> {
+        if self.imq.is_some() {
+            return self.imq;
+        }
+        self.rules.iter().find(|(f, _)| f.matches(key, ip_len)).and_then(|(_, to)| *to)
+    }
 }
 
 impl Netdev {
@@ -36,6 +60,7 @@ impl Netdev {
             busy: false,
             sourced: false,
             wake_at: None,
+            hook: None,
         }
     }
 

@@ -89,6 +89,18 @@ impl Topology {
         self.devs.iter().position(|d| d.node == node && d.name == name).map(|i| i as DevId)
     }
 
+    /// Add a virtual device (ifb, imq) to `node`, after every other device (so the indices of
+    /// the real ones stay as they were). Its drops are counted as the node's real devices'.
+    pub fn add_virtual(&mut self, node_name: &str, node: Node, name: &str) -> DevId {
+        let acct = match node {
+            Node::Ap => Acct::Downlink,
+            Node::Station(i) => Acct::Station(i),
+            Node::Server | Node::BtSlave(_) => Acct::Wired,
+        };
+        self.devs.push(DevSpec { node_name: node_name.to_string(), node, name: intern(name), link: Link::Virtual, acct });
+        (self.devs.len() - 1) as DevId
+    }
+
     /// The device of `node` named `name`, by the node's name ("ap", "server", a station).
     pub fn find_by_name(&self, node_name: &str, name: &str) -> Option<DevId> {
         self.devs.iter().position(|d| d.node_name == node_name && d.name == name).map(|i| i as DevId)
@@ -124,6 +136,20 @@ impl Topology {
             self.sta_egress[node as usize - 1]
         }
     }
+}
+
+/// A device name as `&'static str`: the real devices' names are literals; a virtual device's
+/// name comes from a script and is kept once per distinct name for the life of the process.
+fn intern(name: &str) -> &'static str {
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<Vec<&'static str>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(|| Mutex::new(Vec::new())).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.iter().find(|n| **n == name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.push(n);
+    n
 }
 
 #[cfg(test)]

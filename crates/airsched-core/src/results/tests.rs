@@ -121,8 +121,8 @@ fn sample_rows_convert_their_sample() {
 fn schema_names_types_units_and_docs() {
     let schema = schema();
     let tables: Vec<&str> = schema.iter().map(|(t, _)| *t).collect();
-    assert_eq!(tables, ["stations", "flows", "samples", "nodes", "rates", "pings", "aggregates", "bluetooth", "coexistence", "summary", "conservation"]);
-    let units = ["", "s", "ms", "Mb/s", "dB", "B"];
+    assert_eq!(tables, ["stations", "flows", "samples", "interfaces", "nodes", "rates", "pings", "aggregates", "bluetooth", "coexistence", "summary", "conservation"]);
+    let units = ["", "s", "ms", "Mb/s", "dB", "B", "B/s", "1/s"];
     for (table, columns) in &schema {
         for (i, c) in columns.iter().enumerate() {
             let at = format!("{table}.{}", c.name);
@@ -139,7 +139,7 @@ fn schema_names_types_units_and_docs() {
             }
         }
     }
-    let summary = &schema[9].1;
+    let summary = &schema.iter().find(|(t, _)| *t == "summary").expect("summary").1;
     assert_eq!(summary.last(), Some(&SAMPLE_INTERVAL_COLUMN));
     assert_eq!(summary.len(), Summary::COLUMNS.len() + 1);
     // Types follow the Rust types: text, counters, the signed MCS, and figures.

@@ -12,6 +12,8 @@ use crate::tc::{parse_script, DeviceSpec, Severity, TcDiag};
 pub struct NodeDevices<'s> {
     pub source: &'s TcSource,
     pub devices: Vec<(&'static str, u32, usize, u64)>,
+    /// The node's name ("ap", "server", a station's), which keys its virtual devices' streams.
+    pub node_name: String,
 }
 
 fn key(node: &str, dev: &str) -> u64 {
@@ -29,20 +31,20 @@ pub fn nodes_with_scripts(scn: &Scenario) -> Vec<NodeDevices<'_>> {
         for (i, name) in crate::net::topology::BNEP_NAMES.iter().enumerate().take(k) {
             devices.push((name, scn.ap.txqueuelen, n + 3 + i, key("ap", name)));
         }
-        out.push(NodeDevices { source: src, devices });
+        out.push(NodeDevices { source: src, devices, node_name: "ap".into() });
     }
     for (i, b) in scn.bluetooth.iter().enumerate() {
         if let Some(src) = &b.node.tc {
-            out.push(NodeDevices { source: src, devices: vec![("bnep0", b.node.txqueuelen, n + 3 + k + i, key(&b.name, "bnep0"))] });
+            out.push(NodeDevices { source: src, devices: vec![("bnep0", b.node.txqueuelen, n + 3 + k + i, key(&b.name, "bnep0"))], node_name: b.name.clone() });
         }
     }
     for (i, st) in scn.stations.iter().enumerate() {
         if let Some(src) = &st.node.tc {
-            out.push(NodeDevices { source: src, devices: vec![("wlan0", st.node.txqueuelen, i + 1, key(&st.name, "wlan0"))] });
+            out.push(NodeDevices { source: src, devices: vec![("wlan0", st.node.txqueuelen, i + 1, key(&st.name, "wlan0"))], node_name: st.name.clone() });
         }
     }
     if let Some(src) = &scn.server.tc {
-        out.push(NodeDevices { source: src, devices: vec![("eth0", scn.server.txqueuelen, n + 2, key("server", "eth0"))] });
+        out.push(NodeDevices { source: src, devices: vec![("eth0", scn.server.txqueuelen, n + 2, key("server", "eth0"))], node_name: "server".into() });
     }
     out
 }
@@ -53,14 +55,34 @@ pub type Trees = Vec<(usize, QdiscImpl)>;
 /// Parse and build one node's script. Errors and warnings are mapped to the scenario's file,
 /// line and column.
 pub fn build_node(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vec<ScenarioError>, Vec<String>) {
+    let (trees, _, errors, warnings) = build_node_with_virtual(node, seed);
+    (trees, errors, warnings)
+}
+
+/// A node's virtual devices (tc/virt.rs): each with its built tree (None: its default root,
+/// a pfifo of its txqueuelen), and the real devices' egress hooks.
+#[derive(Default)]
+pub struct Virtual {
+    pub devices: Vec<(crate::tc::VirtualDev, Option<QdiscImpl>)>,
+    pub hooks: Vec<crate::tc::DevHook>,
+}
+
+/// [`build_node`] with the node's virtual devices and egress hooks.
+pub fn build_node_with_virtual(node: &NodeDevices<'_>, seed: u64) -> (Trees, Virtual, Vec<ScenarioError>, Vec<String>) {
     let src = node.source;
     let (script, mut diags) = parse_script(&src.text);
-    let specs: Vec<DeviceSpec> = node
+    let mut specs: Vec<DeviceSpec> = node
         .devices
         .iter()
         .map(|&(name, txqueuelen, _, stream)| DeviceSpec { name: name.to_string(), txqueuelen, seed, stream })
         .collect();
-    let built = crate::tc::check::build_reporting_all(&src.text, &script, &specs, &mut diags);
+    let virt = crate::tc::virtual_devices(&script);
+    for v in &virt {
+        if !specs.iter().any(|s| s.name == v.name) {
+            specs.push(DeviceSpec { name: v.name.clone(), txqueuelen: v.txqueuelen, seed, stream: key(&node.node_name, &v.name) });
+        }
+    }
+    let (mut built, hooks) = crate::tc::check::build_reporting_all(&src.text, &script, &specs, Some(node.devices.len()), &mut diags);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for d in &diags {
@@ -71,13 +93,21 @@ pub fn build_node(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vec<ScenarioErro
         }
     }
     if !errors.is_empty() {
-        return (Vec::new(), errors, warnings);
+        return (Vec::new(), Virtual::default(), errors, warnings);
     }
+    let devices = virt
+        .into_iter()
+        .filter(|v| !node.devices.iter().any(|d| d.0 == v.name))
+        .map(|v| {
+            let tree = built.iter().position(|(d, _)| *d == v.name).map(|i| built.remove(i).1);
+            (v, tree)
+        })
+        .collect();
     let trees = built
         .into_iter()
         .filter_map(|(dev, q)| node.devices.iter().find(|d| d.0 == dev).map(|d| (d.2, q)))
         .collect();
-    (trees, errors, warnings)
+    (trees, Virtual { devices, hooks }, errors, warnings)
 }
 
 /// Check every script of a scenario; returns the errors and the warnings.

@@ -68,6 +68,7 @@ impl Simulation {
             wall: std::time::Duration::ZERO,
             finished: false,
             queue_trace: None,
+            iface_counters: false,
         })
     }
 }

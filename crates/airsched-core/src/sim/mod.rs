@@ -63,12 +63,30 @@ pub struct Simulation {
     finished: bool,
     /// Queue lengths and delays over time, when asked for (`enable_queue_trace`).
     queue_trace: Option<Box<crate::metrics::queues::QueueTrace>>,
+    /// Interface counters at each sample, when asked for (`enable_interface_counters`).
+    iface_counters: bool,
 }
 
 /// The transmit path of a node's stack: offer `pkt` to device `dev`'s qdisc and, if it took
-/// it, run the device. Returns whether the qdisc took it.
+/// it, run the device. Returns whether the qdisc took it. A device with an egress hook (an ifb
+/// redirect, an IMQ rule) hands the packet to the virtual device instead, which sends it back
+/// to `dev`'s qdisc later ([`run_dev`]).
 #[inline]
 fn xmit(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+    if let Some(hook) = &net.devs[dev as usize].hook {
+        let key = cx.keys[cx.pkts.get(pkt).flow as usize];
+        if let Some(to) = hook.target(&key, cx.pkts.get(pkt).ip_len) {
+            cx.pkts.get_mut(pkt).iif = dev;
+            return xmit_own(net, wifi, cx, to, pkt);
+        }
+    }
+    xmit_own(net, wifi, cx, dev, pkt)
+}
+
+/// `dev`'s own qdisc and driver, without its egress hook (`skb->tc_skip_classify` on the way
+/// back from an ifb: the filters still classify, their actions are skipped once).
+#[inline]
+fn xmit_own(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
     let ok = net.devs[dev as usize].enqueue(dev, pkt, cx);
     if ok {
         run_dev(net, wifi, cx, dev);
@@ -88,10 +106,28 @@ fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
             Some(bt) => bt.pull(slave as usize, up, cx, |cx| d.dequeue(dev, cx)),
             None => false,
         },
+        Link::Virtual => {
+            // ifb_ri_tasklet (drivers/net/ifb.c, Linux 6.6) / imq's nf_reinject: every packet
+            // the virtual device's qdisc releases goes back at once to its own device's egress
+            // (dev_queue_xmit), whose qdisc holds it next: two queues in series. The tasklet's
+            // CPU time is zero here.
+            while let Some(p) = net.devs[dev as usize].dequeue(dev, cx) {
+                let iif = cx.pkts.get(p).iif;
+                xmit_own(net, wifi, cx, iif, p);
+            }
+            return;
+        }
     };
     if looked && d.sourced {
         cx.out.push(Req::Refill { dev });
     }
+}
+
+/// An interface's counters as its root qdisc has them (`tc -s` "Sent ... bytes ... pkt
+/// (dropped ...)": what it handed to the driver, IP + 14 bytes a packet, and its drops).
+fn iface_counts(d: &crate::net::Netdev) -> [u64; 3] {
+    let s = crate::qdisc::Qdisc::stats(&d.qdisc);
+    [s.sent_bytes, s.sent_packets, s.drops]
 }
 
 /// Run `$body` with `$tx`, the transmit path handed to the traffic sources (`xmit` over the
@@ -219,6 +255,9 @@ impl Simulation {
                 if let (Some(bt), Some(coex)) = (self.net.bt.as_deref_mut(), self.cx.coex.as_deref()) {
                     bt.snapshot(&coex.counters);
                 }
+                if self.iface_counters {
+                    self.rec.iface_last = self.net.devs.iter().map(iface_counts).collect();
+                }
             }
             Event::Sample => self.on_sample(),
             Event::BtMasterTx | Event::BtMasterEnd | Event::BtSlaveEnd => {
@@ -327,6 +366,21 @@ impl Simulation {
                 self.rec.samples[first + st as usize].goodput_bps += bps;
             }
         }
+        // Every interface's bytes, packets and drops out in the interval (xnetload).
+        if self.iface_counters {
+            self.rec.iface_last.resize(self.net.devs.len(), [0; 3]);
+            for (i, d) in self.net.devs.iter().enumerate() {
+                let now3 = iface_counts(d);
+                let last = std::mem::replace(&mut self.rec.iface_last[i], now3);
+                self.rec.iface_samples.push(crate::metrics::recorder::IfaceSample {
+                    time: now,
+                    dev: i as u32,
+                    bytes: now3[0] - last[0],
+                    packets: now3[1] - last[1],
+                    drops: now3[2] - last[2],
+                });
+            }
+        }
         if let Some(t) = self.queue_trace.as_deref_mut() {
             let qdiscs = self.net.devs.iter().enumerate().map(|(i, d)| {
                 let s = crate::qdisc::Qdisc::stats(&d.qdisc);
@@ -386,6 +440,14 @@ impl Simulation {
     /// delay at each sample from now on (`crate::metrics::queues`). Results are the same.
     pub fn enable_queue_trace(&mut self) {
         self.queue_trace = Some(Box::new(crate::metrics::queues::QueueTrace::new(&self.cx.counters.flows)));
+    }
+
+    /// Record what every interface sends out (bytes, packets, drops) in each sample interval
+    /// of the measured window: the results' `interfaces` table (`airsched run` always asks;
+    /// off by default, so a run's results are those it had without it). Call before the run
+    /// reaches its warm-up's end; results are otherwise the same.
+    pub fn enable_interface_counters(&mut self) {
+        self.iface_counters = true;
     }
 
     /// The queue trace so far (and stop tracing).

@@ -332,6 +332,22 @@ impl Simulation {
                 .collect(),
             samples,
             sample_interval: self.scn.run.sample_interval,
+            interfaces: {
+                let secs = self.scn.run.sample_interval.as_secs_f64();
+                let names = self.interface_names();
+                self.rec
+                    .iface_samples
+                    .iter()
+                    .map(|s| crate::results::InterfaceRow {
+                        time_s: s.time.as_secs_f64(),
+                        node: names[s.dev as usize].0.clone(),
+                        dev: names[s.dev as usize].1.to_string(),
+                        bytes_per_second: s.bytes as f64 / secs,
+                        packets_per_second: s.packets as f64 / secs,
+                        drops: s.drops,
+                    })
+                    .collect()
+            },
             tc: self.tc_reports(),
             warnings: self.scn.warnings.clone(),
         }

@@ -29,9 +29,10 @@
 //! that does not exist is a warning, not an error. Moving an existing qdisc to another parent
 //! (`replace`/`link` naming a handle that lives elsewhere) is not modelled (an error).
 
-use super::filter::{kind_name, parse_filter_handle, u32_handle_text};
+use super::filter::{kind_name, parse_filter_handle, u32_handle_text, Redirect};
 use super::lex::{err, warn, Handle, TcDiag, Tok};
 use super::script::{ClassCmd, Command, FilterCmd, Op, QdiscCmd, Script};
+use super::virt::{VirtKind, VirtualCmd, VirtualOp};
 use crate::qdisc::classify::{Filter, FilterKind, ETH_P_ALL};
 use crate::qdisc::kinds::{qdisc_kind, FilterBlock};
 use crate::qdisc::{build_qdisc, BuildCx, ClassDecl, Graft, QdiscDecl, QdiscImpl, PSCHED_MTU};
@@ -86,6 +87,8 @@ struct FNode<'a> {
     at: Tok<'a>,
     seq: u64,
     skip: bool,
+    /// `action mirred egress redirect dev NAME`.
+    redirect: Option<Redirect>,
 }
 
 impl FNode<'_> {
@@ -104,6 +107,12 @@ impl FNode<'_> {
 struct Dev<'a> {
     name: String,
     qdiscs: Vec<QNode<'a>>,
+    /// A virtual device (ifb, imq) and whether it exists yet at this point of the script.
+    virt: Option<(VirtKind, bool)>,
+    /// The clsact egress hook, when added, with its filters.
+    clsact: Option<Vec<FNode<'a>>>,
+    /// `iptables ... -o THIS -j IMQ --todev N`: the imq device (its index) and the rule's token.
+    imq: Option<(usize, Tok<'a>)>,
 }
 
 impl<'a> Dev<'a> {
@@ -163,6 +172,10 @@ fn place(h: Handle) -> String {
 impl<'a> Model<'a> {
     fn dev(&self, tok: Tok<'_>, diags: &mut Vec<TcDiag>) -> Option<usize> {
         match self.devs.iter().position(|d| d.name == tok.text) {
+            Some(i) if self.devs[i].virt.is_some_and(|(_, made)| !made) => {
+                err(diags, tok, format!("device \"{}\" does not exist yet: the line that creates it (ip link add / iptables -j IMQ) comes later (the kernel: Cannot find device)", tok.text));
+                None
+            }
             Some(i) => Some(i),
             None => {
                 let names: Vec<&str> = self.devs.iter().map(|d| d.name.as_str()).collect();
@@ -197,7 +210,175 @@ impl<'a> Model<'a> {
             Command::Qdisc(c) => self.qdisc(c, diags),
             Command::Class(c) => self.class(c, diags),
             Command::Filter(c) => self.filter(c, diags),
+            Command::Virtual(c) => self.virtual_cmd(c, diags),
         }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // virtual devices and the egress hook (tc/virt.rs)
+
+    fn virtual_cmd(&mut self, c: &VirtualCmd<'a>, diags: &mut Vec<TcDiag>) {
+        for op in &c.ops {
+            match op {
+                VirtualOp::Add { name, kind, at } => {
+                    let Some(i) = self.devs.iter().position(|d| d.name == *name) else { continue };
+                    match self.devs[i].virt {
+                        None => err(diags, *at, format!("{name} is a real device of this node; name the ifb another way, like ifb0 (the kernel: File exists)")),
+                        Some((_, true)) => err(diags, *at, format!("{name} exists already (the kernel: File exists)")),
+                        Some((_, false)) => self.devs[i].virt = Some((*kind, true)),
+                    }
+                }
+                VirtualOp::Set { name, .. } => {
+                    self.dev(*name, diags);
+                }
+                VirtualOp::Del { name } => {
+                    err(diags, *name, "ip link del is not modelled: a scenario's devices live for the whole run");
+                }
+                VirtualOp::Imq { out, todev, at } => {
+                    let Some(di) = self.dev(*out, diags) else { continue };
+                    if self.devs[di].virt.is_some() {
+                        err(diags, *out, format!("{} is a virtual device: IMQ captures what leaves a real device", out.text));
+                        continue;
+                    }
+                    let name = format!("imq{todev}");
+                    let Some(ii) = self.devs.iter().position(|d| d.name == name) else { continue };
+                    self.devs[ii].virt = Some((VirtKind::Imq, true));
+                    if self.devs[di].imq.is_some_and(|(j, _)| j != ii) {
+                        err(diags, *at, format!("{} already goes through another imq device; the first matching IMQ rule takes the packet, so this one never would", out.text));
+                        continue;
+                    }
+                    self.devs[di].imq = Some((ii, *at));
+                }
+                VirtualOp::ClsactAdd { dev } => {
+                    let Some(di) = self.dev(*dev, diags) else { continue };
+                    if self.devs[di].clsact.is_some() {
+                        err(diags, *dev, format!("{} has a clsact qdisc already (the kernel: Exclusivity flag on, cannot modify)", dev.text));
+                    } else {
+                        self.devs[di].clsact = Some(Vec::new());
+                    }
+                }
+                VirtualOp::ClsactDel { dev } => {
+                    let Some(di) = self.dev(*dev, diags) else { continue };
+                    if self.devs[di].clsact.take().is_none() {
+                        warn(diags, *dev, format!("{} has no clsact qdisc: nothing to delete", dev.text));
+                    }
+                }
+            }
+        }
+    }
+
+    /// `tc filter add|replace|del dev D egress ...`: the clsact egress hook's filters. They
+    /// run in priority order before the root qdisc (`sch_handle_egress`); the first match ends.
+    fn egress_filter(&mut self, di: usize, c: &FilterCmd<'a>, diags: &mut Vec<TcDiag>) {
+        let at = c.parent.map(|p| p.tok).unwrap_or(c.op_tok);
+        let name = self.devs[di].name.clone();
+        let Some(hook) = self.devs[di].clsact.as_mut() else {
+            if c.op == Op::Delete {
+                warn(diags, at, format!("{name} has no clsact qdisc: nothing to delete"));
+            } else {
+                err(diags, at, format!("{name} has no clsact qdisc to hold egress filters; add \"tc qdisc add dev {name} clsact\" first"));
+            }
+            return;
+        };
+        match c.op {
+            Op::Delete => match c.prio {
+                Some((_, p)) => hook.retain(|f| f.filter.prio != p),
+                None => hook.clear(),
+            },
+            Op::Change => err(diags, c.op_tok, "filter change on the egress hook is not modelled; use replace"),
+            _ => {
+                let (Some(spec), Some(kind)) = (&c.spec, c.kind) else { return };
+                let prio = match c.prio {
+                    Some((_, p)) => p,
+                    None => hook.iter().map(|f| f.filter.prio).filter(|&p| p >= 0x8000).min().map_or(0xC000, |p| p - 1),
+                };
+                if c.op == Op::Replace {
+                    hook.retain(|f| f.filter.prio != prio);
+                }
+                let protocol = c.protocol.map(|p| p.1).unwrap_or(ETH_P_ALL);
+                let filter = Filter { parent: Handle::CLSACT_EGRESS, prio, protocol, kind: spec.kind.clone(), classid: spec.classid, line: c.line };
+                self.seq += 1;
+                hook.push(FNode { filter, handle: spec.handle, at: kind, seq: self.seq, skip: spec.skip_sw, redirect: spec.redirect.clone() });
+            }
+        }
+    }
+
+    /// After the script: each real device's egress rules, and the errors of redirects that go
+    /// nowhere a packet can go (an unknown device, a real one, an imq, ifb to ifb).
+    fn hooks(&self, diags: &mut Vec<TcDiag>) -> Vec<DevHook> {
+        let mut out = Vec::new();
+        let redirect_err = |diags: &mut Vec<TcDiag>, r: &Redirect, msg: String| {
+            diags.push(TcDiag { severity: super::lex::Severity::Error, line: r.line, col: r.col, token: r.dev.clone(), message: msg });
+        };
+        for dev in &self.devs {
+            // Filters with a redirect that no hook runs: below the root, or on a virtual device.
+            let root_handle = dev.root().map(|ri| dev.qdiscs[ri].handle);
+            for f in dev.qdiscs.iter().flat_map(|q| q.filters.iter()).chain(dev.clsact.iter().flatten()) {
+                if let Some(r) = &f.redirect {
+                    if dev.virt.is_some() {
+                        redirect_err(diags, r, format!("a redirect from {} (a virtual device) to another: the kernel drops packets sent from one ifb to another (mirred-usage: do not redirect from one IFB device to another); a loop", dev.name));
+                    } else if Some(f.filter.parent) != root_handle && f.filter.parent != Handle::CLSACT_EGRESS {
+                        redirect_err(diags, r, format!("mirred in a filter at {} is not modelled: attach the redirecting filter to the root qdisc ({}) or to the clsact egress hook", f.filter.parent, root_handle.map_or("none".to_string(), |h| h.to_string())));
+                    }
+                }
+            }
+            if dev.virt.is_some() {
+                continue;
+            }
+            let mut rules: Vec<&FNode<'a>> = Vec::new();
+            if let Some(hook) = &dev.clsact {
+                rules.extend(hook.iter().filter(|f| !f.skip));
+            }
+            if rules.iter().all(|f| f.redirect.is_none()) {
+                rules.clear();
+                if let Some(ri) = dev.root() {
+                    let q = &dev.qdiscs[ri];
+                    if dev.virt.is_none() && q.filters.iter().any(|f| f.redirect.is_some() && f.filter.parent == q.handle) {
+                        rules.extend(q.filters.iter().filter(|f| f.filter.parent == q.handle && !f.skip));
+                    }
+                }
+            }
+            rules.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
+            let mut hook = DevHook { dev: dev.name.clone(), imq: None, rules: Vec::new() };
+            for f in &rules {
+                let to = match &f.redirect {
+                    None => None,
+                    Some(r) => match self.devs.iter().find(|d| d.name == r.dev) {
+                        _ if r.dev == dev.name => {
+                            redirect_err(diags, r, format!("{} redirects to itself: a loop", dev.name));
+                            continue;
+                        }
+                        Some(d) if d.virt == Some((VirtKind::Ifb, true)) => Some(r.dev.clone()),
+                        Some(d) if d.virt.is_some_and(|(k, _)| k == VirtKind::Imq) => {
+                            redirect_err(diags, r, format!("{} is an imq device, which takes packets from the iptables IMQ target, not from mirred; redirect to an ifb device", r.dev));
+                            continue;
+                        }
+                        Some(d) if d.virt.is_none() => {
+                            redirect_err(diags, r, format!("a mirred redirect to {}, a real device, is not modelled (it would bypass routing); redirect to an ifb device made with ip link add NAME type ifb", r.dev));
+                            continue;
+                        }
+                        _ => {
+                            let ifbs: Vec<&str> = self.devs.iter().filter(|d| d.virt == Some((VirtKind::Ifb, true))).map(|d| d.name.as_str()).collect();
+                            let known = if ifbs.is_empty() { "no ifb device exists (add one: ip link add ifb0 type ifb)".to_string() } else { format!("the ifb devices are {}", ifbs.join(", ")) };
+                            redirect_err(diags, r, format!("redirect to unknown device \"{}\"; {known}", r.dev));
+                            continue;
+                        }
+                    },
+                };
+                hook.rules.push(HookRule { filter: f.filter.clone(), to });
+            }
+            if let Some((ii, at)) = dev.imq {
+                if hook.rules.iter().any(|r| r.to.is_some()) {
+                    err(diags, at, format!("{} goes through {} and is redirected to an ifb as well; chaining IMQ and IFB is not modelled", dev.name, self.devs[ii].name));
+                }
+                hook.imq = Some(self.devs[ii].name.clone());
+                hook.rules.clear();
+            }
+            if hook.imq.is_some() || hook.rules.iter().any(|r| r.to.is_some()) {
+                out.push(hook);
+            }
+        }
+        out
     }
 
     /// A trial build of one qdisc (with at most one class) on its own: tc parses a command's
@@ -694,6 +875,9 @@ impl<'a> Model<'a> {
 
     fn filter(&mut self, c: &FilterCmd<'a>, diags: &mut Vec<TcDiag>) {
         let Some(di) = self.dev(c.dev, diags) else { return };
+        if c.parent.is_some_and(|p| p.value == Handle::CLSACT_EGRESS) {
+            return self.egress_filter(di, c, diags);
+        }
         let dev = &self.devs[di];
         let at = c.parent.map(|p| p.tok).unwrap_or(c.op_tok);
         let parent = match c.parent.map(|p| p.value) {
@@ -880,7 +1064,7 @@ impl<'a> Model<'a> {
         });
         let filter = Filter { parent, prio, protocol, kind: spec.kind.clone(), classid: spec.classid, line: c.line };
         self.seq += 1;
-        let node = FNode { filter, handle, at: kind, seq: self.seq, skip: spec.skip_sw };
+        let node = FNode { filter, handle, at: kind, seq: self.seq, skip: spec.skip_sw, redirect: spec.redirect.clone() };
         match (dupe, c.op) {
             (Some(_), Op::Add) => {
                 let what = match spec.kind {
@@ -941,6 +1125,7 @@ impl<'a> Model<'a> {
             f.filter.protocol = p;
         }
         f.skip = spec.skip_sw;
+        f.redirect = spec.redirect.clone();
         f.at = kind;
     }
 
@@ -1070,9 +1255,22 @@ fn build_node(dev: &Dev<'_>, qi: usize, spec: &DeviceSpec, depth: u32, diags: &m
     }
 }
 
-fn run_model<'a>(script: &Script<'a>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Model<'a> {
+/// `real`: how many of `devices` (the first ones) are the node's real devices; None: every
+/// device a virtual-device command names is virtual, the others real.
+fn run_model<'a>(script: &Script<'a>, devices: &[DeviceSpec], real: Option<usize>, diags: &mut Vec<TcDiag>) -> Model<'a> {
+    let virt = virtual_devices(script);
     let mut model = Model {
-        devs: devices.iter().map(|d| Dev { name: d.name.clone(), qdiscs: Vec::new() }).collect(),
+        devs: devices
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Dev {
+                name: d.name.clone(),
+                qdiscs: Vec::new(),
+                virt: virt.iter().find(|v| v.name == d.name && real.is_none_or(|r| i >= r)).map(|v| (v.kind, false)),
+                clsact: None,
+                imq: None,
+            })
+            .collect(),
         autohandle: 0x8000,
         seq: 0,
     };
@@ -1089,7 +1287,77 @@ fn run_model<'a>(script: &Script<'a>, devices: &[DeviceSpec], diags: &mut Vec<Tc
 /// stream: the device's key rotated by 16 bits ^ handle major }`. A device whose tree has an
 /// error is left out.
 pub fn build_trees(script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
-    let model = run_model(script, devices, diags);
+    build_all(script, devices, None, diags).0
+}
+
+/// A virtual device a script creates (`ip link add NAME type ifb`, `modprobe ifb`, an
+/// `iptables -j IMQ --todev N` rule), with its txqueuelen (the kind's default unless
+/// `ip link set NAME txqueuelen N` changes it), in order of creation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VirtualDev {
+    pub name: String,
+    pub kind: VirtKind,
+    pub txqueuelen: u32,
+}
+
+/// The virtual devices a script creates. A caller adds them to the node's devices before
+/// building (a name that is a real device is reported by the build).
+pub fn virtual_devices(script: &Script<'_>) -> Vec<VirtualDev> {
+    let mut out: Vec<VirtualDev> = Vec::new();
+    for c in &script.commands {
+        let Command::Virtual(v) = c else { continue };
+        for op in &v.ops {
+            match op {
+                VirtualOp::Add { name, kind, .. } => {
+                    if !out.iter().any(|d| d.name == *name) {
+                        out.push(VirtualDev { name: name.clone(), kind: *kind, txqueuelen: kind.txqueuelen() });
+                    }
+                }
+                VirtualOp::Imq { todev, .. } => {
+                    let name = format!("imq{todev}");
+                    if !out.iter().any(|d| d.name == name) {
+                        out.push(VirtualDev { name, kind: VirtKind::Imq, txqueuelen: VirtKind::Imq.txqueuelen() });
+                    }
+                }
+                VirtualOp::Set { name, txqueuelen: Some(q) } => {
+                    if let Some(d) = out.iter_mut().find(|d| d.name == name.text) {
+                        d.txqueuelen = *q;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// One rule of a real device's egress hook: a filter and, if it redirects, the ifb device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookRule {
+    pub filter: Filter,
+    pub to: Option<String>,
+}
+
+/// What happens to a real device's packets before its root qdisc: the IMQ device all of them
+/// go through, or the rules (the clsact egress filters, else the root qdisc's own filters when
+/// one of them redirects) whose first match decides: its `to`, or the device's own qdisc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DevHook {
+    pub dev: String,
+    pub imq: Option<String>,
+    pub rules: Vec<HookRule>,
+}
+
+/// [`build_trees`] and the devices' egress hooks. `real`: how many of `devices` (the first
+/// ones) are real; the rest are the script's [`virtual_devices`]. None: decided by name.
+pub fn build_all(
+    script: &Script<'_>,
+    devices: &[DeviceSpec],
+    real: Option<usize>,
+    diags: &mut Vec<TcDiag>,
+) -> (Vec<(String, QdiscImpl)>, Vec<DevHook>) {
+    let model = run_model(script, devices, real, diags);
+    let hooks = model.hooks(diags);
     let mut out = Vec::new();
     for (dev, spec) in model.devs.iter().zip(devices) {
         let Some(ri) = dev.root() else { continue };
@@ -1100,7 +1368,7 @@ pub fn build_trees(script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<
             out.push((spec.name.clone(), q));
         }
     }
-    out
+    (out, hooks)
 }
 
 /// A qdisc as the script leaves it, before it is built.
@@ -1135,7 +1403,7 @@ pub fn declared_trees(
     devices: &[DeviceSpec],
     diags: &mut Vec<TcDiag>,
 ) -> Vec<(String, Vec<DeclaredQdisc>)> {
-    let model = run_model(script, devices, diags);
+    let model = run_model(script, devices, None, diags);
     let mut out = Vec::new();
     for dev in &model.devs {
         let Some(ri) = dev.root() else { continue };

@@ -4,7 +4,7 @@
 //! message` lines, and per device the indented tree and the `tc qdisc show` / `tc class show`
 //! lines. The command line and the Python binding only print what this returns.
 
-use super::build::{build_trees, DeviceSpec};
+use super::build::{build_all, build_trees, virtual_devices, DevHook, DeviceSpec};
 use super::lex::{parse_classid, Handle, Severity, TcDiag};
 use super::script::{parse_script, Command, Script};
 use super::show::{class_show, qdisc_show, tree_text};
@@ -31,6 +31,26 @@ pub struct CheckedDevice {
 pub struct CheckReport {
     pub devices: Vec<CheckedDevice>,
     pub warnings: Vec<String>,
+    /// One line per device whose packets go through a virtual device first ([`redirect_lines`]).
+    pub redirects: Vec<String>,
+}
+
+/// The egress hooks as text: `wlan0 -> ifb0 -> wlan0 (clsact egress: matchall prio 49152)`,
+/// or `wlan0 -> imq0 -> wlan0 (iptables POSTROUTING -o wlan0 -j IMQ)`.
+pub fn redirect_lines(hooks: &[DevHook]) -> Vec<String> {
+    let mut out = Vec::new();
+    for h in hooks {
+        if let Some(imq) = &h.imq {
+            out.push(format!("{} -> {imq} -> {} (every packet: iptables -t mangle -A POSTROUTING -o {} -j IMQ)", h.dev, h.dev, h.dev));
+            continue;
+        }
+        for r in &h.rules {
+            let Some(to) = &r.to else { continue };
+            let at = if r.filter.parent == super::lex::Handle::CLSACT_EGRESS { "clsact egress".to_string() } else { format!("root qdisc {}", r.filter.parent) };
+            out.push(format!("{} -> {to} -> {} ({at}, {} filter prio {}, line {})", h.dev, h.dev, super::filter::kind_name(&r.filter.kind), r.filter.prio, r.filter.line));
+        }
+    }
+    out
 }
 
 /// A diagnostic as `PATH:LINE:COL: at "TOKEN": message` (without the `at` part when it has no
@@ -51,6 +71,11 @@ pub fn named_devices(script: &Script<'_>) -> Vec<String> {
             Command::Qdisc(q) => q.dev.text,
             Command::Class(k) => k.dev.text,
             Command::Filter(f) => f.dev.text,
+            Command::Virtual(v) => match v.ops.first() {
+                Some(super::virt::VirtualOp::Imq { out, .. }) => out.text,
+                Some(super::virt::VirtualOp::ClsactAdd { dev } | super::virt::VirtualOp::ClsactDel { dev }) => dev.text,
+                _ => "",
+            },
         };
         if !dev.is_empty() && !names.iter().any(|n| n == dev) {
             names.push(dev.to_string());
@@ -78,7 +103,13 @@ pub fn build_unless_errors(
 /// is reported at once, sorted by line and column (parse and build errors alike), except
 /// knock-on errors: an error on a line whose `parent` is a handle or class id that an earlier
 /// failed line would have created (it fails only because of that one).
-pub(crate) fn build_reporting_all(text: &str, script: &Script<'_>, devices: &[DeviceSpec], diags: &mut Vec<TcDiag>) -> Vec<(String, QdiscImpl)> {
+pub(crate) fn build_reporting_all(
+    text: &str,
+    script: &Script<'_>,
+    devices: &[DeviceSpec],
+    real: Option<usize>,
+    diags: &mut Vec<TcDiag>,
+) -> (Vec<(String, QdiscImpl)>, Vec<DevHook>) {
     let lines: Vec<&str> = text.lines().collect();
     let words_of = |line: u32| lines.get((line as usize).wrapping_sub(1)).map_or(Vec::new(), |l| l.split_whitespace().collect::<Vec<_>>());
     let after = |words: &[&str], key: &str| {
@@ -86,7 +117,7 @@ pub(crate) fn build_reporting_all(text: &str, script: &Script<'_>, devices: &[De
         parse_classid(word).ok().map(|(id, _)| id)
     };
     let mut built_diags = Vec::new();
-    let built = build_trees(script, devices, &mut built_diags);
+    let built = build_all(script, devices, real, &mut built_diags);
     diags.append(&mut built_diags);
     diags.sort_by_key(|d| (d.line, d.col));
     // In line order: a failed line's handle or class id is never made; a later error on a line
@@ -129,11 +160,22 @@ pub fn check_script(text: &str, path: &str) -> Result<CheckReport, Vec<String>> 
 pub fn check_script_on(text: &str, path: &str, devices: Option<&[(String, u32)]>) -> Result<CheckReport, Vec<String>> {
     let (script, mut diags) = parse_script(text);
     let spec = |name: String, txqueuelen: u32| DeviceSpec { stream: crate::engine::rng::name_key(&name), name, txqueuelen, seed: 1 };
-    let specs: Vec<DeviceSpec> = match devices {
+    let virt = virtual_devices(&script);
+    let mut specs: Vec<DeviceSpec> = match devices {
         Some(devs) => devs.iter().map(|(n, q)| spec(n.clone(), *q)).collect(),
-        None => named_devices(&script).into_iter().map(|n| spec(n, DEFAULT_TXQUEUELEN)).collect(),
+        None => named_devices(&script)
+            .into_iter()
+            .filter(|n| !virt.iter().any(|v| v.name == *n))
+            .map(|n| spec(n, DEFAULT_TXQUEUELEN))
+            .collect(),
     };
-    let built = build_reporting_all(text, &script, &specs, &mut diags);
+    let real = specs.len();
+    for v in &virt {
+        if !specs.iter().any(|s| s.name == v.name) {
+            specs.push(spec(v.name.clone(), v.txqueuelen));
+        }
+    }
+    let (built, hooks) = build_reporting_all(text, &script, &specs, Some(real), &mut diags);
     let of = |s: Severity| diags.iter().filter(move |d| d.severity == s).map(|d| located(path, d));
     let errors: Vec<String> = of(Severity::Error).collect();
     if !errors.is_empty() {
@@ -155,7 +197,7 @@ pub fn check_script_on(text: &str, path: &str, devices: Option<&[(String, u32)]>
             }
         })
         .collect();
-    Ok(CheckReport { devices, warnings: of(Severity::Warning).collect() })
+    Ok(CheckReport { devices, warnings: of(Severity::Warning).collect(), redirects: redirect_lines(&hooks) })
 }
 
 #[cfg(test)]
@@ -266,6 +308,97 @@ tc qdisc add dev eth0 root pfifo limit x
     fn devices_are_listed_once_in_order_of_first_mention() {
         let (s, _) = parse_script("tc qdisc add dev b root pfifo\ntc qdisc add dev a root pfifo\nqdisc del dev b root\n");
         assert_eq!(named_devices(&s), vec!["b", "a"]);
+    }
+
+    const IFB: &str = "\
+ip link add ifb0 type ifb
+ip link set dev ifb0 up
+tc qdisc add dev wlan0 clsact
+tc filter add dev wlan0 egress matchall action mirred egress redirect dev ifb0
+tc qdisc add dev eth0 root handle 1: prio
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst 10.0.0.1/32 action mirred egress redirect dev ifb0
+tc qdisc add dev ifb0 root handle 1: htb default 20
+tc class add dev ifb0 parent 1: classid 1:20 htb rate 5mbit
+";
+
+    #[test]
+    fn ifb_scripts_build_the_shared_tree_and_list_the_redirects() {
+        let r = check_script(IFB, "ifb.tc").unwrap();
+        let devs: Vec<&str> = r.devices.iter().map(|d| d.dev.as_str()).collect();
+        assert_eq!(devs, ["eth0", "ifb0"]);
+        // ifb's tx_queue_len is 32 (TX_Q_LIMIT): the default leaf and direct queue.
+        assert!(r.devices[1].tree.contains("direct_qlen 32"), "{}", r.devices[1].tree);
+        assert_eq!(
+            r.redirects,
+            [
+                "wlan0 -> ifb0 -> wlan0 (clsact egress, matchall filter prio 49152, line 4)",
+                "eth0 -> ifb0 -> eth0 (root qdisc 1:, u32 filter prio 1, line 6)"
+            ]
+        );
+        let imq = "iptables -t mangle -A POSTROUTING -o wlan0 -j IMQ --todev 1\ntc qdisc add dev imq1 root sfq\n";
+        let r = check_script(imq, "imq.tc").unwrap();
+        assert_eq!(r.redirects, ["wlan0 -> imq1 -> wlan0 (every packet: iptables -t mangle -A POSTROUTING -o wlan0 -j IMQ)"]);
+        // On a node's devices the virtual ones are allowed too.
+        let devs = [("wlan0".to_string(), 50u32), ("eth0".to_string(), 1000u32)];
+        assert!(check_script_on(IFB, "n.tc", Some(&devs)).is_ok());
+    }
+
+    #[test]
+    fn bad_redirects_are_one_line_errors_at_their_token() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "ip link add ifb0 type ifb\ntc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev ifb9\n",
+                "r.tc:3:75: at \"ifb9\": redirect to unknown device \"ifb9\"; the ifb devices are ifb0",
+            ),
+            (
+                "tc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev ifb0\n",
+                "r.tc:2:75: at \"ifb0\": redirect to unknown device \"ifb0\"; no ifb device exists (add one: ip link add ifb0 type ifb)",
+            ),
+            (
+                "ip link add ifb0 type ifb\nip link add ifb1 type ifb\ntc qdisc add dev ifb0 clsact\ntc filter add dev ifb0 egress matchall action mirred egress redirect dev ifb1\n",
+                "r.tc:4:74: at \"ifb1\": a redirect from ifb0 (a virtual device) to another",
+            ),
+            (
+                "tc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev wlan0\n",
+                "r.tc:2:75: at \"wlan0\": wlan0 redirects to itself: a loop",
+            ),
+            (
+                "tc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev eth0\ntc qdisc add dev eth0 root pfifo\n",
+                "r.tc:2:75: at \"eth0\": a mirred redirect to eth0, a real device, is not modelled",
+            ),
+            (
+                "ip link add ifb0 type ifb\ntc qdisc add dev wlan0 clsact\ntc filter add dev wlan0 egress matchall action mirred egress mirror dev ifb0\n",
+                "r.tc:3:62: at \"mirror\": mirred mirror (a copy of the packet) is not modelled",
+            ),
+            (
+                "ip link add ifb0 type ifb\ntc filter add dev wlan0 egress matchall action mirred egress redirect dev ifb0\n",
+                "r.tc:2:25: at \"egress\": wlan0 has no clsact qdisc to hold egress filters",
+            ),
+            (
+                "tc qdisc add dev ifb0 root pfifo\nip link add ifb0 type ifb\n",
+                "r.tc:1:18: at \"ifb0\": device \"ifb0\" does not exist yet",
+            ),
+            ("ip link add ifb0 type veth\n", "r.tc:1:23: at \"veth\": link type \"veth\" is not modelled"),
+            (
+                "iptables -t mangle -A PREROUTING -i eth0 -j IMQ --todev 0\n",
+                "r.tc:1:34: at \"-i\": iptables \"-i\" is not modelled",
+            ),
+            (
+                "iptables -t mangle -A PREROUTING -o eth0 -j IMQ --todev 0\n",
+                "r.tc:1:23: at \"PREROUTING\": IMQ in PREROUTING shapes what a device receives",
+            ),
+            ("iptables -t mangle -A POSTROUTING -o eth0 -j IMQ --todev 16\n", "r.tc:1:58: at \"16\": invalid --todev \"16\"; expected 0 to 15"),
+        ];
+        for (text, want) in cases {
+            let e = check_script(text, "r.tc").unwrap_err();
+            assert_eq!(e.len(), 1, "{text}: {e:?}");
+            assert!(e[0].starts_with(want), "{text}:\n got {}\nwant {want}", e[0]);
+        }
+        // On a node, an ifb may not take a real device's name.
+        let devs = [("wlan0".to_string(), 50u32)];
+        let e = check_script_on("ip link add wlan0 type ifb\n", "r.tc", Some(&devs)).unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].starts_with("r.tc:1:13: at \"wlan0\": wlan0 is a real device of this node"), "{}", e[0]);
     }
 
     #[test]

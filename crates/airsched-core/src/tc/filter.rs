@@ -17,7 +17,9 @@
 //! links and `offset` are not modelled.
 //!
 //! Actions and policing change what happens to matched packets and are errors, except the
-//! no-op `action pass`/`action ok` (a warning).
+//! no-op `action pass`/`action ok` (a warning) and `action mirred egress redirect dev IFB`
+//! (`act_mirred.c`, Linux 6.6), which hands the packet to an ifb device (docs/tc.md, "One
+//! qdisc over several interfaces"); the builder checks that the device is an ifb.
 
 use super::lex::{
     err, err_at, matches, parse_c_u32, parse_classid, parse_hex_u32, parse_ipv4_prefix, warn, Cursor, Handle, TcDiag, Tok,
@@ -47,6 +49,16 @@ pub struct FilterSpec {
     pub order: Option<u32>,
     /// `skip_sw`: the filter never runs in software (airsched leaves it out).
     pub skip_sw: bool,
+    /// `action mirred egress redirect dev NAME`: the device the matched packets go to.
+    pub redirect: Option<Redirect>,
+}
+
+/// The target of `action mirred egress redirect dev NAME`, where the name was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    pub dev: String,
+    pub line: u32,
+    pub col: u32,
 }
 
 impl FilterSpec {
@@ -152,7 +164,7 @@ pub fn parse_filter<'a>(
     end: (u32, u32),
     diags: &mut Vec<TcDiag>,
 ) -> Option<FilterSpec> {
-    let mut p = P { cur: Cursor::new(opts, end), diags };
+    let mut p = P { cur: Cursor::new(opts, end), diags, redirect: None };
     match kind.text {
         "u32" => p.u32(kind, handle),
         "fw" => p.fw(kind, handle),
@@ -176,6 +188,8 @@ pub fn parse_filter<'a>(
 struct P<'t, 'a, 'd> {
     cur: Cursor<'t, 'a>,
     diags: &'d mut Vec<TcDiag>,
+    /// The `action mirred egress redirect` seen so far.
+    redirect: Option<Redirect>,
 }
 
 /// One key while packing: offset (before adding the nexthdr base), nexthdr flag, value, mask
@@ -244,12 +258,56 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             }
             return true;
         }
+        if v.text == "mirred" {
+            return self.mirred(v);
+        }
         err(
             self.diags,
             v,
             format!("filter actions are not modelled: \"action {}\" would change what happens to the packets the filter matches", v.text),
         );
         false
+    }
+
+    /// `mirred egress redirect dev NAME [index N]` (iproute2 `m_mirred.c`); mirror, ingress and
+    /// a second redirect are errors.
+    fn mirred(&mut self, key: Tok<'a>) -> bool {
+        let Some(dir) = self.value(key, "egress redirect dev IFB") else { return false };
+        if dir.text != "egress" {
+            let msg = if dir.text == "ingress" {
+                "mirred ingress (back into a device's receive path) is not modelled; airsched redirects egress to an ifb device: mirred egress redirect dev ifb0".to_string()
+            } else {
+                format!("expected \"egress\" after mirred, like: mirred egress redirect dev ifb0 (not \"{}\")", dir.text)
+            };
+            err(self.diags, dir, msg);
+            return false;
+        }
+        let Some(what) = self.value(dir, "redirect dev IFB") else { return false };
+        if what.text != "redirect" {
+            let msg = if what.text == "mirror" {
+                "mirred mirror (a copy of the packet) is not modelled; airsched models mirred egress redirect".to_string()
+            } else {
+                format!("expected \"redirect\" after mirred egress (not \"{}\")", what.text)
+            };
+            err(self.diags, what, msg);
+            return false;
+        }
+        let Some(d) = self.value(what, "dev IFB") else { return false };
+        if d.text != "dev" {
+            err(self.diags, d, format!("expected \"dev NAME\" after mirred egress redirect (not \"{}\")", d.text));
+            return false;
+        }
+        let Some(name) = self.value(d, "an ifb device name, like ifb0") else { return false };
+        if self.redirect.is_some() {
+            err(self.diags, name, "a second mirred redirect: a packet goes to one device");
+            return false;
+        }
+        self.redirect = Some(Redirect { dev: name.text.to_string(), line: name.line, col: name.col });
+        if self.peek().is_some_and(|t| t.text == "index") {
+            let k = self.next().unwrap_or(name);
+            self.value(k, "an action index");
+        }
+        true
     }
 
     fn police(&mut self, key: Tok<'a>) {
@@ -368,13 +426,17 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             err(self.diags, kind, "a u32 filter needs at least one \"match\" (match u32 0 0 matches every packet); the kernel answers \"Selector not specified\"");
             return None;
         }
-        let Some(classid) = classid else {
-            err_at(
-                self.diags,
-                self.cur.end(),
-                "u32 filter without flowid/classid: it would never classify a packet; add flowid MAJOR:MINOR",
-            );
-            return None;
+        let classid = match classid {
+            Some(c) => c,
+            None if self.redirect.is_some() => Handle::UNSPEC,
+            None => {
+                err_at(
+                    self.diags,
+                    self.cur.end(),
+                    "u32 filter without flowid/classid: it would never classify a packet; add flowid MAJOR:MINOR",
+                );
+                return None;
+            }
         };
         if let (Some(o), true) = (order, h & 0xFFF != 0) {
             if o != h & 0xFFF {
@@ -405,6 +467,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             ht: ht.map(|x| x.0),
             order,
             skip_sw,
+            redirect: self.redirect.take(),
         })
     }
 
@@ -671,9 +734,13 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
                 return None;
             }
         }
-        let Some(classid) = classid else {
-            err_at(self.diags, self.cur.end(), "fw filter without classid/flowid; add flowid MAJOR:MINOR");
-            return None;
+        let classid = match classid {
+            Some(c) => c,
+            None if self.redirect.is_some() => Handle::UNSPEC,
+            None => {
+                err_at(self.diags, self.cur.end(), "fw filter without classid/flowid; add flowid MAJOR:MINOR");
+                return None;
+            }
         };
         Some(FilterSpec {
             kind: FilterKind::Fw { handle: mark, mask },
@@ -682,6 +749,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             ht: None,
             order: None,
             skip_sw: false,
+            redirect: self.redirect.take(),
         })
     }
 
@@ -717,11 +785,18 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
                 return None;
             }
         }
-        let Some(classid) = classid else {
-            err_at(self.diags, self.cur.end(), "matchall filter without classid/flowid; add classid MAJOR:MINOR");
-            return None;
+        // With a redirect the class id is optional: the kernel's result is then 0, which the
+        // qdisc reads as "no class" when the packet comes back (prio: priomap[0]).
+        let classid = match classid {
+            Some(c) => c,
+            None if self.redirect.is_some() => Handle::UNSPEC,
+            None => {
+                err_at(self.diags, self.cur.end(), "matchall filter without classid/flowid; add classid MAJOR:MINOR");
+                return None;
+            }
         };
-        Some(FilterSpec { kind: FilterKind::MatchAll, classid, handle: id, ht: None, order: None, skip_sw })
+        let redirect = self.redirect.take();
+        Some(FilterSpec { kind: FilterKind::MatchAll, classid, handle: id, ht: None, order: None, skip_sw, redirect })
     }
 }
 

@@ -176,6 +176,8 @@ impl Handle {
     pub const ROOT: Handle = Handle(0xFFFF_FFFF);
     /// `TC_H_UNSPEC`.
     pub const UNSPEC: Handle = Handle(0);
+    /// The clsact egress hook, `TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS)` = ffff:fff3.
+    pub const CLSACT_EGRESS: Handle = Handle(0xFFFF_FFF3);
 
     pub const fn new(major: u16, minor: u16) -> Handle {
         Handle(((major as u32) << 16) | minor as u32)

@@ -13,8 +13,9 @@ pub mod lex;
 pub mod opts;
 pub mod script;
 pub mod show;
+pub mod virt;
 
-pub use build::{build_trees, declared_trees, DeclaredClass, DeclaredQdisc, DeviceSpec};
+pub use build::{build_all, build_trees, declared_trees, virtual_devices, DeclaredClass, DeclaredQdisc, DevHook, DeviceSpec, HookRule, VirtualDev};
 pub use check::{check_script, check_script_on, CheckReport, CheckedDevice};
 pub use filter::{parse_filter, FilterSpec, NEXTHDR_BASE};
 pub use lex::{errors_since, parse_classid, parse_ipv4, parse_ipv4_prefix, parse_qdisc_handle, Cursor, Severity, TcDiag, Tok};

@@ -19,6 +19,7 @@
 //! the token it is about.
 
 use super::filter::{parse_filter, parse_protocol, FilterSpec};
+use super::virt::{VirtualCmd, VirtualOp};
 use super::lex::{
     err, err_at, matches, parse_c_u32, parse_classid, parse_qdisc_handle, tokenize, warn, warn_at, Cursor, Handle, RawCmd,
     Severity, TcDiag, Tok,
@@ -36,6 +37,8 @@ pub enum Command<'a> {
     Qdisc(QdiscCmd<'a>),
     Class(ClassCmd<'a>),
     Filter(FilterCmd<'a>),
+    /// `ip link`, `iptables -j IMQ`, `modprobe`, `tc qdisc add|del dev D clsact` (see `virt`).
+    Virtual(VirtualCmd<'a>),
 }
 
 impl Command<'_> {
@@ -45,6 +48,7 @@ impl Command<'_> {
             Command::Qdisc(c) => c.line,
             Command::Class(c) => c.line,
             Command::Filter(c) => c.line,
+            Command::Virtual(c) => c.line,
         }
     }
 }
@@ -262,6 +266,12 @@ fn parse_command<'a>(raw: &RawCmd<'a>, diags: &mut Vec<TcDiag>) -> Option<Comman
     if first.text == "sudo" && c.peek_nth(1).is_some_and(|t| t.text == "tc" || t.text.ends_with("/tc")) {
         c.next();
     }
+    if first.text == "sudo" && c.peek_nth(1).is_some_and(|t| super::virt::is_virtual_program(t.text)) {
+        c.next();
+    }
+    if c.peek().is_some_and(|t| super::virt::is_virtual_program(t.text)) {
+        return super::virt::parse(&mut c, line, diags).map(Command::Virtual);
+    }
     let mut program = false;
     if let Some(t) = c.peek() {
         if t.text == "tc" || t.text.ends_with("/tc") {
@@ -311,7 +321,14 @@ fn parse_command<'a>(raw: &RawCmd<'a>, diags: &mut Vec<TcDiag>) -> Option<Comman
         .into_iter()
         .find(|o| matches(obj.text, o));
     match object {
-        Some("qdisc") => parse_qdisc(&mut c, line, diags).map(Command::Qdisc),
+        Some("qdisc") => parse_qdisc(&mut c, line, diags).map(|q| match q.kind {
+            // The clsact hook is not a qdisc of the tree: it holds the egress filters.
+            Some(k) if k.text == "clsact" => {
+                let op = if q.op == Op::Delete { VirtualOp::ClsactDel { dev: q.dev } } else { VirtualOp::ClsactAdd { dev: q.dev } };
+                Command::Virtual(VirtualCmd { ops: vec![op], line })
+            }
+            _ => Command::Qdisc(q),
+        }),
         Some("class") => parse_class(&mut c, line, diags).map(Command::Class),
         Some("filter") => parse_filter_cmd(&mut c, line, diags).map(Command::Filter),
         Some("help") => {
@@ -519,7 +536,23 @@ fn parse_qdisc<'a>(c: &mut Cursor<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -
                     None => ok = false,
                 }
             }
-            "ingress" | "clsact" => {
+            "clsact" => {
+                // `tc qdisc add|replace|del dev D clsact`: the egress hook (see `virt`).
+                if op == Op::Change || op == Op::Link {
+                    err(diags, t, format!("clsact has no options to {}; add or delete it", op.name()));
+                    return None;
+                }
+                if let Some(extra) = c.peek() {
+                    err(diags, extra, format!("clsact takes no options (\"{}\")", extra.text));
+                    return None;
+                }
+                let dev = need_dev(dev, op_tok, diags)?;
+                if !ok {
+                    return None;
+                }
+                return Some(QdiscCmd { op, op_tok, dev, parent: None, handle: None, kind: Some(t), opts: Vec::new(), end: c.end(), line });
+            }
+            "ingress" => {
                 if op == Op::Delete {
                     warn(
                         diags,
@@ -673,11 +706,19 @@ fn parse_filter_cmd<'a>(c: &mut Cursor<'_, 'a>, line: u32, diags: &mut Vec<TcDia
             continue;
         }
         match t.text {
-            "ingress" | "egress" => {
+            "egress" => {
+                // The clsact egress hook, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS).
+                if parent.is_some() {
+                    err(diags, t, "\"egress\" is a second parent: the command already names one");
+                    ok = false;
+                }
+                parent = Some(HandleArg { tok: t, value: Handle::CLSACT_EGRESS });
+            }
+            "ingress" => {
                 err(
                     diags,
                     t,
-                    "filters on clsact/ingress hooks are not modelled; airsched classifies in egress qdiscs only",
+                    "filters on the ingress hook are not modelled; airsched shapes egress (the clsact egress hook and egress qdiscs)",
                 );
                 return None;
             }

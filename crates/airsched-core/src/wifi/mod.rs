@@ -16,6 +16,7 @@ pub mod ht;
 pub mod ifs;
 pub mod legacy;
 pub mod medium;
+pub mod pcf;
 
 use crate::ctx::Ctx;
 use crate::engine::Event;
