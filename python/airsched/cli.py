@@ -703,6 +703,48 @@ def repro_valenzuela_command(
         print(f"wrote {out / 'valenzuela.csv'}")
 
 
+@repro_app.command("yip-kwok")
+def repro_yip_kwok_command(
+    duration: Annotated[
+        str | None,
+        typer.Option(help=f"Simulated time per run, the 5 s warm-up included: {DURATION_FORMS} (default: the paper's 800 s)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Write yip-kwok.csv, yip-kwok-series.csv and each run's tables (runs/<configuration>/) here."),
+    ] = None,
+    plot: Annotated[
+        bool, typer.Option("--plot", help="Also write yip-kwok.png (Figs. 4-10: WLAN, Bluetooth, aggregate over time) into --out.")
+    ] = False,
+    scenarios: ScenariosOption = None,
+) -> None:
+    """Yip & Kwok: the dual-radio NAP (802.11b AP + Bluetooth PAN master, one IMQ device over
+    both) under FIFO, HTB+SFQ, PRIO+TBF and SFQ, each client downloading a file over FTP; prints
+    the aggregate's peak and range of major fluctuation, the WLAN and Bluetooth shares, the
+    ranking beside the paper's and its observations (see docs/repro-yip-kwok.md)."""
+    from .repro import yipkwok
+
+    if plot and out is None:
+        _bad_input("--plot: needs --out DIR to write the figure into")
+    with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
+        rep = yipkwok.run_testbed(duration=_duration(duration), seed=seed, progress=progress, scenarios_dir=scenarios)
+    for warning in rep.warnings:
+        _warn(warning)
+    _print_tables(yipkwok.format_tables(rep), gap=True)
+    if out is not None:
+        try:
+            paths = yipkwok.write(rep, out)
+            if plot:
+                paths.append(yipkwok.plot(rep, out / "yip-kwok.png"))
+        except OSError as exc:
+            _cannot_write(out, exc)
+        for path in paths:
+            if not path.is_dir():
+                print(f"wrote {path}")
+        print(f"wrote the tables of {len(rep.results)} runs in {out / 'runs'}")
+
+
 @app.command("sweep")
 def sweep_command(
     spec: Annotated[str, typer.Argument(metavar="SWEEP", help="Sweep file (TOML).", show_default=False)],

@@ -53,6 +53,10 @@ pub struct HostParams {
     /// The controller's ACL buffers (Read Buffer Size): fragment size and count.
     pub acl_mtu: u32,
     pub acl_pkts: u32,
+    /// T_poll in slots (LMP's default 40, Bluetooth Core 5.x Vol 2 Part C 4.1.8): the longest
+    /// a slave the master has nothing for, and that had nothing to send, goes unpolled. 0: poll
+    /// every slave at every turn.
+    pub t_poll: u32,
 }
 
 /// L2CAP basic header: length 2 + channel id 2.
@@ -92,6 +96,10 @@ pub struct Link {
     arqn_to_slave: bool,
     /// The slave's controller credits.
     slave_cnt: u32,
+    /// When the master last addressed the slave, and whether the slave's last answer that
+    /// reached it carried data (an active slave is polled at every turn).
+    last_poll: Option<Nanos>,
+    slave_busy: bool,
     /// Fixed baseband packet error rate (both directions) and its draws.
     per: f64,
     rng: Xoshiro256PlusPlus,
@@ -152,6 +160,8 @@ impl Bluetooth {
             types,
             arqn_to_slave: true,
             slave_cnt: acl_pkts,
+            last_poll: None,
+            slave_busy: false,
             per,
             rng,
             stats: [DirStats::default(); 2],
@@ -306,9 +316,24 @@ impl Bluetooth {
     /// A master transmit slot: address the next slave.
     pub fn on_master_tx(&mut self, cx: &mut Ctx) {
         let t0 = cx.now;
-        let slave = self.rr;
-        self.rr = (self.rr + 1) % self.links.len();
+        let n = self.links.len();
+        let t_poll = Nanos(SLOT.0 * self.params.t_poll as u64);
+        // Round robin over the slaves worth a packet now: data (or a retransmission) for it, a
+        // slave that answered with data, or one unpolled for T_poll. With none, the master
+        // leaves the slot pair empty (no packet, no hop on the air) and looks again at the next.
+        let wanted = |l: &Link| {
+            l.down.inflight.is_some()
+                || l.down.ready_bytes() > 0
+                || l.slave_busy
+                || l.last_poll.is_none_or(|p| t0 >= p + t_poll)
+        };
+        let Some(slave) = (0..n).map(|k| (self.rr + k) % n).find(|&s| wanted(&self.links[s])) else {
+            cx.schedule(t0 + Nanos(2 * SLOT.0), Event::BtMasterTx);
+            return;
+        };
+        self.rr = (slave + 1) % n;
         let l = &mut self.links[slave];
+        l.last_poll = Some(t0);
         let seg = Self::next_segment(&mut l.down, &l.types, &mut l.stats[0]);
         let (slots, d) = match seg {
             Some(s) => (s.ptype.slots(), s.ptype.airtime(s.len)),
@@ -361,6 +386,7 @@ impl Bluetooth {
         }
         // The slave's answer.
         let seg = Self::next_segment(&mut l.up, &l.types, &mut l.stats[1]);
+        l.slave_busy = seg.is_some();
         let (slots, d) = match seg {
             Some(s) => (s.ptype.slots(), s.ptype.airtime(s.len)),
             None => (1, packet::POLL_NULL),

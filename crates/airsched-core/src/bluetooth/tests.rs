@@ -8,7 +8,12 @@ use crate::time::Nanos;
 use super::packet::{PacketType, POLL_NULL, SLOT};
 
 fn sim(slaves: usize, flows: &str) -> Simulation {
+    sim_with(slaves, flows, "")
+}
+
+fn sim_with(slaves: usize, flows: &str, piconet: &str) -> Simulation {
     let mut text = String::from("[run]\nduration = \"1s\"\n[cell]\nbeacons = false\n[[station]]\nname = \"w\"\nrate = \"11Mbps\"\n");
+    text.push_str(piconet);
     for i in 0..slaves {
         text.push_str(&format!("[[bluetooth]]\nname = \"b{i}\"\npacket_types = [\"DH1\", \"DH3\", \"DH5\"]\n"));
     }
@@ -25,8 +30,26 @@ fn air(sim: &mut Simulation, until: Nanos) -> Vec<(u64, u64, u32)> {
 }
 
 #[test]
-fn an_idle_piconet_polls_its_slaves_in_turn_on_the_slot_grid() {
+fn an_idle_piconet_polls_each_slave_once_per_t_poll() {
+    // The default T_poll, 40 slots: slaves 1, 2, 3 polled in slots 0, 2, 4 (each answering a
+    // NULL in the slot after), nothing on the air until slot 40, then 1, 2, 3 again in slots 40,
+    // 42, 44.
     let mut s = sim(3, "");
+    let log = air(&mut s, Nanos(48 * SLOT.0));
+    let mut want = Vec::new();
+    for base in [0u64, 40] {
+        for k in 0..3u64 {
+            let m = base + 2 * k;
+            want.push((m * SLOT.0, m * SLOT.0 + POLL_NULL.0, 0));
+            want.push(((m + 1) * SLOT.0, (m + 1) * SLOT.0 + POLL_NULL.0, k as u32 + 1));
+        }
+    }
+    assert_eq!(log, want);
+}
+
+#[test]
+fn with_t_poll_zero_an_idle_piconet_polls_its_slaves_in_turn_on_the_slot_grid() {
+    let mut s = sim_with(3, "", "[piconet]\nt_poll = 0\n");
     let log = air(&mut s, Nanos(12 * SLOT.0));
     // POLL in even slots to slaves 1, 2, 3 in turn, each answered by a NULL in the next slot.
     let want: Vec<(u64, u64, u32)> = (0..12u64)
@@ -43,7 +66,7 @@ fn a_multi_slot_packet_is_answered_in_the_slot_after_it_and_the_master_resumes_o
     // A saturating download to b0: DH5 (5 slots) then b0's NULL in slot 5, the master again in
     // slot 6 (to b1: POLL, NULL in slot 7), then slot 8 to b0.
     let flow = "[[flow]]\nname = \"d\"\nsrc = \"server\"\ndst = \"b0\"\nrate = \"saturate\"\nsize = 1321\n";
-    let mut s = sim(2, flow);
+    let mut s = sim_with(2, flow, "[piconet]\nt_poll = 0\n");
     let log = air(&mut s, Nanos::from_ms(100));
     let dh5 = PacketType::Dh5.airtime(339).0;
     // Find a full DH5 from the master and check what follows it.

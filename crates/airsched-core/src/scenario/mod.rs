@@ -72,6 +72,7 @@ impl Default for PiconetConfig {
                 l2cap_sndbuf: 212_992,
                 acl_mtu: 310,
                 acl_pkts: 10,
+                t_poll: 40,
             },
             afh: false,
             sir: false,

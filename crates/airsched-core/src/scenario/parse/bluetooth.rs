@@ -5,9 +5,9 @@ use super::*;
 use crate::bluetooth::PacketType;
 use crate::scenario::{BluetoothConfig, PiconetConfig};
 
-pub(super) const BLUETOOTH_KEYS: &[&str] = &["name", "ip", "txqueuelen", "tc", "tc_file", "packet_types", "packet_error_rate", "position"];
+pub(super) const BLUETOOTH_KEYS: &[&str] = &["name", "ip", "txqueuelen", "tc", "tc_file", "packet_types", "packet_error_rate", "position", "kernel"];
 pub(super) const PICONET_KEYS: &[&str] = &[
-    "bnep_header", "bnep_txq_len", "l2cap_sndbuf", "acl_mtu", "acl_pkts", "afh", "sir", "bt_power", "wlan_power",
+    "bnep_header", "bnep_txq_len", "l2cap_sndbuf", "acl_mtu", "acl_pkts", "t_poll", "afh", "sir", "bt_power", "wlan_power",
 ];
 
 /// A piconet has at most 7 active slaves (3-bit LT_ADDR, 0 is broadcast).
@@ -164,6 +164,12 @@ pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Piconet
     }
     if let Some(n) = tbl.get("acl_pkts").and_then(|v| integer(ctx, v, "piconet.acl_pkts", 1, 65_535)) {
         p.host.acl_pkts = n as u32;
+    }
+    if let Some(n) = tbl.get("t_poll").and_then(|v| integer(ctx, v, "piconet.t_poll", 0, 65_534)) {
+        if n % 2 == 1 {
+            ctx.error(&tbl.get("t_poll").expect("just read").span(), "piconet.t_poll", format!("{n} slots: T_poll is an even number of slots (the master transmits in even slots), e.g. 40"));
+        }
+        p.host.t_poll = n as u32;
     }
     if let Some(b) = tbl.get("afh").and_then(|v| boolean(ctx, v, "piconet.afh")) {
         p.afh = b;
