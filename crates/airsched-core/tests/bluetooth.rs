@@ -222,6 +222,8 @@ fn bad_bluetooth_input_is_reported_with_its_line_and_key() {
     assert!(e.contains("duplicate Bluetooth client name \"bt1\""), "{e}");
     let e = err(&(base.clone() + "\n[[bluetooth]]\nname = \"wlan1\"\n"));
     assert!(e.contains("already a [[station]]"), "{e}");
-    let e = err(&(base + "\n[piconet]\nbnep_header = \"tiny\"\n"));
+    let e = err(&(base.clone() + "\n[piconet]\nbnep_header = \"tiny\"\n"));
     assert!(e.contains("t.toml:") && e.contains("piconet.bnep_header"), "{e}");
+    let e = err(&(base + "\n[piconet]\nt_poll = 41\n"));
+    assert!(e.contains("t.toml:") && e.contains("piconet.t_poll") && e.contains("even number of slots"), "{e}");
 }
