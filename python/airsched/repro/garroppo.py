@@ -770,11 +770,11 @@ def format_claims(claims: pd.DataFrame) -> Table:
         show_edge=False,
         pad_edge=False,
     )
-    table.add_column("claim: quantity and bound", ratio=3)
+    table.add_column("claim: quantity and bound", max_width=42)
     table.add_column("sched.", no_wrap=True)
-    table.add_column("simulated", ratio=2)
+    table.add_column("simulated", max_width=26)
     table.add_column("sim", no_wrap=True)
-    table.add_column("paper", ratio=2)
+    table.add_column("paper", max_width=26)
     table.add_column("paper", no_wrap=True)
     verdict = {True: "holds", False: "FAILS"}
     for claim, rows in claims.groupby("claim", sort=False):
