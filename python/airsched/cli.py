@@ -545,7 +545,8 @@ def repro_garroppo_command(
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
     out: Annotated[
-        Path | None, typer.Option(help="Write garroppo-<share>.csv here (and with --plot, the figures).")
+        Path | None,
+        typer.Option(help="Write garroppo-<share>.csv and garroppo-<share>-claims.csv here (and with --plot, the figures)."),
     ] = None,
     plot: Annotated[
         bool, typer.Option("--plot", help="Also write the occupancy (Figs. 6/7) and goodput figures into --out.")
@@ -554,8 +555,9 @@ def repro_garroppo_command(
 ) -> None:
     """Garroppo et al., Table 1 (--share 1:4) or Table 2 (--share 1:1).
 
-    Runs every scheduler (CBQ, HTB, DRR, WHTB) with MS2 in each of the five positions and prints
-    the simulated goodput beside the paper's, and MS2's radio occupancy under DRR and WHTB."""
+    Runs every scheduler (CBQ, HTB, DRR, WHTB, and WHTB with the section 6.3 gate) with MS2 in each
+    of the five positions and prints the simulated goodput beside the paper's, MS2's radio
+    occupancy under DRR, WHTB and WHTB+gate, then section 6's claims checked per scheduler."""
     from .repro import garroppo
 
     _check_option("--share", share, garroppo.SHARES)
@@ -567,13 +569,15 @@ def repro_garroppo_command(
         )
     for warning in df.attrs.get("warnings", []):
         _warn(warning)
-    _print_tables([garroppo.format_table(df)])
+    claims = garroppo.check_claims(df)
+    _print_tables([garroppo.format_table(df), garroppo.format_claims(claims)])
     if out is not None:
         stem = f"garroppo-{garroppo.SHARES[share]}"
-        paths = [out / f"{stem}.csv"]
+        paths = [out / f"{stem}.csv", out / f"{stem}-claims.csv"]
         try:
             out.mkdir(parents=True, exist_ok=True)
             garroppo.write_csv(df, paths[0])
+            garroppo.write_claims_csv(claims, paths[1])
             if plot:
                 paths.append(garroppo.plot_occupancy(df, out / f"{stem}-occupancy.png"))
                 paths.append(garroppo.plot_goodput(df, out / f"{stem}-goodput.png"))

@@ -19,13 +19,18 @@ def test_repro_all_writes_every_part_and_one_report(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "airsched", "repro", "all", "--out", str(out), "--duration", "3s"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     page = (out / "report.html").read_text()
-    for anchor in ("garroppo-1-4", "garroppo-1-1", "garroppo-walk-drr", "garroppo-walk-whtb", "hoiland"):
+    for anchor in ("garroppo-1-4", "garroppo-1-1", "garroppo-walk-drr", "garroppo-walk-whtb", "garroppo-walk-whtb-gate", "hoiland", "valenzuela", "yip-kwok"):
         assert f'<section id="{anchor}">' in page
-    assert page.count("data:image/png;base64,") == 2 * 2 + 2 + 2 * 4
+    assert page.count("data:image/png;base64,") == 2 * 2 + 3 + 2 * 4 + 1
+    for stem in ("garroppo-1-4", "garroppo-1-1"):
+        claims = pd.read_csv(out / f"{stem}-claims.csv")
+        assert list(claims.columns) == list(garroppo.CLAIM_COLUMNS) and len(claims) > 0
     # The table is the one `airsched repro garroppo` computes.
     table = pd.read_csv(out / "garroppo-1-4.csv")
     alone = garroppo.run_table("1:4", duration="3s", positions=["bad"], schedulers=["whtb"])
     mine = table[(table["position"] == "bad") & (table["scheduler"] == "whtb")].reset_index(drop=True)
     assert list(mine["goodput_kbps"]) == list(alone["goodput_kbps"])
+    yk = pd.read_csv(out / "yip-kwok" / "yip-kwok.csv")
+    assert set(yk["configuration"]) == {"fifo", "htb-sfq", "prio-tbf", "sfq"}
     hoiland = pd.read_csv(out / "hoiland" / "hoiland.csv")
     assert set(hoiland["traffic"]) == {"udp", "tcp"} and len(set(hoiland["configuration"])) == 4

@@ -13,10 +13,21 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from . import garroppo, hoiland, valenzuela
+import pandas as pd
+
+from . import garroppo, hoiland, valenzuela, yipkwok
 
 #: The parts, in the report's order, and their weight in the progress bar (runs).
-PARTS = (("garroppo-1-4", 20), ("garroppo-1-1", 20), ("garroppo-walk-drr", 1), ("garroppo-walk-whtb", 1), ("hoiland", 8), ("valenzuela", 10))
+PARTS = (
+    ("garroppo-1-4", 25),
+    ("garroppo-1-1", 25),
+    *((f"garroppo-walk-{s}", 1) for s in garroppo.WALK_SCHEDULERS),
+    ("hoiland", 8),
+    ("valenzuela", 10),
+    ("yip-kwok", 4),
+)
+#: Runs of one Garroppo table: every scheduler at every position.
+_TABLE_RUNS = len(garroppo.SCHEDULERS) * len(garroppo.POSITIONS)
 
 
 def run_all(
@@ -50,21 +61,23 @@ def run_all(
     warnings: list[str] = []
     for share in garroppo.SHARES:
         stem = f"garroppo-{garroppo.SHARES[share]}"
-        df = garroppo.run_table(share, duration=duration, seed=seed, progress=sub(20), scenarios_dir=scenarios_dir)
-        done += 20
+        df = garroppo.run_table(share, duration=duration, seed=seed, progress=sub(_TABLE_RUNS), scenarios_dir=scenarios_dir)
+        done += _TABLE_RUNS
         warnings += [w for w in df.attrs.get("warnings", []) if w not in warnings]
         df.to_csv(out / f"{stem}.csv", index=False)
+        claims = garroppo.check_claims(df)
+        garroppo.write_claims_csv(claims, out / f"{stem}-claims.csv")
         figs = [garroppo.plot_occupancy(df, out / f"{stem}-occupancy.png"), garroppo.plot_goodput(df, out / f"{stem}-goodput.png")]
         table = "Table 1" if share == "1:4" else "Table 2"
         sections.append(
             _section(stem, f"Garroppo et al., {table} (share {share}): goodput, simulated and paper",
-                     _table(df, "repro"), figs)
+                     _table(df, "repro") + _table(claims.drop(columns="text"), "claims"), figs)
         )
     for scheduler in garroppo.WALK_SCHEDULERS:
         result = garroppo.run_walk(scheduler, seed=seed, duration=duration, progress=sub(1), scenarios_dir=scenarios_dir)
         done += 1
         fig = garroppo.plot_walk(result, out / f"garroppo-walk-{scheduler}.png", title=f"{garroppo.SCHEDULER_LABELS[scheduler]}: MS2 walks out of range and back")
-        figure = "Fig. 8" if scheduler == "drr" else "Fig. 9"
+        figure = {"drr": "Fig. 8", "whtb": "Fig. 9"}.get(scheduler, "Fig. 9 with the section 6.3 gate")
         sections.append(
             _section(f"garroppo-walk-{scheduler}", f"Garroppo et al., {figure}: {garroppo.SCHEDULER_LABELS[scheduler]} while MS2 walks",
                      _table(result.stations, "stations", ("name", "goodput_mbps", "airtime_share", "occupancy", "snr_mean_db")), [fig])
@@ -85,6 +98,15 @@ def run_all(
         _section("valenzuela", "Valenzuela et al., Tables I-IV: throughput and standard deviation, simulated and paper",
                  _table(df, "repro") + _table(valenzuela.sigma_claims(df), "repro-claims"), [])
     )
+    yk = yipkwok.run_testbed(duration=duration, seed=seed, progress=sub(4), scenarios_dir=scenarios_dir)
+    done += 4
+    warnings += [w for w in yk.warnings if w not in warnings]
+    yipkwok.write(yk, out / "yip-kwok", runs=False)
+    checks = pd.DataFrame([o._asdict() for o in yipkwok.observations(yk)])
+    sections.append(
+        _section("yip-kwok", "Yip & Kwok's dual-radio NAP: bytes out of wlan0, bnep0 and imq0 under four disciplines",
+                 _table(yk.summary, "repro") + _table(checks, "repro-claims"), [yipkwok.plot(yk, out / "yip-kwok" / "yip-kwok.png")])
+    )
     if progress is not None:
         progress(1.0)
     note = "".join(f"<li>{html.escape(w)}</li>" for w in warnings)
@@ -92,7 +114,7 @@ def run_all(
     page = (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>airsched: every reproduction</title>"
         f"<style>{_CSS}</style></head><body><h1>airsched: every reproduction</h1>"
-        f"<p>Seed {seed}; {bound}. Details: docs/repro-garroppo.md, docs/repro-hoiland.md.</p>"
+        f"<p>Seed {seed}; {bound}. Details: docs/repro-garroppo.md, docs/repro-hoiland.md, docs/repro-valenzuela.md, docs/repro-yip-kwok.md.</p>"
         + (f"<h2>warnings</h2><ul>{note}</ul>" if note else "")
         + "".join(sections) + _SCRIPT + "</body></html>\n"
     )
