@@ -38,7 +38,7 @@ use std::collections::VecDeque;
 
 use super::cc::CongestionControl;
 use super::rtt::RttEstimator;
-use super::{Ack, SackBlocks, Segment, TcpConfig, MAX_SACK_BLOCKS};
+use super::{Ack, LossEra, SackBlocks, Segment, TcpConfig, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
 
 /// How much the application writes.
@@ -84,6 +84,16 @@ pub struct TcpSenderStats {
     pub local_drops: u64,
     /// CWR episodes entered on local congestion.
     pub cwr_episodes: u64,
+    /// Tail loss probes sent (Linux `TCPLossProbes`).
+    pub tlp_probes: u64,
+    /// Losses repaired by a probe: an ACK beyond `tlp_high_seq` (Linux `TCPLossProbeRecovery`).
+    pub tlp_recoveries: u64,
+    /// Segments first marked lost by RACK's time rule (not counting lost retransmissions).
+    pub rack_marked: u64,
+    /// Expiries of RACK's reordering timer.
+    pub reo_timeouts: u64,
+    /// RTOs found spurious by F-RTO and undone (Linux `TCPSpuriousRTOs`).
+    pub spurious_rtos: u64,
 }
 
 /// What an ACK did, for the simulator's metrics.
@@ -201,6 +211,32 @@ pub struct TcpSender {
     last: LastSent,
     /// `high_seq` of a CWR episode: CWR ends once `snd_una` is beyond it.
     cwr_high: u64,
+    /// RACK / TLP / F-RTO as configured (None / false: the model before kernel eras).
+    rack_mode: Option<LossEra>,
+    tlp_mode: Option<LossEra>,
+    frto_enabled: bool,
+    /// End of the most recently sent delivered segment (Linux `rack.end_seq`), and whether
+    /// RACK has a new delivery to examine (`rack.advanced`).
+    rack_end: u64,
+    rack_advanced: bool,
+    /// RACK's reordering timer (Linux `ICSK_TIME_REO_TIMEOUT`).
+    reo_deadline: Option<Nanos>,
+    /// The loss-probe timer (`ICSK_TIME_LOSS_PROBE`), a probe due at the next poll, and
+    /// `tlp_high_seq` / `tlp_retrans` of the probe outstanding.
+    tlp_deadline: Option<Nanos>,
+    tlp_due: bool,
+    tlp_high_seq: Option<u64>,
+    tlp_retrans: bool,
+    /// F-RTO under way in this Loss episode (Linux `tp->frto`); the next polls send only new
+    /// data (`REXMIT_NEW`).
+    frto: bool,
+    frto_new_only: bool,
+    /// cwnd and ssthresh to restore on an undo (Linux `prior_cwnd`, `prior_ssthresh`; 0: none).
+    undo_cwnd: u64,
+    undo_ssthresh: u64,
+    /// The ACK being processed (S)ACKed never-retransmitted data below `recover` (Linux
+    /// `FLAG_ORIG_SACK_ACKED`).
+    orig_sack_acked: bool,
     stats: TcpSenderStats,
 }
 
@@ -215,6 +251,8 @@ enum LastSent {
     GoBackN,
     /// With SACK: the retransmission of record `i`; whether it was the forced first one.
     Sack { i: usize, forced: bool },
+    /// A loss probe that resent the last segment (of this length).
+    ProbeRtx(u64),
 }
 
 impl TcpSender {
@@ -261,6 +299,21 @@ impl TcpSender {
             sk_sndbuf: 0,
             last: LastSent::None,
             cwr_high: 0,
+            rack_mode: if cfg.sack { cfg.rack } else { None },
+            tlp_mode: if cfg.sack { cfg.tlp } else { None },
+            frto_enabled: cfg.sack && cfg.frto,
+            rack_end: 0,
+            rack_advanced: false,
+            reo_deadline: None,
+            tlp_deadline: None,
+            tlp_due: false,
+            tlp_high_seq: None,
+            tlp_retrans: false,
+            frto: false,
+            frto_new_only: false,
+            undo_cwnd: 0,
+            undo_ssthresh: 0,
+            orig_sack_acked: false,
             stats: TcpSenderStats::default(),
         }
         .with_sndbuf()
@@ -319,7 +372,13 @@ impl TcpSender {
     /// retransmission first, then go-back-N retransmissions (with SACK: lost segments), then
     /// new data. Call until `None` after every `on_ack`/`on_timer` (and at start).
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
-        let seg = if self.sack {
+        let seg = if self.tlp_due {
+            self.tlp_due = false;
+            let seg = self.loss_probe(now)?;
+            self.stats.segments_sent += 1;
+            self.stats.bytes_sent += seg.len as u64;
+            return Some(seg);
+        } else if self.sack {
             let seg = self.next_segment_sack(now)?;
             if matches!(self.state, CaState::Recovery | CaState::Cwr) {
                 self.prr_out += 1;
@@ -354,15 +413,133 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.current_rto());
         }
+        if self.tlp_mode.is_some() && !seg.retransmission {
+            // Linux tcp_write_xmit: one loss probe per tail, rescheduled after new data.
+            self.schedule_tlp(now);
+        }
         Some(seg)
     }
 
+    // ----- TLP --------------------------------------------------------------------------------
+
+    /// Linux `tcp_schedule_loss_probe` (6.1; 4.9 where it differs): with SACK, something
+    /// outstanding and the state Open (4.9) or Open/CWR (6.1), the probe timer is armed at
+    /// PTO from now, but no later than the RTO would fire.
+    fn schedule_tlp(&mut self, now: Nanos) {
+        self.tlp_deadline = None;
+        let Some(era) = self.tlp_mode else { return };
+        let ok_state = match era {
+            LossEra::Linux4_9 => self.state == CaState::Open,
+            LossEra::Linux6_1 => matches!(self.state, CaState::Open | CaState::Cwr),
+        };
+        if self.sent.is_empty() || !ok_state || self.reo_deadline.is_some() {
+            return;
+        }
+        let mut pto = self.pto();
+        if let Some(d) = self.rto_deadline {
+            if d > now {
+                pto = pto.min(d - now);
+            }
+        }
+        self.tlp_deadline = Some(now + pto);
+    }
+
+    /// The probe timeout. 6.1: 2 SRTT plus `TCP_RTO_MIN` (200 ms, the peer's delayed ACK)
+    /// with one segment out, else plus `TCP_TIMEOUT_MIN` (2 ms); `TCP_TIMEOUT_INIT` (1 s)
+    /// before an RTT sample. 4.9: 2 SRTT, at least 1.5 SRTT + `TCP_DELACK_MAX` (200 ms) with
+    /// one segment out, at least 10 ms. (Linux rounds up to jiffies; the model does not.)
+    pub fn pto(&self) -> Nanos {
+        let one = self.sent.len() == 1;
+        let Some(srtt) = self.rtt.srtt() else { return super::RTO_INITIAL };
+        match self.tlp_mode {
+            Some(LossEra::Linux4_9) => {
+                let mut t = Nanos(2 * srtt.0);
+                if one {
+                    t = t.max(Nanos(srtt.0 + srtt.0 / 2) + Nanos::from_ms(200));
+                }
+                t.max(Nanos::from_ms(10))
+            }
+            _ => Nanos(2 * srtt.0) + if one { super::RTO_MIN } else { Nanos::from_ms(2) },
+        }
+    }
+
+    /// The probe timer fired (Linux `tcp_send_loss_probe`): at most one probe outstanding;
+    /// otherwise the next poll sends the probe.
+    fn on_tlp_timer(&mut self, now: Nanos) {
+        self.tlp_deadline = None;
+        if self.tlp_high_seq.is_some() || self.sent.is_empty() {
+            self.rto_deadline = Some(now + self.rtt.current_rto());
+            return;
+        }
+        self.tlp_due = true;
+    }
+
+    /// The probe: a new segment if the application has one and the receive window allows
+    /// (regardless of cwnd: `tcp_write_xmit` with push_one = 2), else the last segment sent
+    /// again. Then `tlp_high_seq` = `snd_nxt` and the RTO restarts from now.
+    fn loss_probe(&mut self, now: Nanos) -> Option<Segment> {
+        let seg = if let Some(seg) = self.new_segment_inner(now, true) {
+            self.tlp_retrans = false;
+            seg
+        } else {
+            let i = self.sent.len().checked_sub(1)?;
+            let start = self.record_start(i);
+            let r = &mut self.sent[i];
+            if r.sacked || r.lost {
+                // A SACKed tail needs no probe; a lost one is RACK's (the model keeps
+                // "only lost segments are resent" for its retransmission queue).
+                self.rto_deadline = Some(now + self.rtt.current_rto());
+                return None;
+            }
+            r.retransmitted = true;
+            r.sent = now;
+            let len = r.end - start;
+            self.last = LastSent::ProbeRtx(len);
+            self.tlp_retrans = true;
+            Segment { seq: start, len: len as u32, tsval: now, retransmission: true }
+        };
+        self.tlp_high_seq = Some(self.snd_max);
+        self.stats.tlp_probes += 1;
+        self.rto_deadline = Some(now + self.rtt.current_rto());
+        Some(seg)
+    }
+
+    /// Linux 6.1 `tcp_process_tlp_ack` without D-SACK: an ACK beyond `tlp_high_seq` after a
+    /// probe that resent data means the probe repaired a loss: cwnd is reduced once
+    /// (`tcp_init_cwnd_reduction`, `tcp_end_cwnd_reduction`: cwnd = ssthresh) and the state
+    /// stays Open; after a probe of new data, or a pure duplicate ACK, the probe is forgotten.
+    fn process_tlp_ack(&mut self, ack: u64, newly: u64, dup: bool) {
+        let Some(high) = self.tlp_high_seq else { return };
+        if ack < high {
+            return;
+        }
+        if !self.tlp_retrans {
+            self.tlp_high_seq = None;
+        } else if ack > high {
+            self.tlp_high_seq = None;
+            if matches!(self.state, CaState::Open | CaState::Cwr) {
+                self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
+                self.cwnd = self.ssthresh;
+                self.state = CaState::Open;
+            }
+            self.stats.tlp_recoveries += 1;
+        } else if newly == 0 && dup {
+            self.tlp_high_seq = None;
+        }
+    }
+
     fn new_segment(&mut self, now: Nanos) -> Option<Segment> {
+        self.new_segment_inner(now, false)
+    }
+
+    fn new_segment_inner(&mut self, now: Nanos, probe: bool) -> Option<Segment> {
         if self.snd_max >= self.app_end {
             return None;
         }
         let len = (self.app_end - self.snd_max).min(self.mss as u64);
-        let cwnd_full = if self.sack {
+        let cwnd_full = if probe {
+            false
+        } else if self.sack {
             // Linux tcp_cwnd_test: segments in pipe against cwnd. Each SACKed segment makes
             // room for one more, which includes RFC 3042 limited transmit.
             self.pipe() * self.mss as u64 + len > self.cwnd
@@ -445,6 +622,11 @@ impl TcpSender {
                 }
                 self.retransmit_pending |= forced;
             }
+            LastSent::ProbeRtx(l) => {
+                len = l;
+                self.tlp_high_seq = None;
+                self.stats.tlp_probes -= 1;
+            }
         }
         if counted_prr {
             self.prr_out = self.prr_out.saturating_sub(1);
@@ -470,6 +652,7 @@ impl TcpSender {
         self.prr_out = 0;
         self.state = CaState::Cwr;
         self.stats.cwr_episodes += 1;
+        self.tlp_high_seq = None;
     }
 
     /// An ACK arrived.
@@ -567,7 +750,10 @@ impl TcpSender {
                 first_sent.get_or_insert(r.sent);
                 if self.sack {
                     self.delivered_now += 1;
-                    self.rack_advance(now, r.sent, r.retransmitted);
+                    self.rack_advance(now, r.sent, r.end, r.retransmitted);
+                }
+                if !r.retransmitted && self.recover.is_some_and(|h| r.end <= h) {
+                    self.orig_sack_acked = true;
                 }
             }
             retransmitted |= r.retransmitted;
@@ -642,6 +828,9 @@ impl TcpSender {
                 return Some(self.retransmit_record(now, i));
             }
         }
+        if self.frto_new_only {
+            return self.new_segment(now);
+        }
         if let Some(i) = self.next_lost() {
             let len = self.sent[i].end - self.record_start(i);
             if self.pipe() * self.mss as u64 + len > self.cwnd {
@@ -700,6 +889,9 @@ impl TcpSender {
     fn on_ack_sack(&mut self, now: Nanos, a: Ack) -> AckOutcome {
         let prior_in_flight = self.snd_nxt - self.snd_una;
         self.delivered_now = 0;
+        self.orig_sack_acked = false;
+        self.frto_new_only = false;
+        let mut dup = false;
         let newly = a.ack.saturating_sub(self.snd_una);
         let mut rtt_sample = None;
         if newly > 0 {
@@ -712,8 +904,11 @@ impl TcpSender {
         } else if a.ack == self.snd_una && self.snd_max > self.snd_una && a.rwnd == self.rwnd {
             self.dupacks += 1;
             self.stats.dupacks += 1;
+            dup = true;
         }
+        let sacked_before = self.stats.sacked_segments;
         let sack_sent = self.tag_sacks(now, &a.sack);
+        let newly_sacked = self.stats.sacked_segments > sacked_before;
         // Linux tcp_ack_update_rtt: the cumulative sample, else the SACK one, else the echo.
         let rtt_sample = rtt_sample
             .or(sack_sent.map(|t| now - t))
@@ -721,6 +916,15 @@ impl TcpSender {
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r);
             self.stats.rtt_samples += 1;
+        }
+        if self.tlp_mode.is_some() {
+            self.process_tlp_ack(a.ack, newly, dup && !newly_sacked);
+        }
+        if self.state == CaState::Loss && self.frto && self.frto_step(newly, newly_sacked || dup) {
+            // A spurious RTO undone: back in Open with the window before it.
+            self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rtt.current_rto());
+            self.schedule_tlp(now);
+            return AckOutcome { newly_acked: newly, rtt_sample };
         }
         if newly > 0 {
             match self.state {
@@ -749,19 +953,118 @@ impl TcpSender {
             // Linux rearms the timer on every ACK of new data.
             self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rtt.current_rto());
         }
-        // Linux tcp_time_to_recover without RACK: DupThresh segments SACKed, i.e. the first
-        // un-SACKed segment is lost by RFC 6675 IsLost.
-        if matches!(self.state, CaState::Open | CaState::Cwr) && self.sacked_out >= DUPTHRESH {
-            self.enter_recovery_sack();
+        let Some(era) = self.rack_mode else {
+            // Linux tcp_time_to_recover without RACK: DupThresh segments SACKed, i.e. the first
+            // un-SACKed segment is lost by RFC 6675 IsLost.
+            if matches!(self.state, CaState::Open | CaState::Cwr) && self.sacked_out >= DUPTHRESH {
+                self.enter_recovery_sack();
+            }
+            if self.state == CaState::Recovery {
+                let newly_lost = self.mark_lost();
+                self.detect_lost_retransmits(now);
+                self.prr_cwnd(newly > 0 && newly_lost == 0);
+            } else if self.state == CaState::Cwr {
+                self.prr_cwnd(newly > 0);
+            }
+            self.after_ack_timers(now, newly);
+            return AckOutcome { newly_acked: newly, rtt_sample };
+        };
+        let mut newly_lost = 0;
+        match era {
+            // Linux 6.1 tcp_identify_packet_loss: RACK in every state; tcp_time_to_recover:
+            // recovery once something is lost (no DupThresh rule).
+            LossEra::Linux6_1 => {
+                newly_lost = self.rack_mark_lost(now);
+                if matches!(self.state, CaState::Open | CaState::Cwr) && self.lost_out > 0 {
+                    self.enter_recovery_sack();
+                }
+            }
+            // Linux 4.9: DupThresh as before, RACK beside it in Recovery and Loss.
+            LossEra::Linux4_9 => {
+                if matches!(self.state, CaState::Open | CaState::Cwr) && (self.sacked_out >= DUPTHRESH || self.lost_out > 0) {
+                    self.enter_recovery_sack();
+                }
+                if self.state == CaState::Recovery {
+                    newly_lost = self.mark_lost();
+                }
+                if matches!(self.state, CaState::Recovery | CaState::Loss) {
+                    newly_lost += self.rack_mark_lost(now);
+                }
+            }
         }
         if self.state == CaState::Recovery {
-            let newly_lost = self.mark_lost();
-            self.detect_lost_retransmits(now);
             self.prr_cwnd(newly > 0 && newly_lost == 0);
         } else if self.state == CaState::Cwr {
             self.prr_cwnd(newly > 0);
         }
+        self.after_ack_timers(now, newly);
         AckOutcome { newly_acked: newly, rtt_sample }
+    }
+
+    /// Linux `tcp_set_xmit_timer` after an ACK of new data: the loss probe if one may be
+    /// scheduled (not while RACK's reordering timer runs), else the RTO timer as set above.
+    fn after_ack_timers(&mut self, now: Nanos, newly: u64) {
+        if self.tlp_mode.is_none() {
+            return;
+        }
+        if newly > 0 || !matches!(self.state, CaState::Open | CaState::Cwr) {
+            self.schedule_tlp(now);
+        }
+    }
+
+    /// F-RTO (RFC 5682 §3.1 SACK-enhanced, as Linux 6.1 `tcp_process_loss` with `tcp_frto` =
+    /// 2), on an ACK in Loss. Returns true when the RTO was found spurious and undone.
+    /// - Step 3b: the ACK (S)ACKed never-retransmitted data sent before the RTO (`recover`):
+    ///   spurious; undo (`tcp_try_undo_loss`).
+    /// - Step 3a: new data has been sent since the RTO (`snd_max` beyond `recover`) and this
+    ///   ACK SACKed something or was a duplicate: the loss was real, F-RTO ends.
+    /// - Step 2b: the first ACK that advances `snd_una` (not to `recover`): `recover` moves to
+    ///   `snd_max` and the polls after it send new data only, if the application and the
+    ///   receive window have some; otherwise F-RTO ends.
+    fn frto_step(&mut self, newly: u64, sacked_or_dup: bool) -> bool {
+        let recover = self.recover.unwrap_or(0);
+        if self.orig_sack_acked {
+            self.undo_loss();
+            return true;
+        }
+        if self.snd_max > recover {
+            if sacked_or_dup {
+                self.frto = false;
+            }
+        } else if newly > 0 && self.snd_una < recover {
+            self.recover = Some(self.snd_max);
+            if self.snd_max < self.app_end && self.snd_max < self.snd_una + self.rwnd {
+                self.frto_new_only = true;
+            } else {
+                self.frto = false;
+            }
+        }
+        false
+    }
+
+    /// Linux `tcp_try_undo_loss` → `tcp_undo_cwnd_reduction(sk, true)`: cwnd =
+    /// max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`, which CUBIC uses too), ssthresh back if it
+    /// was higher, every loss mark cleared, Open.
+    fn undo_loss(&mut self) {
+        if self.undo_ssthresh != 0 {
+            self.cwnd = self.cwnd.max(self.undo_cwnd);
+            self.ssthresh = self.ssthresh.max(self.undo_ssthresh);
+        }
+        for r in self.sent.iter_mut() {
+            r.lost = false;
+            r.rexmit_in_flight = false;
+        }
+        self.lost_out = 0;
+        self.retrans_out = 0;
+        self.lost_upto = self.snd_una;
+        self.rxt_upto = self.snd_max;
+        self.undo_ssthresh = 0;
+        self.frto = false;
+        self.frto_new_only = false;
+        self.state = CaState::Open;
+        self.rto_since_progress = false;
+        self.rack_advanced = true;
+        self.stats.spurious_rtos += 1;
     }
 
     fn enter_recovery_sack(&mut self) {
@@ -777,6 +1080,8 @@ impl TcpSender {
         self.state = CaState::Recovery;
         self.retransmit_pending = true;
         self.stats.fast_recoveries += 1;
+        self.tlp_high_seq = None;
+        self.tlp_deadline = None;
     }
 
     /// PRR (RFC 6937 as Linux `tcp_cwnd_reduction` does it), on every ACK in recovery that
@@ -865,7 +1170,10 @@ impl TcpSender {
                     *oldest = Some(oldest.map_or(sent, |t: Nanos| t.min(sent)));
                 }
                 self.high_sacked = self.high_sacked.max(end);
-                self.rack_advance(now, sent, retransmitted);
+                if !retransmitted && self.recover.is_some_and(|h| end <= h) {
+                    self.orig_sack_acked = true;
+                }
+                self.rack_advance(now, sent, end, retransmitted);
             }
             start = self.sent[i].end;
             i += 1;
@@ -908,13 +1216,175 @@ impl TcpSender {
     /// delivery is the retransmission's. (After an RTO the original of a retransmitted
     /// segment may still be queued: Linux then guesses from the minimum RTT; the model does
     /// not use RACK in that state.)
-    fn rack_advance(&mut self, now: Nanos, sent: Nanos, retransmitted: bool) {
+    fn rack_advance(&mut self, now: Nanos, sent: Nanos, end: u64, retransmitted: bool) {
         let rtt = now - sent;
-        if self.state != CaState::Recovery || (retransmitted && self.rtt.min_rtt().is_some_and(|m| rtt < m)) {
-            return;
+        let ambiguous = retransmitted && self.rtt.min_rtt().is_some_and(|m| rtt < m);
+        match self.rack_mode {
+            None => {
+                if self.state != CaState::Recovery || ambiguous {
+                    return;
+                }
+                self.rack_rtt = rtt;
+                self.rack_xmit = self.rack_xmit.max(sent);
+            }
+            // Linux 4.9 tcp_rack_advance: only a later send time counts.
+            Some(LossEra::Linux4_9) => {
+                if sent <= self.rack_xmit && self.rack_xmit != Nanos::ZERO || ambiguous {
+                    return;
+                }
+                self.rack_rtt = rtt;
+                self.rack_xmit = sent;
+                self.rack_end = end;
+                self.rack_advanced = true;
+            }
+            // Linux 6.1 tcp_rack_advance: rtt from every unambiguous delivery; the most
+            // recently sent (ties by end_seq, tcp_skb_sent_after) is remembered.
+            Some(LossEra::Linux6_1) => {
+                if ambiguous {
+                    return;
+                }
+                self.rack_advanced = true;
+                self.rack_rtt = rtt;
+                if sent > self.rack_xmit || (sent == self.rack_xmit && end > self.rack_end) {
+                    self.rack_xmit = sent;
+                    self.rack_end = end;
+                }
+            }
         }
-        self.rack_rtt = rtt;
-        self.rack_xmit = self.rack_xmit.max(sent);
+    }
+
+    /// Whether a segment sent at `sent` ending at `end` was sent before RACK's most recently
+    /// delivered one (6.1 `tcp_skb_sent_after` with ties by end_seq; 4.9 strictly earlier).
+    fn rack_sent_before(&self, sent: Nanos, end: u64) -> bool {
+        match self.rack_mode {
+            Some(LossEra::Linux4_9) => sent < self.rack_xmit,
+            _ => self.rack_xmit > sent || (self.rack_xmit == sent && self.rack_end > end),
+        }
+    }
+
+    /// RACK's reordering window (Linux 6.1 `tcp_rack_reo_wnd`; no reordering is ever seen in
+    /// the model, no D-SACK, so `reo_wnd_steps` stays 1): 0 in Recovery/Loss or once
+    /// DupThresh segments are SACKed, else min(min_rtt / 4, SRTT). 4.9: 1 ms on send times.
+    pub fn rack_reo_wnd(&self) -> Nanos {
+        if self.rack_mode == Some(LossEra::Linux4_9) {
+            return Nanos::from_ms(1);
+        }
+        if matches!(self.state, CaState::Recovery | CaState::Loss) || self.sacked_out >= DUPTHRESH {
+            return Nanos::ZERO;
+        }
+        let m = self.rtt.min_rtt().map_or(Nanos::ZERO, |m| Nanos(m.0 / 4));
+        self.rtt.srtt().map_or(m, |s| m.min(s))
+    }
+
+    /// How long segment `sent` may still wait before RACK calls it lost (≤ 0: lost now).
+    /// 6.1 `tcp_rack_skb_timeout`: rack.rtt + reo_wnd − (now − sent). 4.9: lost at once if
+    /// sent more than reo_wnd before rack.xmit_time, never by waiting.
+    fn rack_remaining(&self, now: Nanos, sent: Nanos, reo: Nanos) -> i64 {
+        match self.rack_mode {
+            Some(LossEra::Linux4_9) => {
+                if self.rack_xmit.0 - sent.0 > reo.0 { 0 } else { i64::MIN }
+            }
+            _ => (self.rack_rtt.0 + reo.0) as i64 - (now.0 - sent.0) as i64,
+        }
+    }
+
+    /// RACK (Linux 6.1 `tcp_rack_detect_loss`, 4.9 `tcp_rack_mark_lost`): every segment sent
+    /// before the most recently delivered one, not SACKed and not already lost-and-waiting,
+    /// is lost once RTT + reo_wnd has passed since it was sent; a lost retransmission becomes
+    /// due again. Returns how many were newly marked and the longest wait of the others
+    /// (the reordering timer's, 0: none). First transmissions are scanned in sequence order
+    /// from the lost hint (their send times grow with it); retransmissions in flight all.
+    fn rack_detect_loss(&mut self, now: Nanos) -> (u32, i64) {
+        let reo = self.rack_reo_wnd();
+        let mut wait = 0i64;
+        let mut marked = 0u32;
+        // Retransmissions in flight (lost, with a retransmission outstanding).
+        if self.retrans_out > 0 {
+            let mut start = self.snd_una;
+            let mut low = Nanos(u64::MAX);
+            for i in 0..self.sent.len() {
+                let r = self.sent[i];
+                let r_start = start;
+                start = r.end;
+                if !r.rexmit_in_flight {
+                    continue;
+                }
+                if !self.rack_sent_before(r.sent, r.end) {
+                    low = low.min(r.sent);
+                    continue;
+                }
+                let rem = self.rack_remaining(now, r.sent, reo);
+                if rem <= 0 && rem != i64::MIN {
+                    self.sent[i].rexmit_in_flight = false;
+                    self.retrans_out -= 1;
+                    self.rxt_upto = self.rxt_upto.min(r_start);
+                    self.stats.lost_retransmits += 1;
+                    marked += 1;
+                } else {
+                    wait = wait.max(rem);
+                    low = low.min(r.sent);
+                }
+            }
+            self.rexmit_low = low;
+        }
+        // First transmissions above the lost prefix.
+        let mut orig_wait = false;
+        let mut i = self.records_below(self.lost_upto);
+        while i < self.sent.len() {
+            let r = self.sent[i];
+            if r.sacked || r.lost || r.retransmitted {
+                i += 1;
+                continue;
+            }
+            if !self.rack_sent_before(r.sent, r.end) {
+                break;
+            }
+            let rem = self.rack_remaining(now, r.sent, reo);
+            if rem <= 0 && rem != i64::MIN && !orig_wait {
+                self.sent[i].lost = true;
+                self.lost_out += 1;
+                self.lost_upto = r.end;
+                self.stats.rack_marked += 1;
+                marked += 1;
+            } else if rem != i64::MIN {
+                // Later ones were sent later still: keep the prefix, find the longest wait.
+                orig_wait = true;
+                wait = wait.max(rem.max(1));
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        (marked, wait)
+    }
+
+    /// RACK on an ACK (Linux `tcp_rack_mark_lost`): only after a new delivery; a wait arms
+    /// the reordering timer at it + `TCP_TIMEOUT_MIN` (2 ms).
+    fn rack_mark_lost(&mut self, now: Nanos) -> u32 {
+        if !self.rack_advanced {
+            return 0;
+        }
+        self.rack_advanced = false;
+        let (marked, wait) = self.rack_detect_loss(now);
+        if self.rack_mode == Some(LossEra::Linux6_1) {
+            self.reo_deadline = (wait > 0).then(|| now + Nanos(wait as u64) + Nanos::from_ms(2));
+        }
+        marked
+    }
+
+    /// RACK's reordering timer fired (Linux 6.1 `tcp_rack_reo_timeout`): mark what is lost
+    /// now; from Open or CWR that starts a recovery (PRR counts the losses as delivered: the
+    /// first retransmission goes).
+    fn on_reo_timer(&mut self, now: Nanos) {
+        self.reo_deadline = None;
+        self.stats.reo_timeouts += 1;
+        let (marked, _) = self.rack_detect_loss(now);
+        if marked > 0 && matches!(self.state, CaState::Open | CaState::Cwr) {
+            self.enter_recovery_sack();
+            self.delivered_now = 1;
+            self.prr_cwnd(false);
+        }
+        self.schedule_tlp(now);
     }
 
     /// RACK (RFC 8985 §6.2, Linux `tcp_rack_detect_loss`) for retransmissions: one is lost
@@ -1008,11 +1478,26 @@ impl TcpSender {
 
     /// When the retransmission timer fires, if armed.
     pub fn next_timer(&self) -> Option<Nanos> {
-        self.rto_deadline
+        let t = self.rto_deadline;
+        let t = match (t, self.tlp_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match (t, self.reo_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Call at (or after) `next_timer`; an early call does nothing.
     pub fn on_timer(&mut self, now: Nanos) {
+        if self.reo_deadline.is_some_and(|d| now >= d) {
+            self.on_reo_timer(now);
+        }
+        if self.tlp_deadline.is_some_and(|d| now >= d) {
+            self.on_tlp_timer(now);
+            return;
+        }
         match self.rto_deadline {
             Some(d) if now >= d => {}
             _ => return,
@@ -1026,8 +1511,25 @@ impl TcpSender {
         // or an earlier RTO with no progress since.
         let in_episode = self.state != CaState::Open && self.recover.is_some_and(|r| self.snd_una < r);
         if !in_episode || (self.state == CaState::Loss && !self.rto_since_progress) {
+            if self.frto_enabled {
+                // Linux tcp_enter_loss: prior_ssthresh = tcp_current_ssthresh, prior_cwnd.
+                let segs = self.cwnd / self.mss as u64;
+                self.undo_ssthresh = if matches!(self.state, CaState::Cwr | CaState::Recovery) {
+                    self.ssthresh
+                } else {
+                    self.ssthresh.max(((segs >> 1) + (segs >> 2)) * self.mss as u64)
+                };
+                self.undo_cwnd = self.cwnd;
+            }
             self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
         }
+        // F-RTO (Linux tcp_enter_loss): from Open/Disorder/CWR, or a repeated timeout.
+        self.frto = self.frto_enabled && (matches!(self.state, CaState::Open | CaState::Cwr) || self.rto_since_progress);
+        self.frto_new_only = false;
+        self.tlp_high_seq = None;
+        self.tlp_deadline = None;
+        self.tlp_due = false;
+        self.reo_deadline = None;
         self.cc.on_rto();
         self.cwnd = self.mss as u64;
         self.state = CaState::Loss;
