@@ -1868,3 +1868,167 @@ mod era_tests {
         assert_eq!(s.tsq_limit(10000, 7), 10000);
     }
 }
+
+/// RACK, TLP and F-RTO (hand-computed values).
+#[cfg(test)]
+mod loss_tests {
+    use super::*;
+    use crate::tcp::{CcKind, KernelEra, DEFAULT_RCV_WND};
+
+    const M: u64 = 1448;
+
+    fn ms(n: u64) -> Nanos {
+        Nanos::from_ms(n)
+    }
+
+    fn drain(s: &mut TcpSender, now: Nanos) -> Vec<(u64, bool)> {
+        std::iter::from_fn(|| s.poll_transmit(now)).map(|g| (g.seq / M, g.retransmission)).collect()
+    }
+
+    fn sack(n: u64, blocks: &[(u64, u64)]) -> Ack {
+        let b: Vec<(u64, u64)> = blocks.iter().map(|&(a, e)| (a * M, e * M)).collect();
+        Ack { sack: SackBlocks::from_slice(&b), ..Ack::new(n * M, DEFAULT_RCV_WND, Nanos::ZERO) }
+    }
+
+    /// 6.1 loss detection without TLP: ten segments at t = 0, segment 0 acknowledged at 20 ms
+    /// (SRTT = min RTT = 20 ms, cwnd 11), segments 10 and 11 go out then.
+    fn rack_sender(cc: CcKind, tlp: bool) -> TcpSender {
+        let mut cfg = KernelEra::Linux6_1.config(cc);
+        cfg.sndbuf = None;
+        if !tlp {
+            cfg.tlp = None;
+        }
+        let mut s = TcpSender::new(&cfg, AppLimit::Unlimited);
+        assert_eq!(drain(&mut s, Nanos::ZERO).len(), 10);
+        s.on_ack(ms(20), sack(1, &[]));
+        assert_eq!(drain(&mut s, ms(20)), [(10, false), (11, false)]);
+        assert_eq!((s.rtt().srtt(), s.rtt().min_rtt()), (Some(ms(20)), Some(ms(20))));
+        s
+    }
+
+    #[test]
+    fn rack_reorder_timer_marks_the_hole_at_rtt_plus_reo_wnd() {
+        let mut s = rack_sender(CcKind::NewReno, false);
+        // Segment 2 (sent at 0) SACKed at 21 ms: RACK rtt 21 ms, reo_wnd = min RTT / 4 = 5 ms
+        // (one SACKed segment, Open). Segment 1, sent at 0 before it, waits 21 + 5 − 21 = 5 ms:
+        // not lost yet; the reordering timer at 21 + 5 + 2 (TCP_TIMEOUT_MIN) = 28 ms.
+        s.on_ack(ms(21), sack(1, &[(2, 3)]));
+        assert_eq!(s.rack_reo_wnd(), ms(5));
+        assert_eq!((s.state(), s.stats().rack_marked), (CaState::Open, 0));
+        assert_eq!(s.next_timer(), Some(ms(28)));
+        // Segment 2 let one new segment out (pipe 10 < cwnd 11): segment 12.
+        assert_eq!(drain(&mut s, ms(21)), [(12, false)]);
+        s.on_timer(ms(27));
+        assert_eq!((s.state(), s.stats().rack_marked), (CaState::Open, 0), "an early call does nothing");
+        s.on_timer(ms(28));
+        // Only segment 1 is lost (3..9 were sent at 0 too, but end after segment 2: not before
+        // it). Recovery (ssthresh 11 / 2), the retransmission of 1 goes first.
+        assert_eq!((s.state(), s.stats().rack_marked, s.stats().reo_timeouts), (CaState::Recovery, 1, 1));
+        assert_eq!(s.ssthresh() / M, 5);
+        assert_eq!(drain(&mut s, ms(28))[0], (1, true));
+        s.check_scoreboard();
+    }
+
+    #[test]
+    fn rack_marks_every_older_segment_when_a_later_one_is_delivered() {
+        let mut s = rack_sender(CcKind::NewReno, false);
+        s.on_ack(ms(21), sack(1, &[(2, 3)]));
+        drain(&mut s, ms(21));
+        // Segment 3 (sent at 0) SACKed at 25 ms: rtt 25, segment 1 waits 25 + 5 − 25 = 5 ms.
+        s.on_ack(ms(25), sack(1, &[(2, 4)]));
+        assert_eq!((s.state(), s.stats().rack_marked), (CaState::Open, 0));
+        drain(&mut s, ms(25));
+        // Segment 10 (sent at 20 ms) SACKed at 30 ms: rtt 10 ms, three SACKed: reo_wnd 0.
+        // Everything sent before it and not SACKed is lost: 1 and 4..9 (30 − 0 > 10 ms);
+        // 11 and 12 were sent at 20/21 ms, after it by end_seq or time: not lost.
+        s.on_ack(ms(30), sack(1, &[(10, 11), (2, 4)]));
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(s.stats().rack_marked, 7);
+        assert_eq!(drain(&mut s, ms(30))[0], (1, true));
+        s.check_scoreboard();
+    }
+
+    #[test]
+    fn tlp_probe_timeout_and_one_probe() {
+        // 2+ segments out, SRTT 20 ms: 6.1 PTO = 2 · 20 + 2 = 42 ms, armed when segments 10
+        // and 11 went out at 20 ms: 62 ms (the RTO is at 20 + 200 ms).
+        let s = rack_sender(CcKind::Cubic, true);
+        assert_eq!(s.pto(), ms(42));
+        assert_eq!(s.next_timer(), Some(ms(62)));
+        let mut c49 = KernelEra::Linux4_9.config(CcKind::Cubic);
+        c49.sndbuf = None;
+        let mut s49 = TcpSender::new(&c49, AppLimit::Bytes(10 * M));
+        drain(&mut s49, Nanos::ZERO);
+        s49.on_ack(ms(20), sack(1, &[]));
+        assert_eq!(s49.pto(), ms(40), "4.9: max(2 SRTT, 10 ms)");
+        s49.on_ack(ms(20), sack(9, &[]));
+        assert_eq!(s49.pto(), ms(230), "4.9, one segment: 1.5 · 20 + 200 ms");
+
+        // One segment out: 6.1 PTO = 2 · 20 + 200 = 240 ms, capped by the RTO (200 ms from
+        // the ACK at 20 ms): the probe at 220 ms.
+        let mut cfg = KernelEra::Linux6_1.config(CcKind::Cubic);
+        cfg.sndbuf = None;
+        let mut s = TcpSender::new(&cfg, AppLimit::Bytes(10 * M));
+        assert_eq!(drain(&mut s, Nanos::ZERO).len(), 10);
+        s.on_ack(ms(20), sack(9, &[]));
+        assert_eq!(s.pto(), ms(240));
+        assert_eq!(s.next_timer(), Some(ms(220)));
+        s.on_timer(ms(220));
+        // No new data: the last segment is resent; the RTO restarts from now.
+        assert_eq!(drain(&mut s, ms(220)), [(9, true)]);
+        assert_eq!((s.stats().tlp_probes, s.stats().rtos), (1, 0));
+        assert_eq!(s.next_timer(), Some(ms(420)));
+        // Its ACK ends the transfer; had it been lost, the RTO (not a second probe) is next.
+        let mut t = s.clone();
+        t.on_timer(ms(420));
+        assert_eq!((t.stats().tlp_probes, t.stats().rtos), (1, 1));
+        s.on_ack(ms(240), sack(10, &[]));
+        assert!(s.is_done());
+        assert_eq!(s.next_timer(), None);
+    }
+
+    /// Ten segments at 0, two acknowledged at 20 ms (cwnd 12, segments 10..13 out), the RTO at
+    /// 220 ms (NewReno: ssthresh 6, cwnd 1) resends segment 2; its ACK at 230 ms advances
+    /// `snd_una` to 3: F-RTO sends new data only (14 and 15 with cwnd 2).
+    fn after_rto_and_first_ack() -> TcpSender {
+        let mut cfg = KernelEra::Linux6_1.config(CcKind::NewReno);
+        cfg.sndbuf = None;
+        cfg.tlp = None;
+        let mut s = TcpSender::new(&cfg, AppLimit::Unlimited);
+        drain(&mut s, Nanos::ZERO);
+        s.on_ack(ms(20), sack(2, &[]));
+        assert_eq!(drain(&mut s, ms(20)).len(), 4);
+        assert_eq!(s.next_timer(), Some(ms(220)));
+        s.on_timer(ms(220));
+        assert_eq!((s.state(), s.cwnd() / M, s.ssthresh() / M), (CaState::Loss, 1, 6));
+        assert_eq!(drain(&mut s, ms(220)), [(2, true)]);
+        s.on_ack(ms(230), sack(3, &[]));
+        assert_eq!(drain(&mut s, ms(230)), [(14, false), (15, false)]);
+        assert_eq!(s.state(), CaState::Loss);
+        s
+    }
+
+    #[test]
+    fn frto_undoes_a_spurious_rto() {
+        let mut s = after_rto_and_first_ack();
+        // The next ACK covers segments 3 and 4, never retransmitted: the RTO was spurious.
+        // Undo: cwnd = max(2, prior 12), ssthresh = max(6, prior ∞) = ∞, Open, no loss marks.
+        s.on_ack(ms(240), sack(5, &[]));
+        assert_eq!((s.state(), s.cwnd() / M, s.ssthresh()), (CaState::Open, 12, u64::MAX));
+        assert_eq!(s.stats().spurious_rtos, 1);
+        s.check_scoreboard();
+        // No retransmission follows: new data (5..15 outstanding = 11, cwnd 12: one).
+        assert_eq!(drain(&mut s, ms(240)), [(16, false)]);
+    }
+
+    #[test]
+    fn frto_keeps_loss_recovery_when_the_loss_was_real() {
+        let mut s = after_rto_and_first_ack();
+        // A duplicate ACK SACKing the new segment 14: the loss was real (step 3a). Still Loss
+        // with ssthresh 6; the lost segments are resent in order.
+        s.on_ack(ms(240), sack(3, &[(14, 15)]));
+        assert_eq!((s.state(), s.ssthresh() / M, s.stats().spurious_rtos), (CaState::Loss, 6, 0));
+        assert_eq!(drain(&mut s, ms(240))[0], (3, true));
+        s.check_scoreboard();
+    }
+}
