@@ -64,7 +64,8 @@ pub struct TcpSenderStats {
     pub segments_sent: u64,
     /// Payload bytes handed out, retransmissions included.
     pub bytes_sent: u64,
-    /// Retransmissions of fast retransmit and of partial ACKs in fast recovery.
+    /// Retransmissions of fast retransmit and of partial ACKs in fast recovery (and loss
+    /// probes that resend a segment).
     pub fast_retransmits: u64,
     /// Go-back-N retransmissions after an RTO.
     pub timeout_retransmits: u64,
@@ -496,6 +497,8 @@ impl TcpSender {
             let len = r.end - start;
             self.last = LastSent::ProbeRtx(len);
             self.tlp_retrans = true;
+            // Linux counts it in total_retrans (`__tcp_retransmit_skb`).
+            self.stats.fast_retransmits += 1;
             Segment { seq: start, len: len as u32, tsval: now, retransmission: true }
         };
         self.tlp_high_seq = Some(self.snd_max);
@@ -626,6 +629,7 @@ impl TcpSender {
                 len = l;
                 self.tlp_high_seq = None;
                 self.stats.tlp_probes -= 1;
+                self.stats.fast_retransmits -= 1;
             }
         }
         if counted_prr {
