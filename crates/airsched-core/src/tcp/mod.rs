@@ -6,6 +6,7 @@
 //! where the RFCs leave a choice, and RFC 5681/6582/6298/7323/9438/2018/6675/6937 elsewhere.
 //! Deviations: no handshake (a connection starts established), SACK without D-SACK, losses of
 //! first transmissions found by RFC 6675's DupThresh rule rather than Linux's default RACK-TLP
+//! unless a kernel era (4.9, 6.1) turns on RACK, TLP and F-RTO (`TcpConfig::rack`, `tlp`, `frto`)
 //! (RACK's rule is used for retransmissions in recovery only), PRR only with SACK, no
 //! HyStart, no receive-buffer autotuning.
 //!

@@ -32,7 +32,11 @@
 //! time rule (Linux's default since 4.18), and there is no tail loss probe, so a loss with
 //! fewer than 3 segments after it, or a lost retransmission outside recovery, waits for the
 //! RTO; without SACK no PRR (cwnd is inflated as RFC 6582 says); no Nagle, no pacing, no
-//! F-RTO or undo of spurious retransmissions.
+//! F-RTO or undo of spurious retransmissions. Those are the defaults; with `TcpConfig::rack`,
+//! `tlp`, `frto` (the 4.9 and 6.1 eras) the sender runs RACK (RFC 8985; Linux 4.9 beside
+//! DupThresh, 6.1 instead of it, with the reordering timer), the tail loss probe and F-RTO
+//! (RFC 5682) with its undo, as net/ipv4/tcp_recovery.c, tcp_output.c and tcp_input.c of
+//! those versions (docs/model-tcp.md, "RACK, TLP and F-RTO").
 
 use std::collections::VecDeque;
 
