@@ -60,3 +60,37 @@ fn a_file_download_reports_its_completion_time() {
     let bytes = g.goodput_mbps * 1e6 * 20.0 / 8.0;
     assert!((bytes - 2_097_152.0).abs() < 1448.0, "{bytes}");
 }
+
+/// A 10-segment file from the server to an 11 Mb/s station behind an 8-packet pfifo at the
+/// AP: the initial window arrives at once over the wired link, one segment is in service and
+/// 8 wait, so the 10th, the file's last, is dropped: a tail loss with nothing after it.
+fn tail_loss(extra: &str) -> String {
+    tail_loss_n(10, 8, extra)
+}
+
+fn tail_loss_n(n: u64, limit: u64, extra: &str) -> String {
+    format!(
+        "[run]\nduration = \"5s\"\nwarmup = \"0s\"\nseed = 1\n[server]\nkernel = \"6.1\"\n\
+         [ap]\ntc = \"tc qdisc add dev wlan0 root pfifo limit {limit}\"\n\
+         [[station]]\nname = \"sta1\"\nrate = \"11Mbps\"\nkernel = \"6.1\"\n\
+         [[flow]]\nname = \"dl\"\nprotocol = \"tcp\"\nsrc = \"server\"\ndst = \"sta1\"\nbytes = \"{}\"\n{extra}\n",
+        n * 1448
+    )
+}
+
+#[test]
+fn linux_6_1_repairs_a_tail_loss_with_tlp_not_an_rto() {
+    let r = run(&tail_loss(""));
+    let f = &r.flows[0];
+    eprintln!("6.1: drops {}, rtx {}, recoveries {}, RTOs {}, file {:.3} s", f.drops_queue, f.tcp_retransmits, f.tcp_fast_recoveries, f.tcp_rtos, f.tcp_file_time_s);
+    let r = run(&tail_loss("rack = false\ntlp = false\nfrto = false"));
+    let g = &r.flows[0];
+    eprintln!("6.1 without RACK-TLP: drops {}, rtx {}, recoveries {}, RTOs {}, file {:.3} s", g.drops_queue, g.tcp_retransmits, g.tcp_fast_recoveries, g.tcp_rtos, g.tcp_file_time_s);
+    assert_eq!((f.drops_queue, g.drops_queue), (1, 1), "the same tail segment is dropped");
+    // 6.1: the probe (2 SRTT + 2 ms after the last send) resends the last segment, which is
+    // the lost one: one retransmission, no recovery episode, no RTO.
+    assert_eq!((f.tcp_files_done, f.tcp_retransmits, f.tcp_fast_recoveries, f.tcp_rtos), (1, 1, 0, 0));
+    // Without RACK-TLP nothing is SACKed after the tail: the RTO (200 ms minimum) resends it.
+    assert_eq!((g.tcp_files_done, g.tcp_retransmits, g.tcp_rtos), (1, 1, 1));
+    assert!(g.tcp_file_time_s - f.tcp_file_time_s > 0.15, "{} {}", f.tcp_file_time_s, g.tcp_file_time_s);
+}

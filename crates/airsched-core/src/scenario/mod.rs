@@ -440,6 +440,10 @@ pub struct TcpFlowOptions {
     pub tsq: Option<u64>,
     /// `repeat`: once the file (`bytes`) is acknowledged, the application writes it again.
     pub repeat: bool,
+    /// `rack`, `tlp`, `frto`: each on (the era's version, 6.1's if the era has none) or off.
+    pub rack: Option<bool>,
+    pub tlp: Option<bool>,
+    pub frto: Option<bool>,
 }
 
 /// Bytes a UDP packet of `payload` bytes occupies as an IP datagram (IPv4 20 + UDP 8).

@@ -6,6 +6,7 @@
 //! where the RFCs leave a choice, and RFC 5681/6582/6298/7323/9438/2018/6675/6937 elsewhere.
 //! Deviations: no handshake (a connection starts established), SACK without D-SACK, losses of
 //! first transmissions found by RFC 6675's DupThresh rule rather than Linux's default RACK-TLP
+//! unless a kernel era (4.9, 6.1) turns on RACK, TLP and F-RTO (`TcpConfig::rack`, `tlp`, `frto`)
 //! (RACK's rule is used for retransmissions in recovery only), PRR only with SACK, no
 //! HyStart, no receive-buffer autotuning.
 //!
@@ -206,6 +207,27 @@ pub struct TcpConfig {
     pub sndbuf: Option<SndBuf>,
     /// TCP Small Queues (`tcp_limit_output_bytes`); None: no limit (Linux before 3.6).
     pub tsq: Option<Tsq>,
+    /// RACK loss detection (RFC 8985, net/ipv4/tcp_recovery.c) as of one Linux version; None:
+    /// the DupThresh rule only, RACK's rule for retransmissions in recovery (the model before
+    /// kernel eras). Needs SACK.
+    pub rack: Option<LossEra>,
+    /// Tail loss probe (Linux 3.10+ `tcp_schedule_loss_probe`) as of one version; None: off.
+    pub tlp: Option<LossEra>,
+    /// F-RTO (RFC 5682 with SACK, Linux `tcp_process_loss`, `tcp_frto` = 2) and the undo of a
+    /// spurious RTO. Needs SACK.
+    pub frto: bool,
+}
+
+/// Which Linux version's RACK and TLP code the sender follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossEra {
+    /// Linux 4.9 (`tcp_recovery` = 1, `tcp_early_retrans` = 3): RACK only in Recovery and
+    /// Loss, beside DupThresh, a 1 ms reordering window on send times, no reordering timer;
+    /// PTO = max(2 SRTT, 10 ms), with one segment out at least 1.5 SRTT + 200 ms.
+    Linux4_9,
+    /// Linux 6.1: RACK is the loss detection (no DupThresh), RTT + reo_wnd with the
+    /// reordering timer; PTO = 2 SRTT + 2 ms, with one segment out 2 SRTT + 200 ms.
+    Linux6_1,
 }
 
 /// Linux's receive-buffer settings (net/ipv4/tcp_input.c, include/net/tcp.h).
@@ -306,13 +328,20 @@ impl KernelEra {
                 c.rcvbuf = Some(RcvBuf { rmem: [4096, 87380, 174760], adv_win_scale: 2, autotune: false });
                 c.sndbuf = Some(SndBuf { wmem: [4096, 16384, 131072] });
                 c.tsq = None;
+                // 2.4 has none of RACK (4.4), TLP (3.10), F-RTO (2.6.24 in its RFC 5682 form).
             }
             KernelEra::Linux4_9 => {
+                c.rack = Some(LossEra::Linux4_9);
+                c.tlp = Some(LossEra::Linux4_9);
+                c.frto = true;
                 c.rcvbuf = Some(RcvBuf { rmem: [4096, 87380, 6291456], adv_win_scale: 1, autotune: true });
                 c.sndbuf = Some(SndBuf { wmem: [4096, 16384, 4194304] });
                 c.tsq = Some(Tsq { limit_output_bytes: 262144, pacing_shift: 10, wifi_pacing_shift: None });
             }
             KernelEra::Linux6_1 => {
+                c.rack = Some(LossEra::Linux6_1);
+                c.tlp = Some(LossEra::Linux6_1);
+                c.frto = true;
                 c.rcvbuf = Some(RcvBuf { rmem: [4096, 131072, 6291456], adv_win_scale: 1, autotune: true });
                 c.sndbuf = Some(SndBuf { wmem: [4096, 16384, 4194304] });
                 c.tsq = Some(Tsq { limit_output_bytes: 1048576, pacing_shift: 10, wifi_pacing_shift: Some(7) });
@@ -341,6 +370,9 @@ impl TcpConfig {
             rcvbuf: None,
             sndbuf: None,
             tsq: None,
+            rack: None,
+            tlp: None,
+            frto: false,
         }
     }
 }

@@ -32,13 +32,17 @@
 //! time rule (Linux's default since 4.18), and there is no tail loss probe, so a loss with
 //! fewer than 3 segments after it, or a lost retransmission outside recovery, waits for the
 //! RTO; without SACK no PRR (cwnd is inflated as RFC 6582 says); no Nagle, no pacing, no
-//! F-RTO or undo of spurious retransmissions.
+//! F-RTO or undo of spurious retransmissions. Those are the defaults; with `TcpConfig::rack`,
+//! `tlp`, `frto` (the 4.9 and 6.1 eras) the sender runs RACK (RFC 8985; Linux 4.9 beside
+//! DupThresh, 6.1 instead of it, with the reordering timer), the tail loss probe and F-RTO
+//! (RFC 5682) with its undo, as net/ipv4/tcp_recovery.c, tcp_output.c and tcp_input.c of
+//! those versions (docs/model-tcp.md, "RACK, TLP and F-RTO").
 
 use std::collections::VecDeque;
 
 use super::cc::CongestionControl;
 use super::rtt::RttEstimator;
-use super::{Ack, SackBlocks, Segment, TcpConfig, MAX_SACK_BLOCKS};
+use super::{Ack, LossEra, SackBlocks, Segment, TcpConfig, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
 
 /// How much the application writes.
@@ -64,7 +68,8 @@ pub struct TcpSenderStats {
     pub segments_sent: u64,
     /// Payload bytes handed out, retransmissions included.
     pub bytes_sent: u64,
-    /// Retransmissions of fast retransmit and of partial ACKs in fast recovery.
+    /// Retransmissions of fast retransmit and of partial ACKs in fast recovery (and loss
+    /// probes that resend a segment).
     pub fast_retransmits: u64,
     /// Go-back-N retransmissions after an RTO.
     pub timeout_retransmits: u64,
@@ -84,6 +89,16 @@ pub struct TcpSenderStats {
     pub local_drops: u64,
     /// CWR episodes entered on local congestion.
     pub cwr_episodes: u64,
+    /// Tail loss probes sent (Linux `TCPLossProbes`).
+    pub tlp_probes: u64,
+    /// Losses repaired by a probe: an ACK beyond `tlp_high_seq` (Linux `TCPLossProbeRecovery`).
+    pub tlp_recoveries: u64,
+    /// Segments first marked lost by RACK's time rule (not counting lost retransmissions).
+    pub rack_marked: u64,
+    /// Expiries of RACK's reordering timer.
+    pub reo_timeouts: u64,
+    /// RTOs found spurious by F-RTO and undone (Linux `TCPSpuriousRTOs`).
+    pub spurious_rtos: u64,
 }
 
 /// What an ACK did, for the simulator's metrics.
@@ -201,6 +216,32 @@ pub struct TcpSender {
     last: LastSent,
     /// `high_seq` of a CWR episode: CWR ends once `snd_una` is beyond it.
     cwr_high: u64,
+    /// RACK / TLP / F-RTO as configured (None / false: the model before kernel eras).
+    rack_mode: Option<LossEra>,
+    tlp_mode: Option<LossEra>,
+    frto_enabled: bool,
+    /// End of the most recently sent delivered segment (Linux `rack.end_seq`), and whether
+    /// RACK has a new delivery to examine (`rack.advanced`).
+    rack_end: u64,
+    rack_advanced: bool,
+    /// RACK's reordering timer (Linux `ICSK_TIME_REO_TIMEOUT`).
+    reo_deadline: Option<Nanos>,
+    /// The loss-probe timer (`ICSK_TIME_LOSS_PROBE`), a probe due at the next poll, and
+    /// `tlp_high_seq` / `tlp_retrans` of the probe outstanding.
+    tlp_deadline: Option<Nanos>,
+    tlp_due: bool,
+    tlp_high_seq: Option<u64>,
+    tlp_retrans: bool,
+    /// F-RTO under way in this Loss episode (Linux `tp->frto`); the next polls send only new
+    /// data (`REXMIT_NEW`).
+    frto: bool,
+    frto_new_only: bool,
+    /// cwnd and ssthresh to restore on an undo (Linux `prior_cwnd`, `prior_ssthresh`; 0: none).
+    undo_cwnd: u64,
+    undo_ssthresh: u64,
+    /// The ACK being processed (S)ACKed never-retransmitted data below `recover` (Linux
+    /// `FLAG_ORIG_SACK_ACKED`).
+    orig_sack_acked: bool,
     stats: TcpSenderStats,
 }
 
@@ -215,6 +256,8 @@ enum LastSent {
     GoBackN,
     /// With SACK: the retransmission of record `i`; whether it was the forced first one.
     Sack { i: usize, forced: bool },
+    /// A loss probe that resent the last segment (of this length).
+    ProbeRtx(u64),
 }
 
 impl TcpSender {
@@ -261,6 +304,21 @@ impl TcpSender {
             sk_sndbuf: 0,
             last: LastSent::None,
             cwr_high: 0,
+            rack_mode: if cfg.sack { cfg.rack } else { None },
+            tlp_mode: if cfg.sack { cfg.tlp } else { None },
+            frto_enabled: cfg.sack && cfg.frto,
+            rack_end: 0,
+            rack_advanced: false,
+            reo_deadline: None,
+            tlp_deadline: None,
+            tlp_due: false,
+            tlp_high_seq: None,
+            tlp_retrans: false,
+            frto: false,
+            frto_new_only: false,
+            undo_cwnd: 0,
+            undo_ssthresh: 0,
+            orig_sack_acked: false,
             stats: TcpSenderStats::default(),
         }
         .with_sndbuf()
@@ -319,7 +377,13 @@ impl TcpSender {
     /// retransmission first, then go-back-N retransmissions (with SACK: lost segments), then
     /// new data. Call until `None` after every `on_ack`/`on_timer` (and at start).
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
-        let seg = if self.sack {
+        let seg = if self.tlp_due {
+            self.tlp_due = false;
+            let seg = self.loss_probe(now)?;
+            self.stats.segments_sent += 1;
+            self.stats.bytes_sent += seg.len as u64;
+            return Some(seg);
+        } else if self.sack {
             let seg = self.next_segment_sack(now)?;
             if matches!(self.state, CaState::Recovery | CaState::Cwr) {
                 self.prr_out += 1;
@@ -354,15 +418,135 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.current_rto());
         }
+        if self.tlp_mode.is_some() && !seg.retransmission {
+            // Linux tcp_write_xmit: one loss probe per tail, rescheduled after new data.
+            self.schedule_tlp(now);
+        }
         Some(seg)
     }
 
+    // ----- TLP --------------------------------------------------------------------------------
+
+    /// Linux `tcp_schedule_loss_probe` (6.1; 4.9 where it differs): with SACK, something
+    /// outstanding and the state Open (4.9) or Open/CWR (6.1), the probe timer is armed at
+    /// PTO from now, but no later than the RTO would fire.
+    fn schedule_tlp(&mut self, now: Nanos) {
+        self.tlp_deadline = None;
+        let Some(era) = self.tlp_mode else { return };
+        let ok_state = match era {
+            LossEra::Linux4_9 => self.state == CaState::Open,
+            LossEra::Linux6_1 => matches!(self.state, CaState::Open | CaState::Cwr),
+        };
+        if self.sent.is_empty() || !ok_state || self.reo_deadline.is_some() {
+            return;
+        }
+        let mut pto = self.pto();
+        if let Some(d) = self.rto_deadline {
+            if d > now {
+                pto = pto.min(d - now);
+            }
+        }
+        self.tlp_deadline = Some(now + pto);
+    }
+
+    /// The probe timeout. 6.1: 2 SRTT plus `TCP_RTO_MIN` (200 ms, the peer's delayed ACK)
+    /// with one segment out, else plus `TCP_TIMEOUT_MIN` (2 ms); `TCP_TIMEOUT_INIT` (1 s)
+    /// before an RTT sample. 4.9: 2 SRTT, at least 1.5 SRTT + `TCP_DELACK_MAX` (200 ms) with
+    /// one segment out, at least 10 ms. (Linux rounds up to jiffies; the model does not.)
+    pub fn pto(&self) -> Nanos {
+        let one = self.sent.len() == 1;
+        let Some(srtt) = self.rtt.srtt() else { return super::RTO_INITIAL };
+        match self.tlp_mode {
+            Some(LossEra::Linux4_9) => {
+                let mut t = Nanos(2 * srtt.0);
+                if one {
+                    t = t.max(Nanos(srtt.0 + srtt.0 / 2) + Nanos::from_ms(200));
+                }
+                t.max(Nanos::from_ms(10))
+            }
+            _ => Nanos(2 * srtt.0) + if one { super::RTO_MIN } else { Nanos::from_ms(2) },
+        }
+    }
+
+    /// The probe timer fired (Linux `tcp_send_loss_probe`): at most one probe outstanding;
+    /// otherwise the next poll sends the probe.
+    fn on_tlp_timer(&mut self, now: Nanos) {
+        self.tlp_deadline = None;
+        if self.tlp_high_seq.is_some() || self.sent.is_empty() {
+            self.rto_deadline = Some(now + self.rtt.current_rto());
+            return;
+        }
+        self.tlp_due = true;
+    }
+
+    /// The probe: a new segment if the application has one and the receive window allows
+    /// (regardless of cwnd: `tcp_write_xmit` with push_one = 2), else the last segment sent
+    /// again. Then `tlp_high_seq` = `snd_nxt` and the RTO restarts from now.
+    fn loss_probe(&mut self, now: Nanos) -> Option<Segment> {
+        let seg = if let Some(seg) = self.new_segment_inner(now, true) {
+            self.tlp_retrans = false;
+            seg
+        } else {
+            let i = self.sent.len().checked_sub(1)?;
+            let start = self.record_start(i);
+            let r = &mut self.sent[i];
+            if r.sacked || r.lost {
+                // A SACKed tail needs no probe; a lost one is RACK's (the model keeps
+                // "only lost segments are resent" for its retransmission queue).
+                self.rto_deadline = Some(now + self.rtt.current_rto());
+                return None;
+            }
+            r.retransmitted = true;
+            r.sent = now;
+            let len = r.end - start;
+            self.last = LastSent::ProbeRtx(len);
+            self.tlp_retrans = true;
+            // Linux counts it in total_retrans (`__tcp_retransmit_skb`).
+            self.stats.fast_retransmits += 1;
+            Segment { seq: start, len: len as u32, tsval: now, retransmission: true }
+        };
+        self.tlp_high_seq = Some(self.snd_max);
+        self.stats.tlp_probes += 1;
+        self.rto_deadline = Some(now + self.rtt.current_rto());
+        Some(seg)
+    }
+
+    /// Linux 6.1 `tcp_process_tlp_ack` without D-SACK: an ACK beyond `tlp_high_seq` after a
+    /// probe that resent data means the probe repaired a loss: cwnd is reduced once
+    /// (`tcp_init_cwnd_reduction`, `tcp_end_cwnd_reduction`: cwnd = ssthresh) and the state
+    /// stays Open; after a probe of new data, or a pure duplicate ACK, the probe is forgotten.
+    fn process_tlp_ack(&mut self, ack: u64, newly: u64, dup: bool) {
+        let Some(high) = self.tlp_high_seq else { return };
+        if ack < high {
+            return;
+        }
+        if !self.tlp_retrans {
+            self.tlp_high_seq = None;
+        } else if ack > high {
+            self.tlp_high_seq = None;
+            if matches!(self.state, CaState::Open | CaState::Cwr) {
+                self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
+                self.cwnd = self.ssthresh;
+                self.state = CaState::Open;
+            }
+            self.stats.tlp_recoveries += 1;
+        } else if newly == 0 && dup {
+            self.tlp_high_seq = None;
+        }
+    }
+
     fn new_segment(&mut self, now: Nanos) -> Option<Segment> {
+        self.new_segment_inner(now, false)
+    }
+
+    fn new_segment_inner(&mut self, now: Nanos, probe: bool) -> Option<Segment> {
         if self.snd_max >= self.app_end {
             return None;
         }
         let len = (self.app_end - self.snd_max).min(self.mss as u64);
-        let cwnd_full = if self.sack {
+        let cwnd_full = if probe {
+            false
+        } else if self.sack {
             // Linux tcp_cwnd_test: segments in pipe against cwnd. Each SACKed segment makes
             // room for one more, which includes RFC 3042 limited transmit.
             self.pipe() * self.mss as u64 + len > self.cwnd
@@ -445,6 +629,12 @@ impl TcpSender {
                 }
                 self.retransmit_pending |= forced;
             }
+            LastSent::ProbeRtx(l) => {
+                len = l;
+                self.tlp_high_seq = None;
+                self.stats.tlp_probes -= 1;
+                self.stats.fast_retransmits -= 1;
+            }
         }
         if counted_prr {
             self.prr_out = self.prr_out.saturating_sub(1);
@@ -470,6 +660,7 @@ impl TcpSender {
         self.prr_out = 0;
         self.state = CaState::Cwr;
         self.stats.cwr_episodes += 1;
+        self.tlp_high_seq = None;
     }
 
     /// An ACK arrived.
@@ -567,7 +758,10 @@ impl TcpSender {
                 first_sent.get_or_insert(r.sent);
                 if self.sack {
                     self.delivered_now += 1;
-                    self.rack_advance(now, r.sent, r.retransmitted);
+                    self.rack_advance(now, r.sent, r.end, r.retransmitted);
+                }
+                if !r.retransmitted && self.recover.is_some_and(|h| r.end <= h) {
+                    self.orig_sack_acked = true;
                 }
             }
             retransmitted |= r.retransmitted;
@@ -642,6 +836,9 @@ impl TcpSender {
                 return Some(self.retransmit_record(now, i));
             }
         }
+        if self.frto_new_only {
+            return self.new_segment(now);
+        }
         if let Some(i) = self.next_lost() {
             let len = self.sent[i].end - self.record_start(i);
             if self.pipe() * self.mss as u64 + len > self.cwnd {
@@ -700,6 +897,9 @@ impl TcpSender {
     fn on_ack_sack(&mut self, now: Nanos, a: Ack) -> AckOutcome {
         let prior_in_flight = self.snd_nxt - self.snd_una;
         self.delivered_now = 0;
+        self.orig_sack_acked = false;
+        self.frto_new_only = false;
+        let mut dup = false;
         let newly = a.ack.saturating_sub(self.snd_una);
         let mut rtt_sample = None;
         if newly > 0 {
@@ -712,8 +912,11 @@ impl TcpSender {
         } else if a.ack == self.snd_una && self.snd_max > self.snd_una && a.rwnd == self.rwnd {
             self.dupacks += 1;
             self.stats.dupacks += 1;
+            dup = true;
         }
+        let sacked_before = self.stats.sacked_segments;
         let sack_sent = self.tag_sacks(now, &a.sack);
+        let newly_sacked = self.stats.sacked_segments > sacked_before;
         // Linux tcp_ack_update_rtt: the cumulative sample, else the SACK one, else the echo.
         let rtt_sample = rtt_sample
             .or(sack_sent.map(|t| now - t))
@@ -721,6 +924,15 @@ impl TcpSender {
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r);
             self.stats.rtt_samples += 1;
+        }
+        if self.tlp_mode.is_some() {
+            self.process_tlp_ack(a.ack, newly, dup && !newly_sacked);
+        }
+        if self.state == CaState::Loss && self.frto && self.frto_step(newly, newly_sacked || dup) {
+            // A spurious RTO undone: back in Open with the window before it.
+            self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rtt.current_rto());
+            self.schedule_tlp(now);
+            return AckOutcome { newly_acked: newly, rtt_sample };
         }
         if newly > 0 {
             match self.state {
@@ -749,19 +961,118 @@ impl TcpSender {
             // Linux rearms the timer on every ACK of new data.
             self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rtt.current_rto());
         }
-        // Linux tcp_time_to_recover without RACK: DupThresh segments SACKed, i.e. the first
-        // un-SACKed segment is lost by RFC 6675 IsLost.
-        if matches!(self.state, CaState::Open | CaState::Cwr) && self.sacked_out >= DUPTHRESH {
-            self.enter_recovery_sack();
+        let Some(era) = self.rack_mode else {
+            // Linux tcp_time_to_recover without RACK: DupThresh segments SACKed, i.e. the first
+            // un-SACKed segment is lost by RFC 6675 IsLost.
+            if matches!(self.state, CaState::Open | CaState::Cwr) && self.sacked_out >= DUPTHRESH {
+                self.enter_recovery_sack();
+            }
+            if self.state == CaState::Recovery {
+                let newly_lost = self.mark_lost();
+                self.detect_lost_retransmits(now);
+                self.prr_cwnd(newly > 0 && newly_lost == 0);
+            } else if self.state == CaState::Cwr {
+                self.prr_cwnd(newly > 0);
+            }
+            self.after_ack_timers(now, newly);
+            return AckOutcome { newly_acked: newly, rtt_sample };
+        };
+        let mut newly_lost = 0;
+        match era {
+            // Linux 6.1 tcp_identify_packet_loss: RACK in every state; tcp_time_to_recover:
+            // recovery once something is lost (no DupThresh rule).
+            LossEra::Linux6_1 => {
+                newly_lost = self.rack_mark_lost(now);
+                if matches!(self.state, CaState::Open | CaState::Cwr) && self.lost_out > 0 {
+                    self.enter_recovery_sack();
+                }
+            }
+            // Linux 4.9: DupThresh as before, RACK beside it in Recovery and Loss.
+            LossEra::Linux4_9 => {
+                if matches!(self.state, CaState::Open | CaState::Cwr) && (self.sacked_out >= DUPTHRESH || self.lost_out > 0) {
+                    self.enter_recovery_sack();
+                }
+                if self.state == CaState::Recovery {
+                    newly_lost = self.mark_lost();
+                }
+                if matches!(self.state, CaState::Recovery | CaState::Loss) {
+                    newly_lost += self.rack_mark_lost(now);
+                }
+            }
         }
         if self.state == CaState::Recovery {
-            let newly_lost = self.mark_lost();
-            self.detect_lost_retransmits(now);
             self.prr_cwnd(newly > 0 && newly_lost == 0);
         } else if self.state == CaState::Cwr {
             self.prr_cwnd(newly > 0);
         }
+        self.after_ack_timers(now, newly);
         AckOutcome { newly_acked: newly, rtt_sample }
+    }
+
+    /// Linux `tcp_set_xmit_timer` after an ACK of new data: the loss probe if one may be
+    /// scheduled (not while RACK's reordering timer runs), else the RTO timer as set above.
+    fn after_ack_timers(&mut self, now: Nanos, newly: u64) {
+        if self.tlp_mode.is_none() {
+            return;
+        }
+        if newly > 0 || !matches!(self.state, CaState::Open | CaState::Cwr) {
+            self.schedule_tlp(now);
+        }
+    }
+
+    /// F-RTO (RFC 5682 §3.1 SACK-enhanced, as Linux 6.1 `tcp_process_loss` with `tcp_frto` =
+    /// 2), on an ACK in Loss. Returns true when the RTO was found spurious and undone.
+    /// - Step 3b: the ACK (S)ACKed never-retransmitted data sent before the RTO (`recover`):
+    ///   spurious; undo (`tcp_try_undo_loss`).
+    /// - Step 3a: new data has been sent since the RTO (`snd_max` beyond `recover`) and this
+    ///   ACK SACKed something or was a duplicate: the loss was real, F-RTO ends.
+    /// - Step 2b: the first ACK that advances `snd_una` (not to `recover`): `recover` moves to
+    ///   `snd_max` and the polls after it send new data only, if the application and the
+    ///   receive window have some; otherwise F-RTO ends.
+    fn frto_step(&mut self, newly: u64, sacked_or_dup: bool) -> bool {
+        let recover = self.recover.unwrap_or(0);
+        if self.orig_sack_acked {
+            self.undo_loss();
+            return true;
+        }
+        if self.snd_max > recover {
+            if sacked_or_dup {
+                self.frto = false;
+            }
+        } else if newly > 0 && self.snd_una < recover {
+            self.recover = Some(self.snd_max);
+            if self.snd_max < self.app_end && self.snd_max < self.snd_una + self.rwnd {
+                self.frto_new_only = true;
+            } else {
+                self.frto = false;
+            }
+        }
+        false
+    }
+
+    /// Linux `tcp_try_undo_loss` → `tcp_undo_cwnd_reduction(sk, true)`: cwnd =
+    /// max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`, which CUBIC uses too), ssthresh back if it
+    /// was higher, every loss mark cleared, Open.
+    fn undo_loss(&mut self) {
+        if self.undo_ssthresh != 0 {
+            self.cwnd = self.cwnd.max(self.undo_cwnd);
+            self.ssthresh = self.ssthresh.max(self.undo_ssthresh);
+        }
+        for r in self.sent.iter_mut() {
+            r.lost = false;
+            r.rexmit_in_flight = false;
+        }
+        self.lost_out = 0;
+        self.retrans_out = 0;
+        self.lost_upto = self.snd_una;
+        self.rxt_upto = self.snd_max;
+        self.undo_ssthresh = 0;
+        self.frto = false;
+        self.frto_new_only = false;
+        self.state = CaState::Open;
+        self.rto_since_progress = false;
+        self.rack_advanced = true;
+        self.stats.spurious_rtos += 1;
     }
 
     fn enter_recovery_sack(&mut self) {
@@ -777,6 +1088,8 @@ impl TcpSender {
         self.state = CaState::Recovery;
         self.retransmit_pending = true;
         self.stats.fast_recoveries += 1;
+        self.tlp_high_seq = None;
+        self.tlp_deadline = None;
     }
 
     /// PRR (RFC 6937 as Linux `tcp_cwnd_reduction` does it), on every ACK in recovery that
@@ -865,7 +1178,10 @@ impl TcpSender {
                     *oldest = Some(oldest.map_or(sent, |t: Nanos| t.min(sent)));
                 }
                 self.high_sacked = self.high_sacked.max(end);
-                self.rack_advance(now, sent, retransmitted);
+                if !retransmitted && self.recover.is_some_and(|h| end <= h) {
+                    self.orig_sack_acked = true;
+                }
+                self.rack_advance(now, sent, end, retransmitted);
             }
             start = self.sent[i].end;
             i += 1;
@@ -908,13 +1224,175 @@ impl TcpSender {
     /// delivery is the retransmission's. (After an RTO the original of a retransmitted
     /// segment may still be queued: Linux then guesses from the minimum RTT; the model does
     /// not use RACK in that state.)
-    fn rack_advance(&mut self, now: Nanos, sent: Nanos, retransmitted: bool) {
+    fn rack_advance(&mut self, now: Nanos, sent: Nanos, end: u64, retransmitted: bool) {
         let rtt = now - sent;
-        if self.state != CaState::Recovery || (retransmitted && self.rtt.min_rtt().is_some_and(|m| rtt < m)) {
-            return;
+        let ambiguous = retransmitted && self.rtt.min_rtt().is_some_and(|m| rtt < m);
+        match self.rack_mode {
+            None => {
+                if self.state != CaState::Recovery || ambiguous {
+                    return;
+                }
+                self.rack_rtt = rtt;
+                self.rack_xmit = self.rack_xmit.max(sent);
+            }
+            // Linux 4.9 tcp_rack_advance: only a later send time counts.
+            Some(LossEra::Linux4_9) => {
+                if sent <= self.rack_xmit && self.rack_xmit != Nanos::ZERO || ambiguous {
+                    return;
+                }
+                self.rack_rtt = rtt;
+                self.rack_xmit = sent;
+                self.rack_end = end;
+                self.rack_advanced = true;
+            }
+            // Linux 6.1 tcp_rack_advance: rtt from every unambiguous delivery; the most
+            // recently sent (ties by end_seq, tcp_skb_sent_after) is remembered.
+            Some(LossEra::Linux6_1) => {
+                if ambiguous {
+                    return;
+                }
+                self.rack_advanced = true;
+                self.rack_rtt = rtt;
+                if sent > self.rack_xmit || (sent == self.rack_xmit && end > self.rack_end) {
+                    self.rack_xmit = sent;
+                    self.rack_end = end;
+                }
+            }
         }
-        self.rack_rtt = rtt;
-        self.rack_xmit = self.rack_xmit.max(sent);
+    }
+
+    /// Whether a segment sent at `sent` ending at `end` was sent before RACK's most recently
+    /// delivered one (6.1 `tcp_skb_sent_after` with ties by end_seq; 4.9 strictly earlier).
+    fn rack_sent_before(&self, sent: Nanos, end: u64) -> bool {
+        match self.rack_mode {
+            Some(LossEra::Linux4_9) => sent < self.rack_xmit,
+            _ => self.rack_xmit > sent || (self.rack_xmit == sent && self.rack_end > end),
+        }
+    }
+
+    /// RACK's reordering window (Linux 6.1 `tcp_rack_reo_wnd`; no reordering is ever seen in
+    /// the model, no D-SACK, so `reo_wnd_steps` stays 1): 0 in Recovery/Loss or once
+    /// DupThresh segments are SACKed, else min(min_rtt / 4, SRTT). 4.9: 1 ms on send times.
+    pub fn rack_reo_wnd(&self) -> Nanos {
+        if self.rack_mode == Some(LossEra::Linux4_9) {
+            return Nanos::from_ms(1);
+        }
+        if matches!(self.state, CaState::Recovery | CaState::Loss) || self.sacked_out >= DUPTHRESH {
+            return Nanos::ZERO;
+        }
+        let m = self.rtt.min_rtt().map_or(Nanos::ZERO, |m| Nanos(m.0 / 4));
+        self.rtt.srtt().map_or(m, |s| m.min(s))
+    }
+
+    /// How long segment `sent` may still wait before RACK calls it lost (≤ 0: lost now).
+    /// 6.1 `tcp_rack_skb_timeout`: rack.rtt + reo_wnd − (now − sent). 4.9: lost at once if
+    /// sent more than reo_wnd before rack.xmit_time, never by waiting.
+    fn rack_remaining(&self, now: Nanos, sent: Nanos, reo: Nanos) -> i64 {
+        match self.rack_mode {
+            Some(LossEra::Linux4_9) => {
+                if self.rack_xmit.0 - sent.0 > reo.0 { 0 } else { i64::MIN }
+            }
+            _ => (self.rack_rtt.0 + reo.0) as i64 - (now.0 - sent.0) as i64,
+        }
+    }
+
+    /// RACK (Linux 6.1 `tcp_rack_detect_loss`, 4.9 `tcp_rack_mark_lost`): every segment sent
+    /// before the most recently delivered one, not SACKed and not already lost-and-waiting,
+    /// is lost once RTT + reo_wnd has passed since it was sent; a lost retransmission becomes
+    /// due again. Returns how many were newly marked and the longest wait of the others
+    /// (the reordering timer's, 0: none). First transmissions are scanned in sequence order
+    /// from the lost hint (their send times grow with it); retransmissions in flight all.
+    fn rack_detect_loss(&mut self, now: Nanos) -> (u32, i64) {
+        let reo = self.rack_reo_wnd();
+        let mut wait = 0i64;
+        let mut marked = 0u32;
+        // Retransmissions in flight (lost, with a retransmission outstanding).
+        if self.retrans_out > 0 {
+            let mut start = self.snd_una;
+            let mut low = Nanos(u64::MAX);
+            for i in 0..self.sent.len() {
+                let r = self.sent[i];
+                let r_start = start;
+                start = r.end;
+                if !r.rexmit_in_flight {
+                    continue;
+                }
+                if !self.rack_sent_before(r.sent, r.end) {
+                    low = low.min(r.sent);
+                    continue;
+                }
+                let rem = self.rack_remaining(now, r.sent, reo);
+                if rem <= 0 && rem != i64::MIN {
+                    self.sent[i].rexmit_in_flight = false;
+                    self.retrans_out -= 1;
+                    self.rxt_upto = self.rxt_upto.min(r_start);
+                    self.stats.lost_retransmits += 1;
+                    marked += 1;
+                } else {
+                    wait = wait.max(rem);
+                    low = low.min(r.sent);
+                }
+            }
+            self.rexmit_low = low;
+        }
+        // First transmissions above the lost prefix.
+        let mut orig_wait = false;
+        let mut i = self.records_below(self.lost_upto);
+        while i < self.sent.len() {
+            let r = self.sent[i];
+            if r.sacked || r.lost || r.retransmitted {
+                i += 1;
+                continue;
+            }
+            if !self.rack_sent_before(r.sent, r.end) {
+                break;
+            }
+            let rem = self.rack_remaining(now, r.sent, reo);
+            if rem <= 0 && rem != i64::MIN && !orig_wait {
+                self.sent[i].lost = true;
+                self.lost_out += 1;
+                self.lost_upto = r.end;
+                self.stats.rack_marked += 1;
+                marked += 1;
+            } else if rem != i64::MIN {
+                // Later ones were sent later still: keep the prefix, find the longest wait.
+                orig_wait = true;
+                wait = wait.max(rem.max(1));
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        (marked, wait)
+    }
+
+    /// RACK on an ACK (Linux `tcp_rack_mark_lost`): only after a new delivery; a wait arms
+    /// the reordering timer at it + `TCP_TIMEOUT_MIN` (2 ms).
+    fn rack_mark_lost(&mut self, now: Nanos) -> u32 {
+        if !self.rack_advanced {
+            return 0;
+        }
+        self.rack_advanced = false;
+        let (marked, wait) = self.rack_detect_loss(now);
+        if self.rack_mode == Some(LossEra::Linux6_1) {
+            self.reo_deadline = (wait > 0).then(|| now + Nanos(wait as u64) + Nanos::from_ms(2));
+        }
+        marked
+    }
+
+    /// RACK's reordering timer fired (Linux 6.1 `tcp_rack_reo_timeout`): mark what is lost
+    /// now; from Open or CWR that starts a recovery (PRR counts the losses as delivered: the
+    /// first retransmission goes).
+    fn on_reo_timer(&mut self, now: Nanos) {
+        self.reo_deadline = None;
+        self.stats.reo_timeouts += 1;
+        let (marked, _) = self.rack_detect_loss(now);
+        if marked > 0 && matches!(self.state, CaState::Open | CaState::Cwr) {
+            self.enter_recovery_sack();
+            self.delivered_now = 1;
+            self.prr_cwnd(false);
+        }
+        self.schedule_tlp(now);
     }
 
     /// RACK (RFC 8985 §6.2, Linux `tcp_rack_detect_loss`) for retransmissions: one is lost
@@ -1008,11 +1486,26 @@ impl TcpSender {
 
     /// When the retransmission timer fires, if armed.
     pub fn next_timer(&self) -> Option<Nanos> {
-        self.rto_deadline
+        let t = self.rto_deadline;
+        let t = match (t, self.tlp_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match (t, self.reo_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Call at (or after) `next_timer`; an early call does nothing.
     pub fn on_timer(&mut self, now: Nanos) {
+        if self.reo_deadline.is_some_and(|d| now >= d) {
+            self.on_reo_timer(now);
+        }
+        if self.tlp_deadline.is_some_and(|d| now >= d) {
+            self.on_tlp_timer(now);
+            return;
+        }
         match self.rto_deadline {
             Some(d) if now >= d => {}
             _ => return,
@@ -1026,8 +1519,25 @@ impl TcpSender {
         // or an earlier RTO with no progress since.
         let in_episode = self.state != CaState::Open && self.recover.is_some_and(|r| self.snd_una < r);
         if !in_episode || (self.state == CaState::Loss && !self.rto_since_progress) {
+            if self.frto_enabled {
+                // Linux tcp_enter_loss: prior_ssthresh = tcp_current_ssthresh, prior_cwnd.
+                let segs = self.cwnd / self.mss as u64;
+                self.undo_ssthresh = if matches!(self.state, CaState::Cwr | CaState::Recovery) {
+                    self.ssthresh
+                } else {
+                    self.ssthresh.max(((segs >> 1) + (segs >> 2)) * self.mss as u64)
+                };
+                self.undo_cwnd = self.cwnd;
+            }
             self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
         }
+        // F-RTO (Linux tcp_enter_loss): from Open/Disorder/CWR, or a repeated timeout.
+        self.frto = self.frto_enabled && (matches!(self.state, CaState::Open | CaState::Cwr) || self.rto_since_progress);
+        self.frto_new_only = false;
+        self.tlp_high_seq = None;
+        self.tlp_deadline = None;
+        self.tlp_due = false;
+        self.reo_deadline = None;
         self.cc.on_rto();
         self.cwnd = self.mss as u64;
         self.state = CaState::Loss;
@@ -1364,5 +1874,169 @@ mod era_tests {
         assert_eq!(s.tsq_limit(1 << 20, 10), 4688);
         assert_eq!(s.tsq_limit(1 << 20, 7), 22625);
         assert_eq!(s.tsq_limit(10000, 7), 10000);
+    }
+}
+
+/// RACK, TLP and F-RTO (hand-computed values).
+#[cfg(test)]
+mod loss_tests {
+    use super::*;
+    use crate::tcp::{CcKind, KernelEra, DEFAULT_RCV_WND};
+
+    const M: u64 = 1448;
+
+    fn ms(n: u64) -> Nanos {
+        Nanos::from_ms(n)
+    }
+
+    fn drain(s: &mut TcpSender, now: Nanos) -> Vec<(u64, bool)> {
+        std::iter::from_fn(|| s.poll_transmit(now)).map(|g| (g.seq / M, g.retransmission)).collect()
+    }
+
+    fn sack(n: u64, blocks: &[(u64, u64)]) -> Ack {
+        let b: Vec<(u64, u64)> = blocks.iter().map(|&(a, e)| (a * M, e * M)).collect();
+        Ack { sack: SackBlocks::from_slice(&b), ..Ack::new(n * M, DEFAULT_RCV_WND, Nanos::ZERO) }
+    }
+
+    /// 6.1 loss detection without TLP: ten segments at t = 0, segment 0 acknowledged at 20 ms
+    /// (SRTT = min RTT = 20 ms, cwnd 11), segments 10 and 11 go out then.
+    fn rack_sender(cc: CcKind, tlp: bool) -> TcpSender {
+        let mut cfg = KernelEra::Linux6_1.config(cc);
+        cfg.sndbuf = None;
+        if !tlp {
+            cfg.tlp = None;
+        }
+        let mut s = TcpSender::new(&cfg, AppLimit::Unlimited);
+        assert_eq!(drain(&mut s, Nanos::ZERO).len(), 10);
+        s.on_ack(ms(20), sack(1, &[]));
+        assert_eq!(drain(&mut s, ms(20)), [(10, false), (11, false)]);
+        assert_eq!((s.rtt().srtt(), s.rtt().min_rtt()), (Some(ms(20)), Some(ms(20))));
+        s
+    }
+
+    #[test]
+    fn rack_reorder_timer_marks_the_hole_at_rtt_plus_reo_wnd() {
+        let mut s = rack_sender(CcKind::NewReno, false);
+        // Segment 2 (sent at 0) SACKed at 21 ms: RACK rtt 21 ms, reo_wnd = min RTT / 4 = 5 ms
+        // (one SACKed segment, Open). Segment 1, sent at 0 before it, waits 21 + 5 − 21 = 5 ms:
+        // not lost yet; the reordering timer at 21 + 5 + 2 (TCP_TIMEOUT_MIN) = 28 ms.
+        s.on_ack(ms(21), sack(1, &[(2, 3)]));
+        assert_eq!(s.rack_reo_wnd(), ms(5));
+        assert_eq!((s.state(), s.stats().rack_marked), (CaState::Open, 0));
+        assert_eq!(s.next_timer(), Some(ms(28)));
+        // Segment 2 let one new segment out (pipe 10 < cwnd 11): segment 12.
+        assert_eq!(drain(&mut s, ms(21)), [(12, false)]);
+        s.on_timer(ms(27));
+        assert_eq!((s.state(), s.stats().rack_marked), (CaState::Open, 0), "an early call does nothing");
+        s.on_timer(ms(28));
+        // Only segment 1 is lost (3..9 were sent at 0 too, but end after segment 2: not before
+        // it). Recovery (ssthresh 11 / 2), the retransmission of 1 goes first.
+        assert_eq!((s.state(), s.stats().rack_marked, s.stats().reo_timeouts), (CaState::Recovery, 1, 1));
+        assert_eq!(s.ssthresh() / M, 5);
+        assert_eq!(drain(&mut s, ms(28))[0], (1, true));
+        s.check_scoreboard();
+    }
+
+    #[test]
+    fn rack_marks_every_older_segment_when_a_later_one_is_delivered() {
+        let mut s = rack_sender(CcKind::NewReno, false);
+        s.on_ack(ms(21), sack(1, &[(2, 3)]));
+        drain(&mut s, ms(21));
+        // Segment 3 (sent at 0) SACKed at 25 ms: rtt 25, segment 1 waits 25 + 5 − 25 = 5 ms.
+        s.on_ack(ms(25), sack(1, &[(2, 4)]));
+        assert_eq!((s.state(), s.stats().rack_marked), (CaState::Open, 0));
+        drain(&mut s, ms(25));
+        // Segment 10 (sent at 20 ms) SACKed at 30 ms: rtt 10 ms, three SACKed: reo_wnd 0.
+        // Everything sent before it and not SACKed is lost: 1 and 4..9 (30 − 0 > 10 ms);
+        // 11 and 12 were sent at 20/21 ms, after it by end_seq or time: not lost.
+        s.on_ack(ms(30), sack(1, &[(10, 11), (2, 4)]));
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(s.stats().rack_marked, 7);
+        assert_eq!(drain(&mut s, ms(30))[0], (1, true));
+        s.check_scoreboard();
+    }
+
+    #[test]
+    fn tlp_probe_timeout_and_one_probe() {
+        // 2+ segments out, SRTT 20 ms: 6.1 PTO = 2 · 20 + 2 = 42 ms, armed when segments 10
+        // and 11 went out at 20 ms: 62 ms (the RTO is at 20 + 200 ms).
+        let s = rack_sender(CcKind::Cubic, true);
+        assert_eq!(s.pto(), ms(42));
+        assert_eq!(s.next_timer(), Some(ms(62)));
+        let mut c49 = KernelEra::Linux4_9.config(CcKind::Cubic);
+        c49.sndbuf = None;
+        let mut s49 = TcpSender::new(&c49, AppLimit::Bytes(10 * M));
+        drain(&mut s49, Nanos::ZERO);
+        s49.on_ack(ms(20), sack(1, &[]));
+        assert_eq!(s49.pto(), ms(40), "4.9: max(2 SRTT, 10 ms)");
+        s49.on_ack(ms(20), sack(9, &[]));
+        assert_eq!(s49.pto(), ms(230), "4.9, one segment: 1.5 · 20 + 200 ms");
+
+        // One segment out: 6.1 PTO = 2 · 20 + 200 = 240 ms, capped by the RTO (200 ms from
+        // the ACK at 20 ms): the probe at 220 ms.
+        let mut cfg = KernelEra::Linux6_1.config(CcKind::Cubic);
+        cfg.sndbuf = None;
+        let mut s = TcpSender::new(&cfg, AppLimit::Bytes(10 * M));
+        assert_eq!(drain(&mut s, Nanos::ZERO).len(), 10);
+        s.on_ack(ms(20), sack(9, &[]));
+        assert_eq!(s.pto(), ms(240));
+        assert_eq!(s.next_timer(), Some(ms(220)));
+        s.on_timer(ms(220));
+        // No new data: the last segment is resent; the RTO restarts from now.
+        assert_eq!(drain(&mut s, ms(220)), [(9, true)]);
+        assert_eq!((s.stats().tlp_probes, s.stats().rtos), (1, 0));
+        assert_eq!(s.next_timer(), Some(ms(420)));
+        // Its ACK ends the transfer; had it been lost, the RTO (not a second probe) is next.
+        let mut t = s.clone();
+        t.on_timer(ms(420));
+        assert_eq!((t.stats().tlp_probes, t.stats().rtos), (1, 1));
+        s.on_ack(ms(240), sack(10, &[]));
+        assert!(s.is_done());
+        assert_eq!(s.next_timer(), None);
+    }
+
+    /// Ten segments at 0, two acknowledged at 20 ms (cwnd 12, segments 10..13 out), the RTO at
+    /// 220 ms (NewReno: ssthresh 6, cwnd 1) resends segment 2; its ACK at 230 ms advances
+    /// `snd_una` to 3: F-RTO sends new data only (14 and 15 with cwnd 2).
+    fn after_rto_and_first_ack() -> TcpSender {
+        let mut cfg = KernelEra::Linux6_1.config(CcKind::NewReno);
+        cfg.sndbuf = None;
+        cfg.tlp = None;
+        let mut s = TcpSender::new(&cfg, AppLimit::Unlimited);
+        drain(&mut s, Nanos::ZERO);
+        s.on_ack(ms(20), sack(2, &[]));
+        assert_eq!(drain(&mut s, ms(20)).len(), 4);
+        assert_eq!(s.next_timer(), Some(ms(220)));
+        s.on_timer(ms(220));
+        assert_eq!((s.state(), s.cwnd() / M, s.ssthresh() / M), (CaState::Loss, 1, 6));
+        assert_eq!(drain(&mut s, ms(220)), [(2, true)]);
+        s.on_ack(ms(230), sack(3, &[]));
+        assert_eq!(drain(&mut s, ms(230)), [(14, false), (15, false)]);
+        assert_eq!(s.state(), CaState::Loss);
+        s
+    }
+
+    #[test]
+    fn frto_undoes_a_spurious_rto() {
+        let mut s = after_rto_and_first_ack();
+        // The next ACK covers segments 3 and 4, never retransmitted: the RTO was spurious.
+        // Undo: cwnd = max(2, prior 12), ssthresh = max(6, prior ∞) = ∞, Open, no loss marks.
+        s.on_ack(ms(240), sack(5, &[]));
+        assert_eq!((s.state(), s.cwnd() / M, s.ssthresh()), (CaState::Open, 12, u64::MAX));
+        assert_eq!(s.stats().spurious_rtos, 1);
+        s.check_scoreboard();
+        // No retransmission follows: new data (5..15 outstanding = 11, cwnd 12: one).
+        assert_eq!(drain(&mut s, ms(240)), [(16, false)]);
+    }
+
+    #[test]
+    fn frto_keeps_loss_recovery_when_the_loss_was_real() {
+        let mut s = after_rto_and_first_ack();
+        // A duplicate ACK SACKing the new segment 14: the loss was real (step 3a). Still Loss
+        // with ssthresh 6; the lost segments are resent in order.
+        s.on_ack(ms(240), sack(3, &[(14, 15)]));
+        assert_eq!((s.state(), s.ssthresh() / M, s.stats().spurious_rtos), (CaState::Loss, 6, 0));
+        assert_eq!(drain(&mut s, ms(240))[0], (3, true));
+        s.check_scoreboard();
     }
 }

@@ -57,6 +57,19 @@ pub fn tcp_config(f: &FlowConfig, era: Option<KernelEra>) -> TcpConfig {
         Some(n) => cfg.tsq = Some(crate::tcp::Tsq { limit_output_bytes: n, ..cfg.tsq.or(base.tsq).expect("6.1 has TSQ") }),
         None => {}
     }
+    // RACK / TLP / F-RTO: `false` switches one off; `true` keeps the era's, or takes 6.1's.
+    let six = crate::tcp::LossEra::Linux6_1;
+    match o.rack {
+        Some(false) => cfg.rack = None,
+        Some(true) => cfg.rack = cfg.rack.or(Some(six)),
+        None => {}
+    }
+    match o.tlp {
+        Some(false) => cfg.tlp = None,
+        Some(true) => cfg.tlp = cfg.tlp.or(Some(six)),
+        None => {}
+    }
+    cfg.frto = o.frto.unwrap_or(cfg.frto);
     cfg
 }
 

@@ -111,7 +111,7 @@ pub(super) fn parse_flows(
                 }
             }
         } else {
-            for key in ["cc", "bytes", "sack", "kernel", "initial_cwnd", "rmem", "wmem", "adv_win_scale", "autotune", "tsq", "repeat"] {
+            for key in ["cc", "bytes", "sack", "kernel", "initial_cwnd", "rmem", "wmem", "adv_win_scale", "autotune", "tsq", "repeat", "rack", "tlp", "frto"] {
                 if let Some(v) = tbl.get(key) {
                     ctx.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
                 }
@@ -412,6 +412,9 @@ fn tcp_options(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String,
         adv_win_scale: tbl.get("adv_win_scale").and_then(|v| integer(ctx, v, &k("adv_win_scale"), 1, 31)).map(|n| n as u8),
         autotune: tbl.get("autotune").and_then(|v| boolean(ctx, v, &k("autotune"))),
         tsq: tbl.get("tsq").and_then(|v| integer(ctx, v, &k("tsq"), 0, 1 << 31)),
+        rack: sack_only(ctx, tbl, &k, "rack"),
+        tlp: sack_only(ctx, tbl, &k, "tlp"),
+        frto: sack_only(ctx, tbl, &k, "frto"),
         repeat: tbl.get("repeat").and_then(|v| {
             let r = boolean(ctx, v, &k("repeat"))?;
             if r && tbl.get("bytes").is_none() {
@@ -427,4 +430,15 @@ fn tcp_options(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String,
 pub(super) fn counts_bytes(rate: &str) -> bool {
     let r = rate.trim().to_ascii_lowercase();
     r.ends_with("bps")
+}
+
+/// `rack`, `tlp`, `frto`: booleans; Linux runs all three on SACK connections only.
+fn sack_only(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String, key: &str) -> Option<bool> {
+    let v = tbl.get(key)?;
+    let on = boolean(ctx, v, &k(key))?;
+    if on && tbl.get("sack").is_some_and(|s| matches!(s.get_ref(), DeValue::Boolean(false))) {
+        ctx.error(&v.span(), &k(key), format!("`{key}` needs SACK (Linux runs it on SACK connections only): drop `sack = false` or set `{key} = false`"));
+        return None;
+    }
+    Some(on)
 }

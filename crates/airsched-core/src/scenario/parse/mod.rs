@@ -225,6 +225,7 @@ const FLOW_KEYS: &[&str] = &[
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
     "tos", "dscp", "mark", "priority", "interval", "cc", "bytes", "sack",
     "kernel", "initial_cwnd", "rmem", "wmem", "adv_win_scale", "autotune", "tsq", "repeat",
+    "rack", "tlp", "frto",
 ];
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.

@@ -666,3 +666,51 @@ kernel = "4.9"
     let err = parse_scenario(&bad, "eras.toml").unwrap_err().to_string();
     assert!(err.contains("flow[0].repeat") && err.contains("bytes"), "{err}");
 }
+
+#[test]
+fn rack_tlp_frto_keys() {
+    use crate::tcp::{KernelEra, LossEra};
+    let text = r#"
+[[station]]
+name = "a"
+rate = "11Mbps"
+
+[[flow]]
+name = "up"
+protocol = "tcp"
+src = "a"
+dst = "server"
+kernel = "6.1"
+rack = false
+tlp = false
+frto = false
+
+[[flow]]
+name = "down"
+protocol = "tcp"
+src = "server"
+dst = "a"
+kernel = "2.4"
+rack = true
+"#;
+    let s = parse_scenario(text, "loss.toml").unwrap();
+    let (a, b) = (s.flows[0].tcp, s.flows[1].tcp);
+    assert_eq!((a.rack, a.tlp, a.frto, b.rack, b.tlp), (Some(false), Some(false), Some(false), Some(true), None));
+    let cfg = crate::traffic::build::tcp_config(&s.flows[0], a.kernel);
+    assert_eq!((cfg.rack, cfg.tlp, cfg.frto), (None, None, false));
+    // The era's defaults: 6.1 all on, 4.9 its own versions, 2.4 none (here RACK asked: 6.1's).
+    let c61 = KernelEra::Linux6_1.config(crate::tcp::CcKind::Cubic);
+    assert_eq!((c61.rack, c61.tlp, c61.frto), (Some(LossEra::Linux6_1), Some(LossEra::Linux6_1), true));
+    let c49 = KernelEra::Linux4_9.config(crate::tcp::CcKind::Cubic);
+    assert_eq!((c49.rack, c49.tlp, c49.frto), (Some(LossEra::Linux4_9), Some(LossEra::Linux4_9), true));
+    let cfg = crate::traffic::build::tcp_config(&s.flows[1], b.kernel);
+    assert_eq!((cfg.rack, cfg.tlp, cfg.frto), (Some(LossEra::Linux6_1), None, false));
+
+    let bad = text.replace("rack = false", "rack = \"yes\"").replace("rack = true", "rack = true\nsack = false");
+    let err = parse_scenario(&bad, "loss.toml").unwrap_err().to_string();
+    assert!(err.contains("flow[0].rack") && err.contains("boolean"), "{err}");
+    assert!(err.contains("flow[1].rack") && err.contains("needs SACK"), "{err}");
+    let bad = text.replace("protocol = \"tcp\"\nsrc = \"a\"", "protocol = \"udp\"\nrate = \"1Mbps\"\nsrc = \"a\"").replace("kernel = \"6.1\"\n", "");
+    let err = parse_scenario(&bad, "loss.toml").unwrap_err().to_string();
+    assert!(err.contains("flow[0].rack") && err.contains("TCP flows"), "{err}");
+}
