@@ -67,9 +67,15 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
     let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
     let out = PyDict::new(py);
     let nodes = PyList::empty(py);
-    let mut all: Vec<(String, &NodeConfig, Vec<&str>)> = vec![("ap".into(), &scn.ap, vec!["wlan0", "eth0"])];
+    // The AP's devices: wlan0, eth0, then one bnepN per Bluetooth slave (net::topology).
+    let mut ap_devs = vec!["wlan0", "eth0"];
+    ap_devs.extend(airsched_core::net::topology::BNEP_NAMES.iter().copied().take(scn.bluetooth.len()));
+    let mut all: Vec<(String, &NodeConfig, Vec<&str>)> = vec![("ap".into(), &scn.ap, ap_devs)];
     for st in &scn.stations {
         all.push((st.name.clone(), &st.node, vec!["wlan0"]));
+    }
+    for b in &scn.bluetooth {
+        all.push((b.name.clone(), &b.node, vec!["bnep0"]));
     }
     all.push(("server".into(), &scn.server, vec!["eth0"]));
     for (name, node, devs) in all {
