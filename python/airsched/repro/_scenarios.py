@@ -101,3 +101,17 @@ def _scenarios_root(path: Path, subdir: str, marker: str) -> Path | None:
     if path.name == subdir and (path / marker).is_file():
         return path.parent
     return None
+
+
+def short_run_warmup(duration: str | None, warmup_s: float, sample_s: float = 1.0) -> dict[str, str]:
+    """The warm-up override of a bounded run too short for a scenario's ``warmup_s`` warm-up plus
+    two ``sample_s`` samples (the smoke runs of ``repro all --duration 3s``): a third of the run,
+    so that its samples still give a standard deviation. ``{}`` for a long enough or unparsed
+    ``duration`` (the papers' figures need the full runs anyway)."""
+    import re
+
+    m = re.fullmatch(r"\s*([0-9.]+)\s*(ms|s)?\s*", duration or "")
+    if m is None:
+        return {}
+    secs = float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+    return {"run.warmup": f"{secs / 3:g}s"} if secs < warmup_s + 2 * sample_s else {}

@@ -20,6 +20,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..runner import run
 from ._scenarios import find_scenarios_dir as _find_scenarios_dir
+from ._scenarios import short_run_warmup
+
+#: The warm-up of the valenzuela/*.toml files, seconds.
+WARMUP_S = 2.0
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,7 +82,7 @@ def run_tables(
             if progress is not None:
                 progress((i + f) / len(rows))
 
-        res = run(base / f"{r.scenario}.toml", seed=seed, duration=duration, overrides=_short_run(duration), progress=sub)
+        res = run(base / f"{r.scenario}.toml", seed=seed, duration=duration, overrides=short_run_warmup(duration, WARMUP_S) or None, progress=sub)
         flows = res.flows.set_index("name")
         for k, (sta, flow) in enumerate(zip(STATIONS, FLOWS, strict=True)):
             mean = float(flows.loc[flow, "goodput_mbps"]) * 1000
@@ -99,20 +103,6 @@ def run_tables(
             )
     return pd.DataFrame(out, columns=list(COLUMNS))
 
-
-def _short_run(duration: str | None) -> dict[str, str] | None:
-    """A bounded run shorter than the scenarios' 2 s warm-up plus two 1-s samples (the smoke
-    runs of ``repro all --duration 3s``) gets a warm-up of a third of it, so that its 1-s
-    samples still give a standard deviation; the paper's figures need the full 60 s anyway."""
-    import re
-
-    if duration is None:
-        return None
-    m = re.fullmatch(r"\s*([0-9.]+)\s*(ms|s)?\s*", duration)
-    if m is None:
-        return None
-    secs = float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
-    return {"run.warmup": f"{secs / 3:g}s"} if secs < 4 else None
 
 
 def sigma_claims(df: pd.DataFrame) -> pd.DataFrame:

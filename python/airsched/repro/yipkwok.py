@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..runner import run
 from ._scenarios import display_path as _display_path
 from ._scenarios import find_scenarios_dir as _find_scenarios_dir
+from ._scenarios import short_run_warmup
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,6 +51,8 @@ CONFIGURATION_LABELS: dict[str, str] = {
 PAPER_RANKING: tuple[str, ...] = ("prio-tbf", "htb-sfq", "sfq", "fifo")
 #: The interfaces of the NAP the paper measured, and what each series is called here.
 SERIES: dict[str, str] = {"wlan0": "wlan", "bnep0": "bt", "imq0": "aggregate"}
+#: The warm-up of the nap-*.toml files, seconds.
+WARMUP_S = 5.0
 #: The paper's "KBytes/sec": 1000 bytes (its DH5 723 kbit/s is "about 90.375 KBytes/sec").
 KB = 1000.0
 #: The quantiles of the 1-s samples that stand for the paper's readings of its plots: the peak
@@ -169,7 +172,7 @@ def run_testbed(
     for k, configuration in enumerate(configurations):
         path = scenario_file(configuration, scenarios_dir=scenarios_dir)
         overrides = {"run.duration": duration} if duration is not None else {}
-        overrides.update(_short_run(duration))
+        overrides.update(short_run_warmup(duration, WARMUP_S))
         sub = None
         if progress is not None:
             n = len(configurations)
@@ -184,19 +187,6 @@ def run_testbed(
         frames.append(_series_of(result, configuration))
     series = pd.concat(frames, ignore_index=True)
     return Reproduction(series, summarise(series), results, scenarios, seed, warnings)
-
-
-def _short_run(duration: str | None) -> dict[str, str]:
-    """A bounded run too short for the files' 5 s warm-up plus two 1-s samples (the smoke runs
-    of ``repro all --duration 3s``) gets a warm-up of a third of it; the paper's figures need the
-    full 800 s anyway."""
-    import re
-
-    m = re.fullmatch(r"\s*([0-9.]+)\s*(ms|s)?\s*", duration or "")
-    if m is None:
-        return {}
-    secs = float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
-    return {"run.warmup": f"{secs / 3:g}s"} if secs < 7 else {}
 
 
 def _series_of(result: Result, configuration: str) -> pd.DataFrame:
