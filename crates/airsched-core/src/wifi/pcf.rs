@@ -3,7 +3,7 @@
 //! beacons start a contention-free period (CFP), and what one CFP of polled exchanges costs
 //! on the air. docs/model-pcf.md; reference next-capabilities.md section 4.
 //!
-//! Not yet driven by the event loop: a cell runs DCF only (see docs/model-pcf.md, "Status").
+//! The simulation drives it in an 802.11b cell with `[cell] pcf = true` (`wifi/cfp.rs`).
 //!
 //! The CFP, as modelled:
 //! - It starts at a TBTT whose beacon is a DTIM with CFPCount 0 (every `cfp_period` DTIMs),
@@ -11,8 +11,10 @@
 //!   CFP is foreshortened: it still ends by TBTT + CFPMaxDuration. Stations set their NAV to
 //!   CFPMaxDuration at the nominal start (no DCF access during the CFP) and reset it at CF-End.
 //! - After the beacon (with the CF Parameter Set element) and SIFS, the point coordinator (PC)
-//!   polls the stations of its polling list in round robin, one exchange each, frames SIFS
-//!   apart, continuing from where the previous CFP stopped:
+//!   polls the stations of its polling list in round robin, one polled exchange at a time,
+//!   frames SIFS apart, round after round while time remains, continuing from where the
+//!   previous CFP stopped; a whole round with no data either way ends the CFP early
+//!   ([`PointCoordinator`]):
 //!   - a frame waiting for the station goes as Data+CF-Poll; otherwise a CF-Poll (28 bytes);
 //!   - the station answers with its own frame (Data, with CF-Ack when it received data) or,
 //!     with nothing to send, a Null (CF-Ack) of 28 bytes;
@@ -149,24 +151,56 @@ pub struct Exchange {
     pub up: Option<u32>,
 }
 
-/// The point coordinator's state across CFPs: where round robin resumes.
+/// The point coordinator's polling state across CFPs: the polling list and where round robin
+/// resumes, and how many polls in a row carried nothing.
+///
+/// Policy (802.11-1999 9.3.4.1 leaves it to the implementation beyond "poll the list in
+/// ascending AID order"): the PC polls the stations of its list in order, one polled exchange
+/// at a time, and goes round again while time remains; it ends the CFP early, with CF-End,
+/// once a whole round of polls carried no data either way (every station answered Null and
+/// the PC had nothing for any of them). The next CFP resumes where this one stopped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PointCoordinator {
-    /// The polling list: stations that are CF-Pollable, in association order.
+    /// The polling list: stations that are CF-Pollable, in association (AID) order.
     pub list: Vec<u32>,
     next: usize,
+    /// Polls in a row, in this CFP, that carried no data either way.
+    idle_run: usize,
 }
 
 impl PointCoordinator {
     pub fn new(list: Vec<u32>) -> PointCoordinator {
-        PointCoordinator { list, next: 0 }
+        PointCoordinator { list, next: 0, idle_run: 0 }
+    }
+
+    /// A CFP begins: no poll of it has been idle yet.
+    pub fn begin_cfp(&mut self) {
+        self.idle_run = 0;
+    }
+
+    /// The station to poll next, or None when the list is empty or the last round of polls
+    /// carried nothing (the CFP should end).
+    pub fn peek(&self) -> Option<u32> {
+        if self.list.is_empty() || self.idle_run >= self.list.len() {
+            return None;
+        }
+        Some(self.list[self.next])
+    }
+
+    /// The station [`Self::peek`] named was polled; `carried` tells whether the exchange
+    /// carried data either way (a poll left unanswered counts as carrying nothing).
+    pub fn polled(&mut self, carried: bool) {
+        self.next = (self.next + 1) % self.list.len();
+        self.idle_run = if carried { 0 } else { self.idle_run + 1 };
     }
 
     /// Run one CFP starting (beacon on the air) at `start`, whose nominal start (the TBTT) was
-    /// `tbtt`. `frames(station, down)` tells the PSDU bytes of the frame waiting for (down) or
-    /// at (up) that station, None when there is none, without taking it: the caller sends
-    /// what the returned exchanges list. Each station is polled at most once per CFP. Returns
-    /// the exchanges and the instant the CF-End ends (the CP begins after it).
+    /// `tbtt`, on a perfect channel with backlogs that do not change during the CFP.
+    /// `frames(station, down)` tells the PSDU bytes of the frame waiting for (down) or at (up)
+    /// that station, None when there is none, without taking it: the caller sends what the
+    /// returned exchanges list. Returns the exchanges and the instant the CF-End ends (the CP
+    /// begins after it). This is the arithmetic the simulation's CFPs are checked against.
+    #[allow(clippy::too_many_arguments)]
     pub fn run_cfp(
         &mut self,
         p: &CfParams,
@@ -179,25 +213,24 @@ impl PointCoordinator {
         out: &mut Vec<Exchange>,
     ) -> Nanos {
         out.clear();
+        self.begin_cfp();
         // Foreshortened if it starts late: it still ends by TBTT + CFPMaxDuration.
         let deadline = tbtt + p.cfp_max_duration;
         let cf_end = t.cf_end();
         let mut now = start + beacon + dsss::SIFS;
-        let n = self.list.len();
-        for _ in 0..n {
-            let s = self.list[self.next];
+        while let Some(s) = self.peek() {
             let down = frames(s, true);
             let up = frames(s, false);
             let d = t.exchange(rate, down, up);
             // The exchange must end, with the CF-End after it, by the deadline; if not, the
             // CFP ends and round robin resumes with this station next time. (The PC knows the
-            // answer's length here; a real PC does not, and must leave room for the longest.)
+            // answer's length here, as the simulation's PC does: see docs/model-pcf.md.)
             if now + d + cf_end > deadline {
                 break;
             }
             out.push(Exchange { station: s, start: now, end: now + d, down, up });
             now += d;
-            self.next = (self.next + 1) % n;
+            self.polled(down.is_some() || up.is_some());
         }
         now + cf_end
     }
@@ -262,23 +295,41 @@ mod tests {
         assert!(long.check(beacon, max_x, t.cf_end(), dcf).unwrap_err().contains("contention period"));
     }
 
-    /// Four saturated uplink stations polled in a CFP of 20 TU (20480 µs) after a 776 µs
-    /// beacon: exchanges of 1634 µs start SIFS after the beacon; k fit while
-    /// 786 + 1634 k + 272 <= 20480, so k = 11 (786 + 17974 + 272 = 19032; a 12th would end at
-    /// 20666). Round robin visits each station once per CFP, so with four stations the CFP ends
-    /// after 4 exchanges: CF-End at 786 + 4 * 1634 = 7322, the CP starts at 7594.
+    /// Saturated uplink stations polled in a CFP of 20 TU (20480 µs) after a 776 µs beacon:
+    /// exchanges of 1634 µs start SIFS after the beacon; k fit while 786 + 1634 k + 272 <=
+    /// 20480, so k = 11 (786 + 17974 + 272 = 19032; a 12th would end at 20666). Four stations
+    /// are polled round and round (0 1 2 3 0 1 2 3 0 1 2), and the next CFP resumes with 3.
     #[test]
-    fn a_cfp_polls_each_station_once_round_robin_and_fits_its_exchanges_before_cf_end() {
+    fn a_cfp_polls_round_robin_while_time_remains_and_fits_its_exchanges_before_cf_end() {
         let t = timing();
         let p = CfParams { beacon_interval: Nanos::from_us(102_400), dtim_period: 1, cfp_period: 1, cfp_max_duration: Nanos::from_us(1024 * 20) };
         let beacon = Nanos::from_us(776);
         let mut pc = PointCoordinator::new(vec![0, 1, 2, 3]);
         let mut out = Vec::new();
         let end = pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |_, down| (!down).then_some(1536), &mut out);
-        assert_eq!(out.len(), 4);
+        assert_eq!(out.len(), 11);
         assert_eq!(out[0].start, Nanos::from_us(786));
-        assert_eq!(out[3].end, Nanos::from_us(786 + 4 * 1634));
-        assert_eq!(end, Nanos::from_us(786 + 4 * 1634 + 272));
+        assert_eq!(out[10].end, Nanos::from_us(786 + 11 * 1634));
+        assert_eq!(end, Nanos::from_us(786 + 11 * 1634 + 272));
+        let order: Vec<u32> = out.iter().map(|x| x.station).collect();
+        assert_eq!(order, [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2]);
+        pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |_, down| (!down).then_some(1536), &mut out);
+        assert_eq!(out[0].station, 3);
+        // Only station 1 has traffic: rounds go on while it sends, and the CFP ends after
+        // a whole round (4 polls) with nothing: here it fits 0 1 2 3 0 1 2 3 ... 11 polls of
+        // which the three of station 1 carried 1536 bytes.
+        let mut pc = PointCoordinator::new(vec![0, 1, 2, 3]);
+        let mut left = 2;
+        let end = pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |s, down| {
+            (s == 1 && !down && left > 0).then(|| { left -= 1; 1536 })
+        }, &mut out);
+        // Station 1 carries data twice (polls 2 and 6 of 0 1 2 3 0 1 ...); the `frames` callback
+        // is asked twice per poll (down, then up), so `left` runs out at the second data poll.
+        // After poll 6 (index 5), four idle polls (2 3 0 1) end the CFP: 10 polls in all.
+        assert_eq!(out.len(), 10);
+        let carried: Vec<bool> = out.iter().map(|x| x.up.is_some()).collect();
+        assert_eq!(carried.iter().filter(|&&c| c).count(), 2);
+        assert_eq!(end, Nanos::from_us(786 + 2 * 1634 + 8 * 628 + 272));
         // Twenty stations: only 11 fit (see above); the next CFP resumes with the 12th.
         let mut pc = PointCoordinator::new((0..20).collect());
         let end = pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |_, down| (!down).then_some(1536), &mut out);
@@ -291,7 +342,7 @@ mod tests {
         let mut pc = PointCoordinator::new((0..20).collect());
         pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::from_us(5000), |_, down| (!down).then_some(1536), &mut out);
         assert_eq!(out.len(), 8);
-        // Idle stations answer Null: 628 µs each.
+        // Idle stations answer Null: 628 µs each; one idle round ends the CFP.
         let mut pc = PointCoordinator::new(vec![0, 1]);
         let end = pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |_, _| None, &mut out);
         assert_eq!(end, Nanos::from_us(786 + 2 * 628 + 272));
