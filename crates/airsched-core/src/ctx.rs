@@ -84,7 +84,13 @@ impl Ctx {
             keys: (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
             chan: vec![crate::qdisc::REL_ONE; scn.flows.len()],
             dropped: Vec::with_capacity(64),
-            counters: Counters::new(scn.flows.len(), scn.stations.len()),
+            counters: {
+                let mut c = Counters::new(scn.flows.len(), scn.stations.len());
+                if scn.cell.pcf.is_some() {
+                    c.pcf.stations = vec![Default::default(); scn.stations.len()];
+                }
+                c
+            },
             flows,
             out: Outbox::new(queue),
             tap: None,

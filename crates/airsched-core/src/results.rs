@@ -370,6 +370,58 @@ result_table! {
 }
 
 result_table! {
+    /// Every contention-free period of a point-coordinated cell (`[cell] pcf = true`) that
+    /// began in the measured window, one row each (empty without PCF).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct CfpRow as "cfp" {
+        /// Its TBTT (the nominal start), from the start of the run.
+        #[unit = "s"]
+        pub tbtt_s: f64,
+        /// Its beacon's start: after the TBTT when the medium was busy then (foreshortened).
+        #[unit = "s"]
+        pub start_s: f64,
+        /// From its beacon's start to the end of its CF-End.
+        #[unit = "ms"]
+        pub duration_ms: f64,
+        /// Polls sent (CF-Poll, Data+CF-Poll).
+        pub polls: u64,
+        /// Data frames the point coordinator sent.
+        pub data_down: u64,
+        /// Data frames stations sent when polled.
+        pub data_up: u64,
+        /// Beacons sent inside it (TBTTs falling in it), besides its own.
+        pub beacons: u64,
+        /// Why it ended: "idle" (a whole round of polls carried nothing), "full" (the next
+        /// exchange would not have fitted before TBTT + CFPMaxDuration) or "run" (the run ended
+        /// first).
+        pub ended: String,
+    }
+}
+
+result_table! {
+    /// Each station's part of the contention-free periods, over the measured window (empty
+    /// without PCF).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct PollRow as "polls" {
+        /// The station.
+        pub station: String,
+        /// 1 when it is on the polling list (`cf_pollable`), else 0.
+        pub cf_pollable: u64,
+        /// CF-Polls and Data+CF-Polls the point coordinator sent it.
+        pub polls: u64,
+        /// Data frames the point coordinator sent it in CFPs.
+        pub data_down: u64,
+        /// Data frames it sent when polled.
+        pub data_up: u64,
+        /// Null answers: polled with nothing to send.
+        pub nulls: u64,
+        /// Frames of the point coordinator it did not decode (no answer; the PC went on after
+        /// PIFS).
+        pub unanswered: u64,
+    }
+}
+
+result_table! {
     /// What each interface sent out in each sample interval of the measured window (the
     /// paper's xnetload): its root qdisc's "Sent" counters as `tc -s` has them (what the qdisc
     /// handed to the driver, the IP packet + 14 bytes of Ethernet header), per second.
@@ -477,10 +529,14 @@ pub struct RunResults {
     pub bluetooth: Vec<BtLinkRow>,
     /// WLAN frames next to the piconet; empty without `[[bluetooth]]`.
     pub coexistence: Vec<CoexRow>,
+    /// PCF: the contention-free periods (one row) and each station's polls; empty without
+    /// `pcf`.
+    pub cfp: Vec<CfpRow>,
+    pub polls: Vec<PollRow>,
 }
 
-/// As derived, except that the Bluetooth tables appear only when the cell has a piconet (the
-/// golden snapshots of cells without one stay as they were).
+/// As derived, except that the Bluetooth tables appear only when the cell has a piconet, and
+/// the PCF tables only in a PCF cell (the golden snapshots of other cells stay as they were).
 impl std::fmt::Debug for RunResults {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("RunResults");
@@ -498,6 +554,9 @@ impl std::fmt::Debug for RunResults {
             .field("warnings", &self.warnings);
         if !self.bluetooth.is_empty() || !self.coexistence.is_empty() {
             d.field("bluetooth", &self.bluetooth).field("coexistence", &self.coexistence);
+        }
+        if !self.cfp.is_empty() || !self.polls.is_empty() {
+            d.field("cfp", &self.cfp).field("polls", &self.polls);
         }
         d.finish()
     }
@@ -532,6 +591,8 @@ pub fn schema() -> Vec<(&'static str, Vec<Column>)> {
         of::<AggregateRow>(),
         of::<BtLinkRow>(),
         of::<CoexRow>(),
+        of::<CfpRow>(),
+        of::<PollRow>(),
         summary,
         of::<Conservation>(),
     ]

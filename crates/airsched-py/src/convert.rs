@@ -6,7 +6,7 @@ use pyo3::types::{PyDict, PyList};
 
 use airsched_core::qdisc::{QdiscReport, QdiscStats};
 use airsched_core::results::{
-    schema, ColumnType, AggregateRow, BtLinkRow, CoexRow, Cell, Conservation, FlowResult, InterfaceRow, NodeResult, PingRow, RateRow, SampleRow, StationResult, Summary, Table,
+    schema, ColumnType, AggregateRow, BtLinkRow, CfpRow, CoexRow, PollRow, Cell, Conservation, FlowResult, InterfaceRow, NodeResult, PingRow, RateRow, SampleRow, StationResult, Summary, Table,
     SAMPLE_INTERVAL_COLUMN,
 };
 use airsched_core::{RunResults, Scenario};
@@ -113,6 +113,8 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
     out.set_item(NodeResult::NAME, table_to_py(py, &r.nodes)?)?;
     out.set_item(BtLinkRow::NAME, table_to_py(py, &r.bluetooth)?)?;
     out.set_item(CoexRow::NAME, table_to_py(py, &r.coexistence)?)?;
+    out.set_item(CfpRow::NAME, table_to_py(py, &r.cfp)?)?;
+    out.set_item(PollRow::NAME, table_to_py(py, &r.polls)?)?;
     let samples: Vec<SampleRow<'_>> = r.samples.iter().map(|s| SampleRow::new(s, scn)).collect();
     out.set_item(SampleRow::NAME, typed_table_to_py(py, &samples)?)?;
     out.set_item(InterfaceRow::NAME, typed_table_to_py(py, &r.interfaces)?)?;

@@ -51,6 +51,8 @@ pub enum Event {
     BtMasterTx,
     BtMasterEnd,
     BtSlaveEnd,
+    /// PCF: the point coordinator's next step in a contention-free period (`wifi::cfp`).
+    Cfp,
 }
 
 impl Event {
@@ -73,6 +75,7 @@ impl Event {
             Event::BtMasterTx => 12,
             Event::BtMasterEnd => 13,
             Event::BtSlaveEnd => 14,
+            Event::Cfp => 15,
         }
     }
 

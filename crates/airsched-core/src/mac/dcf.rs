@@ -109,6 +109,10 @@ pub struct Medium {
     pub beacon_in_air: bool,
     pub beacon_pending: bool,
     pub beacon_tx_at: Nanos,
+    /// PCF: every node's NAV is set until this instant (a contention-free period); ZERO when
+    /// no NAV is set. A node counts its backoff from the later of its IFS end and the NAV's
+    /// end plus its AIFS (`Dcf::count_from`).
+    pub nav_end: Nanos,
 }
 
 pub struct Dcf {
@@ -164,7 +168,19 @@ impl Dcf {
                 beacon_in_air: false,
                 beacon_pending: false,
                 beacon_tx_at: NO_ACCESS,
+                nav_end: Nanos::ZERO,
             },
+        }
+    }
+
+    /// Where node `n`'s backoff counter stands as `backoff`: its IFS end, or, under a NAV
+    /// (PCF), the NAV's end plus its AIFS if that is later.
+    #[inline]
+    fn count_from(nav_end: Nanos, node: &DcfNode) -> Nanos {
+        if nav_end == Nanos::ZERO {
+            node.ifs_end
+        } else {
+            node.ifs_end.max(nav_end + node.aifs)
         }
     }
 
@@ -172,8 +188,53 @@ impl Dcf {
     #[inline]
     fn plan(&self, n: usize, now: Nanos) -> Nanos {
         let node = &self.nodes[n];
-        let t = node.ifs_end + Nanos(self.params.slot.0 * node.backoff as u64);
+        let t = Self::count_from(self.medium.nav_end, node) + Nanos(self.params.slot.0 * node.backoff as u64);
         if t < now { now } else { t }
+    }
+
+    /// PCF: at a TBTT that starts a contention-free period every node sets its NAV until
+    /// `until` (TBTT + CFPMaxDuration; IEEE 802.11-1999 9.3.2.2). An idle medium: each
+    /// counter keeps the whole slots it has counted down by `now`, and every planned access
+    /// is withdrawn and planned again after the NAV; returns the access to schedule, if any
+    /// (a beacon already due keeps its PIFS plan). A busy medium has the counters frozen
+    /// already; its end plans with the NAV.
+    pub fn set_nav(&mut self, now: Nanos, until: Nanos) -> Option<(Nanos, u64)> {
+        let slot = self.params.slot.0;
+        let was = self.medium.nav_end;
+        self.medium.nav_end = until;
+        if self.medium.busy {
+            return None;
+        }
+        for node in self.nodes.iter_mut() {
+            let from = Self::count_from(was, node);
+            if now > from && !node.in_exchange {
+                let elapsed = ((now.0 - from.0) / slot).min(node.backoff as u64);
+                node.backoff -= elapsed as u32;
+                node.ifs_end = from + Nanos(elapsed * slot);
+            }
+        }
+        self.medium.gen += 1;
+        self.medium.next_access = NO_ACCESS;
+        let mut best = NO_ACCESS;
+        for n in 0..self.nodes.len() {
+            self.nodes[n].tx_at = NO_ACCESS;
+            if self.nodes[n].frame.is_some() && !self.nodes[n].in_exchange {
+                let t = self.plan(n, now);
+                self.nodes[n].tx_at = t;
+                best = best.min(t);
+            }
+        }
+        if self.medium.beacon_pending {
+            let t = self.beacon_plan(now);
+            self.medium.beacon_tx_at = t;
+            best = best.min(t);
+        }
+        if best == NO_ACCESS { None } else { self.propose(best) }
+    }
+
+    /// PCF: the CF-End reset every NAV (or the CFP is over).
+    pub fn clear_nav(&mut self) {
+        self.medium.nav_end = Nanos::ZERO;
     }
 
     /// If `t` is earlier than the planned access, plan a new access there and return its
@@ -237,16 +298,18 @@ impl Dcf {
             self.medium.beacon_pending = false;
             self.medium.beacon_tx_at = NO_ACCESS;
         }
+        let nav_end = self.medium.nav_end;
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let sends = node.frame.is_some()
                 && !node.in_exchange
                 && node.tx_at == ta
                 && !(i == 0 && self.medium.beacon_in_air);
+            let from = Self::count_from(nav_end, node);
             if sends {
                 self.medium.transmitters.push(i as u32);
                 node.in_exchange = true;
-            } else if ta > node.ifs_end {
-                let elapsed = (ta.0 - node.ifs_end.0) / slot;
+            } else if ta > from {
+                let elapsed = (ta.0 - from.0) / slot;
                 node.backoff = node.backoff.saturating_sub(elapsed.min(u32::MAX as u64) as u32);
             }
             node.tx_at = NO_ACCESS;

@@ -95,6 +95,32 @@ pub struct Counters {
     pub frames: u64,
     /// Time the medium was busy (frames, the SIFS before an ACK, ACKs), collisions counted once.
     pub medium_busy_ns: u64,
+    /// PCF (a point-coordinated cell; zeros and no stations otherwise).
+    pub pcf: PcfCounters,
+}
+
+/// Each station's part in the contention-free periods of a point-coordinated cell
+/// (`wifi::cfp`); the periods themselves are recorded by the point coordinator
+/// (`Cfp::records`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PcfCounters {
+    /// Per station (empty outside a PCF cell).
+    pub stations: Vec<PcfStationCounters>,
+}
+
+/// One station's part of the CFPs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PcfStationCounters {
+    /// CF-Polls and Data+CF-Polls the PC sent it.
+    pub polls: u64,
+    /// Data frames the PC sent it (Data+CF-Poll, or Data when it is not CF-Pollable).
+    pub data_down: u64,
+    /// Data frames it sent when polled.
+    pub data_up: u64,
+    /// Null answers (nothing to send).
+    pub nulls: u64,
+    /// Polls it did not decode (no answer; the PC went on after PIFS).
+    pub unanswered: u64,
 }
 
 impl Counters {
@@ -105,6 +131,7 @@ impl Counters {
             nodes: vec![NodeCounters::default(); stations + 1],
             frames: 0,
             medium_busy_ns: 0,
+            pcf: PcfCounters::default(),
         }
     }
 }

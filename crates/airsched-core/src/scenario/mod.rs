@@ -127,6 +127,20 @@ pub struct CellConfig {
     pub ht: Option<HtCellConfig>,
     /// The WLAN's channel (`channel`, 1-14; 2.4 GHz), for the coexistence with Bluetooth.
     pub channel: u32,
+    /// `pcf = true`: the AP is a point coordinator (802.11b only; docs/model-pcf.md).
+    pub pcf: Option<PcfConfig>,
+}
+
+/// The contention-free periods of a point-coordinated cell (`[cell] pcf = true`): the CF
+/// Parameter Set its beacons carry (IEEE 802.11-1999 7.3.2.5, 9.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PcfConfig {
+    /// `dtim_period`: beacons per DTIM (1-255, default 1).
+    pub dtim_period: u32,
+    /// `cfp_period`: DTIMs per CFP (1-255, default 1).
+    pub cfp_period: u32,
+    /// `cfp_max_duration`: the longest CFP, a whole number of TU.
+    pub cfp_max_duration: Nanos,
 }
 
 /// How the stations whose frames collided defer once the medium is idle again.
@@ -290,6 +304,9 @@ pub struct StationConfig {
     /// `mac = "02:00:00:00:00:01"`: the station's MAC address, which only `airsched export`
     /// uses (an airtime weight is set per MAC address); the simulation does not.
     pub mac: Option<[u8; 6]>,
+    /// `cf_pollable` (PCF cells; default true): the station is on the point coordinator's
+    /// polling list.
+    pub cf_pollable: bool,
 }
 
 /// Which rate control a link runs (crates/airsched-core/src/mac/rate.rs).

@@ -213,6 +213,7 @@ impl Simulation {
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::Access { gen } => self.wifi.on_access(gen, &mut self.cx),
+            Event::Cfp => self.wifi.on_cfp(&mut self.cx),
             Event::TxEnd => self.wifi.on_tx_end(&mut self.cx),
             Event::ExchangeEnd => self.on_exchange_end(),
             Event::WireTxDone { iface } => {

@@ -296,6 +296,7 @@ impl Simulation {
         }
 
         let (bluetooth, coexistence) = self.bluetooth_rows(msecs);
+        let (cfp, polls) = self.pcf_rows(c, base);
 
         let total_payload: u64 = (0..self.traffic.flows.len())
             .map(|f| c.flows[f].received_payload_bytes - base.flows[f].received_payload_bytes)
@@ -319,6 +320,8 @@ impl Simulation {
             aggregates,
             bluetooth,
             coexistence,
+            cfp,
+            polls,
             pings: self
                 .rec
                 .pings
@@ -392,6 +395,56 @@ fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationC
 impl Simulation {
     /// The Bluetooth tables over the measured window: per slave and direction, and the WLAN's
     /// frames next to the piconet per station and direction.
+    /// The PCF tables (empty outside a PCF cell): the CFPs that began in the measured window,
+    /// and each station's polls over it (`c` the counters at the end, `base` at the warm-up's
+    /// end, or zero).
+    fn pcf_rows(&self, c: &Counters, base: &Counters) -> (Vec<crate::results::CfpRow>, Vec<crate::results::PollRow>) {
+        use crate::results::{CfpRow, PollRow};
+        let crate::wifi::Mac::Legacy(l) = &self.wifi.mac else { return (Vec::new(), Vec::new()) };
+        let Some(pc) = l.cfp.as_deref() else { return (Vec::new(), Vec::new()) };
+        let warmup = self.scn.run.warmup;
+        let cfp = pc
+            .records
+            .iter()
+            .filter(|r| r.start >= warmup && r.start < self.end)
+            .map(|r| {
+                let done = r.end != Nanos::ZERO && r.end <= self.end;
+                let end = if done { r.end } else { self.end };
+                CfpRow {
+                    tbtt_s: r.tbtt.as_secs_f64(),
+                    start_s: r.start.as_secs_f64(),
+                    duration_ms: (end - r.start).0 as f64 / 1e6,
+                    polls: r.polls,
+                    data_down: r.data_down,
+                    data_up: r.data_up,
+                    beacons: r.beacons,
+                    ended: if !done { "run" } else if r.idle { "idle" } else { "full" }.to_string(),
+                }
+            })
+            .collect();
+        let zero = crate::metrics::PcfStationCounters::default();
+        let polls = self
+            .scn
+            .stations
+            .iter()
+            .enumerate()
+            .map(|(s, st)| {
+                let x = c.pcf.stations[s];
+                let y = base.pcf.stations.get(s).copied().unwrap_or(zero);
+                PollRow {
+                    station: st.name.clone(),
+                    cf_pollable: st.cf_pollable as u64,
+                    polls: x.polls - y.polls,
+                    data_down: x.data_down - y.data_down,
+                    data_up: x.data_up - y.data_up,
+                    nulls: x.nulls - y.nulls,
+                    unanswered: x.unanswered - y.unanswered,
+                }
+            })
+            .collect();
+        (cfp, polls)
+    }
+
     fn bluetooth_rows(&self, msecs: f64) -> (Vec<crate::results::BtLinkRow>, Vec<crate::results::CoexRow>) {
         use crate::results::{BtLinkRow, CoexRow};
         let (Some(bt), Some(coex)) = (self.net.bt.as_deref(), self.cx.coex.as_deref()) else { return (Vec::new(), Vec::new()) };

@@ -90,7 +90,8 @@ impl Wifi {
         outcome: Outcome::Collision,
         radio,
         ifs,
-        beacon_bytes: cell.beacon_bytes,
+        // A point coordinator's beacons carry the CF Parameter Set.
+        beacon_bytes: cell.beacon_bytes + if cell.pcf.is_some() { crate::wifi::pcf::CF_PARAMETER_SET_BYTES } else { 0 },
         devs,
     };
     let mac = if is_ht {
@@ -130,5 +131,17 @@ fn build_legacy(scn: &Scenario) -> Legacy {
             rate_ctl.push(ctl);
         }
     }
-    Legacy { preamble, lowest_basic: cell.basic_rates[0], ack_by_rate, ack_rate, rate_ctl, n_stations: n }
+    let cfp = cell.pcf.map(|p| {
+        let params = crate::wifi::pcf::CfParams {
+            beacon_interval: cell.beacon_interval,
+            dtim_period: p.dtim_period,
+            cfp_period: p.cfp_period,
+            cfp_max_duration: p.cfp_max_duration,
+        };
+        // CF-Poll, Null and CF-End at the highest basic rate (reference section 4.3: 2 Mb/s
+        // with the default basic rates 1 and 2 Mb/s).
+        let timing = crate::wifi::pcf::PcfTiming { preamble, ctl_rate: *cell.basic_rates.last().expect("never empty") };
+        Box::new(crate::wifi::cfp::Cfp::new(params, timing, scn.stations.iter().map(|s| s.cf_pollable).collect()))
+    });
+    Legacy { preamble, lowest_basic: cell.basic_rates[0], ack_by_rate, ack_rate, rate_ctl, n_stations: n, cfp }
 }

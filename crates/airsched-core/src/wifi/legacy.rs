@@ -29,6 +29,8 @@ pub struct Legacy {
     /// Rate controllers: `s` for the AP's link to station s, `n + s` for station s's own.
     pub rate_ctl: Vec<RateCtl>,
     pub n_stations: usize,
+    /// The point coordinator of a cell with `pcf = true` (`super::cfp`).
+    pub cfp: Option<Box<super::cfp::Cfp>>,
 }
 
 /// Airtime of one exchange of a 1200-byte reference frame at `rate` (rate control's yardstick,
@@ -69,6 +71,11 @@ impl Legacy {
     /// The medium turns busy: the beacon and every transmitter's data frame go on the air.
     pub fn on_access(&mut self, m: &mut Medium, cx: &mut Ctx) {
         let ta = cx.now;
+        if m.dcf.medium.beacon_in_air && self.cfp.as_deref().is_some_and(|c| c.armed()) {
+            // Every node's NAV has been set since the TBTT: the beacon is alone on the air.
+            debug_assert!(m.dcf.medium.transmitters.is_empty(), "a DCF frame under the NAV");
+            return self.cfp_begin(m, cx, ta);
+        }
         let mut busy_end = ta;
         if m.dcf.medium.beacon_in_air {
             let rate = self.lowest_basic;

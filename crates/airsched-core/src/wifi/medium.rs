@@ -216,6 +216,24 @@ impl Medium {
         ta + d
     }
 
+    /// A frame of the point coordinator's exchanges that is not data (CF-Poll, Null, CF-End,
+    /// an ACK in a contention-free period), sent by WiFi node `node` for station `station`
+    /// (`NO_STATION`: for no one) from `start` for `d`: its airtime is counted, and the node's
+    /// attempt; a station's data attempts are not. Returns its end.
+    pub fn put_control(&mut self, cx: &mut Ctx, node: u32, station: u32, dir: u8, start: Nanos, d: Nanos) -> Nanos {
+        self.charges.push(Charge { node, station, dir, start, end: start + d });
+        let c = &mut cx.counters;
+        c.nodes[node as usize].airtime_ns += d.0;
+        c.nodes[node as usize].tx_attempts += 1;
+        if station != NO_STATION {
+            let sc = &mut c.stations[station as usize];
+            sc.airtime_ns += d.0;
+            sc.air_dir_ns[dir as usize] += d.0;
+        }
+        c.frames += 1;
+        start + d
+    }
+
     /// The receiver of a decoded lone frame (of WiFi node `node`, to or from station `s`) that
     /// ended at `data_end` answers SIFS later with a (Block)Ack of airtime `resp`, sent by the
     /// station for downlink and by the AP for uplink: its airtime is counted (a lost one too),

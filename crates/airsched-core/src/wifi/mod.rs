@@ -12,6 +12,7 @@
 
 pub mod air;
 mod build;
+pub mod cfp;
 pub mod ht;
 pub mod ifs;
 pub mod legacy;
@@ -62,6 +63,13 @@ impl Wifi {
         }
     }
 
+    /// PCF: the point coordinator's next step in a contention-free period.
+    pub fn on_cfp(&mut self, cx: &mut Ctx) {
+        if let Mac::Legacy(l) = &mut self.mac {
+            l.on_cfp(&mut self.m, cx);
+        }
+    }
+
     /// The end of a decoded data PPDU.
     pub fn on_tx_end(&mut self, cx: &mut Ctx) {
         match &mut self.mac {
@@ -74,6 +82,11 @@ impl Wifi {
     /// both MACs), the monitor's report, every transmitter's TX status.
     pub fn on_exchange_end(&mut self, cx: &mut Ctx) {
         let m = &mut self.m;
+        if let Mac::Legacy(l) = &mut self.mac {
+            if l.cfp.as_deref().is_some_and(|c| c.active()) {
+                return l.cfp_finish(m, cx);
+            }
+        }
         if m.ack_pending {
             if let Mac::Legacy(l) = &mut self.mac {
                 l.coex_ack_end(m, cx);
@@ -123,8 +136,14 @@ impl Wifi {
         self.m.outcome = Outcome::Collision;
     }
 
-    /// A target beacon transmission time: the AP's beacon waits PIFS, no backoff.
+    /// A target beacon transmission time: the AP's beacon waits PIFS, no backoff. In a PCF
+    /// cell the TBTT may start a contention-free period, or fall inside one.
     pub fn on_beacon(&mut self, cx: &mut Ctx) {
+        if let Mac::Legacy(l) = &mut self.mac {
+            if l.cfp.is_some() && l.cfp_tbtt(&mut self.m, cx) {
+                return;
+            }
+        }
         if let Some((t, gen)) = self.m.dcf.beacon_due(cx.now) {
             cx.schedule(t, Event::Access { gen });
         }

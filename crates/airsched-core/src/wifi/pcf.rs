@@ -36,6 +36,11 @@ use crate::time::Nanos;
 pub const NULL_BYTES: u32 = 28;
 /// CF-End and CF-End+CF-Ack, control frames: frame control, duration, RA, BSSID, FCS.
 pub const CF_END_BYTES: u32 = 20;
+/// The CF Parameter Set element a point coordinator's beacons carry (ID, length, CFPCount,
+/// CFPPeriod, CFPMaxDuration, CFPDurRemaining).
+pub const CF_PARAMETER_SET_BYTES: u32 = 8;
+/// The largest MPDU (PSDU) 802.11b carries: 2304 bytes of body with header and FCS.
+pub const MAX_MPDU_BYTES: u32 = 2346;
 /// 1 TU = 1024 µs.
 pub const TU: Nanos = Nanos::from_us(1024);
 

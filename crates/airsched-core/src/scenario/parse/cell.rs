@@ -167,7 +167,10 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
         preamble_detection_cdb,
         ht,
         channel: channel.map_or(1, |c| c as u32),
+        pcf: None,
     };
+    let pcf = pcf::parse_pcf(ctx, tbl, standard, cell.beacons);
+    let cell = CellConfig { pcf, ..cell };
     (cell, standard)
 }
 

@@ -49,6 +49,7 @@ mod ht;
 mod limits;
 mod node;
 mod overrides;
+mod pcf;
 mod radio;
 mod run;
 mod station;
@@ -209,6 +210,10 @@ const CELL_KEYS: &[&str] = &[
     "rate_control",
     "preamble_detection",
     "channel",
+    "pcf",
+    "dtim_period",
+    "cfp_period",
+    "cfp_max_duration",
 ];
 const WIRED_KEYS: &[&str] = &["rate", "delay"];
 const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file", "kernel"];
@@ -220,6 +225,7 @@ const AP_KEYS: &[&str] = &[
 const STATION_KEYS: &[&str] = &[
     "name", "rate", "txqueuelen", "ip", "tc", "tc_file", "rate_control", "snr", "position", "schedule",
     "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight", "mac", "kernel",
+    "cf_pollable",
 ];
 const FLOW_KEYS: &[&str] = &[
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
@@ -378,7 +384,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
 
     let cell_v = root.get("cell");
     let cell_t = cell_v.and_then(|v| as_table(ctx, v, "cell", "[cell]").map(|t| (t, v.span())));
-    let (cell, standard) = parse_cell(ctx, cell_t);
+    let (cell, standard) = parse_cell(ctx, cell_t.clone());
 
     let wired_v = root.get("wired");
     let wired_t = wired_v.and_then(|v| as_table(ctx, v, "wired", "[wired]").map(|t| (t, v.span())));
@@ -389,6 +395,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
     let (server, _) = node_section(ctx, root, "server", NODE_KEYS);
 
     let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control, standard);
+    pcf::check_pcf(ctx, cell_t.map(|(t, _)| t), &cell, &stations, root.get("station"));
     let (bluetooth, bt_names) = bluetooth::parse_bluetooth(ctx, root.get("bluetooth"), &names, standard);
     let piconet = bluetooth::parse_piconet(ctx, root.get("piconet"));
     let flows = parse_flows(ctx, root.get("flow"), &names, &bt_names, run.1.as_ref());

@@ -112,6 +112,7 @@ pub(super) fn parse_stations(
             }
             m
         });
+        let cf_pollable = tbl.get("cf_pollable").and_then(|v| boolean(ctx, v, &join(&path, "cf_pollable")));
         stations.push(StationConfig {
             name: name.unwrap_or_default(),
             // 802.11n: a placeholder, the link's rate is `ht.mcs`.
@@ -121,6 +122,7 @@ pub(super) fn parse_stations(
             node,
             ht,
             mac,
+            cf_pollable: cf_pollable.unwrap_or(true),
         });
     }
     let names = names.into_iter().map(|(k, (i, _))| (k, i)).collect();

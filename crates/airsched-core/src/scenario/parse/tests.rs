@@ -40,6 +40,7 @@ fn default_cell() -> CellConfig {
         preamble_detection_cdb: None,
         ht: None,
         channel: 1,
+        pcf: None,
     }
 }
 
@@ -74,6 +75,7 @@ fn the_example_parses() {
             node: node(1000),
             ht: None,
             mac: None,
+            cf_pollable: true,
         }],
         flows: vec![FlowConfig {
             name: "down1".into(),
@@ -228,6 +230,7 @@ rate = "12kbit"
             preamble_detection_cdb: None,
             ht: None,
             channel: 1,
+            pcf: None,
         }
     );
     assert_eq!(
@@ -248,7 +251,8 @@ rate = "12kbit"
                 channel: None,
                 node: node(10),
                 ht: None,
-                mac: None
+                mac: None,
+                cf_pollable: true,
             },
             StationConfig {
                 name: "sta2".into(),
@@ -257,7 +261,8 @@ rate = "12kbit"
                 channel: None,
                 node: node(1000),
                 ht: None,
-                mac: None
+                mac: None,
+                cf_pollable: true,
             },
         ]
     );
