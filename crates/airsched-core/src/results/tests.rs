@@ -121,7 +121,7 @@ fn sample_rows_convert_their_sample() {
 fn schema_names_types_units_and_docs() {
     let schema = schema();
     let tables: Vec<&str> = schema.iter().map(|(t, _)| *t).collect();
-    assert_eq!(tables, ["stations", "flows", "samples", "interfaces", "nodes", "rates", "pings", "aggregates", "bluetooth", "coexistence", "summary", "conservation"]);
+    assert_eq!(tables, ["stations", "flows", "samples", "interfaces", "nodes", "rates", "pings", "aggregates", "bluetooth", "coexistence", "cfp", "polls", "summary", "conservation"]);
     let units = ["", "s", "ms", "Mb/s", "dB", "B", "B/s", "1/s"];
     for (table, columns) in &schema {
         for (i, c) in columns.iter().enumerate() {
