@@ -589,3 +589,34 @@ fn sack_is_for_tcp_flows() {
     let s = parse_scenario(&format!("{tcp}sack = false\n"), "test.toml").unwrap();
     assert!(!s.flows[0].sack);
 }
+
+/// The example's `[cell]` with the PCF lines `pcf` (from line 10 on).
+fn with_pcf(lines: &str) -> String {
+    example_with(9, &format!("basic_rates = [\"1Mbps\", \"2Mbps\"]\n{lines}"))
+}
+
+#[test]
+fn pcf_cfp_max_duration_within_802_11_bounds() {
+    // Two maximum-size MPDUs at 11 Mb/s, a beacon and CF-End do not fit in 2 TU.
+    one(&with_pcf("pcf = true\ncfp_max_duration = 2"), 11, 20, "cell.cfp_max_duration", "shorter than a beacon, one maximum-size polled exchange and CF-End");
+    // A CFP as long as the beacon interval leaves no room for a DCF exchange.
+    one(&with_pcf("pcf = true\ncfp_max_duration = 100"), 11, 20, "cell.cfp_max_duration", "to the contention period");
+    one(&with_pcf("pcf = true\ncfp_max_duration = \"50ms\""), 11, 20, "cell.cfp_max_duration", "not a whole number of TU");
+    one(&with_pcf("pcf = true\ncfp_max_duration = true"), 11, 20, "cell.cfp_max_duration", "an integer number of TU like 50");
+    one(&with_pcf("pcf = true"), 10, 7, "cell.cfp_max_duration", "needs the longest contention-free period");
+    // In TU or as a duration that is a whole number of them.
+    let s = airsched_core::parse_scenario(&with_pcf("pcf = true\ncfp_max_duration = \"51.2ms\"\ndtim_period = 2\ncfp_period = 3"), "t.toml").unwrap();
+    let p = s.cell.pcf.unwrap();
+    assert_eq!((p.cfp_max_duration, p.dtim_period, p.cfp_period), (airsched_core::Nanos::from_us(51_200), 2, 3));
+    assert!(s.stations[0].cf_pollable, "on the polling list by default");
+}
+
+#[test]
+fn pcf_keys_need_pcf_and_an_802_11b_cell_with_beacons() {
+    one(&with_pcf("dtim_period = 2"), 10, 15, "cell.dtim_period", "set pcf = true");
+    one(&example_with(12, "rate = \"11Mbps\"\ncf_pollable = false"), 13, 15, "station[0].cf_pollable", "set pcf = true in [cell]");
+    one(&with_pcf("pcf = true\ncfp_max_duration = 50\nbeacons = false"), 10, 7, "cell.pcf", "set beacons = true");
+    one(&with_pcf("pcf = true\ncfp_max_duration = 50\ndtim_period = 0"), 12, 15, "cell.dtim_period", "between 1 and 255");
+    let n = "[cell]\nstandard = \"802.11n\"\npcf = true\ncfp_max_duration = 50\n[[station]]\nname = \"s\"\nmcs = 7\n";
+    one(n, 3, 7, "cell.pcf", "802.11b cells only");
+}

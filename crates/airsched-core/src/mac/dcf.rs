@@ -532,4 +532,30 @@ mod tests {
         let (t, _) = d.beacon_due(Nanos::from_us(2000)).unwrap();
         assert_eq!(t, Nanos::from_us(2000 + 30), "PIFS (SIFS 10 + slot 20 in this 802.11b table)");
     }
+
+    /// PCF's NAV (IEEE 802.11-1999 9.3.2.2): set at a TBTT, it withdraws the planned access;
+    /// each counter keeps the idle slots it had counted down and resumes DIFS after the NAV.
+    #[test]
+    fn a_nav_holds_every_node_until_its_end_and_keeps_the_slots_counted() {
+        let mut d = Dcf::new(2, params(), 3);
+        d.nodes[1].backoff = 10;
+        d.nodes[1].frame = Some(PacketId(0));
+        let (t, _) = d.frame_arrived(1, Nanos(0)).unwrap();
+        assert_eq!(t, Nanos::from_us(50 + 10 * 20));
+        // At 130 µs, 4 idle slots after DIFS have passed: 6 remain, counted after the NAV.
+        let (t, gen) = d.set_nav(Nanos::from_us(130), Nanos::from_us(10_000)).unwrap();
+        assert_eq!(d.nodes[1].backoff, 6);
+        assert_eq!(t, Nanos::from_us(10_000 + 50 + 6 * 20));
+        assert_eq!(d.nodes[1].tx_at, t);
+        // The old plan is stale.
+        assert!(!d.begin_access(Nanos::from_us(250), gen - 1));
+        // A frame arriving under the NAV waits for it too.
+        d.nodes[0].frame = Some(PacketId(1));
+        d.nodes[0].backoff = 0;
+        let (t0, _) = d.frame_arrived(0, Nanos::from_us(500)).unwrap();
+        assert_eq!(t0, Nanos::from_us(10_050), "DIFS after the NAV, with a zero counter");
+        // Cleared (CF-End), the counters run from the IFS again.
+        d.clear_nav();
+        assert_eq!(d.plan(1, Nanos::from_us(600)), Nanos::from_us(130 + 6 * 20).max(Nanos::from_us(600)));
+    }
 }
