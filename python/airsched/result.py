@@ -168,6 +168,19 @@ class Result:
         those a Bluetooth packet corrupted. Empty without ``[[bluetooth]]``."""
         return self._frame("coexistence")
 
+    @cached_property
+    def cfp(self) -> pd.DataFrame:
+        """One row per contention-free period of a point-coordinated cell (``[cell] pcf``):
+        its TBTT, start, duration, polls, data frames each way, beacons inside it and why it
+        ended (docs/model-pcf.md). Empty without PCF."""
+        return self._frame("cfp")
+
+    @cached_property
+    def polls(self) -> pd.DataFrame:
+        """Per station, its part of the contention-free periods: polls, data frames down and
+        up, Null answers, polls it did not decode. Empty without PCF."""
+        return self._frame("polls")
+
     def _frame(self, table: str) -> pd.DataFrame:
         import pandas as pd
 

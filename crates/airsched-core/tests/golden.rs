@@ -16,6 +16,7 @@ use airsched_core::scenario::parse_scenario_with;
 /// each one covers.
 pub const GOLDEN: &[(&str, &str)] = &[
     ("scenarios/anomaly.toml", "802.11b DCF, the performance anomaly, saturated uplink"),
+    ("scenarios/pcf-anomaly.toml", "802.11b PCF: contention-free periods, polls, NAV, DCF in the CP"),
     ("scenarios/two-stations-cbr.toml", "802.11b CBR downlink, default pfifo"),
     ("scenarios/yip-kwok/htb-sfq.toml", "tc tree: htb with sfq leaves and u32 filters"),
     ("scenarios/yip-kwok/prio-tbf.toml", "tc tree: prio with a tbf (watchdog wake-ups)"),

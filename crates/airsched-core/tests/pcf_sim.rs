@@ -208,3 +208,25 @@ fn losses_in_cfps_retry_and_conserve_packets_deterministically() {
     let clean = run(&text, &[]);
     assert!(a.flows[0].goodput_mbps < clean.flows[0].goodput_mbps);
 }
+
+/// scenarios/pcf-anomaly.toml: the anomaly under PCF. Polls are frame-fair: over the CFPs
+/// each station sends one frame per round, so their frame counts match and the slow station
+/// holds most of the air; both get about the same UDP goodput, as under DCF.
+#[test]
+fn the_anomaly_persists_under_pcf() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/pcf-anomaly.toml")).unwrap();
+    let r = run(&text, &["run.duration=\"5s\""]);
+    let (f, s) = (&r.polls[0], &r.polls[1]);
+    assert!(f.data_up.abs_diff(s.data_up) <= r.cfp.len() as u64, "one frame each per round: {f:?} {s:?}");
+    let (gf, gs) = (r.flows[0].goodput_mbps, r.flows[1].goodput_mbps);
+    assert!((gf / gs - 1.0).abs() < 0.1, "fast {gf} slow {gs}");
+    assert!(r.stations[1].airtime_s > 5.0 * r.stations[0].airtime_s);
+    // A round of the CFP: 1634 µs for the fast station, 192 + ceil(12288 / 1) + 10 + 304 +
+    // 10 = 12804 µs for the slow one (CF-Poll at 2 Mb/s, data at 1 Mb/s).
+    for c in r.cfp.iter().filter(|c| c.start_s == c.tbtt_s && c.ended == "full") {
+        let rounds = c.data_up / 2;
+        let d_us = (c.duration_ms * 1000.0).round() as u64;
+        let base = BEACON + SIFS + CF_END;
+        assert!(d_us >= base + rounds * (1634 + 12804) && d_us <= base + (rounds + 1) * (1634 + 12804), "{c:?}");
+    }
+}
