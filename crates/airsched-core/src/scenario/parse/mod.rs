@@ -395,7 +395,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
     let (server, _) = node_section(ctx, root, "server", NODE_KEYS);
 
     let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control, standard);
-    pcf::check_pcf(ctx, cell_t.map(|(t, _)| t), &cell, &stations, root.get("station"));
+    pcf::check_pcf(ctx, cell_t.map(|(t, _)| t), &cell, &stations, root.get("station"), run.0.duration);
     let (bluetooth, bt_names) = bluetooth::parse_bluetooth(ctx, root.get("bluetooth"), &names, standard);
     let piconet = bluetooth::parse_piconet(ctx, root.get("piconet"));
     let flows = parse_flows(ctx, root.get("flow"), &names, &bt_names, run.1.as_ref());

@@ -77,7 +77,7 @@ fn cfp_max_duration(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Nanos> {
 /// polling list (its `rate`, the top rate of an adaptive link), their SIFS and a CF-End; at
 /// most the CFP repetition interval less one maximum-size DCF exchange (DIFS, the MPDU at
 /// that rate, SIFS, ACK; RTS/CTS is not modelled) for the contention period.
-pub(super) fn check_pcf(ctx: &mut Ctx<'_>, tbl: Option<&DeTable<'_>>, cell: &CellConfig, stations: &[StationConfig], station_v: Option<&Value<'_>>) {
+pub(super) fn check_pcf(ctx: &mut Ctx<'_>, tbl: Option<&DeTable<'_>>, cell: &CellConfig, stations: &[StationConfig], station_v: Option<&Value<'_>>, duration: Nanos) {
     let Some(pcf) = cell.pcf else {
         // parse_stations has reported the array's shape; only its tables are looked at here.
         if let Some(DeValue::Array(items)) = station_v.map(|v| v.get_ref()) {
@@ -105,5 +105,15 @@ pub(super) fn check_pcf(ctx: &mut Ctx<'_>, tbl: Option<&DeTable<'_>>, cell: &Cel
     let params = CfParams { beacon_interval: cell.beacon_interval, dtim_period: pcf.dtim_period, cfp_period: pcf.cfp_period, cfp_max_duration: pcf.cfp_max_duration };
     if let Err(e) = params.check(beacon, two_mpdus, timing.cf_end(), dcf) {
         ctx.error(&span, "cell.cfp_max_duration", format!("{e} (at {}, the slowest polled station's rate)", slowest.label()));
+    }
+    // The results' `cfp` table has a row per CFP: bounded as the samples table is.
+    let cfps = duration.0 / params.repetition_interval().0.max(1);
+    if cfps > super::limits::MAX_SAMPLE_ROWS {
+        let pspan = tbl.get("pcf").map(|v| v.span()).unwrap_or(0..0);
+        ctx.error(
+            &pspan,
+            "cell.pcf",
+            format!("{cfps} contention-free periods in the run are more than the cfp table holds (at most {}): a shorter run, or a longer beacon_interval, dtim_period or cfp_period", super::limits::MAX_SAMPLE_ROWS),
+        );
     }
 }
