@@ -195,6 +195,11 @@ def plan_node(source: ScenarioSource, node: str, overrides: Iterable[str] | None
         if any(k == "cbq" for k, _ in plan.kinds):
             notes.append(f"{dev}: cbq exists only in kernels older than 6.3 (--allow-cbq)")
         devices.append(plan)
+    if node == "ap" and info.get("pcf"):
+        notes.append(
+            "the scenario's AP is a point coordinator (cell.pcf); Linux (mac80211, hostapd) has no "
+            "point coordinator, so the real AP runs DCF only and its numbers will differ"
+        )
     weights: list[tuple[str, int]] = []
     debugfs: dict[str, str] = {}
     if node == "ap" and info["standard"] == "Dot11n":

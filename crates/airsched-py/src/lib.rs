@@ -158,6 +158,7 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
     }
     out.set_item("stations", sts)?;
     out.set_item("standard", format!("{:?}", scn.cell.standard))?;
+    out.set_item("pcf", scn.cell.pcf.is_some())?;
     out.set_item(
         "airtime",
         match scn.ap_mac.airtime {
