@@ -31,12 +31,13 @@ def native(scenario: str, duration: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def raws() -> list[dict[str, Any]]:
-    # 802.11b with radio conditions and the channel monitor; 802.11n with TCP and pings: between
-    # them every table has rows.
+    # 802.11b with radio conditions and the channel monitor; 802.11n with TCP and pings;
+    # Bluetooth; PCF: between them every table has rows.
     return [
         native("scenarios/garroppo/share-1-4-whtb.toml", "3s"),
         native("scenarios/80211n-edca-minstrel.toml", "3s"),
         native("scenarios/yip-kwok/coexistence.toml", "3s"),
+        native("scenarios/pcf-anomaly.toml", "3s"),
     ]
 
 
