@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-TABLES = ("stations", "flows", "samples", "interfaces", "nodes", "rates", "pings", "aggregates", "bluetooth", "coexistence")
+TABLES = ("stations", "flows", "samples", "interfaces", "nodes", "rates", "pings", "aggregates", "bluetooth", "coexistence", "cfp", "polls")
 
 
 @pytest.fixture(scope="module")
