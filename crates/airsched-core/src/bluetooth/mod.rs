@@ -299,10 +299,13 @@ impl Bluetooth {
         }
     }
 
-    /// Whether a packet over [start, start + d) on `chan`, received by Bluetooth node `to`, is
-    /// lost: to a WLAN frame, or to the link's error rate.
-    fn lost(link: &mut Link, cx: &Ctx, start: Nanos, d: Nanos, chan: u32, to: u32, dir: usize) -> bool {
-        if cx.coex.as_deref().is_some_and(|c| c.bt_hit(start, start + d, chan, to)) {
+    /// Whether a packet over [start, start + d) on `chan` of slave `slave`'s link, direction
+    /// `dir` (0 master to slave, 1 slave to master), is lost: to a WLAN frame, or to the link's
+    /// error rate.
+    fn lost(link: &mut Link, cx: &Ctx, start: Nanos, d: Nanos, chan: u32, slave: usize, dir: usize) -> bool {
+        // Bluetooth node ids: 0 the master, i + 1 slave i.
+        let (from, to) = if dir == 0 { (0, slave as u32 + 1) } else { (slave as u32 + 1, 0) };
+        if cx.coex.as_deref().is_some_and(|c| c.bt_hit(start, start + d, chan, from, to)) {
             link.stats[dir].hit_by_wlan += 1;
             return true;
         }
@@ -357,7 +360,7 @@ impl Bluetooth {
         let x = self.cur;
         let l = &mut self.links[x.slave];
         let d = cx.now - x.t0;
-        if Self::lost(l, cx, x.t0, d, x.m_chan, x.slave as u32 + 1, 0) {
+        if Self::lost(l, cx, x.t0, d, x.m_chan, x.slave, 0) {
             // The slave did not sync on it and stays silent; the master listens for one slot.
             cx.schedule(x.t0 + Nanos(SLOT.0 * (x.m_slots + 1)), Event::BtMasterTx);
             return;
@@ -412,7 +415,7 @@ impl Bluetooth {
         let d = cx.now - x.s_start;
         let next = x.t0 + Nanos(SLOT.0 * (x.m_slots + x.s_slots));
         cx.schedule(next, Event::BtMasterTx);
-        if Self::lost(l, cx, x.s_start, d, x.s_chan, 0, 1) {
+        if Self::lost(l, cx, x.s_start, d, x.s_chan, x.slave, 1) {
             l.arqn_to_slave = false;
             return;
         }

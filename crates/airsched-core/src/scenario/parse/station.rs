@@ -112,6 +112,7 @@ pub(super) fn parse_stations(
             }
             m
         });
+        let location = tbl.get("location").and_then(|v| bluetooth::xy(ctx, v, &join(&path, "location"), "location = [10.0, 0.0]"));
         stations.push(StationConfig {
             name: name.unwrap_or_default(),
             // 802.11n: a placeholder, the link's rate is `ht.mcs`.
@@ -121,6 +122,7 @@ pub(super) fn parse_stations(
             node,
             ht,
             mac,
+            location,
         });
     }
     let names = names.into_iter().map(|(k, (i, _))| (k, i)).collect();

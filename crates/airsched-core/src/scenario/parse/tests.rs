@@ -74,6 +74,7 @@ fn the_example_parses() {
             node: node(1000),
             ht: None,
             mac: None,
+            location: None,
         }],
         flows: vec![FlowConfig {
             name: "down1".into(),
@@ -248,7 +249,8 @@ rate = "12kbit"
                 channel: None,
                 node: node(10),
                 ht: None,
-                mac: None
+                mac: None,
+                location: None
             },
             StationConfig {
                 name: "sta2".into(),
@@ -257,7 +259,8 @@ rate = "12kbit"
                 channel: None,
                 node: node(1000),
                 ht: None,
-                mac: None
+                mac: None,
+                location: None
             },
         ]
     );
