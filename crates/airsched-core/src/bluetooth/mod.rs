@@ -62,6 +62,20 @@ pub struct HostParams {
 /// L2CAP basic header: length 2 + channel id 2.
 pub const L2CAP_HEADER: u32 = 4;
 
+/// The MTU of a `bnepN` netdev: `bnep_net_setup` calls `ether_setup`, which sets Ethernet's 1500
+/// (`ETH_DATA_LEN`); an IP packet larger than that is fragmented (or refused) by IP before it
+/// reaches the device. IP fragmentation is not modelled, so the scenario parser refuses a flow
+/// over a Bluetooth link whose packets would exceed it. BNEP's L2CAP MTU (`BNEP_MTU`, 1691) is
+/// then never reached: 1500 + a BNEP header of at most 15 bytes (extension headers are not
+/// sent) is 1515.
+pub const BNEP_NETDEV_MTU: u32 = 1500;
+
+/// BNEP's L2CAP MTU (`net/bluetooth/bnep/bnep.h` `BNEP_MTU`).
+pub const BNEP_MTU: u32 = 1691;
+
+// A full bnep frame with the longest BNEP header (general Ethernet, 15 bytes) fits BNEP's MTU.
+const _: () = assert!(BNEP_NETDEV_MTU + 15 <= BNEP_MTU);
+
 /// Counters of one direction of a link.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DirStats {
