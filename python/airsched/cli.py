@@ -184,7 +184,8 @@ def run_command(
     if json_output:
         sys.stdout.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     else:
-        _print_report(Console(), report)
+        # The piconet's tables are printed (not in the JSON: summary.json keeps its keys).
+        _print_report(Console(), dict(report, **{t: result.rows(t) for t in BLUETOOTH_TABLES}))
         if tc_stats:
             _print_tc_stats(result)
 
@@ -1155,9 +1156,19 @@ class _LazyProgress:
             self._bar.stop()
 
 
+#: Tables of a cell with Bluetooth, printed after the flows when they have rows.
+BLUETOOTH_TABLES = ("bluetooth", "coexistence")
+
+
 def _print_report(console: Console, report: dict[str, Any]) -> None:
-    """The tables and summary lines of a run, from its JSON form (plain values, NaN as None)."""
+    """The tables and summary lines of a run, from its JSON form (plain values, NaN as None),
+    with the ``bluetooth`` and ``coexistence`` rows when ``report`` has them and they are not
+    empty."""
     tables = [_stations_table(report["stations"]), _flows_table(report["flows"])]
+    if report.get("bluetooth"):
+        tables.append(_bluetooth_table(report["bluetooth"]))
+    if report.get("coexistence"):
+        tables.append(_coexistence_table(report["coexistence"]))
     console = _wide_enough(console, tables)
     for table in tables:
         console.print(table)
@@ -1227,6 +1238,54 @@ def _flows_table(flows: list[dict[str, Any]]) -> Table:
         if pings:
             cells += [_fmt(fl.get("rtt_p50_ms"), 2), _fmt(fl.get("rtt_p99_ms"), 2)]
         table.add_row(*cells)
+    return table
+
+
+def _bluetooth_table(rows: list[dict[str, Any]]) -> Table:
+    """Per slave and direction ("down": the AP's bnepN to the slave): docs/model-bluetooth.md."""
+    table = Table(title="bluetooth", title_justify="left")
+    headers = ["slave", "dir", "types", "L2CAP Mb/s", "data pkts", "retrans", "POLL/NULL", "slots %", "hit by WLAN", "lost", "dups", "delivered"]
+    for header in headers:
+        table.add_column(header, justify="left" if header in ("slave", "dir", "types") else "right")
+    for b in rows:
+        share = b["slot_share"]
+        table.add_row(
+            Text(b["name"]),
+            b["direction"],
+            Text(b["packet_types"]),
+            _fmt(b["l2cap_mbps"], 3),
+            f"{b['data_packets']:,}",
+            f"{b['retransmissions']:,}",
+            f"{b['empty_packets']:,}",
+            _fmt(None if share is None else 100 * share, 1),
+            f"{b['hit_by_wlan']:,}",
+            f"{b['lost_errors']:,}",
+            f"{b['duplicates']:,}",
+            f"{b['delivered']:,}",
+        )
+    return table
+
+
+def _coexistence_table(rows: list[dict[str, Any]]) -> Table:
+    """Per WLAN station and direction: frames checked against the piconet and those it hit."""
+    table = Table(title="coexistence", title_justify="left")
+    for header in ["station", "dir", "data frames", "hit by BT", "hit %", "ACKs", "ACKs hit", "ACK hit %"]:
+        table.add_column(header, justify="left" if header in ("station", "dir") else "right")
+
+    def share(hit: int, of: int) -> str:
+        return _fmt(100 * hit / of if of else None, 1)
+
+    for c in rows:
+        table.add_row(
+            Text(c["station"]),
+            c["direction"],
+            f"{c['data_frames']:,}",
+            f"{c['data_hit_by_bt']:,}",
+            share(c["data_hit_by_bt"], c["data_frames"]),
+            f"{c['acks']:,}",
+            f"{c['acks_hit_by_bt']:,}",
+            share(c["acks_hit_by_bt"], c["acks"]),
+        )
     return table
 
 

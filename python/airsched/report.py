@@ -308,6 +308,11 @@ def run_section(run: RunData, anchor: str = "run") -> str:
         parts.append("<h3>warnings</h3><ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in r.warnings) + "</ul>")
     parts.append('<h3>stations</h3>' + _table(r.stations, "stations", STATION_COLUMNS))
     parts.append('<h3>flows</h3>' + _table(r.flows, "flows", FLOW_COLUMNS))
+    # A cell with a Bluetooth piconet (docs/model-bluetooth.md): its links and the coupling.
+    for name in ("bluetooth", "coexistence"):
+        frame = getattr(r, name)
+        if not frame.empty:
+            parts.append(f"<h3>{name}</h3>" + _table(frame, name))
     figures = [f(r) for f in (fig_stations, fig_goodput_time, fig_latency, fig_cwnd, fig_queue_delay, fig_queues_over_time, fig_ampdu)]
     parts.append('<h3>figures</h3>' + "".join(f for f in figures if f))
     if r.queues is None:

@@ -215,6 +215,11 @@ class Result:
         text = [name for name in columns if schema.get(name) == STR]
         pq.write_table(pa.Table.from_arrays(arrays, schema=fields), path, use_dictionary=text, row_group_size=ROW_GROUP)
 
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        """One table's rows as plain dicts, NaN and infinities as ``None`` (as in
+        :meth:`to_json_dict`); e.g. ``rows("bluetooth")`` for the printed report."""
+        return _rows(self._columns[table])
+
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON object ``airsched run --json`` prints: the summary, then one object per
         station, flow and node, per PHY rate (``rates``) and per A-MPDU size (``aggregates``) of

@@ -413,3 +413,43 @@ def test_summary_seed_falls_back_to_the_provenance(data):
     console = Console(record=True, width=200)
     cli._print_report(console, report)
     assert "seed" not in console.export_text()
+
+
+# ----- the piconet's tables ---------------------------------------------------------------------
+
+
+def _table_row(output: str, title: str, *first_cells: str) -> list[str]:
+    """The cells of the row of the printed table ``title`` whose first cells are ``first_cells``."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == title)
+    for line in lines[start + 1 :]:
+        if not line.startswith(("│", "┃", "┏", "┡", "└")):
+            break
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        if cells[: len(first_cells)] == list(first_cells):
+            return cells
+    raise AssertionError(f"no row {first_cells} in the {title} table:\n{output}")
+
+
+def test_run_prints_the_bluetooth_and_coexistence_tables_of_a_piconet_only():
+    path = SCENARIOS / "yip-kwok" / "coexistence.toml"
+    result = CliRunner().invoke(cli.app, ["run", str(path), "--duration", "4s"])
+    assert result.exit_code == 0, result.output
+    r = airsched.run(path, duration="4s")
+    for _, b in r.bluetooth.iterrows():
+        cells = _table_row(result.stdout, "bluetooth", b["name"], b["direction"])
+        assert cells[3] == f"{b['l2cap_mbps']:.3f}"
+        assert cells[8] == f"{b['hit_by_wlan']:,}" and cells[11] == f"{b['delivered']:,}", cells
+    assert r.coexistence["data_hit_by_bt"].sum() > 0
+    for _, c in r.coexistence.iterrows():
+        cells = _table_row(result.stdout, "coexistence", c["station"], c["direction"])
+        assert cells[2:4] == [f"{c['data_frames']:,}", f"{c['data_hit_by_bt']:,}"], cells
+        share = f"{100 * c['data_hit_by_bt'] / c['data_frames']:.1f}" if c["data_frames"] else "–"
+        assert cells[4] == share, cells
+    # A cell without Bluetooth: neither table (they are empty), the JSON without them either.
+    plain = CliRunner().invoke(cli.app, ["run", str(SCENARIOS / "anomaly.toml"), "--duration", "2s"])
+    assert plain.exit_code == 0 and "stations" in plain.stdout
+    assert "bluetooth" not in plain.stdout and "coexistence" not in plain.stdout
+    js = CliRunner().invoke(cli.app, ["run", str(path), "--duration", "3s", "--json"])
+    assert js.exit_code == 0, js.output
+    assert "bluetooth" not in json.loads(js.stdout)

@@ -136,3 +136,24 @@ def test_report_of_a_directory_without_results_is_bad_input(tmp_path: Path) -> N
     proc = subprocess.run([sys.executable, "-m", "airsched", "report", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"error: {tmp_path}: not a results directory")
+
+
+def test_run_report_shows_the_piconets_tables_when_there_is_one(tmp_path: Path) -> None:
+    """Without a browser: the page's tables as the HTML has them."""
+    from airsched.report import render
+
+    result = airsched.run(ROOT / "scenarios" / "yip-kwok" / "coexistence.toml", duration="3s")
+    result.write(tmp_path / "bt")
+    page = Page(render(tmp_path / "bt"))
+    assert [(r[0], r[1], int(r[-4])) for r in page.rows["bluetooth"]] == list(
+        zip(result.bluetooth["name"], result.bluetooth["direction"], result.bluetooth["hit_by_wlan"])
+    )
+    assert [(r[0], r[1], int(r[3])) for r in page.rows["coexistence"]] == list(
+        zip(result.coexistence["station"], result.coexistence["direction"], result.coexistence["data_hit_by_bt"])
+    )
+    plain = airsched.run(ROOT / "scenarios" / "anomaly.toml", duration="2s")
+    plain.write(tmp_path / "plain")
+    text = render(tmp_path / "plain")
+    page = Page(text)
+    assert "stations" in page.rows and "bluetooth" not in page.rows and "coexistence" not in page.rows
+    assert "<h3>bluetooth</h3>" not in text

@@ -16,7 +16,9 @@
 //!
 //! Capture: by default any overlap in time and frequency corrupts both (the colocated,
 //! worst case of section 8.3). With `[piconet] sir = true` a hit corrupts a victim only if the
-//! signal-to-interference ratio is below its threshold ([`Sir`]).
+//! signal-to-interference ratio at its receiver is below its threshold ([`SirModel`]: received
+//! powers from the radios' positions, transmit powers and the 802.15.2 path loss;
+//! [`SirThresholds`]); the time/frequency bookkeeping is the same.
 
 use std::collections::VecDeque;
 
@@ -90,30 +92,80 @@ impl AirLog {
     }
 }
 
-/// The SIR refinement (section 8.3, 802.15.2 / UCBT): a hit corrupts the victim only if the
-/// interferer's power at the victim's receiver is within the victim's threshold of the wanted
-/// signal. Powers are received powers in centi-dBm at each receiver, derived from the radios'
-/// positions and transmit powers by the two-slope path loss of 802.15.2 (free space to 8 m,
-/// then 3.3 decades per decade).
+/// The SIR refinement (reference phy80211-bluetooth.md 8.3 "PHY-level refinement",
+/// next-capabilities.md 2.2 item 5): a hit in time and frequency corrupts the victim only if
+/// the signal-to-interference ratio at its receiver, the wanted signal's received power over
+/// the interferer's, is below the victim's threshold. A ratio at or above it survives.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SirThresholds {
-    /// A Bluetooth receiver needs C/I >= 11 dB co-channel (UCBT `cochannel_collide`).
+    /// A Bluetooth receiver needs C/I >= 11 dB co-channel (the Core spec's receiver
+    /// requirement, as UCBT's `cochannel_collide` applies it). Applied to the WLAN frame's whole
+    /// received power (see [`SirModel`]).
     pub bt_cdb: i32,
-    /// An 802.11b receiver, per rate (1, 2, 5.5, 11 Mb/s): the DSSS processing gain (10.4 dB)
-    /// lets it survive a Bluetooth interferer down to about -10 dB C/I at 1 and 2 Mb/s; CCK has
-    /// less margin.
+    /// An 802.11b receiver, per DSSS rate (1, 2, 5.5, 11 Mb/s): the SINR at which the cell's
+    /// DSSS error model loses 10 % of 1536-byte PSDUs ([`SIR_PSDU_BYTES`]), the Bluetooth
+    /// packet's power taken as noise over the 22 MHz channel as ns-3's `InterferenceHelper`
+    /// takes any interferer's: -3.0, 1.6, 4.2, 7.2 dB (reference 6.6). The DSSS despreading
+    /// gain is inside the model's Eb/N0 = SINR x 22 (1 Mb/s) or x 11 (2 Mb/s).
     pub wlan_cdb: [i32; 4],
 }
 
+/// Bluetooth co-channel C/I threshold, centi-dB (11 dB).
+pub const BT_COCHANNEL_CDB: i32 = 1100;
+
+/// The PSDU the WLAN thresholds are computed for: a 1500-byte IP packet (+ 36 bytes of LLC/SNAP,
+/// MAC header and FCS), reference 6.6's length. Shorter frames survive more: an ACK's 14 bytes
+/// reach PER 10 % 2.2 dB (1 Mb/s) to 2.7 dB (2, 5.5, 11 Mb/s) lower, so the model is that much
+/// pessimistic for them.
+pub const SIR_PSDU_BYTES: u32 = 1536;
+
+/// The frame error rate that sets the WLAN thresholds. The DSSS curves are steep (reference
+/// 6.6: PER goes from about 60 % to under 1 % within +-1 dB), so the choice of this point moves
+/// a threshold by less than a dB (PER 50 % lies 0.8 to 0.9 dB lower).
+pub const SIR_PER: f64 = 0.1;
+
+impl SirThresholds {
+    /// The thresholds for a cell whose DSSS frames use `preamble` (which moves them by less
+    /// than 0.01 dB).
+    pub fn new(preamble: crate::phy::dsss::Preamble) -> SirThresholds {
+        use crate::phy::error::{db_to_cdb, snr_for_per, ErrMode};
+        let wlan_cdb = crate::phy::dsss::DsssRate::ALL.map(|r| db_to_cdb(snr_for_per(ErrMode::Dsss(r), preamble, SIR_PSDU_BYTES, SIR_PER)));
+        SirThresholds { bt_cdb: BT_COCHANNEL_CDB, wlan_cdb }
+    }
+}
+
+/// Two radios are never taken as closer than this (metres): 10 cm, the separation assumed for
+/// the NAP's WLAN card and Bluetooth adapter in one box (the AP and the piconet's master both
+/// sit at the origin), whose coupling is then the free-space loss at 10 cm, 20.2 dB.
+pub const MIN_DISTANCE_M: f64 = 0.1;
+
 /// 802.15.2 indoor path loss (dB): free space at 2.45 GHz (lambda = 0.1224 m) up to 8 m, then
-/// 58.3 + 33 log10(d / 8) (UCBT `bt-lossmod.cc`, reference next-capabilities.md section 1.5).
+/// 58.3 + 33 log10(d / 8) (UCBT `bt-lossmod.cc` `path_loss`, reference next-capabilities.md
+/// sections 1.5 and 2.2). Distances below [`MIN_DISTANCE_M`] count as that.
 pub fn path_loss_db(d_m: f64) -> f64 {
-    let d = d_m.max(0.1);
+    let d = d_m.max(MIN_DISTANCE_M);
     if d <= 8.0 {
         20.0 * (4.0 * std::f64::consts::PI * d / 0.1224).log10()
     } else {
         58.3 + 33.0 * (d / 8.0).log10()
     }
+}
+
+/// Where the radios are and how loud they are: what [`SirModel::new`] is built from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Geometry {
+    /// WLAN node w's position in metres (0 the AP, s + 1 station s).
+    pub wlan: Vec<(f64, f64)>,
+    /// Bluetooth node b's position (0 the master, i + 1 slave i).
+    pub bt: Vec<(f64, f64)>,
+    /// Transmit powers (dBm) of every WLAN radio and of every Bluetooth radio.
+    pub wlan_power_dbm: f64,
+    pub bt_power_dbm: f64,
+}
+
+fn received_cdbm(power_dbm: f64, a: (f64, f64), b: (f64, f64)) -> i32 {
+    let d = (a.0 - b.0).hypot(a.1 - b.1);
+    crate::phy::error::db_to_cdb(power_dbm - path_loss_db(d))
 }
 
 /// Counters of the coupling, per WLAN station and direction (0 down, 1 up).
@@ -143,17 +195,68 @@ pub struct Coex {
     pub sir: Option<Box<SirModel>>,
 }
 
-/// Received powers for the SIR refinement, in centi-dBm: `wlan_at_bt[w][b]` the power of WLAN
-/// node w's transmissions at Bluetooth node b's receiver, `bt_at_wlan[b][w]` the reverse,
-/// `bt_wanted[b]` the wanted signal at Bluetooth node b's receiver (its peer's power there),
-/// `wlan_wanted[w]` the same for WLAN node w.
+/// Received powers for the SIR refinement, in centi-dBm, from a [`Geometry`]:
+/// `wlan_at_bt[w][b]` is WLAN node w's power at Bluetooth node b's receiver, `bt_at_wlan[b][w]`
+/// the reverse; the wanted signals are those of the links: `wlan_link[s]` = [the AP's power at
+/// station s, station s's power at the AP], `bt_link[i]` = [the master's power at slave i,
+/// slave i's at the master]. Each interferer is tested alone: the piconet's packets never
+/// overlap each other (TDD), and two WLAN frames overlap only in a collision.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SirModel {
     pub wlan_at_bt: Vec<Vec<i32>>,
     pub bt_at_wlan: Vec<Vec<i32>>,
-    pub bt_wanted: Vec<i32>,
-    pub wlan_wanted: Vec<i32>,
+    pub wlan_link: Vec<[i32; 2]>,
+    pub bt_link: Vec<[i32; 2]>,
     pub thresholds: SirThresholds,
+}
+
+impl SirModel {
+    pub fn new(g: &Geometry, thresholds: SirThresholds) -> SirModel {
+        let (pw, pb) = (g.wlan_power_dbm, g.bt_power_dbm);
+        let ap = g.wlan.first().copied().unwrap_or_default();
+        let master = g.bt.first().copied().unwrap_or_default();
+        SirModel {
+            wlan_at_bt: g.wlan.iter().map(|&w| g.bt.iter().map(|&b| received_cdbm(pw, w, b)).collect()).collect(),
+            bt_at_wlan: g.bt.iter().map(|&b| g.wlan.iter().map(|&w| received_cdbm(pb, b, w)).collect()).collect(),
+            wlan_link: g.wlan.iter().skip(1).map(|&s| [received_cdbm(pw, ap, s), received_cdbm(pw, s, ap)]).collect(),
+            bt_link: g.bt.iter().skip(1).map(|&s| [received_cdbm(pb, master, s), received_cdbm(pb, s, master)]).collect(),
+            thresholds,
+        }
+    }
+
+    /// The wanted signal of a WLAN frame from node `from` to node `to` at its receiver (None:
+    /// not a link of the cell, which only has AP-station links).
+    pub fn wlan_wanted(&self, from: u32, to: u32) -> Option<i32> {
+        match (from, to) {
+            (0, s) if s > 0 => self.wlan_link.get(s as usize - 1).map(|l| l[0]),
+            (s, 0) if s > 0 => self.wlan_link.get(s as usize - 1).map(|l| l[1]),
+            _ => None,
+        }
+    }
+
+    /// The same for a Bluetooth packet (master 0, slave i is i + 1).
+    pub fn bt_wanted(&self, from: u32, to: u32) -> Option<i32> {
+        match (from, to) {
+            (0, s) if s > 0 => self.bt_link.get(s as usize - 1).map(|l| l[0]),
+            (s, 0) if s > 0 => self.bt_link.get(s as usize - 1).map(|l| l[1]),
+            _ => None,
+        }
+    }
+
+    /// Whether Bluetooth node `b`'s packet corrupts a WLAN frame of wanted power `wanted` at
+    /// WLAN node `to`, at DSSS rate index `rate`. An index the model does not know is a hit
+    /// (the worst case; the simulation never asks one).
+    #[inline]
+    fn wlan_corrupted(&self, wanted: i32, b: u32, to: u32, rate: usize) -> bool {
+        let (Some(i), Some(&thr)) = (self.bt_at_wlan.get(b as usize).and_then(|r| r.get(to as usize)), self.thresholds.wlan_cdb.get(rate)) else { return true };
+        wanted - i < thr
+    }
+
+    #[inline]
+    fn bt_corrupted(&self, wanted: i32, w: u32, to: u32) -> bool {
+        let Some(i) = self.wlan_at_bt.get(w as usize).and_then(|r| r.get(to as usize)) else { return true };
+        wanted - i < self.thresholds.bt_cdb
+    }
 }
 
 impl Coex {
@@ -178,30 +281,45 @@ impl Coex {
         in_wlan_band(k, self.wlan_channel)
     }
 
-    /// Is a WLAN frame from node `from` to node `to` on the air over [start, end) (at DSSS rate
-    /// index `rate`) corrupted by a Bluetooth packet?
+    /// Is a WLAN frame received by node `to` (0 the AP, s + 1 station s), on the air over
+    /// [start, end) at DSSS rate index `rate`, corrupted by a Bluetooth packet? With the SIR
+    /// refinement the sender is needed too: a station's frames come from the AP; a frame to
+    /// the AP is found in the WLAN's air log by its span (the caller logged it when it went on
+    /// the air), and one that is not there is judged as in the worst case (any overlap).
     pub fn wlan_hit(&self, start: Nanos, end: Nanos, to: u32, rate: usize) -> bool {
-        match &self.sir {
-            None => self.bt.overlapping(start, end, true).next().is_some(),
-            Some(s) => self
-                .bt
-                .overlapping(start, end, true)
-                .any(|b| s.wlan_wanted[to as usize] - s.bt_at_wlan[b.from as usize][to as usize] < s.thresholds.wlan_cdb[rate]),
+        let from = match (&self.sir, to) {
+            (None, _) => return self.wlan_hit_any(start, end),
+            (Some(_), 0) => self.wlan.items.iter().rev().take(4).find(|a| a.start == start && a.end == end).map(|a| a.from),
+            (Some(_), _) => Some(0),
+        };
+        match from {
+            Some(from) => self.wlan_hit_from(start, end, from, to, rate),
+            None => self.wlan_hit_any(start, end),
         }
     }
 
-    /// Is a Bluetooth packet on channel `chan` over [start, end), received by Bluetooth node
-    /// `to`, corrupted by a WLAN frame?
-    pub fn bt_hit(&self, start: Nanos, end: Nanos, chan: u32, to: u32) -> bool {
+    /// [`Coex::wlan_hit`] for a frame whose sender is known: WLAN node `from` to node `to`.
+    pub fn wlan_hit_from(&self, start: Nanos, end: Nanos, from: u32, to: u32, rate: usize) -> bool {
+        let Some(s) = self.sir.as_deref() else { return self.wlan_hit_any(start, end) };
+        let Some(wanted) = s.wlan_wanted(from, to) else { return self.wlan_hit_any(start, end) };
+        self.bt.overlapping(start, end, true).any(|b| s.wlan_corrupted(wanted, b.from, to, rate))
+    }
+
+    /// Any Bluetooth packet in the WLAN's band overlapping [start, end).
+    fn wlan_hit_any(&self, start: Nanos, end: Nanos) -> bool {
+        self.bt.overlapping(start, end, true).next().is_some()
+    }
+
+    /// Is a Bluetooth packet on channel `chan` over [start, end), from Bluetooth node `from` to
+    /// node `to` (0 the master, i + 1 slave i), corrupted by a WLAN frame?
+    pub fn bt_hit(&self, start: Nanos, end: Nanos, chan: u32, from: u32, to: u32) -> bool {
         if !self.in_band(chan) {
             return false;
         }
-        match &self.sir {
-            None => self.wlan.overlapping(start, end, false).next().is_some(),
-            Some(s) => self
-                .wlan
-                .overlapping(start, end, false)
-                .any(|w| s.bt_wanted[to as usize] - s.wlan_at_bt[w.from as usize][to as usize] < s.thresholds.bt_cdb),
+        let mut over = self.wlan.overlapping(start, end, false);
+        match self.sir.as_deref().map(|s| (s, s.bt_wanted(from, to))) {
+            Some((s, Some(wanted))) => over.any(|w| s.bt_corrupted(wanted, w.from, to)),
+            _ => over.next().is_some(),
         }
     }
 }
@@ -237,11 +355,131 @@ mod tests {
         assert_eq!(log.len(), 2, "the first interval ended more than the horizon ago");
     }
 
+    /// The AP (and the master) at the origin, a station 10 m east, a slave 2 m west; WLAN
+    /// radios at 15 dBm, Bluetooth at 0 dBm.
+    fn nap() -> Geometry {
+        Geometry { wlan: vec![(0.0, 0.0), (10.0, 0.0)], bt: vec![(0.0, 0.0), (-2.0, 0.0)], wlan_power_dbm: 15.0, bt_power_dbm: 0.0 }
+    }
+
+    #[test]
+    fn received_powers_follow_the_two_slope_path_loss() {
+        let t = SirThresholds { bt_cdb: 1100, wlan_cdb: [-302, 163, 415, 716] };
+        let m = SirModel::new(&nap(), t);
+        // By hand: PL(10 m) = 58.3 + 33 log10(10 / 8) = 61.498 dB; PL(2 m) = 20 log10(4 pi 2 /
+        // 0.1224) = 46.249 dB; PL(12 m) = 58.3 + 33 log10(1.5) = 64.111 dB; the AP and the
+        // master, both at the origin, are 10 cm apart: PL = 20.229 dB. Rounded to 0.01 dB.
+        assert_eq!(m.wlan_link, vec![[1500 - 6150, 1500 - 6150]]);
+        assert_eq!(m.bt_link, vec![[-4625, -4625]]);
+        // bt_at_wlan[b][w]: the master at the AP and at the station; the slave at both.
+        assert_eq!(m.bt_at_wlan, vec![vec![-2023, -6150], vec![-4625, -6411]]);
+        // wlan_at_bt[w][b]: the AP at the master (15 - 20.229) and at the slave (15 - 46.249).
+        assert_eq!(m.wlan_at_bt, vec![vec![1500 - 2023, 1500 - 4625], vec![1500 - 6150, 1500 - 6411]]);
+        assert_eq!((m.wlan_wanted(0, 1), m.wlan_wanted(1, 0), m.wlan_wanted(1, 1), m.wlan_wanted(0, 2)), (Some(-4650), Some(-4650), None, None));
+        assert_eq!((m.bt_wanted(0, 1), m.bt_wanted(1, 0), m.bt_wanted(0, 0)), (Some(-4625), Some(-4625), None));
+    }
+
+    #[test]
+    fn wlan_thresholds_are_the_error_models_10_percent_points_of_reference_6_6() {
+        let t = SirThresholds::new(crate::phy::dsss::Preamble::Long);
+        assert_eq!(t.bt_cdb, 1100);
+        // Reference 6.6: -3.0, 1.6, 4.2, 7.2 dB for a 1536-byte PSDU at PER 10 %.
+        for (got, want) in t.wlan_cdb.iter().zip([-300, 160, 420, 720]) {
+            assert!((got - want).abs() <= 15, "{:?}", t.wlan_cdb);
+        }
+        let short = SirThresholds::new(crate::phy::dsss::Preamble::Short);
+        assert!(t.wlan_cdb.iter().zip(short.wlan_cdb).all(|(a, b)| (a - b).abs() <= 1), "{:?} {:?}", t.wlan_cdb, short.wlan_cdb);
+    }
+
+    /// A coexistence with the SIR model `m` and one Bluetooth packet of node `from` over
+    /// [1000, 2000) ns in the WLAN's band (channel 6).
+    fn with_bt(m: SirModel, from: u32) -> Coex {
+        let mut c = Coex::new(6, m.wlan_link.len());
+        c.sir = Some(Box::new(m));
+        c.bt.push(OnAir { start: Nanos(1000), end: Nanos(2000), chan: 30, in_band: true, from });
+        c
+    }
+
+    #[test]
+    fn a_wlan_frame_is_lost_only_below_its_rates_threshold() {
+        let t = SirThresholds { bt_cdb: 1100, wlan_cdb: [-302, 163, 415, 716] };
+        // The station's downlink: wanted -46.50 dBm; the slave at 12 m: -64.11 dBm (SIR 17.61
+        // dB, every rate survives); the master at 10 m: -61.50 dBm (SIR 15.00 dB).
+        for from in [0, 1] {
+            let c = with_bt(SirModel::new(&nap(), t), from);
+            assert!((0..4).all(|r| !c.wlan_hit_from(Nanos(0), Nanos(1500), 0, 1, r)), "from {from}");
+        }
+        // The AP's uplink reception: the master at 10 cm (-20.23 dBm, SIR -26.27 dB) corrupts
+        // every rate; the slave at 2 m (-46.25 dBm, SIR -0.25 dB) corrupts 2, 5.5 and 11 Mb/s
+        // frames, not 1 Mb/s ones (threshold -3.02 dB).
+        let c = with_bt(SirModel::new(&nap(), t), 0);
+        assert!((0..4).all(|r| c.wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, r)));
+        let c = with_bt(SirModel::new(&nap(), t), 1);
+        assert_eq!((0..4).map(|r| c.wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, r)).collect::<Vec<_>>(), [false, true, true, true]);
+        // Not overlapping in time, or out of band: no hit whatever the SIR.
+        assert!(!c.wlan_hit_from(Nanos(2000), Nanos(3000), 1, 0, 3));
+        let mut out = Coex::new(6, 1);
+        out.sir = c.sir.clone();
+        out.bt.push(OnAir { start: Nanos(1000), end: Nanos(2000), chan: 70, in_band: false, from: 0 });
+        assert!(!out.wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, 3));
+        // Exactly at the threshold the frame survives, 0.01 dB below it is lost.
+        let mut m = SirModel::new(&nap(), t);
+        m.bt_at_wlan[1][0] = m.wlan_link[0][1] - 716;
+        assert!(!with_bt(m.clone(), 1).wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, 3));
+        m.bt_at_wlan[1][0] += 1;
+        assert!(with_bt(m, 1).wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, 3));
+    }
+
+    #[test]
+    fn a_frame_to_the_ap_is_judged_by_its_senders_signal_found_in_the_air_log() {
+        let t = SirThresholds { bt_cdb: 1100, wlan_cdb: [-302, 163, 415, 716] };
+        // Two stations: 1 m and 30 m from the AP, the slave 3 m from the AP.
+        let g = Geometry { wlan: vec![(0.0, 0.0), (1.0, 0.0), (30.0, 0.0)], bt: vec![(0.0, 0.0), (0.0, 3.0)], wlan_power_dbm: 15.0, bt_power_dbm: 0.0 };
+        let mut c = with_bt(SirModel::new(&g, t), 1);
+        // The slave at the AP: 0 - 49.77 dBm. Station 1's signal there: 15 - 40.23 (SIR 24.5
+        // dB); station 2's: 15 - 77.24 (SIR -12.5 dB).
+        c.wlan.push(OnAir { start: Nanos(500), end: Nanos(1500), chan: 0, in_band: true, from: 1 });
+        assert!(!c.wlan_hit(Nanos(500), Nanos(1500), 0, 3));
+        c.wlan.push(OnAir { start: Nanos(600), end: Nanos(1600), chan: 0, in_band: true, from: 2 });
+        assert!(c.wlan_hit(Nanos(600), Nanos(1600), 0, 3));
+        // A frame to a station comes from the AP (1 m away: -25.23 dBm) against the slave 3.16
+        // m from the station (-50.23 dBm): SIR 25.0 dB.
+        assert!(!c.wlan_hit(Nanos(0), Nanos(1500), 1, 3));
+        // A span the log does not hold: the worst case, any overlap.
+        assert!(c.wlan_hit(Nanos(700), Nanos(1700), 0, 3));
+    }
+
+    #[test]
+    fn a_bluetooth_packet_is_lost_below_11_db_of_its_links_signal() {
+        let t = SirThresholds { bt_cdb: 1100, wlan_cdb: [-302, 163, 415, 716] };
+        let mut c = Coex::new(6, 1);
+        c.sir = Some(Box::new(SirModel::new(&nap(), t)));
+        let wlan = |from| OnAir { start: Nanos(1000), end: Nanos(2000), chan: 0, in_band: true, from };
+        c.wlan.push(wlan(1));
+        // The station's frame (15 dBm, 12 m from the slave: -49.11 dBm) against the master's
+        // packet at the slave (-46.25 dBm): C/I 2.86 dB < 11, lost; at the master it is 10 m
+        // away (-46.50 dBm) against the slave's -46.25 dBm: C/I 0.25 dB, lost.
+        assert!(c.bt_hit(Nanos(0), Nanos(1500), 30, 0, 1) && c.bt_hit(Nanos(0), Nanos(1500), 30, 1, 0));
+        // A hop outside the WLAN's band is never hit.
+        assert!(!c.bt_hit(Nanos(0), Nanos(1500), 70, 0, 1));
+        // A weak WLAN: 15 dBm -> -20 dBm moves every WLAN power down 35 dB: C/I 37.86 and 35.25
+        // dB, both survive.
+        let weak = Geometry { wlan_power_dbm: -20.0, ..nap() };
+        c.sir = Some(Box::new(SirModel::new(&weak, t)));
+        assert!(!c.bt_hit(Nanos(0), Nanos(1500), 30, 0, 1) && !c.bt_hit(Nanos(0), Nanos(1500), 30, 1, 0));
+        // The AP's own frames at the master 10 cm away (-20 - 20.23 = -40.23 dBm) against the
+        // slave's -46.25 dBm: C/I -6.02 dB, lost even so.
+        c.wlan.push(wlan(0));
+        assert!(c.bt_hit(Nanos(0), Nanos(1500), 30, 1, 0));
+    }
+
     #[test]
     fn path_loss_is_free_space_to_8_m_then_33_db_per_decade() {
         // 20 log10(4 pi 1 / 0.1224) = 40.2 dB at 1 m; 58.3 dB at 8 m on both slopes.
         assert!((path_loss_db(1.0) - 40.23).abs() < 0.01);
         assert!((path_loss_db(8.0) - 58.3).abs() < 0.05);
         assert!((path_loss_db(80.0) - 91.3).abs() < 1e-9);
+        // Closer than 10 cm counts as 10 cm: 20 log10(4 pi 0.1 / 0.1224) = 20.23 dB.
+        assert_eq!(path_loss_db(0.0), path_loss_db(0.1));
+        assert!((path_loss_db(0.1) - 20.23).abs() < 0.01);
     }
 }

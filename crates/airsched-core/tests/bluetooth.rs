@@ -227,3 +227,36 @@ fn bad_bluetooth_input_is_reported_with_its_line_and_key() {
     let e = err(&(base + "\n[piconet]\nt_poll = 41\n"));
     assert!(e.contains("t.toml:") && e.contains("piconet.t_poll") && e.contains("even number of slots"), "{e}");
 }
+
+#[test]
+fn an_unknown_flow_endpoint_lists_the_bluetooth_clients_too() {
+    let text = piconet("[\"DH5\"]", 1321, false, "") + "\n[[bluetooth]]\nname = \"headset\"\n";
+    let err = |text: &str| parse_scenario_with(text, "t.toml", &[] as &[&str]).unwrap_err().to_string();
+    let e = err(&text.replace("dst = \"bt1\"", "dst = \"bt2\""));
+    assert!(e.contains("flow[0].dst: unknown endpoint \"bt2\"; expected \"server\", \"ap\", a station name or a Bluetooth client's name"), "{e}");
+    assert!(e.contains("did you mean \"bt1\"?") && e.contains("(stations: \"wlan1\"; Bluetooth clients: \"bt1\", \"headset\")"), "{e}");
+    // A Bluetooth client's name is an endpoint like a station's.
+    assert!(parse_scenario_with(&text.replace("dst = \"bt1\"", "dst = \"headset\""), "t.toml", &[] as &[&str]).is_ok());
+}
+
+#[test]
+fn packets_larger_than_the_bnep_devices_mtu_are_refused_at_their_size() {
+    // bnep0's MTU is Ethernet's 1500 (ether_setup); IP fragmentation is not modelled.
+    let err = |text: &str| parse_scenario_with(text, "t.toml", &[] as &[&str]).unwrap_err().to_string();
+    let udp = piconet("[\"DH5\"]", 1473, false, "");
+    let e = err(&udp);
+    assert!(e.contains("t.toml:25:8: flow[0].size: a UDP payload of 1473 bytes makes 1501-byte IP packets, more than the 1500-byte MTU"), "{e}");
+    assert!(e.contains("at most 1472"), "{e}");
+    assert!(parse_scenario_with(&piconet("[\"DH5\"]", 1472, true, ""), "t.toml", &[] as &[&str]).is_ok());
+    // Upstream too, and TCP (MSS + 52) and ping (payload + 28).
+    let up = piconet("[\"DH5\"]", 1472, false, "").replace("src = \"server\"\ndst = \"bt1\"", "src = \"bt1\"\ndst = \"server\"").replace("size = 1472", "size = 2000");
+    assert!(err(&up).contains("flow[0].size: a UDP payload of 2000 bytes"), "{}", err(&up));
+    let tcp = piconet("[\"DH5\"]", 1449, false, "").replace("rate = \"saturate\"\n", "protocol = \"tcp\"\n");
+    let e = err(&tcp);
+    assert!(e.contains("an MSS of 1449 bytes makes 1501-byte IP packets") && e.contains("at most 1448"), "{e}");
+    let ping = piconet("[\"DH5\"]", 1473, false, "").replace("rate = \"saturate\"\n", "protocol = \"ping\"\ninterval = \"1s\"\n");
+    assert!(err(&ping).contains("an ICMP payload of 1473 bytes"), "{}", err(&ping));
+    // A WLAN station's flow may still use the 802.11 MSDU's 2304 bytes.
+    let wlan = piconet("[\"DH5\"]", 1472, false, "") + "\n[[flow]]\nname = \"w\"\nsrc = \"server\"\ndst = \"wlan1\"\nrate = \"saturate\"\nsize = 2276\n";
+    assert!(parse_scenario_with(&wlan, "t.toml", &[] as &[&str]).is_ok());
+}

@@ -62,6 +62,20 @@ pub struct HostParams {
 /// L2CAP basic header: length 2 + channel id 2.
 pub const L2CAP_HEADER: u32 = 4;
 
+/// The MTU of a `bnepN` netdev: `bnep_net_setup` calls `ether_setup`, which sets Ethernet's 1500
+/// (`ETH_DATA_LEN`); an IP packet larger than that is fragmented (or refused) by IP before it
+/// reaches the device. IP fragmentation is not modelled, so the scenario parser refuses a flow
+/// over a Bluetooth link whose packets would exceed it. BNEP's L2CAP MTU (`BNEP_MTU`, 1691) is
+/// then never reached: 1500 + a BNEP header of at most 15 bytes (extension headers are not
+/// sent) is 1515.
+pub const BNEP_NETDEV_MTU: u32 = 1500;
+
+/// BNEP's L2CAP MTU (`net/bluetooth/bnep/bnep.h` `BNEP_MTU`).
+pub const BNEP_MTU: u32 = 1691;
+
+// A full bnep frame with the longest BNEP header (general Ethernet, 15 bytes) fits BNEP's MTU.
+const _: () = assert!(BNEP_NETDEV_MTU + 15 <= BNEP_MTU);
+
 /// Counters of one direction of a link.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DirStats {
@@ -299,10 +313,13 @@ impl Bluetooth {
         }
     }
 
-    /// Whether a packet over [start, start + d) on `chan`, received by Bluetooth node `to`, is
-    /// lost: to a WLAN frame, or to the link's error rate.
-    fn lost(link: &mut Link, cx: &Ctx, start: Nanos, d: Nanos, chan: u32, to: u32, dir: usize) -> bool {
-        if cx.coex.as_deref().is_some_and(|c| c.bt_hit(start, start + d, chan, to)) {
+    /// Whether a packet over [start, start + d) on `chan` of slave `slave`'s link, direction
+    /// `dir` (0 master to slave, 1 slave to master), is lost: to a WLAN frame, or to the link's
+    /// error rate.
+    fn lost(link: &mut Link, cx: &Ctx, start: Nanos, d: Nanos, chan: u32, slave: usize, dir: usize) -> bool {
+        // Bluetooth node ids: 0 the master, i + 1 slave i.
+        let (from, to) = if dir == 0 { (0, slave as u32 + 1) } else { (slave as u32 + 1, 0) };
+        if cx.coex.as_deref().is_some_and(|c| c.bt_hit(start, start + d, chan, from, to)) {
             link.stats[dir].hit_by_wlan += 1;
             return true;
         }
@@ -357,7 +374,7 @@ impl Bluetooth {
         let x = self.cur;
         let l = &mut self.links[x.slave];
         let d = cx.now - x.t0;
-        if Self::lost(l, cx, x.t0, d, x.m_chan, x.slave as u32 + 1, 0) {
+        if Self::lost(l, cx, x.t0, d, x.m_chan, x.slave, 0) {
             // The slave did not sync on it and stays silent; the master listens for one slot.
             cx.schedule(x.t0 + Nanos(SLOT.0 * (x.m_slots + 1)), Event::BtMasterTx);
             return;
@@ -412,7 +429,7 @@ impl Bluetooth {
         let d = cx.now - x.s_start;
         let next = x.t0 + Nanos(SLOT.0 * (x.m_slots + x.s_slots));
         cx.schedule(next, Event::BtMasterTx);
-        if Self::lost(l, cx, x.s_start, d, x.s_chan, 0, 1) {
+        if Self::lost(l, cx, x.s_start, d, x.s_chan, x.slave, 1) {
             l.arqn_to_slave = false;
             return;
         }

@@ -44,7 +44,8 @@ pub struct BluetoothConfig {
     /// Fixed probability that a baseband packet of the link is lost (both directions), on top
     /// of the WLAN's interference.
     pub packet_error_rate: f64,
-    /// Position (m) for the SIR refinement; None: colocated with the AP.
+    /// `position = [x, y]`: where the slave is (metres; the AP and the piconet's master at the
+    /// origin), for the SIR refinement (`[piconet] sir`, which requires it).
     pub position: Option<(f64, f64)>,
     pub node: NodeConfig,
 }
@@ -56,9 +57,11 @@ pub struct PiconetConfig {
     pub host: crate::bluetooth::HostParams,
     /// Adaptive frequency hopping: hop over the channels outside the WLAN's band only.
     pub afh: bool,
-    /// SIR refinement of the coexistence (needs positions); false: any overlap is a loss.
+    /// SIR refinement of the coexistence (needs every slave's `position` and every station's
+    /// `location`); false: any overlap in time and frequency is a loss.
     pub sir: bool,
-    /// Transmit powers (dBm) of the Bluetooth radios and the WLAN radios for `sir`.
+    /// Transmit powers (dBm) of the Bluetooth radios (master and slaves) and of the WLAN
+    /// radios (AP and stations) for `sir`.
     pub bt_power_dbm: f64,
     pub wlan_power_dbm: f64,
 }
@@ -307,6 +310,10 @@ pub struct StationConfig {
     /// `cf_pollable` (PCF cells; default true): the station is on the point coordinator's
     /// polling list.
     pub cf_pollable: bool,
+    /// `location = [x, y]`: where the station is (metres, the AP at the origin), for the SIR
+    /// refinement of the coexistence with Bluetooth (`[piconet] sir`). Not its radio
+    /// conditions: those are `snr`/`position`/`schedule` (`channel`).
+    pub location: Option<(f64, f64)>,
 }
 
 /// Which rate control a link runs (crates/airsched-core/src/mac/rate.rs).

@@ -488,7 +488,7 @@ impl Legacy {
         }
         if let Some(co) = cx.coex.as_deref_mut() {
             let d = (dir == Dir::Up) as usize;
-            let hit = co.wlan_hit(start, cx.now, to, rate as usize);
+            let hit = co.wlan_hit_from(start, cx.now, sender, to, rate as usize);
             if data {
                 co.counters.wlan_data_checked[s as usize][d] += 1;
                 co.counters.wlan_data_hit[s as usize][d] += hit as u64;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::bluetooth::PacketType;
-use crate::scenario::{BluetoothConfig, PiconetConfig};
+use crate::scenario::{BluetoothConfig, PiconetConfig, Scenario};
 
 pub(super) const BLUETOOTH_KEYS: &[&str] = &["name", "ip", "txqueuelen", "tc", "tc_file", "packet_types", "packet_error_rate", "position", "kernel"];
 pub(super) const PICONET_KEYS: &[&str] = &[
@@ -64,6 +64,32 @@ fn number(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, min: f64, max: f64, ex: &
     }
 }
 
+/// Coordinates are accepted within this many metres of the AP (the 802.15.2 indoor path loss
+/// is meant for tens of metres).
+const MAX_COORDINATE_M: f64 = 10_000.0;
+
+/// A point `[x, y]` in metres (`[[bluetooth]] position`, `[[station]] location`), the AP at
+/// the origin.
+pub(super) fn xy(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, ex: &str) -> Option<(f64, f64)> {
+    let msg = format!("expected [x, y] in metres from the AP (at [0, 0]), each within {MAX_COORDINATE_M} m, e.g. {ex}");
+    let DeValue::Array(a) = v.get_ref() else {
+        ctx.error(&v.span(), key, msg);
+        return None;
+    };
+    let coord = |v: &Value<'_>| match v.get_ref() {
+        DeValue::Float(f) => f.to_string().parse::<f64>().ok(),
+        DeValue::Integer(i) => i.to_string().parse::<f64>().ok(),
+        _ => None,
+    };
+    match a.iter().map(coord).collect::<Option<Vec<f64>>>() {
+        Some(c) if c.len() == 2 && c.iter().all(|x| x.is_finite() && x.abs() <= MAX_COORDINATE_M) => Some((c[0], c[1])),
+        _ => {
+            ctx.error(&v.span(), key, msg);
+            None
+        }
+    }
+}
+
 /// The slaves, and a map from each name to its index (for flows).
 pub(super) fn parse_bluetooth(
     ctx: &mut Ctx<'_>,
@@ -110,20 +136,7 @@ pub(super) fn parse_bluetooth(
         let per = tbl
             .get("packet_error_rate")
             .and_then(|v| number(ctx, v, &join(&path, "packet_error_rate"), 0.0, 0.99, "packet_error_rate = 0.01"));
-        let position = tbl.get("position").and_then(|v| {
-            let key = join(&path, "position");
-            match v.get_ref() {
-                DeValue::Array(a) if a.len() == 2 => {
-                    let x = number(ctx, &a[0], &key, -1e6, 1e6, "position = [3.0, 0.0]")?;
-                    let y = number(ctx, &a[1], &key, -1e6, 1e6, "position = [3.0, 0.0]")?;
-                    Some((x, y))
-                }
-                _ => {
-                    ctx.error(&v.span(), &key, "expected [x, y] in metres, e.g. position = [3.0, 0.0]");
-                    None
-                }
-            }
-        });
+        let position = tbl.get("position").and_then(|v| xy(ctx, v, &join(&path, "position"), "position = [3.0, 0.0]"));
         let node = parse_node(ctx, tbl, &path);
         out.push(BluetoothConfig {
             name: name.unwrap_or_default(),
@@ -177,11 +190,70 @@ pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Piconet
     if let Some(b) = tbl.get("sir").and_then(|v| boolean(ctx, v, "piconet.sir")) {
         p.sir = b;
     }
-    if let Some(x) = tbl.get("bt_power").and_then(|v| number(ctx, v, "piconet.bt_power", -30.0, 30.0, "bt_power = 0 (dBm, class 2: 4 dBm)")) {
+    // Bluetooth power classes: 1 up to 20 dBm, 2 up to 4 dBm, 3 up to 0 dBm; power control
+    // goes down to about -30 dBm. An 802.11b radio: 30 dBm is the 2.4 GHz band's regulatory
+    // ceiling (1 W in the US); cards transmit about 13 to 20 dBm.
+    if let Some(x) = tbl.get("bt_power").and_then(|v| number(ctx, v, "piconet.bt_power", -30.0, 20.0, "bt_power = 0 (dBm; class 1 up to 20, class 2 up to 4, class 3 up to 0)")) {
         p.bt_power_dbm = x;
     }
-    if let Some(x) = tbl.get("wlan_power").and_then(|v| number(ctx, v, "piconet.wlan_power", -30.0, 30.0, "wlan_power = 15 (dBm)")) {
+    if let Some(x) = tbl.get("wlan_power").and_then(|v| number(ctx, v, "piconet.wlan_power", -10.0, 30.0, "wlan_power = 15 (dBm)")) {
         p.wlan_power_dbm = x;
     }
     p
+}
+
+/// What the SIR refinement needs once the rest is valid: Bluetooth clients, and where every
+/// radio is (each slave's `position`, each station's `location`).
+pub(super) fn check_sir(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario) {
+    if !scn.piconet.sir {
+        return;
+    }
+    let items = |name: &str| -> Vec<Span> {
+        match root.get(name).map(|v| v.get_ref()) {
+            Some(DeValue::Array(items)) => items.iter().map(|i| i.span()).collect(),
+            _ => Vec::new(),
+        }
+    };
+    if scn.bluetooth.is_empty() {
+        let span = root.get("piconet").and_then(|v| v.get_ref().as_table()).and_then(|t| t.get("sir")).map_or(0..0, |v| v.span());
+        ctx.error(&span, "piconet.sir", "the SIR refinement of the coexistence with Bluetooth needs [[bluetooth]] clients; add one or set sir = false");
+        return;
+    }
+    let (bt, st) = (items("bluetooth"), items("station"));
+    for (i, b) in scn.bluetooth.iter().enumerate() {
+        if b.position.is_none() {
+            let span = bt.get(i).cloned().unwrap_or(0..0);
+            ctx.error(&span, &format!("bluetooth[{i}].position"), format!("piconet.sir = true needs where the Bluetooth client {:?} is: position = [x, y] in metres, the AP and the piconet's master at [0, 0], e.g. position = [3.0, 0.0]", b.name));
+        }
+    }
+    for (i, s) in scn.stations.iter().enumerate() {
+        if s.location.is_none() {
+            let span = st.get(i).cloned().unwrap_or(0..0);
+            ctx.error(&span, &format!("station[{i}].location"), format!("piconet.sir = true needs where the station {:?} is: location = [x, y] in metres, the AP at [0, 0], e.g. location = [10.0, 0.0]", s.name));
+        }
+    }
+}
+
+/// Keys of the SIR refinement given without `[piconet] sir = true`: accepted, without effect.
+pub(super) fn sir_warnings(file: &str, root: &DeTable<'_>, scn: &Scenario) -> Vec<String> {
+    if scn.piconet.sir {
+        return Vec::new();
+    }
+    let mut given = Vec::new();
+    let piconet = root.get("piconet").and_then(|v| v.get_ref().as_table());
+    for key in ["bt_power", "wlan_power"] {
+        if piconet.is_some_and(|t| t.contains_key(key)) {
+            given.push(format!("piconet.{key}"));
+        }
+    }
+    if let Some(i) = scn.bluetooth.iter().position(|b| b.position.is_some()) {
+        given.push(format!("bluetooth[{i}].position"));
+    }
+    if let Some(i) = scn.stations.iter().position(|s| s.location.is_some()) {
+        given.push(format!("station[{i}].location"));
+    }
+    given
+        .iter()
+        .map(|k| format!("{file}: {k}: warning: only the SIR refinement ([piconet] sir = true) uses it; without it every overlap of the two media in time and frequency is a loss"))
+        .collect()
 }

@@ -26,19 +26,29 @@ pub(super) fn endpoint(
     if let Some(&i) = bt.get(s) {
         return Some(Endpoint::Bt(i));
     }
-    let mut known: Vec<&str> = stations.keys().map(String::as_str).collect();
-    known.sort_by_key(|k| stations[*k]);
-    let mut msg = format!("unknown endpoint {s:?}; expected \"server\", \"ap\" or a station name");
-    let candidates = known.iter().copied().chain(["server", "ap"]);
+    fn by_index(names: &HashMap<String, usize>) -> Vec<&str> {
+        let mut v: Vec<&str> = names.keys().map(String::as_str).collect();
+        v.sort_by_key(|k| names[*k]);
+        v
+    }
+    let (known, clients) = (by_index(stations), by_index(bt));
+    let expected = if clients.is_empty() { "\"server\", \"ap\" or a station name" } else { "\"server\", \"ap\", a station name or a Bluetooth client's name" };
+    let mut msg = format!("unknown endpoint {s:?}; expected {expected}");
+    let candidates = known.iter().chain(clients.iter()).copied().chain(["server", "ap"]);
     if let Some(c) = closest(s, candidates) {
         msg.push_str(&format!("; did you mean {c:?}?"));
     }
-    if known.is_empty() {
-        msg.push_str(" (no [[station]] is defined)");
+    // The first ten names of each kind.
+    let list = |names: &[&str]| {
+        let shown: Vec<String> = names.iter().take(10).map(|k| format!("{k:?}")).collect();
+        let more = if names.len() > 10 { ", ..." } else { "" };
+        format!("{}{more}", shown.join(", "))
+    };
+    let stations_part = if known.is_empty() { "no [[station]] is defined".to_string() } else { format!("stations: {}", list(&known)) };
+    if clients.is_empty() {
+        msg.push_str(&format!(" ({stations_part})"));
     } else {
-        let shown: Vec<String> = known.iter().take(10).map(|k| format!("{k:?}")).collect();
-        let more = if known.len() > 10 { ", ..." } else { "" };
-        msg.push_str(&format!(" (stations: {}{more})", shown.join(", ")));
+        msg.push_str(&format!(" ({stations_part}; Bluetooth clients: {})", list(&clients)));
     }
     ctx.error(&v.span(), key, msg);
     None
@@ -144,7 +154,7 @@ pub(super) fn parse_flows(
             &tspan,
             &path,
             "src",
-            Some("\"server\", \"ap\" or a station name"),
+            Some("\"server\", \"ap\", a station name or a Bluetooth client's name"),
         );
         let src = src_v.and_then(|v| endpoint(ctx, v, &k("src"), stations, bt));
         let dst_v = lookup(
@@ -153,7 +163,7 @@ pub(super) fn parse_flows(
             &tspan,
             &path,
             "dst",
-            Some("\"server\", \"ap\" or a station name"),
+            Some("\"server\", \"ap\", a station name or a Bluetooth client's name"),
         );
         let dst = dst_v.and_then(|v| endpoint(ctx, v, &k("dst"), stations, bt));
         if let (Some(s), Some(d), Some(dv)) = (src, dst, dst_v) {
@@ -239,6 +249,25 @@ pub(super) fn parse_flows(
         let size = tbl
             .get("size")
             .and_then(|v| integer(ctx, v, &k("size"), if is_tcp { 88 } else { 1 }, size_max));
+        // A flow to or from a Bluetooth client crosses a bnep device, whose MTU is Ethernet's.
+        let over_bt = [src, dst].iter().any(|e| matches!(e, Some(Endpoint::Bt(_))));
+        if let (true, Some(n), Some(v)) = (over_bt, size, tbl.get("size")) {
+            let headers = if is_tcp { crate::tcp::TCP_IP_HEADER } else if is_ping { crate::traffic::ping::ICMP_IP_HEADER } else { UDP_IP_OVERHEAD };
+            let mtu = crate::bluetooth::BNEP_NETDEV_MTU;
+            if n + u64::from(headers) > u64::from(mtu) {
+                let what = if is_tcp { "an MSS" } else if is_ping { "an ICMP payload" } else { "a UDP payload" };
+                ctx.error(
+                    &v.span(),
+                    &k("size"),
+                    format!(
+                        "{what} of {n} bytes makes {}-byte IP packets, more than the {mtu}-byte MTU of the Bluetooth link's bnep device \
+                         (IP fragmentation is not modelled); at most {}",
+                        n + u64::from(headers),
+                        mtu - headers
+                    ),
+                );
+            }
+        }
 
         // A constant rate: at most the fastest link, and at most one packet per microsecond.
         if let (Some(FlowRate::Cbr { bits_per_second }), Some(v)) = (rate, tbl.get("rate")) {

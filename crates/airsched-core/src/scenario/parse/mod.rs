@@ -164,12 +164,7 @@ pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S
                 }
             }
         }
-        if scenario.piconet.sir || scenario.bluetooth.iter().any(|b| b.position.is_some()) {
-            warnings.push(format!(
-                "{file}: piconet.sir: warning: the SIR refinement of the coexistence (positions, powers) is not \
-                 modelled yet; every overlap in time and frequency is a loss (the colocated case)"
-            ));
-        }
+        warnings.extend(bluetooth::sir_warnings(file, &root, &scenario));
         scenario.warnings = warnings;
         if errors.is_empty() {
             return Ok(scenario);
@@ -224,7 +219,7 @@ const AP_KEYS: &[&str] = &[
 ];
 const STATION_KEYS: &[&str] = &[
     "name", "rate", "txqueuelen", "ip", "tc", "tc_file", "rate_control", "snr", "position", "schedule",
-    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight", "mac", "kernel",
+    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight", "mac", "kernel", "location",
     "cf_pollable",
 ];
 const FLOW_KEYS: &[&str] = &[
@@ -417,6 +412,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
     };
     if ctx.errors.is_empty() {
         check_scenario(ctx, root, &scn);
+        bluetooth::check_sir(ctx, root, &scn);
     }
     scn
 }

@@ -52,6 +52,11 @@ pub(super) fn db_value(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, min: i32, ma
 }
 
 fn position(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<i32> {
+    if matches!(v.get_ref(), DeValue::Array(_)) {
+        // A Bluetooth client's `position` is a point; a station's names its radio conditions.
+        ctx.error(&v.span(), key, format!("a station's position names its radio conditions, one of {}; where it is (metres from the AP, for [piconet] sir) is location = [x, y]", position_names()));
+        return None;
+    }
     let s = string(ctx, v, key, &format!("a string, one of {}", position_names()))?;
     match Position::from_name(s) {
         Some(p) => Some(p.snr_cdb()),

@@ -113,6 +113,7 @@ pub(super) fn parse_stations(
             m
         });
         let cf_pollable = tbl.get("cf_pollable").and_then(|v| boolean(ctx, v, &join(&path, "cf_pollable")));
+        let location = tbl.get("location").and_then(|v| bluetooth::xy(ctx, v, &join(&path, "location"), "location = [10.0, 0.0]"));
         stations.push(StationConfig {
             name: name.unwrap_or_default(),
             // 802.11n: a placeholder, the link's rate is `ht.mcs`.
@@ -123,6 +124,7 @@ pub(super) fn parse_stations(
             ht,
             mac,
             cf_pollable: cf_pollable.unwrap_or(true),
+            location,
         });
     }
     let names = names.into_iter().map(|(k, (i, _))| (k, i)).collect();

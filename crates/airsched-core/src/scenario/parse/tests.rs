@@ -76,6 +76,7 @@ fn the_example_parses() {
             ht: None,
             mac: None,
             cf_pollable: true,
+            location: None,
         }],
         flows: vec![FlowConfig {
             name: "down1".into(),
@@ -253,6 +254,7 @@ rate = "12kbit"
                 ht: None,
                 mac: None,
                 cf_pollable: true,
+                location: None
             },
             StationConfig {
                 name: "sta2".into(),
@@ -263,6 +265,7 @@ rate = "12kbit"
                 ht: None,
                 mac: None,
                 cf_pollable: true,
+                location: None
             },
         ]
     );
