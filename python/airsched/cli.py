@@ -1156,8 +1156,9 @@ class _LazyProgress:
             self._bar.stop()
 
 
-#: Tables of a cell with Bluetooth, printed after the flows when they have rows.
-BLUETOOTH_TABLES = ("bluetooth", "coexistence")
+#: Tables of a cell with Bluetooth, printed after the flows when they have rows, and of a PCF
+#: cell (the stations' polls, titled with a summary of the CFPs).
+BLUETOOTH_TABLES = ("bluetooth", "coexistence", "polls", "cfp")
 
 
 def _print_report(console: Console, report: dict[str, Any]) -> None:
@@ -1169,6 +1170,8 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
         tables.append(_bluetooth_table(report["bluetooth"]))
     if report.get("coexistence"):
         tables.append(_coexistence_table(report["coexistence"]))
+    if report.get("polls"):
+        tables.append(_polls_table(report["polls"], report.get("cfp") or [], report["measured_seconds"]))
     console = _wide_enough(console, tables)
     for table in tables:
         console.print(table)
@@ -1262,6 +1265,30 @@ def _bluetooth_table(rows: list[dict[str, Any]]) -> Table:
             f"{b['lost_errors']:,}",
             f"{b['duplicates']:,}",
             f"{b['delivered']:,}",
+        )
+    return table
+
+
+def _polls_table(rows: list[dict[str, Any]], cfps: list[dict[str, Any]], measured_s: float) -> Table:
+    """PCF: each station's polls, under a title summing up the CFPs (docs/model-pcf.md)."""
+    total_ms = sum(c["duration_ms"] for c in cfps)
+    mean = _fmt(total_ms / len(cfps) if cfps else None, 2)
+    share = _fmt(100 * total_ms / 1e3 / measured_s if measured_s else None, 1)
+    late = sum(1 for c in cfps if c["start_s"] > c["tbtt_s"])
+    idle = sum(1 for c in cfps if c["ended"] == "idle")
+    caption = f"{len(cfps):,} CFPs, mean {mean} ms, {share} % of the time, {late:,} foreshortened, {idle:,} ended idle"
+    table = Table(title="pcf", title_justify="left", caption=caption, caption_justify="left")
+    for header in ["station", "pollable", "polls", "data down", "data up", "Null", "unanswered"]:
+        table.add_column(header, justify="left" if header == "station" else "right")
+    for p in rows:
+        table.add_row(
+            Text(p["station"]),
+            "yes" if p["cf_pollable"] else "no",
+            f"{p['polls']:,}",
+            f"{p['data_down']:,}",
+            f"{p['data_up']:,}",
+            f"{p['nulls']:,}",
+            f"{p['unanswered']:,}",
         )
     return table
 

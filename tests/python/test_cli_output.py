@@ -453,3 +453,18 @@ def test_run_prints_the_bluetooth_and_coexistence_tables_of_a_piconet_only():
     js = CliRunner().invoke(cli.app, ["run", str(path), "--duration", "3s", "--json"])
     assert js.exit_code == 0, js.output
     assert "bluetooth" not in json.loads(js.stdout)
+
+
+def test_run_prints_the_polls_of_a_pcf_cell_under_a_summary_of_its_cfps():
+    path = SCENARIOS / "pcf-anomaly.toml"
+    result = CliRunner().invoke(cli.app, ["run", str(path), "--duration", "3s"])
+    assert result.exit_code == 0, result.output
+    r = airsched.run(path, duration="3s")
+    assert len(r.cfp) > 10
+    for _, p in r.polls.iterrows():
+        cells = _table_row(result.stdout, "pcf", p["station"])
+        assert cells[1:5] == ["yes", f"{p['polls']:,}", f"{p['data_down']:,}", f"{p['data_up']:,}"], cells
+    text = " ".join(result.stdout.split())
+    assert f"{len(r.cfp):,} CFPs, mean {r.cfp['duration_ms'].mean():,.2f} ms" in text
+    plain = CliRunner().invoke(cli.app, ["run", str(SCENARIOS / "anomaly.toml"), "--duration", "2s"])
+    assert plain.exit_code == 0 and "pcf" not in plain.stdout and "CFPs" not in plain.stdout
