@@ -215,9 +215,19 @@ impl Dcf {
         }
         self.medium.gen += 1;
         self.medium.next_access = NO_ACCESS;
+        for node in self.nodes.iter_mut() {
+            node.tx_at = NO_ACCESS;
+        }
+        let best = self.plan_all(now);
+        if best == NO_ACCESS { None } else { self.propose(best) }
+    }
+
+    /// Plan, as of `now` with the medium idle, the transmission of every node holding a frame
+    /// (outside an exchange) and the beacon if one is due; returns the earliest (`NO_ACCESS`
+    /// when nothing is to be sent).
+    fn plan_all(&mut self, now: Nanos) -> Nanos {
         let mut best = NO_ACCESS;
         for n in 0..self.nodes.len() {
-            self.nodes[n].tx_at = NO_ACCESS;
             if self.nodes[n].frame.is_some() && !self.nodes[n].in_exchange {
                 let t = self.plan(n, now);
                 self.nodes[n].tx_at = t;
@@ -229,7 +239,7 @@ impl Dcf {
             self.medium.beacon_tx_at = t;
             best = best.min(t);
         }
-        if best == NO_ACCESS { None } else { self.propose(best) }
+        best
     }
 
     /// PCF: the CF-End reset every NAV (or the CFP is over).
@@ -359,19 +369,7 @@ impl Dcf {
         for &n in &self.medium.transmitters {
             self.nodes[n as usize].in_exchange = false;
         }
-        let mut best = NO_ACCESS;
-        for n in 0..self.nodes.len() {
-            if self.nodes[n].frame.is_some() {
-                let t = self.plan(n, te);
-                self.nodes[n].tx_at = t;
-                best = best.min(t);
-            }
-        }
-        if self.medium.beacon_pending {
-            let t = self.beacon_plan(te);
-            self.medium.beacon_tx_at = t;
-            best = best.min(t);
-        }
+        let best = self.plan_all(te);
         if best == NO_ACCESS {
             None
         } else {

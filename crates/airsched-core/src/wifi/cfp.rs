@@ -250,12 +250,7 @@ impl Legacy {
                 c.beacon_due = false;
                 c.record().beacons += 1;
                 let end = m.put_beacon(cx, t, d, TxRate::Dsss(self.lowest_basic));
-                if let Some(co) = cx.coex.as_deref_mut() {
-                    co.wlan.push(crate::coex::OnAir { start: t, end, chan: 0, in_band: true, from: 0 });
-                }
-                busy_to(m, cx, end + dsss::SIFS);
-                cx.schedule(end + dsss::SIFS, Event::Cfp);
-                return;
+                return on_air(c, m, cx, t, end, 0, end + dsss::SIFS, Phase::Next);
             }
         }
         let ap = &m.dcf.nodes[0];
@@ -306,14 +301,9 @@ impl Legacy {
         } else {
             (ctl, m.put_control(cx, 0, station, 0, t, c.timing.null()))
         };
-        if let Some(co) = cx.coex.as_deref_mut() {
-            co.wlan.push(crate::coex::OnAir { start: t, end, chan: 0, in_band: true, from: 0 });
-        }
         let c = self.cfp.as_deref_mut().expect("a PCF cell");
         c.step = Step { station, polled, down, pc_rate, pc_bytes, pc_start: t, acks, ..NO_STEP };
-        c.phase = Phase::PcEnd;
-        busy_to(m, cx, end);
-        cx.schedule(end, Event::Cfp);
+        on_air(c, m, cx, t, end, 0, end, Phase::PcEnd);
     }
 
     /// The end of the PC's frame: did its station decode it (and the station it acknowledges)?
@@ -379,17 +369,12 @@ impl Legacy {
             cx.counters.pcf.stations[s as usize].nulls += 1;
             (false, ctl, NULL_BYTES, m.put_control(cx, node, s, 1, start, c.timing.null()))
         };
-        if let Some(co) = cx.coex.as_deref_mut() {
-            co.wlan.push(crate::coex::OnAir { start, end, chan: 0, in_band: true, from: node });
-        }
         let c = self.cfp.as_deref_mut().expect("a PCF cell");
         c.step.up = up;
         c.step.answer_rate = rate;
         c.step.answer_bytes = bytes;
         c.step.answer_start = start;
-        c.phase = Phase::AnswerEnd;
-        busy_to(m, cx, end);
-        cx.schedule(end, Event::Cfp);
+        on_air(c, m, cx, start, end, node, end, Phase::AnswerEnd);
     }
 
     /// The end of the station's answer: the PC decoded it or not. Its (CF-)Ack settles the
@@ -430,13 +415,8 @@ impl Legacy {
         let d = c.timing.cf_end();
         let acks = c.owed.take();
         c.step = Step { acks, pc_start: t, pc_rate: c.timing.ctl_rate, pc_bytes: CF_END_BYTES, ..NO_STEP };
-        c.phase = Phase::CfEnd;
         let end = m.put_control(cx, 0, NO_STATION, 0, t, d);
-        if let Some(co) = cx.coex.as_deref_mut() {
-            co.wlan.push(crate::coex::OnAir { start: t, end, chan: 0, in_band: true, from: 0 });
-        }
-        busy_to(m, cx, end);
-        cx.schedule(end, Event::Cfp);
+        on_air(c, m, cx, t, end, 0, end, Phase::CfEnd);
     }
 
     /// The CF-End has ended: the CF-Ack it carried is settled, and the busy period ends.
@@ -559,6 +539,19 @@ fn cf_deliver(m: &mut Medium, cx: &mut Ctx, node: u32, s: u32) {
     let c = cx.pkts.alloc(copy);
     let to = if node == 0 { Node::Station(s) } else { Node::Ap };
     cx.deliver(to, c);
+}
+
+/// A frame of the CFP from WiFi node `from` is on the air over [start, end): the Bluetooth
+/// piconet beside the cell sees it, and the PC's next step (`phase`) comes at `at`, to which
+/// the busy period is accounted.
+#[allow(clippy::too_many_arguments)]
+fn on_air(c: &mut Cfp, m: &mut Medium, cx: &mut Ctx, start: Nanos, end: Nanos, from: u32, at: Nanos, phase: Phase) {
+    if let Some(co) = cx.coex.as_deref_mut() {
+        co.wlan.push(crate::coex::OnAir { start, end, chan: 0, in_band: true, from });
+    }
+    c.phase = phase;
+    busy_to(m, cx, at);
+    cx.schedule(at, Event::Cfp);
 }
 
 /// The CFP's busy period is accounted up to `t` (the medium's busy time and its span, for the
