@@ -185,7 +185,7 @@ def run_command(
         sys.stdout.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     else:
         # The piconet's tables are printed (not in the JSON: summary.json keeps its keys).
-        _print_report(Console(), dict(report, **{t: result.rows(t) for t in BLUETOOTH_TABLES}))
+        _print_report(Console(), dict(report, **{t: result.rows(t) for t in OPTIONAL_TABLES}))
         if tc_stats:
             _print_tc_stats(result)
 
@@ -1156,9 +1156,9 @@ class _LazyProgress:
             self._bar.stop()
 
 
-#: Tables of a cell with Bluetooth, printed after the flows when they have rows, and of a PCF
-#: cell (the stations' polls, titled with a summary of the CFPs).
-BLUETOOTH_TABLES = ("bluetooth", "coexistence", "polls", "cfp")
+#: Tables only some cells fill (Bluetooth; PCF: the stations' polls under a summary of the
+#: CFPs), printed after the flows when they have rows.
+OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp")
 
 
 def _print_report(console: Console, report: dict[str, Any]) -> None:

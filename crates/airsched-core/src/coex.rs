@@ -281,25 +281,11 @@ impl Coex {
         in_wlan_band(k, self.wlan_channel)
     }
 
-    /// Is a WLAN frame received by node `to` (0 the AP, s + 1 station s), on the air over
-    /// [start, end) at DSSS rate index `rate`, corrupted by a Bluetooth packet? With the SIR
-    /// refinement the sender is needed too: a station's frames come from the AP; a frame to
-    /// the AP is found in the WLAN's air log by its span (the caller logged it when it went on
-    /// the air), and one that is not there is judged as in the worst case (any overlap).
-    pub fn wlan_hit(&self, start: Nanos, end: Nanos, to: u32, rate: usize) -> bool {
-        let from = match (&self.sir, to) {
-            (None, _) => return self.wlan_hit_any(start, end),
-            (Some(_), 0) => self.wlan.items.iter().rev().take(4).find(|a| a.start == start && a.end == end).map(|a| a.from),
-            (Some(_), _) => Some(0),
-        };
-        match from {
-            Some(from) => self.wlan_hit_from(start, end, from, to, rate),
-            None => self.wlan_hit_any(start, end),
-        }
-    }
-
-    /// [`Coex::wlan_hit`] for a frame whose sender is known: WLAN node `from` to node `to`.
-    pub fn wlan_hit_from(&self, start: Nanos, end: Nanos, from: u32, to: u32, rate: usize) -> bool {
+    /// Is a WLAN frame from WLAN node `from` to node `to` (0 the AP, s + 1 station s), on the
+    /// air over [start, end) at DSSS rate index `rate`, corrupted by a Bluetooth packet? Without
+    /// the SIR refinement any overlapping packet in the WLAN's band is; with it, one whose
+    /// power at `to` is within the rate's threshold of `from`'s signal there.
+    pub fn wlan_hit(&self, start: Nanos, end: Nanos, from: u32, to: u32, rate: usize) -> bool {
         let Some(s) = self.sir.as_deref() else { return self.wlan_hit_any(start, end) };
         let Some(wanted) = s.wlan_wanted(from, to) else { return self.wlan_hit_any(start, end) };
         self.bt.overlapping(start, end, true).any(|b| s.wlan_corrupted(wanted, b.from, to, rate))
@@ -406,46 +392,42 @@ mod tests {
         // dB, every rate survives); the master at 10 m: -61.50 dBm (SIR 15.00 dB).
         for from in [0, 1] {
             let c = with_bt(SirModel::new(&nap(), t), from);
-            assert!((0..4).all(|r| !c.wlan_hit_from(Nanos(0), Nanos(1500), 0, 1, r)), "from {from}");
+            assert!((0..4).all(|r| !c.wlan_hit(Nanos(0), Nanos(1500), 0, 1, r)), "from {from}");
         }
         // The AP's uplink reception: the master at 10 cm (-20.23 dBm, SIR -26.27 dB) corrupts
         // every rate; the slave at 2 m (-46.25 dBm, SIR -0.25 dB) corrupts 2, 5.5 and 11 Mb/s
         // frames, not 1 Mb/s ones (threshold -3.02 dB).
         let c = with_bt(SirModel::new(&nap(), t), 0);
-        assert!((0..4).all(|r| c.wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, r)));
+        assert!((0..4).all(|r| c.wlan_hit(Nanos(0), Nanos(1500), 1, 0, r)));
         let c = with_bt(SirModel::new(&nap(), t), 1);
-        assert_eq!((0..4).map(|r| c.wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, r)).collect::<Vec<_>>(), [false, true, true, true]);
+        assert_eq!((0..4).map(|r| c.wlan_hit(Nanos(0), Nanos(1500), 1, 0, r)).collect::<Vec<_>>(), [false, true, true, true]);
         // Not overlapping in time, or out of band: no hit whatever the SIR.
-        assert!(!c.wlan_hit_from(Nanos(2000), Nanos(3000), 1, 0, 3));
+        assert!(!c.wlan_hit(Nanos(2000), Nanos(3000), 1, 0, 3));
         let mut out = Coex::new(6, 1);
         out.sir = c.sir.clone();
         out.bt.push(OnAir { start: Nanos(1000), end: Nanos(2000), chan: 70, in_band: false, from: 0 });
-        assert!(!out.wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, 3));
+        assert!(!out.wlan_hit(Nanos(0), Nanos(1500), 1, 0, 3));
         // Exactly at the threshold the frame survives, 0.01 dB below it is lost.
         let mut m = SirModel::new(&nap(), t);
         m.bt_at_wlan[1][0] = m.wlan_link[0][1] - 716;
-        assert!(!with_bt(m.clone(), 1).wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, 3));
+        assert!(!with_bt(m.clone(), 1).wlan_hit(Nanos(0), Nanos(1500), 1, 0, 3));
         m.bt_at_wlan[1][0] += 1;
-        assert!(with_bt(m, 1).wlan_hit_from(Nanos(0), Nanos(1500), 1, 0, 3));
+        assert!(with_bt(m, 1).wlan_hit(Nanos(0), Nanos(1500), 1, 0, 3));
     }
 
     #[test]
-    fn a_frame_to_the_ap_is_judged_by_its_senders_signal_found_in_the_air_log() {
+    fn a_frame_to_the_ap_is_judged_by_its_senders_signal() {
         let t = SirThresholds { bt_cdb: 1100, wlan_cdb: [-302, 163, 415, 716] };
         // Two stations: 1 m and 30 m from the AP, the slave 3 m from the AP.
         let g = Geometry { wlan: vec![(0.0, 0.0), (1.0, 0.0), (30.0, 0.0)], bt: vec![(0.0, 0.0), (0.0, 3.0)], wlan_power_dbm: 15.0, bt_power_dbm: 0.0 };
         let mut c = with_bt(SirModel::new(&g, t), 1);
         // The slave at the AP: 0 - 49.77 dBm. Station 1's signal there: 15 - 40.23 (SIR 24.5
         // dB); station 2's: 15 - 77.24 (SIR -12.5 dB).
-        c.wlan.push(OnAir { start: Nanos(500), end: Nanos(1500), chan: 0, in_band: true, from: 1 });
-        assert!(!c.wlan_hit(Nanos(500), Nanos(1500), 0, 3));
-        c.wlan.push(OnAir { start: Nanos(600), end: Nanos(1600), chan: 0, in_band: true, from: 2 });
-        assert!(c.wlan_hit(Nanos(600), Nanos(1600), 0, 3));
+        assert!(!c.wlan_hit(Nanos(500), Nanos(1500), 1, 0, 3));
+        assert!(c.wlan_hit(Nanos(600), Nanos(1600), 2, 0, 3));
         // A frame to a station comes from the AP (1 m away: -25.23 dBm) against the slave 3.16
         // m from the station (-50.23 dBm): SIR 25.0 dB.
-        assert!(!c.wlan_hit(Nanos(0), Nanos(1500), 1, 3));
-        // A span the log does not hold: the worst case, any overlap.
-        assert!(c.wlan_hit(Nanos(700), Nanos(1700), 0, 3));
+        assert!(!c.wlan_hit(Nanos(0), Nanos(1500), 0, 1, 3));
     }
 
     #[test]

@@ -158,7 +158,7 @@ fn hit_probability(text: &str, t_w: Nanos, n: usize, seed: u64) -> f64 {
     for _ in 0..n {
         now = now + t_w + Nanos(rng.random_range(3_000_000..4_000_000));
         sim.advance(now);
-        if sim.coex().unwrap().wlan_hit(now - t_w, now, 1, 3) {
+        if sim.coex().unwrap().wlan_hit(now - t_w, now, 0, 1, 3) {
             hits += 1;
         }
     }

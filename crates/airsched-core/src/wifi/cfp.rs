@@ -207,22 +207,16 @@ impl Legacy {
         if let Some(tap) = cx.tap.as_deref_mut() {
             m.tap_beacon(tap, ta);
         }
-        if let Some(co) = cx.coex.as_deref_mut() {
-            co.wlan.push(crate::coex::OnAir { start: ta, end, chan: 0, in_band: true, from: 0 });
-        }
         let c = self.cfp.as_deref_mut().expect("a PCF cell");
         let tbtt = c.armed.take().expect("an armed CFP");
-        c.phase = Phase::Next;
         c.deadline = tbtt + c.params.cfp_max_duration;
         c.owed = None;
         c.beacon_due = false;
         c.pc.begin_cfp();
         c.records.push(CfpRecord { tbtt, start: ta, ..CfpRecord::default() });
-        cx.counters.medium_busy_ns += d.0;
-        m.busy_span = (ta, end);
-        let next = end + dsss::SIFS;
-        busy_to(m, cx, next);
-        cx.schedule(next, Event::Cfp);
+        // The busy period begins with the beacon; `on_air` accounts it.
+        m.busy_span = (ta, ta);
+        on_air(c, m, cx, ta, end, 0, end + dsss::SIFS, Phase::Next);
     }
 
     /// The PC's next step (`Event::Cfp`).
@@ -468,7 +462,7 @@ impl Legacy {
         }
         if let Some(co) = cx.coex.as_deref_mut() {
             let d = (dir == Dir::Up) as usize;
-            let hit = co.wlan_hit_from(start, cx.now, sender, to, rate as usize);
+            let hit = co.wlan_hit(start, cx.now, sender, to, rate as usize);
             if data {
                 co.counters.wlan_data_checked[s as usize][d] += 1;
                 co.counters.wlan_data_hit[s as usize][d] += hit as u64;

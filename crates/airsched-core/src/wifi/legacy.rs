@@ -144,7 +144,7 @@ impl Legacy {
         let to = if a.node == 0 { s as u32 + 1 } else { 0 };
         let c = cx.coex.as_deref_mut().expect("called with Bluetooth beside");
         c.counters.wlan_data_checked[s][dir] += 1;
-        if c.wlan_hit_from(m.busy_span.0, cx.now, a.node, to, dsss_rate(a) as usize) {
+        if c.wlan_hit(m.busy_span.0, cx.now, a.node, to, dsss_rate(a) as usize) {
             c.counters.wlan_data_hit[s][dir] += 1;
             c.wlan.pop_last();
             let sc = &mut cx.counters.stations[s];
@@ -174,7 +174,7 @@ impl Legacy {
         let c = cx.coex.as_deref_mut().expect("called with Bluetooth beside");
         c.counters.wlan_ack_checked[s][dir] += 1;
         let acker = if a.node == 0 { s as u32 + 1 } else { 0 };
-        if c.wlan_hit_from(ack.start, ack.end, acker, a.node, self.ack_rate[dsss_rate(a) as usize] as usize) {
+        if c.wlan_hit(ack.start, ack.end, acker, a.node, self.ack_rate[dsss_rate(a) as usize] as usize) {
             c.counters.wlan_ack_hit[s][dir] += 1;
             cx.counters.stations[s].ack_errors += 1;
             m.outcome = Outcome::AckLost;
