@@ -617,6 +617,8 @@ fn pcf_keys_need_pcf_and_an_802_11b_cell_with_beacons() {
     one(&example_with(12, "rate = \"11Mbps\"\ncf_pollable = false"), 13, 15, "station[0].cf_pollable", "set pcf = true in [cell]");
     one(&with_pcf("pcf = true\ncfp_max_duration = 50\nbeacons = false"), 10, 7, "cell.pcf", "set beacons = true");
     one(&with_pcf("pcf = true\ncfp_max_duration = 50\ndtim_period = 0"), 12, 15, "cell.dtim_period", "between 1 and 255");
+    let nobody = with_pcf("pcf = true\ncfp_max_duration = 50").replace("rate = \"11Mbps\"", "rate = \"11Mbps\"\ncf_pollable = false");
+    one(&nobody, 10, 7, "cell.pcf", "no station is cf_pollable");
     let n = "[cell]\nstandard = \"802.11n\"\npcf = true\ncfp_max_duration = 50\n[[station]]\nname = \"s\"\nmcs = 7\n";
     one(n, 3, 7, "cell.pcf", "802.11b cells only");
 }

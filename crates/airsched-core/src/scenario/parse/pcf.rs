@@ -94,6 +94,10 @@ pub(super) fn check_pcf(ctx: &mut Ctx<'_>, tbl: Option<&DeTable<'_>>, cell: &Cel
     let Some(tbl) = tbl else { return };
     let span = tbl.get("cfp_max_duration").map(|v| v.span()).unwrap_or(0..0);
     let Some(slowest) = stations.iter().filter(|s| s.cf_pollable).map(|s| s.rate).min() else {
+        if !stations.is_empty() {
+            let pspan = tbl.get("pcf").map(|v| v.span()).unwrap_or(0..0);
+            ctx.error(&pspan, "cell.pcf", "no station is cf_pollable: the point coordinator would have no one to poll and no CFP would start; leave at least one station on the polling list, or remove pcf");
+        }
         return;
     };
     let preamble = cell.preamble;
