@@ -32,6 +32,12 @@ pub const GOLDEN: &[(&str, &str)] = &[
         "802.11n, the ath9k driver FIFO under pfifo_fast, TCP",
     ),
     ("scenarios/80211n-edca-minstrel.toml", "802.11n EDCA, Minstrel over MCS, EF pings"),
+    (
+        "scenarios/yip-kwok/nap-fifo.toml?run.duration=30s",
+        "Bluetooth NAP: the piconet, bnep, IMQ over wlan0 and bnep0, coexistence, Linux 2.4 TCP",
+    ),
+    ("scenarios/yip-kwok/nap-sir.toml?run.duration=20s", "Bluetooth coexistence with the SIR refinement"),
+    ("scenarios/yip-kwok/ifb-htb-sfq.toml?run.duration=10s", "an ifb device: ingress redirect, htb + sfq"),
 ];
 
 fn root() -> PathBuf {
