@@ -29,7 +29,11 @@ pub const BT_CHANNELS: u32 = 79;
 
 /// Centre frequency (MHz) of 802.11b channel `c` (1..=14).
 pub fn wlan_centre_mhz(c: u32) -> u32 {
-    if c == 14 { 2484 } else { 2407 + 5 * c }
+    if c == 14 {
+        2484
+    } else {
+        2407 + 5 * c
+    }
 }
 
 /// Whether Bluetooth channel `k` lies in the 22 MHz band of WLAN channel `c`.
@@ -129,7 +133,8 @@ impl SirThresholds {
     /// than 0.01 dB).
     pub fn new(preamble: crate::phy::dsss::Preamble) -> SirThresholds {
         use crate::phy::error::{db_to_cdb, snr_for_per, ErrMode};
-        let wlan_cdb = crate::phy::dsss::DsssRate::ALL.map(|r| db_to_cdb(snr_for_per(ErrMode::Dsss(r), preamble, SIR_PSDU_BYTES, SIR_PER)));
+        let wlan_cdb = crate::phy::dsss::DsssRate::ALL
+            .map(|r| db_to_cdb(snr_for_per(ErrMode::Dsss(r), preamble, SIR_PSDU_BYTES, SIR_PER)));
         SirThresholds { bt_cdb: BT_COCHANNEL_CDB, wlan_cdb }
     }
 }
@@ -219,7 +224,12 @@ impl SirModel {
             wlan_at_bt: g.wlan.iter().map(|&w| g.bt.iter().map(|&b| received_cdbm(pw, w, b)).collect()).collect(),
             bt_at_wlan: g.bt.iter().map(|&b| g.wlan.iter().map(|&w| received_cdbm(pb, b, w)).collect()).collect(),
             wlan_link: g.wlan.iter().skip(1).map(|&s| [received_cdbm(pw, ap, s), received_cdbm(pw, s, ap)]).collect(),
-            bt_link: g.bt.iter().skip(1).map(|&s| [received_cdbm(pb, master, s), received_cdbm(pb, s, master)]).collect(),
+            bt_link: g
+                .bt
+                .iter()
+                .skip(1)
+                .map(|&s| [received_cdbm(pb, master, s), received_cdbm(pb, s, master)])
+                .collect(),
             thresholds,
         }
     }
@@ -248,7 +258,11 @@ impl SirModel {
     /// (the worst case; the simulation never asks one).
     #[inline]
     fn wlan_corrupted(&self, wanted: i32, b: u32, to: u32, rate: usize) -> bool {
-        let (Some(i), Some(&thr)) = (self.bt_at_wlan.get(b as usize).and_then(|r| r.get(to as usize)), self.thresholds.wlan_cdb.get(rate)) else { return true };
+        let (Some(i), Some(&thr)) =
+            (self.bt_at_wlan.get(b as usize).and_then(|r| r.get(to as usize)), self.thresholds.wlan_cdb.get(rate))
+        else {
+            return true;
+        };
         wanted - i < thr
     }
 
@@ -344,7 +358,12 @@ mod tests {
     /// The AP (and the master) at the origin, a station 10 m east, a slave 2 m west; WLAN
     /// radios at 15 dBm, Bluetooth at 0 dBm.
     fn nap() -> Geometry {
-        Geometry { wlan: vec![(0.0, 0.0), (10.0, 0.0)], bt: vec![(0.0, 0.0), (-2.0, 0.0)], wlan_power_dbm: 15.0, bt_power_dbm: 0.0 }
+        Geometry {
+            wlan: vec![(0.0, 0.0), (10.0, 0.0)],
+            bt: vec![(0.0, 0.0), (-2.0, 0.0)],
+            wlan_power_dbm: 15.0,
+            bt_power_dbm: 0.0,
+        }
     }
 
     #[test]
@@ -360,7 +379,10 @@ mod tests {
         assert_eq!(m.bt_at_wlan, vec![vec![-2023, -6150], vec![-4625, -6411]]);
         // wlan_at_bt[w][b]: the AP at the master (15 - 20.229) and at the slave (15 - 46.249).
         assert_eq!(m.wlan_at_bt, vec![vec![1500 - 2023, 1500 - 4625], vec![1500 - 6150, 1500 - 6411]]);
-        assert_eq!((m.wlan_wanted(0, 1), m.wlan_wanted(1, 0), m.wlan_wanted(1, 1), m.wlan_wanted(0, 2)), (Some(-4650), Some(-4650), None, None));
+        assert_eq!(
+            (m.wlan_wanted(0, 1), m.wlan_wanted(1, 0), m.wlan_wanted(1, 1), m.wlan_wanted(0, 2)),
+            (Some(-4650), Some(-4650), None, None)
+        );
         assert_eq!((m.bt_wanted(0, 1), m.bt_wanted(1, 0), m.bt_wanted(0, 0)), (Some(-4625), Some(-4625), None));
     }
 
@@ -373,7 +395,12 @@ mod tests {
             assert!((got - want).abs() <= 15, "{:?}", t.wlan_cdb);
         }
         let short = SirThresholds::new(crate::phy::dsss::Preamble::Short);
-        assert!(t.wlan_cdb.iter().zip(short.wlan_cdb).all(|(a, b)| (a - b).abs() <= 1), "{:?} {:?}", t.wlan_cdb, short.wlan_cdb);
+        assert!(
+            t.wlan_cdb.iter().zip(short.wlan_cdb).all(|(a, b)| (a - b).abs() <= 1),
+            "{:?} {:?}",
+            t.wlan_cdb,
+            short.wlan_cdb
+        );
     }
 
     /// A coexistence with the SIR model `m` and one Bluetooth packet of node `from` over
@@ -400,7 +427,10 @@ mod tests {
         let c = with_bt(SirModel::new(&nap(), t), 0);
         assert!((0..4).all(|r| c.wlan_hit(Nanos(0), Nanos(1500), 1, 0, r)));
         let c = with_bt(SirModel::new(&nap(), t), 1);
-        assert_eq!((0..4).map(|r| c.wlan_hit(Nanos(0), Nanos(1500), 1, 0, r)).collect::<Vec<_>>(), [false, true, true, true]);
+        assert_eq!(
+            (0..4).map(|r| c.wlan_hit(Nanos(0), Nanos(1500), 1, 0, r)).collect::<Vec<_>>(),
+            [false, true, true, true]
+        );
         // Not overlapping in time, or out of band: no hit whatever the SIR.
         assert!(!c.wlan_hit(Nanos(2000), Nanos(3000), 1, 0, 3));
         let mut out = Coex::new(6, 1);
@@ -419,8 +449,13 @@ mod tests {
     fn a_frame_to_the_ap_is_judged_by_its_senders_signal() {
         let t = SirThresholds { bt_cdb: 1100, wlan_cdb: [-302, 163, 415, 716] };
         // Two stations: 1 m and 30 m from the AP, the slave 3 m from the AP.
-        let g = Geometry { wlan: vec![(0.0, 0.0), (1.0, 0.0), (30.0, 0.0)], bt: vec![(0.0, 0.0), (0.0, 3.0)], wlan_power_dbm: 15.0, bt_power_dbm: 0.0 };
-        let mut c = with_bt(SirModel::new(&g, t), 1);
+        let g = Geometry {
+            wlan: vec![(0.0, 0.0), (1.0, 0.0), (30.0, 0.0)],
+            bt: vec![(0.0, 0.0), (0.0, 3.0)],
+            wlan_power_dbm: 15.0,
+            bt_power_dbm: 0.0,
+        };
+        let c = with_bt(SirModel::new(&g, t), 1);
         // The slave at the AP: 0 - 49.77 dBm. Station 1's signal there: 15 - 40.23 (SIR 24.5
         // dB); station 2's: 15 - 77.24 (SIR -12.5 dB).
         assert!(!c.wlan_hit(Nanos(500), Nanos(1500), 1, 0, 3));

@@ -69,7 +69,10 @@ impl CalibrationTable {
         let m = &self.meta;
         let mut s = String::new();
         let _ = writeln!(s, "# WChMon calibration table written by airsched calibrate (Garroppo et al. 4.2):");
-        let _ = writeln!(s, "# a saturated UDP flow AP -> station at each SNR, goodput = n L / tau over blocks of n packets.");
+        let _ = writeln!(
+            s,
+            "# a saturated UDP flow AP -> station at each SNR, goodput = n L / tau over blocks of n packets."
+        );
         let _ = writeln!(s, "[calibration]");
         let _ = writeln!(s, "payload = {}", m.payload);
         let _ = writeln!(s, "block = {}", m.block);
@@ -91,7 +94,8 @@ impl CalibrationTable {
             meta.payload = c.get("payload").and_then(|v| v.as_integer()).unwrap_or(0) as u32;
             meta.block = c.get("block").and_then(|v| v.as_integer()).unwrap_or(0) as u32;
             meta.rate_control = c.get("rate_control").and_then(|v| v.as_str()).unwrap_or("").to_string();
-            meta.duration_s = c.get("duration_s").and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64))).unwrap_or(0.0);
+            meta.duration_s =
+                c.get("duration_s").and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64))).unwrap_or(0.0);
             meta.seed = c.get("seed").and_then(|v| v.as_integer()).unwrap_or(0) as u64;
         }
         let pts = doc
@@ -119,7 +123,9 @@ impl CalibrationTable {
             let cdb = (snr * 100.0).round() as i32;
             if let Some(&(prev, _)) = points.last() {
                 if cdb <= prev {
-                    return Err(format!("point[{i}].snr_db: {snr} is not above the previous point's; list points by increasing SNR"));
+                    return Err(format!(
+                        "point[{i}].snr_db: {snr} is not above the previous point's; list points by increasing SNR"
+                    ));
                 }
             }
             points.push((cdb, g));
@@ -238,7 +244,10 @@ mod tests {
     fn bad_files_say_what_is_wrong() {
         let e = CalibrationTable::from_toml("[[point]]\nsnr_db = 1\n").unwrap_err();
         assert!(e.contains("point[0]: missing key `goodput_bps`"), "{e}");
-        let e = CalibrationTable::from_toml("[[point]]\nsnr_db = 5\ngoodput_bps = 1\n[[point]]\nsnr_db = 4\ngoodput_bps = 2\n").unwrap_err();
+        let e = CalibrationTable::from_toml(
+            "[[point]]\nsnr_db = 5\ngoodput_bps = 1\n[[point]]\nsnr_db = 4\ngoodput_bps = 2\n",
+        )
+        .unwrap_err();
         assert!(e.contains("point[1].snr_db") && e.contains("increasing"), "{e}");
         let e = CalibrationTable::from_toml("x = 1").unwrap_err();
         assert!(e.contains("[[point]]"), "{e}");
@@ -274,7 +283,10 @@ mod tests {
 
     #[test]
     fn measurement_noise_is_seeded_and_unbiased_on_a_flat_table() {
-        let flat = CalibrationTable { points: (-10..=30).map(|d| (d * 100, d as f64 * 1e5 + 2e6)).collect(), meta: CalibrationMeta::default() };
+        let flat = CalibrationTable {
+            points: (-10..=30).map(|d| (d * 100, d as f64 * 1e5 + 2e6)).collect(),
+            meta: CalibrationMeta::default(),
+        };
         let cfg = MonitorConfig { table: flat, alpha: 0.25, noise_cdb: 200 };
         let run = || {
             let mut m = Monitor::new(cfg.clone(), &[1000], 9);

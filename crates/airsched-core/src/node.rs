@@ -42,4 +42,3 @@ pub enum Acct {
     /// A wired device: no station.
     Wired,
 }
-

@@ -87,7 +87,20 @@ impl Packet {
     /// A packet of flow `flow` created at `now`, with no sequence, timestamp or ACK fields.
     #[inline]
     pub fn new(flow: u32, ip_len: u32, payload: u32, now: Nanos) -> Packet {
-        Packet { flow, ip_len, payload, created: now, enqueued: now, queue_delay: Nanos::ZERO, seq: 0, echo: Nanos::ZERO, ack: 0, wnd: 0, sack: [0; 6], iif: 0 }
+        Packet {
+            flow,
+            ip_len,
+            payload,
+            created: now,
+            enqueued: now,
+            queue_delay: Nanos::ZERO,
+            seq: 0,
+            echo: Nanos::ZERO,
+            ack: 0,
+            wnd: 0,
+            sack: [0; 6],
+            iif: 0,
+        }
     }
 }
 
@@ -147,11 +160,7 @@ impl Packets {
 
     /// Every live packet (end-of-run accounting).
     pub fn iter_live(&self) -> impl Iterator<Item = (PacketId, &Packet)> {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.live[*i])
-            .map(|(i, p)| (PacketId(i as u32), p))
+        self.slots.iter().enumerate().filter(|(i, _)| self.live[*i]).map(|(i, p)| (PacketId(i as u32), p))
     }
 }
 
@@ -160,7 +169,20 @@ mod tests {
     use super::*;
 
     fn pkt(flow: u32) -> Packet {
-        Packet { flow, ip_len: 100, payload: 72, created: Nanos(0), enqueued: Nanos(0), queue_delay: Nanos(0), seq: 0, echo: Nanos(0), ack: 0, wnd: 0, sack: [0; 6], iif: 0 }
+        Packet {
+            flow,
+            ip_len: 100,
+            payload: 72,
+            created: Nanos(0),
+            enqueued: Nanos(0),
+            queue_delay: Nanos(0),
+            seq: 0,
+            echo: Nanos(0),
+            ack: 0,
+            wnd: 0,
+            sack: [0; 6],
+            iif: 0,
+        }
     }
 
     #[test]
@@ -177,7 +199,16 @@ mod tests {
 
     #[test]
     fn header_bytes_put_fields_where_u32_expects_them() {
-        let k = FlowKey { src_ip: 0x0a000001, dst_ip: 0xc0a80102, sport: 40000, dport: 5001, proto: 17, tos: 0xb8, mark: 0, priority: 0 };
+        let k = FlowKey {
+            src_ip: 0x0a000001,
+            dst_ip: 0xc0a80102,
+            sport: 40000,
+            dport: 5001,
+            proto: 17,
+            tos: 0xb8,
+            mark: 0,
+            priority: 0,
+        };
         let h = k.header_bytes(1500);
         assert_eq!(h[1], 0xb8);
         assert_eq!(&h[2..4], &1500u16.to_be_bytes());

@@ -264,7 +264,7 @@ impl Tap {
             buf.push(0); // pad the Channel field to 2 bytes
         }
         buf.extend_from_slice(&self.phy.freq_mhz.to_le_bytes());
-        buf.extend_from_slice(&(chan_flags as u16).to_le_bytes());
+        buf.extend_from_slice(&chan_flags.to_le_bytes());
         let snr_db = phy.snr_cdb.map_or(PERFECT_SNR_DB, |c| (c as f64 / 100.0).round() as i32);
         buf.push((NOISE_DBM + snr_db).clamp(-128, 127) as i8 as u8);
         buf.push(NOISE_DBM as i8 as u8);
@@ -276,7 +276,7 @@ impl Tap {
             }
             buf.extend_from_slice(&[known, f, mcs.index()]);
             if let Some((reference, last)) = phy.ampdu {
-                while (buf.len() - start) % 4 != 0 {
+                while !(buf.len() - start).is_multiple_of(4) {
                     buf.push(0);
                 }
                 buf.extend_from_slice(&reference.to_le_bytes());
@@ -290,7 +290,11 @@ impl Tap {
     }
 
     fn band_flag(&self) -> u16 {
-        if self.phy.band_5ghz { 0x0100 } else { 0x0080 }
+        if self.phy.band_5ghz {
+            0x0100
+        } else {
+            0x0080
+        }
     }
 }
 
@@ -302,7 +306,8 @@ fn dot11_data(buf: &mut Vec<u8>, from: u32, to: u32, retry: bool, tid: Option<u8
         fc1 |= 0x08;
     }
     buf.extend_from_slice(&[subtype, fc1, 0, 0]);
-    let (a1, a2, a3) = if from == 0 { (wifi_mac(to), wifi_mac(0), wifi_mac(0)) } else { (wifi_mac(0), wifi_mac(from), wifi_mac(0)) };
+    let (a1, a2, a3) =
+        if from == 0 { (wifi_mac(to), wifi_mac(0), wifi_mac(0)) } else { (wifi_mac(0), wifi_mac(from), wifi_mac(0)) };
     buf.extend_from_slice(&a1);
     buf.extend_from_slice(&a2);
     buf.extend_from_slice(&a3);
@@ -332,7 +337,13 @@ mod tests {
     use crate::phy::ht::HtMcs;
 
     fn cell() -> CellPhy {
-        CellPhy { preamble: Preamble::Long, width: ChannelWidth::Mhz20, gi: GuardInterval::Long, freq_mhz: 2412, band_5ghz: false }
+        CellPhy {
+            preamble: Preamble::Long,
+            width: ChannelWidth::Mhz20,
+            gi: GuardInterval::Long,
+            freq_mhz: 2412,
+            band_5ghz: false,
+        }
     }
 
     #[test]
@@ -340,7 +351,14 @@ mod tests {
         // 802.11b: TSFT 8, Flags 16, Rate 17, Channel 18-21, signal 22, noise 23: 24 bytes.
         let tap = Tap::new(cell(), &["ap".into()]);
         let mut buf = Vec::new();
-        let p = Phy { start: Nanos(1_500_000), rate: TxRate::Dsss(DsssRate::R11), len: 100, fcs_ok: false, snr_cdb: Some(1250), ampdu: None };
+        let p = Phy {
+            start: Nanos(1_500_000),
+            rate: TxRate::Dsss(DsssRate::R11),
+            len: 100,
+            fcs_ok: false,
+            snr_cdb: Some(1250),
+            ampdu: None,
+        };
         tap.radiotap(&mut buf, &p);
         assert_eq!(buf.len(), 24);
         assert_eq!(u32::from_le_bytes(buf[4..8].try_into().unwrap()), 0x6f);

@@ -103,7 +103,12 @@ pub struct ChannelSpec {
 
 impl ChannelSpec {
     pub fn constant(snr_cdb: i32) -> ChannelSpec {
-        ChannelSpec { points: vec![(Nanos::ZERO, snr_cdb)], interpolation: Interpolation::Step, up_offset_cdb: 0, fading: None }
+        ChannelSpec {
+            points: vec![(Nanos::ZERO, snr_cdb)],
+            interpolation: Interpolation::Step,
+            up_offset_cdb: 0,
+            fading: None,
+        }
     }
 
     /// Mean downlink SNR at `t`, before fading.

@@ -76,19 +76,13 @@ pub struct UnitError {
 
 impl UnitError {
     fn new(input: &str, quantity: Quantity, kind: UnitErrorKind) -> UnitError {
-        UnitError {
-            input: input.to_string(),
-            quantity,
-            kind,
-        }
+        UnitError { input: input.to_string(), quantity, kind }
     }
 }
 
-const RATE_UNITS_HELP: &str =
-    "bit, kbit, mbit, gbit, tbit, bps, kbps, mbps, gbps, tbps (bytes/s!), \
+const RATE_UNITS_HELP: &str = "bit, kbit, mbit, gbit, tbit, bps, kbps, mbps, gbps, tbps (bytes/s!), \
      or kibit, mibit, gibit, tibit, kibps, mibps, gibps, tibps (e.g. \"6mbit\")";
-const SIZE_UNITS_HELP: &str =
-    "b, k/kb (x1024), m/mb, g/gb (bytes), or kbit, mbit, gbit (e.g. \"1514\" or \"15k\")";
+const SIZE_UNITS_HELP: &str = "b, k/kb (x1024), m/mb, g/gb (bytes), or kbit, mbit, gbit (e.g. \"1514\" or \"15k\")";
 const DURATION_UNITS_HELP: &str =
     "s, sec, secs, ms, msec, msecs, us, usec, usecs, ns, min, h (e.g. \"10s\", \"200ms\" or \"10min\")";
 const TC_TIME_UNITS_HELP: &str = "s, sec, secs, ms, msec, msecs, us, usec, usecs, ns, \
@@ -117,15 +111,9 @@ impl fmt::Display for UnitError {
         };
         let input = &self.input;
         match &self.kind {
-            K::Empty => write!(
-                f,
-                "empty string is not a {noun}; expected a number with {units}"
-            ),
+            K::Empty => write!(f, "empty string is not a {noun}; expected a number with {units}"),
             K::NotANumber => {
-                write!(
-                    f,
-                    "{input:?} is not a {noun}: expected a number followed by {units}"
-                )
+                write!(f, "{input:?} is not a {noun}: expected a number followed by {units}")
             }
             K::UnknownUnit(u) => match self.quantity {
                 Quantity::PhyRate | Quantity::OfdmRate => {
@@ -135,10 +123,7 @@ impl fmt::Display for UnitError {
                              expected {units}"
                     )
                 }
-                _ => write!(
-                    f,
-                    "{input:?} is not a {noun}: unknown unit {u:?}; expected a number with {units}"
-                ),
+                _ => write!(f, "{input:?} is not a {noun}: unknown unit {u:?}; expected a number with {units}"),
             },
             K::MissingUnit => write!(
                 f,
@@ -146,22 +131,15 @@ impl fmt::Display for UnitError {
                  e.g. \"10s\" or \"200ms\""
             ),
             K::Negative => match self.quantity {
-                Quantity::Duration | Quantity::TcTime => write!(
-                    f,
-                    "{input:?} is not a valid duration: durations must be positive or zero"
-                ),
+                Quantity::Duration | Quantity::TcTime => {
+                    write!(f, "{input:?} is not a valid duration: durations must be positive or zero")
+                }
                 Quantity::Size => {
-                    write!(
-                        f,
-                        "{input:?} is not a valid size: sizes must be positive or zero"
-                    )
+                    write!(f, "{input:?} is not a valid size: sizes must be positive or zero")
                 }
                 _ => write!(f, "{input:?} is not a valid {noun}: rates must be positive"),
             },
-            K::Zero => write!(
-                f,
-                "{input:?} is not a valid {noun}: it must be greater than zero"
-            ),
+            K::Zero => write!(f, "{input:?} is not a valid {noun}: it must be greater than zero"),
             K::TooLarge => write!(
                 f,
                 "{input:?} is too large a {noun}: at most {} {}",
@@ -178,10 +156,9 @@ impl fmt::Display for UnitError {
                     "{input:?} is not a whole number of bits per second; use a smaller unit or \
                      fewer decimals"
                 ),
-                Quantity::Size => write!(
-                    f,
-                    "{input:?} is not a whole number of bytes; use a smaller unit or fewer decimals"
-                ),
+                Quantity::Size => {
+                    write!(f, "{input:?} is not a whole number of bytes; use a smaller unit or fewer decimals")
+                }
                 Quantity::Duration | Quantity::TcTime => write!(
                     f,
                     "{input:?} is more precise than a nanosecond, the resolution of the clock; \
@@ -193,10 +170,7 @@ impl fmt::Display for UnitError {
                 "{input:?}: a rate as a percentage of the link speed is not supported here; \
                  give an absolute rate with {units}"
             ),
-            K::NotAPhyRate => write!(
-                f,
-                "{input:?} is not an {noun}: expected one of {units}"
-            ),
+            K::NotAPhyRate => write!(f, "{input:?} is not an {noun}: expected one of {units}"),
         }
     }
 }
@@ -227,14 +201,8 @@ fn split(s: &str) -> Split<'_> {
     } else {
         (false, t)
     };
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(rest.len());
-    Split {
-        negative,
-        number: &rest[..end],
-        unit: rest[end..].trim_start(),
-    }
+    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+    Split { negative, number: &rest[..end], unit: rest[end..].trim_start() }
 }
 
 /// Reads digits with at most one '.'; `None` if malformed. `Err(())` on integer-part overflow.
@@ -251,10 +219,7 @@ fn parse_decimal(number: &str) -> Option<Result<Decimal, ()>> {
     }
     let mut int: u128 = 0;
     for b in int_s.bytes() {
-        match int
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u128::from(b - b'0')))
-        {
+        match int.checked_mul(10).and_then(|v| v.checked_add(u128::from(b - b'0'))) {
             Some(v) => int = v,
             None => return Some(Err(())),
         }
@@ -263,21 +228,13 @@ fn parse_decimal(number: &str) -> Option<Result<Decimal, ()>> {
     // More than 38 significant fraction digits cannot come out whole for any multiplier used
     // here (all are below 10^13): report it as fractional via an impossible marker.
     if frac_s.len() > 38 {
-        return Some(Ok(Decimal {
-            int,
-            frac: 1,
-            frac_digits: u32::MAX,
-        }));
+        return Some(Ok(Decimal { int, frac: 1, frac_digits: u32::MAX }));
     }
     let mut frac: u128 = 0;
     for b in frac_s.bytes() {
         frac = frac * 10 + u128::from(b - b'0');
     }
-    Some(Ok(Decimal {
-        int,
-        frac,
-        frac_digits: frac_s.len() as u32,
-    }))
+    Some(Ok(Decimal { int, frac, frac_digits: frac_s.len() as u32 }))
 }
 
 fn gcd(mut a: u128, mut b: u128) -> u128 {
@@ -324,11 +281,7 @@ fn scale(d: &Decimal, mult: u64) -> Scaled {
 }
 
 /// Common driver: split, look the unit up, scale exactly.
-fn parse_with_units(
-    s: &str,
-    quantity: Quantity,
-    unit_mult: impl Fn(&str) -> Option<u64>,
-) -> Result<u64, UnitError> {
+fn parse_with_units(s: &str, quantity: Quantity, unit_mult: impl Fn(&str) -> Option<u64>) -> Result<u64, UnitError> {
     let err = |kind| Err(UnitError::new(s, quantity, kind));
     if s.trim().is_empty() {
         return err(UnitErrorKind::Empty);
@@ -456,14 +409,7 @@ pub fn parse_time(s: &str) -> Result<Nanos, UnitError> {
 /// A `tc` time (`latency`, `target`, `interval`, ...): like [`parse_time`], but a bare number
 /// is microseconds, as iproute2's `get_time` reads it (`"5000"` = 5 ms).
 pub fn parse_tc_time_us(s: &str) -> Result<Nanos, UnitError> {
-    parse_with_units(s, Quantity::TcTime, |u| {
-        if u.is_empty() {
-            Some(1_000)
-        } else {
-            time_multiplier(u)
-        }
-    })
-    .map(Nanos)
+    parse_with_units(s, Quantity::TcTime, |u| if u.is_empty() { Some(1_000) } else { time_multiplier(u) }).map(Nanos)
 }
 
 /// A PHY rate in Mb/s as a whole number of 100 kb/s (how `DsssRate` counts); a bare number is
@@ -544,10 +490,7 @@ mod tests {
             (".5kbit", 500),
             ("5.mbit", 5_000_000),
             ("0.001kbit", 1),
-            (
-                "2.000000000000000000000000000000000000000000000mbit",
-                2_000_000,
-            ),
+            ("2.000000000000000000000000000000000000000000000mbit", 2_000_000),
             (" 10 mbit ", 10_000_000),
             ("+3kbit", 3_000),
             ("1.5kibit", 1_536),
@@ -580,10 +523,7 @@ mod tests {
             ("0.1bps", K::Fractional),
             ("1.0000000001kbit", K::Fractional),
             ("18446744073709551616", K::TooLarge),
-            (
-                "99999999999999999999999999999999999999999999tbps",
-                K::TooLarge,
-            ),
+            ("99999999999999999999999999999999999999999999tbps", K::TooLarge),
             ("30%", K::Percent),
         ];
         for (s, want) in cases {
@@ -597,14 +537,8 @@ mod tests {
              mbit, gbit, tbit, bps, kbps, mbps, gbps, tbps (bytes/s!), or kibit, mibit, gibit, \
              tibit, kibps, mibps, gibps, tibps (e.g. \"6mbit\")"
         );
-        assert!(parse_rate_bps("-1mbit")
-            .unwrap_err()
-            .to_string()
-            .contains("must be positive"));
-        assert!(parse_rate_bps("0bit")
-            .unwrap_err()
-            .to_string()
-            .contains("greater than zero"));
+        assert!(parse_rate_bps("-1mbit").unwrap_err().to_string().contains("must be positive"));
+        assert!(parse_rate_bps("0bit").unwrap_err().to_string().contains("greater than zero"));
     }
 
     #[test]
@@ -680,10 +614,7 @@ mod tests {
             ("-1s", K::Negative),
             ("0.5ns", K::Fractional),
             ("0.0000000001s", K::Fractional),
-            (
-                "1.0000000000000000000000000000000000000000000001s",
-                K::Fractional,
-            ),
+            ("1.0000000000000000000000000000000000000000000001s", K::Fractional),
             ("10 m", K::UnknownUnit("m".into())),
             ("10mn", K::UnknownUnit("mn".into())),
             ("10m", K::UnknownUnit("m".into())),
@@ -716,14 +647,8 @@ mod tests {
         for &(s, want) in cases {
             assert_eq!(parse_tc_time_us(s), Ok(Nanos(want)), "{s}");
         }
-        assert_eq!(
-            parse_tc_time_us("-5").unwrap_err().kind,
-            UnitErrorKind::Negative
-        );
-        assert_eq!(
-            parse_tc_time_us("0.0001").unwrap_err().kind,
-            UnitErrorKind::Fractional
-        );
+        assert_eq!(parse_tc_time_us("-5").unwrap_err().kind, UnitErrorKind::Negative);
+        assert_eq!(parse_tc_time_us("0.0001").unwrap_err().kind, UnitErrorKind::Fractional);
     }
 
     #[test]
@@ -752,36 +677,31 @@ mod tests {
         for r in DsssRate::ALL {
             assert_eq!(parse_phy_rate(r.label()), Ok(r));
         }
-        for s in [
-            "12Mbps",
-            "0",
-            "5.25Mbps",
-            "-1Mbps",
-            "54Mbps",
-            "1.00001",
-            "99999999999999999999",
-        ] {
+        for s in ["12Mbps", "0", "5.25Mbps", "-1Mbps", "54Mbps", "1.00001", "99999999999999999999"] {
             let e = parse_phy_rate(s).unwrap_err();
             assert_eq!(e.kind, UnitErrorKind::NotAPhyRate, "{s}");
             let msg = e.to_string();
-            assert!(
-                msg.contains("\"1Mbps\", \"2Mbps\", \"5.5Mbps\" or \"11Mbps\""),
-                "{msg}"
-            );
+            assert!(msg.contains("\"1Mbps\", \"2Mbps\", \"5.5Mbps\" or \"11Mbps\""), "{msg}");
         }
         let e = parse_phy_rate("11kbps").unwrap_err();
         assert_eq!(e.kind, UnitErrorKind::UnknownUnit("kbps".into()));
         assert!(e.to_string().contains("\"5.5Mbps\""));
-        assert_eq!(
-            parse_phy_rate("fast").unwrap_err().kind,
-            UnitErrorKind::NotANumber
-        );
+        assert_eq!(parse_phy_rate("fast").unwrap_err().kind, UnitErrorKind::NotANumber);
     }
 
     #[test]
     fn ofdm_rates_are_megabits() {
         use OfdmRate::*;
-        for (s, want) in [("6Mbps", R6), ("9mbit", R9), ("12", R12), ("18 Mb/s", R18), ("24.0", R24), ("36M", R36), ("48Mbit/s", R48), ("54MBPS", R54)] {
+        for (s, want) in [
+            ("6Mbps", R6),
+            ("9mbit", R9),
+            ("12", R12),
+            ("18 Mb/s", R18),
+            ("24.0", R24),
+            ("36M", R36),
+            ("48Mbit/s", R48),
+            ("54MBPS", R54),
+        ] {
             assert_eq!(parse_ofdm_rate(s), Ok(want), "{s}");
         }
         for s in ["1Mbps", "11Mbps", "5.5Mbps", "0", "-6Mbps", "6.5", "99999999999999999999"] {

@@ -11,7 +11,8 @@ fn src() -> PathBuf {
 
 /// The core part of the drawing: (entry names, description text) per entry.
 fn entries() -> Vec<(Vec<String>, String)> {
-    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/architecture.md")).unwrap();
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/architecture.md")).unwrap();
     let layers = doc.split("## Layers").nth(1).expect("a Layers section");
     let block = layers.split("```").nth(1).expect("a drawing");
     let core = block.split("crates/airsched-core").nth(1).expect("the core's part");
@@ -72,6 +73,10 @@ fn the_drawing_names_what_exists_and_every_module_is_drawn() {
         if stem == "lib" {
             continue;
         }
-        assert!(drawn.contains(&stem), "src/{} is not in docs/architecture.md's drawing", p.file_name().unwrap().to_str().unwrap());
+        assert!(
+            drawn.contains(&stem),
+            "src/{} is not in docs/architecture.md's drawing",
+            p.file_name().unwrap().to_str().unwrap()
+        );
     }
 }

@@ -5,7 +5,6 @@ mod common;
 
 use common::run;
 
-
 const MIXED: &str = r#"
 [run]
 duration = "20s"

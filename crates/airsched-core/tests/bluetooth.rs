@@ -42,7 +42,9 @@ size = {size}
 "#
     );
     if up {
-        s.push_str(&format!("\n[[flow]]\nname = \"up\"\nsrc = \"bt1\"\ndst = \"server\"\nrate = \"saturate\"\nsize = {size}\n"));
+        s.push_str(&format!(
+            "\n[[flow]]\nname = \"up\"\nsrc = \"bt1\"\ndst = \"server\"\nrate = \"saturate\"\nsize = {size}\n"
+        ));
     }
     s
 }
@@ -56,7 +58,11 @@ fn goodput_kbps(r: &airsched_core::RunResults, name: &str) -> f64 {
 fn full_dh1_dh3_dh5_packets_reach_the_asymmetric_maxima() {
     // PDU = IP + 3 (BNEP compressed) + 4 (L2CAP) = a whole number of full packets, each
     // answered by a NULL: goodput = max rate x UDP payload / PDU (hand-computed).
-    for (types, size, pdu, max_bps) in [("[\"DH1\"]", 1315u32, 1350.0, 172_800.0), ("[\"DH3\"]", 1246, 1281.0, 585_600.0), ("[\"DH5\"]", 1321, 1356.0, 723_200.0)] {
+    for (types, size, pdu, max_bps) in [
+        ("[\"DH1\"]", 1315u32, 1350.0, 172_800.0),
+        ("[\"DH3\"]", 1246, 1281.0, 585_600.0),
+        ("[\"DH5\"]", 1321, 1356.0, 723_200.0),
+    ] {
         let r = run_scenario(&scenario(&piconet(types, size, false, ""), &[])).unwrap();
         let want = max_bps * size as f64 / pdu / 1000.0;
         let got = goodput_kbps(&r, "down");
@@ -124,12 +130,15 @@ fn the_qdisc_sees_backpressure_only_once_the_bnep_queue_and_socket_buffer_fill()
     // A 1 Mb/s CBR download over a 704.5 kb/s link: below the qdisc wait at most
     // floor(sndbuf / PDU) + 1 PDUs in L2CAP and 20 frames in BNEP's write queue; the rest
     // queues in the qdisc (pfifo of 1000).
-    let text = piconet("[\"DH5\"]", 1321, false, "").replace("rate = \"saturate\"", "rate = \"1mbit\"") + "\n[piconet]\nl2cap_sndbuf = 20000\n";
+    let text = piconet("[\"DH5\"]", 1321, false, "").replace("rate = \"saturate\"", "rate = \"1mbit\"")
+        + "\n[piconet]\nl2cap_sndbuf = 20000\n";
     let scn = scenario(&text, &["run.duration=6s"]);
     let mut sim = Simulation::new(&scn).unwrap();
     sim.advance(Nanos::from_ms(150));
     // 150 ms at 1 Mb/s: 14 packets offered, 10 gone down: the qdisc is still empty.
-    let qlen = |sim: &Simulation| sim.tc_reports().iter().find(|t| t.node == "ap" && t.dev == "bnep0").unwrap().qdiscs[0].stats.qlen;
+    let qlen = |sim: &Simulation| {
+        sim.tc_reports().iter().find(|t| t.node == "ap" && t.dev == "bnep0").unwrap().qdiscs[0].stats.qlen
+    };
     assert_eq!(qlen(&sim), 0);
     sim.advance(Nanos::from_secs(6));
     let r = sim.finish().unwrap();
@@ -182,14 +191,20 @@ fn wlan_frames_are_hit_by_dh1_dh3_dh5_traffic_as_the_reference_table_says() {
             let got = hit_probability(&text, Nanos(us * 1000), n, (row * 10 + k) as u64);
             // 4.5 standard errors of the estimate, plus the table's rounding.
             let tol = 4.5 * (want[k] * (1.0 - want[k]) / n as f64).sqrt() + 0.0005 + 1e-3;
-            assert!((got - want[k]).abs() < tol, "{types} both={both} T_W={us} us: {got:.3}, table {} (tolerance {tol:.3})", want[k]);
+            assert!(
+                (got - want[k]).abs() < tol,
+                "{types} both={both} T_W={us} us: {got:.3}, table {} (tolerance {tol:.3})",
+                want[k]
+            );
         }
     }
 }
 
 #[test]
 fn the_wlan_loses_frames_to_the_piconet_through_its_retries_and_afh_avoids_it() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/yip-kwok/coexistence.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/yip-kwok/coexistence.toml"))
+            .unwrap();
     let r = run_scenario(&scenario(&text, &["run.duration=12s"])).unwrap();
     let c = r.coexistence.iter().find(|c| c.direction == "down").unwrap();
     let st = &r.stations[0];
@@ -202,7 +217,10 @@ fn the_wlan_loses_frames_to_the_piconet_through_its_retries_and_afh_avoids_it() 
     assert!(r.bluetooth[0].hit_by_wlan > 0 && r.bluetooth[0].retransmissions > 0);
     let afh = run_scenario(&scenario(&text, &["run.duration=12s", "piconet.afh=true"])).unwrap();
     let c = afh.coexistence.iter().find(|c| c.direction == "down").unwrap();
-    assert_eq!((c.data_hit_by_bt, c.acks_hit_by_bt, afh.bluetooth[0].hit_by_wlan, afh.bluetooth[1].hit_by_wlan), (0, 0, 0, 0));
+    assert_eq!(
+        (c.data_hit_by_bt, c.acks_hit_by_bt, afh.bluetooth[0].hit_by_wlan, afh.bluetooth[1].hit_by_wlan),
+        (0, 0, 0, 0)
+    );
     assert!(afh.flows[0].goodput_mbps > r.flows[0].goodput_mbps * 1.2);
 }
 
@@ -234,7 +252,11 @@ fn an_unknown_flow_endpoint_lists_the_bluetooth_clients_too() {
     let err = |text: &str| parse_scenario_with(text, "t.toml", &[] as &[&str]).unwrap_err().to_string();
     let e = err(&text.replace("dst = \"bt1\"", "dst = \"bt2\""));
     assert!(e.contains("flow[0].dst: unknown endpoint \"bt2\"; expected \"server\", \"ap\", a station name or a Bluetooth client's name"), "{e}");
-    assert!(e.contains("did you mean \"bt1\"?") && e.contains("(stations: \"wlan1\"; Bluetooth clients: \"bt1\", \"headset\")"), "{e}");
+    assert!(
+        e.contains("did you mean \"bt1\"?")
+            && e.contains("(stations: \"wlan1\"; Bluetooth clients: \"bt1\", \"headset\")"),
+        "{e}"
+    );
     // A Bluetooth client's name is an endpoint like a station's.
     assert!(parse_scenario_with(&text.replace("dst = \"bt1\"", "dst = \"headset\""), "t.toml", &[] as &[&str]).is_ok());
 }
@@ -249,14 +271,18 @@ fn packets_larger_than_the_bnep_devices_mtu_are_refused_at_their_size() {
     assert!(e.contains("at most 1472"), "{e}");
     assert!(parse_scenario_with(&piconet("[\"DH5\"]", 1472, true, ""), "t.toml", &[] as &[&str]).is_ok());
     // Upstream too, and TCP (MSS + 52) and ping (payload + 28).
-    let up = piconet("[\"DH5\"]", 1472, false, "").replace("src = \"server\"\ndst = \"bt1\"", "src = \"bt1\"\ndst = \"server\"").replace("size = 1472", "size = 2000");
+    let up = piconet("[\"DH5\"]", 1472, false, "")
+        .replace("src = \"server\"\ndst = \"bt1\"", "src = \"bt1\"\ndst = \"server\"")
+        .replace("size = 1472", "size = 2000");
     assert!(err(&up).contains("flow[0].size: a UDP payload of 2000 bytes"), "{}", err(&up));
     let tcp = piconet("[\"DH5\"]", 1449, false, "").replace("rate = \"saturate\"\n", "protocol = \"tcp\"\n");
     let e = err(&tcp);
     assert!(e.contains("an MSS of 1449 bytes makes 1501-byte IP packets") && e.contains("at most 1448"), "{e}");
-    let ping = piconet("[\"DH5\"]", 1473, false, "").replace("rate = \"saturate\"\n", "protocol = \"ping\"\ninterval = \"1s\"\n");
+    let ping = piconet("[\"DH5\"]", 1473, false, "")
+        .replace("rate = \"saturate\"\n", "protocol = \"ping\"\ninterval = \"1s\"\n");
     assert!(err(&ping).contains("an ICMP payload of 1473 bytes"), "{}", err(&ping));
     // A WLAN station's flow may still use the 802.11 MSDU's 2304 bytes.
-    let wlan = piconet("[\"DH5\"]", 1472, false, "") + "\n[[flow]]\nname = \"w\"\nsrc = \"server\"\ndst = \"wlan1\"\nrate = \"saturate\"\nsize = 2276\n";
+    let wlan = piconet("[\"DH5\"]", 1472, false, "")
+        + "\n[[flow]]\nname = \"w\"\nsrc = \"server\"\ndst = \"wlan1\"\nrate = \"saturate\"\nsize = 2276\n";
     assert!(parse_scenario_with(&wlan, "t.toml", &[] as &[&str]).is_ok());
 }

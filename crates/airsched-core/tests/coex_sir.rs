@@ -57,7 +57,9 @@ size = 1321
         station[0], station[1], slave[0], slave[1]
     );
     if up {
-        s.push_str("\n[[flow]]\nname = \"wlan-up\"\nsrc = \"wlan1\"\ndst = \"server\"\nrate = \"saturate\"\nsize = 1472\n");
+        s.push_str(
+            "\n[[flow]]\nname = \"wlan-up\"\nsrc = \"wlan1\"\ndst = \"server\"\nrate = \"saturate\"\nsize = 1472\n",
+        );
     }
     s
 }
@@ -256,7 +258,12 @@ fn the_sir_keys_are_checked_with_their_line() {
     let err = |text: &str| parse_scenario_with(text, "t.toml", &[] as &[&str]).unwrap_err().to_string();
     // A slave without its position, a station without its location.
     let e = err(&base.replace("position = [-2, 0]\n", ""));
-    assert!(e.contains("t.toml:") && e.contains("bluetooth[0].position") && e.contains("needs where the Bluetooth client \"bt1\" is"), "{e}");
+    assert!(
+        e.contains("t.toml:")
+            && e.contains("bluetooth[0].position")
+            && e.contains("needs where the Bluetooth client \"bt1\" is"),
+        "{e}"
+    );
     let e = err(&base.replace("location = [10, 0]\n", ""));
     assert!(e.contains("station[0].location") && e.contains("needs where the station \"wlan1\" is"), "{e}");
     // Wrong shapes and ranges.
@@ -279,8 +286,15 @@ fn the_sir_keys_are_checked_with_their_line() {
     assert!(e.contains("t.toml:6") && e.contains("piconet.sir") && e.contains("needs [[bluetooth]] clients"), "{e}");
     // Given without sir: accepted, with a warning naming the key.
     let scn = scenario(&base.replace("sir = true", "sir = false\nbt_power = 4"), &[]);
-    assert!(scn.warnings.iter().any(|w| w.contains("piconet.bt_power: warning: only the SIR refinement")), "{:?}", scn.warnings);
-    assert!(scn.warnings.iter().any(|w| w.contains("station[0].location")) && scn.warnings.iter().any(|w| w.contains("bluetooth[0].position")));
+    assert!(
+        scn.warnings.iter().any(|w| w.contains("piconet.bt_power: warning: only the SIR refinement")),
+        "{:?}",
+        scn.warnings
+    );
+    assert!(
+        scn.warnings.iter().any(|w| w.contains("station[0].location"))
+            && scn.warnings.iter().any(|w| w.contains("bluetooth[0].position"))
+    );
     // With sir, no warning about them.
     assert!(scenario(&base, &[]).warnings.iter().all(|w| !w.contains("SIR")));
 }

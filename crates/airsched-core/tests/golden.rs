@@ -81,11 +81,17 @@ fn shipped_scenarios_match_their_golden_snapshots() {
             std::fs::write(&gp, &got).expect("write golden");
             continue;
         }
-        let want = std::fs::read_to_string(&gp).unwrap_or_else(|e| panic!("{}: {e} (bless with AIRSCHED_BLESS=1)", gp.display()));
+        let want = std::fs::read_to_string(&gp)
+            .unwrap_or_else(|e| panic!("{}: {e} (bless with AIRSCHED_BLESS=1)", gp.display()));
         if got != want {
             let line = got.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(0);
             let show = |s: &str| s.lines().skip(line.saturating_sub(3)).take(7).collect::<Vec<_>>().join("\n");
-            differ.push(format!("{scenario}: first difference at line {}\n--- golden\n{}\n+++ now\n{}", line + 1, show(&want), show(&got)));
+            differ.push(format!(
+                "{scenario}: first difference at line {}\n--- golden\n{}\n+++ now\n{}",
+                line + 1,
+                show(&want),
+                show(&got)
+            ));
         }
     }
     assert!(differ.is_empty(), "results differ from the golden snapshots:\n{}", differ.join("\n\n"));
@@ -95,7 +101,8 @@ fn shipped_scenarios_match_their_golden_snapshots() {
 fn golden_snapshots_are_deterministic_and_cover_both_standards() {
     // The snapshot of a run is the same when taken twice, and the set covers 802.11b and 802.11n.
     assert_eq!(snapshot(GOLDEN[1].0), snapshot(GOLDEN[1].0));
-    let texts: Vec<String> = GOLDEN.iter().map(|(s, _)| std::fs::read_to_string(root().join(split(s).0)).unwrap()).collect();
+    let texts: Vec<String> =
+        GOLDEN.iter().map(|(s, _)| std::fs::read_to_string(root().join(split(s).0)).unwrap()).collect();
     assert!(texts.iter().any(|t| t.contains("802.11n")));
     assert!(texts.iter().any(|t| !t.contains("802.11n")));
 }

@@ -1,8 +1,8 @@
-    // Two stations upload saturated UDP at the same MCS, one marked EF (AC_VO: AIFS 2 slots
-    // after SIFS, mean backoff 1.5 slots) and one best effort (AIFS 3 slots, mean backoff 7.5
-    // slots): VO wins most contentions. The voice station also sends best effort: its own VO
-    // and BE functions collide internally now and then, which costs the BE one a doubled CW
-    // and no airtime.
+// Two stations upload saturated UDP at the same MCS, one marked EF (AC_VO: AIFS 2 slots
+// after SIFS, mean backoff 1.5 slots) and one best effort (AIFS 3 slots, mean backoff 7.5
+// slots): VO wins most contentions. The voice station also sends best effort: its own VO
+// and BE functions collide internally now and then, which costs the BE one a doubled CW
+// and no airtime.
 //! 802.11n cells in the simulator: A-MPDU timing against reference 9.4, the four queueing
 //! configurations of Høiland-Jørgensen et al., airtime fairness and AQL.
 
@@ -199,7 +199,9 @@ fn mac80211_scheduler_with_aql_is_fair_and_aql_drains_to_zero() {
     let (lo, hi) = t.shares.iter().fold((1.0f64, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
     assert!(hi / lo < 1.05, "{:?}", t.shares);
     // Every flow stops at 3 s; by 4 s everything has drained and AQL's books are back at zero.
-    let text = testbed(UDP, "").replace("size = 1472\n", "size = 1472\nstop = \"3s\"\n").replace("interval = \"100ms\"", "interval = \"100ms\"\nstop = \"3s\"");
+    let text = testbed(UDP, "")
+        .replace("size = 1472\n", "size = 1472\nstop = \"3s\"\n")
+        .replace("interval = \"100ms\"", "interval = \"100ms\"\nstop = \"3s\"");
     let scn = to_ht(parse_scenario(&text, "t.toml").unwrap(), &[15, 15, 0, 15], GuardInterval::Short, mac);
     let mut sim = airsched_core::Simulation::new(&scn).unwrap();
     sim.advance(airsched_core::Nanos::from_ms(2900));
@@ -242,7 +244,10 @@ bytes = "1000000"
     let r = run_ht(&text, &[3], GuardInterval::Long, fifo());
     let f = &r.flows[0];
     let st = &r.stations[0];
-    println!("retries {} data errors {} fr {} retx {} gp {}", st.retries, st.data_errors, f.tcp_fast_recoveries, f.tcp_retransmits, f.goodput_mbps);
+    println!(
+        "retries {} data errors {} fr {} retx {} gp {}",
+        st.retries, st.data_errors, f.tcp_fast_recoveries, f.tcp_retransmits, f.goodput_mbps
+    );
     assert!(st.retries > 50, "subframes were lost and retried: {}", st.retries);
     assert_eq!(f.drops_retry + f.drops_queue, 0);
     assert_eq!((f.tcp_fast_recoveries, f.tcp_retransmits, f.tcp_rtos), (0, 0, 0));
@@ -285,7 +290,11 @@ dst = "light"
 rate = "saturate"
 size = 1472
 "#;
-    let mac = ApMacConfig { aql: true, fq_kernel: airsched_core::scenario::FqKernel::Linux6_18, ..fq_mac(AirtimeSched::Mac80211) };
+    let mac = ApMacConfig {
+        aql: true,
+        fq_kernel: airsched_core::scenario::FqKernel::Linux6_18,
+        ..fq_mac(AirtimeSched::Mac80211)
+    };
     let mut scn = to_ht(parse_scenario(text, "w.toml").unwrap(), &[7, 7], GuardInterval::Long, mac);
     scn.stations[0].ht.as_mut().unwrap().airtime_weight = 512;
     let r = run_scenario(&scn).unwrap();
@@ -439,8 +448,15 @@ size = 1472
     let (best, best_gp) = fixed.iter().enumerate().fold((0, 0.0), |b, (m, &g)| if g > b.1 { (m, g) } else { b });
     let r = run("minstrel", 7);
     let gp = r.flows[0].goodput_mbps;
-    let best_rate = airsched_core::phy::ht::HtMcs::new(best as u8).unwrap().mbps(airsched_core::phy::ht::ChannelWidth::Mhz20, GuardInterval::Long);
-    let share = r.rates.iter().filter(|x| x.direction == "down" && (x.rate_mbps - best_rate).abs() < 1e-9).map(|x| x.share).sum::<f64>();
+    let best_rate = airsched_core::phy::ht::HtMcs::new(best as u8)
+        .unwrap()
+        .mbps(airsched_core::phy::ht::ChannelWidth::Mhz20, GuardInterval::Long);
+    let share = r
+        .rates
+        .iter()
+        .filter(|x| x.direction == "down" && (x.rate_mbps - best_rate).abs() < 1e-9)
+        .map(|x| x.share)
+        .sum::<f64>();
     println!("fixed {fixed:.2?}; best MCS {best} {best_gp:.2}; minstrel {gp:.2}, {share:.2} of attempts at MCS {best}");
     assert!(best > 0 && best < 7, "the SNR makes a middle MCS the best: {best}");
     assert!(gp > 0.85 * best_gp, "{gp} vs {best_gp}");

@@ -23,7 +23,9 @@ fn run(text: &str, path: &str) -> RunResults {
 }
 
 fn iface<'r>(r: &'r RunResults, dev: &str) -> &'r InterfaceTc {
-    r.tc.iter().find(|i| i.node == "ap" && i.dev == dev).unwrap_or_else(|| panic!("no ap/{dev} in {:?}", r.tc.iter().map(|i| &i.dev).collect::<Vec<_>>()))
+    r.tc.iter()
+        .find(|i| i.node == "ap" && i.dev == dev)
+        .unwrap_or_else(|| panic!("no ap/{dev} in {:?}", r.tc.iter().map(|i| &i.dev).collect::<Vec<_>>()))
 }
 
 /// The shared shaper's class for wlan0 above what the radio carries (20 Mbit/s against about

@@ -157,7 +157,11 @@ fn ht_scenario(c: &HtCell) -> String {
         }
         t += &format!("[[flow]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\n");
         t += &match proto {
-            0 => format!("rate = \"{}\"\nsize = {}\n", f.rate_kbit.map_or("saturate".to_string(), |k| format!("{}kbit", k * 20)), f.size),
+            0 => format!(
+                "rate = \"{}\"\nsize = {}\n",
+                f.rate_kbit.map_or("saturate".to_string(), |k| format!("{}kbit", k * 20)),
+                f.size
+            ),
             1 => "protocol = \"tcp\"\n".to_string(),
             _ => format!("protocol = \"ping\"\ninterval = \"{}ms\"\n", 1 + f.size % 50),
         };

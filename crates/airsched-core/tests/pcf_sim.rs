@@ -2,9 +2,9 @@
 //! arithmetic of reference next-capabilities.md section 4.3 (802.11b, long preamble, control
 //! frames at 2 Mb/s, data at 11 Mb/s) and against `wifi::pcf`'s timing model.
 
+use airsched_core::phy::dsss::{DsssRate, Preamble};
 use airsched_core::scenario::parse_scenario_with;
 use airsched_core::wifi::pcf::{CfParams, PcfTiming, PointCoordinator};
-use airsched_core::phy::dsss::{DsssRate, Preamble};
 use airsched_core::{run_scenario, Nanos, RunResults};
 
 fn scenario(text: &str, sets: &[&str]) -> airsched_core::Scenario {
@@ -78,7 +78,12 @@ fn saturated_uplink_cfps_hold_the_exchanges_the_timing_model_fits() {
     let r = run(&text, &[]);
     check_durations(&r);
     let timing = PcfTiming { preamble: Preamble::Long, ctl_rate: DsssRate::R2 };
-    let params = CfParams { beacon_interval: Nanos::from_us(102_400), dtim_period: 1, cfp_period: 1, cfp_max_duration: Nanos::from_us(50 * 1024) };
+    let params = CfParams {
+        beacon_interval: Nanos::from_us(102_400),
+        dtim_period: 1,
+        cfp_period: 1,
+        cfp_max_duration: Nanos::from_us(50 * 1024),
+    };
     let mut pc = PointCoordinator::new(vec![0, 1]);
     let mut out = Vec::new();
     let mut late = 0;
@@ -86,7 +91,16 @@ fn saturated_uplink_cfps_hold_the_exchanges_the_timing_model_fits() {
         let tbtt = Nanos((c.tbtt_s * 1e9).round() as u64);
         let start = Nanos((c.start_s * 1e9).round() as u64);
         late += (start > tbtt) as u32;
-        let end = pc.run_cfp(&params, &timing, DsssRate::R11, Nanos::from_us(BEACON), tbtt, start, |s, down| (s == 0 && !down).then_some(1536), &mut out);
+        let end = pc.run_cfp(
+            &params,
+            &timing,
+            DsssRate::R11,
+            Nanos::from_us(BEACON),
+            tbtt,
+            start,
+            |s, down| (s == 0 && !down).then_some(1536),
+            &mut out,
+        );
         assert_eq!(c.polls, out.len() as u64, "{c:?}");
         assert_eq!(c.data_up, out.iter().filter(|x| x.up.is_some()).count() as u64, "{c:?}");
         assert_eq!(c.ended, "full");
@@ -111,7 +125,8 @@ fn saturated_uplink_cfps_hold_the_exchanges_the_timing_model_fits() {
 /// station's turn comes; the other station is polled with a CF-Poll and answers Null.
 #[test]
 fn downlink_goes_as_data_plus_cf_poll_and_idle_stations_answer_null() {
-    let text = format!("{CELL}{}{}", flow("d1", "server", "sta1", "saturate"), flow("d2", "server", "sta2", "saturate"));
+    let text =
+        format!("{CELL}{}{}", flow("d1", "server", "sta1", "saturate"), flow("d2", "server", "sta2", "saturate"));
     let r = run(&text, &[]);
     check_durations(&r);
     let (p1, p2) = (&r.polls[0], &r.polls[1]);
@@ -129,7 +144,8 @@ fn downlink_goes_as_data_plus_cf_poll_and_idle_stations_answer_null() {
 /// Traffic both ways with one station: Data+CF-Poll answered by Data+CF-Ack (2640 µs).
 #[test]
 fn a_station_with_traffic_both_ways_sends_and_receives_in_one_exchange() {
-    let text = format!("{CELL}{}{}", flow("d1", "server", "sta1", "saturate"), flow("u1", "sta1", "server", "saturate"));
+    let text =
+        format!("{CELL}{}{}", flow("d1", "server", "sta1", "saturate"), flow("u1", "sta1", "server", "saturate"));
     let r = run(&text, &[]);
     check_durations(&r);
     let p2 = &r.polls[1];
@@ -167,7 +183,11 @@ fn a_station_off_the_polling_list_is_sent_data_but_never_polled() {
     assert_eq!((p2.polls, p2.data_up, p2.nulls), (0, 0, 0));
     assert!(p2.data_down > 500, "{p2:?}");
     let u2 = r.flows.iter().find(|f| f.name == "u2").unwrap();
-    assert!((u2.goodput_mbps - 1.0 * 1472.0 / 1500.0).abs() < 0.05, "its uplink still goes by DCF: {}", u2.goodput_mbps);
+    assert!(
+        (u2.goodput_mbps - 1.0 * 1472.0 / 1500.0).abs() < 0.05,
+        "its uplink still goes by DCF: {}",
+        u2.goodput_mbps
+    );
     // Data (1310) + SIFS + ACK at 2 Mb/s (248) + SIFS per frame; sta1 has nothing: one Null
     // round (628) ends nothing while the AP still has frames for sta2.
     for c in r.cfp.iter().filter(|c| c.ended == "full" && c.start_s == c.tbtt_s) {
@@ -185,7 +205,11 @@ fn a_cfp_spanning_a_tbtt_carries_that_beacon() {
     assert!(r.cfp.len() >= 15);
     for c in r.cfp.iter().filter(|c| c.ended == "full") {
         assert_eq!(c.beacons, 1, "{c:?}");
-        assert_eq!((c.duration_ms * 1000.0).round() as u64, expected_cfp_us(c.polls, c.data_up) + BEACON + SIFS, "{c:?}");
+        assert_eq!(
+            (c.duration_ms * 1000.0).round() as u64,
+            expected_cfp_us(c.polls, c.data_up) + BEACON + SIFS,
+            "{c:?}"
+        );
         // Every other TBTT starts one: 204.8 ms apart.
     }
     let starts: Vec<f64> = r.cfp.iter().map(|c| c.tbtt_s).collect();
@@ -197,7 +221,8 @@ fn a_cfp_spanning_a_tbtt_carries_that_beacon() {
 /// same seed gives the same run.
 #[test]
 fn losses_in_cfps_retry_and_conserve_packets_deterministically() {
-    let text = format!("{CELL}{}{}", flow("d1", "server", "sta1", "saturate"), flow("u1", "sta1", "server", "saturate"));
+    let text =
+        format!("{CELL}{}{}", flow("d1", "server", "sta1", "saturate"), flow("u1", "sta1", "server", "saturate"));
     let sets = ["station[0].snr=\"6dB\""];
     let a = run(&text, &sets);
     let b = run(&text, &sets);
@@ -214,7 +239,8 @@ fn losses_in_cfps_retry_and_conserve_packets_deterministically() {
 /// holds most of the air; both get about the same UDP goodput, as under DCF.
 #[test]
 fn the_anomaly_persists_under_pcf() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/pcf-anomaly.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/pcf-anomaly.toml")).unwrap();
     let r = run(&text, &["run.duration=\"5s\""]);
     let (f, s) = (&r.polls[0], &r.polls[1]);
     assert!(f.data_up.abs_diff(s.data_up) <= r.cfp.len() as u64, "one frame each per round: {f:?} {s:?}");

@@ -100,10 +100,9 @@ fn pings_are_icmp_for_tc_filters_and_key_errors_are_clear() {
     let wlan0 = r.tc.iter().find(|t| t.node == "ap" && t.dev == "wlan0").unwrap();
     let band1 = &wlan0.qdiscs[0].classes.iter().find(|c| c.classid.to_string() == "1:1").unwrap();
     assert!(band1.stats.sent_packets >= 1000, "{:?}", band1.stats);
-    for (bad, want) in [
-        ("rate = \"1mbit\"", "leave `rate` and `jitter` out"),
-        ("interval = \"10us\"", "at least 100us"),
-    ] {
+    for (bad, want) in
+        [("rate = \"1mbit\"", "leave `rate` and `jitter` out"), ("interval = \"10us\"", "at least 100us")]
+    {
         let t = IDLE.replace("interval = \"100ms\"", bad);
         let e = parse_scenario(&t, "ping.toml").unwrap_err().to_string();
         assert!(e.contains(want), "{bad}: {e}");

@@ -74,7 +74,10 @@ fn frame_errors_follow_the_error_model_and_goodput_the_retry_model() {
         let model = retry_model_goodput(rate, p) / 1e6;
         let got = st.goodput_down_mbps;
         eprintln!("{rate:?} at {snr} cdB: p = {p:.4}, goodput {got:.4} Mb/s, retry model {model:.4} Mb/s");
-        assert!((got / model - 1.0).abs() < 0.015, "{rate:?} at {snr} cdB: goodput {got} vs retry model {model} (p = {p})");
+        assert!(
+            (got / model - 1.0).abs() < 0.015,
+            "{rate:?} at {snr} cdB: goodput {got} vs retry model {model} (p = {p})"
+        );
         let ack_lost = st.ack_errors as f64 / (attempts - lost);
         let sd = ((1.0 - p_ack) * p_ack / (attempts - lost)).sqrt();
         assert!((ack_lost - (1.0 - p_ack)).abs() < 4.0 * sd + 1e-4, "ACK loss {ack_lost} vs {}", 1.0 - p_ack);
@@ -85,7 +88,8 @@ fn frame_errors_follow_the_error_model_and_goodput_the_retry_model() {
 fn a_lost_ack_delivers_once_and_the_sender_retries() {
     // Data at 11 Mb/s over a good downlink; the uplink (the ACK's direction) is so much worse
     // that the 2 Mb/s ACK fails about half the time.
-    let half = airsched_core::phy::error::snr_for_per(ErrMode::Dsss(DsssRate::R2), Preamble::Long, dsss::ACK_BYTES, 0.5);
+    let half =
+        airsched_core::phy::error::snr_for_per(ErrMode::Dsss(DsssRate::R2), Preamble::Long, dsss::ACK_BYTES, 0.5);
     let offset = (half - 14.0 * 1.0).round();
     let keys = format!("rate = \"11Mbps\"\nsnr = 14\nsnr_up_offset = {offset}");
     let r = run(&downlink(&keys, "21s", 5));
@@ -169,7 +173,11 @@ fn the_monitor_estimate_tracks_the_uplink_snr_through_the_calibration_table() {
         let table = builtin_calibration();
         let snr = airsched_core::radio::Position::from_name(pos).unwrap().snr_cdb();
         let want = table.lookup(snr) / 1e6;
-        assert!((st.estimate_mean_mbps - want).abs() < 1e-6 * want.max(1.0), "{pos}: estimate {} vs table {want}", st.estimate_mean_mbps);
+        assert!(
+            (st.estimate_mean_mbps - want).abs() < 1e-6 * want.max(1.0),
+            "{pos}: estimate {} vs table {want}",
+            st.estimate_mean_mbps
+        );
         assert!((st.rel_goodput_end - want * 1e6 / table.rmax()).abs() < 1e-4);
     }
 }
@@ -179,7 +187,8 @@ fn best_rate(snr_cdb: i32) -> (DsssRate, f64) {
     DsssRate::ALL
         .into_iter()
         .map(|r| {
-            let p = success(r, snr_cdb, PSDU) * success(dsss::control_response_rate(&[DsssRate::R1, DsssRate::R2], r), snr_cdb, dsss::ACK_BYTES);
+            let p = success(r, snr_cdb, PSDU)
+                * success(dsss::control_response_rate(&[DsssRate::R1, DsssRate::R2], r), snr_cdb, dsss::ACK_BYTES);
             (r, retry_model_goodput(r, p))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))

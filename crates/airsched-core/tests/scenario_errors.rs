@@ -15,16 +15,8 @@ fn errors(text: &str) -> Vec<ScenarioError> {
 
 #[track_caller]
 fn check(e: &ScenarioError, line: u32, column: u32, key: &str, fragment: &str) {
-    assert_eq!(
-        (e.line, e.column, e.key.as_str()),
-        (line, column, key),
-        "wrong position or key in: {e}"
-    );
-    assert!(
-        e.message.contains(fragment),
-        "{:?} not found in: {e}",
-        fragment
-    );
+    assert_eq!((e.line, e.column, e.key.as_str()), (line, column, key), "wrong position or key in: {e}");
+    assert!(e.message.contains(fragment), "{:?} not found in: {e}", fragment);
     assert_eq!(e.file, "test.toml");
 }
 
@@ -67,48 +59,20 @@ fn syntax_error_is_one_error_with_its_position() {
     one("[run]\nseed 1\n", 2, 6, "", "TOML syntax error");
     // Display leaves out the empty key.
     let e = &errors("[run\n")[0];
-    assert!(
-        e.to_string()
-            .starts_with("test.toml:1:5: TOML syntax error"),
-        "{e}"
-    );
+    assert!(e.to_string().starts_with("test.toml:1:5: TOML syntax error"), "{e}");
 }
 
 #[test]
 fn unknown_key_suggests_the_closest_one() {
-    one(
-        &example_with(2, "durration = \"60s\""),
-        2,
-        1,
-        "run.durration",
-        "did you mean `duration`?",
-    );
-    one(
-        &example_plus("[[stations]]\nname = \"x\"\n"),
-        20,
-        3,
-        "stations",
-        "did you mean `station`?",
-    );
+    one(&example_with(2, "durration = \"60s\""), 2, 1, "run.durration", "did you mean `duration`?");
+    one(&example_plus("[[stations]]\nname = \"x\"\n"), 20, 3, "stations", "did you mean `station`?");
     // A key of another section says where it belongs.
-    one(
-        &example_plus("seed = 2\n"),
-        20,
-        1,
-        "flow[0].seed",
-        "`seed` belongs in [run]",
-    );
+    one(&example_plus("seed = 2\n"), 20, 1, "flow[0].seed", "`seed` belongs in [run]");
 }
 
 #[test]
 fn wrong_type_says_what_was_expected() {
-    one(
-        &example_with(2, "duration = 60"),
-        2,
-        12,
-        "run.duration",
-        "expected a string like \"60s\", found integer 60",
-    );
+    one(&example_with(2, "duration = 60"), 2, 12, "run.duration", "expected a string like \"60s\", found integer 60");
     one(
         &example_with(19, "size = \"1024\""),
         19,
@@ -122,40 +86,16 @@ fn wrong_type_says_what_was_expected() {
 fn bad_unit_lists_the_valid_units() {
     let errs = errors(&example_with(18, "rate = \"6Mbt\""));
     assert_eq!(errs.len(), 1, "{errs:#?}");
-    check(
-        &errs[0],
-        18,
-        8,
-        "flow[0].rate",
-        "\"6Mbt\" is not a rate: unknown unit \"Mbt\"",
-    );
+    check(&errs[0], 18, 8, "flow[0].rate", "\"6Mbt\" is not a rate: unknown unit \"Mbt\"");
     assert!(errs[0].message.contains("kbit, mbit"), "{}", errs[0]);
-    one(
-        &example_with(5, "sample_interval = \"200 mS x\""),
-        5,
-        19,
-        "run.sample_interval",
-        "unknown unit",
-    );
+    one(&example_with(5, "sample_interval = \"200 mS x\""), 5, 19, "run.sample_interval", "unknown unit");
     // A bare number is ambiguous in a duration string.
-    one(
-        &example_with(5, "sample_interval = \"200\""),
-        5,
-        19,
-        "run.sample_interval",
-        "\"10s\" or \"200ms\"",
-    );
+    one(&example_with(5, "sample_interval = \"200\""), 5, 19, "run.sample_interval", "\"10s\" or \"200ms\"");
 }
 
 #[test]
 fn negative_duration_is_rejected() {
-    one(
-        &example_with(3, "warmup = \"-1s\""),
-        3,
-        10,
-        "run.warmup",
-        "durations must be positive or zero",
-    );
+    one(&example_with(3, "warmup = \"-1s\""), 3, 10, "run.warmup", "durations must be positive or zero");
 }
 
 #[test]
@@ -181,36 +121,20 @@ fn unknown_station_in_flow_src() {
 
 #[test]
 fn unknown_station_in_flow_dst() {
-    one(
-        &example_with(17, "dst = \"station1\""),
-        17,
-        7,
-        "flow[0].dst",
-        "expected \"server\", \"ap\" or a station name",
-    );
+    one(&example_with(17, "dst = \"station1\""), 17, 7, "flow[0].dst", "expected \"server\", \"ap\" or a station name");
 }
 
 #[test]
 fn duplicate_station_name() {
-    let errs = errors(&example_plus(
-        "[[station]]\nname = \"sta1\"\nrate = \"1Mbps\"\n",
-    ));
+    let errs = errors(&example_plus("[[station]]\nname = \"sta1\"\nrate = \"1Mbps\"\n"));
     assert_eq!(errs.len(), 1, "{errs:#?}");
-    check(
-        &errs[0],
-        21,
-        8,
-        "station[1].name",
-        "duplicate station name \"sta1\" (already used on line 11)",
-    );
+    check(&errs[0], 21, 8, "station[1].name", "duplicate station name \"sta1\" (already used on line 11)");
 }
 
 #[test]
 fn duplicate_flow_name() {
     one(
-        &example_plus(
-            "[[flow]]\nname = \"down1\"\nsrc = \"sta1\"\ndst = \"server\"\nrate = \"saturate\"\n",
-        ),
+        &example_plus("[[flow]]\nname = \"down1\"\nsrc = \"sta1\"\ndst = \"server\"\nrate = \"saturate\"\n"),
         21,
         8,
         "flow[1].name",
@@ -220,13 +144,7 @@ fn duplicate_flow_name() {
 
 #[test]
 fn src_must_differ_from_dst() {
-    one(
-        &example_with(17, "dst = \"server\""),
-        17,
-        7,
-        "flow[0].dst",
-        "must differ from src",
-    );
+    one(&example_with(17, "dst = \"server\""), 17, 7, "flow[0].dst", "must differ from src");
 }
 
 #[test]
@@ -254,13 +172,7 @@ fn bad_basic_rate() {
 #[test]
 fn missing_required_key_points_at_the_table_header() {
     // Station rate removed: reported at `[[station]]` on line 10.
-    one(
-        &example_with(12, ""),
-        10,
-        1,
-        "station[0].rate",
-        "missing required key `rate`",
-    );
+    one(&example_with(12, ""), 10, 1, "station[0].rate", "missing required key `rate`");
 }
 
 #[test]
@@ -280,32 +192,14 @@ fn three_errors_are_all_reported_in_line_order() {
     let errs = errors(text);
     assert_eq!(errs.len(), 3, "{errs:#?}");
     check(&errs[0], 13, 7, "flow[0].dst", "unknown endpoint \"sta9\"");
-    check(
-        &errs[1],
-        15,
-        8,
-        "flow[0].stop",
-        "stop (90s) is after the end of the run",
-    );
-    check(
-        &errs[2],
-        19,
-        1,
-        "cell.basic_rate",
-        "did you mean `basic_rates`?",
-    );
+    check(&errs[1], 15, 8, "flow[0].stop", "stop (90s) is after the end of the run");
+    check(&errs[2], 19, 1, "cell.basic_rate", "did you mean `basic_rates`?");
     // Display: one line per error.
     let shown = parse_scenario(text, "three.toml").unwrap_err().to_string();
     let lines: Vec<&str> = shown.lines().collect();
     assert_eq!(lines.len(), 3);
-    assert!(
-        lines[0].starts_with("three.toml:13:7: flow[0].dst: unknown endpoint"),
-        "{shown}"
-    );
-    assert!(
-        lines[2].starts_with("three.toml:19:1: cell.basic_rate: unknown key"),
-        "{shown}"
-    );
+    assert!(lines[0].starts_with("three.toml:13:7: flow[0].dst: unknown endpoint"), "{shown}");
+    assert!(lines[2].starts_with("three.toml:19:1: cell.basic_rate: unknown key"), "{shown}");
 }
 
 #[test]
@@ -455,14 +349,32 @@ fn ht_basic_rates_are_ofdm_rates() {
     );
     let e = &errors(&ht("basic_rates = [\"6Mbps\", \"11Mbps\"]\n"))[0];
     assert!(e.message.contains("\"6Mbps\", \"9Mbps\", \"12Mbps\""), "{e}");
-    one(&ht("basic_rates = [\"7Mbps\"]\n"), 3, 16, "cell.basic_rates[0]", "\"7Mbps\" is not an OFDM rate: expected one of \"6Mbps\"");
-    one(&ht("basic_rates = [\"6\", \"6Mbps\"]\n"), 3, 21, "cell.basic_rates[1]", "duplicate rate 6Mbps (already listed as cell.basic_rates[0])");
+    one(
+        &ht("basic_rates = [\"7Mbps\"]\n"),
+        3,
+        16,
+        "cell.basic_rates[0]",
+        "\"7Mbps\" is not an OFDM rate: expected one of \"6Mbps\"",
+    );
+    one(
+        &ht("basic_rates = [\"6\", \"6Mbps\"]\n"),
+        3,
+        21,
+        "cell.basic_rates[1]",
+        "duplicate rate 6Mbps (already listed as cell.basic_rates[0])",
+    );
     one(&ht("basic_rates = []\n"), 3, 15, "cell.basic_rates", "[\"6Mbps\", \"12Mbps\", \"24Mbps\"]");
 }
 
 #[test]
 fn max_aggregate_time_is_bounded_by_the_ppdu_limit() {
-    one(&ht("max_aggregate_time = \"6ms\"\n"), 3, 22, "cell.max_aggregate_time", "at most 5484us (the longest HT-mixed PPDU), got 6ms");
+    one(
+        &ht("max_aggregate_time = \"6ms\"\n"),
+        3,
+        22,
+        "cell.max_aggregate_time",
+        "at most 5484us (the longest HT-mixed PPDU), got 6ms",
+    );
     one(&ht("max_aggregate_time = \"0ms\"\n"), 3, 22, "cell.max_aggregate_time", "must be greater than zero");
     one(&ht("max_aggregate_time = 4\n"), 3, 22, "cell.max_aggregate_time", "a string like \"4s\"");
 }
@@ -505,13 +417,25 @@ fn driver_queue_limit_only_with_the_driver_fifo() {
         "ap.driver_queue_limit",
         "applies only to mac_queue = \"fifo\"",
     );
-    one(&ht("[ap]\nqueueing = \"airtime\"\ndriver_queue_limit = 100\n"), 5, 22, "ap.driver_queue_limit", "FQ-MAC has no driver FIFO");
+    one(
+        &ht("[ap]\nqueueing = \"airtime\"\ndriver_queue_limit = 100\n"),
+        5,
+        22,
+        "ap.driver_queue_limit",
+        "FQ-MAC has no driver FIFO",
+    );
     one(&ht("[ap]\ndriver_queue_limit = 0\n"), 4, 22, "ap.driver_queue_limit", "between 1 and 100000, got 0");
 }
 
 #[test]
 fn airtime_scheduler_needs_fq_mac() {
-    one(&ht("[ap]\nairtime = \"ath9k\"\n"), 4, 11, "ap.airtime", "mac_queue = \"fifo\" (the default) does not have; set mac_queue = \"fq-mac\"");
+    one(
+        &ht("[ap]\nairtime = \"ath9k\"\n"),
+        4,
+        11,
+        "ap.airtime",
+        "mac_queue = \"fifo\" (the default) does not have; set mac_queue = \"fq-mac\"",
+    );
     one(&ht("[ap]\nmac_queue = \"fifo\"\nairtime = \"mac80211\"\n"), 5, 11, "ap.airtime", "set mac_queue = \"fq-mac\"");
     one(&ht("[ap]\nairtime = \"on\"\n"), 4, 11, "ap.airtime", "expected \"off\" or \"ath9k\" or \"mac80211\"");
 }
@@ -526,7 +450,13 @@ fn aql_needs_the_mac80211_scheduler() {
         "AQL (Airtime Queue Limits) is part of mac80211's airtime scheduler in this model; set airtime = \"mac80211\"",
     );
     one(&ht("[ap]\naql = true\n"), 4, 7, "ap.aql", "part of mac80211's airtime scheduler");
-    one(&ht("[ap]\nqueueing = \"airtime\"\naql = true\n"), 5, 7, "ap.aql", "(with mac_queue = \"fq-mac\") instead of `queueing`");
+    one(
+        &ht("[ap]\nqueueing = \"airtime\"\naql = true\n"),
+        5,
+        7,
+        "ap.aql",
+        "(with mac_queue = \"fq-mac\") instead of `queueing`",
+    );
     // Off is always fine.
     assert!(parse_scenario(&ht("[ap]\naql = false\n"), "test.toml").is_ok());
 }
@@ -534,7 +464,13 @@ fn aql_needs_the_mac80211_scheduler() {
 #[test]
 fn fq_kernel_only_with_fq_mac() {
     one(&ht("[ap]\nfq_kernel = \"6.18\"\n"), 4, 13, "ap.fq_kernel", "applies only with mac_queue = \"fq-mac\"");
-    one(&ht("[ap]\nmac_queue = \"fq-mac\"\nfq_kernel = 6.18\n"), 5, 13, "ap.fq_kernel", "expected a string, \"4.11\" or \"6.18\", found float 6.18");
+    one(
+        &ht("[ap]\nmac_queue = \"fq-mac\"\nfq_kernel = 6.18\n"),
+        5,
+        13,
+        "ap.fq_kernel",
+        "expected a string, \"4.11\" or \"6.18\", found float 6.18",
+    );
 }
 
 #[test]
@@ -543,7 +479,13 @@ fn queueing_preset_conflicts_with_explicit_keys() {
     assert_eq!(errs.len(), 2, "{errs:#?}");
     check(&errs[0], 5, 13, "ap.mac_queue", "`queueing` (line 4) already sets mac_queue and airtime");
     check(&errs[1], 6, 11, "ap.airtime", "not both `queueing` and `airtime`");
-    one(&ht("[ap]\nqueueing = \"codel\"\n"), 4, 12, "ap.queueing", "expected \"fifo\" or \"fq_codel\" or \"fq-mac\" or \"airtime\"");
+    one(
+        &ht("[ap]\nqueueing = \"codel\"\n"),
+        4,
+        12,
+        "ap.queueing",
+        "expected \"fifo\" or \"fq_codel\" or \"fq-mac\" or \"airtime\"",
+    );
 }
 
 #[test]
@@ -556,7 +498,8 @@ fn queueing_fq_codel_with_an_ap_script() {
         "queueing = \"fq_codel\" sets the qdisc; remove ap.tc or choose mac_queue",
     );
     // Another preset leaves the script alone.
-    let s = parse_scenario(&ht("[ap]\ntc = \"tc qdisc add dev wlan0 root pfifo\"\nqueueing = \"fifo\"\n"), "test.toml").unwrap();
+    let s = parse_scenario(&ht("[ap]\ntc = \"tc qdisc add dev wlan0 root pfifo\"\nqueueing = \"fifo\"\n"), "test.toml")
+        .unwrap();
     assert!(s.ap.tc.unwrap().text.contains("pfifo"));
 }
 
@@ -577,8 +520,20 @@ fn station_ht_keys_in_an_80211b_cell() {
 #[test]
 fn bad_mcs_and_airtime_weight() {
     one(&ht("[[station]]\nname = \"a\"\nmcs = 16\n"), 5, 7, "station[0].mcs", "between 0 and 15, got 16");
-    one(&ht("[[station]]\nname = \"a\"\nmcs = \"MCS7\"\n"), 5, 7, "station[0].mcs", "expected an integer between 0 and 15");
-    one(&ht("[[station]]\nname = \"a\"\nairtime_weight = 0\n"), 5, 18, "station[0].airtime_weight", "between 1 and 65535, got 0");
+    one(
+        &ht("[[station]]\nname = \"a\"\nmcs = \"MCS7\"\n"),
+        5,
+        7,
+        "station[0].mcs",
+        "expected an integer between 0 and 15",
+    );
+    one(
+        &ht("[[station]]\nname = \"a\"\nairtime_weight = 0\n"),
+        5,
+        18,
+        "station[0].airtime_weight",
+        "between 1 and 65535, got 0",
+    );
 }
 
 #[test]
@@ -598,14 +553,36 @@ fn with_pcf(lines: &str) -> String {
 #[test]
 fn pcf_cfp_max_duration_within_802_11_bounds() {
     // Two maximum-size MPDUs at 11 Mb/s, a beacon and CF-End do not fit in 2 TU.
-    one(&with_pcf("pcf = true\ncfp_max_duration = 2"), 11, 20, "cell.cfp_max_duration", "shorter than a beacon, one maximum-size polled exchange and CF-End");
+    one(
+        &with_pcf("pcf = true\ncfp_max_duration = 2"),
+        11,
+        20,
+        "cell.cfp_max_duration",
+        "shorter than a beacon, one maximum-size polled exchange and CF-End",
+    );
     // A CFP as long as the beacon interval leaves no room for a DCF exchange.
     one(&with_pcf("pcf = true\ncfp_max_duration = 100"), 11, 20, "cell.cfp_max_duration", "to the contention period");
-    one(&with_pcf("pcf = true\ncfp_max_duration = \"50ms\""), 11, 20, "cell.cfp_max_duration", "not a whole number of TU");
-    one(&with_pcf("pcf = true\ncfp_max_duration = true"), 11, 20, "cell.cfp_max_duration", "an integer number of TU like 50");
+    one(
+        &with_pcf("pcf = true\ncfp_max_duration = \"50ms\""),
+        11,
+        20,
+        "cell.cfp_max_duration",
+        "not a whole number of TU",
+    );
+    one(
+        &with_pcf("pcf = true\ncfp_max_duration = true"),
+        11,
+        20,
+        "cell.cfp_max_duration",
+        "an integer number of TU like 50",
+    );
     one(&with_pcf("pcf = true"), 10, 7, "cell.cfp_max_duration", "needs the longest contention-free period");
     // In TU or as a duration that is a whole number of them.
-    let s = airsched_core::parse_scenario(&with_pcf("pcf = true\ncfp_max_duration = \"51.2ms\"\ndtim_period = 2\ncfp_period = 3"), "t.toml").unwrap();
+    let s = airsched_core::parse_scenario(
+        &with_pcf("pcf = true\ncfp_max_duration = \"51.2ms\"\ndtim_period = 2\ncfp_period = 3"),
+        "t.toml",
+    )
+    .unwrap();
     let p = s.cell.pcf.unwrap();
     assert_eq!((p.cfp_max_duration, p.dtim_period, p.cfp_period), (airsched_core::Nanos::from_us(51_200), 2, 3));
     assert!(s.stations[0].cf_pollable, "on the polling list by default");
@@ -614,10 +591,23 @@ fn pcf_cfp_max_duration_within_802_11_bounds() {
 #[test]
 fn pcf_keys_need_pcf_and_an_802_11b_cell_with_beacons() {
     one(&with_pcf("dtim_period = 2"), 10, 15, "cell.dtim_period", "set pcf = true");
-    one(&example_with(12, "rate = \"11Mbps\"\ncf_pollable = false"), 13, 15, "station[0].cf_pollable", "set pcf = true in [cell]");
+    one(
+        &example_with(12, "rate = \"11Mbps\"\ncf_pollable = false"),
+        13,
+        15,
+        "station[0].cf_pollable",
+        "set pcf = true in [cell]",
+    );
     one(&with_pcf("pcf = true\ncfp_max_duration = 50\nbeacons = false"), 10, 7, "cell.pcf", "set beacons = true");
-    one(&with_pcf("pcf = true\ncfp_max_duration = 50\ndtim_period = 0"), 12, 15, "cell.dtim_period", "between 1 and 255");
-    let nobody = with_pcf("pcf = true\ncfp_max_duration = 50").replace("rate = \"11Mbps\"", "rate = \"11Mbps\"\ncf_pollable = false");
+    one(
+        &with_pcf("pcf = true\ncfp_max_duration = 50\ndtim_period = 0"),
+        12,
+        15,
+        "cell.dtim_period",
+        "between 1 and 255",
+    );
+    let nobody = with_pcf("pcf = true\ncfp_max_duration = 50")
+        .replace("rate = \"11Mbps\"", "rate = \"11Mbps\"\ncf_pollable = false");
     one(&nobody, 10, 7, "cell.pcf", "no station is cf_pollable");
     let n = "[cell]\nstandard = \"802.11n\"\npcf = true\ncfp_max_duration = 50\n[[station]]\nname = \"s\"\nmcs = 7\n";
     one(n, 3, 7, "cell.pcf", "802.11b cells only");

@@ -56,7 +56,11 @@ fn builds_with(text: &str, dev: &str, kinds: &[&str]) {
     assert_eq!(built.len(), 1, "one tree for {dev}");
     let reports = built[0].1.reports();
     for k in kinds {
-        assert!(reports.iter().any(|r| r.kind == *k), "no {k} in the built tree: {:?}", reports.iter().map(|r| r.kind).collect::<Vec<_>>());
+        assert!(
+            reports.iter().any(|r| r.kind == *k),
+            "no {k} in the built tree: {:?}",
+            reports.iter().map(|r| r.kind).collect::<Vec<_>>()
+        );
     }
     for r in &reports {
         assert!(r.stats.identity_holds(), "{} {}", r.kind, r.handle);
@@ -334,7 +338,13 @@ fn garroppo_whtb_builds_and_shows_as_whtb() {
 
     // Other class kinds still do not fit, and whtb's options are not htb's.
     let base = "tc qdisc add dev eth0 root handle 1: whtb\n";
-    one_error(&format!("{base}tc class add dev eth0 parent 1: classid 1:2 drr"), 2, 45, "drr", "class kind drr does not match qdisc 1:, which is a whtb");
+    one_error(
+        &format!("{base}tc class add dev eth0 parent 1: classid 1:2 drr"),
+        2,
+        45,
+        "drr",
+        "class kind drr does not match qdisc 1:, which is a whtb",
+    );
     one_error("tc qdisc add dev eth0 root handle 1: htb gate\n", 1, 42, "gate", "unknown htb option \"gate\"");
     one_error("tc qdisc add dev eth0 root handle 1: whtb gate 150%\n", 1, 48, "150%", "gate 150% is out of range");
 }
@@ -685,7 +695,13 @@ fn bad_u32_matches() {
         "ifb0",
         "redirect to unknown device \"ifb0\"; no ifb device exists",
     );
-    one_error(&f("match ip dst 10.0.0.1 action skbedit priority 1:1"), 2, 86, "skbedit", "filter actions are not modelled");
+    one_error(
+        &f("match ip dst 10.0.0.1 action skbedit priority 1:1"),
+        2,
+        86,
+        "skbedit",
+        "filter actions are not modelled",
+    );
 }
 
 #[test]
@@ -1328,7 +1344,13 @@ fn an_htb_class_whose_parent_does_not_exist_is_a_root_class_as_in_the_kernel() {
     assert!(errors(&d).is_empty(), "{d:#?}");
     let w = warnings(&d);
     assert_eq!(w.len(), 1, "{d:#?}");
-    check(w[0], 2, 30, "1:5", "parent class 1:5 does not exist: the kernel's HTB makes 1:10 a top-level class (parent 1:)");
+    check(
+        w[0],
+        2,
+        30,
+        "1:5",
+        "parent class 1:5 does not exist: the kernel's HTB makes 1:10 a top-level class (parent 1:)",
+    );
     assert_eq!(trees[0].1[0].classes[0].parent, h(1, 0));
     builds_with(text, "eth0", &["htb"]);
 }
@@ -1350,11 +1372,17 @@ fn htb_has_no_change_operation_so_change_and_in_place_replace_are_refused() {
         assert_eq!(trees[0].1[0].options, "default 10", "{second}");
     }
     // Another handle is a new qdisc: allowed.
-    let (trees, d) = declare("tc qdisc add dev eth0 root handle 1: htb\ntc qdisc replace dev eth0 root handle 2: htb default 3\n", &["eth0"]);
+    let (trees, d) = declare(
+        "tc qdisc add dev eth0 root handle 1: htb\ntc qdisc replace dev eth0 root handle 2: htb default 3\n",
+        &["eth0"],
+    );
     assert!(errors(&d).is_empty(), "{d:#?}");
     assert_eq!(trees[0].1[0].handle, h(2, 0));
     // sfq has none either (.change = NULL in 6.1 and 6.18)
-    let (trees, d) = declare("tc qdisc add dev eth0 root handle 1: sfq perturb 10\ntc qdisc change dev eth0 root handle 1: sfq perturb 20\n", &["eth0"]);
+    let (trees, d) = declare(
+        "tc qdisc add dev eth0 root handle 1: sfq perturb 10\ntc qdisc change dev eth0 root handle 1: sfq perturb 20\n",
+        &["eth0"],
+    );
     assert_eq!(errors(&d).len(), 1, "{d:#?}");
     assert!(errors(&d)[0].message.contains("sfq, which has no change operation"));
     assert_eq!(trees[0].1[0].options, "perturb 10");
@@ -1371,7 +1399,8 @@ fn htb_has_no_change_operation_so_change_and_in_place_replace_are_refused() {
 fn cbq_is_accepted_with_a_warning_that_linux_6_3_removed_it() {
     let (script, mut d) = parse_script(GARROPPO_CBQ);
     let _ = build_trees(&script, &devices(&["wlan0"]), &mut d);
-    let w: Vec<&TcDiag> = warnings(&d).into_iter().filter(|w| w.message.contains("removed from Linux in 6.3")).collect();
+    let w: Vec<&TcDiag> =
+        warnings(&d).into_iter().filter(|w| w.message.contains("removed from Linux in 6.3")).collect();
     assert_eq!(w.len(), 1, "{d:#?}");
     assert_eq!(w[0].token, "cbq");
     builds_with(GARROPPO_CBQ, "wlan0", &["cbq"]);

@@ -54,7 +54,10 @@ fn valenzuela_htb_at_the_stations() {
         ("table3-without-htb.toml", "table3-htb-900-1300.toml", [900.0, 1300.0], [965.0, 1303.0], [900.0, 1301.0]),
         ("table3-without-htb.toml", "table3-htb-2400-900.toml", [2400.0, 900.0], [965.0, 1303.0], [2404.0, 901.0]),
     ];
-    eprintln!("{:<28} {:>5} {:>9} {:>9} {:>8} {:>8} {:>10}", "case", "sta", "limit", "mean L2", "std", "std w/o", "paper mean");
+    eprintln!(
+        "{:<28} {:>5} {:>9} {:>9} {:>8} {:>8} {:>10}",
+        "case", "sta", "limit", "mean L2", "std", "std w/o", "paper mean"
+    );
     for (without, with, limits, _paper_without, paper_with) in cases {
         let a = run_file(&format!("valenzuela/{without}"));
         let b = run_file(&format!("valenzuela/{with}"));
@@ -62,9 +65,21 @@ fn valenzuela_htb_at_the_stations() {
             let (sa, sb) = (&a.stations[i], &b.stations[i]);
             let mean = l2_kbit(sb.goodput_mbps, 1470);
             let (std_with, std_without) = (sb.goodput_std_mbps * 1000.0, sa.goodput_std_mbps * 1000.0);
-            eprintln!("{with:<28} {:>5} {:>9.0} {mean:>9.1} {std_with:>8.1} {std_without:>8.1} {:>10.0}", sb.name, limits[i], paper_with[i]);
-            assert!((mean / limits[i] - 1.0).abs() < 0.03, "{with} {}: {mean:.1} kbit/s vs limit {}", sb.name, limits[i]);
-            assert!(std_without >= 5.0 * std_with, "{with} {}: std {std_with:.1} vs {std_without:.1} without HTB", sb.name);
+            eprintln!(
+                "{with:<28} {:>5} {:>9.0} {mean:>9.1} {std_with:>8.1} {std_without:>8.1} {:>10.0}",
+                sb.name, limits[i], paper_with[i]
+            );
+            assert!(
+                (mean / limits[i] - 1.0).abs() < 0.03,
+                "{with} {}: {mean:.1} kbit/s vs limit {}",
+                sb.name,
+                limits[i]
+            );
+            assert!(
+                std_without >= 5.0 * std_with,
+                "{with} {}: std {std_with:.1} vs {std_without:.1} without HTB",
+                sb.name
+            );
         }
     }
     // Without HTB the 11/2 cell splits evenly (the anomaly); with the slow station held at
@@ -201,7 +216,10 @@ tc filter add dev eth0 parent 2: protocol ip prio 2 u32 match ip dport 5002 0xff
 /// A tc error in a scenario names the scenario file, the line and column inside it, and the key.
 #[test]
 fn tc_errors_point_into_the_scenario_file() {
-    let text = WIRED.replace("TREE", "tc qdisc add dev eth0 root handle 1: htb\ntc class add dev eth0 parent 1: classid 1:10 htb ceil 5mbit");
+    let text = WIRED.replace(
+        "TREE",
+        "tc qdisc add dev eth0 root handle 1: htb\ntc class add dev eth0 parent 1: classid 1:10 htb ceil 5mbit",
+    );
     let errs = parse_scenario(&text, "wired.toml").unwrap_err().0;
     assert_eq!(errs.len(), 1, "{errs:?}");
     let e = &errs[0];
@@ -234,7 +252,10 @@ fn tc_errors_in_a_scenario_are_all_reported_in_line_order() {
 fn saturating(n: usize, src: &str, dst: &str, station_tc: &str, server_tc: &str) -> String {
     let mut t = format!("[run]\nduration = \"3s\"\nwarmup = \"1s\"\n[[station]]\nname = \"s\"\nrate = \"11Mbps\"\n{station_tc}\n[server]\n{server_tc}\n");
     for i in 0..n {
-        t += &format!("[[flow]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nrate = \"saturate\"\ndport = {}\n", 5001 + i);
+        t += &format!(
+            "[[flow]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nrate = \"saturate\"\ndport = {}\n",
+            5001 + i
+        );
     }
     t
 }
@@ -252,10 +273,14 @@ fn saturating_sources_behind_full_or_head_dropping_queues() {
     let total = l2_kbit(r.summary.total_goodput_mbps, 1470);
     assert!((total / 100.0 - 1.0).abs() < 0.05, "the TBF rate: {total:.1} kbit/s");
     for q in ["pfifo_head_drop limit 2", "sfq limit 3 headdrop", "fq_codel limit 3"] {
-        let r = run_text(&saturating(1, "server", "s", "", &format!("tc = \"tc qdisc add dev eth0 root {q}\"")), "sat.toml");
+        let r = run_text(
+            &saturating(1, "server", "s", "", &format!("tc = \"tc qdisc add dev eth0 root {q}\"")),
+            "sat.toml",
+        );
         assert!(r.flows[0].received_packets > 0, "{q}");
     }
-    let r = run_text(&saturating(2, "server", "ap", "", "tc = \"tc qdisc add dev eth0 root pfifo limit 1\""), "sat.toml");
+    let r =
+        run_text(&saturating(2, "server", "ap", "", "tc = \"tc qdisc add dev eth0 root pfifo limit 1\""), "sat.toml");
     let (a, b) = (r.flows[0].received_packets, r.flows[1].received_packets);
     assert!(a > 0 && (a as f64 / b as f64 - 1.0).abs() < 0.05, "turns on a one-packet queue: {a} vs {b}");
 }

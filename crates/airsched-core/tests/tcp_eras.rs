@@ -22,14 +22,20 @@ fn tsq_keeps_a_stations_upload_out_of_its_qdisc() {
     // airtime at 2.3 ms per segment and its ACK's share.
     let r = run(&upload("kernel = \"6.1\"", ""));
     let f = &r.flows[0];
-    eprintln!("TSQ: {:.3} Mb/s, queue delay {:.1} ms, srtt {:.1} ms, drops {}", f.goodput_mbps, f.queue_delay_mean_ms, f.tcp_srtt_ms, f.drops_queue);
+    eprintln!(
+        "TSQ: {:.3} Mb/s, queue delay {:.1} ms, srtt {:.1} ms, drops {}",
+        f.goodput_mbps, f.queue_delay_mean_ms, f.tcp_srtt_ms, f.drops_queue
+    );
     assert!(f.queue_delay_mean_ms < 50.0, "{}", f.queue_delay_mean_ms);
     assert_eq!((f.drops_queue, f.tcp_retransmits), (0, 0));
     // Without TSQ the autotuned window (about 1.3 MB, some 900 segments) nearly fills the
     // 1000-packet queue (≈ 2 s at 2.3 ms per segment); it stays below it, so no loss.
     let r = run(&upload("kernel = \"6.1\"", "tsq = 0"));
     let g = &r.flows[0];
-    eprintln!("no TSQ: {:.3} Mb/s, queue delay {:.1} ms, refused {}", g.goodput_mbps, g.queue_delay_mean_ms, g.refused_sends);
+    eprintln!(
+        "no TSQ: {:.3} Mb/s, queue delay {:.1} ms, refused {}",
+        g.goodput_mbps, g.queue_delay_mean_ms, g.refused_sends
+    );
     assert!(g.queue_delay_mean_ms > 1000.0, "{}", g.queue_delay_mean_ms);
     assert_eq!((g.drops_queue, g.tcp_retransmits), (0, 0));
     assert!((g.goodput_mbps - f.goodput_mbps).abs() < 0.05 * f.goodput_mbps);
@@ -82,10 +88,16 @@ fn tail_loss_n(n: u64, limit: u64, extra: &str) -> String {
 fn linux_6_1_repairs_a_tail_loss_with_tlp_not_an_rto() {
     let r = run(&tail_loss(""));
     let f = &r.flows[0];
-    eprintln!("6.1: drops {}, rtx {}, recoveries {}, RTOs {}, file {:.3} s", f.drops_queue, f.tcp_retransmits, f.tcp_fast_recoveries, f.tcp_rtos, f.tcp_file_time_s);
+    eprintln!(
+        "6.1: drops {}, rtx {}, recoveries {}, RTOs {}, file {:.3} s",
+        f.drops_queue, f.tcp_retransmits, f.tcp_fast_recoveries, f.tcp_rtos, f.tcp_file_time_s
+    );
     let r = run(&tail_loss("rack = false\ntlp = false\nfrto = false"));
     let g = &r.flows[0];
-    eprintln!("6.1 without RACK-TLP: drops {}, rtx {}, recoveries {}, RTOs {}, file {:.3} s", g.drops_queue, g.tcp_retransmits, g.tcp_fast_recoveries, g.tcp_rtos, g.tcp_file_time_s);
+    eprintln!(
+        "6.1 without RACK-TLP: drops {}, rtx {}, recoveries {}, RTOs {}, file {:.3} s",
+        g.drops_queue, g.tcp_retransmits, g.tcp_fast_recoveries, g.tcp_rtos, g.tcp_file_time_s
+    );
     assert_eq!((f.drops_queue, g.drops_queue), (1, 1), "the same tail segment is dropped");
     // 6.1: the probe (2 SRTT + 2 ms after the last send) resends the last segment, which is
     // the lost one: one retransmission, no recovery episode, no RTO.

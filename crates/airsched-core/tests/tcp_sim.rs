@@ -29,12 +29,20 @@ fn one_tcp_download_fills_the_cell() {
         assert_eq!((ack.src.as_str(), ack.dst.as_str(), ack.protocol.as_str()), ("a", "server", "tcp-ack"));
         eprintln!(
             "{cc}: {:.3} Mb/s, busy {:.3}, srtt {:.1} ms, retransmits {}, fast recoveries {}, RTOs {}",
-            f.goodput_mbps, r.summary.medium_busy_share, f.tcp_srtt_ms, f.tcp_retransmits, f.tcp_fast_recoveries, f.tcp_rtos
+            f.goodput_mbps,
+            r.summary.medium_busy_share,
+            f.tcp_srtt_ms,
+            f.tcp_retransmits,
+            f.tcp_fast_recoveries,
+            f.tcp_rtos
         );
         // The medium is as busy as under a saturated UDP download (DCF's idle DIFS and backoff
         // are all that is left); goodput is what remains after the ACKs' own channel accesses
         // (one per two segments).
-        let udp = run(&cell("[[flow]]\nname = \"u\"\nsrc = \"server\"\ndst = \"a\"\nrate = \"saturate\"\nsize = 1448\n", FQ_CODEL));
+        let udp = run(&cell(
+            "[[flow]]\nname = \"u\"\nsrc = \"server\"\ndst = \"a\"\nrate = \"saturate\"\nsize = 1448\n",
+            FQ_CODEL,
+        ));
         let busy = r.summary.medium_busy_share / udp.summary.medium_busy_share;
         assert!(busy > 0.97, "{cc}: busy {} vs UDP {}", r.summary.medium_busy_share, udp.summary.medium_busy_share);
         assert!(f.goodput_mbps > 4.5, "{cc}: {}", f.goodput_mbps);
@@ -113,7 +121,8 @@ fn tcp_segments_and_acks_are_protocol_6_for_tc_filters() {
     let text = cell(&tcp("dl", "a", "cubic"), "").replace("tc = \"\"", &format!("tc = \"\"\"\n{tc}\n\"\"\""));
     let r = run(&text);
     let wlan0 = r.tc.iter().find(|t| t.node == "ap" && t.dev == "wlan0").unwrap();
-    let band = |id: &str| wlan0.qdiscs[0].classes.iter().find(|c| c.classid.to_string() == id).unwrap().stats.sent_packets;
+    let band =
+        |id: &str| wlan0.qdiscs[0].classes.iter().find(|c| c.classid.to_string() == id).unwrap().stats.sent_packets;
     assert!(band("1:1") > 1000 && band("1:2") == 0, "1:1 {} 1:2 {}", band("1:1"), band("1:2"));
 }
 
@@ -135,7 +144,8 @@ fn tcp_keys_are_checked() {
     let text = cell(&tcp("dl", "a", "bbr"), FQ_CODEL);
     let e = parse_scenario(&text, "tcp.toml").unwrap_err().to_string();
     assert!(e.contains("unknown value \"bbr\""), "{e}");
-    let udp = cell("[[flow]]\nname = \"u\"\nsrc = \"server\"\ndst = \"a\"\nrate = \"1mbit\"\ncc = \"cubic\"\n", FQ_CODEL);
+    let udp =
+        cell("[[flow]]\nname = \"u\"\nsrc = \"server\"\ndst = \"a\"\nrate = \"1mbit\"\ncc = \"cubic\"\n", FQ_CODEL);
     let e = parse_scenario(&udp, "tcp.toml").unwrap_err().to_string();
     assert!(e.contains("`cc` is for TCP flows"), "{e}");
 }
@@ -182,8 +192,18 @@ fn sack_repairs_a_download_behind_a_long_fifo() {
             assert!(on.goodput_mbps > 1.2 * off.goodput_mbps, "SACK {} vs {}", on.goodput_mbps, off.goodput_mbps);
             assert!(on.goodput_mbps > 0.8 * fq, "SACK {} vs fq_codel {fq}", on.goodput_mbps);
             assert!(on.tcp_rtos <= off.tcp_rtos, "RTOs {} vs {}", on.tcp_rtos, off.tcp_rtos);
-            assert!(on.tcp_retransmits * 10 < off.tcp_retransmits * 7, "retransmits {} vs {}", on.tcp_retransmits, off.tcp_retransmits);
-            assert!(on.tcp_retransmits * 10 < on.drops_queue * 14, "{} retransmits for {} drops", on.tcp_retransmits, on.drops_queue);
+            assert!(
+                on.tcp_retransmits * 10 < off.tcp_retransmits * 7,
+                "retransmits {} vs {}",
+                on.tcp_retransmits,
+                off.tcp_retransmits
+            );
+            assert!(
+                on.tcp_retransmits * 10 < on.drops_queue * 14,
+                "{} retransmits for {} drops",
+                on.tcp_retransmits,
+                on.drops_queue
+            );
         }
     }
     eprintln!("goodput [cc][sack]: {goodput:?}");

@@ -9,9 +9,8 @@ use common::*;
 const UDP_1500: u32 = 1472;
 
 fn scenario(stations: &[(&str, &str)], flows: &[(&str, &str)], extra_cell: &str, duration: &str) -> String {
-    let mut s = format!(
-        "[run]\nduration = \"{duration}\"\nwarmup = \"1s\"\nseed = 7\n[cell]\nbeacons = false\n{extra_cell}\n"
-    );
+    let mut s =
+        format!("[run]\nduration = \"{duration}\"\nwarmup = \"1s\"\nseed = 7\n[cell]\nbeacons = false\n{extra_cell}\n");
     for (name, rate) in stations {
         s += &format!("[[station]]\nname = \"{name}\"\nrate = \"{rate}\"\n");
     }
@@ -60,7 +59,11 @@ fn bianchi_saturation_throughput_within_1_5_percent() {
             let err = sim / model - 1.0;
             worst = worst.max(err.abs());
             eprintln!("bianchi {rate} n={n}: sim {sim:.4} model {model:.4} ({:+.2} %)", err * 100.0);
-            assert!(err.abs() < 0.015, "{rate} n={n}: simulated {sim:.4} Mb/s, model {model:.4} ({:+.2} %)", err * 100.0);
+            assert!(
+                err.abs() < 0.015,
+                "{rate} n={n}: simulated {sim:.4} Mb/s, model {model:.4} ({:+.2} %)",
+                err * 100.0
+            );
         }
     }
     eprintln!("worst Bianchi deviation {:.2} %", worst * 100.0);
@@ -93,17 +96,29 @@ fn performance_anomaly_uplink() {
         let alone = bianchi_ns3(1, 11.0, 1500, None);
         for s in &r.stations {
             let got = ip_mbps(s.goodput_mbps);
-            eprintln!("anomaly up 11+{slow}: {} {got:.4} vs Heusse {x:.4} ({:+.2} %), airtime {:.3}", s.name, (got / x - 1.0) * 100.0, s.airtime_share);
+            eprintln!(
+                "anomaly up 11+{slow}: {} {got:.4} vs Heusse {x:.4} ({:+.2} %), airtime {:.3}",
+                s.name,
+                (got / x - 1.0) * 100.0,
+                s.airtime_share
+            );
             assert!((got / x - 1.0).abs() < 0.03, "11+{slow}: {} gets {got:.4}, Heusse {x:.4}", s.name);
         }
         let (f, sl) = (&r.stations[0], &r.stations[1]);
-        assert!((f.goodput_mbps / sl.goodput_mbps - 1.0).abs() < 0.03, "equal shares: {} vs {}", f.goodput_mbps, sl.goodput_mbps);
+        assert!(
+            (f.goodput_mbps / sl.goodput_mbps - 1.0).abs() < 0.03,
+            "equal shares: {} vs {}",
+            f.goodput_mbps,
+            sl.goodput_mbps
+        );
         // Airtime: the slow station's frames take longer in proportion to their duration.
         let expect_slow_share = txtime_us(mbps, 1536) / (txtime_us(mbps, 1536) + txtime_us(11.0, 1536));
         let measured_slow_share = sl.airtime_share / (sl.airtime_share + f.airtime_share);
         assert!(measured_slow_share > 0.5, "the slow station holds most of the air");
-        assert!((measured_slow_share - expect_slow_share).abs() < 0.05,
-            "slow share of the stations' air {measured_slow_share:.3}, expected about {expect_slow_share:.3}");
+        assert!(
+            (measured_slow_share - expect_slow_share).abs() < 0.05,
+            "slow share of the stations' air {measured_slow_share:.3}, expected about {expect_slow_share:.3}"
+        );
         // The fast station gets a small fraction of what it would get alone.
         assert!(ip_mbps(f.goodput_mbps) < 0.5 * alone);
     }
@@ -123,7 +138,12 @@ fn performance_anomaly_downlink_fifo() {
         let x = round_robin_per_station(&[11.0, mbps], 1500);
         for s in &r.stations {
             let got = ip_mbps(s.goodput_mbps);
-            eprintln!("anomaly down 11+{slow}: {} {got:.4} vs RR {x:.4} ({:+.2} %), airtime {:.3}", s.name, (got / x - 1.0) * 100.0, s.airtime_share);
+            eprintln!(
+                "anomaly down 11+{slow}: {} {got:.4} vs RR {x:.4} ({:+.2} %), airtime {:.3}",
+                s.name,
+                (got / x - 1.0) * 100.0,
+                s.airtime_share
+            );
             assert!((got / x - 1.0).abs() < 0.03, "11+{slow}: {} gets {got:.4}, expected {x:.4}", s.name);
         }
         assert!(r.stations[1].airtime_share > r.stations[0].airtime_share);

@@ -6,8 +6,8 @@ use pyo3::types::{PyDict, PyList};
 
 use airsched_core::qdisc::{QdiscReport, QdiscStats};
 use airsched_core::results::{
-    schema, ColumnType, AggregateRow, BtLinkRow, CfpRow, CoexRow, PollRow, Cell, Conservation, FlowResult, InterfaceRow, NodeResult, PingRow, RateRow, SampleRow, StationResult, Summary, Table,
-    SAMPLE_INTERVAL_COLUMN,
+    schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, FlowResult, InterfaceRow,
+    NodeResult, PingRow, PollRow, RateRow, SampleRow, StationResult, Summary, Table, SAMPLE_INTERVAL_COLUMN,
 };
 use airsched_core::{RunResults, Scenario};
 

@@ -8,7 +8,12 @@ use pyo3::types::PyList;
 use airsched_core::scenario::{ScenarioError as CoreError, ScenarioErrors};
 use airsched_core::SimError;
 
-create_exception!(_core, ScenarioError, PyValueError, "A scenario file (or override) is invalid; .errors lists every problem as FILE:LINE:COL: KEY: message.");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario file (or override) is invalid; .errors lists every problem as FILE:LINE:COL: KEY: message."
+);
 create_exception!(_core, SimulationError, PyRuntimeError, "An internal invariant of the simulator was violated.");
 
 /// ScenarioError whose message is every error, one per line, and whose `.errors` is the list.

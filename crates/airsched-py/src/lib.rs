@@ -33,7 +33,12 @@ fn validate<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<String>
 /// tc check --scenario S --node N`): naming another is an error, as in a scenario.
 #[pyfunction]
 #[pyo3(signature = (text, path, devices=None))]
-fn tc_check<'py>(py: Python<'py>, text: &str, path: &str, devices: Option<Vec<(String, u32)>>) -> PyResult<Bound<'py, PyDict>> {
+fn tc_check<'py>(
+    py: Python<'py>,
+    text: &str,
+    path: &str,
+    devices: Option<Vec<(String, u32)>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let checked =
         airsched_core::tc::check_script_on(text, path, devices.as_deref()).map_err(errors::scenario_error_lines)?;
     let out = PyDict::new(py);
@@ -90,7 +95,12 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
             let (script, mut diags) = airsched_core::tc::parse_script(&src.text);
             let specs: Vec<airsched_core::tc::DeviceSpec> = devs
                 .iter()
-                .map(|n| airsched_core::tc::DeviceSpec { name: n.to_string(), txqueuelen: node.txqueuelen, seed: 1, stream: 0 })
+                .map(|n| airsched_core::tc::DeviceSpec {
+                    name: n.to_string(),
+                    txqueuelen: node.txqueuelen,
+                    seed: 1,
+                    stream: 0,
+                })
                 .collect();
             for (dev, qs) in airsched_core::tc::declared_trees(&script, &specs, &mut diags) {
                 let t = PyDict::new(py);
@@ -149,10 +159,7 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
     for st in &scn.stations {
         let d = PyDict::new(py);
         d.set_item("name", &st.name)?;
-        d.set_item(
-            "mac",
-            st.mac.map(|m| m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")),
-        )?;
+        d.set_item("mac", st.mac.map(|m| m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")))?;
         d.set_item("airtime_weight", st.ht.map(|h| h.airtime_weight))?;
         sts.append(d)?;
     }
@@ -206,11 +213,14 @@ fn calibrate(
     use airsched_core::calibrate::{calibrate as run, CalibrationSpec};
     use airsched_core::scenario::RateControl;
     let bad = |key: &str, msg: String| errors::option_error(key, msg);
-    let rc = RateControl::ALL
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(rate_control))
-        .map(|(_, r)| *r)
-        .ok_or_else(|| bad("--rate-control", format!("unknown rate control {rate_control:?}; expected fixed, arf, aarf or minstrel")))?;
+    let rc = RateControl::ALL.iter().find(|(n, _)| n.eq_ignore_ascii_case(rate_control)).map(|(_, r)| *r).ok_or_else(
+        || {
+            bad(
+                "--rate-control",
+                format!("unknown rate control {rate_control:?}; expected fixed, arf, aarf or minstrel"),
+            )
+        },
+    )?;
     let cdb = |x: f64| (x * 100.0).round() as i32;
     for (k, v) in [("--snr-from", snr_from_db), ("--snr-to", snr_to_db)] {
         if !v.is_finite() || !(-50.0..=100.0).contains(&v) {
@@ -221,7 +231,10 @@ fn calibrate(
         return Err(bad("--step", format!("{step_db} dB: the step must be at least 0.01 dB")));
     }
     if !(1..=1_000_000).contains(&payload) || payload > airsched_core::scenario::MAX_UDP_PAYLOAD {
-        return Err(bad("--payload", format!("{payload} bytes: expected 1 to {}", airsched_core::scenario::MAX_UDP_PAYLOAD)));
+        return Err(bad(
+            "--payload",
+            format!("{payload} bytes: expected 1 to {}", airsched_core::scenario::MAX_UDP_PAYLOAD),
+        ));
     }
     if block == 0 {
         return Err(bad("--block", "a block holds at least one packet".into()));
@@ -302,7 +315,13 @@ impl Simulation {
     /// `run.duration`, applied after them.
     #[new]
     #[pyo3(signature = (text, path, seed=None, duration=None, overrides=Vec::new()))]
-    fn new(text: &str, path: &str, seed: Option<u64>, duration: Option<&str>, overrides: Vec<String>) -> PyResult<Self> {
+    fn new(
+        text: &str,
+        path: &str,
+        seed: Option<u64>,
+        duration: Option<&str>,
+        overrides: Vec<String>,
+    ) -> PyResult<Self> {
         let mut overrides = overrides;
         if let Some(s) = seed {
             overrides.push(format!("run.seed={s}"));

@@ -44,7 +44,7 @@ impl Hopper {
         let slot = t.0 / SLOT.0;
         let r = mix64(self.key ^ mix64(slot));
         // Lemire's multiply-shift: uniform over the used channels.
-        self.used[((r >> 32) * self.used.len() as u64 >> 32) as usize] as u32
+        self.used[(((r >> 32) * self.used.len() as u64) >> 32) as usize] as u32
     }
 
     pub fn used(&self) -> usize {

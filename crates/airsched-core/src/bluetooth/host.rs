@@ -139,10 +139,10 @@ impl Tx {
     }
 
     /// The receiver got a segment: filter a duplicate by SEQN, else take its bytes and return
-    /// the packet whose PDU it completes, if any. `Err(())`: a duplicate.
-    pub fn receive(&mut self, seg: Seg) -> Result<Option<PacketId>, ()> {
+    /// the packet whose PDU it completes, if any. `Err(Duplicate)`: a duplicate.
+    pub fn receive(&mut self, seg: Seg) -> Result<Option<PacketId>, Duplicate> {
         if self.rx_last_seqn == Some(seg.seqn) {
-            return Err(());
+            return Err(Duplicate);
         }
         self.rx_last_seqn = Some(seg.seqn);
         self.rx_off += seg.len as u64;
@@ -182,3 +182,7 @@ impl Tx {
         self.pdus.iter().filter_map(|p| p.pkt).for_each(count);
     }
 }
+
+/// A baseband segment the receiver already had (the same SEQN again: its ACK was lost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Duplicate;

@@ -158,13 +158,31 @@ impl Bluetooth {
             master_cnt,
             rr: 0,
             hop,
-            cur: Exchange { t0: Nanos::ZERO, slave: 0, m_seg: None, m_slots: 1, m_chan: 0, s_seg: None, s_slots: 1, s_chan: 0, s_start: Nanos::ZERO },
+            cur: Exchange {
+                t0: Nanos::ZERO,
+                slave: 0,
+                m_seg: None,
+                m_slots: 1,
+                m_chan: 0,
+                s_seg: None,
+                s_slots: 1,
+                s_chan: 0,
+                s_start: Nanos::ZERO,
+            },
             at_warmup: None,
         }
     }
 
     /// The slave's link: name, devices, allowed types (sorted), error rate and its stream.
-    pub fn link(name: String, down_dev: DevId, up_dev: DevId, mut types: Vec<PacketType>, per: f64, rng: Xoshiro256PlusPlus, acl_pkts: u32) -> Link {
+    pub fn link(
+        name: String,
+        down_dev: DevId,
+        up_dev: DevId,
+        mut types: Vec<PacketType>,
+        per: f64,
+        rng: Xoshiro256PlusPlus,
+        acl_pkts: u32,
+    ) -> Link {
         types.sort();
         types.dedup();
         Link {
@@ -189,7 +207,13 @@ impl Bluetooth {
     /// The qdisc of a Bluetooth device offers packets (`run_dev`): the BNEP write queue takes
     /// them until it stops the netdev queue; kbnepd and the HCI scheduler move them down.
     /// `slave`, `up`: which direction of which link. Returns whether it looked at the queue.
-    pub fn pull(&mut self, slave: usize, up: bool, cx: &mut Ctx, mut dequeue: impl FnMut(&mut Ctx) -> Option<PacketId>) -> bool {
+    pub fn pull(
+        &mut self,
+        slave: usize,
+        up: bool,
+        cx: &mut Ctx,
+        mut dequeue: impl FnMut(&mut Ctx) -> Option<PacketId>,
+    ) -> bool {
         let (ovh, sndbuf, qlen) = (self.pdu_overhead(), self.params.l2cap_sndbuf, self.params.bnep_txq_len as usize);
         let tx = if up { &mut self.links[slave].up } else { &mut self.links[slave].down };
         if tx.stopped {
@@ -235,7 +259,12 @@ impl Bluetooth {
         loop {
             while self.master_cnt > 0 {
                 let ready = self.links.iter().filter(|l| l.down.hci_ready()).count() as u32;
-                let Some(i) = (0..self.links.len()).filter(|&i| self.links[i].down.hci_ready()).min_by_key(|&i| self.links[i].down.frags.len()) else { break };
+                let Some(i) = (0..self.links.len())
+                    .filter(|&i| self.links[i].down.hci_ready())
+                    .min_by_key(|&i| self.links[i].down.frags.len())
+                else {
+                    break;
+                };
                 let quote = (self.master_cnt / ready).max(1);
                 let l = &mut self.links[i];
                 for _ in 0..quote {
@@ -275,14 +304,14 @@ impl Bluetooth {
     /// carries it whole (the shorter on-air time among equals), else the largest allowed
     /// payload.
     fn pick(types: &[PacketType], avail: u32) -> (PacketType, u32) {
-        let fit = types
-            .iter()
-            .filter(|t| t.max_payload() >= avail)
-            .min_by_key(|t| (t.slots(), t.airtime(avail)));
+        let fit = types.iter().filter(|t| t.max_payload() >= avail).min_by_key(|t| (t.slots(), t.airtime(avail)));
         match fit {
             Some(&t) => (t, avail),
             None => {
-                let t = *types.iter().max_by_key(|t| (t.max_payload(), std::cmp::Reverse(t.slots()))).expect("a link allows a type");
+                let t = *types
+                    .iter()
+                    .max_by_key(|t| (t.max_payload(), std::cmp::Reverse(t.slots())))
+                    .expect("a link allows a type");
                 (t, t.max_payload())
             }
         }
@@ -364,7 +393,17 @@ impl Bluetooth {
         }
         let chan = self.hop.channel(t0);
         Self::record(cx, t0, d, chan, 0);
-        self.cur = Exchange { t0, slave, m_seg: seg, m_slots: slots, m_chan: chan, s_seg: None, s_slots: 0, s_chan: 0, s_start: Nanos::ZERO };
+        self.cur = Exchange {
+            t0,
+            slave,
+            m_seg: seg,
+            m_slots: slots,
+            m_chan: chan,
+            s_seg: None,
+            s_slots: 0,
+            s_chan: 0,
+            s_start: Nanos::ZERO,
+        };
         cx.schedule(t0 + d, Event::BtMasterEnd);
     }
 
@@ -393,7 +432,7 @@ impl Bluetooth {
         let l = &mut self.links[x.slave];
         if let Some(seg) = x.m_seg {
             match l.down.receive(seg) {
-                Err(()) => l.stats[0].duplicates += 1,
+                Err(host::Duplicate) => l.stats[0].duplicates += 1,
                 Ok(Some(pkt)) => {
                     l.stats[0].delivered += 1;
                     cx.deliver(Node::BtSlave(x.slave as u32), pkt);
@@ -436,7 +475,7 @@ impl Bluetooth {
         l.arqn_to_slave = true;
         if let Some(seg) = x.s_seg {
             match l.up.receive(seg) {
-                Err(()) => l.stats[1].duplicates += 1,
+                Err(host::Duplicate) => l.stats[1].duplicates += 1,
                 Ok(Some(pkt)) => {
                     l.stats[1].delivered += 1;
                     cx.deliver(Node::Ap, pkt);

@@ -116,7 +116,11 @@ impl PacketType {
 
     /// Payload header bytes: 1 for single-slot BR packets, 2 otherwise.
     fn payload_header(self) -> u64 {
-        if self.slots() == 1 && self.bits_per_symbol() == 1 { 1 } else { 2 }
+        if self.slots() == 1 && self.bits_per_symbol() == 1 {
+            1
+        } else {
+            2
+        }
     }
 
     /// On-air time of a packet of this type carrying `bytes` of user data.

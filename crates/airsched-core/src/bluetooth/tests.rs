@@ -12,7 +12,9 @@ fn sim(slaves: usize, flows: &str) -> Simulation {
 }
 
 fn sim_with(slaves: usize, flows: &str, piconet: &str) -> Simulation {
-    let mut text = String::from("[run]\nduration = \"1s\"\n[cell]\nbeacons = false\n[[station]]\nname = \"w\"\nrate = \"11Mbps\"\n");
+    let mut text = String::from(
+        "[run]\nduration = \"1s\"\n[cell]\nbeacons = false\n[[station]]\nname = \"w\"\nrate = \"11Mbps\"\n",
+    );
     text.push_str(piconet);
     for i in 0..slaves {
         text.push_str(&format!("[[bluetooth]]\nname = \"b{i}\"\npacket_types = [\"DH1\", \"DH3\", \"DH5\"]\n"));
@@ -24,7 +26,8 @@ fn sim_with(slaves: usize, flows: &str, piconet: &str) -> Simulation {
 /// (start, end, sender) of every packet on the air in [0, until).
 fn air(sim: &mut Simulation, until: Nanos) -> Vec<(u64, u64, u32)> {
     sim.advance(until);
-    let mut v: Vec<_> = sim.coex().unwrap().bt.overlapping(Nanos::ZERO, until, false).map(|a| (a.start.0, a.end.0, a.from)).collect();
+    let mut v: Vec<_> =
+        sim.coex().unwrap().bt.overlapping(Nanos::ZERO, until, false).map(|a| (a.start.0, a.end.0, a.from)).collect();
     v.reverse();
     v
 }

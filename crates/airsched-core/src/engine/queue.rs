@@ -26,20 +26,37 @@ pub enum Event {
     /// End of the busy period (after the ACK, a collision or a beacon): the medium turns idle.
     ExchangeEnd,
     /// A channel-access attempt planned for this instant. `gen` invalidates stale attempts.
-    Access { gen: u64 },
+    Access {
+        gen: u64,
+    },
     /// A wired interface finished serialising its current packet.
-    WireTxDone { iface: u32 },
+    WireTxDone {
+        iface: u32,
+    },
     /// A packet reaches the far end of a wired link.
-    WireDeliver { iface: u32, pkt: PacketId },
+    WireDeliver {
+        iface: u32,
+        pkt: PacketId,
+    },
     /// A shaping qdisc's watchdog fires: the interface tries to dequeue again.
-    QdiscWake { iface: u32 },
+    QdiscWake {
+        iface: u32,
+    },
     /// A flow starts (saturating sources fill their queue, CBR sources send their first packet).
-    FlowStart { flow: u32 },
+    FlowStart {
+        flow: u32,
+    },
     /// A CBR source sends its `k`-th packet.
-    FlowTick { flow: u32, k: u64 },
+    FlowTick {
+        flow: u32,
+        k: u64,
+    },
     /// A TCP connection's earliest timer (retransmission or delayed ACK); `gen` invalidates
     /// stale ones.
-    TcpTimer { flow: u32, gen: u64 },
+    TcpTimer {
+        flow: u32,
+        gen: u64,
+    },
     /// Target beacon transmission time of the AP.
     Beacon,
     /// The warm-up ends: statistics are snapshot.
@@ -139,13 +156,7 @@ impl EventQueue {
     #[inline]
     pub fn schedule(&mut self, time: Nanos, event: Event) {
         self.seq += 1;
-        self.heap.push(Scheduled {
-            time,
-            class: event.class(),
-            component: event.component(),
-            seq: self.seq,
-            event,
-        });
+        self.heap.push(Scheduled { time, class: event.class(), component: event.component(), seq: self.seq, event });
     }
 
     /// Time of the next event, if any.

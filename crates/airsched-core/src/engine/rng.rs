@@ -68,22 +68,30 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_independent() {
-        let a: Vec<u32> = (0..5).map({
-            let mut r = stream(1, StreamKind::Backoff, 3);
-            move |_| r.random_range(0..=1023)
-        }).collect();
-        let b: Vec<u32> = (0..5).map({
-            let mut r = stream(1, StreamKind::Backoff, 3);
-            move |_| r.random_range(0..=1023)
-        }).collect();
-        let c: Vec<u32> = (0..5).map({
-            let mut r = stream(1, StreamKind::Backoff, 4);
-            move |_| r.random_range(0..=1023)
-        }).collect();
-        let d: Vec<u32> = (0..5).map({
-            let mut r = stream(2, StreamKind::Backoff, 3);
-            move |_| r.random_range(0..=1023)
-        }).collect();
+        let a: Vec<u32> = (0..5)
+            .map({
+                let mut r = stream(1, StreamKind::Backoff, 3);
+                move |_| r.random_range(0..=1023)
+            })
+            .collect();
+        let b: Vec<u32> = (0..5)
+            .map({
+                let mut r = stream(1, StreamKind::Backoff, 3);
+                move |_| r.random_range(0..=1023)
+            })
+            .collect();
+        let c: Vec<u32> = (0..5)
+            .map({
+                let mut r = stream(1, StreamKind::Backoff, 4);
+                move |_| r.random_range(0..=1023)
+            })
+            .collect();
+        let d: Vec<u32> = (0..5)
+            .map({
+                let mut r = stream(2, StreamKind::Backoff, 3);
+                move |_| r.random_range(0..=1023)
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

@@ -189,7 +189,11 @@ impl Dcf {
     fn plan(&self, n: usize, now: Nanos) -> Nanos {
         let node = &self.nodes[n];
         let t = Self::count_from(self.medium.nav_end, node) + Nanos(self.params.slot.0 * node.backoff as u64);
-        if t < now { now } else { t }
+        if t < now {
+            now
+        } else {
+            t
+        }
     }
 
     /// PCF: at a TBTT that starts a contention-free period every node sets its NAV until
@@ -219,7 +223,11 @@ impl Dcf {
             node.tx_at = NO_ACCESS;
         }
         let best = self.plan_all(now);
-        if best == NO_ACCESS { None } else { self.propose(best) }
+        if best == NO_ACCESS {
+            None
+        } else {
+            self.propose(best)
+        }
     }
 
     /// Plan, as of `now` with the medium idle, the transmission of every node holding a frame
@@ -288,7 +296,11 @@ impl Dcf {
     fn beacon_plan(&self, now: Nanos) -> Nanos {
         let p = &self.params;
         let t = self.nodes[0].ifs_end - self.nodes[0].aifs + p.pifs;
-        if t < now { now } else { t }
+        if t < now {
+            now
+        } else {
+            t
+        }
     }
 
     /// An access event fires at `ta`. Returns false if it is stale. Otherwise the medium turns
@@ -310,10 +322,8 @@ impl Dcf {
         }
         let nav_end = self.medium.nav_end;
         for (i, node) in self.nodes.iter_mut().enumerate() {
-            let sends = node.frame.is_some()
-                && !node.in_exchange
-                && node.tx_at == ta
-                && !(i == 0 && self.medium.beacon_in_air);
+            let sends =
+                node.frame.is_some() && !node.in_exchange && node.tx_at == ta && !(i == 0 && self.medium.beacon_in_air);
             let from = Self::count_from(nav_end, node);
             if sends {
                 self.medium.transmitters.push(i as u32);

@@ -71,8 +71,7 @@ pub struct EdcaParams {
 }
 
 /// Legacy DCF: DIFS (AIFSN 2), CW 15 ... 1023, no TXOP.
-pub const DCF_PARAMS: EdcaParams =
-    EdcaParams { aifsn: 2, cw_min: A_CW_MIN, cw_max: A_CW_MAX, txop_limit: Nanos::ZERO };
+pub const DCF_PARAMS: EdcaParams = EdcaParams { aifsn: 2, cw_min: A_CW_MIN, cw_max: A_CW_MAX, txop_limit: Nanos::ZERO };
 
 impl EdcaParams {
     /// The default (non-AP STA) parameter set of `ac`: AIFSN 7/3/2/2; CW BK and BE
@@ -159,12 +158,8 @@ mod tests {
         let g5 = OfdmBand::Ghz5;
         let p = |ac| EdcaParams::default_for(ac, TxopTable::Ieee2016);
         // Reference section 5: (AIFSN, CWmin, CWmax, TXOP us, AIFS at 5 GHz us).
-        let expected = [
-            (Bk, 7, 15, 1023, 0, 79),
-            (Be, 3, 15, 1023, 0, 43),
-            (Vi, 2, 7, 15, 3008, 34),
-            (Vo, 2, 3, 7, 1504, 34),
-        ];
+        let expected =
+            [(Bk, 7, 15, 1023, 0, 79), (Be, 3, 15, 1023, 0, 43), (Vi, 2, 7, 15, 3008, 34), (Vo, 2, 3, 7, 1504, 34)];
         for (ac, aifsn, cw_min, cw_max, txop, aifs) in expected {
             let e = p(ac);
             assert_eq!((e.aifsn, e.cw_min, e.cw_max), (aifsn, cw_min, cw_max), "{ac:?}");
@@ -174,10 +169,7 @@ mod tests {
         }
         let vi20 = EdcaParams::default_for(Vi, TxopTable::Ieee2020);
         let vo20 = EdcaParams::default_for(Vo, TxopTable::Ieee2020);
-        assert_eq!(
-            (vi20.txop_limit, vo20.txop_limit),
-            (Nanos::from_us(4096), Nanos::from_us(2080))
-        );
+        assert_eq!((vi20.txop_limit, vo20.txop_limit), (Nanos::from_us(4096), Nanos::from_us(2080)));
         // AC_BE with AIFSN 3 at 2.4 GHz, long slot: 10 + 3 x 20 = 70 us.
         assert_eq!(p(Be).aifs(OfdmBand::Ghz24LongSlot), Nanos::from_us(70));
         assert_eq!(DCF_PARAMS.aifs(g5), g5.difs());
@@ -202,20 +194,9 @@ mod tests {
             assert_eq!(tid(dscp), t, "DSCP {dscp}");
         }
         // RFC 8325 exceptions.
-        for (dscp, t) in [
-            (10, 0),
-            (12, 0),
-            (14, 0),
-            (16, 0),
-            (18, 3),
-            (22, 3),
-            (24, 4),
-            (26, 4),
-            (30, 4),
-            (44, 6),
-            (46, 6),
-            (48, 7),
-        ] {
+        for (dscp, t) in
+            [(10, 0), (12, 0), (14, 0), (16, 0), (18, 3), (22, 3), (24, 4), (26, 4), (30, 4), (44, 6), (46, 6), (48, 7)]
+        {
             assert_eq!(tid(dscp), t, "DSCP {dscp}");
         }
         // ECN bits are ignored: TOS 0xB8 (EF) and 0xBB give 6 -> AC_VO.

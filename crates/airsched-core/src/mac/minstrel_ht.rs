@@ -304,7 +304,9 @@ impl MinstrelHt {
         if prob < frac(10, 100) {
             return 0;
         }
-        let nsecs = (1000 * self.overhead_us as i64 / trunc(self.avg_ampdu_len).max(1) as i64 + self.duration(index) as i64).max(1);
+        let nsecs = (1000 * self.overhead_us as i64 / trunc(self.avg_ampdu_len).max(1) as i64
+            + self.duration(index) as i64)
+            .max(1);
         let p = prob.min(frac(90, 100)) as i64;
         ((100_000 * ((p * 1000) / nsecs)) >> MINSTREL_SCALE) as i32
     }
@@ -405,7 +407,15 @@ impl MinstrelHt {
     /// `minstrel_ht_tx_status` for one A-MPDU: `chain` as sent, `final_stage` the series the
     /// last try used and `final_tries` its tries there (ath9k reports earlier series with their
     /// full counts), `ampdu_len` MPDUs of which `ampdu_ack_len` were acknowledged.
-    pub fn tx_status(&mut self, now: Nanos, chain: &RateChain, final_stage: usize, final_tries: u8, ampdu_len: u32, ampdu_ack_len: u32) {
+    pub fn tx_status(
+        &mut self,
+        now: Nanos,
+        chain: &RateChain,
+        final_stage: usize,
+        final_tries: u8,
+        ampdu_len: u32,
+        ampdu_ack_len: u32,
+    ) {
         self.ampdu_packets += 1;
         self.ampdu_len += ampdu_len;
         if self.sample_wait == 0 && self.sample_tries == 0 && self.sample_count > 0 {
@@ -520,7 +530,8 @@ impl MinstrelHt {
     /// `minstrel_ht_update_stats` (4.11).
     fn update_stats(&mut self, now: Nanos) {
         if self.ampdu_packets > 0 {
-            self.avg_ampdu_len = ewma(self.avg_ampdu_len, frac(self.ampdu_len as i32, self.ampdu_packets as i32), EWMA_LEVEL);
+            self.avg_ampdu_len =
+                ewma(self.avg_ampdu_len, frac(self.ampdu_len as i32, self.ampdu_packets as i32), EWMA_LEVEL);
             self.ampdu_len = 0;
             self.ampdu_packets = 0;
         }

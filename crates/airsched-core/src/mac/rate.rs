@@ -109,9 +109,7 @@ pub enum RateCtlError {
     NoRates,
     #[error("rate control: {0} rates given, at most 255 are supported (indices are u8)")]
     TooManyRates(usize),
-    #[error(
-        "rate control: fixed rate index {index} is out of range, the table has {n} rates (0..{n})"
-    )]
+    #[error("rate control: fixed rate index {index} is out of range, the table has {n} rates (0..{n})")]
     FixedOutOfRange { index: u8, n: usize },
 }
 
@@ -297,11 +295,9 @@ impl Arf {
             // success only restart the timer (ns-3: recovery spans retransmissions).
             if self.failed == 1 {
                 if self.adaptive {
-                    self.success_threshold =
-                        (self.success_threshold * AARF_K).min(AARF_MAX_SUCCESS_THRESHOLD);
+                    self.success_threshold = (self.success_threshold * AARF_K).min(AARF_MAX_SUCCESS_THRESHOLD);
                     // ns-3 bounds the timer below by MinSuccessThreshold and not above.
-                    self.timer_threshold =
-                        self.timer_threshold.saturating_mul(AARF_K).max(AARF_MIN_SUCCESS_THRESHOLD);
+                    self.timer_threshold = self.timer_threshold.saturating_mul(AARF_K).max(AARF_MIN_SUCCESS_THRESHOLD);
                 }
                 self.rate = self.rate.saturating_sub(1);
             }
@@ -388,12 +384,7 @@ struct Minstrel {
 }
 
 impl Minstrel {
-    fn new(
-        ref_airtime: &[Nanos],
-        max_retry: u8,
-        mut rng: Xoshiro256PlusPlus,
-        contention: Contention,
-    ) -> Minstrel {
+    fn new(ref_airtime: &[Nanos], max_retry: u8, mut rng: Xoshiro256PlusPlus, contention: Contention) -> Minstrel {
         let rates: Vec<MinstrelRate> = ref_airtime
             .iter()
             .map(|&airtime| {
@@ -450,12 +441,7 @@ impl Minstrel {
 
     /// `max_tp[0]`, `max_tp[1]`, `max_prob`, then the lowest rate for `max_retry` tries.
     fn normal_chain(&self) -> [Stage; 4] {
-        [
-            self.stage(self.max_tp[0]),
-            self.stage(self.max_tp[1]),
-            self.stage(self.max_prob),
-            (0, self.max_retry),
-        ]
+        [self.stage(self.max_tp[0]), self.stage(self.max_tp[1]), self.stage(self.max_prob), (0, self.max_retry)]
     }
 
     /// Linux `minstrel_get_rate`: decide whether this frame samples, and build its chain.
@@ -603,8 +589,7 @@ fn calc_rate_stats(r: &mut MinstrelRate) {
             cur as u32
         } else {
             let old = r.prob_ewma as i64;
-            (old + (MINSTREL_EWMA_DIV - MINSTREL_EWMA_LEVEL) * (cur - old) / MINSTREL_EWMA_DIV)
-                as u32
+            (old + (MINSTREL_EWMA_DIV - MINSTREL_EWMA_LEVEL) * (cur - old) / MINSTREL_EWMA_DIV) as u32
         };
         r.att_hist += r.attempts as u64;
         r.succ_hist += r.success as u64;

@@ -226,7 +226,8 @@ impl AirtimeScheduler {
         }
         let (sta, ac) = (tin.station(), tin.ac());
         let keep_active = self.sta_deficit(sta, ac, aql) < 0
-            && self.stations[sta.0 as usize].last_active[ac.index()].is_some_and(|t| now.saturating_sub(t) <= AIRTIME_ACTIVE_DURATION);
+            && self.stations[sta.0 as usize].last_active[ac.index()]
+                .is_some_and(|t| now.saturating_sub(t) <= AIRTIME_ACTIVE_DURATION);
         if !(has_queue || keep_active) {
             return;
         }

@@ -96,7 +96,8 @@ impl Aql {
             return true;
         }
         let i = ac.index();
-        let limit = (active_txqs as u64 - 1) * self.params.limit_low_us[i] as u64 / 2 + self.params.limit_high_us[i] as u64;
+        let limit =
+            (active_txqs as u64 - 1) * self.params.limit_low_us[i] as u64 / 2 + self.params.limit_high_us[i] as u64;
         (self.ac_pending[i] as u64) < limit
     }
 
@@ -185,7 +186,10 @@ mod tests {
 
     #[test]
     fn estimates_are_stored_in_4us_units_up_to_4092() {
-        assert_eq!([tx_time_est(0), tx_time_est(3), tx_time_est(1_001), tx_time_est(4_095), tx_time_est(12_000)], [0, 0, 1_000, 4_092, 4_092]);
+        assert_eq!(
+            [tx_time_est(0), tx_time_est(3), tx_time_est(1_001), tx_time_est(4_095), tx_time_est(12_000)],
+            [0, 0, 1_000, 4_092, 4_092]
+        );
     }
 
     #[test]

@@ -29,8 +29,8 @@ pub const WIFI_HEADER_BYTES: u32 = 34;
 /// `STA_SLOW_THRESHOLD`, kbit/s per associated station (per-station CoDel, 4.10 to 6.14).
 pub const STA_SLOW_THRESHOLD_KBPS: u32 = 6000;
 
-/// The key of the flow hash comes from this stream (there is no StreamKind for mac80211; the
-/// offset keeps it apart from the qdiscs', which use 1 << 60 and 2 << 60).
+// The key of the flow hash comes from this stream (there is no StreamKind for mac80211; the
+// offset keeps it apart from the qdiscs', which use 1 << 60 and 2 << 60).
 
 const NIL: u32 = u32::MAX;
 
@@ -194,8 +194,18 @@ struct Flow {
     order: i64,
 }
 
-const EMPTY_FLOW: Flow =
-    Flow { head: NIL, tail: NIL, packets: 0, backlog: 0, deficit: 0, tin: NIL, list: List::None, next: NIL, bl_pos: NIL, order: 0 };
+const EMPTY_FLOW: Flow = Flow {
+    head: NIL,
+    tail: NIL,
+    packets: 0,
+    backlog: 0,
+    deficit: 0,
+    tin: NIL,
+    list: List::None,
+    next: NIL,
+    bl_pos: NIL,
+    order: 0,
+};
 
 /// A singly linked list of flows (new_flows or old_flows of a tin): only its head is ever
 /// removed, flows are only appended.
@@ -275,7 +285,12 @@ impl Fq {
             flows: vec![EMPTY_FLOW; n_flows],
             cvars: vec![CodelVars::default(); n_flows],
             tins: (0..n_tins)
-                .map(|_| Tin { new_flows: EMPTY_LIST, old_flows: EMPTY_LIST, stats: TinStats::default(), cstats: CodelStats::default() })
+                .map(|_| Tin {
+                    new_flows: EMPTY_LIST,
+                    old_flows: EMPTY_LIST,
+                    stats: TinStats::default(),
+                    cstats: CodelStats::default(),
+                })
                 .collect(),
             sta_cparams: vec![wifi_codel_params(); n_stations],
             next_pkt: Vec::with_capacity(4096),

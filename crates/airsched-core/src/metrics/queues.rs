@@ -52,7 +52,13 @@ impl QueueTrace {
         }
         for (f, (c, last)) in flows.iter().zip(self.last.iter_mut()).enumerate() {
             let received = c.received_packets - last.received_packets;
-            let mean = |sum: u128, prev: u128| if received == 0 { f64::NAN } else { (sum - prev) as f64 / received as f64 / 1e6 };
+            let mean = |sum: u128, prev: u128| {
+                if received == 0 {
+                    f64::NAN
+                } else {
+                    (sum - prev) as f64 / received as f64 / 1e6
+                }
+            };
             self.delays.push(FlowDelaySample {
                 time: now,
                 flow: f as u32,

@@ -125,11 +125,24 @@ mod tests {
         Ctx {
             now: Nanos::ZERO,
             pkts: Packets::with_capacity(16),
-            keys: vec![FlowKey { src_ip: 1, dst_ip: 2, sport: 1, dport: 2, proto: 17, tos: 0, mark: 0, priority: 0 }; flows],
+            keys: vec![
+                FlowKey { src_ip: 1, dst_ip: 2, sport: 1, dport: 2, proto: 17, tos: 0, mark: 0, priority: 0 };
+                flows
+            ],
             chan: vec![crate::qdisc::REL_ONE; flows],
             dropped: Vec::new(),
             counters: Counters::new(flows, 1),
-            flows: vec![FlowBook { first_hop: 0, saturate, outstanding: 0, dst_station: Some(0), tcp_local: false, queued: 0 }; flows],
+            flows: vec![
+                FlowBook {
+                    first_hop: 0,
+                    saturate,
+                    outstanding: 0,
+                    dst_station: Some(0),
+                    tcp_local: false,
+                    queued: 0
+                };
+                flows
+            ],
             out: Outbox::new(EventQueue::with_capacity(8)),
             tap: None,
             coex: None,
@@ -197,7 +210,8 @@ mod tests {
 
     #[test]
     fn a_shaper_that_holds_packets_arms_one_watchdog_and_only_the_armed_one_counts() {
-        let (script, mut diags) = crate::tc::parse_script("tc qdisc add dev eth0 root tbf rate 1mbit burst 1600 limit 10000");
+        let (script, mut diags) =
+            crate::tc::parse_script("tc qdisc add dev eth0 root tbf rate 1mbit burst 1600 limit 10000");
         let specs = [crate::tc::DeviceSpec { name: "eth0".into(), txqueuelen: 100, seed: 1, stream: 0 }];
         let tree = crate::tc::check::build_unless_errors(&script, &specs, &mut diags).pop().expect("the tbf builds");
         let mut dev = Netdev::new(100, Link::Wire(crate::net::Node::Ap), Acct::Wired);

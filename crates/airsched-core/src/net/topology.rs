@@ -59,8 +59,8 @@ impl Topology {
         }
         add("ap", Node::Ap, "eth0", Link::Wire(Node::Server), Acct::Wired);
         add("server", Node::Server, "eth0", Link::Wire(Node::Ap), Acct::Wired);
-        for i in 0..slaves.len() {
-            add("ap", Node::Ap, BNEP_NAMES[i], Link::Bt { slave: i as u32, up: false }, Acct::Wired);
+        for (i, bnep) in BNEP_NAMES.iter().enumerate().take(slaves.len()) {
+            add("ap", Node::Ap, bnep, Link::Bt { slave: i as u32, up: false }, Acct::Wired);
         }
         for (i, s) in slaves.iter().enumerate() {
             add(s, Node::BtSlave(i as u32), "bnep0", Link::Bt { slave: i as u32, up: true }, Acct::Wired);
@@ -97,7 +97,13 @@ impl Topology {
             Node::Station(i) => Acct::Station(i),
             Node::Server | Node::BtSlave(_) => Acct::Wired,
         };
-        self.devs.push(DevSpec { node_name: node_name.to_string(), node, name: intern(name), link: Link::Virtual, acct });
+        self.devs.push(DevSpec {
+            node_name: node_name.to_string(),
+            node,
+            name: intern(name),
+            link: Link::Virtual,
+            acct,
+        });
         (self.devs.len() - 1) as DevId
     }
 
@@ -175,7 +181,10 @@ mod tests {
     fn bluetooth_slaves_are_reached_through_the_aps_bnep_devices() {
         let t = Topology::with_bluetooth(&["a".into()], &["p1".into(), "p2".into()]);
         let names: Vec<String> = t.devs.iter().map(|d| format!("{}/{}", d.node_name, d.name)).collect();
-        assert_eq!(names, ["ap/wlan0", "a/wlan0", "ap/eth0", "server/eth0", "ap/bnep0", "ap/bnep1", "p1/bnep0", "p2/bnep0"]);
+        assert_eq!(
+            names,
+            ["ap/wlan0", "a/wlan0", "ap/eth0", "server/eth0", "ap/bnep0", "ap/bnep1", "p1/bnep0", "p2/bnep0"]
+        );
         let ap_bnep1 = t.find_by_name("ap", "bnep1").unwrap();
         assert_eq!(t.route(Node::Ap, Node::BtSlave(1)), ap_bnep1);
         assert_eq!(t.devs[ap_bnep1 as usize].link, Link::Bt { slave: 1, up: false });

@@ -240,8 +240,7 @@ pub fn chunk_success_rate(mode: ErrMode, snr: f64, nbits: u64) -> f64 {
 pub fn frame_success_exact(mode: ErrMode, preamble: Preamble, snr_db: f64, psdu_bytes: u32) -> f64 {
     let snr = db_to_linear(snr_db);
     let (hmode, hbits) = header(mode, preamble);
-    let ln = hbits as f64 * ln_bit_success(hmode, snr)
-        + 8.0 * psdu_bytes as f64 * ln_bit_success(mode, snr);
+    let ln = hbits as f64 * ln_bit_success(hmode, snr) + 8.0 * psdu_bytes as f64 * ln_bit_success(mode, snr);
     ln.exp()
 }
 
@@ -296,18 +295,10 @@ fn dqpsk_ber(x: f64) -> f64 {
 // CCK: 16-ary orthogonal symbol error probability
 
 /// 8-point Gauss-Legendre nodes (positive half) and weights on [-1, 1].
-const GL8_X: [f64; 4] = [
-    0.183_434_642_495_649_8,
-    0.525_532_409_916_329,
-    0.796_666_477_413_626_7,
-    0.960_289_856_497_536_3,
-];
-const GL8_W: [f64; 4] = [
-    0.362_683_783_378_362,
-    0.313_706_645_877_887_3,
-    0.222_381_034_453_374_5,
-    0.101_228_536_290_376_3,
-];
+const GL8_X: [f64; 4] =
+    [0.183_434_642_495_649_8, 0.525_532_409_916_329, 0.796_666_477_413_626_7, 0.960_289_856_497_536_3];
+const GL8_W: [f64; 4] =
+    [0.362_683_783_378_362, 0.313_706_645_877_887_3, 0.222_381_034_453_374_5, 0.101_228_536_290_376_3];
 /// Panel width of the composite rule. The integrand varies on a scale of ~0.7 (a Gaussian of
 /// variance 1/2), so 8 points per 0.5 reach double precision; the test halves it to check.
 const SEP16_PANEL: f64 = 0.5;
@@ -435,52 +426,18 @@ fn nist_coded_error(rate: OfdmRate, snr: f64) -> f64 {
         CodeRate::R3_4 => (3.0, 5, 1, &NIST_SPECTRUM_3_4),
         CodeRate::R5_6 => (5.0, 4, 1, &NIST_SPECTRUM_5_6),
     };
-    let sum: f64 = spectrum
-        .iter()
-        .enumerate()
-        .map(|(k, c)| c * d.powi(first + step * k as i32))
-        .sum();
+    let sum: f64 = spectrum.iter().enumerate().map(|(k, c)| c * d.powi(first + step * k as i32)).sum();
     (sum / (2.0 * b)).min(1.0)
 }
 
-const NIST_SPECTRUM_1_2: [f64; 9] = [
-    36.0,
-    211.0,
-    1404.0,
-    11633.0,
-    77433.0,
-    502690.0,
-    3322763.0,
-    21292910.0,
-    134365911.0,
-];
-const NIST_SPECTRUM_2_3: [f64; 10] = [
-    3.0, 70.0, 285.0, 1276.0, 6160.0, 27128.0, 117019.0, 498860.0, 2103891.0, 8784123.0,
-];
-const NIST_SPECTRUM_3_4: [f64; 10] = [
-    42.0,
-    201.0,
-    1492.0,
-    10469.0,
-    62935.0,
-    379644.0,
-    2253373.0,
-    13073811.0,
-    75152755.0,
-    428005675.0,
-];
-const NIST_SPECTRUM_5_6: [f64; 10] = [
-    92.0,
-    528.0,
-    8694.0,
-    79453.0,
-    792114.0,
-    7375573.0,
-    67884974.0,
-    610875423.0,
-    5427275376.0,
-    47664215639.0,
-];
+const NIST_SPECTRUM_1_2: [f64; 9] =
+    [36.0, 211.0, 1404.0, 11633.0, 77433.0, 502690.0, 3322763.0, 21292910.0, 134365911.0];
+const NIST_SPECTRUM_2_3: [f64; 10] =
+    [3.0, 70.0, 285.0, 1276.0, 6160.0, 27128.0, 117019.0, 498860.0, 2103891.0, 8784123.0];
+const NIST_SPECTRUM_3_4: [f64; 10] =
+    [42.0, 201.0, 1492.0, 10469.0, 62935.0, 379644.0, 2253373.0, 13073811.0, 75152755.0, 428005675.0];
+const NIST_SPECTRUM_5_6: [f64; 10] =
+    [92.0, 528.0, 8694.0, 79453.0, 792114.0, 7375573.0, 67884974.0, 610875423.0, 5427275376.0, 47664215639.0];
 
 // ------------------------------------------------------------------------------------------------
 // Cached per-frame path
@@ -505,10 +462,7 @@ impl ErrorModel {
     /// `ThresholdPreambleDetectionModel`, [`NS3_DETECT_THRESHOLD_CDB`]); `None` for DSSS, see the
     /// constant's note.
     pub fn new(detect_threshold_cdb: Option<i32>) -> Self {
-        ErrorModel {
-            detect_threshold_cdb,
-            ln_bit: vec![f64::NAN; N_MODES * GRID_LEN],
-        }
+        ErrorModel { detect_threshold_cdb, ln_bit: vec![f64::NAN; N_MODES * GRID_LEN] }
     }
 
     pub fn detect_threshold_cdb(&self) -> Option<i32> {
@@ -518,13 +472,7 @@ impl ErrorModel {
     /// Probability that a frame with a `psdu_bytes` PSDU sent in `mode` at SNR `snr_cdb`
     /// (centi-dB) is received: 0 below the detection threshold or below SNR_CDB_MIN, 1 above
     /// SNR_CDB_MAX, else header success x payload success.
-    pub fn success(
-        &mut self,
-        mode: ErrMode,
-        preamble: Preamble,
-        snr_cdb: i32,
-        psdu_bytes: u32,
-    ) -> f64 {
+    pub fn success(&mut self, mode: ErrMode, preamble: Preamble, snr_cdb: i32, psdu_bytes: u32) -> f64 {
         if self.detect_threshold_cdb.is_some_and(|t| snr_cdb < t) || snr_cdb < SNR_CDB_MIN {
             return 0.0;
         }
@@ -532,8 +480,7 @@ impl ErrorModel {
             return 1.0;
         }
         let (hmode, hbits) = header(mode, preamble);
-        let ln = hbits as f64 * self.ln_bit(hmode, snr_cdb)
-            + 8.0 * psdu_bytes as f64 * self.ln_bit(mode, snr_cdb);
+        let ln = hbits as f64 * self.ln_bit(hmode, snr_cdb) + 8.0 * psdu_bytes as f64 * self.ln_bit(mode, snr_cdb);
         ln.exp()
     }
 
@@ -658,10 +605,7 @@ mod tests {
         ];
         for (mode, want) in cases {
             let got = snr_for_per(mode, Preamble::Long, 1536, 0.1);
-            assert!(
-                (got - want).abs() <= 0.15,
-                "{mode:?}: {got:.3} dB, reference {want} dB"
-            );
+            assert!((got - want).abs() <= 0.15, "{mode:?}: {got:.3} dB, reference {want} dB");
             let payload_only = bisect_payload_only(mode, 1536 * 8, 0.1);
             assert!(
                 got >= payload_only && got - payload_only < 0.01,
@@ -687,11 +631,7 @@ mod tests {
     fn gauss_legendre_8_is_exact_for_degree_15() {
         // sum w_i x_i^k over +-x: 2/(k+1) for even k (odd k vanish by symmetry).
         for k in (0..=14).step_by(2) {
-            let s: f64 = GL8_X
-                .iter()
-                .zip(GL8_W)
-                .map(|(x, w)| 2.0 * w * x.powi(k))
-                .sum();
+            let s: f64 = GL8_X.iter().zip(GL8_W).map(|(x, w)| 2.0 * w * x.powi(k)).sum();
             assert!((s - 2.0 / (k as f64 + 1.0)).abs() < 1e-15, "x^{k}: {s}");
         }
     }
@@ -703,10 +643,7 @@ mod tests {
         for e in [0.01, 0.3, 1.0, 3.0, 8.0, 20.0, 60.0, 200.0, 600.0] {
             let a = sep16_cck(e);
             let b = sep16_with_panel(e, SEP16_PANEL / 4.0);
-            assert!(
-                a > 0.0 && (a - b).abs() <= 1e-12 * b,
-                "e = {e}: {a:e} vs {b:e}"
-            );
+            assert!(a > 0.0 && (a - b).abs() <= 1e-12 * b, "e = {e}: {a:e} vs {b:e}");
         }
         // Far above every threshold, it underflows to 0 rather than to noise.
         assert_eq!(sep16_cck(4e6), 0.0);
@@ -722,15 +659,9 @@ mod tests {
         for e in [1.0f64, 2.0, 5.0, 10.0, 20.0, 40.0, 100.0, 400.0] {
             let (pair, union) = (q(e.sqrt()), 14.0 * q(e.sqrt()) + q((2.0 * e).sqrt()));
             let sep = sep16_cck(e);
-            assert!(
-                pair <= sep && sep <= union,
-                "e {e}: {pair:e} <= {sep:e} <= {union:e}"
-            );
+            assert!(pair <= sep && sep <= union, "e {e}: {pair:e} <= {sep:e} <= {union:e}");
             if e >= 40.0 {
-                assert!(
-                    sep > 0.9 * union,
-                    "e {e}: {sep:e} not close to the union bound {union:e}"
-                );
+                assert!(sep > 0.9 * union, "e {e}: {sep:e} not close to the union bound {union:e}");
             }
         }
     }
@@ -742,10 +673,7 @@ mod tests {
             let mut prev = f64::NEG_INFINITY;
             for cdb in SNR_CDB_MIN..=SNR_CDB_MAX {
                 let l = em.ln_bit(mode, cdb);
-                assert!(
-                    l <= 0.0 && l >= prev,
-                    "{mode:?} at {cdb} cdB: {l:e} after {prev:e}"
-                );
+                assert!(l <= 0.0 && l >= prev, "{mode:?} at {cdb} cdB: {l:e} after {prev:e}");
                 prev = l;
             }
         }
@@ -776,29 +704,10 @@ mod tests {
     fn clamping_outside_the_grid_agrees_with_its_edges() {
         let mut em = ErrorModel::new(None);
         for mode in all_modes() {
-            assert!(
-                em.success(mode, Preamble::Long, SNR_CDB_MIN, 14) < 1e-12,
-                "{mode:?}"
-            );
+            assert!(em.success(mode, Preamble::Long, SNR_CDB_MIN, 14) < 1e-12, "{mode:?}");
             assert_eq!(em.success(mode, Preamble::Long, SNR_CDB_MIN - 1, 14), 0.0);
-            assert_eq!(
-                em.success(
-                    mode,
-                    Preamble::Short,
-                    SNR_CDB_MAX,
-                    crate::phy::dsss::MAX_PSDU_BYTES
-                ),
-                1.0
-            );
-            assert_eq!(
-                em.success(
-                    mode,
-                    Preamble::Short,
-                    i32::MAX,
-                    crate::phy::dsss::MAX_PSDU_BYTES
-                ),
-                1.0
-            );
+            assert_eq!(em.success(mode, Preamble::Short, SNR_CDB_MAX, crate::phy::dsss::MAX_PSDU_BYTES), 1.0);
+            assert_eq!(em.success(mode, Preamble::Short, i32::MAX, crate::phy::dsss::MAX_PSDU_BYTES), 1.0);
             assert_eq!(em.success(mode, Preamble::Short, i32::MIN, 0), 0.0);
         }
     }
@@ -814,16 +723,10 @@ mod tests {
         assert!((short - chunk_success_rate(ErrMode::Dsss(R2), snr, 48)).abs() < 1e-12);
         assert!(long > 0.99 && short < 0.9, "long {long}, short {short}");
         // 1 Mb/s never uses the short header.
-        assert_eq!(
-            em.success(ErrMode::Dsss(R1), Preamble::Short, -200, 0),
-            long
-        );
+        assert_eq!(em.success(ErrMode::Dsss(R1), Preamble::Short, -200, 0), long);
         let ofdm = em.success(ErrMode::yans(OfdmRate::R54), Preamble::Short, -200, 0);
         let lsig = chunk_success_rate(ErrMode::yans(OfdmRate::R6), snr, 24);
-        assert!(
-            (ofdm - lsig).abs() < 1e-12 && ofdm < 0.99,
-            "{ofdm} vs {lsig}"
-        );
+        assert!((ofdm - lsig).abs() < 1e-12 && ofdm < 0.99, "{ofdm} vs {lsig}");
     }
 
     #[test]
@@ -835,10 +738,7 @@ mod tests {
         // 3.99 dB: a 2 Mb/s frame is almost surely fine, but ns-3's detector would drop it.
         assert!(none.success(mode, Preamble::Long, 399, 1088) > 0.99);
         assert_eq!(ns3.success(mode, Preamble::Long, 399, 1088), 0.0);
-        assert_eq!(
-            ns3.success(mode, Preamble::Long, 400, 1088),
-            none.success(mode, Preamble::Long, 400, 1088)
-        );
+        assert_eq!(ns3.success(mode, Preamble::Long, 400, 1088), none.success(mode, Preamble::Long, 400, 1088));
     }
 
     #[test]
@@ -895,14 +795,11 @@ mod tests {
     /// The PER table of docs/model-error.md (1088-B PSDU, long preamble), rendered from the
     /// model; the doc must contain it verbatim.
     fn per_table_1088() -> String {
-        let mut t = String::from(
-            "| SNR (dB) | 1 Mb/s | 2 Mb/s | 5.5 Mb/s | 11 Mb/s |\n|---|---|---|---|---|\n",
-        );
+        let mut t = String::from("| SNR (dB) | 1 Mb/s | 2 Mb/s | 5.5 Mb/s | 11 Mb/s |\n|---|---|---|---|---|\n");
         for snr in (-6..=14).step_by(2) {
             t += &format!("| {snr} |");
             for rate in DsssRate::ALL {
-                let per = 1.0
-                    - frame_success_exact(ErrMode::Dsss(rate), Preamble::Long, snr as f64, 1088);
+                let per = 1.0 - frame_success_exact(ErrMode::Dsss(rate), Preamble::Long, snr as f64, 1088);
                 t += &format!(" {} |", fmt_per(per));
             }
             t += "\n";
@@ -922,11 +819,7 @@ mod tests {
         }
         for model in [OfdmModel::Yans, OfdmModel::Nist] {
             for rate in OfdmRate::ALL {
-                t += &row(
-                    format!("{}Mbps", rate.mbps()),
-                    &format!("{model:?}"),
-                    ErrMode::Ofdm(rate, model),
-                );
+                t += &row(format!("{}Mbps", rate.mbps()), &format!("{model:?}"), ErrMode::Ofdm(rate, model));
             }
         }
         t
@@ -936,10 +829,7 @@ mod tests {
     fn doc_per_table_is_current() {
         let doc = include_str!("../../../../docs/model-error.md");
         let table = per_table_1088();
-        assert!(
-            doc.contains(&table),
-            "docs/model-error.md lacks the current PER table:\n{table}"
-        );
+        assert!(doc.contains(&table), "docs/model-error.md lacks the current PER table:\n{table}");
     }
 
     /// `cargo test -p airsched-core --release --lib print_doc_tables -- --ignored --nocapture`
@@ -950,11 +840,7 @@ mod tests {
         println!("{}", snr_table());
         for rate in DsssRate::ALL {
             let at = |per| snr_for_per(ErrMode::Dsss(rate), Preamble::Long, 1088, per);
-            println!(
-                "{rate:?} 1088 B: PER 99 % at {:.2}, 1e-4 at {:.2} dB",
-                at(0.99),
-                at(1e-4)
-            );
+            println!("{rate:?} 1088 B: PER 99 % at {:.2}, 1e-4 at {:.2} dB", at(0.99), at(1e-4));
         }
     }
 }

@@ -206,9 +206,7 @@ pub fn txtime(band: OfdmBand, tx: HtTxVector, psdu_bytes: u32) -> Nanos {
         GuardInterval::Long => n_sym,
         GuardInterval::Short => (9 * n_sym).div_ceil(10),
     };
-    ht_mf_preamble(tx.mcs.n_ss())
-        + Nanos(SYMBOL_LGI.as_ns() * data_symbols_4us)
-        + band.signal_extension()
+    ht_mf_preamble(tx.mcs.n_ss()) + Nanos(SYMBOL_LGI.as_ns() * data_symbols_4us) + band.signal_extension()
 }
 
 /// Legacy OFDM rate of the control response (ACK, BlockAck) to an HT frame at `mcs`: the highest
@@ -301,22 +299,15 @@ pub struct AmpduLimits {
 
 impl AmpduLimits {
     /// What the standard allows an HT-mixed A-MPDU: 65 535 B, 64 MPDUs, 5.484 ms.
-    pub const HT: AmpduLimits = AmpduLimits {
-        max_bytes: AMPDU_MAX_BYTES,
-        max_mpdus: AMPDU_MAX_MPDUS,
-        max_duration: HT_MF_PPDU_MAX_TIME,
-    };
+    pub const HT: AmpduLimits =
+        AmpduLimits { max_bytes: AMPDU_MAX_BYTES, max_mpdus: AMPDU_MAX_MPDUS, max_duration: HT_MF_PPDU_MAX_TIME };
     /// The standard's limits with the Linux drivers' 4 ms aggregate cap.
     pub const LINUX: AmpduLimits = AmpduLimits { max_duration: LINUX_MAX_AGGR_TIME, ..Self::HT };
 
     /// These limits with the duration capped at `max_duration` (e.g. a non-zero TXOP limit);
     /// never above aPPDUMaxTime.
     pub const fn with_max_duration(self, max_duration: Nanos) -> AmpduLimits {
-        let d = if max_duration.as_ns() < HT_MF_PPDU_MAX_TIME.as_ns() {
-            max_duration
-        } else {
-            HT_MF_PPDU_MAX_TIME
-        };
+        let d = if max_duration.as_ns() < HT_MF_PPDU_MAX_TIME.as_ns() { max_duration } else { HT_MF_PPDU_MAX_TIME };
         AmpduLimits { max_duration: d, ..self }
     }
 }
@@ -551,14 +542,8 @@ mod tests {
         assert_eq!(f, AmpduFit { n_mpdus: 42, psdu_bytes: 64_846, txtime: Nanos::from_us(3880) });
         // The exact edge: 65 535 = 15 x 4096 + 4 + 4091, so a 4091-B last MPDU fits, 4092 does not.
         let big = [4092u32; 15]; // each subframe 4096 B
-        let with = |last| {
-            ampdu_fit(
-                OfdmBand::Ghz5,
-                tx(15, Mhz40, Short),
-                &AmpduLimits::HT,
-                big.iter().copied().chain([last]),
-            )
-        };
+        let with =
+            |last| ampdu_fit(OfdmBand::Ghz5, tx(15, Mhz40, Short), &AmpduLimits::HT, big.iter().copied().chain([last]));
         assert_eq!((with(4091).n_mpdus, with(4091).psdu_bytes), (16, 65_535));
         assert_eq!(with(4092).n_mpdus, 15);
     }

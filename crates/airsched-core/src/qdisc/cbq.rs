@@ -179,7 +179,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let mut q = Cbq::new(d.handle, link, cx);
     for c in &d.classes {
         if c.kind.text != "cbq" {
-            diags.push(diag_error(c.kind, format!("class kind \"{}\" under a cbq qdisc; expected \"cbq\"", c.kind.text)));
+            diags.push(diag_error(
+                c.kind,
+                format!("class kind \"{}\" under a cbq qdisc; expected \"cbq\"", c.kind.text),
+            ));
             continue;
         }
         if let Some(spec) = params::parse_class(c, diags) {
@@ -192,13 +195,18 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 q.classes[i].q_handle = g.qdisc.reports().first().map_or(Handle::UNSPEC, |r| r.handle);
                 q.classes[i].q = g.qdisc;
             }
-            None => diags.push(diag_error(g.at, format!("cbq {} has no class {} to attach a qdisc to", d.handle, g.classid))),
+            None => diags
+                .push(diag_error(g.at, format!("cbq {} has no class {} to attach a qdisc to", d.handle, g.classid))),
         }
     }
     let mut filters = d.filters;
     for f in &filters {
         if q.lookup(f.parent).is_none() {
-            diags.push(filter_diag(f, Severity::Error, format!("filter parent {} is neither cbq {} nor one of its classes", f.parent, d.handle)));
+            diags.push(filter_diag(
+                f,
+                Severity::Error,
+                format!("filter parent {} is neither cbq {} nor one of its classes", f.parent, d.handle),
+            ));
         } else if f.classid.major() != 0 && q.lookup(f.classid).is_none() {
             diags.push(filter_diag(
                 f,
@@ -544,9 +552,7 @@ impl Cbq {
         }
         out
     }
-
 }
-
 
 impl Qdisc for Cbq {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
@@ -587,12 +593,7 @@ impl Qdisc for Cbq {
 
     fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
         // The watchdog, or a shaping child that will release a packet.
-        self.classes
-            .iter()
-            .filter(|c| c.own.qlen > 0)
-            .filter_map(|c| c.q.next_wakeup(now))
-            .chain(self.watchdog)
-            .min()
+        self.classes.iter().filter(|c| c.own.qlen > 0).filter_map(|c| c.q.next_wakeup(now)).chain(self.watchdog).min()
     }
 
     fn stats(&self) -> QdiscStats {

@@ -117,11 +117,27 @@ mod tests {
     use super::*;
 
     fn key() -> FlowKey {
-        FlowKey { src_ip: 0xc0a8_0105, dst_ip: 0x0a00_0001, sport: 40001, dport: 5001, proto: 17, tos: 0x10, mark: 6, priority: 0 }
+        FlowKey {
+            src_ip: 0xc0a8_0105,
+            dst_ip: 0x0a00_0001,
+            sport: 40001,
+            dport: 5001,
+            proto: 17,
+            tos: 0x10,
+            mark: 6,
+            priority: 0,
+        }
     }
 
     fn u32f(keys: Vec<U32Key>, prio: u32, minor: u16) -> Filter {
-        Filter { parent: Handle::new(1, 0), prio, protocol: ETH_P_IP, kind: FilterKind::U32 { keys }, classid: Handle::new(1, minor), line: 1 }
+        Filter {
+            parent: Handle::new(1, 0),
+            prio,
+            protocol: ETH_P_IP,
+            kind: FilterKind::U32 { keys },
+            classid: Handle::new(1, minor),
+            line: 1,
+        }
     }
 
     #[test]
@@ -166,7 +182,14 @@ mod tests {
 
     #[test]
     fn fw_matches_the_mark() {
-        let f = Filter { parent: Handle::new(1, 0), prio: 1, protocol: ETH_P_IP, kind: FilterKind::Fw { handle: 6, mask: 0xffff_ffff }, classid: Handle::new(1, 0x30), line: 1 };
+        let f = Filter {
+            parent: Handle::new(1, 0),
+            prio: 1,
+            protocol: ETH_P_IP,
+            kind: FilterKind::Fw { handle: 6, mask: 0xffff_ffff },
+            classid: Handle::new(1, 0x30),
+            line: 1,
+        };
         assert!(f.matches(&key(), 100));
         let mut k = key();
         k.mark = 7;

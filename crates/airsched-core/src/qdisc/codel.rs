@@ -255,8 +255,8 @@ pub(super) fn signed_tc_time(us: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tc::lex::Severity;
     use crate::qdisc::testutil::{build, build_ok, overload, qdisc, Bench};
+    use crate::tc::lex::Severity;
 
     fn codel(q: &QdiscImpl) -> &Codel {
         match q {
@@ -266,7 +266,6 @@ mod tests {
     }
 
     const MBIT: u64 = 1_000_000;
-
 
     #[test]
     fn codel_holds_a_mild_overload_near_target() {
@@ -424,10 +423,16 @@ mod tests {
         let q = build_ok(qdisc(1, "tc qdisc add dev eth0 root handle 1: codel"));
         let r = q.reports();
         assert_eq!(r[0].options, "limit 1000p target 5ms interval 100ms");
-        assert_eq!(r[0].xstats_text, "  count 0 lastcount 0 ldelay 0us drop_next 0us\n  maxpacket 0 ecn_mark 0 drop_overlimit 0");
+        assert_eq!(
+            r[0].xstats_text,
+            "  count 0 lastcount 0 ldelay 0us drop_next 0us\n  maxpacket 0 ecn_mark 0 drop_overlimit 0"
+        );
         let c = codel(&q);
         assert_eq!((c.params.target, c.params.interval, c.params.mtu, c.params.ecn), (4_882, 97_656, 1514, false));
-        let (q, diags) = build(qdisc(1, "tc qdisc add dev eth0 root handle 1: codel limit 200 target 2ms interval 50ms ce_threshold 1ms ecn"));
+        let (q, diags) = build(qdisc(
+            1,
+            "tc qdisc add dev eth0 root handle 1: codel limit 200 target 2ms interval 50ms ce_threshold 1ms ecn",
+        ));
         let r = q.expect("valid").reports();
         assert_eq!(r[0].options, "limit 200p target 2ms ce_threshold 999us interval 50ms ecn");
         // ecn and ce_threshold are accepted with a warning each, at their tokens.
@@ -440,7 +445,11 @@ mod tests {
         let (q, d) = build(qdisc(2, "tc qdisc add dev eth0 root handle 1: codel limit 10 bogus 3"));
         assert!(q.is_none());
         assert_eq!((d[0].line, d[0].col, d[0].token.as_str()), (2, 53, "bogus"));
-        assert!(d[0].message.contains("unknown codel option") && d[0].message.contains("ce_threshold"), "{}", d[0].message);
+        assert!(
+            d[0].message.contains("unknown codel option") && d[0].message.contains("ce_threshold"),
+            "{}",
+            d[0].message
+        );
         let (q, d) = build(qdisc(3, "tc qdisc add dev eth0 root handle 1: codel target 5parsecs"));
         assert!(q.is_none());
         assert_eq!((d[0].line, d[0].col, d[0].token.as_str()), (3, 51, "5parsecs"));

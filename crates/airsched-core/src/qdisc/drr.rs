@@ -10,7 +10,10 @@ use std::collections::VecDeque;
 
 use super::classify::{classify, sort_filters};
 use super::common::{errors_since, filter_diag, StashPeek};
-use super::{default_child, opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
+use super::{
+    default_child, opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
+    QdiscReport, QdiscStats,
+};
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag};
 use crate::tc::opts::format_size;
@@ -42,12 +45,21 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let from = diags.len();
     let mut p = opt_parser(&d.opts, d.end, diags);
     if let Some(k) = p.next() {
-        p.error(k, format!("drr takes no qdisc options, got \"{}\"; quantum is a class option: tc class add ... drr quantum BYTES", k.text));
+        p.error(
+            k,
+            format!(
+                "drr takes no qdisc options, got \"{}\"; quantum is a class option: tc class add ... drr quantum BYTES",
+                k.text
+            ),
+        );
     }
     let mut classes: Vec<DrrClass> = Vec::with_capacity(d.classes.len());
     for c in &d.classes {
         if c.kind.text != "drr" {
-            diags.push(super::diag_error(c.kind, format!("class kind \"{}\" does not match its qdisc drr {}", c.kind.text, d.handle)));
+            diags.push(super::diag_error(
+                c.kind,
+                format!("class kind \"{}\" does not match its qdisc drr {}", c.kind.text, d.handle),
+            ));
             continue;
         }
         if c.classid.qdisc() != d.handle || c.classid.minor() == 0 {
@@ -55,7 +67,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
             continue;
         }
         if c.parent != d.handle && c.parent != Handle::ROOT {
-            let mut w = super::diag_error(c.at, format!("drr classes are flat: parent {} is ignored, as the kernel ignores it", c.parent));
+            let mut w = super::diag_error(
+                c.at,
+                format!("drr classes are flat: parent {} is ignored, as the kernel ignores it", c.parent),
+            );
             w.severity = Severity::Warning;
             diags.push(w);
         }
@@ -67,7 +82,9 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                     let at = p.peek();
                     match p.size(k) {
                         Some(0) => p.error(at.unwrap_or(k), "Specified DRR quantum cannot be zero"),
-                        Some(v) if v > u32::MAX as u64 => p.error(at.unwrap_or(k), "quantum out of range: at most 4294967295 bytes"),
+                        Some(v) if v > u32::MAX as u64 => {
+                            p.error(at.unwrap_or(k), "quantum out of range: at most 4294967295 bytes")
+                        }
                         Some(v) => quantum = Some(v as u32),
                         None => {}
                     }
@@ -84,7 +101,14 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
             Some(existing) => existing.quantum = quantum.unwrap_or(existing.quantum),
             None => {
                 let q = quantum.unwrap_or(cx.mtu);
-                classes.push(DrrClass { classid: c.classid, quantum: q, deficit: 0, child: default_child(cx, c.classid), leaf: Handle::UNSPEC, active: false });
+                classes.push(DrrClass {
+                    classid: c.classid,
+                    quantum: q,
+                    deficit: 0,
+                    child: default_child(cx, c.classid),
+                    leaf: Handle::UNSPEC,
+                    active: false,
+                });
             }
         }
     }
@@ -94,7 +118,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 cl.leaf = g.qdisc.reports()[0].handle;
                 cl.child = g.qdisc;
             }
-            None => diags.push(super::diag_error(g.at, format!("drr {} has no class {} to attach a qdisc to", d.handle, g.classid))),
+            None => diags.push(super::diag_error(
+                g.at,
+                format!("drr {} has no class {} to attach a qdisc to", d.handle, g.classid),
+            )),
         }
     }
     let mut filters = d.filters;
@@ -102,7 +129,11 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         if f.parent != d.handle {
             diags.push(filter_diag(f, Severity::Error, format!("drr takes filters on the qdisc only (parent {}), not on class {}: the kernel answers \"DRR classid must be zero\"", d.handle, f.parent)));
         } else if !classes.iter().any(|c| c.classid == f.classid) {
-            diags.push(filter_diag(f, Severity::Warning, format!("flowid {} names no drr class: the packets it matches are dropped", f.classid)));
+            diags.push(filter_diag(
+                f,
+                Severity::Warning,
+                format!("flowid {} names no drr class: the packets it matches are dropped", f.classid),
+            ));
         }
     }
     if errors_since(diags, from) {
@@ -111,7 +142,14 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     classes.sort_by_key(|c| c.classid);
     sort_filters(&mut filters);
     let n = classes.len();
-    Some(QdiscImpl::Drr(Drr { handle: d.handle, classes, active: VecDeque::with_capacity(n), filters, stash: None, stats: QdiscStats::default() }))
+    Some(QdiscImpl::Drr(Drr {
+        handle: d.handle,
+        classes,
+        active: VecDeque::with_capacity(n),
+        filters,
+        stash: None,
+        stats: QdiscStats::default(),
+    }))
 }
 
 impl Drr {
@@ -270,15 +308,22 @@ impl Qdisc for Drr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testutil::{ab_order, build, build_ok, class, jain, qdisc, run_link, words, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
+    use crate::qdisc::testutil::{ab_order, build, build_ok, class, jain, qdisc, run_link, words, Bench, Source};
     use crate::qdisc::Graft;
 
     /// `tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip sport SPORT 0xffff
     /// flowid 1:MINOR`.
     fn by_sport(sport: u16, minor: u16, line: u32) -> Filter {
         let keys = vec![U32Key::from_field(20, 2, sport as u32, 0xffff)];
-        Filter { parent: Handle::new(1, 0), prio: 1, protocol: ETH_P_IP, kind: FilterKind::U32 { keys }, classid: Handle::new(1, minor), line }
+        Filter {
+            parent: Handle::new(1, 0),
+            prio: 1,
+            protocol: ETH_P_IP,
+            kind: FilterKind::U32 { keys },
+            classid: Handle::new(1, minor),
+            line,
+        }
     }
 
     /// drr 1: with classes 1:1.. (quantum given per class, or default) and a filter sending
@@ -287,7 +332,8 @@ mod tests {
         let mut d = qdisc(1, "tc qdisc add dev eth0 root handle 1: drr");
         for (i, q) in quanta.iter().enumerate() {
             let opts = q.map(|q| format!(" quantum {q}")).unwrap_or_default();
-            d.classes.push(class(2 + i as u32, &format!("tc class add dev eth0 parent 1: classid 1:{:x} drr{opts}", i + 1)));
+            d.classes
+                .push(class(2 + i as u32, &format!("tc class add dev eth0 parent 1: classid 1:{:x} drr{opts}", i + 1)));
             d.filters.push(by_sport(40000 + i as u16, i as u16 + 1, 10 + i as u32));
         }
         d
@@ -295,7 +341,9 @@ mod tests {
 
     fn saturate(q: &mut QdiscImpl, flows: u32, link: u64, secs: u64) -> Vec<f64> {
         let mut b = Bench::new(flows as usize);
-        let srcs: Vec<_> = (0..flows).map(|f| Source { flow: f, rate_bps: link, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(secs) }).collect();
+        let srcs: Vec<_> = (0..flows)
+            .map(|f| Source { flow: f, rate_bps: link, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(secs) })
+            .collect();
         let r = run_link(q, &mut b, &srcs, link, Nanos::from_secs(secs), Nanos::from_secs(1));
         let out = (0..flows as usize).map(|f| r.rate_bps(f, (secs - 1) as f64)).collect();
         for rep in q.reports() {
@@ -368,7 +416,11 @@ mod tests {
     fn grafted_children_and_reports() {
         let mut d = drr(&[None, Some(3000)]);
         let child = build_ok(qdisc(5, "tc qdisc add dev eth0 parent 1:1 handle 10: pfifo limit 5"));
-        d.grafts.push(Graft { at: words(5, "tc qdisc add dev eth0 parent 1:1 handle 10: pfifo limit 5")[6], classid: Handle::new(1, 1), qdisc: child });
+        d.grafts.push(Graft {
+            at: words(5, "tc qdisc add dev eth0 parent 1:1 handle 10: pfifo limit 5")[6],
+            classid: Handle::new(1, 1),
+            qdisc: child,
+        });
         let mut q = build_ok(d);
         let mut b = Bench::new(2);
         for _ in 0..8 {
@@ -376,11 +428,14 @@ mod tests {
             q.enqueue(p, &mut b.cx(), Nanos(0));
         }
         let r = q.reports();
-        assert_eq!(r.iter().map(|x| (x.kind, x.handle, x.parent)).collect::<Vec<_>>(), vec![
-            ("drr", Handle::new(1, 0), Handle::ROOT),
-            ("pfifo", Handle::new(0x10, 0), Handle::new(1, 1)),
-            ("pfifo", Handle::UNSPEC, Handle::new(1, 2)),
-        ]);
+        assert_eq!(
+            r.iter().map(|x| (x.kind, x.handle, x.parent)).collect::<Vec<_>>(),
+            vec![
+                ("drr", Handle::new(1, 0), Handle::ROOT),
+                ("pfifo", Handle::new(0x10, 0), Handle::new(1, 1)),
+                ("pfifo", Handle::UNSPEC, Handle::new(1, 2)),
+            ]
+        );
         let c = &r[0].classes;
         assert_eq!((c[0].leaf, c[1].leaf), (Some(Handle::new(0x10, 0)), None));
         assert_eq!((c[0].options.as_str(), c[1].options.as_str()), ("quantum 1514b", "quantum 3000b"));
@@ -403,7 +458,11 @@ mod tests {
         // reach the DRR counters and the identity holds at both levels.
         let mut d = drr(&[None]);
         let child = build_ok(qdisc(5, "tc qdisc add dev eth0 parent 1:1 handle 10: codel"));
-        d.grafts.push(Graft { at: words(5, "tc qdisc add dev eth0 parent 1:1 handle 10: codel")[6], classid: Handle::new(1, 1), qdisc: child });
+        d.grafts.push(Graft {
+            at: words(5, "tc qdisc add dev eth0 parent 1:1 handle 10: codel")[6],
+            classid: Handle::new(1, 1),
+            qdisc: child,
+        });
         let mut q = build_ok(d);
         let mut b = Bench::new(1);
         let src = Source { flow: 0, rate_bps: 8_000_000, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(5) };
@@ -428,7 +487,11 @@ mod tests {
         // A qdisc option (drr has none) and a graft onto a missing class.
         let mut d = qdisc(1, "tc qdisc add dev eth0 root handle 1: drr quantum 1514");
         let child = build_ok(qdisc(6, "tc qdisc add dev eth0 parent 1:7 handle 70: pfifo"));
-        d.grafts.push(Graft { at: words(6, "tc qdisc add dev eth0 parent 1:7 handle 70: pfifo")[6], classid: Handle::new(1, 7), qdisc: child });
+        d.grafts.push(Graft {
+            at: words(6, "tc qdisc add dev eth0 parent 1:7 handle 70: pfifo")[6],
+            classid: Handle::new(1, 7),
+            qdisc: child,
+        });
         let (q, diags) = build(d);
         assert!(q.is_none());
         let got: Vec<_> = diags.iter().map(|x| (x.line, x.col, x.token.as_str())).collect();

@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use super::{opt_parser, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats, BuildCx};
+use super::{opt_parser, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::lex::TcDiag;
 use crate::tc::opts::format_size;

@@ -16,7 +16,9 @@ use super::codel::aqm::{codel_to_us, us_to_codel, CodelParams, CodelStats, Codel
 use super::codel::{drop_next_us, signed_tc_time, time_us, ECN_NOTE};
 use super::common::{bucket_of, errors_since, filter_diag, StashPeek};
 use super::sfq::flow_hash::{flow_hash, SipKey};
-use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
+use super::{
+    opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats,
+};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag};
@@ -89,13 +91,24 @@ struct Config {
 }
 
 const KNOWN: &[&str] = &[
-    "limit", "flows", "quantum", "target", "interval", "ecn", "noecn", "ce_threshold", "ce_threshold_selector",
-    "memory_limit", "drop_batch",
+    "limit",
+    "flows",
+    "quantum",
+    "target",
+    "interval",
+    "ecn",
+    "noecn",
+    "ce_threshold",
+    "ce_threshold_selector",
+    "memory_limit",
+    "drop_batch",
 ];
 
 /// `ce_threshold_selector VALUE/MASK`, each a u8 (decimal or 0x hex).
 fn selector(text: &str) -> Result<(u8, u8), &'static str> {
-    let (v, m) = text.split_once('/').ok_or("Missing mask for \"ce_threshold_selector\": expected VALUE/MASK, e.g. 0x01/0x03")?;
+    let (v, m) = text
+        .split_once('/')
+        .ok_or("Missing mask for \"ce_threshold_selector\": expected VALUE/MASK, e.g. 0x01/0x03")?;
     let byte = |s: &str| match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(h) => u8::from_str_radix(h, 16).ok(),
         None => s.parse::<u8>().ok(),
@@ -133,7 +146,9 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 Some(v) if v > 0 => c.quantum = v as u32,
                 _ => {}
             },
-            "drop_batch" => c.drop_batch = p.uint(k, 0, u32::MAX as u64).filter(|&v| v > 0).map_or(c.drop_batch, |v| v as u32),
+            "drop_batch" => {
+                c.drop_batch = p.uint(k, 0, u32::MAX as u64).filter(|&v| v > 0).map_or(c.drop_batch, |v| v as u32)
+            }
             "memory_limit" => match p.size(k) {
                 Some(v) if v > u32::MAX as u64 => p.error(at, "memory_limit out of range: tc sends 32 bits"),
                 Some(v) => c.memory_limit = (v as u32).min(1 << 31),
@@ -178,7 +193,11 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let mut filters = d.filters;
     for f in &filters {
         if f.parent != d.handle {
-            diags.push(filter_diag(f, Severity::Error, format!("fq_codel has no classes to attach filters to: use parent {}", d.handle)));
+            diags.push(filter_diag(
+                f,
+                Severity::Error,
+                format!("fq_codel has no classes to attach filters to: use parent {}", d.handle),
+            ));
         }
     }
     if errors_since(diags, from) {
@@ -201,7 +220,9 @@ impl FqCodel {
             memory_limit: c.memory_limit,
             params: c.params,
             cstats: CodelStats::default(),
-            flows: (0..n).map(|_| Flow { queue: VecDeque::new(), deficit: 0, cvars: CodelVars::default(), list: List::None }).collect(),
+            flows: (0..n)
+                .map(|_| Flow { queue: VecDeque::new(), deficit: 0, cvars: CodelVars::default(), list: List::None })
+                .collect(),
             backlogs: vec![0; n],
             backlog: 0,
             new_flows: VecDeque::with_capacity(n),
@@ -354,7 +375,13 @@ impl FqCodel {
 
     fn options(&self) -> String {
         let p = &self.params;
-        let mut o = format!("limit {}p flows {} quantum {} target {} ", self.limit, self.flows_cnt, self.quantum, format_time_us(codel_to_us(p.target).into()));
+        let mut o = format!(
+            "limit {}p flows {} quantum {} target {} ",
+            self.limit,
+            self.flows_cnt,
+            self.quantum,
+            format_time_us(codel_to_us(p.target).into())
+        );
         if p.ce_threshold != CE_THRESHOLD_DISABLED {
             o += &format!("ce_threshold {} ", format_time_us(codel_to_us(p.ce_threshold).into()));
             if p.ce_selector != 0 || p.ce_mask != 0 {
@@ -362,7 +389,11 @@ impl FqCodel {
                 o += &format!("ce_threshold_selector {}/{} ", hex(p.ce_selector), hex(p.ce_mask));
             }
         }
-        o += &format!("interval {} memory_limit {} ", format_time_us(codel_to_us(p.interval).into()), format_size(self.memory_limit as u64));
+        o += &format!(
+            "interval {} memory_limit {} ",
+            format_time_us(codel_to_us(p.interval).into()),
+            format_size(self.memory_limit as u64)
+        );
         if p.ecn {
             o += "ecn ";
         }
@@ -376,7 +407,13 @@ impl FqCodel {
             .map(|(i, f)| {
                 let v = &f.cvars;
                 let drop_next = drop_next_us(v, self.last_now);
-                let mut text = format!("  deficit {} count {} lastcount {} ldelay {}", f.deficit, v.count, v.lastcount, format_time_us(codel_to_us(v.ldelay).into()));
+                let mut text = format!(
+                    "  deficit {} count {} lastcount {} ldelay {}",
+                    f.deficit,
+                    v.count,
+                    v.lastcount,
+                    format_time_us(codel_to_us(v.ldelay).into())
+                );
                 if v.dropping {
                     text += &format!(" dropping drop_next {}", signed_tc_time(drop_next));
                 }
@@ -387,7 +424,12 @@ impl FqCodel {
                     parent: self.handle,
                     leaf: None,
                     options: String::new(),
-                    stats: QdiscStats { offered_packets: qlen, qlen, backlog_bytes: self.backlogs[i] as u64, ..Default::default() },
+                    stats: QdiscStats {
+                        offered_packets: qlen,
+                        qlen,
+                        backlog_bytes: self.backlogs[i] as u64,
+                        ..Default::default()
+                    },
                     xstats: vec![
                         ("deficit".into(), f.deficit as i64),
                         ("count".into(), v.count as i64),
@@ -453,7 +495,9 @@ impl Qdisc for FqCodel {
             "  maxpacket {} drop_overlimit {} new_flow_count {} ecn_mark {}",
             s.maxpacket, self.drop_overlimit, self.new_flow_count, s.ecn_mark
         );
-        for (name, v) in [("ce_mark", s.ce_mark), ("memory_used", self.memory_usage), ("drop_overmemory", self.drop_overmemory)] {
+        for (name, v) in
+            [("ce_mark", s.ce_mark), ("memory_used", self.memory_usage), ("drop_overmemory", self.drop_overmemory)]
+        {
             if v > 0 {
                 text += &format!(" {name} {v}");
             }
@@ -486,8 +530,8 @@ impl Qdisc for FqCodel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testutil::{build, build_ok, jain, overload, qdisc, run_link, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
+    use crate::qdisc::testutil::{build, build_ok, jain, overload, qdisc, run_link, Bench, Source};
 
     fn fq(q: &QdiscImpl) -> &FqCodel {
         match q {
@@ -530,7 +574,9 @@ mod tests {
         d.dedup();
         assert_eq!(d.len(), 4, "distinct flow queues: {idx:?}");
         let link = 10_000_000;
-        let srcs: Vec<_> = (0..4).map(|f| Source { flow: f, rate_bps: link, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(3) }).collect();
+        let srcs: Vec<_> = (0..4)
+            .map(|f| Source { flow: f, rate_bps: link, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(3) })
+            .collect();
         let r = run_link(&mut q, &mut b, &srcs, link, Nanos::from_secs(3), Nanos::from_secs(1));
         let shares: Vec<f64> = (0..4).map(|f| r.rate_bps(f, 2.0)).collect();
         assert!(jain(&shares) >= 0.99, "{shares:?}");
@@ -551,7 +597,13 @@ mod tests {
         let link = 10_000_000;
         let srcs = [
             Source { flow: 0, rate_bps: 2 * link, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(10) },
-            Source { flow: 1, rate_bps: 214 * 8 * 50, ip_len: 200, start: Nanos::from_us(777), stop: Nanos::from_secs(10) },
+            Source {
+                flow: 1,
+                rate_bps: 214 * 8 * 50,
+                ip_len: 200,
+                start: Nanos::from_us(777),
+                stop: Nanos::from_secs(10),
+            },
         ];
         let r = run_link(&mut q, &mut b, &srcs, link, Nanos::from_secs(10), Nanos::from_secs(1));
         assert_eq!(r.drops[1], 0, "the sparse flow loses nothing");
@@ -652,7 +704,14 @@ mod tests {
         b.keys[0].priority = 0x0001_0005;
         let mut d = qdisc(1, "tc qdisc add dev eth0 root handle 1: fq_codel flows 16");
         let sport = U32Key::from_field(20, 2, 40001, 0xffff);
-        d.filters = vec![Filter { parent: Handle::new(1, 0), prio: 1, protocol: ETH_P_IP, kind: FilterKind::U32 { keys: vec![sport] }, classid: Handle::new(1, 9), line: 2 }];
+        d.filters = vec![Filter {
+            parent: Handle::new(1, 0),
+            prio: 1,
+            protocol: ETH_P_IP,
+            kind: FilterKind::U32 { keys: vec![sport] },
+            classid: Handle::new(1, 9),
+            line: 2,
+        }];
         let mut q = build_ok(d);
         let res: Vec<_> = (0..3).map(|f| enq(&mut q, &mut b, f, 100, 1)[0].1).collect();
         assert_eq!(res, vec![Enq::Queued, Enq::Queued, Enq::Dropped], "priority 1:5, filter 1:9, unmatched");
@@ -665,8 +724,14 @@ mod tests {
     fn options_and_report() {
         let q = default_fq();
         let r = q.reports();
-        assert_eq!(r[0].options, "limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64");
-        assert_eq!(r[0].xstats_text, "  maxpacket 0 drop_overlimit 0 new_flow_count 0 ecn_mark 0\n  new_flows_len 0 old_flows_len 0");
+        assert_eq!(
+            r[0].options,
+            "limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64"
+        );
+        assert_eq!(
+            r[0].xstats_text,
+            "  maxpacket 0 drop_overlimit 0 new_flow_count 0 ecn_mark 0\n  new_flows_len 0 old_flows_len 0"
+        );
         let (q, d) = build(qdisc(1, "tc qdisc add dev eth0 root handle 1: fq_codel limit 500 flows 256 quantum 100 target 10ms interval 200ms noecn memory_limit 4mb drop_batch 8 ce_threshold 2ms ce_threshold_selector 0x1/0x3"));
         let q = q.expect("valid");
         assert_eq!(q.reports()[0].options, "limit 500p flows 256 quantum 256 target 10ms ce_threshold 2ms ce_threshold_selector 0x1/0x3 interval 200ms memory_limit 4Mb drop_batch 8");

@@ -38,17 +38,17 @@ use std::fmt::Write as _;
 use super::classify::{classify, sort_filters, Filter};
 use super::common::{errors_since, filter_diag, StashPeek};
 use super::{
-    default_child, diag_error, diag_warning, opt_parser, BuildCx, ClassReport, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
-    QdiscReport, QdiscStats,
+    default_child, diag_error, diag_warning, opt_parser, BuildCx, ClassReport, Enq, Handle, QCtx, Qdisc, QdiscDecl,
+    QdiscImpl, QdiscReport, QdiscStats,
 };
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag, Tok};
 use crate::tc::opts::{format_rate_bytes, format_size, OptParser};
 use crate::time::Nanos;
 
-mod wireless;
 #[cfg(test)]
 mod whtb_tests;
+mod wireless;
 
 use wireless::Wireless;
 
@@ -263,8 +263,20 @@ fn uint_opt(p: &mut OptParser<'_, '_>, k: Tok<'_>, max: u64) -> Option<u64> {
 
 fn parse_class_opts(c: &super::ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option<ClassOpts> {
     const KNOWN: &[&str] = &[
-        "rate", "ceil", "burst", "buffer", "maxburst", "cburst", "cbuffer", "cmaxburst", "prio", "quantum", "mtu",
-        "mpu", "overhead", "linklayer",
+        "rate",
+        "ceil",
+        "burst",
+        "buffer",
+        "maxburst",
+        "cburst",
+        "cbuffer",
+        "cmaxburst",
+        "prio",
+        "quantum",
+        "mtu",
+        "mpu",
+        "overhead",
+        "linklayer",
     ];
     let from = diags.len();
     let mut p = opt_parser(&c.opts, c.end, diags);
@@ -384,7 +396,10 @@ fn parse_class_opts(c: &super::ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option
         if ticks > u32::MAX as u128 {
             diags.push(diag_error(
                 c.at,
-                format!("{what} lasts {ticks} psched ticks at {}, more than tc can send (2^32 - 1)", format_rate_bytes(r)),
+                format!(
+                    "{what} lasts {ticks} psched ticks at {}, more than tc can send (2^32 - 1)",
+                    format_rate_bytes(r)
+                ),
             ));
         }
     }
@@ -489,7 +504,12 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         if c.classid.major() != d.handle.major() || c.classid.minor() == 0 {
             diags.push(diag_error(
                 c.at,
-                format!("class id {} does not belong to htb {}: it needs major {:x} and a non-zero minor", c.classid, d.handle, d.handle.major()),
+                format!(
+                    "class id {} does not belong to htb {}: it needs major {:x} and a non-zero minor",
+                    c.classid,
+                    d.handle,
+                    d.handle.major()
+                ),
             ));
             continue;
         }
@@ -510,7 +530,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 None => {
                     diags.push(diag_warning(
                         c.at,
-                        format!("parent class {} does not exist; the kernel makes {} a root class", c.parent, c.classid),
+                        format!(
+                            "parent class {} does not exist; the kernel makes {} a root class",
+                            c.parent, c.classid
+                        ),
                     ));
                     None
                 }
@@ -521,7 +544,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 if h.classes[g].level < 2 {
                     diags.push(diag_error(
                         c.at,
-                        format!("tree is too deep: {} would be below level 0 (htb allows 8 levels of classes)", c.classid),
+                        format!(
+                            "tree is too deep: {} would be below level 0 (htb allows 8 levels of classes)",
+                            c.classid
+                        ),
                     ));
                     continue;
                 }
@@ -567,9 +593,8 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         return None;
     }
     let n = h.classes.len();
-    h.slots = (0..ROW_SLOTS + NUMPRIO * n)
-        .map(|_| Slot { list: Vec::with_capacity(n), ptr: None, last_ptr_id: 0 })
-        .collect();
+    h.slots =
+        (0..ROW_SLOTS + NUMPRIO * n).map(|_| Slot { list: Vec::with_capacity(n), ptr: None, last_ptr_id: 0 }).collect();
     for w in h.wait_pq.iter_mut() {
         w.reserve(n);
     }
@@ -594,7 +619,15 @@ impl Htb {
 
     /// A new class (the `!cl` branch of `htb_change_class`): a green leaf with full buckets and a
     /// default pfifo; a leaf parent becomes an inner class.
-    fn add_class(&mut self, classid: Handle, parent: Option<usize>, o: &ClassOpts, at: Tok<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) {
+    fn add_class(
+        &mut self,
+        classid: Handle,
+        parent: Option<usize>,
+        o: &ClassOpts,
+        at: Tok<'_>,
+        cx: &BuildCx,
+        diags: &mut Vec<TcDiag>,
+    ) {
         if let Some(p) = parent {
             if self.classes[p].level == 0 {
                 // Turn the parent into an inner node: its queue is purged and destroyed.
@@ -1274,7 +1307,8 @@ impl Htb {
             s.overlimits = c.overlimits;
             return s;
         }
-        let mut s = QdiscStats { sent_bytes: c.bytes, sent_packets: c.packets, overlimits: c.overlimits, ..Default::default() };
+        let mut s =
+            QdiscStats { sent_bytes: c.bytes, sent_packets: c.packets, overlimits: c.overlimits, ..Default::default() };
         let mut leaf_sent = 0;
         for (j, l) in self.classes.iter().enumerate() {
             if l.level == 0 && self.is_under(j, i) {
@@ -1444,7 +1478,9 @@ impl Qdisc for Htb {
 mod tests {
     use super::*;
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
-    use crate::qdisc::testutil::{build, class as class_decl, errors, expect_built, handle, qdisc, run_link, Bench, LinkRun, Source};
+    use crate::qdisc::testutil::{
+        build, class as class_decl, errors, expect_built, handle, qdisc, run_link, Bench, LinkRun, Source,
+    };
     use crate::qdisc::{Fifo, FifoKind, Graft};
 
     const MBIT: u64 = 1_000_000;
@@ -1472,12 +1508,18 @@ mod tests {
         d.classes = classes
             .iter()
             .enumerate()
-            .map(|(i, &(p, c, o))| class_decl(2 + i as u32, &format!("tc class add dev eth0 parent {p} classid {c} htb {o}")))
+            .map(|(i, &(p, c, o))| {
+                class_decl(2 + i as u32, &format!("tc class add dev eth0 parent {p} classid {c} htb {o}"))
+            })
             .collect();
         d.grafts = grafts
             .into_iter()
             .enumerate()
-            .map(|(i, (c, q))| Graft { at: Tok { text: c, line: 50 + i as u32, col: 30 }, classid: handle(c), qdisc: q })
+            .map(|(i, (c, q))| Graft {
+                at: Tok { text: c, line: 50 + i as u32, col: 30 },
+                classid: handle(c),
+                qdisc: q,
+            })
             .collect();
         d.filters = filters;
         build(d)
@@ -1512,7 +1554,14 @@ mod tests {
     }
 
     fn matchall(parent: &str, to: &str) -> Filter {
-        Filter { parent: handle(parent), prio: 100, protocol: ETH_P_IP, kind: FilterKind::MatchAll, classid: handle(to), line: 49 }
+        Filter {
+            parent: handle(parent),
+            prio: 100,
+            protocol: ETH_P_IP,
+            kind: FilterKind::MatchAll,
+            classid: handle(to),
+            line: 49,
+        }
     }
 
     /// A saturating CBR source of 1514-byte frames.
@@ -1579,7 +1628,12 @@ mod tests {
 
     #[test]
     fn rate_guarantee_saturated_leaf_gets_its_rate() {
-        let mut q = ok(build_htb("default 10", &[("1:", "1:1", "rate 10mbit"), ("1:1", "1:10", "rate 2mbit ceil 2mbit")], vec![], vec![]));
+        let mut q = ok(build_htb(
+            "default 10",
+            &[("1:", "1:1", "rate 10mbit"), ("1:1", "1:10", "rate 2mbit ceil 2mbit")],
+            vec![],
+            vec![],
+        ));
         let (r, _) = run(&mut q, 1, &[sat(0, 5 * MBIT)], 100 * MBIT, 4, 1);
         within(r.rate_bps(0, 3.0), 2e6, 0.02, "leaf at rate 2mbit ceil 2mbit");
         assert_identities(&q);
@@ -1587,7 +1641,12 @@ mod tests {
 
     #[test]
     fn ceil_caps_a_lone_borrowing_leaf() {
-        let mut q = ok(build_htb("default 10", &[("1:", "1:1", "rate 10mbit"), ("1:1", "1:10", "rate 1mbit ceil 3mbit")], vec![], vec![]));
+        let mut q = ok(build_htb(
+            "default 10",
+            &[("1:", "1:1", "rate 10mbit"), ("1:1", "1:10", "rate 1mbit ceil 3mbit")],
+            vec![],
+            vec![],
+        ));
         let (r, _) = run(&mut q, 1, &[sat(0, 8 * MBIT)], 100 * MBIT, 4, 1);
         within(r.rate_bps(0, 3.0), 3e6, 0.02, "leaf at rate 1mbit ceil 3mbit alone");
         let leaf = class(&q, "1:10");
@@ -1785,8 +1844,11 @@ mod tests {
 
     #[test]
     fn default_class_takes_unclassified_traffic() {
-        let classes: &[ClassLine] =
-            &[("1:", "1:1", "rate 10mbit"), ("1:1", "1:10", "rate 1mbit ceil 1mbit"), ("1:1", "1:20", "rate 2mbit ceil 2mbit")];
+        let classes: &[ClassLine] = &[
+            ("1:", "1:1", "rate 10mbit"),
+            ("1:1", "1:10", "rate 1mbit ceil 1mbit"),
+            ("1:1", "1:20", "rate 2mbit ceil 2mbit"),
+        ];
         let mut q = ok(build_htb("default 20", classes, vec![dst("1:", 0, "1:10")], vec![]));
         let (r, _) = run(&mut q, 2, &[sat(0, 5 * MBIT), sat(1, 5 * MBIT)], 100 * MBIT, 4, 1);
         within(r.rate_bps(0, 3.0), 1e6, 0.02, "filtered to 1:10");
@@ -1816,19 +1878,24 @@ mod tests {
         assert_identities(&q);
 
         // Served before a green class, and limited by direct_qlen.
-        let mut q = ok(build_htb("direct_qlen 3", &[("1:", "1:10", "rate 100mbit")], vec![dst("1:", 0, "1:10")], vec![]));
+        let mut q =
+            ok(build_htb("direct_qlen 3", &[("1:", "1:10", "rate 100mbit")], vec![dst("1:", 0, "1:10")], vec![]));
         let mut b = Bench::new(2);
         let shaped = b.pkt(0, 1500);
         assert_eq!(q.enqueue(shaped, &mut b.cx(), Nanos::ZERO), Enq::Queued);
-        let res: Vec<Enq> = (0..5).map(|_| {
-            let p = b.pkt(1, 1500);
-            q.enqueue(p, &mut b.cx(), Nanos::ZERO)
-        }).collect();
+        let res: Vec<Enq> = (0..5)
+            .map(|_| {
+                let p = b.pkt(1, 1500);
+                q.enqueue(p, &mut b.cx(), Nanos::ZERO)
+            })
+            .collect();
         assert_eq!(res, vec![Enq::Queued, Enq::Queued, Enq::Queued, Enq::Dropped, Enq::Dropped]);
-        let flows: Vec<u32> = (0..4).map(|_| {
-            let p = q.dequeue(&mut b.cx(), Nanos::ZERO).unwrap();
-            b.pkts.get(p).flow
-        }).collect();
+        let flows: Vec<u32> = (0..4)
+            .map(|_| {
+                let p = q.dequeue(&mut b.cx(), Nanos::ZERO).unwrap();
+                b.pkts.get(p).flow
+            })
+            .collect();
         assert_eq!(flows, vec![1, 1, 1, 0], "direct queue first");
         let s = q.stats();
         assert_eq!((s.offered_packets, s.sent_packets, s.drops, s.qlen), (6, 4, 2, 0));
@@ -1870,7 +1937,7 @@ mod tests {
             ("1:1", "1:10", "rate 1mbit"),
         ];
         let filters = vec![
-            dst("1:", 0, "1:2"),  // to an inner class: continue with 1:2's filters
+            dst("1:", 0, "1:2"), // to an inner class: continue with 1:2's filters
             dst("1:2", 0, "1:22"),
             dst("1:", 1, "1:1"),  // inner class without filters: default
             dst("1:", 2, "1:99"), // no such class: default
@@ -1909,11 +1976,16 @@ mod tests {
             ("1:", "1:30", "rate 500kbit"),
         ];
         let small = QdiscImpl::Fifo(Fifo::new(FifoKind::Pfifo, 5, Handle::new(0x10, 0), Handle::new(1, 0x10)));
-        let mut q = ok(build_htb("default 20 direct_qlen 2", classes, vec![dst("1:", 0, "1:10"), dst("1:", 3, "1:30")], vec![("1:10", small)]));
+        let mut q = ok(build_htb(
+            "default 20 direct_qlen 2",
+            classes,
+            vec![dst("1:", 0, "1:10"), dst("1:", 3, "1:30")],
+            vec![("1:10", small)],
+        ));
         let mut b = Bench::new(4);
         b.keys[2].priority = 0x1_0000; // direct
-        // The direct flow overloads the link for 200 ms (direct_qlen 2 drops), the pfifo of 5 on
-        // 1:10 overflows; queues still hold packets when the run stops.
+                                       // The direct flow overloads the link for 200 ms (direct_qlen 2 drops), the pfifo of 5 on
+                                       // 1:10 overflows; queues still hold packets when the run stops.
         let mut direct = sat(2, 12 * MBIT);
         direct.stop = Nanos::from_ms(200);
         let sources = [sat(0, 5 * MBIT), sat(1, 9 * MBIT), direct, sat(3, MBIT)];
@@ -1936,7 +2008,10 @@ mod tests {
         assert_eq!(reps.len(), 1 + 3, "htb and the three leaves' children");
         assert_eq!(reps[1].parent, handle("1:10"));
         assert_eq!(reps[1].handle, Handle::new(0x10, 0));
-        assert_eq!(reps[0].classes.iter().find(|c| c.classid == handle("1:10")).unwrap().leaf, Some(Handle::new(0x10, 0)));
+        assert_eq!(
+            reps[0].classes.iter().find(|c| c.classid == handle("1:10")).unwrap().leaf,
+            Some(Handle::new(0x10, 0))
+        );
         assert_eq!(reps[0].classes[0].parent, Handle::ROOT, "1:1 is a root class");
         assert!(q.stats().drops > 0 && q.stats().overlimits > 0);
     }
@@ -1964,7 +2039,10 @@ mod tests {
         // Printing of other rates and sizes.
         let q = ok(build_htb(
             "",
-            &[("1:", "1:1", "rate 1500kbit ceil 2400kbit burst 15k cburst 1mb"), ("1:1", "1:10", "rate 900kbit prio 3 overhead 24")],
+            &[
+                ("1:", "1:1", "rate 1500kbit ceil 2400kbit burst 15k cburst 1mb"),
+                ("1:1", "1:10", "rate 900kbit prio 3 overhead 24"),
+            ],
             vec![],
             vec![],
         ));
@@ -1980,7 +2058,12 @@ mod tests {
         // 1514-byte frame every 4 ms (3 Mbit/s) makes L yellow while R stays green; a packet
         // served through R: L.borrows++, L.tokens only advanced, L.ctokens -= l2t(4mbit);
         // R.lends++, R.tokens and R.ctokens -= l2t(4mbit) = 3 028 000 ns.
-        let mut q = ok(build_htb("default 10", &[("1:", "1:1", "rate 4mbit"), ("1:1", "1:10", "rate 1mbit ceil 4mbit")], vec![], vec![]));
+        let mut q = ok(build_htb(
+            "default 10",
+            &[("1:", "1:1", "rate 4mbit"), ("1:1", "1:10", "rate 1mbit ceil 4mbit")],
+            vec![],
+            vec![],
+        ));
         let mut b = Bench::new(1);
         for _ in 0..20 {
             let p = b.pkt(0, 1500);
@@ -2086,7 +2169,11 @@ mod tests {
         assert!(q.is_none());
         let e = errors(&d);
         assert_eq!((e[0].line, e[0].col, e[0].token.as_str()), (2, class_opt_col("1:", "1:10") + 11, "bogus"));
-        assert!(e[0].message.contains("unknown htb class option \"bogus\"") && e[0].message.contains("cburst"), "{}", e[0]);
+        assert!(
+            e[0].message.contains("unknown htb class option \"bogus\"") && e[0].message.contains("cburst"),
+            "{}",
+            e[0]
+        );
 
         // Bad value.
         let (q, d) = build_htb("", &[("1:", "1:10", "rate 1mbyte")], vec![], vec![]);

@@ -10,33 +10,33 @@
 //! depth, like `qdisc_tree_reduce_backlog`), so `offered = sent + dropped + qlen` holds at
 //! every node of a tree ([`QdiscStats::identity_holds`]).
 
+mod cbq;
 pub mod classify;
-pub mod kinds;
+mod codel;
 mod common;
+mod drr;
 mod fifo;
+mod fq_codel;
+mod htb;
+pub mod kinds;
 mod pfifo_fast;
 mod prio;
-mod tbf;
-mod sfq;
-mod drr;
-mod htb;
-mod cbq;
 mod red;
-mod codel;
-mod fq_codel;
+mod sfq;
+mod tbf;
 
+/// Handles are words of the tc language; every discipline names its classes with them.
+pub use crate::tc::lex::Handle;
 pub use classify::{classify, Filter, FilterKind, U32Key};
-pub use fifo::{Fifo, FifoKind};
 /// Shared with the mac80211 queues (`crate::mac80211`): the CoDel state machine, the keyed flow
 /// hash and the skb truesize model.
 pub(crate) use codel::aqm as codel_aqm;
+pub use fifo::{Fifo, FifoKind};
 pub(crate) use fq_codel::truesize;
 pub(crate) use sfq::flow_hash;
-/// Handles are words of the tc language; every discipline names its classes with them.
-pub use crate::tc::lex::Handle;
 
 use crate::packet::{FlowKey, PacketId, Packets};
-use crate::tc::lex::{Tok, TcDiag};
+use crate::tc::lex::{TcDiag, Tok};
 use crate::tc::opts::OptParser;
 use crate::time::Nanos;
 
@@ -310,7 +310,8 @@ pub fn build_qdisc(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> O
     match row {
         Some(r) => (r.build)(d, cx, diags),
         None => {
-            diags.push(diag_error(d.kind, format!("unknown qdisc \"{kind}\"; airsched knows: {}", kinds::kind_names())));
+            diags
+                .push(diag_error(d.kind, format!("unknown qdisc \"{kind}\"; airsched knows: {}", kinds::kind_names())));
             None
         }
     }
@@ -337,7 +338,9 @@ pub fn default_child(cx: &BuildCx, parent: Handle) -> QdiscImpl {
     QdiscImpl::Fifo(Fifo::new(FifoKind::Pfifo, cx.txqueuelen as u64, Handle::UNSPEC, parent))
 }
 
-/// The disciplines airsched implements, dispatched by match.
+/// The disciplines airsched implements, dispatched by match. The large ones are boxed; the
+/// rest stay inline, as one indirection per packet costs more than the size a tree is built with.
+#[allow(clippy::large_enum_variant)]
 pub enum QdiscImpl {
     Fifo(Fifo),
     PfifoFast(pfifo_fast::PfifoFast),

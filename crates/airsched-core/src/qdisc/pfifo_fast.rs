@@ -244,8 +244,16 @@ mod tests {
         b.keys[1].priority = tos2prio(0x08); // bulk: band 2
         let mut q = build_opts_ok("pfifo_fast", Handle::new(1, 0), "");
         let secs = 2;
-        let src = |flow, rate_bps| Source { flow, rate_bps, ip_len: 1000, start: Nanos::ZERO, stop: Nanos::from_secs(secs) };
-        let r = run_link(&mut q, &mut b, &[src(0, 12_000_000), src(1, 5_000_000)], 10_000_000, Nanos::from_secs(secs), Nanos::from_ms(500));
+        let src =
+            |flow, rate_bps| Source { flow, rate_bps, ip_len: 1000, start: Nanos::ZERO, stop: Nanos::from_secs(secs) };
+        let r = run_link(
+            &mut q,
+            &mut b,
+            &[src(0, 12_000_000), src(1, 5_000_000)],
+            10_000_000,
+            Nanos::from_secs(secs),
+            Nanos::from_ms(500),
+        );
         // Once band 0's backlog exists, band 2 never sends.
         assert_eq!(r.bytes[1], 0, "band 2 must be starved");
         let rate0 = r.rate_bps(0, 1.5);

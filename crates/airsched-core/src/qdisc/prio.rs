@@ -16,7 +16,10 @@
 use super::classify::{classify, sort_filters};
 use super::common::filter_diag;
 use super::tbf::child_handle;
-use super::{default_child, diag_error, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
+use super::{
+    default_child, diag_error, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
+    QdiscReport, QdiscStats,
+};
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag, Tok};
 use crate::time::Nanos;
@@ -110,7 +113,13 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 };
                 // tc checks each element against the bands given so far.
                 if band as usize >= bands {
-                    p.error(k, format!("priomap element {band} is out of bands: bands are 0..{} with bands {bands}", bands - 1));
+                    p.error(
+                        k,
+                        format!(
+                            "priomap element {band} is out of bands: bands are 0..{} with bands {bands}",
+                            bands - 1
+                        ),
+                    );
                     break;
                 }
                 if idx >= 16 {
@@ -160,7 +169,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     for c in &d.classes {
         diags.push(diag_error(
             c.at,
-            format!("prio creates its classes {}1..{}{:x} itself; tc class add is not supported (EOPNOTSUPP)", d.handle, d.handle, bands),
+            format!(
+                "prio creates its classes {}1..{}{:x} itself; tc class add is not supported (EOPNOTSUPP)",
+                d.handle, d.handle, bands
+            ),
         ));
         ok = false;
     }
@@ -184,7 +196,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         if (d.handle != Handle::UNSPEC && g.classid.major() != major) || minor == 0 || minor > bands {
             diags.push(diag_error(
                 g.at,
-                format!("prio {} has classes {}1..{}{:x}: there is no class {}", d.handle, d.handle, d.handle, bands, g.classid),
+                format!(
+                    "prio {} has classes {}1..{}{:x}: there is no class {}",
+                    d.handle, d.handle, d.handle, bands, g.classid
+                ),
             ));
             ok = false;
         } else if slots[minor - 1].is_some() {
@@ -283,8 +298,8 @@ impl Qdisc for Prio {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testutil::{build_err, build_full, build_opts_ok, graft, run_link, word_col, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
+    use crate::qdisc::testutil::{build_err, build_full, build_opts_ok, graft, run_link, word_col, Bench, Source};
 
     fn prio(q: &QdiscImpl) -> &Prio {
         match q {
@@ -312,7 +327,14 @@ mod tests {
         b.keys[0].priority = 6; // band 0
         b.keys[1].priority = 0; // band 1
         let mut q = build_opts_ok("prio", Handle::new(1, 0), "");
-        let r = run_link(&mut q, &mut b, &[src(0, 12_000_000, 3), src(1, 4_000_000, 3)], 10_000_000, Nanos::from_secs(3), Nanos::from_secs(1));
+        let r = run_link(
+            &mut q,
+            &mut b,
+            &[src(0, 12_000_000, 3), src(1, 4_000_000, 3)],
+            10_000_000,
+            Nanos::from_secs(3),
+            Nanos::from_secs(1),
+        );
         assert_eq!(r.bytes[1], 0, "band 1 must not send while band 0 is backlogged");
         let rate0 = r.rate_bps(0, 2.0);
         assert!((rate0 - 10e6).abs() / 10e6 < 0.01, "band 0 rate {rate0}");
@@ -325,13 +347,27 @@ mod tests {
     fn a_tbf_on_band_0_limits_it_and_band_1_gets_the_rest() {
         // Yip & Kwok style: a shaper per band. Band 0 limited to 2 Mbit/s on a 10 Mbit/s link.
         let tbf = build_opts_ok("tbf", Handle::new(0x10, 0), "rate 2mbit burst 10k latency 50ms");
-        let (q, diags) = build_full("prio", Handle::new(1, 0), "", vec![graft(Handle::new(1, 1), tbf)], vec![], &BuildCx::for_tests());
+        let (q, diags) = build_full(
+            "prio",
+            Handle::new(1, 0),
+            "",
+            vec![graft(Handle::new(1, 1), tbf)],
+            vec![],
+            &BuildCx::for_tests(),
+        );
         assert!(diags.is_empty(), "{diags:?}");
         let mut q = q.unwrap();
         let mut b = Bench::new(2);
         b.keys[0].priority = 6;
         b.keys[1].priority = 0;
-        let r = run_link(&mut q, &mut b, &[src(0, 6_000_000, 6), src(1, 12_000_000, 6)], 10_000_000, Nanos::from_secs(6), Nanos::from_secs(1));
+        let r = run_link(
+            &mut q,
+            &mut b,
+            &[src(0, 6_000_000, 6), src(1, 12_000_000, 6)],
+            10_000_000,
+            Nanos::from_secs(6),
+            Nanos::from_secs(1),
+        );
         let (r0, r1) = (r.rate_bps(0, 5.0), r.rate_bps(1, 5.0));
         assert!((r0 - 2e6).abs() / 2e6 < 0.01, "band 0 (TBF 2mbit) got {r0}");
         assert!((r1 - 8e6).abs() / 8e6 < 0.01, "band 1 gets the rest: {r1}");
@@ -400,7 +436,14 @@ mod tests {
         };
         // Flows: sport 40000+i.
         let filters = vec![filt(40001, 10, 3), filt(40002, 10, 9), filt(40003, 10, 0), filt(40001, 5, 2)];
-        let (q, diags) = build_full("prio", Handle::new(1, 0), "bands 4 priomap 3 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1", vec![], filters, &BuildCx::for_tests());
+        let (q, diags) = build_full(
+            "prio",
+            Handle::new(1, 0),
+            "bands 4 priomap 3 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1",
+            vec![],
+            filters,
+            &BuildCx::for_tests(),
+        );
         assert!(diags.is_empty(), "{diags:?}");
         let q = q.unwrap();
         let p = prio(&q);
@@ -435,7 +478,14 @@ mod tests {
         let (q, _) = build_full("prio", Handle::new(1, 0), "", vec![], vec![f], &BuildCx::for_tests());
         let mut q = q.unwrap();
         let mut b = Bench::new(2); // both priority 0: band 1 by priomap
-        let r = run_link(&mut q, &mut b, &[src(0, 8_000_000, 2), src(1, 8_000_000, 2)], 10_000_000, Nanos::from_secs(2), Nanos::from_ms(500));
+        let r = run_link(
+            &mut q,
+            &mut b,
+            &[src(0, 8_000_000, 2), src(1, 8_000_000, 2)],
+            10_000_000,
+            Nanos::from_secs(2),
+            Nanos::from_ms(500),
+        );
         // Flow 1 is lifted into band 0 by the filter and gets its full 8 Mbit/s.
         let r1 = r.rate_bps(1, 1.5);
         assert!((r1 - 8e6).abs() / 8e6 < 0.01, "{r1}");
@@ -500,10 +550,18 @@ mod tests {
     #[test]
     fn grafts_and_filters_on_missing_classes_are_errors() {
         let t = build_opts_ok("tbf", Handle::new(10, 0), "rate 1mbit burst 10k limit 10k");
-        let (q, diags) = build_full("prio", Handle::new(1, 0), "", vec![graft(Handle::new(1, 4), t)], vec![], &BuildCx::for_tests());
+        let (q, diags) =
+            build_full("prio", Handle::new(1, 0), "", vec![graft(Handle::new(1, 4), t)], vec![], &BuildCx::for_tests());
         assert!(q.is_none());
         assert!(diags[0].message.contains("no class 1:4"), "{}", diags[0]);
-        let f = Filter { parent: Handle::new(1, 1), prio: 1, protocol: ETH_P_IP, kind: FilterKind::MatchAll, classid: Handle::new(1, 1), line: 4 };
+        let f = Filter {
+            parent: Handle::new(1, 1),
+            prio: 1,
+            protocol: ETH_P_IP,
+            kind: FilterKind::MatchAll,
+            classid: Handle::new(1, 1),
+            line: 4,
+        };
         let (q, diags) = build_full("prio", Handle::new(1, 0), "", vec![], vec![f], &BuildCx::for_tests());
         assert!(q.is_none());
         assert_eq!(diags[0].line, 4);

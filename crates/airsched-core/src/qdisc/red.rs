@@ -32,9 +32,12 @@
 use rand::RngCore;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::tbf::child_handle;
 use super::common::filter_diag;
-use super::{diag_error, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
+use super::tbf::child_handle;
+use super::{
+    diag_error, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport,
+    QdiscStats,
+};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag, Tok};
@@ -132,7 +135,8 @@ impl Red {
             p.max_p
         };
         let d5 = delta / 5;
-        let child = QdiscImpl::Fifo(Fifo::new(FifoKind::Bfifo, p.limit as u64, Handle::UNSPEC, Handle::new(handle.major(), 1)));
+        let child =
+            QdiscImpl::Fifo(Fifo::new(FifoKind::Bfifo, p.limit as u64, Handle::UNSPEC, Handle::new(handle.major(), 1)));
         let index = RED_STREAM_TAG ^ stream_index.rotate_left(32) ^ handle.0 as u64;
         let mut red = Red {
             handle,
@@ -305,7 +309,20 @@ pub fn eval_idle_damping(wlog: u8, avpkt: u32, bytes_per_sec: u64) -> Option<(u8
     Some((clog, sbuf))
 }
 
-const KNOWN: &[&str] = &["limit", "min", "max", "avpkt", "burst", "probability", "bandwidth", "ecn", "harddrop", "nodrop", "adaptive", "qevent"];
+const KNOWN: &[&str] = &[
+    "limit",
+    "min",
+    "max",
+    "avpkt",
+    "burst",
+    "probability",
+    "bandwidth",
+    "ecn",
+    "harddrop",
+    "nodrop",
+    "adaptive",
+    "qevent",
+];
 
 pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {
     let mut p = super::opt_parser(&d.opts, d.end, diags);
@@ -367,7 +384,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                         Some(b) if b.text == "block" => {
                             let idx = p.uint(b, 1, u32::MAX as u64);
                             if idx.is_some() {
-                                p.warn(k, "qevent blocks (filters run on early drops or marks) are accepted but not modelled");
+                                p.warn(
+                                    k,
+                                    "qevent blocks (filters run on early drops or marks) are accepted but not modelled",
+                                );
                             }
                         }
                         Some(b) => p.error(b, "expected \"block IDX\""),
@@ -418,7 +438,11 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         warn_at(&mut p, at[3], d.kind, format!("RED: WARNING. Burst {burst} seems to be too large (Wlog {wlog})"));
     }
     let Some(plog) = eval_p(qmin, qmax, probability) else {
-        err_at(&mut p, at[4].or(at[2]), format!("RED: failed to calculate probability (min {qmin}, max {qmax}, probability {probability})"));
+        err_at(
+            &mut p,
+            at[4].or(at[2]),
+            format!("RED: failed to calculate probability (min {qmin}, max {qmax}, probability {probability})"),
+        );
         return None;
     };
     let Some((scell_log, stab)) = eval_idle_damping(wlog, avpkt, rate) else {
@@ -454,7 +478,11 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         ok = false;
     }
     for f in &d.filters {
-        diags.push(filter_diag(f, Severity::Error, format!("red does not classify: no filter can be attached to {}", f.parent)));
+        diags.push(filter_diag(
+            f,
+            Severity::Error,
+            format!("red does not classify: no filter can be attached to {}", f.parent),
+        ));
         ok = false;
     }
     if !ok {
@@ -581,8 +609,18 @@ impl Qdisc for Red {
     }
 
     fn report(&self, parent: Handle, out: &mut Vec<QdiscReport>) {
-        let mut options = format!("limit {} min {} max {}", format_size(self.p.limit as u64), format_size(self.p.qth_min as u64), format_size(self.p.qth_max as u64));
-        for (on, name) in [(self.p.ecn, "ecn"), (self.p.harddrop, "harddrop"), (self.p.adaptive, "adaptive"), (self.p.nodrop, "nodrop")] {
+        let mut options = format!(
+            "limit {} min {} max {}",
+            format_size(self.p.limit as u64),
+            format_size(self.p.qth_min as u64),
+            format_size(self.p.qth_max as u64)
+        );
+        for (on, name) in [
+            (self.p.ecn, "ecn"),
+            (self.p.harddrop, "harddrop"),
+            (self.p.adaptive, "adaptive"),
+            (self.p.nodrop, "nodrop"),
+        ] {
             if on {
                 options += " ";
                 options += name;
@@ -675,7 +713,11 @@ mod tests {
 
     #[test]
     fn tc_derives_wlog_plog_and_the_idle_table() {
-        let mut q = build_opts_ok("red", Handle::new(1, 0), "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit");
+        let mut q = build_opts_ok(
+            "red",
+            Handle::new(1, 0),
+            "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit",
+        );
         let r = red(&mut q);
         let p = r.params().clone();
         // burst 55: smallest W = 2^-Wlog with 56 - 30 <= (1 - (1-W)^55) / W is 1/32.
@@ -690,7 +732,10 @@ mod tests {
         assert!(eval_ewma(30000, 20, 1000).unwrap_err().contains("Try burst 31"));
         let reps = q.reports();
         assert_eq!(reps[0].options, "limit 400000b min 30000b max 90000b");
-        assert_eq!((reps[1].kind, reps[1].parent, reps[1].options.as_str()), ("bfifo", Handle::new(1, 1), "limit 400000b"));
+        assert_eq!(
+            (reps[1].kind, reps[1].parent, reps[1].options.as_str()),
+            ("bfifo", Handle::new(1, 1), "limit 400000b")
+        );
         // tc's defaults: max = limit/4, min = max/3, burst = (2 min + max) / (3 avpkt).
         let mut q = build_opts_ok("red", Handle::new(1, 0), "limit 120k avpkt 1000 bandwidth 1mbit");
         let p = red(&mut q).params().clone();
@@ -795,7 +840,11 @@ mod tests {
 
     #[test]
     fn adaptive_raises_max_p_while_the_average_stays_high() {
-        let mut q = build_opts_ok("red", Handle::new(1, 0), "limit 1000000 min 30000 max 90000 avpkt 1000 burst 55 probability 0.02 bandwidth 10mbit adaptive");
+        let mut q = build_opts_ok(
+            "red",
+            Handle::new(1, 0),
+            "limit 1000000 min 30000 max 90000 avpkt 1000 burst 55 probability 0.02 bandwidth 10mbit adaptive",
+        );
         let r = red(&mut q);
         let mut b = Bench::new(1);
         // Hold avg at 80000 B (above target_max = 30000 + 3 * 12000 = 66000) for 2.2 s.
@@ -827,9 +876,14 @@ mod tests {
 
     #[test]
     fn on_a_link_red_drops_early_then_forced_and_keeps_the_identity() {
-        let mut q = build_opts_ok("red", Handle::new(1, 0), "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit");
+        let mut q = build_opts_ok(
+            "red",
+            Handle::new(1, 0),
+            "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit",
+        );
         let mut b = Bench::new(2);
-        let src = |flow| Source { flow, rate_bps: 6_000_000, ip_len: 986, start: Nanos::ZERO, stop: Nanos::from_secs(5) };
+        let src =
+            |flow| Source { flow, rate_bps: 6_000_000, ip_len: 986, start: Nanos::ZERO, stop: Nanos::from_secs(5) };
         let r = run_link(&mut q, &mut b, &[src(0), src(1)], 10_000_000, Nanos::from_secs(5), Nanos::from_secs(1));
         let x = red(&mut q).xstats();
         assert!(x.prob_drop > 0 && x.forced_drop > 0, "{x:?}");
@@ -848,7 +902,8 @@ mod tests {
 
     #[test]
     fn ecn_marks_only_ecn_capable_packets() {
-        let (q, diags) = build_full("red", Handle::new(1, 0), &format!("{OPTS} ecn"), vec![], vec![], &BuildCx::for_tests());
+        let (q, diags) =
+            build_full("red", Handle::new(1, 0), &format!("{OPTS} ecn"), vec![], vec![], &BuildCx::for_tests());
         assert!(warnings(&diags).iter().any(|w| w.token == "ecn" && w.message.contains("Not-ECT")));
         let mut q = q.unwrap();
         let mut b = Bench::new(1);
@@ -900,7 +955,8 @@ mod tests {
         assert!(e[0].message.contains("expected one of: limit, min"), "{}", e[0]);
 
         // No bandwidth: tc's 10 Mbit/s default, said as a warning at the kind.
-        let (q, diags) = build_full("red", Handle::new(1, 0), "limit 400k avpkt 1000", vec![], vec![], &BuildCx::for_tests());
+        let (q, diags) =
+            build_full("red", Handle::new(1, 0), "limit 400k avpkt 1000", vec![], vec![], &BuildCx::for_tests());
         assert!(q.is_some());
         let w = warnings(&diags);
         assert!(w.iter().any(|w| w.token == "red" && w.message.contains("10Mbit")), "{w:?}");

@@ -17,7 +17,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use self::flow_hash::{flow_hash, SipKey};
 use super::classify::sort_filters;
 use super::common::{bucket_of, errors_since, filter_diag, StashPeek};
-use super::{opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
+use super::{
+    opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats,
+};
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag};
@@ -94,8 +96,21 @@ struct SfqConfig {
 }
 
 const KNOWN: &[&str] = &[
-    "limit", "perturb", "quantum", "divisor", "flows", "depth", "headdrop", "redflowlimit", "min", "max", "avpkt",
-    "burst", "probability", "ecn", "harddrop",
+    "limit",
+    "perturb",
+    "quantum",
+    "divisor",
+    "flows",
+    "depth",
+    "headdrop",
+    "redflowlimit",
+    "min",
+    "max",
+    "avpkt",
+    "burst",
+    "probability",
+    "ecn",
+    "harddrop",
 ];
 
 pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {
@@ -202,7 +217,11 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let mut filters = d.filters;
     for f in &filters {
         if f.parent != d.handle {
-            diags.push(filter_diag(f, Severity::Error, format!("sfq has no classes to attach filters to: use parent {}", d.handle)));
+            diags.push(filter_diag(
+                f,
+                Severity::Error,
+                format!("sfq has no classes to attach filters to: use parent {}", d.handle),
+            ));
         }
     }
     if errors_since(diags, from) {
@@ -239,7 +258,16 @@ impl Sfq {
             scratch: Vec::with_capacity(c.limit as usize + 1),
         };
         for i in 0..c.maxflows {
-            q.slots.push(Slot { queue: VecDeque::new(), qlen: 0, next: i, dep_next: 0, dep_prev: 0, bucket: 0, allot: 0, backlog: 0 });
+            q.slots.push(Slot {
+                queue: VecDeque::new(),
+                qlen: 0,
+                next: i,
+                dep_next: 0,
+                dep_prev: 0,
+                bucket: 0,
+                allot: 0,
+                backlog: 0,
+            });
             q.link(i);
         }
         q
@@ -548,7 +576,8 @@ impl Qdisc for Sfq {
     }
 
     fn report(&self, parent: Handle, out: &mut Vec<QdiscReport>) {
-        let mut options = format!("limit {}p quantum {} depth {} ", self.limit, format_size(self.quantum as u64), self.maxdepth);
+        let mut options =
+            format!("limit {}p quantum {} depth {} ", self.limit, format_size(self.quantum as u64), self.maxdepth);
         if self.headdrop {
             options += "headdrop ";
         }
@@ -595,8 +624,8 @@ impl Qdisc for Sfq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testutil::{ab_order, build, build_ok, jain, qdisc, run_link, Bench, Source};
     use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
+    use crate::qdisc::testutil::{ab_order, build, build_ok, jain, qdisc, run_link, Bench, Source};
 
     fn sfq(q: &QdiscImpl) -> &Sfq {
         match q {
@@ -632,7 +661,9 @@ mod tests {
         let mut b = Bench::new(4);
         assert!(distinct(&buckets(&q, &mut b, 4)), "the test needs 4 distinct buckets");
         let link = 10_000_000;
-        let srcs: Vec<_> = (0..4).map(|f| Source { flow: f, rate_bps: link, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(3) }).collect();
+        let srcs: Vec<_> = (0..4)
+            .map(|f| Source { flow: f, rate_bps: link, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(3) })
+            .collect();
         let r = run_link(&mut q, &mut b, &srcs, link, Nanos::from_secs(3), Nanos::from_secs(1));
         let shares: Vec<f64> = (0..4).map(|f| r.rate_bps(f, 2.0)).collect();
         assert!(jain(&shares) >= 0.99, "{shares:?}");
@@ -780,8 +811,22 @@ mod tests {
         // nothing and is dropped; a flowid beyond the divisor drops too.
         let dport = U32Key::from_field(20, 2, 40001, 0xffff);
         d.filters = vec![
-            Filter { parent: Handle::new(1, 0), prio: 1, protocol: ETH_P_IP, kind: FilterKind::U32 { keys: vec![dport] }, classid: Handle::new(1, 7), line: 2 },
-            Filter { parent: Handle::new(1, 0), prio: 2, protocol: ETH_P_IP, kind: FilterKind::Fw { handle: 9, mask: 0xffff_ffff }, classid: Handle::new(1, 0x401), line: 3 },
+            Filter {
+                parent: Handle::new(1, 0),
+                prio: 1,
+                protocol: ETH_P_IP,
+                kind: FilterKind::U32 { keys: vec![dport] },
+                classid: Handle::new(1, 7),
+                line: 2,
+            },
+            Filter {
+                parent: Handle::new(1, 0),
+                prio: 2,
+                protocol: ETH_P_IP,
+                kind: FilterKind::Fw { handle: 9, mask: 0xffff_ffff },
+                classid: Handle::new(1, 0x401),
+                line: 3,
+            },
         ];
         b.keys[2].mark = 9;
         let mut q = build_ok(d);
@@ -806,7 +851,10 @@ mod tests {
         // limit lowers flows.
         let q = build_ok(qdisc(1, "tc qdisc add dev eth0 root handle 1: sfq limit 16"));
         assert_eq!(sfq(&q).maxflows, 16);
-        let (q, d) = build(qdisc(1, "tc qdisc add dev eth0 root handle 1: sfq redflowlimit 100000 min 8000 max 60000 probability 0.2 ecn"));
+        let (q, d) = build(qdisc(
+            1,
+            "tc qdisc add dev eth0 root handle 1: sfq redflowlimit 100000 min 8000 max 60000 probability 0.2 ecn",
+        ));
         assert!(q.is_some());
         assert_eq!((d.len(), d[0].severity, d[0].col, d[0].token.as_str()), (1, Severity::Warning, 42, "redflowlimit"));
     }
@@ -829,7 +877,14 @@ mod tests {
         }
         // A filter on a class of sfq (which has none to attach to) is rejected at its line.
         let mut d = qdisc(1, "tc qdisc add dev eth0 root handle 1: sfq");
-        d.filters = vec![Filter { parent: Handle::new(1, 1), prio: 1, protocol: ETH_P_IP, kind: FilterKind::MatchAll, classid: Handle::new(1, 1), line: 4 }];
+        d.filters = vec![Filter {
+            parent: Handle::new(1, 1),
+            prio: 1,
+            protocol: ETH_P_IP,
+            kind: FilterKind::MatchAll,
+            classid: Handle::new(1, 1),
+            line: 4,
+        }];
         let (q, diags) = build(d);
         assert!(q.is_none());
         assert_eq!(diags[0].line, 4);

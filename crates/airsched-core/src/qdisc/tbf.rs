@@ -20,7 +20,10 @@
 //! a burst of 4 GiB or more is refused (tc would then send only the 64-ns tick value).
 
 use super::common::{filter_diag, StashPeek};
-use super::{diag_error, diag_warning, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
+use super::{
+    diag_error, diag_warning, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
+    QdiscReport, QdiscStats,
+};
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag, Tok};
 use crate::tc::opts::{format_rate_bytes, format_size, format_time_us, OptParser};
@@ -102,7 +105,8 @@ impl Tbf {
             Some(pk) => (pk.l2t_ns(p.pburst), p.burst.min(p.pburst)),
             None => (0, p.burst),
         };
-        let child = QdiscImpl::Fifo(Fifo::new(FifoKind::Bfifo, p.limit, Handle::UNSPEC, Handle::new(handle.major(), 1)));
+        let child =
+            QdiscImpl::Fifo(Fifo::new(FifoKind::Bfifo, p.limit, Handle::UNSPEC, Handle::new(handle.major(), 1)));
         Tbf {
             handle,
             rate: p.rate,
@@ -198,7 +202,8 @@ fn keyword(w: &str) -> Option<&'static str> {
     })
 }
 
-const KNOWN: &[&str] = &["rate", "burst|buffer|maxburst", "limit", "latency", "peakrate", "mtu|minburst", "mpu", "overhead", "linklayer"];
+const KNOWN: &[&str] =
+    &["rate", "burst|buffer|maxburst", "limit", "latency", "peakrate", "mtu|minburst", "mpu", "overhead", "linklayer"];
 
 /// A value with the token it was read from.
 type At<'a, T> = Option<(T, Tok<'a>)>;
@@ -441,17 +446,27 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     for c in &d.classes {
         diags.push(diag_error(
             c.at,
-            format!("tbf has a single class {}1, created with the qdisc; classes cannot be added (EOPNOTSUPP)", d.handle),
+            format!(
+                "tbf has a single class {}1, created with the qdisc; classes cannot be added (EOPNOTSUPP)",
+                d.handle
+            ),
         ));
         ok = false;
     }
     for f in &d.filters {
-        diags.push(filter_diag(f, Severity::Error, format!("tbf does not classify: no filter can be attached to {} (the kernel refuses it)", f.parent)));
+        diags.push(filter_diag(
+            f,
+            Severity::Error,
+            format!("tbf does not classify: no filter can be attached to {} (the kernel refuses it)", f.parent),
+        ));
         ok = false;
     }
     if d.grafts.len() > 1 {
         for g in &d.grafts[1..] {
-            diags.push(diag_error(g.at, format!("tbf has one class; it already has a grafted qdisc ({})", d.grafts[0].classid)));
+            diags.push(diag_error(
+                g.at,
+                format!("tbf has one class; it already has a grafted qdisc ({})", d.grafts[0].classid),
+            ));
         }
         ok = false;
     }
@@ -460,7 +475,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
             diags.push(diag_error(g.at, format!("{} is not a class of tbf {}", g.classid, d.handle)));
             ok = false;
         } else if g.classid.minor() != 1 {
-            diags.push(diag_warning(g.at, format!("tbf has one class, {}1; the kernel grafts onto it whatever minor is given", d.handle)));
+            diags.push(diag_warning(
+                g.at,
+                format!("tbf has one class, {}1; the kernel grafts onto it whatever minor is given", d.handle),
+            ));
         }
     }
     if !ok {
@@ -469,7 +487,10 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let params = params.expect("ok");
     let mut tbf = Tbf::new(params, d.handle);
     if let Some(g) = d.grafts.into_iter().next() {
-        diags.push(diag_warning(g.at, "tbf's limit/latency only sizes its default bfifo: with a grafted qdisc, that qdisc's own limit applies"));
+        diags.push(diag_warning(
+            g.at,
+            "tbf's limit/latency only sizes its default bfifo: with a grafted qdisc, that qdisc's own limit applies",
+        ));
         tbf.child = Box::new(g.qdisc);
     }
     Some(QdiscImpl::Tbf(tbf))
@@ -664,7 +685,14 @@ mod tests {
     fn long_run_output_rate_is_within_1_percent_of_rate() {
         let mut b = Bench::new(1);
         let mut q = build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 10k latency 50ms");
-        let r = run_link(&mut q, &mut b, &[src(0, 2_000_000, 1000, 20)], 10_000_000, Nanos::from_secs(20), Nanos::from_secs(2));
+        let r = run_link(
+            &mut q,
+            &mut b,
+            &[src(0, 2_000_000, 1000, 20)],
+            10_000_000,
+            Nanos::from_secs(20),
+            Nanos::from_secs(2),
+        );
         let rate = r.rate_bps(0, 18.0);
         assert!((rate - 1e6).abs() / 1e6 < 0.01, "TBF output {rate} bit/s, configured 1 Mbit/s");
         let s = q.stats();
@@ -682,7 +710,8 @@ mod tests {
         // 10 packets of 1514 B = 15140 B of burst; link 100 Mbit/s, source 200 Mbit/s.
         let mut b = Bench::new(1);
         let mut q = build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 15140 limit 1mb");
-        let r = run_link(&mut q, &mut b, &[src(0, 200_000_000, 1500, 1)], 100_000_000, Nanos::from_ms(200), Nanos::ZERO);
+        let r =
+            run_link(&mut q, &mut b, &[src(0, 200_000_000, 1500, 1)], 100_000_000, Nanos::from_ms(200), Nanos::ZERO);
         let d: Vec<Nanos> = r.departures.iter().map(|x| x.0).collect();
         let line = Nanos::for_bits(1514 * 8, 100_000_000); // 121.12 us
         for i in 1..10 {
@@ -703,8 +732,16 @@ mod tests {
     #[test]
     fn peakrate_limits_the_speed_of_the_burst() {
         let mut b = Bench::new(1);
-        let mut q = build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 15140 peakrate 10mbit mtu 1514 limit 1mb");
-        let r = run_link(&mut q, &mut b, &[src(0, 200_000_000, 1500, 3)], 100_000_000, Nanos::from_secs(3), Nanos::from_secs(1));
+        let mut q =
+            build_opts_ok("tbf", Handle::new(1, 0), "rate 1mbit burst 15140 peakrate 10mbit mtu 1514 limit 1mb");
+        let r = run_link(
+            &mut q,
+            &mut b,
+            &[src(0, 200_000_000, 1500, 3)],
+            100_000_000,
+            Nanos::from_secs(3),
+            Nanos::from_secs(1),
+        );
         let d: Vec<Nanos> = r.departures.iter().map(|x| x.0).collect();
         let peak_gap = Nanos(1_211_200); // 1514 B at 10 Mbit/s
         for i in 1..8 {
@@ -717,7 +754,14 @@ mod tests {
 
     #[test]
     fn packets_longer_than_burst_are_dropped() {
-        let (q, diags) = build_full("tbf", Handle::new(1, 0), "rate 1mbit burst 1000 latency 50ms", vec![], vec![], &BuildCx::for_tests());
+        let (q, diags) = build_full(
+            "tbf",
+            Handle::new(1, 0),
+            "rate 1mbit burst 1000 latency 50ms",
+            vec![],
+            vec![],
+            &BuildCx::for_tests(),
+        );
         let mut q = q.unwrap();
         let w = warnings(&diags);
         assert_eq!(w.len(), 1);
@@ -773,7 +817,11 @@ mod tests {
         assert_eq!(RateCfg { overhead: 24, ..eth }.l2t_ns(100), 124_000);
         // 100 B -> 3 cells of 48 -> 159 B on the wire.
         assert_eq!(RateCfg { linklayer: LinkLayer::Atm, ..eth }.l2t_ns(100), 159_000);
-        let q = build_opts_ok("tbf", Handle::new(1, 0), "rate 8mbit burst 20k limit 100k overhead 10 mpu 64 linklayer adsl");
+        let q = build_opts_ok(
+            "tbf",
+            Handle::new(1, 0),
+            "rate 8mbit burst 20k limit 100k overhead 10 mpu 64 linklayer adsl",
+        );
         let t = tbf(&q);
         assert_eq!(t.rate, RateCfg { bytes_per_sec: 1_000_000, overhead: 10, mpu: 64, linklayer: LinkLayer::Atm });
         assert!(t.options_text().ends_with("overhead 10 linklayer atm"), "{}", t.options_text());
@@ -800,7 +848,11 @@ mod tests {
         let e = build_err("tbf", o);
         assert_eq!(e.len(), 1);
         assert!(e[0].message.contains("\"rate\" parameter is mandatory"));
-        assert_eq!((e[0].token.as_str(), e[0].col), ("", 4 + o.len() as u32 + 1), "missing options are reported at the end");
+        assert_eq!(
+            (e[0].token.as_str(), e[0].col),
+            ("", 4 + o.len() as u32 + 1),
+            "missing options are reported at the end"
+        );
 
         let e = build_err("tbf", "rate 1mbit");
         assert_eq!(e.len(), 2, "tc reports every missing mandatory option: {e:?}");

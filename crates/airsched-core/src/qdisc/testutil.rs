@@ -172,7 +172,11 @@ pub fn ab_order(q: &mut QdiscImpl, b: &mut Bench, n: usize) -> String {
     (0..n)
         .map(|_| {
             let p = q.dequeue(&mut b.cx(), Nanos(1)).unwrap();
-            if b.pkts.get(p).flow == 0 { 'A' } else { 'B' }
+            if b.pkts.get(p).flow == 0 {
+                'A'
+            } else {
+                'B'
+            }
         })
         .collect()
 }
@@ -188,7 +192,13 @@ pub fn jain(xs: &[f64]) -> f64 {
 /// measured from `from` seconds; the stats identity must hold at the end.
 pub fn overload(q: &mut QdiscImpl, link: u64, percent: u64, secs: u64, from: u64) -> LinkRun {
     let mut b = Bench::new(1);
-    let src = Source { flow: 0, rate_bps: percent * link / 100, ip_len: 1500, start: Nanos::ZERO, stop: Nanos::from_secs(secs) };
+    let src = Source {
+        flow: 0,
+        rate_bps: percent * link / 100,
+        ip_len: 1500,
+        start: Nanos::ZERO,
+        stop: Nanos::from_secs(secs),
+    };
     let r = run_link(q, &mut b, &[src], link, Nanos::from_secs(secs), Nanos::from_secs(from));
     assert!(q.stats().identity_holds(), "{:?}", q.stats());
     r

@@ -90,9 +90,10 @@ fn every_field_is_a_column_with_its_value_and_type() {
 fn sample_rows_convert_their_sample() {
     let (r, scn) = run("80211n-edca-minstrel.toml", 3);
     let col = |name: &str| SampleRow::COLUMNS.iter().position(|c| c.name == name).unwrap();
-    assert_eq!(SampleRow::COLUMNS.iter().map(|c| c.name).collect::<Vec<_>>(), [
-        "time_s", "kind", "name", "goodput_mbps", "snr_db", "estimate_mbps", "cwnd_bytes"
-    ]);
+    assert_eq!(
+        SampleRow::COLUMNS.iter().map(|c| c.name).collect::<Vec<_>>(),
+        ["time_s", "kind", "name", "goodput_mbps", "snr_db", "estimate_mbps", "cwnd_bytes"]
+    );
     let mut kinds = [0, 0];
     for s in &r.samples {
         let name = match s.kind {
@@ -121,7 +122,25 @@ fn sample_rows_convert_their_sample() {
 fn schema_names_types_units_and_docs() {
     let schema = schema();
     let tables: Vec<&str> = schema.iter().map(|(t, _)| *t).collect();
-    assert_eq!(tables, ["stations", "flows", "samples", "interfaces", "nodes", "rates", "pings", "aggregates", "bluetooth", "coexistence", "cfp", "polls", "summary", "conservation"]);
+    assert_eq!(
+        tables,
+        [
+            "stations",
+            "flows",
+            "samples",
+            "interfaces",
+            "nodes",
+            "rates",
+            "pings",
+            "aggregates",
+            "bluetooth",
+            "coexistence",
+            "cfp",
+            "polls",
+            "summary",
+            "conservation"
+        ]
+    );
     let units = ["", "s", "ms", "Mb/s", "dB", "B", "B/s", "1/s"];
     for (table, columns) in &schema {
         for (i, c) in columns.iter().enumerate() {

@@ -26,7 +26,10 @@ pub fn nodes_with_scripts(scn: &Scenario) -> Vec<NodeDevices<'_>> {
     let k = scn.bluetooth.len();
     let mut out = Vec::new();
     if let Some(src) = &scn.ap.tc {
-        let mut devices = vec![("wlan0", scn.ap.txqueuelen, 0, key("ap", "wlan0")), ("eth0", scn.ap.txqueuelen, n + 1, key("ap", "eth0"))];
+        let mut devices = vec![
+            ("wlan0", scn.ap.txqueuelen, 0, key("ap", "wlan0")),
+            ("eth0", scn.ap.txqueuelen, n + 1, key("ap", "eth0")),
+        ];
         // The AP's `bnepN` of each Bluetooth slave (after the server's eth0).
         for (i, name) in crate::net::topology::BNEP_NAMES.iter().enumerate().take(k) {
             devices.push((name, scn.ap.txqueuelen, n + 3 + i, key("ap", name)));
@@ -35,16 +38,28 @@ pub fn nodes_with_scripts(scn: &Scenario) -> Vec<NodeDevices<'_>> {
     }
     for (i, b) in scn.bluetooth.iter().enumerate() {
         if let Some(src) = &b.node.tc {
-            out.push(NodeDevices { source: src, devices: vec![("bnep0", b.node.txqueuelen, n + 3 + k + i, key(&b.name, "bnep0"))], node_name: b.name.clone() });
+            out.push(NodeDevices {
+                source: src,
+                devices: vec![("bnep0", b.node.txqueuelen, n + 3 + k + i, key(&b.name, "bnep0"))],
+                node_name: b.name.clone(),
+            });
         }
     }
     for (i, st) in scn.stations.iter().enumerate() {
         if let Some(src) = &st.node.tc {
-            out.push(NodeDevices { source: src, devices: vec![("wlan0", st.node.txqueuelen, i + 1, key(&st.name, "wlan0"))], node_name: st.name.clone() });
+            out.push(NodeDevices {
+                source: src,
+                devices: vec![("wlan0", st.node.txqueuelen, i + 1, key(&st.name, "wlan0"))],
+                node_name: st.name.clone(),
+            });
         }
     }
     if let Some(src) = &scn.server.tc {
-        out.push(NodeDevices { source: src, devices: vec![("eth0", scn.server.txqueuelen, n + 2, key("server", "eth0"))], node_name: "server".into() });
+        out.push(NodeDevices {
+            source: src,
+            devices: vec![("eth0", scn.server.txqueuelen, n + 2, key("server", "eth0"))],
+            node_name: "server".into(),
+        });
     }
     out
 }
@@ -79,17 +94,25 @@ pub fn build_node_with_virtual(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vir
     let virt = crate::tc::virtual_devices(&script);
     for v in &virt {
         if !specs.iter().any(|s| s.name == v.name) {
-            specs.push(DeviceSpec { name: v.name.clone(), txqueuelen: v.txqueuelen, seed, stream: key(&node.node_name, &v.name) });
+            specs.push(DeviceSpec {
+                name: v.name.clone(),
+                txqueuelen: v.txqueuelen,
+                seed,
+                stream: key(&node.node_name, &v.name),
+            });
         }
     }
-    let (mut built, hooks) = crate::tc::check::build_reporting_all(&src.text, &script, &specs, Some(node.devices.len()), &mut diags);
+    let (mut built, hooks) =
+        crate::tc::check::build_reporting_all(&src.text, &script, &specs, Some(node.devices.len()), &mut diags);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for d in &diags {
         let e = map_diag(src, d);
         match d.severity {
             Severity::Error => errors.push(e),
-            Severity::Warning => warnings.push(format!("{}:{}:{}: {}: warning: {}", e.file, e.line, e.column, e.key, e.message)),
+            Severity::Warning => {
+                warnings.push(format!("{}:{}:{}: {}: warning: {}", e.file, e.line, e.column, e.key, e.message))
+            }
         }
     }
     if !errors.is_empty() {
@@ -103,10 +126,8 @@ pub fn build_node_with_virtual(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vir
             (v, tree)
         })
         .collect();
-    let trees = built
-        .into_iter()
-        .filter_map(|(dev, q)| node.devices.iter().find(|d| d.0 == dev).map(|d| (d.2, q)))
-        .collect();
+    let trees =
+        built.into_iter().filter_map(|(dev, q)| node.devices.iter().find(|d| d.0 == dev).map(|d| (d.2, q))).collect();
     (trees, Virtual { devices, hooks }, errors, warnings)
 }
 

@@ -232,7 +232,9 @@ impl Simulation {
             }
             Event::FlowStart { flow } => with_xmit!(self, |tx, cx| self.traffic.on_flow_start(flow, cx, &mut tx)),
             Event::FlowTick { flow, k } => with_xmit!(self, |tx, cx| self.traffic.on_flow_tick(flow, k, cx, &mut tx)),
-            Event::TcpTimer { flow, gen } => with_xmit!(self, |tx, cx| self.traffic.on_tcp_timer(flow, gen, cx, &mut tx)),
+            Event::TcpTimer { flow, gen } => {
+                with_xmit!(self, |tx, cx| self.traffic.on_tcp_timer(flow, gen, cx, &mut tx))
+            }
             Event::Beacon => {
                 self.wifi.on_beacon(&mut self.cx);
                 let next = self.cx.now + self.scn.cell.beacon_interval;
@@ -433,7 +435,8 @@ impl Simulation {
         // Channel 36 at 5 GHz, channel 1 at 2.4 GHz.
         let freq_mhz = if band_5ghz { 5180 } else { 2412 };
         let phy = crate::pcap::CellPhy { preamble: cell.preamble, width, gi, freq_mhz, band_5ghz };
-        let radios: Vec<String> = std::iter::once("ap".to_string()).chain(self.scn.stations.iter().map(|s| s.name.clone())).collect();
+        let radios: Vec<String> =
+            std::iter::once("ap".to_string()).chain(self.scn.stations.iter().map(|s| s.name.clone())).collect();
         self.cx.tap = Some(Box::new(crate::pcap::Tap::new(phy, &radios)));
     }
 
@@ -478,7 +481,11 @@ impl Simulation {
         self.interface_names()
             .into_iter()
             .zip(&self.net.devs)
-            .map(|((node, dev), d)| crate::results::InterfaceTc { node, dev: dev.to_string(), qdiscs: d.qdisc.reports() })
+            .map(|((node, dev), d)| crate::results::InterfaceTc {
+                node,
+                dev: dev.to_string(),
+                qdiscs: d.qdisc.reports(),
+            })
             .collect()
     }
 }

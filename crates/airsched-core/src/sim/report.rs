@@ -1,12 +1,12 @@
 //! The run's report: packet conservation across every component, and the result tables.
 
 use super::{SimError, Simulation};
+use crate::engine::Event;
 use crate::metrics::{mean_std, Counters, Sample, SampleKind};
 use crate::net::Node;
 use crate::packet::PacketId;
-use crate::qdisc::Qdisc;
 use crate::phy::dsss::DsssRate;
-use crate::engine::Event;
+use crate::qdisc::Qdisc;
 use crate::results::{Conservation, FlowResult, NodeResult, RunResults, StationResult, Summary};
 use crate::time::Nanos;
 
@@ -101,12 +101,7 @@ impl Simulation {
         let c = &at_end;
 
         let sample_stats = |kind: SampleKind, index: u32| {
-            mean_std(
-                samples
-                    .iter()
-                    .filter(|s| s.kind == kind && s.index == index)
-                    .map(|s| s.goodput_bps / 1e6),
-            )
+            mean_std(samples.iter().filter(|s| s.kind == kind && s.index == index).map(|s| s.goodput_bps / 1e6))
         };
 
         let mut flows = Vec::with_capacity(self.traffic.flows.len());
@@ -150,19 +145,19 @@ impl Simulation {
                 tcp_cwnd_end: tcp.map_or(0, |c| c.sender.cwnd()),
                 tcp_srtt_ms: tcp.and_then(|c| c.sender.rtt().srtt()).map_or(f64::NAN, |r| r.0 as f64 / 1e6),
                 tcp_files_done: tcp.map_or(0, |c| c.files_done),
-                tcp_file_time_s: tcp.filter(|c| c.files_done > 0).map_or(f64::NAN, |c| c.file_time_sum.as_secs_f64() / c.files_done as f64),
+                tcp_file_time_s: tcp
+                    .filter(|c| c.files_done > 0)
+                    .map_or(f64::NAN, |c| c.file_time_sum.as_secs_f64() / c.files_done as f64),
             });
         }
 
-        let station_air: u64 = (0..self.scn.stations.len())
-            .map(|s| c.stations[s].airtime_ns - base.stations[s].airtime_ns)
-            .sum();
+        let station_air: u64 =
+            (0..self.scn.stations.len()).map(|s| c.stations[s].airtime_ns - base.stations[s].airtime_ns).sum();
         let station_sample_mean = |s: usize, f: fn(&Sample) -> f64| {
             mean_std(samples.iter().filter(|x| x.kind == SampleKind::Station && x.index == s as u32).map(f)).0
         };
-        let down_air_total: u64 = (0..self.scn.stations.len())
-            .map(|s| c.stations[s].air_dir_ns[0] - base.stations[s].air_dir_ns[0])
-            .sum();
+        let down_air_total: u64 =
+            (0..self.scn.stations.len()).map(|s| c.stations[s].air_dir_ns[0] - base.stations[s].air_dir_ns[0]).sum();
         let mut stations = Vec::with_capacity(self.scn.stations.len());
         let mut rates = Vec::new();
         let mut aggregates = Vec::new();
@@ -273,10 +268,20 @@ impl Simulation {
                 occupancy: if station_air > 0 { d.airtime_ns as f64 / station_air as f64 } else { f64::NAN },
                 snr_mean_db: station_sample_mean(s, |x| x.snr_db),
                 estimate_mean_mbps: station_sample_mean(s, |x| x.estimate_bps / 1e6),
-                rel_goodput_end: self.wifi.m.radio.monitor.as_ref().map_or(f64::NAN, |m| m.rel(s) as f64 / crate::qdisc::REL_ONE as f64),
+                rel_goodput_end: self
+                    .wifi
+                    .m
+                    .radio
+                    .monitor
+                    .as_ref()
+                    .map_or(f64::NAN, |m| m.rel(s) as f64 / crate::qdisc::REL_ONE as f64),
                 airtime_down_s: d.air_dir_ns[0] as f64 * 1e-9,
                 airtime_up_s: d.air_dir_ns[1] as f64 * 1e-9,
-                airtime_down_share: if down_air_total > 0 { d.air_dir_ns[0] as f64 / down_air_total as f64 } else { f64::NAN },
+                airtime_down_share: if down_air_total > 0 {
+                    d.air_dir_ns[0] as f64 / down_air_total as f64
+                } else {
+                    f64::NAN
+                },
                 ampdu_mean_down: ampdu_mean[0],
                 ampdu_mean_up: ampdu_mean[1],
             });
@@ -355,7 +360,6 @@ impl Simulation {
             warnings: self.scn.warnings.clone(),
         }
     }
-
 }
 
 fn sub_flow(a: &crate::metrics::FlowCounters, b: &crate::metrics::FlowCounters) -> crate::metrics::FlowCounters {
@@ -371,7 +375,10 @@ fn sub_flow(a: &crate::metrics::FlowCounters, b: &crate::metrics::FlowCounters) 
     }
 }
 
-fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationCounters) -> crate::metrics::StationCounters {
+fn sub_station(
+    a: &crate::metrics::StationCounters,
+    b: &crate::metrics::StationCounters,
+) -> crate::metrics::StationCounters {
     crate::metrics::StationCounters {
         airtime_ns: a.airtime_ns - b.airtime_ns,
         tx_attempts: a.tx_attempts - b.tx_attempts,
@@ -382,10 +389,14 @@ fn sub_station(a: &crate::metrics::StationCounters, b: &crate::metrics::StationC
         drops_retry: a.drops_retry - b.drops_retry,
         data_errors: a.data_errors - b.data_errors,
         ack_errors: a.ack_errors - b.ack_errors,
-        attempts_by_rate: std::array::from_fn(|d| std::array::from_fn(|r| a.attempts_by_rate[d][r] - b.attempts_by_rate[d][r])),
+        attempts_by_rate: std::array::from_fn(|d| {
+            std::array::from_fn(|r| a.attempts_by_rate[d][r] - b.attempts_by_rate[d][r])
+        }),
         acked_by_rate: std::array::from_fn(|d| std::array::from_fn(|r| a.acked_by_rate[d][r] - b.acked_by_rate[d][r])),
         air_dir_ns: std::array::from_fn(|d| a.air_dir_ns[d] - b.air_dir_ns[d]),
-        ampdu_mpdus: std::array::from_fn(|d| crate::metrics::AmpduHist(std::array::from_fn(|k| a.ampdu_mpdus[d][k] - b.ampdu_mpdus[d][k]))),
+        ampdu_mpdus: std::array::from_fn(|d| {
+            crate::metrics::AmpduHist(std::array::from_fn(|k| a.ampdu_mpdus[d][k] - b.ampdu_mpdus[d][k]))
+        }),
         acked_mpdus: a.acked_mpdus - b.acked_mpdus,
         mcs_attempts: std::array::from_fn(|d| std::array::from_fn(|k| a.mcs_attempts[d][k] - b.mcs_attempts[d][k])),
         mcs_acked: std::array::from_fn(|d| std::array::from_fn(|k| a.mcs_acked[d][k] - b.mcs_acked[d][k])),
@@ -418,7 +429,14 @@ impl Simulation {
                     data_down: r.data_down,
                     data_up: r.data_up,
                     beacons: r.beacons,
-                    ended: if !done { "run" } else if r.idle { "idle" } else { "full" }.to_string(),
+                    ended: if !done {
+                        "run"
+                    } else if r.idle {
+                        "idle"
+                    } else {
+                        "full"
+                    }
+                    .to_string(),
                 }
             })
             .collect();
@@ -447,18 +465,20 @@ impl Simulation {
 
     fn bluetooth_rows(&self, msecs: f64) -> (Vec<crate::results::BtLinkRow>, Vec<crate::results::CoexRow>) {
         use crate::results::{BtLinkRow, CoexRow};
-        let (Some(bt), Some(coex)) = (self.net.bt.as_deref(), self.cx.coex.as_deref()) else { return (Vec::new(), Vec::new()) };
+        let (Some(bt), Some(coex)) = (self.net.bt.as_deref(), self.cx.coex.as_deref()) else {
+            return (Vec::new(), Vec::new());
+        };
         let dirs = ["down", "up"];
         let slots = (msecs / crate::bluetooth::SLOT.as_secs_f64()).max(1.0);
         let mut links = Vec::new();
         for (i, l) in bt.links.iter().enumerate() {
             let types: Vec<&str> = l.types.iter().map(|t| t.name()).collect();
-            for d in 0..2 {
+            for (d, dir) in dirs.iter().enumerate() {
                 let cur = l.stats[d];
                 let b = bt.at_warmup.as_ref().map_or(Default::default(), |w| w.0[i][d]);
                 links.push(BtLinkRow {
                     name: l.name.clone(),
-                    direction: dirs[d].into(),
+                    direction: (*dir).into(),
                     packet_types: types.join(" "),
                     l2cap_mbps: (cur.bytes_acked - b.bytes_acked) as f64 * 8.0 / msecs / 1e6,
                     data_packets: cur.data_packets - b.data_packets,
@@ -483,10 +503,10 @@ impl Simulation {
         let c = &coex.counters;
         let mut rows = Vec::new();
         for (s, st) in self.scn.stations.iter().enumerate() {
-            for d in 0..2 {
+            for (d, dir) in dirs.iter().enumerate() {
                 rows.push(CoexRow {
                     station: st.name.clone(),
-                    direction: dirs[d].into(),
+                    direction: (*dir).into(),
                     data_frames: c.wlan_data_checked[s][d] - base.wlan_data_checked[s][d],
                     data_hit_by_bt: c.wlan_data_hit[s][d] - base.wlan_data_hit[s][d],
                     acks: c.wlan_ack_checked[s][d] - base.wlan_ack_checked[s][d],

@@ -11,7 +11,9 @@ use crate::time::Nanos;
 
 fn scenario(standard: &str, with_x: bool) -> Simulation {
     let rate = if standard == "802.11n" { "mcs = 7" } else { "rate = \"11Mbps\"\nrate_control = \"arf\"" };
-    let station = |name: &str| format!("[[station]]\nname = \"{name}\"\n{rate}\nsnr = 20\nfading = {{ sigma = 3, coherence = \"50ms\" }}\n");
+    let station = |name: &str| {
+        format!("[[station]]\nname = \"{name}\"\n{rate}\nsnr = 20\nfading = {{ sigma = 3, coherence = \"50ms\" }}\n")
+    };
     let mut text = format!("[run]\nduration = \"1s\"\nseed = 42\n[cell]\nstandard = \"{standard}\"\n");
     text += &station("a");
     if with_x {
@@ -19,7 +21,9 @@ fn scenario(standard: &str, with_x: bool) -> Simulation {
     }
     text += &station("b");
     for dst in ["a", "b"].iter().chain(with_x.then_some(&"x")) {
-        text += &format!("[[flow]]\nname = \"to-{dst}\"\nsrc = \"server\"\ndst = \"{dst}\"\nrate = \"1Mbit\"\njitter = \"1ms\"\n");
+        text += &format!(
+            "[[flow]]\nname = \"to-{dst}\"\nsrc = \"server\"\ndst = \"{dst}\"\nrate = \"1Mbit\"\njitter = \"1ms\"\n"
+        );
     }
     let scn = parse_scenario(&text, "t.toml").unwrap_or_else(|e| panic!("{e}"));
     Simulation::new(&scn).expect("builds")

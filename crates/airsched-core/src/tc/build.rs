@@ -237,7 +237,11 @@ impl<'a> Model<'a> {
                 VirtualOp::Imq { out, todev, at } => {
                     let Some(di) = self.dev(*out, diags) else { continue };
                     if self.devs[di].virt.is_some() {
-                        err(diags, *out, format!("{} is a virtual device: IMQ captures what leaves a real device", out.text));
+                        err(
+                            diags,
+                            *out,
+                            format!("{} is a virtual device: IMQ captures what leaves a real device", out.text),
+                        );
                         continue;
                     }
                     let name = format!("imq{todev}");
@@ -252,7 +256,14 @@ impl<'a> Model<'a> {
                 VirtualOp::ClsactAdd { dev } => {
                     let Some(di) = self.dev(*dev, diags) else { continue };
                     if self.devs[di].clsact.is_some() {
-                        err(diags, *dev, format!("{} has a clsact qdisc already (the kernel: Exclusivity flag on, cannot modify)", dev.text));
+                        err(
+                            diags,
+                            *dev,
+                            format!(
+                                "{} has a clsact qdisc already (the kernel: Exclusivity flag on, cannot modify)",
+                                dev.text
+                            ),
+                        );
                     } else {
                         self.devs[di].clsact = Some(Vec::new());
                     }
@@ -296,9 +307,23 @@ impl<'a> Model<'a> {
                     hook.retain(|f| f.filter.prio != prio);
                 }
                 let protocol = c.protocol.map(|p| p.1).unwrap_or(ETH_P_ALL);
-                let filter = Filter { parent: Handle::CLSACT_EGRESS, prio, protocol, kind: spec.kind.clone(), classid: spec.classid, line: c.line };
+                let filter = Filter {
+                    parent: Handle::CLSACT_EGRESS,
+                    prio,
+                    protocol,
+                    kind: spec.kind.clone(),
+                    classid: spec.classid,
+                    line: c.line,
+                };
                 self.seq += 1;
-                hook.push(FNode { filter, handle: spec.handle, at: kind, seq: self.seq, skip: spec.skip_sw, redirect: spec.redirect.clone() });
+                hook.push(FNode {
+                    filter,
+                    handle: spec.handle,
+                    at: kind,
+                    seq: self.seq,
+                    skip: spec.skip_sw,
+                    redirect: spec.redirect.clone(),
+                });
             }
         }
     }
@@ -308,7 +333,13 @@ impl<'a> Model<'a> {
     fn hooks(&self, diags: &mut Vec<TcDiag>) -> Vec<DevHook> {
         let mut out = Vec::new();
         let redirect_err = |diags: &mut Vec<TcDiag>, r: &Redirect, msg: String| {
-            diags.push(TcDiag { severity: super::lex::Severity::Error, line: r.line, col: r.col, token: r.dev.clone(), message: msg });
+            diags.push(TcDiag {
+                severity: super::lex::Severity::Error,
+                line: r.line,
+                col: r.col,
+                token: r.dev.clone(),
+                message: msg,
+            });
         };
         for dev in &self.devs {
             // Filters with a redirect that no hook runs: below the root, or on a virtual device.
@@ -333,7 +364,9 @@ impl<'a> Model<'a> {
                 rules.clear();
                 if let Some(ri) = dev.root() {
                     let q = &dev.qdiscs[ri];
-                    if dev.virt.is_none() && q.filters.iter().any(|f| f.redirect.is_some() && f.filter.parent == q.handle) {
+                    if dev.virt.is_none()
+                        && q.filters.iter().any(|f| f.redirect.is_some() && f.filter.parent == q.handle)
+                    {
                         rules.extend(q.filters.iter().filter(|f| f.filter.parent == q.handle && !f.skip));
                     }
                 }
@@ -358,8 +391,17 @@ impl<'a> Model<'a> {
                             continue;
                         }
                         _ => {
-                            let ifbs: Vec<&str> = self.devs.iter().filter(|d| d.virt == Some((VirtKind::Ifb, true))).map(|d| d.name.as_str()).collect();
-                            let known = if ifbs.is_empty() { "no ifb device exists (add one: ip link add ifb0 type ifb)".to_string() } else { format!("the ifb devices are {}", ifbs.join(", ")) };
+                            let ifbs: Vec<&str> = self
+                                .devs
+                                .iter()
+                                .filter(|d| d.virt == Some((VirtKind::Ifb, true)))
+                                .map(|d| d.name.as_str())
+                                .collect();
+                            let known = if ifbs.is_empty() {
+                                "no ifb device exists (add one: ip link add ifb0 type ifb)".to_string()
+                            } else {
+                                format!("the ifb devices are {}", ifbs.join(", "))
+                            };
                             redirect_err(diags, r, format!("redirect to unknown device \"{}\"; {known}", r.dev));
                             continue;
                         }
@@ -779,7 +821,14 @@ impl<'a> Model<'a> {
         }
         if c.op != Op::Delete && explicit_classes(q.kind.text) {
             if let Some(kind) = c.kind {
-                let trial = ClassDecl { at: c.classid.tok, classid: clid, parent: qhandle, kind, opts: c.opts.clone(), end: c.end };
+                let trial = ClassDecl {
+                    at: c.classid.tok,
+                    classid: clid,
+                    parent: qhandle,
+                    kind,
+                    opts: c.opts.clone(),
+                    end: c.end,
+                };
                 if self.refused(di, q.kind, qhandle, &q.opts, q.end, Some(trial), diags) {
                     return;
                 }
@@ -1064,7 +1113,8 @@ impl<'a> Model<'a> {
         });
         let filter = Filter { parent, prio, protocol, kind: spec.kind.clone(), classid: spec.classid, line: c.line };
         self.seq += 1;
-        let node = FNode { filter, handle, at: kind, seq: self.seq, skip: spec.skip_sw, redirect: spec.redirect.clone() };
+        let node =
+            FNode { filter, handle, at: kind, seq: self.seq, skip: spec.skip_sw, redirect: spec.redirect.clone() };
         match (dupe, c.op) {
             (Some(_), Op::Add) => {
                 let what = match spec.kind {
@@ -1257,7 +1307,12 @@ fn build_node(dev: &Dev<'_>, qi: usize, spec: &DeviceSpec, depth: u32, diags: &m
 
 /// `real`: how many of `devices` (the first ones) are the node's real devices; None: every
 /// device a virtual-device command names is virtual, the others real.
-fn run_model<'a>(script: &Script<'a>, devices: &[DeviceSpec], real: Option<usize>, diags: &mut Vec<TcDiag>) -> Model<'a> {
+fn run_model<'a>(
+    script: &Script<'a>,
+    devices: &[DeviceSpec],
+    real: Option<usize>,
+    diags: &mut Vec<TcDiag>,
+) -> Model<'a> {
     let virt = virtual_devices(script);
     let mut model = Model {
         devs: devices
@@ -1308,10 +1363,8 @@ pub fn virtual_devices(script: &Script<'_>) -> Vec<VirtualDev> {
         let Command::Virtual(v) = c else { continue };
         for op in &v.ops {
             match op {
-                VirtualOp::Add { name, kind, .. } => {
-                    if !out.iter().any(|d| d.name == *name) {
-                        out.push(VirtualDev { name: name.clone(), kind: *kind, txqueuelen: kind.txqueuelen() });
-                    }
+                VirtualOp::Add { name, kind, .. } if !out.iter().any(|d| d.name == *name) => {
+                    out.push(VirtualDev { name: name.clone(), kind: *kind, txqueuelen: kind.txqueuelen() });
                 }
                 VirtualOp::Imq { todev, .. } => {
                     let name = format!("imq{todev}");

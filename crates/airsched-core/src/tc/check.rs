@@ -41,13 +41,27 @@ pub fn redirect_lines(hooks: &[DevHook]) -> Vec<String> {
     let mut out = Vec::new();
     for h in hooks {
         if let Some(imq) = &h.imq {
-            out.push(format!("{} -> {imq} -> {} (every packet: iptables -t mangle -A POSTROUTING -o {} -j IMQ)", h.dev, h.dev, h.dev));
+            out.push(format!(
+                "{} -> {imq} -> {} (every packet: iptables -t mangle -A POSTROUTING -o {} -j IMQ)",
+                h.dev, h.dev, h.dev
+            ));
             continue;
         }
         for r in &h.rules {
             let Some(to) = &r.to else { continue };
-            let at = if r.filter.parent == super::lex::Handle::CLSACT_EGRESS { "clsact egress".to_string() } else { format!("root qdisc {}", r.filter.parent) };
-            out.push(format!("{} -> {to} -> {} ({at}, {} filter prio {}, line {})", h.dev, h.dev, super::filter::kind_name(&r.filter.kind), r.filter.prio, r.filter.line));
+            let at = if r.filter.parent == super::lex::Handle::CLSACT_EGRESS {
+                "clsact egress".to_string()
+            } else {
+                format!("root qdisc {}", r.filter.parent)
+            };
+            out.push(format!(
+                "{} -> {to} -> {} ({at}, {} filter prio {}, line {})",
+                h.dev,
+                h.dev,
+                super::filter::kind_name(&r.filter.kind),
+                r.filter.prio,
+                r.filter.line
+            ));
         }
     }
     out
@@ -111,7 +125,9 @@ pub(crate) fn build_reporting_all(
     diags: &mut Vec<TcDiag>,
 ) -> (Vec<(String, QdiscImpl)>, Vec<DevHook>) {
     let lines: Vec<&str> = text.lines().collect();
-    let words_of = |line: u32| lines.get((line as usize).wrapping_sub(1)).map_or(Vec::new(), |l| l.split_whitespace().collect::<Vec<_>>());
+    let words_of = |line: u32| {
+        lines.get((line as usize).wrapping_sub(1)).map_or(Vec::new(), |l| l.split_whitespace().collect::<Vec<_>>())
+    };
     let after = |words: &[&str], key: &str| {
         let word = words.iter().position(|w| *w == key).and_then(|i| words.get(i + 1))?;
         parse_classid(word).ok().map(|(id, _)| id)
@@ -159,7 +175,12 @@ pub fn check_script(text: &str, path: &str) -> Result<CheckReport, Vec<String>> 
 /// in a scenario); `None` accepts every device the script names, with txqueuelen 1000.
 pub fn check_script_on(text: &str, path: &str, devices: Option<&[(String, u32)]>) -> Result<CheckReport, Vec<String>> {
     let (script, mut diags) = parse_script(text);
-    let spec = |name: String, txqueuelen: u32| DeviceSpec { stream: crate::engine::rng::name_key(&name), name, txqueuelen, seed: 1 };
+    let spec = |name: String, txqueuelen: u32| DeviceSpec {
+        stream: crate::engine::rng::name_key(&name),
+        name,
+        txqueuelen,
+        seed: 1,
+    };
     let virt = virtual_devices(&script);
     let mut specs: Vec<DeviceSpec> = match devices {
         Some(devs) => devs.iter().map(|(n, q)| spec(n.clone(), *q)).collect(),
@@ -279,7 +300,11 @@ tc qdisc add dev eth0 root pfifo limit x
         assert_eq!(e.len(), 3, "{e:?}");
         assert_eq!(e[0], "b.tc:1:42: tbf: the \"burst\" parameter is mandatory (also spelt buffer or maxburst)");
         assert_eq!(e[1], "b.tc:1:42: tbf: either \"limit\" or \"latency\" is required");
-        assert!(e[2].starts_with("b.tc:2:26: at \"fq_pie\": unknown qdisc \"fq_pie\"; airsched knows: pfifo,"), "{}", e[2]);
+        assert!(
+            e[2].starts_with("b.tc:2:26: at \"fq_pie\": unknown qdisc \"fq_pie\"; airsched knows: pfifo,"),
+            "{}",
+            e[2]
+        );
     }
 
     #[test]
@@ -306,7 +331,8 @@ tc qdisc add dev eth0 root pfifo limit x
 
     #[test]
     fn devices_are_listed_once_in_order_of_first_mention() {
-        let (s, _) = parse_script("tc qdisc add dev b root pfifo\ntc qdisc add dev a root pfifo\nqdisc del dev b root\n");
+        let (s, _) =
+            parse_script("tc qdisc add dev b root pfifo\ntc qdisc add dev a root pfifo\nqdisc del dev b root\n");
         assert_eq!(named_devices(&s), vec!["b", "a"]);
     }
 
@@ -337,7 +363,10 @@ tc class add dev ifb0 parent 1: classid 1:20 htb rate 5mbit
         );
         let imq = "iptables -t mangle -A POSTROUTING -o wlan0 -j IMQ --todev 1\ntc qdisc add dev imq1 root sfq\n";
         let r = check_script(imq, "imq.tc").unwrap();
-        assert_eq!(r.redirects, ["wlan0 -> imq1 -> wlan0 (every packet: iptables -t mangle -A POSTROUTING -o wlan0 -j IMQ)"]);
+        assert_eq!(
+            r.redirects,
+            ["wlan0 -> imq1 -> wlan0 (every packet: iptables -t mangle -A POSTROUTING -o wlan0 -j IMQ)"]
+        );
         // On a node's devices the virtual ones are allowed too.
         let devs = [("wlan0".to_string(), 50u32), ("eth0".to_string(), 1000u32)];
         assert!(check_script_on(IFB, "n.tc", Some(&devs)).is_ok());

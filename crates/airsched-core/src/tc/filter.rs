@@ -22,7 +22,8 @@
 //! qdisc over several interfaces"); the builder checks that the device is an ifb.
 
 use super::lex::{
-    err, err_at, matches, parse_c_u32, parse_classid, parse_hex_u32, parse_ipv4_prefix, warn, Cursor, Handle, TcDiag, Tok,
+    err, err_at, matches, parse_c_u32, parse_classid, parse_hex_u32, parse_ipv4_prefix, warn, Cursor, Handle, TcDiag,
+    Tok,
 };
 use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
 
@@ -277,7 +278,10 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             let msg = if dir.text == "ingress" {
                 "mirred ingress (back into a device's receive path) is not modelled; airsched redirects egress to an ifb device: mirred egress redirect dev ifb0".to_string()
             } else {
-                format!("expected \"egress\" after mirred, like: mirred egress redirect dev ifb0 (not \"{}\")", dir.text)
+                format!(
+                    "expected \"egress\" after mirred, like: mirred egress redirect dev ifb0 (not \"{}\")",
+                    dir.text
+                )
             };
             err(self.diags, dir, msg);
             return false;
@@ -285,7 +289,8 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
         let Some(what) = self.value(dir, "redirect dev IFB") else { return false };
         if what.text != "redirect" {
             let msg = if what.text == "mirror" {
-                "mirred mirror (a copy of the packet) is not modelled; airsched models mirred egress redirect".to_string()
+                "mirred mirror (a copy of the packet) is not modelled; airsched models mirred egress redirect"
+                    .to_string()
             } else {
                 format!("expected \"redirect\" after mirred egress (not \"{}\")", what.text)
             };

@@ -27,7 +27,8 @@ impl<'a, 'd> OptParser<'a, 'd> {
         OptParser { cur: Cursor::new(toks, end), diags, first_diag }
     }
 
-    /// The next token, consumed.
+    /// The next token, consumed (a cursor, not an iterator: parsing also peeks and rewinds).
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Option<Tok<'a>> {
         self.cur.next()
     }
@@ -94,7 +95,10 @@ impl<'a, 'd> OptParser<'a, 'd> {
             None => (v.text, None),
         };
         if cell.is_some() {
-            self.warn(v, "the \"/cell\" suffix sets the legacy rate-table cell size, which kernels since 3.8 ignore; ignored");
+            self.warn(
+                v,
+                "the \"/cell\" suffix sets the legacy rate-table cell size, which kernels since 3.8 ignore; ignored",
+            );
         }
         match parse_size_bytes(text) {
             Ok(s) => Some(s),
@@ -295,7 +299,8 @@ mod tests {
     #[test]
     fn errors_of_earlier_commands_do_not_count_as_this_parsers() {
         let t = toks("limit 10");
-        let mut diags = vec![TcDiag { severity: Severity::Error, line: 1, col: 1, token: "x".into(), message: "earlier".into() }];
+        let mut diags =
+            vec![TcDiag { severity: Severity::Error, line: 1, col: 1, token: "x".into(), message: "earlier".into() }];
         let mut p = OptParser::new(&t, (3, 9), &mut diags);
         let k = p.next().unwrap();
         assert_eq!(p.uint(k, 0, 100), Some(10));

@@ -19,11 +19,11 @@
 //! the token it is about.
 
 use super::filter::{parse_filter, parse_protocol, FilterSpec};
-use super::virt::{VirtualCmd, VirtualOp};
 use super::lex::{
-    err, err_at, matches, parse_c_u32, parse_classid, parse_qdisc_handle, tokenize, warn, warn_at, Cursor, Handle, RawCmd,
-    Severity, TcDiag, Tok,
+    err, err_at, matches, parse_c_u32, parse_classid, parse_qdisc_handle, tokenize, warn, warn_at, Cursor, Handle,
+    RawCmd, Severity, TcDiag, Tok,
 };
+use super::virt::{VirtualCmd, VirtualOp};
 use crate::qdisc::classify::{ETH_P_ALL, ETH_P_IP};
 
 /// A parsed script: the commands that parsed without error, in order.
@@ -324,7 +324,11 @@ fn parse_command<'a>(raw: &RawCmd<'a>, diags: &mut Vec<TcDiag>) -> Option<Comman
         Some("qdisc") => parse_qdisc(&mut c, line, diags).map(|q| match q.kind {
             // The clsact hook is not a qdisc of the tree: it holds the egress filters.
             Some(k) if k.text == "clsact" => {
-                let op = if q.op == Op::Delete { VirtualOp::ClsactDel { dev: q.dev } } else { VirtualOp::ClsactAdd { dev: q.dev } };
+                let op = if q.op == Op::Delete {
+                    VirtualOp::ClsactDel { dev: q.dev }
+                } else {
+                    VirtualOp::ClsactAdd { dev: q.dev }
+                };
                 Command::Virtual(VirtualCmd { ops: vec![op], line })
             }
             _ => Command::Qdisc(q),
@@ -550,7 +554,17 @@ fn parse_qdisc<'a>(c: &mut Cursor<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -
                 if !ok {
                     return None;
                 }
-                return Some(QdiscCmd { op, op_tok, dev, parent: None, handle: None, kind: Some(t), opts: Vec::new(), end: c.end(), line });
+                return Some(QdiscCmd {
+                    op,
+                    op_tok,
+                    dev,
+                    parent: None,
+                    handle: None,
+                    kind: Some(t),
+                    opts: Vec::new(),
+                    end: c.end(),
+                    line,
+                });
             }
             "ingress" => {
                 if op == Op::Delete {

@@ -85,7 +85,14 @@ fn ip<'a>(c: &mut Cursor<'_, 'a>, prog: Tok<'a>, diags: &mut Vec<TcDiag>) -> Opt
         return None;
     };
     if !matches(obj.text, "link") {
-        err(diags, obj, format!("ip {} is not modelled; airsched reads ip link add NAME type ifb and ip link set NAME up", obj.text));
+        err(
+            diags,
+            obj,
+            format!(
+                "ip {} is not modelled; airsched reads ip link add NAME type ifb and ip link set NAME up",
+                obj.text
+            ),
+        );
         return None;
     }
     let Some(verb) = c.next() else {
@@ -109,7 +116,11 @@ fn ip<'a>(c: &mut Cursor<'_, 'a>, prog: Tok<'a>, diags: &mut Vec<TcDiag>) -> Opt
             "type" => kind = Some(c.value(t, "a link type: ifb", diags)?),
             "up" | "down" if is_set => {
                 if t.text == "down" {
-                    warn(diags, t, "a device that is down drops what is sent to it; airsched keeps every device up, ignored");
+                    warn(
+                        diags,
+                        t,
+                        "a device that is down drops what is sent to it; airsched keeps every device up, ignored",
+                    );
                 }
             }
             "txqueuelen" | "qlen" | "txqlen" if !is_del => {
@@ -194,7 +205,8 @@ fn iptables<'a>(c: &mut Cursor<'_, 'a>, prog: Tok<'a>, diags: &mut Vec<TcDiag>) 
     };
     if chain.text != "POSTROUTING" {
         let msg = if chain.text == "PREROUTING" {
-            "IMQ in PREROUTING shapes what a device receives; airsched shapes egress: use -A POSTROUTING -o DEV".to_string()
+            "IMQ in PREROUTING shapes what a device receives; airsched shapes egress: use -A POSTROUTING -o DEV"
+                .to_string()
         } else {
             format!("chain \"{}\" is not modelled; airsched reads -A POSTROUTING -o DEV -j IMQ", chain.text)
         };
@@ -252,7 +264,9 @@ fn modprobe<'a>(c: &mut Cursor<'_, 'a>, prog: Tok<'a>, diags: &mut Vec<TcDiag>) 
         }
     }
     match module.text {
-        "ifb" => Some((0..n).map(|i| VirtualOp::Add { name: format!("ifb{i}"), kind: VirtKind::Ifb, at: module }).collect()),
+        "ifb" => {
+            Some((0..n).map(|i| VirtualOp::Add { name: format!("ifb{i}"), kind: VirtKind::Ifb, at: module }).collect())
+        }
         "imq" => Some(Vec::new()),
         other => {
             err(diags, module, format!("module \"{other}\" is not modelled; airsched knows ifb and imq"));

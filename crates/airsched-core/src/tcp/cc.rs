@@ -201,11 +201,8 @@ impl Cubic {
     fn ssthresh(&mut self, cwnd: u64, mss: u32) -> u64 {
         let cwnd_seg = cwnd as f64 / mss as f64;
         self.epoch_start = None;
-        self.w_max = if self.fast_convergence && cwnd_seg < self.w_max {
-            cwnd_seg * (1.0 + CUBIC_BETA) / 2.0
-        } else {
-            cwnd_seg
-        };
+        self.w_max =
+            if self.fast_convergence && cwnd_seg < self.w_max { cwnd_seg * (1.0 + CUBIC_BETA) / 2.0 } else { cwnd_seg };
         let segs = cwnd / mss as u64;
         (segs * CUBIC_BETA_NUM / CUBIC_BETA_DEN).max(MIN_SSTHRESH_SEGMENTS) * mss as u64
     }
@@ -253,7 +250,13 @@ mod tests {
         let ssthresh = cc.ssthresh(1000 * M, MSS);
         assert_eq!(ssthresh, 700 * M);
         let k = libm::cbrt(300.0 / 0.4); // 9.0856 s
-        let probes = [Nanos::from_secs(2), Nanos::from_secs(5), Nanos((k * 1e9) as u64), Nanos::from_secs(13), Nanos::from_secs(15)];
+        let probes = [
+            Nanos::from_secs(2),
+            Nanos::from_secs(5),
+            Nanos((k * 1e9) as u64),
+            Nanos::from_secs(13),
+            Nanos::from_secs(15),
+        ];
         let got = ack_clock(&mut cc, ssthresh, Nanos::from_ms(100), Nanos::from_secs(16), &probes);
         let CongestionControl::Cubic(c) = &cc else { unreachable!() };
         assert!((c.k() - k).abs() < 1e-9, "K = {} want {k}", c.k());

@@ -85,7 +85,11 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 /// Bytes of the SACK option with its padding: two NOPs, kind and length (Linux
 /// `TCPOLEN_SACK_BASE_ALIGNED` = 4) and 8 per block (`TCPOLEN_SACK_PERBLOCK`).
 pub const fn sack_option_bytes(blocks: usize) -> u32 {
-    if blocks == 0 { 0 } else { 4 + 8 * blocks as u32 }
+    if blocks == 0 {
+        0
+    } else {
+        4 + 8 * blocks as u32
+    }
 }
 
 /// The SACK blocks of one ACK (RFC 2018), `[start, end)` byte ranges above the cumulative ACK,

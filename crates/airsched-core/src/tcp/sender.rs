@@ -255,7 +255,10 @@ enum LastSent {
     /// Without SACK: a go-back-N retransmission after an RTO.
     GoBackN,
     /// With SACK: the retransmission of record `i`; whether it was the forced first one.
-    Sack { i: usize, forced: bool },
+    Sack {
+        i: usize,
+        forced: bool,
+    },
     /// A loss probe that resent the last segment (of this length).
     ProbeRtx(u64),
 }
@@ -561,7 +564,8 @@ impl TcpSender {
         // The send buffer holds every segment not yet acknowledged; a bulk application keeps
         // it full, so a new segment goes only if its truesize still fits (Linux
         // `sk_stream_memory_free`: the application cannot write more).
-        if self.sndbuf.is_some() && (self.sent.len() as u64 + 1) * super::skb_truesize(self.mss as u64) > self.sk_sndbuf {
+        if self.sndbuf.is_some() && (self.sent.len() as u64 + 1) * super::skb_truesize(self.mss as u64) > self.sk_sndbuf
+        {
             return None;
         }
         let seg = Segment { seq: self.snd_max, len: len as u32, tsval: now, retransmission: false };
@@ -593,7 +597,8 @@ impl TcpSender {
     /// caller stops polling; the next ACK, or the timer, sends again.
     pub fn on_local_drop(&mut self, now: Nanos) {
         let len;
-        let counted_prr = matches!(self.state, CaState::Recovery | CaState::Cwr) && (self.sack || self.last == LastSent::New);
+        let counted_prr =
+            matches!(self.state, CaState::Recovery | CaState::Cwr) && (self.sack || self.last == LastSent::New);
         match std::mem::replace(&mut self.last, LastSent::None) {
             LastSent::None => return,
             LastSent::New => {
@@ -783,7 +788,9 @@ impl TcpSender {
             // Each further dupACK means a segment left the network (step 4: inflate).
             CaState::Recovery => self.cwnd += self.mss as u64,
             // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`.
-            CaState::Open | CaState::Cwr if self.dupacks == DUPTHRESH && self.recover.is_none_or(|r| self.snd_una >= r) => {
+            CaState::Open | CaState::Cwr
+                if self.dupacks == DUPTHRESH && self.recover.is_none_or(|r| self.snd_una >= r) =>
+            {
                 self.enter_recovery()
             }
             _ => {}
@@ -821,7 +828,11 @@ impl TcpSender {
 
     /// First byte of record `i`.
     fn record_start(&self, i: usize) -> u64 {
-        if i == 0 { self.snd_una } else { self.sent[i - 1].end }
+        if i == 0 {
+            self.snd_una
+        } else {
+            self.sent[i - 1].end
+        }
     }
 
     /// With SACK: the forced first retransmission of a recovery, then lost segments in order,
@@ -918,9 +929,7 @@ impl TcpSender {
         let sack_sent = self.tag_sacks(now, &a.sack);
         let newly_sacked = self.stats.sacked_segments > sacked_before;
         // Linux tcp_ack_update_rtt: the cumulative sample, else the SACK one, else the echo.
-        let rtt_sample = rtt_sample
-            .or(sack_sent.map(|t| now - t))
-            .or((newly > 0).then(|| now.saturating_sub(a.tsecr)));
+        let rtt_sample = rtt_sample.or(sack_sent.map(|t| now - t)).or((newly > 0).then(|| now.saturating_sub(a.tsecr)));
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r);
             self.stats.rtt_samples += 1;
@@ -989,7 +998,9 @@ impl TcpSender {
             }
             // Linux 4.9: DupThresh as before, RACK beside it in Recovery and Loss.
             LossEra::Linux4_9 => {
-                if matches!(self.state, CaState::Open | CaState::Cwr) && (self.sacked_out >= DUPTHRESH || self.lost_out > 0) {
+                if matches!(self.state, CaState::Open | CaState::Cwr)
+                    && (self.sacked_out >= DUPTHRESH || self.lost_out > 0)
+                {
                     self.enter_recovery_sack();
                 }
                 if self.state == CaState::Recovery {
@@ -1290,7 +1301,11 @@ impl TcpSender {
     fn rack_remaining(&self, now: Nanos, sent: Nanos, reo: Nanos) -> i64 {
         match self.rack_mode {
             Some(LossEra::Linux4_9) => {
-                if self.rack_xmit.0 - sent.0 > reo.0 { 0 } else { i64::MIN }
+                if self.rack_xmit.0 - sent.0 > reo.0 {
+                    0
+                } else {
+                    i64::MIN
+                }
             }
             _ => (self.rack_rtt.0 + reo.0) as i64 - (now.0 - sent.0) as i64,
         }
@@ -1532,7 +1547,8 @@ impl TcpSender {
             self.ssthresh = self.cc.ssthresh(self.cwnd, self.mss);
         }
         // F-RTO (Linux tcp_enter_loss): from Open/Disorder/CWR, or a repeated timeout.
-        self.frto = self.frto_enabled && (matches!(self.state, CaState::Open | CaState::Cwr) || self.rto_since_progress);
+        self.frto =
+            self.frto_enabled && (matches!(self.state, CaState::Open | CaState::Cwr) || self.rto_since_progress);
         self.frto_new_only = false;
         self.tlp_high_seq = None;
         self.tlp_deadline = None;
@@ -1836,7 +1852,7 @@ mod era_tests {
         for k in 13..=31u64 {
             s.on_ack(t3, Ack::new(k * M, crate::tcp::DEFAULT_RCV_WND, Nanos::ZERO));
             sent.extend(drain(&mut s, t3).into_iter().map(|g| g.seq / M));
-            t3 = t3 + Nanos::from_ms(1);
+            t3 += Nanos::from_ms(1);
             assert_eq!(s.state(), CaState::Cwr, "in CWR until beyond high_seq = 31 segments");
         }
         assert_eq!(sent[0], 31, "the refused segment is the first sent again");

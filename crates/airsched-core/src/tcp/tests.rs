@@ -277,7 +277,9 @@ impl Net {
     fn fire_timers(&mut self) {
         let now = self.now;
         for f in 0..self.flows.len() {
-            if let Some(a) = self.flows[f].rx.next_timer().filter(|&t| t <= now).and_then(|_| self.flows[f].rx.on_timer(now)) {
+            if let Some(a) =
+                self.flows[f].rx.next_timer().filter(|&t| t <= now).and_then(|_| self.flows[f].rx.on_timer(now))
+            {
                 self.offer(Dir::Rev, Payload::Ack(f, a));
             }
             let armed_at = self.flows[f].armed_at;
@@ -539,7 +541,11 @@ fn bulk_transfer_with_losses_delivers_exactly_n_bytes_in_order() {
     assert_eq!(net.flows[f].rx.ooo_bytes(), 0);
     assert!(tx.stats().fast_recoveries >= 8, "{:?}", tx.stats());
     let t = net.flows[f].done_at.unwrap();
-    eprintln!("5 MB bulk with losses: {:?}, done at {t}, RTOs at {:?}", tx.stats(), net.rto_log.iter().map(|r| r.0).collect::<Vec<_>>());
+    eprintln!(
+        "5 MB bulk with losses: {:?}, done at {t}, RTOs at {:?}",
+        tx.stats(),
+        net.rto_log.iter().map(|r| r.0).collect::<Vec<_>>()
+    );
     // 5 MB at ≤ 10 Mbit/s takes at least 4.1 s.
     assert!(t > Nanos::from_ms(4100));
 }
@@ -569,8 +575,6 @@ fn ping_sees_the_queue_a_tcp_flow_builds() {
     eprintln!("ping under CUBIC: mean {:.2} ms over {} samples", mean * 1e3, late.len());
     assert!(mean > 0.025 && mean < 0.0415, "mean RTT {mean}");
 }
-
-
 
 // ----- SACK -------------------------------------------------------------------------------------
 
@@ -605,7 +609,11 @@ fn sack_repairs_several_losses_in_one_window_in_about_one_rtt() {
             let s = net.flows[0].tx.stats();
             rtts[k] = (exit.t - entry.t).as_secs_f64() / exit.srtt.unwrap().as_secs_f64();
             eprintln!("{cc:?} sack {sack}: recovery {} = {:.2} SRTT, {s:?}", exit.t - entry.t, rtts[k]);
-            assert_eq!((s.fast_recoveries, s.fast_retransmits, s.rtos, s.timeout_retransmits), (1, 5, 0, 0), "{cc:?} sack {sack}");
+            assert_eq!(
+                (s.fast_recoveries, s.fast_retransmits, s.rtos, s.timeout_retransmits),
+                (1, 5, 0, 0),
+                "{cc:?} sack {sack}"
+            );
             assert_eq!(exit.cwnd, exit.ssthresh, "recovery ends at ssthresh");
             assert_eq!(net.received(0), 2_000_000);
             assert_eq!(net.flows[0].retransmitted_bytes, 5 * M);
@@ -632,7 +640,11 @@ fn sack_flows_fill_the_link_and_share_it_fairly() {
     for cc in [CcKind::NewReno, CcKind::Cubic] {
         let u = utilisation_after_slow_start(cc, true);
         let (j, u2, x) = two_flows_share(cc, true);
-        eprintln!("{cc:?} SACK: utilisation 5-30 s {u:.4}; two flows {:.3} / {:.3} Mbit/s, Jain {j:.4}, utilisation {u2:.4}", x[0] / 1e6, x[1] / 1e6);
+        eprintln!(
+            "{cc:?} SACK: utilisation 5-30 s {u:.4}; two flows {:.3} / {:.3} Mbit/s, Jain {j:.4}, utilisation {u2:.4}",
+            x[0] / 1e6,
+            x[1] / 1e6
+        );
         assert!((0.90..=1.0).contains(&u), "{cc:?}: utilisation {u}");
         assert!(j >= 0.95 && u2 >= 0.90, "{cc:?}: Jain {j}, utilisation {u2}");
     }
@@ -655,7 +667,11 @@ fn sack_lost_retransmission_is_found_and_resent_without_an_rto() {
     net.flows[f].drop_seq.insert(100 * M, 2);
     net.run_until(Nanos::from_secs(10));
     let s = *net.flows[f].tx.stats();
-    assert_eq!((s.fast_recoveries, s.fast_retransmits, s.lost_retransmits, s.rtos, s.timeout_retransmits), (1, 2, 1, 0, 0), "{s:?}");
+    assert_eq!(
+        (s.fast_recoveries, s.fast_retransmits, s.lost_retransmits, s.rtos, s.timeout_retransmits),
+        (1, 2, 1, 0, 0),
+        "{s:?}"
+    );
     assert_eq!(net.received(f), 1_000_000);
     assert!(net.flows[f].tx.is_done());
 }
@@ -722,7 +738,16 @@ fn newreno_recovery_without_sack_is_unchanged() {
     net.run_until(Nanos::from_secs(60));
     let s = *net.flows[f].tx.stats();
     assert_eq!(
-        (s.segments_sent, s.bytes_sent, s.fast_retransmits, s.timeout_retransmits, s.fast_recoveries, s.rtos, s.dupacks, s.rtt_samples),
+        (
+            s.segments_sent,
+            s.bytes_sent,
+            s.fast_retransmits,
+            s.timeout_retransmits,
+            s.fast_recoveries,
+            s.rtos,
+            s.dupacks,
+            s.rtt_samples
+        ),
         (3635, 5262089, 46, 135, 10, 3, 644, 1492)
     );
     assert_eq!(net.flows[f].done_at, Some(Nanos(4730250400)));
@@ -749,7 +774,10 @@ fn sack_keeps_a_link_behind_a_long_fifo_busy() {
             net.run_until(Nanos::from_secs(31));
             u[sack as usize] = (net.received(f) - b0) as f64 * 8.0 / 30.0 / capacity;
             let s = net.flows[f].tx.stats();
-            eprintln!("{cc:?} sack {sack}: utilisation 1-31 s {:.4}, drops {}, {s:?}", u[sack as usize], net.links[0].drops);
+            eprintln!(
+                "{cc:?} sack {sack}: utilisation 1-31 s {:.4}, drops {}, {s:?}",
+                u[sack as usize], net.links[0].drops
+            );
             if sack {
                 assert_eq!(s.rtos, 0, "{cc:?}");
                 assert!(u[1] > 0.99, "{cc:?}: {}", u[1]);

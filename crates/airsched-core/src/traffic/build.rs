@@ -1,8 +1,8 @@
 //! Building the traffic of a scenario.
 
-use super::source::{FlowState, Traffic};
 use super::conn::TcpConn;
 use super::ping::{PingConfig, PingSource};
+use super::source::{FlowState, Traffic};
 use super::{SATURATE_BACKLOG, SATURATE_BACKLOG_HT};
 use crate::ctx::FlowBook;
 use crate::engine::{named, StreamKind};
@@ -54,7 +54,9 @@ pub fn tcp_config(f: &FlowConfig, era: Option<KernelEra>) -> TcpConfig {
     }
     match o.tsq {
         Some(0) => cfg.tsq = None,
-        Some(n) => cfg.tsq = Some(crate::tcp::Tsq { limit_output_bytes: n, ..cfg.tsq.or(base.tsq).expect("6.1 has TSQ") }),
+        Some(n) => {
+            cfg.tsq = Some(crate::tcp::Tsq { limit_output_bytes: n, ..cfg.tsq.or(base.tsq).expect("6.1 has TSQ") })
+        }
         None => {}
     }
     // RACK / TLP / F-RTO: `false` switches one off; `true` keeps the era's, or takes 6.1's.
@@ -87,69 +89,74 @@ impl Traffic {
     /// The applications of a scenario's flows (reply flows included: `reply_of` from
     /// `Scenario::with_reply_flows`), and each flow's ledger entry.
     pub fn from_scenario(scn: &Scenario, topo: &Topology, reply_of: Vec<Option<u32>>) -> (Traffic, Vec<FlowBook>) {
-    let is_ht = scn.cell.standard == Standard::Dot11n;
-    let mut flows = Vec::with_capacity(scn.flows.len());
-    let mut books = Vec::with_capacity(scn.flows.len());
-    let mut saturating_at = vec![Vec::new(); topo.devs.len()];
-    for (fi, f) in scn.flows.iter().enumerate() {
-        let (src, dst) = (node_of(f.src), node_of(f.dst));
-        let first_hop = topo.route(src, dst);
-        let saturate = Traffic::is_saturating(f);
-        if saturate {
-            saturating_at[first_hop as usize].push(fi as u32);
-        }
-        let st = |nd: Node| match nd {
-            Node::Station(i) => Some(i),
-            _ => None,
-        };
-        flows.push(FlowState {
-            rng: named(scn.run.seed, StreamKind::Traffic, &f.name, 0),
-            jitter: f.jitter,
-            src,
-            dst,
-            active: false,
-            stop: f.stop.unwrap_or(Nanos(u64::MAX)),
-            stations: [st(src), st(dst)],
-        });
-        let tcp_local = f.protocol == Protocol::Tcp && tcp_era(scn, f, f.src).is_some();
-        books.push(FlowBook { first_hop, saturate, outstanding: 0, dst_station: st(dst), tcp_local, queued: 0 });
-    }
-    let tcp = scn
-        .flows
-        .iter()
-        .map(|f| {
-            (f.protocol == Protocol::Tcp).then(|| {
-                let scfg = tcp_config(f, tcp_era(scn, f, f.src));
-                let rcfg = tcp_config(f, tcp_era(scn, f, f.dst));
-                let app = f.bytes.map_or(AppLimit::Unlimited, AppLimit::Bytes);
-                let mut conn = TcpConn::with_ends(&scfg, &rcfg, app);
-                conn.repeat = f.tcp.repeat;
-                let hop = topo.route(node_of(f.src), node_of(f.dst));
-                let wifi = matches!(topo.devs[hop as usize].link, crate::net::Link::Wifi(_));
-                conn.tsq = scfg.tsq.map(|t| (t.limit_output_bytes, if wifi { t.wifi_pacing_shift.unwrap_or(t.pacing_shift) } else { t.pacing_shift }));
-                Box::new(conn)
-            })
-        })
-        .collect();
-    // Ping flows run the one ping source, as iputils ping without -W: every reply counts.
-    let pings = scn
-        .flows
-        .iter()
-        .map(|f| match (f.protocol, f.rate) {
-            (Protocol::Ping, FlowRate::Periodic { interval }) => {
-                Some(PingSource::new(PingConfig::without_deadline(interval, f.size), f.start))
+        let is_ht = scn.cell.standard == Standard::Dot11n;
+        let mut flows = Vec::with_capacity(scn.flows.len());
+        let mut books = Vec::with_capacity(scn.flows.len());
+        let mut saturating_at = vec![Vec::new(); topo.devs.len()];
+        for (fi, f) in scn.flows.iter().enumerate() {
+            let (src, dst) = (node_of(f.src), node_of(f.dst));
+            let first_hop = topo.route(src, dst);
+            let saturate = Traffic::is_saturating(f);
+            if saturate {
+                saturating_at[first_hop as usize].push(fi as u32);
             }
-            _ => None,
-        })
-        .collect();
-    let backlog = if is_ht { SATURATE_BACKLOG_HT } else { SATURATE_BACKLOG };
-    let mut traffic = Traffic::new(scn.flows.clone(), flows, tcp, pings, reply_of, saturating_at, backlog, scn.run.duration);
-    for (fi, conn) in traffic.tcp.iter().enumerate() {
-        if conn.as_ref().is_some_and(|c| c.tsq.is_some()) {
-            traffic.tsq_at[books[fi].first_hop as usize].push(fi as u32);
+            let st = |nd: Node| match nd {
+                Node::Station(i) => Some(i),
+                _ => None,
+            };
+            flows.push(FlowState {
+                rng: named(scn.run.seed, StreamKind::Traffic, &f.name, 0),
+                jitter: f.jitter,
+                src,
+                dst,
+                active: false,
+                stop: f.stop.unwrap_or(Nanos(u64::MAX)),
+                stations: [st(src), st(dst)],
+            });
+            let tcp_local = f.protocol == Protocol::Tcp && tcp_era(scn, f, f.src).is_some();
+            books.push(FlowBook { first_hop, saturate, outstanding: 0, dst_station: st(dst), tcp_local, queued: 0 });
         }
-    }
-    (traffic, books)
+        let tcp = scn
+            .flows
+            .iter()
+            .map(|f| {
+                (f.protocol == Protocol::Tcp).then(|| {
+                    let scfg = tcp_config(f, tcp_era(scn, f, f.src));
+                    let rcfg = tcp_config(f, tcp_era(scn, f, f.dst));
+                    let app = f.bytes.map_or(AppLimit::Unlimited, AppLimit::Bytes);
+                    let mut conn = TcpConn::with_ends(&scfg, &rcfg, app);
+                    conn.repeat = f.tcp.repeat;
+                    let hop = topo.route(node_of(f.src), node_of(f.dst));
+                    let wifi = matches!(topo.devs[hop as usize].link, crate::net::Link::Wifi(_));
+                    conn.tsq = scfg.tsq.map(|t| {
+                        (
+                            t.limit_output_bytes,
+                            if wifi { t.wifi_pacing_shift.unwrap_or(t.pacing_shift) } else { t.pacing_shift },
+                        )
+                    });
+                    Box::new(conn)
+                })
+            })
+            .collect();
+        // Ping flows run the one ping source, as iputils ping without -W: every reply counts.
+        let pings = scn
+            .flows
+            .iter()
+            .map(|f| match (f.protocol, f.rate) {
+                (Protocol::Ping, FlowRate::Periodic { interval }) => {
+                    Some(PingSource::new(PingConfig::without_deadline(interval, f.size), f.start))
+                }
+                _ => None,
+            })
+            .collect();
+        let backlog = if is_ht { SATURATE_BACKLOG_HT } else { SATURATE_BACKLOG };
+        let mut traffic =
+            Traffic::new(scn.flows.clone(), flows, tcp, pings, reply_of, saturating_at, backlog, scn.run.duration);
+        for (fi, conn) in traffic.tcp.iter().enumerate() {
+            if conn.as_ref().is_some_and(|c| c.tsq.is_some()) {
+                traffic.tsq_at[books[fi].first_hop as usize].push(fi as u32);
+            }
+        }
+        (traffic, books)
     }
 }
-

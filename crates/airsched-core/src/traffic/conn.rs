@@ -65,4 +65,3 @@ impl TcpConn {
         [s.fast_retransmits + s.timeout_retransmits, s.fast_recoveries, s.rtos]
     }
 }
-

@@ -9,8 +9,8 @@ pub mod ping;
 pub mod source;
 pub mod tcp;
 
-pub use source::{FlowState, Traffic};
 pub use conn::TcpConn;
+pub use source::{FlowState, Traffic};
 
 use crate::scenario::{FlowConfig, FlowRate};
 use crate::time::Nanos;

@@ -70,7 +70,14 @@ impl PingSource {
     pub fn new(cfg: PingConfig, start: Nanos) -> PingSource {
         assert!(cfg.interval > Nanos::ZERO, "ping interval must be positive");
         let cap = cfg.timeout.map_or(16, |t| (t.0 / cfg.interval.0) as usize + 2);
-        PingSource { cfg, next_send: start, next_seq: 0, outstanding: VecDeque::with_capacity(cap.min(1 << 16)), base_seq: 0, stats: PingStats::default() }
+        PingSource {
+            cfg,
+            next_send: start,
+            next_seq: 0,
+            outstanding: VecDeque::with_capacity(cap.min(1 << 16)),
+            base_seq: 0,
+            stats: PingStats::default(),
+        }
     }
 
     /// The request due at `now`, if any (at most one per call; call again while it

@@ -63,6 +63,7 @@ pub struct Traffic {
 }
 
 impl Traffic {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         cfg: Vec<FlowConfig>,
         flows: Vec<FlowState>,
@@ -80,7 +81,19 @@ impl Traffic {
             }
         }
         let tsq_at = vec![Vec::new(); saturating_at.len()];
-        Traffic { cfg, flows, tcp, reply_of, ping_of, pings, saturating_at, tsq_at, saturate_backlog, refill_rotor: 0, end }
+        Traffic {
+            cfg,
+            flows,
+            tcp,
+            reply_of,
+            ping_of,
+            pings,
+            saturating_at,
+            tsq_at,
+            saturate_backlog,
+            refill_rotor: 0,
+            end,
+        }
     }
 
     pub fn on_flow_start<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) {
@@ -104,7 +117,13 @@ impl Traffic {
         }
     }
 
-    pub fn on_flow_tick<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, k: u64, cx: &mut Ctx, xmit: &mut X) {
+    pub fn on_flow_tick<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(
+        &mut self,
+        f: u32,
+        k: u64,
+        cx: &mut Ctx,
+        xmit: &mut X,
+    ) {
         if cx.now >= self.flows[f as usize].stop {
             self.flows[f as usize].active = false;
             return;
@@ -121,7 +140,8 @@ impl Traffic {
         }
         if let Some(nominal) = cbr_send_time(&self.cfg[f as usize], k + 1) {
             let fs = &mut self.flows[f as usize];
-            let t = if fs.jitter > Nanos::ZERO { nominal + Nanos(fs.rng.random_range(0..=fs.jitter.0)) } else { nominal };
+            let t =
+                if fs.jitter > Nanos::ZERO { nominal + Nanos(fs.rng.random_range(0..=fs.jitter.0)) } else { nominal };
             if t <= self.end && t < self.flows[f as usize].stop {
                 cx.schedule(t, Event::FlowTick { flow: f, k: k + 1 });
             }
@@ -135,7 +155,13 @@ impl Traffic {
     }
 
     /// Send one packet with sequence number `seq`.
-    fn emit_seq<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, seq: u64, cx: &mut Ctx, xmit: &mut X) -> bool {
+    fn emit_seq<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(
+        &mut self,
+        f: u32,
+        seq: u64,
+        cx: &mut Ctx,
+        xmit: &mut X,
+    ) -> bool {
         let payload = self.cfg[f as usize].size;
         let id = cx.pkts.alloc(Packet { seq, ..Packet::new(f, payload + UDP_IP_OVERHEAD, payload, cx.now) });
         cx.counters.flows[f as usize].sent_packets += 1;
@@ -168,7 +194,12 @@ impl Traffic {
     /// One round of top-ups for the saturating sources whose first hop is `dev`, starting at
     /// a rotating flow so that on a small shared queue no source always takes the freed
     /// places first. Returns false when no source sends on `dev`.
-    pub fn refill_round<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, dev: DevId, cx: &mut Ctx, xmit: &mut X) -> bool {
+    pub fn refill_round<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(
+        &mut self,
+        dev: DevId,
+        cx: &mut Ctx,
+        xmit: &mut X,
+    ) -> bool {
         // TCP Small Queues: throttled sockets whose packets left this device send again.
         for j in 0..self.tsq_at[dev as usize].len() {
             let f = self.tsq_at[dev as usize][j];
@@ -202,7 +233,13 @@ impl Traffic {
     pub const MAX_REFILL_ROUNDS: u32 = SATURATE_BACKLOG;
 
     /// A packet reaches its destination: count it, and let the application answer.
-    pub fn receive<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, pkt: PacketId, cx: &mut Ctx, rec: &mut Recorder, xmit: &mut X) {
+    pub fn receive<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(
+        &mut self,
+        pkt: PacketId,
+        cx: &mut Ctx,
+        rec: &mut Recorder,
+        xmit: &mut X,
+    ) {
         let p = *cx.pkts.get(pkt);
         let now = cx.now;
         if let Some(m) = rec.meter.as_mut() {
@@ -239,7 +276,11 @@ impl Traffic {
     /// The destination of an echo request answers it on the ping's reply flow, at once.
     fn answer_ping<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, req: &Packet, cx: &mut Ctx, xmit: &mut X) {
         let Some(r) = self.reply_of[req.flow as usize] else { return };
-        let id = cx.pkts.alloc(Packet { seq: req.seq, echo: req.created, ..Packet::new(r, req.ip_len, req.payload, cx.now) });
+        let id = cx.pkts.alloc(Packet {
+            seq: req.seq,
+            echo: req.created,
+            ..Packet::new(r, req.ip_len, req.payload, cx.now)
+        });
         cx.counters.flows[r as usize].sent_packets += 1;
         let hop = cx.flows[r as usize].first_hop;
         xmit(cx, hop, id);

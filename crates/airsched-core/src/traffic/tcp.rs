@@ -19,7 +19,9 @@ impl Traffic {
             // the limit of this socket's bytes sit in its qdisc and device, it waits for one to
             // leave (refill_round wakes it).
             if let Some((limit_output, shift)) = conn.tsq {
-                if conn.sender.has_outstanding() && cx.flows[f as usize].queued > conn.sender.tsq_limit(limit_output, shift) {
+                if conn.sender.has_outstanding()
+                    && cx.flows[f as usize].queued > conn.sender.tsq_limit(limit_output, shift)
+                {
                     conn.throttled = true;
                     break;
                 }
@@ -78,7 +80,13 @@ impl Traffic {
         }
     }
 
-    pub fn on_tcp_timer<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, gen: u64, cx: &mut Ctx, xmit: &mut X) {
+    pub fn on_tcp_timer<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(
+        &mut self,
+        f: u32,
+        gen: u64,
+        cx: &mut Ctx,
+        xmit: &mut X,
+    ) {
         let now = cx.now;
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
         if gen == u64::MAX {
@@ -104,7 +112,12 @@ impl Traffic {
     }
 
     /// A data segment reaches the receiver: count what it delivers in order, maybe ACK.
-    pub(super) fn tcp_segment_arrived<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, p: &Packet, cx: &mut Ctx, xmit: &mut X) {
+    pub(super) fn tcp_segment_arrived<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(
+        &mut self,
+        p: &Packet,
+        cx: &mut Ctx,
+        xmit: &mut X,
+    ) {
         let f = p.flow;
         let now = cx.now;
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
@@ -123,7 +136,13 @@ impl Traffic {
         self.tcp_arm(f, cx);
     }
 
-    fn tcp_send_ack<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, ack: Ack, cx: &mut Ctx, xmit: &mut X) {
+    fn tcp_send_ack<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(
+        &mut self,
+        f: u32,
+        ack: Ack,
+        cx: &mut Ctx,
+        xmit: &mut X,
+    ) {
         let Some(r) = self.reply_of[f as usize] else { return };
         let id = cx.pkts.alloc(Packet {
             echo: ack.tsecr,
@@ -139,11 +158,19 @@ impl Traffic {
     }
 
     /// An ACK reaches the sender.
-    pub(super) fn tcp_ack_arrived<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, p: &Packet, cx: &mut Ctx, xmit: &mut X) {
+    pub(super) fn tcp_ack_arrived<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(
+        &mut self,
+        p: &Packet,
+        cx: &mut Ctx,
+        xmit: &mut X,
+    ) {
         let f = self.ping_of[p.flow as usize];
         let now = cx.now;
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
-        conn.sender.on_ack(now, Ack { ack: p.ack, rwnd: p.wnd, tsecr: p.echo, sack: crate::tcp::SackBlocks::from_offsets(p.ack, &p.sack) });
+        conn.sender.on_ack(
+            now,
+            Ack { ack: p.ack, rwnd: p.wnd, tsecr: p.echo, sack: crate::tcp::SackBlocks::from_offsets(p.ack, &p.sack) },
+        );
         if let Some(size) = conn.file.filter(|&n| conn.sender.snd_una() >= (conn.files_done + 1) * n) {
             {
                 // The last byte of the file is acknowledged: one transfer done.

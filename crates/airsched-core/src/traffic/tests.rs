@@ -59,11 +59,17 @@ fn a_cbr_source_sends_on_the_exact_integer_grid_until_its_stop() {
     };
     cx.now = Nanos::from_ms(5);
     t.on_flow_start(0, &mut cx, &mut tx);
-    assert_eq!(cx.out.queue_mut().pop(), Some((Nanos::from_ms(5) + Nanos(1_365_333), Event::FlowTick { flow: 0, k: 1 })));
+    assert_eq!(
+        cx.out.queue_mut().pop(),
+        Some((Nanos::from_ms(5) + Nanos(1_365_333), Event::FlowTick { flow: 0, k: 1 }))
+    );
     cx.now = Nanos::from_ms(5) + Nanos(1_365_333);
     t.on_flow_tick(0, 1, &mut cx, &mut tx);
     // 8192 bits at 6 Mbit/s: packet 2 at exactly 2 x 1 365 333.33 ns, rounded down once.
-    assert_eq!(cx.out.queue_mut().pop(), Some((Nanos::from_ms(5) + Nanos(2_730_666), Event::FlowTick { flow: 0, k: 2 })));
+    assert_eq!(
+        cx.out.queue_mut().pop(),
+        Some((Nanos::from_ms(5) + Nanos(2_730_666), Event::FlowTick { flow: 0, k: 2 }))
+    );
     assert_eq!(sent.borrow().len(), 2);
     assert!(sent.borrow().iter().all(|&(d, _)| d == topo.find_by_name("server", "eth0").unwrap()));
     let p = *cx.pkts.get(sent.borrow()[1].1);

@@ -35,4 +35,3 @@ pub enum Outcome {
     /// Two or more frames overlapped (or a beacon alone: nothing to acknowledge).
     Collision,
 }
-

@@ -22,86 +22,94 @@ impl Wifi {
     /// goes to (the channel monitor's estimates follow the destination station). Every random
     /// stream is keyed by the name of what owns it (`engine::rng`).
     pub fn from_scenario(scn: &Scenario, topo: &Topology, flow_dst: &[Node]) -> Wifi {
-    let devs: Vec<(DevId, Acct)> =
-        (0..=scn.stations.len() as u32).map(|node| topo.wifi_dev(node)).map(|d| (d, topo.devs[d as usize].acct)).collect();
-    let dev_names: Vec<String> = devs.iter().map(|&(d, _)| topo.dev_name(d)).collect();
-    let is_ht = scn.cell.standard == Standard::Dot11n;
-    let n = scn.stations.len();
-    let cell = &scn.cell;
-    let seed = scn.run.seed;
-    let params = if is_ht {
-        Ht::dcf_params(scn)
-    } else {
-        DcfParams::dsss(cell.cw_min, cell.cw_max, cell.retry_limit)
-    };
-    let channels: Vec<Option<Channel>> =
-        scn.stations.iter().enumerate().map(|(i, st)| st.channel.clone().map(|c| Channel::new(c, named(seed, StreamKind::Fading, &scn.stations[i].name, 0)))).collect();
-    let monitor = channels.iter().any(Option::is_some).then(|| {
-        let table = match &scn.monitor.calibration {
-            Some((_, t)) => t.clone(),
-            None => crate::monitor::builtin_calibration(),
-        };
-        let initial: Vec<i32> = scn
+        let devs: Vec<(DevId, Acct)> = (0..=scn.stations.len() as u32)
+            .map(|node| topo.wifi_dev(node))
+            .map(|d| (d, topo.devs[d as usize].acct))
+            .collect();
+        let dev_names: Vec<String> = devs.iter().map(|&(d, _)| topo.dev_name(d)).collect();
+        let is_ht = scn.cell.standard == Standard::Dot11n;
+        let n = scn.stations.len();
+        let cell = &scn.cell;
+        let seed = scn.run.seed;
+        let params =
+            if is_ht { Ht::dcf_params(scn) } else { DcfParams::dsss(cell.cw_min, cell.cw_max, cell.retry_limit) };
+        let channels: Vec<Option<Channel>> = scn
             .stations
             .iter()
-            .map(|st| match &st.channel {
-                Some(c) => c.mean_cdb(Nanos::ZERO) + c.up_offset_cdb,
-                None => i32::MAX / 2,
+            .enumerate()
+            .map(|(i, st)| {
+                st.channel.clone().map(|c| Channel::new(c, named(seed, StreamKind::Fading, &scn.stations[i].name, 0)))
             })
             .collect();
-        let cfg = MonitorConfig { table, alpha: scn.monitor.alpha, noise_cdb: scn.monitor.noise_cdb };
-        let rngs = scn.stations.iter().map(|st| named(seed, StreamKind::Monitor, &st.name, 0)).collect();
-        Monitor::with_streams(cfg, &initial, rngs)
-    });
-    let mut flows_to = vec![Vec::new(); n];
-    for (fi, dst) in flow_dst.iter().enumerate() {
-        if let Node::Station(s) = *dst {
-            flows_to[s as usize].push(fi as u32);
+        let monitor = channels.iter().any(Option::is_some).then(|| {
+            let table = match &scn.monitor.calibration {
+                Some((_, t)) => t.clone(),
+                None => crate::monitor::builtin_calibration(),
+            };
+            let initial: Vec<i32> = scn
+                .stations
+                .iter()
+                .map(|st| match &st.channel {
+                    Some(c) => c.mean_cdb(Nanos::ZERO) + c.up_offset_cdb,
+                    None => i32::MAX / 2,
+                })
+                .collect();
+            let cfg = MonitorConfig { table, alpha: scn.monitor.alpha, noise_cdb: scn.monitor.noise_cdb };
+            let rngs = scn.stations.iter().map(|st| named(seed, StreamKind::Monitor, &st.name, 0)).collect();
+            Monitor::with_streams(cfg, &initial, rngs)
+        });
+        let mut flows_to = vec![Vec::new(); n];
+        for (fi, dst) in flow_dst.iter().enumerate() {
+            if let Node::Station(s) = *dst {
+                flows_to[s as usize].push(fi as u32);
+            }
         }
-    }
-    let radio = Radio {
-        channels,
-        errors: ErrorModel::new(cell.preamble_detection_cdb),
-        err_rng: dev_names.iter().map(|d| named(seed, StreamKind::FrameError, d, 0)).collect(),
-        monitor,
-        report: None,
-        flows_to,
-    };
-    // 802.11n: one EDCA function per node and access category (`ht::contender`).
-    let contenders = if is_ht { (n + 1) * crate::mac80211::NUM_ACS } else { n + 1 };
-    let ifs = if is_ht {
-        IfsRules::Ht { sifs: scn.cell.ht.as_ref().expect("802.11n").band.sifs() }
-    } else {
-        IfsRules::Dsss { preamble: cell.preamble, eifs: cell.eifs, defer: cell.collision_defer }
-    };
-    let mut m = Medium {
-        // Each contender's backoff stream: its device, and under EDCA its access category.
-        dcf: Dcf::with_streams(
-            params,
-            (0..contenders).map(|c| {
-                let per_node = contenders / (n + 1);
-                named(seed, StreamKind::Backoff, &dev_names[c / per_node], (c % per_node) as u64)
-            }).collect(),
-        ),
-        air: Vec::with_capacity(n + 2),
-        charges: Vec::with_capacity(2 * n + 4),
-        busy_span: (Nanos::ZERO, Nanos::ZERO),
-        ack_pending: false,
-        outcome: Outcome::Collision,
-        radio,
-        ifs,
-        // A point coordinator's beacons carry the CF Parameter Set.
-        beacon_bytes: cell.beacon_bytes + if cell.pcf.is_some() { crate::wifi::pcf::CF_PARAMETER_SET_BYTES } else { 0 },
-        devs,
-    };
-    let mac = if is_ht {
-        let ht = Ht::new(scn, seed, &dev_names[0]);
-        ht.init_edca(&mut m.dcf);
-        Mac::Ht(Box::new(ht))
-    } else {
-        Mac::Legacy(Box::new(build_legacy(scn)))
-    };
-    Wifi { m, mac }
+        let radio = Radio {
+            channels,
+            errors: ErrorModel::new(cell.preamble_detection_cdb),
+            err_rng: dev_names.iter().map(|d| named(seed, StreamKind::FrameError, d, 0)).collect(),
+            monitor,
+            report: None,
+            flows_to,
+        };
+        // 802.11n: one EDCA function per node and access category (`ht::contender`).
+        let contenders = if is_ht { (n + 1) * crate::mac80211::NUM_ACS } else { n + 1 };
+        let ifs = if is_ht {
+            IfsRules::Ht { sifs: scn.cell.ht.as_ref().expect("802.11n").band.sifs() }
+        } else {
+            IfsRules::Dsss { preamble: cell.preamble, eifs: cell.eifs, defer: cell.collision_defer }
+        };
+        let mut m = Medium {
+            // Each contender's backoff stream: its device, and under EDCA its access category.
+            dcf: Dcf::with_streams(
+                params,
+                (0..contenders)
+                    .map(|c| {
+                        let per_node = contenders / (n + 1);
+                        named(seed, StreamKind::Backoff, &dev_names[c / per_node], (c % per_node) as u64)
+                    })
+                    .collect(),
+            ),
+            air: Vec::with_capacity(n + 2),
+            charges: Vec::with_capacity(2 * n + 4),
+            busy_span: (Nanos::ZERO, Nanos::ZERO),
+            ack_pending: false,
+            outcome: Outcome::Collision,
+            radio,
+            ifs,
+            // A point coordinator's beacons carry the CF Parameter Set.
+            beacon_bytes: cell.beacon_bytes
+                + if cell.pcf.is_some() { crate::wifi::pcf::CF_PARAMETER_SET_BYTES } else { 0 },
+            devs,
+        };
+        let mac = if is_ht {
+            let ht = Ht::new(scn, seed, &dev_names[0]);
+            ht.init_edca(&mut m.dcf);
+            Mac::Ht(Box::new(ht))
+        } else {
+            Mac::Legacy(Box::new(build_legacy(scn)))
+        };
+        Wifi { m, mac }
     }
 }
 
@@ -124,10 +132,13 @@ fn build_legacy(scn: &Scenario) -> Legacy {
                 // The parser refuses it outside an 802.11n cell.
                 RateControl::MinstrelHt => RateAlgo::Fixed(top as u8),
             };
-            let ref_air: Vec<Nanos> =
-                DsssRate::ALL[..=top].iter().map(|&r| reference_airtime(preamble, r, ack_by_rate[r as usize])).collect();
+            let ref_air: Vec<Nanos> = DsssRate::ALL[..=top]
+                .iter()
+                .map(|&r| reference_airtime(preamble, r, ack_by_rate[r as usize]))
+                .collect();
             let rng = named(scn.run.seed, StreamKind::RateControl, &link_name(&scn.stations[i].name, dir == 0), 0);
-            let ctl = RateCtl::new(algo, &ref_air, cell.retry_limit, rng).expect("1 to 4 rates and a fixed index among them are always valid");
+            let ctl = RateCtl::new(algo, &ref_air, cell.retry_limit, rng)
+                .expect("1 to 4 rates and a fixed index among them are always valid");
             rate_ctl.push(ctl);
         }
     }

@@ -265,7 +265,8 @@ impl Legacy {
             Some((_, p)) if down => cx.pkts.get(p).ip_len + dsss::DATA_OVERHEAD_BYTES,
             _ => NULL_BYTES,
         };
-        let pc_est = if down { dsss::txtime(self.preamble, est(&self.rate_ctl[down_link]), pc_bytes) } else { c.timing.null() };
+        let pc_est =
+            if down { dsss::txtime(self.preamble, est(&self.rate_ctl[down_link]), pc_bytes) } else { c.timing.null() };
         let sta = &m.dcf.nodes[station as usize + 1];
         let answer_est = if !polled {
             self.ack_by_rate[est(&self.rate_ctl[down_link]) as usize]
@@ -309,7 +310,11 @@ impl Legacy {
         let s = st.station;
         let heard = self.cf_heard(m, cx, s, Dir::Down, st.pc_rate, st.pc_bytes, st.pc_start, st.down);
         if let Some((p, rate)) = st.acks {
-            let got = if p == s { heard } else { self.cf_heard(m, cx, p, Dir::Down, st.pc_rate, st.pc_bytes, st.pc_start, false) };
+            let got = if p == s {
+                heard
+            } else {
+                self.cf_heard(m, cx, p, Dir::Down, st.pc_rate, st.pc_bytes, st.pc_start, false)
+            };
             self.cf_sender_result(m, cx, p + 1, p, rate, got);
         }
         if st.down && heard {
@@ -447,7 +452,17 @@ impl Legacy {
     /// Bluetooth, an overlapping Bluetooth packet in the WLAN's band. `data`: count it in the
     /// coexistence table's data frames.
     #[allow(clippy::too_many_arguments)]
-    fn cf_heard(&mut self, m: &mut Medium, cx: &mut Ctx, s: u32, dir: Dir, rate: DsssRate, bytes: u32, start: Nanos, data: bool) -> bool {
+    fn cf_heard(
+        &mut self,
+        m: &mut Medium,
+        cx: &mut Ctx,
+        s: u32,
+        dir: Dir,
+        rate: DsssRate,
+        bytes: u32,
+        start: Nanos,
+        data: bool,
+    ) -> bool {
         let (sender, to) = if dir == Dir::Down { (0, s + 1) } else { (s + 1, 0) };
         let r = &mut m.radio;
         if let Some(ch) = r.channels[s as usize].as_mut() {

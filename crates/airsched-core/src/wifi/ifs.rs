@@ -152,7 +152,8 @@ mod tests {
         Dcf::new(n, p, 1)
     }
 
-    const RULES: IfsRules = IfsRules::Dsss { preamble: Preamble::Long, eifs: EifsRule::Estimated, defer: CollisionDefer::Eifs };
+    const RULES: IfsRules =
+        IfsRules::Dsss { preamble: Preamble::Long, eifs: EifsRule::Estimated, defer: CollisionDefer::Eifs };
 
     #[test]
     fn after_a_decoded_exchange_everyone_waits_difs() {
@@ -187,7 +188,8 @@ mod tests {
         assert_eq!(d.nodes[0].ifs_end, te + eifs, "EIFS from the frame that ended last");
         assert_eq!(d.nodes[1].ifs_end, te + eifs, "the short collider's ACKTimeout is over, EIFS holds it");
         assert_eq!(d.nodes[2].ifs_end, (te + dsss::ACK_TIMEOUT + dsss::DIFS).max(te + eifs));
-        let ns3 = IfsRules::Dsss { preamble: Preamble::Long, eifs: EifsRule::Estimated, defer: CollisionDefer::AckTimeout };
+        let ns3 =
+            IfsRules::Dsss { preamble: Preamble::Long, eifs: EifsRule::Estimated, defer: CollisionDefer::AckTimeout };
         let mut d = dcf(3);
         ns3.after_busy(&mut d, &[short, long], Outcome::Collision, None, 0..0, te);
         assert_eq!(d.nodes[1].ifs_end, te + dsss::DIFS, "ns-3: ACKTimeout after its own frame, then DIFS");

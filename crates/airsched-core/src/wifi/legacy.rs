@@ -49,7 +49,13 @@ impl Legacy {
 
     /// Give WiFi node `node` its next frame if its MAC is free. Returns whether it looked at
     /// its queue (the device's sources may then top it up).
-    pub fn pull(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx, dequeue: impl FnOnce(&mut Ctx) -> Option<PacketId>) -> bool {
+    pub fn pull(
+        &mut self,
+        m: &mut Medium,
+        node: u32,
+        cx: &mut Ctx,
+        dequeue: impl FnOnce(&mut Ctx) -> Option<PacketId>,
+    ) -> bool {
         let n = node as usize;
         if m.dcf.nodes[n].frame.is_some() || m.dcf.nodes[n].in_exchange {
             return false;

@@ -28,13 +28,21 @@ pub struct Report {
 /// state (rate controllers): the AP's link to station s is `s`, station s's own `n + s`.
 #[inline]
 pub fn link_index(node: u32, s: u32, n_stations: usize) -> usize {
-    if node == 0 { s as usize } else { n_stations + s as usize }
+    if node == 0 {
+        s as usize
+    } else {
+        n_stations + s as usize
+    }
 }
 
 /// The name of the link between the AP and a station, which keys its rate controller's
 /// random stream: "ap->STA" down, "STA->ap" up.
 pub fn link_name(station: &str, down: bool) -> String {
-    if down { format!("ap->{station}") } else { format!("{station}->ap") }
+    if down {
+        format!("ap->{station}")
+    } else {
+        format!("{station}->ap")
+    }
 }
 
 /// Radio conditions and reception.
@@ -182,7 +190,14 @@ impl Medium {
         if !self.dcf.medium.beacon_in_air {
             return 0;
         }
-        let phy = Phy { start: ta, rate: self.air[0].rate, len: self.beacon_bytes, fcs_ok: self.air.len() == 1, snr_cdb: None, ampdu: None };
+        let phy = Phy {
+            start: ta,
+            rate: self.air[0].rate,
+            len: self.beacon_bytes,
+            fcs_ok: self.air.len() == 1,
+            snr_cdb: None,
+            ampdu: None,
+        };
         tap.air_frame(Kind::Beacon, phy);
         1
     }
@@ -201,7 +216,17 @@ impl Medium {
 
     /// A data PPDU of contender `contender` (WiFi node `node`) to or from station `s` goes on
     /// the air at `ta` for `d`: its airtime and attempt are counted; returns its end.
-    pub fn put_frame(&mut self, cx: &mut Ctx, contender: u32, node: u32, s: usize, ta: Nanos, d: Nanos, rate: TxRate) -> Nanos {
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_frame(
+        &mut self,
+        cx: &mut Ctx,
+        contender: u32,
+        node: u32,
+        s: usize,
+        ta: Nanos,
+        d: Nanos,
+        rate: TxRate,
+    ) -> Nanos {
         self.charges.push(Charge { node, station: s as u32, dir: (node != 0) as u8, start: ta, end: ta + d });
         let c = &mut cx.counters;
         let nc = &mut c.nodes[node as usize];
@@ -241,7 +266,13 @@ impl Medium {
     pub fn respond(&mut self, cx: &mut Ctx, node: u32, s: usize, data_end: Nanos, sifs: Nanos, resp: Nanos) -> Nanos {
         let acker = if node == 0 { s + 1 } else { 0 };
         let start = data_end + sifs;
-        self.charges.push(Charge { node: acker as u32, station: s as u32, dir: (node != 0) as u8, start, end: start + resp });
+        self.charges.push(Charge {
+            node: acker as u32,
+            station: s as u32,
+            dir: (node != 0) as u8,
+            start,
+            end: start + resp,
+        });
         let c = &mut cx.counters;
         c.nodes[acker].airtime_ns += resp.0;
         c.stations[s].airtime_ns += resp.0;

@@ -21,8 +21,8 @@ pub mod pcf;
 
 use crate::ctx::Ctx;
 use crate::engine::Event;
-use crate::packet::PacketId;
 pub use crate::net::{Acct, Node};
+use crate::packet::PacketId;
 
 pub use air::{AirTx, Outcome, TxRate};
 pub use ifs::IfsRules;

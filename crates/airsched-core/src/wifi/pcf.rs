@@ -75,13 +75,19 @@ impl CfParams {
 
     /// Whether beacon `k` starts a CFP.
     pub fn starts_cfp(&self, k: u64) -> bool {
-        k % (self.dtim_period as u64 * self.cfp_period as u64) == 0
+        k.is_multiple_of(self.dtim_period as u64 * self.cfp_period as u64)
     }
 
     /// The bounds 802.11 puts on CFPMaxDuration (9.3.3.2 / 11.x): at least a beacon, one
     /// maximum-size exchange (`max_exchange`) and a CF-End; at most the repetition interval
     /// minus one maximum-size DCF exchange (`max_dcf_exchange`), so the CP can carry one.
-    pub fn check(&self, beacon: Nanos, max_exchange: Nanos, cf_end: Nanos, max_dcf_exchange: Nanos) -> Result<(), String> {
+    pub fn check(
+        &self,
+        beacon: Nanos,
+        max_exchange: Nanos,
+        cf_end: Nanos,
+        max_dcf_exchange: Nanos,
+    ) -> Result<(), String> {
         if self.dtim_period == 0 || self.cfp_period == 0 {
             return Err("dtim_period and cfp_period must be at least 1".into());
         }
@@ -275,7 +281,12 @@ mod tests {
 
     #[test]
     fn cfps_start_every_cfp_period_dtims() {
-        let p = CfParams { beacon_interval: Nanos::from_us(102_400), dtim_period: 2, cfp_period: 3, cfp_max_duration: Nanos::from_us(1024 * 50) };
+        let p = CfParams {
+            beacon_interval: Nanos::from_us(102_400),
+            dtim_period: 2,
+            cfp_period: 3,
+            cfp_max_duration: Nanos::from_us(1024 * 50),
+        };
         assert_eq!(p.repetition_interval(), Nanos::from_us(614_400));
         let starts: Vec<u64> = (0..13).filter(|&k| p.starts_cfp(k)).collect();
         assert_eq!(starts, [0, 6, 12]);
@@ -292,7 +303,12 @@ mod tests {
         let beacon = dsss::txtime(Preamble::Long, DsssRate::R1, 73);
         let max_x = t.exchange(DsssRate::R11, Some(2346), Some(2346));
         let dcf = Nanos::from_us(50 + 620) + t.data(DsssRate::R11, 2346) + dsss::SIFS + Nanos::from_us(248);
-        let ok = CfParams { beacon_interval: Nanos::from_us(102_400), dtim_period: 1, cfp_period: 1, cfp_max_duration: Nanos::from_us(1024 * 50) };
+        let ok = CfParams {
+            beacon_interval: Nanos::from_us(102_400),
+            dtim_period: 1,
+            cfp_period: 1,
+            cfp_max_duration: Nanos::from_us(1024 * 50),
+        };
         assert_eq!(ok.check(beacon, max_x, t.cf_end(), dcf), Ok(()));
         let short = CfParams { cfp_max_duration: Nanos::from_us(1024 * 2), ..ok };
         assert!(short.check(beacon, max_x, t.cf_end(), dcf).unwrap_err().contains("shorter than a beacon"));
@@ -307,27 +323,62 @@ mod tests {
     #[test]
     fn a_cfp_polls_round_robin_while_time_remains_and_fits_its_exchanges_before_cf_end() {
         let t = timing();
-        let p = CfParams { beacon_interval: Nanos::from_us(102_400), dtim_period: 1, cfp_period: 1, cfp_max_duration: Nanos::from_us(1024 * 20) };
+        let p = CfParams {
+            beacon_interval: Nanos::from_us(102_400),
+            dtim_period: 1,
+            cfp_period: 1,
+            cfp_max_duration: Nanos::from_us(1024 * 20),
+        };
         let beacon = Nanos::from_us(776);
         let mut pc = PointCoordinator::new(vec![0, 1, 2, 3]);
         let mut out = Vec::new();
-        let end = pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |_, down| (!down).then_some(1536), &mut out);
+        let end = pc.run_cfp(
+            &p,
+            &t,
+            DsssRate::R11,
+            beacon,
+            Nanos::ZERO,
+            Nanos::ZERO,
+            |_, down| (!down).then_some(1536),
+            &mut out,
+        );
         assert_eq!(out.len(), 11);
         assert_eq!(out[0].start, Nanos::from_us(786));
         assert_eq!(out[10].end, Nanos::from_us(786 + 11 * 1634));
         assert_eq!(end, Nanos::from_us(786 + 11 * 1634 + 272));
         let order: Vec<u32> = out.iter().map(|x| x.station).collect();
         assert_eq!(order, [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2]);
-        pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |_, down| (!down).then_some(1536), &mut out);
+        pc.run_cfp(
+            &p,
+            &t,
+            DsssRate::R11,
+            beacon,
+            Nanos::ZERO,
+            Nanos::ZERO,
+            |_, down| (!down).then_some(1536),
+            &mut out,
+        );
         assert_eq!(out[0].station, 3);
         // Only station 1 has traffic: rounds go on while it sends, and the CFP ends after
         // a whole round (4 polls) with nothing: here it fits 0 1 2 3 0 1 2 3 ... 11 polls of
         // which the three of station 1 carried 1536 bytes.
         let mut pc = PointCoordinator::new(vec![0, 1, 2, 3]);
         let mut left = 2;
-        let end = pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |s, down| {
-            (s == 1 && !down && left > 0).then(|| { left -= 1; 1536 })
-        }, &mut out);
+        let end = pc.run_cfp(
+            &p,
+            &t,
+            DsssRate::R11,
+            beacon,
+            Nanos::ZERO,
+            Nanos::ZERO,
+            |s, down| {
+                (s == 1 && !down && left > 0).then(|| {
+                    left -= 1;
+                    1536
+                })
+            },
+            &mut out,
+        );
         // Station 1 carries data twice (polls 2 and 6 of 0 1 2 3 0 1 ...); the `frames` callback
         // is asked twice per poll (down, then up), so `left` runs out at the second data poll.
         // After poll 6 (index 5), four idle polls (2 3 0 1) end the CFP: 10 polls in all.
@@ -337,15 +388,42 @@ mod tests {
         assert_eq!(end, Nanos::from_us(786 + 2 * 1634 + 8 * 628 + 272));
         // Twenty stations: only 11 fit (see above); the next CFP resumes with the 12th.
         let mut pc = PointCoordinator::new((0..20).collect());
-        let end = pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |_, down| (!down).then_some(1536), &mut out);
+        let end = pc.run_cfp(
+            &p,
+            &t,
+            DsssRate::R11,
+            beacon,
+            Nanos::ZERO,
+            Nanos::ZERO,
+            |_, down| (!down).then_some(1536),
+            &mut out,
+        );
         assert_eq!(out.len(), 11);
         assert_eq!(end, Nanos::from_us(786 + 11 * 1634 + 272));
-        pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::ZERO, |_, down| (!down).then_some(1536), &mut out);
+        pc.run_cfp(
+            &p,
+            &t,
+            DsssRate::R11,
+            beacon,
+            Nanos::ZERO,
+            Nanos::ZERO,
+            |_, down| (!down).then_some(1536),
+            &mut out,
+        );
         assert_eq!(out[0].station, 11);
         // Foreshortened: starting 5000 µs late, it still ends by TBTT + 20 TU: (20480 - 5786 -
         // 272) / 1634 = 8.8, so 8 exchanges.
         let mut pc = PointCoordinator::new((0..20).collect());
-        pc.run_cfp(&p, &t, DsssRate::R11, beacon, Nanos::ZERO, Nanos::from_us(5000), |_, down| (!down).then_some(1536), &mut out);
+        pc.run_cfp(
+            &p,
+            &t,
+            DsssRate::R11,
+            beacon,
+            Nanos::ZERO,
+            Nanos::from_us(5000),
+            |_, down| (!down).then_some(1536),
+            &mut out,
+        );
         assert_eq!(out.len(), 8);
         // Idle stations answer Null: 628 µs each; one idle round ends the CFP.
         let mut pc = PointCoordinator::new(vec![0, 1]);

@@ -35,7 +35,8 @@ impl Cell {
         let dev = self.net.topo.wifi_dev(node);
         let ids: Vec<_> = (0..n)
             .map(|k| {
-                let p = self.cx.pkts.alloc(Packet { seq: k as u64, ..Packet::new(f, ip_len, ip_len - 28, self.cx.now) });
+                let p =
+                    self.cx.pkts.alloc(Packet { seq: k as u64, ..Packet::new(f, ip_len, ip_len - 28, self.cx.now) });
                 assert!(self.net.devs[dev as usize].enqueue(dev, p, &mut self.cx));
                 p
             })

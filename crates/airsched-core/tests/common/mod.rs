@@ -18,7 +18,11 @@ pub fn txtime_us(rate_mbps: f64, psdu: u32) -> f64 {
 
 /// ACK duration after data at `rate` with basic rates {1, 2}.
 pub fn ack_us(rate_mbps: f64) -> f64 {
-    if rate_mbps == 1.0 { 304.0 } else { 248.0 }
+    if rate_mbps == 1.0 {
+        304.0
+    } else {
+        248.0
+    }
 }
 
 /// Bianchi saturation throughput (aggregate, Mb/s of IP datagrams), the "ns-3 variant" of
@@ -42,7 +46,11 @@ pub fn bianchi_ns3(n: u32, rate_mbps: f64, l_ip: u32, attempts: Option<u32>) -> 
     for _ in 0..200 {
         let p = 0.5 * (lo + hi);
         let p2 = 1.0 - (1.0 - tau_of(p)).powi(n as i32 - 1);
-        if p2 > p { lo = p } else { hi = p }
+        if p2 > p {
+            lo = p
+        } else {
+            hi = p
+        }
     }
     let tau = tau_of(0.5 * (lo + hi));
     let ptr = 1.0 - (1.0 - tau).powi(n as i32);
@@ -51,7 +59,8 @@ pub fn bianchi_ns3(n: u32, rate_mbps: f64, l_ip: u32, attempts: Option<u32>) -> 
     let tc = ts;
     let b = 1.0 / w;
     let payload_bits = 8.0 * l_ip as f64;
-    ps * ptr * payload_bits / (1.0 - b)
+    ps * ptr * payload_bits
+        / (1.0 - b)
         / ((1.0 - ptr) * sigma + ptr * ps * (ts / (1.0 - b) + sigma) + ptr * (1.0 - ps) * tc)
 }
 
@@ -63,11 +72,7 @@ pub fn heusse_per_host(rates_mbps: &[f64], l_ip: u32) -> f64 {
     let pc = 1.0 - (1.0 - 1.0 / cw).powf(n - 1.0);
     let t_cont = sigma * (cw / 2.0) * (1.0 + pc) / n;
     let times: Vec<f64> = rates_mbps.iter().map(|&r| txtime_us(r, l_ip + 36)).collect();
-    let sum_t: f64 = rates_mbps
-        .iter()
-        .zip(&times)
-        .map(|(&r, &td)| difs + t_cont + td + sifs + ack_us(r))
-        .sum();
+    let sum_t: f64 = rates_mbps.iter().zip(&times).map(|(&r, &td)| difs + t_cont + td + sifs + ack_us(r)).sum();
     // Mean airtime of the longer of two colliding frames, over pairs of distinct stations.
     let (mut longer, mut pairs) = (0.0, 0.0);
     for (i, a) in times.iter().enumerate() {
@@ -84,9 +89,6 @@ pub fn heusse_per_host(rates_mbps: &[f64], l_ip: u32) -> f64 {
 /// A single saturated transmitter (the AP) serving stations packet by packet: per-station
 /// Mb/s of IP datagrams, reference 9.3 "RR".
 pub fn round_robin_per_station(rates_mbps: &[f64], l_ip: u32) -> f64 {
-    let sum: f64 = rates_mbps
-        .iter()
-        .map(|&r| 50.0 + 15.5 * 20.0 + txtime_us(r, l_ip + 36) + 10.0 + ack_us(r))
-        .sum();
+    let sum: f64 = rates_mbps.iter().map(|&r| 50.0 + 15.5 * 20.0 + txtime_us(r, l_ip + 36) + 10.0 + ack_us(r)).sum();
     8.0 * l_ip as f64 / sum
 }

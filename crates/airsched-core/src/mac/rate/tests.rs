@@ -13,13 +13,8 @@ const RETRY_LIMIT: u32 = 7;
 fn dsss_airtime() -> [Nanos; 4] {
     let basic = [DsssRate::R1, DsssRate::R2];
     let mean_backoff = Nanos(SLOT.0 * 31 / 2);
-    DsssRate::ALL.map(|r| {
-        txtime(Preamble::Long, r, 1088)
-            + SIFS
-            + ack_time(Preamble::Long, &basic, r)
-            + DIFS
-            + mean_backoff
-    })
+    DsssRate::ALL
+        .map(|r| txtime(Preamble::Long, r, 1088) + SIFS + ack_time(Preamble::Long, &basic, r) + DIFS + mean_backoff)
 }
 
 /// argmax p * 8 * 1024 / airtime.
@@ -29,8 +24,7 @@ fn goodput_max_rate(p: &[f64; 4], airtime: &[Nanos; 4]) -> u8 {
 }
 
 fn ctl(algo: RateAlgo, seed: u64) -> RateCtl {
-    RateCtl::new(algo, &dsss_airtime(), RETRY_LIMIT, stream(seed, StreamKind::RateControl, 1))
-        .unwrap()
+    RateCtl::new(algo, &dsss_airtime(), RETRY_LIMIT, stream(seed, StreamKind::RateControl, 1)).unwrap()
 }
 
 #[derive(Default)]

@@ -146,7 +146,10 @@ fn over_the_global_limit_the_fattest_flow_loses_its_head_4_11() {
     assert_eq!(res, Enq::Queued);
     assert_eq!(b.pkts.get(xs[0]).queue_delay, Nanos::from_ms(1), "dropped packets are unstamped");
     let (s0, s1) = (fq.tin_stats(STA0_BE), fq.tin_stats(STA1_BE));
-    assert_eq!((s0.overlimit, s0.overlimit_drops, s0.backlog_packets, s1.overlimit, s1.backlog_packets), (1, 1, 5, 0, 5));
+    assert_eq!(
+        (s0.overlimit, s0.overlimit_drops, s0.backlog_packets, s1.overlimit, s1.backlog_packets),
+        (1, 1, 5, 0, 5)
+    );
     assert_eq!((fq.stats().overlimit, fq.stats().backlog), (1, 10));
     assert!(fq.stats().conserved());
 }

@@ -2,7 +2,9 @@
 //! for a new class, with its link-sharing (`lss`), round-robin (`wrr`) and split/defmap (`fopt`)
 //! attributes, quantum normalisation and the split nodes' default maps.
 
-use super::params::{ClassSpec, Fopt, LinkOpts, Lss, Wrr, LSS_AVPKT, LSS_EWMA, LSS_FLAGS, LSS_MAXIDLE, LSS_MINIDLE, LSS_OFFTIME};
+use super::params::{
+    ClassSpec, Fopt, LinkOpts, Lss, Wrr, LSS_AVPKT, LSS_EWMA, LSS_FLAGS, LSS_MAXIDLE, LSS_MINIDLE, LSS_OFFTIME,
+};
 use super::{Cbq, Class, MAXLEVEL, NIL, NPRIO, TC_PRIO_MAX};
 use crate::qdisc::{default_child, diag_error, diag_warning, BuildCx, ClassDecl, Handle, QdiscStats, L2_HEADER_BYTES};
 use crate::tc::lex::TcDiag;
@@ -48,10 +50,19 @@ impl Cbq {
     pub(super) fn add_class(&mut self, c: &ClassDecl<'_>, spec: ClassSpec, cx: &BuildCx, diags: &mut Vec<TcDiag>) {
         let err = |diags: &mut Vec<TcDiag>, m: String| diags.push(diag_error(c.at, m));
         if c.parent == Handle::ROOT {
-            return err(diags, format!("cbq class {} cannot be a root: its parent must be {} or one of its classes", c.classid, self.handle));
+            return err(
+                diags,
+                format!(
+                    "cbq class {} cannot be a root: its parent must be {} or one of its classes",
+                    c.classid, self.handle
+                ),
+            );
         }
         let Some(rtab) = spec.rtab else {
-            return err(diags, format!("new cbq class {} needs \"rate\" (the kernel rejects it without a rate)", c.classid));
+            return err(
+                diags,
+                format!("new cbq class {} needs \"rate\" (the kernel rejects it without a rate)", c.classid),
+            );
         };
         let Some(lss) = spec.lss else {
             return err(
@@ -65,7 +76,15 @@ impl Cbq {
         };
         let wrr = spec.wrr.unwrap_or_default();
         if c.classid.major() != self.handle.major() || c.classid.minor() == 0 {
-            return err(diags, format!("class id {} does not belong to cbq {} (expected {:x}:N, N > 0)", c.classid, self.handle, self.handle.major()));
+            return err(
+                diags,
+                format!(
+                    "class id {} does not belong to cbq {} (expected {:x}:N, N > 0)",
+                    c.classid,
+                    self.handle,
+                    self.handle.major()
+                ),
+            );
         }
         if self.lookup(c.classid).is_some() {
             return err(diags, format!("cbq class {} already exists", c.classid));
@@ -101,7 +120,12 @@ impl Cbq {
             cl.avpkt = avpkt;
         }
         if let Some((m, _)) = spec.defmap_without_split {
-            diags.push(diag_warning(c.at, format!("defmap {m:x} without \"split\" has no effect on a new class (the kernel needs the split node)")));
+            diags.push(diag_warning(
+                c.at,
+                format!(
+                    "defmap {m:x} without \"split\" has no effect on a new class (the kernel needs the split node)"
+                ),
+            ));
         }
         if let Some(f) = spec.fopt {
             self.change_defmap(idx, &f, c, diags);
@@ -217,7 +241,10 @@ impl Cbq {
             }
         }
         let Some(split) = split else {
-            diags.push(diag_warning(c.at, format!("split {splitid} is not an ancestor of {}: the kernel ignores split/defmap", c.classid)));
+            diags.push(diag_warning(
+                c.at,
+                format!("split {splitid} is not an ancestor of {}: the kernel ignores split/defmap", c.classid),
+            ));
             return;
         };
         let (def, mask) = (f.defmap, f.defchange);

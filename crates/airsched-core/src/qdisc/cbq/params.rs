@@ -13,7 +13,7 @@
 
 use crate::qdisc::common::errors_since;
 use crate::qdisc::{opt_parser, ClassDecl, Handle, QdiscDecl};
-use crate::tc::lex::{Tok, TcDiag};
+use crate::tc::lex::{TcDiag, Tok};
 use crate::tc::opts::OptParser;
 
 /// `TC_CBQ_MAXPRIO`: priorities 1..8 on the tc side, 0..7 in the kernel.
@@ -58,7 +58,14 @@ impl RateTable {
     /// `tc_calc_rtable(r, rtab, cell_log, mtu, linklayer)`: `cell_log` None picks the smallest one
     /// with `mtu >> cell_log <= 255` (mtu 0 counts as 2047). Errors like `qdisc_get_rtab`, which
     /// rejects rate 0 and `cell_log` 0 (and, since Linux 5.11, `cell_log` >= 32).
-    pub fn new(rate: u32, cell_log: Option<u32>, mtu: u32, mpu: u32, overhead: u32, atm: bool) -> Result<RateTable, String> {
+    pub fn new(
+        rate: u32,
+        cell_log: Option<u32>,
+        mtu: u32,
+        mpu: u32,
+        overhead: u32,
+        atm: bool,
+    ) -> Result<RateTable, String> {
         let mtu = if mtu == 0 { 2047 } else { mtu };
         let cell_log = cell_log.unwrap_or_else(|| {
             let mut c = 0;
@@ -179,8 +186,27 @@ pub struct ClassSpec {
 
 const QDISC_KNOWN: &[&str] = &["bandwidth", "rate", "avpkt", "cell", "mpu", "ewma", "allot", "overhead", "linklayer"];
 const CLASS_KNOWN: &[&str] = &[
-    "rate", "bandwidth", "allot", "avpkt", "prio", "weight", "maxburst", "minburst", "minidle", "bounded", "borrow",
-    "isolated", "sharing", "ewma", "cell", "mpu", "split", "defmap", "overhead", "linklayer", "estimator",
+    "rate",
+    "bandwidth",
+    "allot",
+    "avpkt",
+    "prio",
+    "weight",
+    "maxburst",
+    "minburst",
+    "minidle",
+    "bounded",
+    "borrow",
+    "isolated",
+    "sharing",
+    "ewma",
+    "cell",
+    "mpu",
+    "split",
+    "defmap",
+    "overhead",
+    "linklayer",
+    "estimator",
 ];
 
 /// A rate as tc's `get_rate` stores it: bytes per second in 32 bits.
@@ -244,7 +270,8 @@ fn overhead(p: &mut OptParser<'_, '_>, k: Tok<'_>) -> Option<u32> {
 pub fn parse_qdisc(d: &QdiscDecl<'_>, diags: &mut Vec<TcDiag>) -> Option<LinkOpts> {
     let n0 = diags.len();
     let mut p = opt_parser(&d.opts, d.end, diags);
-    let (mut rate, mut avpkt, mut cell, mut mpu, mut ewma, mut allot, mut ovh, mut atm) = (0, 0, None, 0, DEF_EWMA, 0u32, 0, false);
+    let (mut rate, mut avpkt, mut cell, mut mpu, mut ewma, mut allot, mut ovh, mut atm) =
+        (0, 0, None, 0, DEF_EWMA, 0u32, 0, false);
     let (mut rate_given, mut avpkt_given) = (false, false);
     let (mut cell_at, mut allot_at) = (None, None);
     while let Some(k) = p.next() {
@@ -275,7 +302,9 @@ pub fn parse_qdisc(d: &QdiscDecl<'_>, diags: &mut Vec<TcDiag>) -> Option<LinkOpt
         }
     }
     if !rate_given {
-        p.error_at_end("cbq needs \"bandwidth RATE\", the physical link rate its idle-time estimator is computed against");
+        p.error_at_end(
+            "cbq needs \"bandwidth RATE\", the physical link rate its idle-time estimator is computed against",
+        );
     }
     if !avpkt_given {
         p.error_at_end("cbq needs \"avpkt BYTES\", the average packet size");
@@ -334,7 +363,8 @@ pub fn parse_class(c: &ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option<ClassSp
     let mut wrr = Wrr::default();
     let mut fopt = Fopt::default();
     let (mut fopt_ok, mut split_given) = (false, false);
-    let (mut rate, mut bndw, mut mpu, mut cell, mut ewma, mut ovh, mut atm) = (0u32, 0u32, 0u32, None, None, 0u32, false);
+    let (mut rate, mut bndw, mut mpu, mut cell, mut ewma, mut ovh, mut atm) =
+        (0u32, 0u32, 0u32, None, None, 0u32, false);
     let (mut minburst, mut maxburst) = (0u32, 0u32);
     let (mut cell_at, mut allot_at) = (None, None);
     while let Some(k) = p.next() {
@@ -384,7 +414,9 @@ pub fn parse_class(c: &ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option<ClassSp
                 if let Some(v) = p.value(k, "a class id like 1:0") {
                     match parse_classid(v.text) {
                         Some(h) => fopt.split = h,
-                        None => p.error(v, format!("\"{}\" is not a class id (tc: \"Invalid split node ID.\")", v.text)),
+                        None => {
+                            p.error(v, format!("\"{}\" is not a class id (tc: \"Invalid split node ID.\")", v.text))
+                        }
                     }
                 }
                 fopt_ok = true;
@@ -394,7 +426,9 @@ pub fn parse_class(c: &ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option<ClassSp
                 if let Some(v) = p.value(k, "a hexadecimal priority mask like c0 or c0/ff") {
                     match parse_defmap(v.text) {
                         Some((m, ch)) => (fopt.defmap, fopt.defchange) = (m, ch),
-                        None => p.error(v, format!("\"{}\" is not a defmap: expected MASK32[/MASK] in hexadecimal", v.text)),
+                        None => {
+                            p.error(v, format!("\"{}\" is not a defmap: expected MASK32[/MASK] in hexadecimal", v.text))
+                        }
                     }
                 }
                 fopt_ok = true;
@@ -421,7 +455,9 @@ pub fn parse_class(c: &ClassDecl<'_>, diags: &mut Vec<TcDiag>) -> Option<ClassSp
             p.error_at_end("maxburst/minburst need \"avpkt\" (tc: avpkt is required for max/minburst)");
         }
         if bndw == 0 || rate == 0 {
-            p.error_at_end("maxburst/minburst need \"bandwidth\" and \"rate\" (tc: bandwidth&rate are required for max/minburst)");
+            p.error_at_end(
+                "maxburst/minburst need \"bandwidth\" and \"rate\" (tc: bandwidth&rate are required for max/minburst)",
+            );
         }
     }
     if wrr.priority == 0 {

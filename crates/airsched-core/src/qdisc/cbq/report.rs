@@ -3,8 +3,8 @@
 
 use super::{Cbq, Class, NPRIO, PASTPERFECT};
 use crate::qdisc::{ClassReport, Handle, Qdisc, QdiscReport, QdiscStats};
-use crate::tc::opts::format_rate_bytes;
 use crate::tc::opts::fmt_g;
+use crate::tc::opts::format_rate_bytes;
 
 impl Cbq {
     /// Counters of each class over itself and the classes that share into it (what its "Sent"
@@ -60,7 +60,11 @@ impl Cbq {
             ("avgidle".to_string(), c.avgidle),
             ("undertime".to_string(), undertime),
         ];
-        let text = format!("  borrowed {b} overactions {o} avgidle {} undertime {}", fmt_g(c.avgidle as f64, 6), fmt_g(undertime as f64, 6));
+        let text = format!(
+            "  borrowed {b} overactions {o} avgidle {} undertime {}",
+            fmt_g(c.avgidle as f64, 6),
+            fmt_g(undertime as f64, 6)
+        );
         (pairs, text)
     }
 

@@ -3,10 +3,12 @@
 use super::params::{calc_maxidle, calc_offtime, xmittime, RateTable};
 use super::*;
 use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_IP};
-use crate::qdisc::testutil::{self, class as class_decl, errors, expect_built, qdisc, run_link, tokens, Bench, LinkRun, Source};
+use crate::qdisc::testutil::{
+    self, class as class_decl, errors, expect_built, qdisc, run_link, tokens, Bench, LinkRun, Source,
+};
 use crate::qdisc::{ClassReport, Graft};
-use crate::tc::opts::fmt_g;
 use crate::tc::lex::Tok;
+use crate::tc::opts::fmt_g;
 use crate::tc::opts::format_rate_bytes;
 
 /// A tc script: one `tc qdisc add ... cbq` line, then `tc class add` lines, in order.
@@ -87,7 +89,6 @@ fn assert_identity_everywhere(q: &QdiscImpl) {
         }
     }
 }
-
 
 /// The qdisc line used by most tests: a 10 Mbit/s link.
 const QDISC: &str = "bandwidth 10mbit avpkt 1000";
@@ -178,9 +179,11 @@ fn unbounded_class_borrows_spare_bandwidth_from_its_parent() {
 #[test]
 fn higher_priority_is_served_first() {
     // Both classes may use 8mbit and borrow from the link: neither is overlimit; prio 1 goes first.
-    let s = Script::new(QDISC)
-        .class("1:", "1:10", "bandwidth 10mbit rate 8mbit allot 1514 prio 1 avpkt 1000")
-        .class("1:", "1:20", "bandwidth 10mbit rate 8mbit allot 1514 prio 2 avpkt 1000");
+    let s = Script::new(QDISC).class("1:", "1:10", "bandwidth 10mbit rate 8mbit allot 1514 prio 1 avpkt 1000").class(
+        "1:",
+        "1:20",
+        "bandwidth 10mbit rate 8mbit allot 1514 prio 2 avpkt 1000",
+    );
     let mut q = s.build();
     let (dur, from) = (secs(4), secs(1));
     let mut b = bench(&[class_id(0x10), class_id(0x20)]);
@@ -254,10 +257,11 @@ fn isolated_class_is_kept_out_of_its_parents_estimator() {
 /// Garroppo et al. (2008), Table 1, "Good" position: 4 Mbit/s and 1 Mbit/s reservations under a
 /// 5 Mbit/s parent, 1024-byte CBR flows of 6 Mbit/s each; CBQ delivered 4037 / 1017 kbit/s.
 fn garroppo(leaves: &str) -> Script {
-    Script::new(QDISC)
-        .class("1:", "1:1", &opts("5mbit", "bounded"))
-        .class("1:1", "1:10", &opts("4mbit", leaves))
-        .class("1:1", "1:20", &opts("1mbit", leaves))
+    Script::new(QDISC).class("1:", "1:1", &opts("5mbit", "bounded")).class("1:1", "1:10", &opts("4mbit", leaves)).class(
+        "1:1",
+        "1:20",
+        &opts("1mbit", leaves),
+    )
 }
 
 fn run_garroppo(q: &mut QdiscImpl) -> (f64, f64, LinkRun) {
@@ -293,7 +297,10 @@ fn stats_identity_and_tc_class_show() {
     // The link class covers everything that shares into it: here, the whole tree.
     let link = &top.classes[0];
     assert_eq!((link.classid, link.parent), (Handle::new(1, 0), Handle::ROOT));
-    assert_eq!((link.stats.sent_packets, link.stats.drops, link.stats.qlen), (top.stats.sent_packets, top.stats.drops, top.stats.qlen));
+    assert_eq!(
+        (link.stats.sent_packets, link.stats.drops, link.stats.qlen),
+        (top.stats.sent_packets, top.stats.drops, top.stats.qlen)
+    );
     // tc -s qdisc/class show text.
     assert_eq!(top.options, "rate 10Mbit (bounded,isolated) prio no-transmit");
     let c1 = class_report(&q, 1);
@@ -307,7 +314,10 @@ fn stats_identity_and_tc_class_show() {
     // Children are reported after the qdisc, attached to their classes.
     assert_eq!(reps.len(), 1 + 4);
     assert!(reps[1..].iter().all(|c| c.kind == "pfifo"));
-    assert_eq!(reps.iter().map(|c| c.parent).collect::<Vec<_>>()[1..], [Handle::new(1, 0), Handle::new(1, 1), Handle::new(1, 0x10), Handle::new(1, 0x20)]);
+    assert_eq!(
+        reps.iter().map(|c| c.parent).collect::<Vec<_>>()[1..],
+        [Handle::new(1, 0), Handle::new(1, 1), Handle::new(1, 0x10), Handle::new(1, 0x20)]
+    );
 }
 
 #[test]
@@ -344,7 +354,8 @@ fn maxburst_sets_the_burst_after_idle() {
     for (extra, burst) in [("", 2), ("maxburst 20", 21), ("maxburst 100 ewma 7", 102)] {
         let mut q = Script::new(QDISC).class("1:", "1:10", &opts("1mbit", &format!("bounded {extra}"))).build();
         let mut b = bench(&[class_id(0x10)]);
-        let srcs = [Source { flow: 0, rate_bps: 10 * MBIT, ip_len: 986, start: secs(2), stop: secs(2) + Nanos::from_ms(100) }];
+        let srcs =
+            [Source { flow: 0, rate_bps: 10 * MBIT, ip_len: 986, start: secs(2), stop: secs(2) + Nanos::from_ms(100) }];
         let r = run_link(&mut q, &mut b, &srcs, 10 * MBIT, secs(3), Nanos::ZERO);
         let link_time = 1000 * 8 * 100; // ns per 1000-byte frame at 10 Mbit/s
         let got = 1 + r.departures.windows(2).take_while(|w| w[1].0 .0 - w[0].0 .0 <= link_time).count();
@@ -360,7 +371,7 @@ fn tc_formulas_and_rate_tables() {
     assert_eq!(t.cell_log, 3);
     assert_eq!(t.l2t(1514), 19_000); // 1520 B -> 1216 us
     assert_eq!(t.l2t(1014), 12_687); // 1016 B -> 812 us (812.8 truncated) -> 12687.5 truncated
-    // maxidle = max(xmt (1-g), vxmt (g^-maxburst - 1)) * 2^ewma; offtime from minburst.
+                                     // maxidle = max(xmt (1-g), vxmt (g^-maxburst - 1)) * 2^ewma; offtime from minburst.
     assert_eq!(calc_maxidle(1_250_000, 125_000, 1000, 5, 20), 3_193_093);
     assert_eq!(calc_maxidle(1_250_000, 125_000, 1000, 5, 0), 12_500);
     assert_eq!(calc_offtime(1_250_000, 125_000, 1000, 5, 1), 3_625);
@@ -379,7 +390,10 @@ fn tc_formulas_and_rate_tables() {
     assert_eq!(format_rate_bytes(1_250_000), "10Mbit");
     assert_eq!(format_rate_bytes(187_500), "1500Kbit");
     assert_eq!(format_rate_bytes(100), "800bit");
-    assert_eq!((fmt_g(-114_313.0, 6), fmt_g(3_193_093.0, 6), fmt_g(-2_147_483_647.0, 6)), ("-114313".into(), "3.19309e+06".into(), "-2.14748e+09".into()));
+    assert_eq!(
+        (fmt_g(-114_313.0, 6), fmt_g(3_193_093.0, 6), fmt_g(-2_147_483_647.0, 6)),
+        ("-114313".into(), "3.19309e+06".into(), "-2.14748e+09".into())
+    );
 }
 
 #[test]
@@ -387,12 +401,17 @@ fn default_prio_classes_get_weight_one_and_repaired_quanta() {
     // Without "prio", tc makes a class prio 8 with weight 1; in the link's band the quantum
     // weight x allot x 3 / (bandwidth + 2) is 0, which the kernel "repairs" to mtu/2 + 1 = 751:
     // the 3mbit and 1mbit classes then share the link equally.
-    let s = Script::new(QDISC)
-        .class("1:", "1:10", "bandwidth 10mbit rate 3mbit allot 1514 avpkt 1000")
-        .class("1:", "1:20", "bandwidth 10mbit rate 1mbit allot 1514 avpkt 1000");
+    let s = Script::new(QDISC).class("1:", "1:10", "bandwidth 10mbit rate 3mbit allot 1514 avpkt 1000").class(
+        "1:",
+        "1:20",
+        "bandwidth 10mbit rate 1mbit allot 1514 avpkt 1000",
+    );
     let (q, diags) = s.build_with(vec![], vec![]);
     let mut q = q.unwrap();
-    assert!(diags.iter().any(|d| d.severity == Severity::Warning && d.message.contains("repaired to 751")), "{diags:#?}");
+    assert!(
+        diags.iter().any(|d| d.severity == Severity::Warning && d.message.contains("repaired to 751")),
+        "{diags:#?}"
+    );
     assert_eq!((class(&q, 0x10).weight, class(&q, 0x10).quantum, class(&q, 0x20).quantum), (1, 751, 751));
     assert_eq!(class_report(&q, 0x10).options, "rate 3Mbit prio no-transmit");
     let got = saturate(&mut q, &[class_id(0x10), class_id(0x20)], 1000);
@@ -427,10 +446,10 @@ fn classification_priority_filters_and_defmaps() {
     b.keys[2].priority = 6; // TC_PRIO_INTERACTIVE: root defmap bit 6
     b.keys[3].priority = class_id(0x20); // skb->priority names the class
     b.keys[5].priority = Handle::new(2, 5).0; // a foreign major: no defmap, stays where it stopped
-    // flow: 0 dst .2 sport 40000 -> 1:1 -> 1:10; 1 -> no filter, priority 0, root defmap has
-    // only 6,7 -> the link class itself; 2 -> root defmap[6] = 1:30; 3 -> 1:20 directly;
-    // 4 -> 1:1, no match, 1:1's defmap[0] = 1:20; 5 -> 1:1, foreign priority -> inner 1:1;
-    // 6 -> the root's "priority 6" filter -> 1:30.
+                                              // flow: 0 dst .2 sport 40000 -> 1:1 -> 1:10; 1 -> no filter, priority 0, root defmap has
+                                              // only 6,7 -> the link class itself; 2 -> root defmap[6] = 1:30; 3 -> 1:20 directly;
+                                              // 4 -> 1:1, no match, 1:1's defmap[0] = 1:20; 5 -> 1:1, foreign priority -> inner 1:1;
+                                              // 6 -> the root's "priority 6" filter -> 1:30.
     let want = [0x10, 0, 0x30, 0x20, 0x20, 1, 0x30];
     for f in 0..7 {
         let p = b.pkt(f, 500);
@@ -464,7 +483,12 @@ fn grafted_child_replaces_the_default_pfifo() {
     assert!(diags.is_empty(), "{diags:#?}");
     let mut q = q.unwrap();
     let mut b = bench(&[class_id(0x10)]);
-    let res: Vec<Enq> = (0..5).map(|_| { let p = b.pkt(0, 1000); q.enqueue(p, &mut b.cx(), Nanos::ZERO) }).collect();
+    let res: Vec<Enq> = (0..5)
+        .map(|_| {
+            let p = b.pkt(0, 1000);
+            q.enqueue(p, &mut b.cx(), Nanos::ZERO)
+        })
+        .collect();
     assert_eq!(res, [Enq::Queued, Enq::Queued, Enq::Queued, Enq::Dropped, Enq::Dropped]);
     let c = class_report(&q, 0x10);
     assert_eq!((c.leaf, c.stats.drops, c.stats.qlen), (Some(Handle::new(10, 0)), 2, 3));
@@ -508,7 +532,13 @@ fn option_errors_carry_positions() {
     type Case<'a> = (&'a str, Vec<(&'a str, &'a str, &'a str)>, u32, &'a str, &'a str);
     let (o1, o2) = (opts("1mbit", ""), opts("2mbit", ""));
     let cases: Vec<Case<'_>> = vec![
-        ("bandwith 10mbit avpkt 1000", vec![], 1, "bandwith", "unknown cbq option \"bandwith\"; expected one of: bandwidth"),
+        (
+            "bandwith 10mbit avpkt 1000",
+            vec![],
+            1,
+            "bandwith",
+            "unknown cbq option \"bandwith\"; expected one of: bandwidth",
+        ),
         ("avpkt 1000", vec![], 1, "", "needs \"bandwidth RATE\""),
         ("bandwidth 10mbit", vec![], 1, "", "needs \"avpkt BYTES\""),
         ("bandwidth 10mbit avpkt 1000 ewma 32", vec![], 1, "32", "expected an integer from 0 to 31"),
@@ -516,18 +546,42 @@ fn option_errors_carry_positions() {
         ("bandwidth 10mbit avpkt 1000 cell 1", vec![], 1, "1", "cell_log 0"),
         ("bandwidth 10mbit avpkt 1000 mpu", vec![], 1, "mpu", "needs a value"),
         (QDISC, vec![("1:", "1:10", "rate 1mbit allot 1514 prio 9 avpkt 1000")], 2, "9", "from 0 to 8"),
-        (QDISC, vec![("1:", "1:10", "rate 1mbit allot 1514 prio 5 avpkt 1000 burst 10k")], 2, "burst", "unknown cbq class option"),
+        (
+            QDISC,
+            vec![("1:", "1:10", "rate 1mbit allot 1514 prio 5 avpkt 1000 burst 10k")],
+            2,
+            "burst",
+            "unknown cbq class option",
+        ),
         (QDISC, vec![("1:", "1:10", "allot 1514 prio 5 avpkt 1000")], 2, "1:10", "needs \"rate\""),
         (QDISC, vec![("1:", "1:10", "rate 1mbit allot 1514 prio 5")], 2, "1:10", "no link-sharing parameter"),
-        (QDISC, vec![("1:", "1:10", "rate 1mbit allot 1514 prio 5 avpkt 1000 maxburst 20")], 2, "", "need \"bandwidth\" and \"rate\""),
-        (QDISC, vec![("1:", "1:10", "bandwidth 10mbit rate 1mbit prio 5 maxburst 20 allot 1514")], 2, "", "need \"avpkt\""),
+        (
+            QDISC,
+            vec![("1:", "1:10", "rate 1mbit allot 1514 prio 5 avpkt 1000 maxburst 20")],
+            2,
+            "",
+            "need \"bandwidth\" and \"rate\"",
+        ),
+        (
+            QDISC,
+            vec![("1:", "1:10", "bandwidth 10mbit rate 1mbit prio 5 maxburst 20 allot 1514")],
+            2,
+            "",
+            "need \"avpkt\"",
+        ),
         (QDISC, vec![("1:", "1:10", "rate 1mbit prio 5 bounded")], 2, "", "\"allot\" is required"),
         (QDISC, vec![("1:", "1:10", "rate 1mbit allot 200 prio 5 avpkt 100 bounded")], 2, "200", "cell_log 0"),
         (QDISC, vec![("1:", "1:10", "rate 1mbit allot 1514 prio 5 avpkt 1000 defmap xyz")], 2, "xyz", "not a defmap"),
         (QDISC, vec![("1:7", "1:10", &o1)], 2, "1:10", "parent class 1:7 of 1:10 does not exist"),
         (QDISC, vec![("1:", "1:10", &o1), ("1:", "1:10", &o2)], 3, "1:10", "already exists"),
         (QDISC, vec![("1:", "2:10", &o1)], 2, "2:10", "does not belong to cbq 1:"),
-        (QDISC, vec![("1:", "1:10", "rate 1mbit allot 1514 prio 5 avpkt 1000 split 1::0")], 2, "1::0", "not a class id"),
+        (
+            QDISC,
+            vec![("1:", "1:10", "rate 1mbit allot 1514 prio 5 avpkt 1000 split 1::0")],
+            2,
+            "1::0",
+            "not a class id",
+        ),
     ];
     for (i, (qopts, classes, line, token, phrase)) in cases.iter().enumerate() {
         let mut s = Script::new(qopts);
@@ -535,7 +589,10 @@ fn option_errors_carry_positions() {
             s = s.class(parent, id, o);
         }
         let errs = s.errors();
-        let e = errs.iter().find(|e| e.message.contains(phrase)).unwrap_or_else(|| panic!("case {i}: no \"{phrase}\" in {errs:#?}"));
+        let e = errs
+            .iter()
+            .find(|e| e.message.contains(phrase))
+            .unwrap_or_else(|| panic!("case {i}: no \"{phrase}\" in {errs:#?}"));
         let text = &s.lines[*line as usize - 1];
         let col = if token.is_empty() { text.len() as u32 + 1 } else { col_of(text, token) };
         assert_eq!((e.line, e.col, e.token.as_str()), (*line, col, *token), "case {i}: {e}");
@@ -551,7 +608,8 @@ fn accepted_but_unmodelled_options_warn() {
     let (q, diags) = s.build_with(vec![], vec![]);
     assert!(q.is_some());
     let warn = |phrase: &str, line: u32| {
-        let d = diags.iter().find(|d| d.message.contains(phrase)).unwrap_or_else(|| panic!("no \"{phrase}\": {diags:#?}"));
+        let d =
+            diags.iter().find(|d| d.message.contains(phrase)).unwrap_or_else(|| panic!("no \"{phrase}\": {diags:#?}"));
         assert_eq!((d.severity, d.line), (Severity::Warning, line), "{d}");
     };
     warn("estimator accepted but not modelled", 2);

@@ -136,7 +136,14 @@ impl CodelVars {
     }
 
     /// `codel_should_drop`, right after `popped` left the queue.
-    fn should_drop(&mut self, popped: Popped, cx: &QCtx<'_>, p: &CodelParams, stats: &mut CodelStats, now: CodelTime) -> bool {
+    fn should_drop(
+        &mut self,
+        popped: Popped,
+        cx: &QCtx<'_>,
+        p: &CodelParams,
+        stats: &mut CodelStats,
+        now: CodelTime,
+    ) -> bool {
         let Some((pkt, backlog)) = popped else {
             self.first_above_time = 0;
             return false;

@@ -2,11 +2,11 @@
 //! its cap at the quantum, the §6.3 gate and its counter, the options. Expectations are exact
 //! where the DRR order or the token arithmetic is computable, and within a tolerance for rates.
 
-use super::*;
 use super::tests::{assert_identities, class, htb, within, ClassLine};
+use super::*;
 use crate::qdisc::testutil::{
-    ab_order, build, build_opts_ok, class as class_decl, errors, expect_built, handle, qdisc, run_link, warnings, Bench,
-    LinkRun, Source,
+    ab_order, build, build_opts_ok, class as class_decl, errors, expect_built, handle, qdisc, run_link, warnings,
+    Bench, LinkRun, Source,
 };
 use crate::qdisc::{Graft, REL_ONE};
 
@@ -17,12 +17,19 @@ const REL_03: u32 = (REL_ONE as u64 * 3 / 10) as u32;
 
 /// `tc qdisc add dev eth0 root handle 1: KIND QOPTS` on line 1, then one class line each (class
 /// kind = the qdisc's).
-fn build_kind(kind: &str, qopts: &str, classes: &[ClassLine], filters: Vec<Filter>) -> (Option<QdiscImpl>, Vec<TcDiag>) {
+fn build_kind(
+    kind: &str,
+    qopts: &str,
+    classes: &[ClassLine],
+    filters: Vec<Filter>,
+) -> (Option<QdiscImpl>, Vec<TcDiag>) {
     let mut d = qdisc(1, &format!("tc qdisc add dev eth0 root handle 1: {kind} {qopts}"));
     d.classes = classes
         .iter()
         .enumerate()
-        .map(|(i, &(p, c, o))| class_decl(2 + i as u32, &format!("tc class add dev eth0 parent {p} classid {c} {kind} {o}")))
+        .map(|(i, &(p, c, o))| {
+            class_decl(2 + i as u32, &format!("tc class add dev eth0 parent {p} classid {c} {kind} {o}"))
+        })
         .collect();
     d.filters = filters;
     build(d)
@@ -169,7 +176,8 @@ fn a_shaped_leaf_sends_rate_times_rel_of_real_bytes() {
     // flow 1. Leaf 2's stretched bytes per second equal its rate: it delivers 0.5 Mbit/s.
     let classes: &[ClassLine] = &[("1:", "1:10", "rate 2mbit ceil 2mbit"), ("1:", "1:20", "rate 2mbit ceil 2mbit")];
     let mut q = ok("whtb", "", classes, two_leaves());
-    let r = run_chan(&mut q, &[REL_ONE, REL_ONE / 4], &[sat(0, 5 * MBIT, 1500), sat(1, 5 * MBIT, 1500)], 100 * MBIT, 4, 1);
+    let r =
+        run_chan(&mut q, &[REL_ONE, REL_ONE / 4], &[sat(0, 5 * MBIT, 1500), sat(1, 5 * MBIT, 1500)], 100 * MBIT, 4, 1);
     within(r.rate_bps(0, 3.0), 2e6, 0.02, "perfect channel: its rate");
     within(r.rate_bps(1, 3.0), 0.5e6, 0.02, "rel 1/4: a quarter of its rate");
     // Quantum 25000 > 6056: nothing capped, every byte charged 4 times.
@@ -193,7 +201,8 @@ fn drr_turns_follow_the_stretched_lengths() {
 
     // Saturated on a 10 Mbit/s link: real bytes 4 : 1, stretched bytes 1 : 1.
     let mut q = ok_drr("", 6056, 6056);
-    let r = run_chan(&mut q, &[REL_ONE, REL_ONE / 4], &[sat(0, 20 * MBIT, 1500), sat(1, 20 * MBIT, 1500)], 10 * MBIT, 4, 1);
+    let r =
+        run_chan(&mut q, &[REL_ONE, REL_ONE / 4], &[sat(0, 20 * MBIT, 1500), sat(1, 20 * MBIT, 1500)], 10 * MBIT, 4, 1);
     within(r.rate_bps(0, 3.0) / r.rate_bps(1, 3.0), 4.0, 0.01, "real bytes ratio");
     within(r.rate_bps(0, 3.0) + r.rate_bps(1, 3.0), 10e6, 0.01, "the link is used");
     let (a, b2) = (class(&q, "1:10").charged as f64, class(&q, "1:20").charged as f64);
@@ -363,7 +372,14 @@ fn gate_peeks_through_a_dropping_child_and_the_identities_hold() {
     let mut q = expect_built(build(d), "whtb with codel");
     let mut b = Bench::new(2);
     b.chan[1] = REL_03;
-    let r = run_link(&mut q, &mut b, &[sat(0, 8 * MBIT, 1500), sat(1, 8 * MBIT, 1500)], 10 * MBIT, Nanos::from_secs(2), Nanos::ZERO);
+    let r = run_link(
+        &mut q,
+        &mut b,
+        &[sat(0, 8 * MBIT, 1500), sat(1, 8 * MBIT, 1500)],
+        10 * MBIT,
+        Nanos::from_secs(2),
+        Nanos::ZERO,
+    );
     assert!(r.drops[1] > 0, "codel dropped: {:?}", r.drops);
     assert_eq!(q.stats().drops, r.drops.iter().sum::<u64>());
     assert!(class(&q, "1:20").gated > 0);
@@ -428,14 +444,23 @@ fn gate_options_are_parsed_and_errors_name_the_token() {
     ] {
         let q = ok("whtb", qopts, &[], vec![]);
         let w = htb(&q).wireless.expect("whtb");
-        assert_eq!((w.gate, w.gate_on(), w.gate_skip, w.options_text().as_str()), (thr, thr > 0, skip, shown), "{qopts}");
+        assert_eq!(
+            (w.gate, w.gate_on(), w.gate_skip, w.options_text().as_str()),
+            (thr, thr > 0, skip, shown),
+            "{qopts}"
+        );
         assert!(q.reports()[0].options.ends_with(&format!("direct_qlen 1000{shown}")), "{}", q.reports()[0].options);
     }
 }
 
 #[test]
 fn reports_show_kind_whtb_and_the_charged_bytes() {
-    let mut q = ok("whtb", "default 10 gate 50% gate_skip 4", &[("1:", "1:1", "rate 8mbit"), ("1:1", "1:10", "rate 4mbit ceil 8mbit")], vec![]);
+    let mut q = ok(
+        "whtb",
+        "default 10 gate 50% gate_skip 4",
+        &[("1:", "1:1", "rate 8mbit"), ("1:1", "1:10", "rate 4mbit ceil 8mbit")],
+        vec![],
+    );
     let mut b = Bench::new(1);
     b.chan[0] = REL_ONE / 2;
     let p = b.pkt(0, 1500);

@@ -10,8 +10,8 @@
 
 use super::{Htb, QCtx};
 use crate::qdisc::{Qdisc, REL_ONE};
-use crate::tc::opts::fmt_g;
 use crate::tc::lex::Tok;
+use crate::tc::opts::fmt_g;
 use crate::tc::opts::OptParser;
 use crate::time::Nanos;
 
@@ -96,7 +96,13 @@ fn percent(p: &mut OptParser<'_, '_>, k: Tok<'_>) -> Option<f64> {
             None
         }
         _ => {
-            p.error(v, format!("\"{}\" is not a percentage: expected a number from 0 to 100, optionally followed by %, like 50%", v.text));
+            p.error(
+                v,
+                format!(
+                    "\"{}\" is not a percentage: expected a number from 0 to 100, optionally followed by %, like 50%",
+                    v.text
+                ),
+            );
             None
         }
     }

@@ -103,7 +103,16 @@ mod tests {
 
     #[test]
     fn flow_hash_is_symmetric_and_keyed() {
-        let fwd = FlowKey { src_ip: 0x0a00_0001, dst_ip: 0xc0a8_0102, sport: 40000, dport: 5001, proto: 17, tos: 0, mark: 0, priority: 0 };
+        let fwd = FlowKey {
+            src_ip: 0x0a00_0001,
+            dst_ip: 0xc0a8_0102,
+            sport: 40000,
+            dport: 5001,
+            proto: 17,
+            tos: 0,
+            mark: 0,
+            priority: 0,
+        };
         let rev = FlowKey { src_ip: fwd.dst_ip, dst_ip: fwd.src_ip, sport: fwd.dport, dport: fwd.sport, ..fwd };
         assert_eq!(flow_hash(&fwd, KEY), flow_hash(&rev, KEY));
         assert_ne!(flow_hash(&fwd, KEY), flow_hash(&fwd, SipKey(1, 2)));

@@ -5,9 +5,19 @@ use super::*;
 use crate::bluetooth::PacketType;
 use crate::scenario::{BluetoothConfig, PiconetConfig, Scenario};
 
-pub(super) const BLUETOOTH_KEYS: &[&str] = &["name", "ip", "txqueuelen", "tc", "tc_file", "packet_types", "packet_error_rate", "position", "kernel"];
+pub(super) const BLUETOOTH_KEYS: &[&str] =
+    &["name", "ip", "txqueuelen", "tc", "tc_file", "packet_types", "packet_error_rate", "position", "kernel"];
 pub(super) const PICONET_KEYS: &[&str] = &[
-    "bnep_header", "bnep_txq_len", "l2cap_sndbuf", "acl_mtu", "acl_pkts", "t_poll", "afh", "sir", "bt_power", "wlan_power",
+    "bnep_header",
+    "bnep_txq_len",
+    "l2cap_sndbuf",
+    "acl_mtu",
+    "acl_pkts",
+    "t_poll",
+    "afh",
+    "sir",
+    "bt_power",
+    "wlan_power",
 ];
 
 /// A piconet has at most 7 active slaves (3-bit LT_ADDR, 0 is broadcast).
@@ -103,17 +113,29 @@ pub(super) fn parse_bluetooth(
         let path = format!("bluetooth[{i}]");
         check_keys(ctx, tbl, &path, "[[bluetooth]]", BLUETOOTH_KEYS);
         if i == MAX_SLAVES {
-            ctx.error(&tspan, "bluetooth", format!("an 8th Bluetooth slave; a piconet has at most {MAX_SLAVES} active slaves (3-bit LT_ADDR)"));
+            ctx.error(
+                &tspan,
+                "bluetooth",
+                format!("an 8th Bluetooth slave; a piconet has at most {MAX_SLAVES} active slaves (3-bit LT_ADDR)"),
+            );
         }
         if i == 0 && standard == Some(Standard::Dot11n) {
-            ctx.error(&tspan, "bluetooth", "Bluetooth and its coexistence are modelled beside an 802.11b cell only (cell.standard = \"802.11b\")");
+            ctx.error(
+                &tspan,
+                "bluetooth",
+                "Bluetooth and its coexistence are modelled beside an 802.11b cell only (cell.standard = \"802.11b\")",
+            );
         }
         let index = out.len();
         let name = lookup(ctx, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"bt1\"")).and_then(|v| {
             let key = join(&path, "name");
             let s = string(ctx, v, &key, "a string like \"bt1\"")?;
             if s.is_empty() || !s.chars().all(valid_name_char) {
-                ctx.error(&v.span(), &key, format!("name {s:?} must be non-empty ASCII letters, digits, '_', '.' and '-'"));
+                ctx.error(
+                    &v.span(),
+                    &key,
+                    format!("name {s:?} must be non-empty ASCII letters, digits, '_', '.' and '-'"),
+                );
                 return None;
             }
             if s.eq_ignore_ascii_case("server") || s.eq_ignore_ascii_case("ap") {
@@ -121,12 +143,22 @@ pub(super) fn parse_bluetooth(
                 return None;
             }
             if stations.contains_key(s) {
-                ctx.error(&v.span(), &key, format!("{s:?} is already a [[station]]'s name; names of stations and Bluetooth clients must differ"));
+                ctx.error(
+                    &v.span(),
+                    &key,
+                    format!(
+                        "{s:?} is already a [[station]]'s name; names of stations and Bluetooth clients must differ"
+                    ),
+                );
                 return None;
             }
             if let Some((_, first)) = names.get(s) {
                 let line = ctx.line_of(first);
-                ctx.error(&v.span(), &key, format!("duplicate Bluetooth client name {s:?} (already used on line {line})"));
+                ctx.error(
+                    &v.span(),
+                    &key,
+                    format!("duplicate Bluetooth client name {s:?} (already used on line {line})"),
+                );
                 return None;
             }
             names.insert(s.to_string(), (index, v.span()));
@@ -180,7 +212,11 @@ pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Piconet
     }
     if let Some(n) = tbl.get("t_poll").and_then(|v| integer(ctx, v, "piconet.t_poll", 0, 65_534)) {
         if n % 2 == 1 {
-            ctx.error(&tbl.get("t_poll").expect("just read").span(), "piconet.t_poll", format!("{n} slots: T_poll is an even number of slots (the master transmits in even slots), e.g. 40"));
+            ctx.error(
+                &tbl.get("t_poll").expect("just read").span(),
+                "piconet.t_poll",
+                format!("{n} slots: T_poll is an even number of slots (the master transmits in even slots), e.g. 40"),
+            );
         }
         p.host.t_poll = n as u32;
     }
@@ -193,10 +229,21 @@ pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Piconet
     // Bluetooth power classes: 1 up to 20 dBm, 2 up to 4 dBm, 3 up to 0 dBm; power control
     // goes down to about -30 dBm. An 802.11b radio: 30 dBm is the 2.4 GHz band's regulatory
     // ceiling (1 W in the US); cards transmit about 13 to 20 dBm.
-    if let Some(x) = tbl.get("bt_power").and_then(|v| number(ctx, v, "piconet.bt_power", -30.0, 20.0, "bt_power = 0 (dBm; class 1 up to 20, class 2 up to 4, class 3 up to 0)")) {
+    if let Some(x) = tbl.get("bt_power").and_then(|v| {
+        number(
+            ctx,
+            v,
+            "piconet.bt_power",
+            -30.0,
+            20.0,
+            "bt_power = 0 (dBm; class 1 up to 20, class 2 up to 4, class 3 up to 0)",
+        )
+    }) {
         p.bt_power_dbm = x;
     }
-    if let Some(x) = tbl.get("wlan_power").and_then(|v| number(ctx, v, "piconet.wlan_power", -10.0, 30.0, "wlan_power = 15 (dBm)")) {
+    if let Some(x) =
+        tbl.get("wlan_power").and_then(|v| number(ctx, v, "piconet.wlan_power", -10.0, 30.0, "wlan_power = 15 (dBm)"))
+    {
         p.wlan_power_dbm = x;
     }
     p
@@ -215,7 +262,11 @@ pub(super) fn check_sir(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario) {
         }
     };
     if scn.bluetooth.is_empty() {
-        let span = root.get("piconet").and_then(|v| v.get_ref().as_table()).and_then(|t| t.get("sir")).map_or(0..0, |v| v.span());
+        let span = root
+            .get("piconet")
+            .and_then(|v| v.get_ref().as_table())
+            .and_then(|t| t.get("sir"))
+            .map_or(0..0, |v| v.span());
         ctx.error(&span, "piconet.sir", "the SIR refinement of the coexistence with Bluetooth needs [[bluetooth]] clients; add one or set sir = false");
         return;
     }

@@ -3,9 +3,8 @@
 
 use super::*;
 
-pub(super) const UNSUPPORTED_STANDARDS: &[&str] = &[
-    "802.11", "802.11a", "802.11g", "802.11ac", "802.11ax", "802.11be", "802.11p",
-];
+pub(super) const UNSUPPORTED_STANDARDS: &[&str] =
+    &["802.11", "802.11a", "802.11g", "802.11ac", "802.11ax", "802.11be", "802.11p"];
 
 /// The cell's settings and its standard; the standard is None when `cell.standard` is invalid
 /// (reported), and the keys that depend on it are then parsed without checking that they fit.
@@ -24,10 +23,7 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
             if s.eq_ignore_ascii_case("802.11n") {
                 return Some(Standard::Dot11n);
             }
-            let msg = if UNSUPPORTED_STANDARDS
-                .iter()
-                .any(|u| u.eq_ignore_ascii_case(s))
-            {
+            let msg = if UNSUPPORTED_STANDARDS.iter().any(|u| u.eq_ignore_ascii_case(s)) {
                 format!("{s:?} is not supported yet; only \"802.11b\" or \"802.11n\"")
             } else {
                 format!("unknown standard {s:?}; \"802.11b\" and \"802.11n\" are supported")
@@ -38,14 +34,8 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
     };
     let is_n = standard == Some(Standard::Dot11n);
 
-    let preamble = ht::not_ht(ctx, tbl, "cell", "preamble", standard, ht::PREAMBLE_IN_HT).and_then(|v| {
-        choice(
-            ctx,
-            v,
-            "cell.preamble",
-            &[("long", Preamble::Long), ("short", Preamble::Short)],
-        )
-    });
+    let preamble = ht::not_ht(ctx, tbl, "cell", "preamble", standard, ht::PREAMBLE_IN_HT)
+        .and_then(|v| choice(ctx, v, "cell.preamble", &[("long", Preamble::Long), ("short", Preamble::Short)]));
 
     let basic_rates = match standard {
         Some(Standard::Dot11b) => tbl.get("basic_rates").and_then(|v| basic_rates(ctx, v)),
@@ -54,9 +44,7 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
     // Parsed (or, in an 802.11b cell, reported) whatever the standard; kept in an 802.11n cell.
     let ht = ht::parse_ht_cell(ctx, tbl, standard).filter(|_| is_n);
 
-    let beacons = tbl
-        .get("beacons")
-        .and_then(|v| boolean(ctx, v, "cell.beacons"));
+    let beacons = tbl.get("beacons").and_then(|v| boolean(ctx, v, "cell.beacons"));
 
     let beacon_interval = tbl.get("beacon_interval").and_then(|v| {
         time_value(ctx, v, "cell.beacon_interval", "102.4ms").and_then(|d| {
@@ -74,13 +62,10 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
         })
     });
 
-    let beacon_bytes = tbl
-        .get("beacon_bytes")
-        .and_then(|v| integer(ctx, v, "cell.beacon_bytes", 24, 2346).map(|n| n as u32));
+    let beacon_bytes =
+        tbl.get("beacon_bytes").and_then(|v| integer(ctx, v, "cell.beacon_bytes", 24, 2346).map(|n| n as u32));
     let channel = tbl.get("channel").and_then(|v| integer(ctx, v, "cell.channel", 1, 14));
-    let retry_limit = tbl
-        .get("retry_limit")
-        .and_then(|v| integer(ctx, v, "cell.retry_limit", 1, 255));
+    let retry_limit = tbl.get("retry_limit").and_then(|v| integer(ctx, v, "cell.retry_limit", 1, 255));
 
     let cw = |ctx: &mut Ctx<'_>, key: &str| -> Option<(u32, Span)> {
         let v = ht::not_ht(ctx, tbl, "cell", key, standard, ht::CW_IN_HT)?;
@@ -109,45 +94,29 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
     if cw_ok && cw_min_val > cw_max_val {
         let (span, key) = match (&cw_max, &cw_min) {
             // Only cw_min overridden: the override is what broke the order.
-            (Some((_, max)), Some((_, min))) if ctx.is_override(min) && !ctx.is_override(max) => (min.clone(), "cell.cw_min"),
+            (Some((_, max)), Some((_, min))) if ctx.is_override(min) && !ctx.is_override(max) => {
+                (min.clone(), "cell.cw_min")
+            }
             (Some((_, s)), _) => (s.clone(), "cell.cw_max"),
             (None, Some((_, s))) => (s.clone(), "cell.cw_min"),
             (None, None) => (tspan.clone(), "cell.cw_min"),
         };
-        ctx.error(
-            &span,
-            key,
-            format!("cw_min ({cw_min_val}) must not exceed cw_max ({cw_max_val})"),
-        );
+        ctx.error(&span, key, format!("cw_min ({cw_min_val}) must not exceed cw_max ({cw_max_val})"));
     }
 
-    let eifs = ht::not_ht(ctx, tbl, "cell", "eifs", standard, ht::DEFER_IN_HT).and_then(|v| {
-        choice(
-            ctx,
-            v,
-            "cell.eifs",
-            &[
-                ("estimated", EifsRule::Estimated),
-                ("legacy", EifsRule::Legacy),
-            ],
-        )
-    });
+    let eifs = ht::not_ht(ctx, tbl, "cell", "eifs", standard, ht::DEFER_IN_HT)
+        .and_then(|v| choice(ctx, v, "cell.eifs", &[("estimated", EifsRule::Estimated), ("legacy", EifsRule::Legacy)]));
 
     let collision_defer = ht::not_ht(ctx, tbl, "cell", "collision_defer", standard, ht::DEFER_IN_HT).and_then(|v| {
         choice(
             ctx,
             v,
             "cell.collision_defer",
-            &[
-                ("eifs", CollisionDefer::Eifs),
-                ("ack-timeout", CollisionDefer::AckTimeout),
-            ],
+            &[("eifs", CollisionDefer::Eifs), ("ack-timeout", CollisionDefer::AckTimeout)],
         )
     });
 
-    let rate_control = tbl
-        .get("rate_control")
-        .and_then(|v| ht::rate_control(ctx, v, "cell.rate_control", standard));
+    let rate_control = tbl.get("rate_control").and_then(|v| ht::rate_control(ctx, v, "cell.rate_control", standard));
     let preamble_detection_cdb =
         tbl.get("preamble_detection").and_then(|v| radio::db_value(ctx, v, "cell.preamble_detection", -3000, 5000));
 
@@ -175,7 +144,13 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
 }
 
 pub(super) fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
-    rate_list(ctx, v, "[\"1Mbps\", \"2Mbps\"]", |s| units::parse_phy_rate(s).map_err(|e| e.to_string()), |r| r.label().to_string())
+    rate_list(
+        ctx,
+        v,
+        "[\"1Mbps\", \"2Mbps\"]",
+        |s| units::parse_phy_rate(s).map_err(|e| e.to_string()),
+        |r| r.label().to_string(),
+    )
 }
 
 /// `cell.basic_rates`: a non-empty array of distinct rates, returned sorted. `parse` reads one
@@ -193,11 +168,7 @@ pub(super) fn rate_list<T: Copy + Ord>(
         return None;
     };
     if items.is_empty() {
-        ctx.error(
-            &v.span(),
-            KEY,
-            format!("must not be empty; give at least one rate, e.g. {example}"),
-        );
+        ctx.error(&v.span(), KEY, format!("must not be empty; give at least one rate, e.g. {example}"));
         return None;
     }
     // Each accepted rate with its index in the array.
@@ -217,10 +188,7 @@ pub(super) fn rate_list<T: Copy + Ord>(
                     ctx.error(
                         &item.span(),
                         &key,
-                        format!(
-                            "duplicate rate {} (already listed as {KEY}[{first}])",
-                            label(r)
-                        ),
+                        format!("duplicate rate {} (already listed as {KEY}[{first}])", label(r)),
                     );
                     ok = false;
                 } else {

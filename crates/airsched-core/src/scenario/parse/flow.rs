@@ -9,12 +9,7 @@ pub(super) fn endpoint(
     stations: &HashMap<String, usize>,
     bt: &HashMap<String, usize>,
 ) -> Option<Endpoint> {
-    let s = string(
-        ctx,
-        v,
-        key,
-        "a string, \"server\", \"ap\", a station name or a Bluetooth client's name",
-    )?;
+    let s = string(ctx, v, key, "a string, \"server\", \"ap\", a station name or a Bluetooth client's name")?;
     match s {
         "server" => return Some(Endpoint::Server),
         "ap" => return Some(Endpoint::Ap),
@@ -32,7 +27,11 @@ pub(super) fn endpoint(
         v
     }
     let (known, clients) = (by_index(stations), by_index(bt));
-    let expected = if clients.is_empty() { "\"server\", \"ap\" or a station name" } else { "\"server\", \"ap\", a station name or a Bluetooth client's name" };
+    let expected = if clients.is_empty() {
+        "\"server\", \"ap\" or a station name"
+    } else {
+        "\"server\", \"ap\", a station name or a Bluetooth client's name"
+    };
     let mut msg = format!("unknown endpoint {s:?}; expected {expected}");
     let candidates = known.iter().chain(clients.iter()).copied().chain(["server", "ap"]);
     if let Some(c) = closest(s, candidates) {
@@ -44,7 +43,8 @@ pub(super) fn endpoint(
         let more = if names.len() > 10 { ", ..." } else { "" };
         format!("{}{more}", shown.join(", "))
     };
-    let stations_part = if known.is_empty() { "no [[station]] is defined".to_string() } else { format!("stations: {}", list(&known)) };
+    let stations_part =
+        if known.is_empty() { "no [[station]] is defined".to_string() } else { format!("stations: {}", list(&known)) };
     if clients.is_empty() {
         msg.push_str(&format!(" ({stations_part})"));
     } else {
@@ -63,7 +63,8 @@ pub(super) fn parse_flows(
 ) -> Vec<FlowConfig> {
     let run_duration = run.map(|r| r.value);
     // An overridden duration that a flow's time in the file exceeds is reported at the override.
-    let override_against = |ctx: &Ctx<'_>, v: &Value<'_>| run.and_then(|r| r.by_override.clone()).filter(|_| !ctx.is_override(&v.span()));
+    let override_against =
+        |ctx: &Ctx<'_>, v: &Value<'_>| run.and_then(|r| r.by_override.clone()).filter(|_| !ctx.is_override(&v.span()));
     let mut flows = Vec::new();
     let mut names: HashMap<String, Span> = HashMap::new();
     for (i, tbl, tspan) in array_of_tables(ctx, v, "flow") {
@@ -71,33 +72,22 @@ pub(super) fn parse_flows(
         let k = |key: &str| join(&path, key);
         check_keys(ctx, tbl, &path, "[[flow]]", FLOW_KEYS);
 
-        let name = lookup(
-            ctx,
-            tbl,
-            &tspan,
-            &path,
-            "name",
-            Some("a unique name, e.g. name = \"down1\""),
-        )
-        .and_then(|v| {
-            let key = k("name");
-            let s = string(ctx, v, &key, "a string like \"down1\"")?;
-            if s.trim().is_empty() {
-                ctx.error(&v.span(), &key, "must not be empty, e.g. \"down1\"");
-                return None;
-            }
-            if let Some(first) = names.get(s) {
-                let line = ctx.line_of(first);
-                ctx.error(
-                    &v.span(),
-                    &key,
-                    format!("duplicate flow name {s:?} (already used on line {line})"),
-                );
-                return None;
-            }
-            names.insert(s.to_string(), v.span());
-            Some(s.to_string())
-        });
+        let name =
+            lookup(ctx, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"down1\"")).and_then(|v| {
+                let key = k("name");
+                let s = string(ctx, v, &key, "a string like \"down1\"")?;
+                if s.trim().is_empty() {
+                    ctx.error(&v.span(), &key, "must not be empty, e.g. \"down1\"");
+                    return None;
+                }
+                if let Some(first) = names.get(s) {
+                    let line = ctx.line_of(first);
+                    ctx.error(&v.span(), &key, format!("duplicate flow name {s:?} (already used on line {line})"));
+                    return None;
+                }
+                names.insert(s.to_string(), v.span());
+                Some(s.to_string())
+            });
 
         let mut protocol = Protocol::Udp;
         if let Some(v) = tbl.get("protocol") {
@@ -121,17 +111,42 @@ pub(super) fn parse_flows(
                 }
             }
         } else {
-            for key in ["cc", "bytes", "sack", "kernel", "initial_cwnd", "rmem", "wmem", "adv_win_scale", "autotune", "tsq", "repeat", "rack", "tlp", "frto"] {
+            for key in [
+                "cc",
+                "bytes",
+                "sack",
+                "kernel",
+                "initial_cwnd",
+                "rmem",
+                "wmem",
+                "adv_win_scale",
+                "autotune",
+                "tsq",
+                "repeat",
+                "rack",
+                "tlp",
+                "frto",
+            ] {
                 if let Some(v) = tbl.get(key) {
                     ctx.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
                 }
             }
         }
         let cc = tbl.get("cc").and_then(|v| {
-            choice(ctx, v, &k("cc"), &[("cubic", crate::tcp::CcKind::Cubic), ("newreno", crate::tcp::CcKind::NewReno), ("reno", crate::tcp::CcKind::NewReno)])
+            choice(
+                ctx,
+                v,
+                &k("cc"),
+                &[
+                    ("cubic", crate::tcp::CcKind::Cubic),
+                    ("newreno", crate::tcp::CcKind::NewReno),
+                    ("reno", crate::tcp::CcKind::NewReno),
+                ],
+            )
         });
         let sack = tbl.get("sack").filter(|_| is_tcp).and_then(|v| boolean(ctx, v, &k("sack")));
-        let tcp_opts = if is_tcp { tcp_options(ctx, tbl, &k, cc.is_some()) } else { crate::scenario::TcpFlowOptions::default() };
+        let tcp_opts =
+            if is_tcp { tcp_options(ctx, tbl, &k, cc.is_some()) } else { crate::scenario::TcpFlowOptions::default() };
         let bytes = tbl.get("bytes").and_then(|v| {
             let key = k("bytes");
             let s = string(ctx, v, &key, "a size like \"10MB\" or \"500kb\"")?;
@@ -168,22 +183,26 @@ pub(super) fn parse_flows(
         let dst = dst_v.and_then(|v| endpoint(ctx, v, &k("dst"), stations, bt));
         if let (Some(s), Some(d), Some(dv)) = (src, dst, dst_v) {
             if s == d {
-                ctx.error(
-                    &dv.span(),
-                    &k("dst"),
-                    "must differ from src (a flow needs two different endpoints)",
-                );
+                ctx.error(&dv.span(), &k("dst"), "must differ from src (a flow needs two different endpoints)");
             }
         }
 
         if is_ping {
             for key in ["rate", "jitter"] {
                 if let Some(v) = tbl.get(key) {
-                    ctx.error(&v.span(), &k(key), "a ping flow sends one echo request per `interval`; leave `rate` and `jitter` out");
+                    ctx.error(
+                        &v.span(),
+                        &k(key),
+                        "a ping flow sends one echo request per `interval`; leave `rate` and `jitter` out",
+                    );
                 }
             }
         } else if let (false, Some(v)) = (is_tcp, tbl.get("interval")) {
-            ctx.error(&v.span(), &k("interval"), "`interval` is for ping flows (protocol = \"ping\"); a UDP flow has a `rate`");
+            ctx.error(
+                &v.span(),
+                &k("interval"),
+                "`interval` is for ping flows (protocol = \"ping\"); a UDP flow has a `rate`",
+            );
         }
         let interval = if is_ping {
             match tbl.get("interval") {
@@ -205,57 +224,59 @@ pub(super) fn parse_flows(
         } else if is_tcp {
             Some(FlowRate::Window)
         } else {
-            lookup(
-            ctx,
-            tbl,
-            &tspan,
-            &path,
-            "rate",
-            Some("a tc rate like \"6mbit\", or \"saturate\""),
-        )
-        .and_then(|v| {
-            let key = k("rate");
-            let s = string(ctx, v, &key, "a string like \"6mbit\" or \"saturate\"")?;
-            if s.trim().eq_ignore_ascii_case("saturate") {
-                return Some(FlowRate::Saturate);
-            }
-            match units::parse_rate_bps(s) {
-                Ok(_) if counts_bytes(s) => {
-                    ctx.error(
-                        &v.span(),
-                        &key,
-                        format!(
-                            "\"{s}\" is in bytes per second in tc units (\"mbps\" = megabytes/s); \
+            lookup(ctx, tbl, &tspan, &path, "rate", Some("a tc rate like \"6mbit\", or \"saturate\"")).and_then(|v| {
+                let key = k("rate");
+                let s = string(ctx, v, &key, "a string like \"6mbit\" or \"saturate\"")?;
+                if s.trim().eq_ignore_ascii_case("saturate") {
+                    return Some(FlowRate::Saturate);
+                }
+                match units::parse_rate_bps(s) {
+                    Ok(_) if counts_bytes(s) => {
+                        ctx.error(
+                            &v.span(),
+                            &key,
+                            format!(
+                                "\"{s}\" is in bytes per second in tc units (\"mbps\" = megabytes/s); \
                              write the rate in bits, like \"6mbit\", so that it cannot be misread"
-                        ),
-                    );
-                    None
+                            ),
+                        );
+                        None
+                    }
+                    Ok(b) => Some(FlowRate::Cbr { bits_per_second: b }),
+                    Err(e) => {
+                        ctx.error(&v.span(), &key, format!("{e}; or \"saturate\" for an always-backlogged source"));
+                        None
+                    }
                 }
-                Ok(b) => Some(FlowRate::Cbr { bits_per_second: b }),
-                Err(e) => {
-                    ctx.error(
-                        &v.span(),
-                        &key,
-                        format!("{e}; or \"saturate\" for an always-backlogged source"),
-                    );
-                    None
-                }
-            }
-        })
+            })
         };
 
         // TCP: the MSS; it must leave room for 52 bytes of IP and TCP headers (with timestamps).
-        let size_max = if is_tcp { u64::from(MAX_UDP_PAYLOAD + UDP_IP_OVERHEAD - crate::tcp::TCP_IP_HEADER) } else { u64::from(MAX_UDP_PAYLOAD) };
-        let size = tbl
-            .get("size")
-            .and_then(|v| integer(ctx, v, &k("size"), if is_tcp { 88 } else { 1 }, size_max));
+        let size_max = if is_tcp {
+            u64::from(MAX_UDP_PAYLOAD + UDP_IP_OVERHEAD - crate::tcp::TCP_IP_HEADER)
+        } else {
+            u64::from(MAX_UDP_PAYLOAD)
+        };
+        let size = tbl.get("size").and_then(|v| integer(ctx, v, &k("size"), if is_tcp { 88 } else { 1 }, size_max));
         // A flow to or from a Bluetooth client crosses a bnep device, whose MTU is Ethernet's.
         let over_bt = [src, dst].iter().any(|e| matches!(e, Some(Endpoint::Bt(_))));
         if let (true, Some(n), Some(v)) = (over_bt, size, tbl.get("size")) {
-            let headers = if is_tcp { crate::tcp::TCP_IP_HEADER } else if is_ping { crate::traffic::ping::ICMP_IP_HEADER } else { UDP_IP_OVERHEAD };
+            let headers = if is_tcp {
+                crate::tcp::TCP_IP_HEADER
+            } else if is_ping {
+                crate::traffic::ping::ICMP_IP_HEADER
+            } else {
+                UDP_IP_OVERHEAD
+            };
             let mtu = crate::bluetooth::BNEP_NETDEV_MTU;
             if n + u64::from(headers) > u64::from(mtu) {
-                let what = if is_tcp { "an MSS" } else if is_ping { "an ICMP payload" } else { "a UDP payload" };
+                let what = if is_tcp {
+                    "an MSS"
+                } else if is_ping {
+                    "an ICMP payload"
+                } else {
+                    "a UDP payload"
+                };
                 ctx.error(
                     &v.span(),
                     &k("size"),
@@ -294,7 +315,11 @@ pub(super) fn parse_flows(
         if let (Some(st), Some(d), Some(v)) = (start, run_duration, start_v) {
             if let (true, Some(span)) = (st >= d, override_against(ctx, v)) {
                 let flow = name.as_deref().unwrap_or(&path);
-                ctx.error(&span, "run.duration", format!("duration {d} ends before flow {flow} starts at {st}; it would never send"));
+                ctx.error(
+                    &span,
+                    "run.duration",
+                    format!("duration {d} ends before flow {flow} starts at {st}; it would never send"),
+                );
             } else if st >= d {
                 ctx.error(
                     &v.span(),
@@ -372,7 +397,11 @@ pub(super) fn parse_flows(
         let dscp_v = tbl.get("dscp");
         let tos = match (tos_v, dscp_v) {
             (Some(_), Some(d)) => {
-                ctx.error(&d.span(), &k("dscp"), "give either `tos` (the whole byte) or `dscp` (its upper six bits), not both");
+                ctx.error(
+                    &d.span(),
+                    &k("dscp"),
+                    "give either `tos` (the whole byte) or `dscp` (its upper six bits), not both",
+                );
                 None
             }
             (Some(v), None) => integer(ctx, v, &k("tos"), 0, 255).map(|n| n as u8),
@@ -380,7 +409,8 @@ pub(super) fn parse_flows(
             (None, None) => None,
         };
         let mark = tbl.get("mark").and_then(|v| integer(ctx, v, &k("mark"), 0, u32::MAX as u64)).map(|n| n as u32);
-        let priority = tbl.get("priority").and_then(|v| integer(ctx, v, &k("priority"), 0, u32::MAX as u64)).map(|n| n as u32);
+        let priority =
+            tbl.get("priority").and_then(|v| integer(ctx, v, &k("priority"), 0, u32::MAX as u64)).map(|n| n as u32);
 
         flows.push(FlowConfig {
             name: name.unwrap_or_default(),
@@ -388,7 +418,16 @@ pub(super) fn parse_flows(
             src: src.unwrap_or(Endpoint::Server),
             dst: dst.unwrap_or(Endpoint::Ap),
             rate: rate.unwrap_or(FlowRate::Saturate),
-            size: size.map_or(if is_ping { 56 } else if is_tcp { crate::tcp::DEFAULT_MSS } else { 1470 }, |n| n as u32),
+            size: size.map_or(
+                if is_ping {
+                    56
+                } else if is_tcp {
+                    crate::tcp::DEFAULT_MSS
+                } else {
+                    1470
+                },
+                |n| n as u32,
+            ),
             start: start.unwrap_or(Nanos::ZERO),
             stop,
             jitter: jitter.unwrap_or(Nanos::ZERO),
@@ -407,7 +446,12 @@ pub(super) fn parse_flows(
 }
 
 /// A TCP flow's settings over its hosts' kernel era (docs/model-tcp.md, "Kernel eras").
-fn tcp_options(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String, cc_given: bool) -> crate::scenario::TcpFlowOptions {
+fn tcp_options(
+    ctx: &mut Ctx<'_>,
+    tbl: &DeTable<'_>,
+    k: &dyn Fn(&str) -> String,
+    cc_given: bool,
+) -> crate::scenario::TcpFlowOptions {
     let buf = |ctx: &mut Ctx<'_>, name: &str| -> Option<[u64; 3]> {
         let v = tbl.get(name)?;
         let key = k(name);
@@ -417,7 +461,11 @@ fn tcp_options(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String,
             return None;
         };
         if items.len() != 3 {
-            ctx.error(&v.span(), &key, format!("needs three byte counts (min, default, max) like {example}, got {}", items.len()));
+            ctx.error(
+                &v.span(),
+                &key,
+                format!("needs three byte counts (min, default, max) like {example}, got {}", items.len()),
+            );
             return None;
         }
         let mut out = [0u64; 3];
@@ -435,23 +483,36 @@ fn tcp_options(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String,
     crate::scenario::TcpFlowOptions {
         kernel: tbl.get("kernel").and_then(|v| super::node::kernel_era(ctx, v, &k("kernel"))),
         cc_given,
-        initial_cwnd: tbl.get("initial_cwnd").and_then(|v| integer(ctx, v, &k("initial_cwnd"), 1, 1000)).map(|n| n as u32),
+        initial_cwnd: tbl
+            .get("initial_cwnd")
+            .and_then(|v| integer(ctx, v, &k("initial_cwnd"), 1, 1000))
+            .map(|n| n as u32),
         rmem,
         wmem,
-        adv_win_scale: tbl.get("adv_win_scale").and_then(|v| integer(ctx, v, &k("adv_win_scale"), 1, 31)).map(|n| n as u8),
+        adv_win_scale: tbl
+            .get("adv_win_scale")
+            .and_then(|v| integer(ctx, v, &k("adv_win_scale"), 1, 31))
+            .map(|n| n as u8),
         autotune: tbl.get("autotune").and_then(|v| boolean(ctx, v, &k("autotune"))),
         tsq: tbl.get("tsq").and_then(|v| integer(ctx, v, &k("tsq"), 0, 1 << 31)),
         rack: sack_only(ctx, tbl, &k, "rack"),
         tlp: sack_only(ctx, tbl, &k, "tlp"),
         frto: sack_only(ctx, tbl, &k, "frto"),
-        repeat: tbl.get("repeat").and_then(|v| {
-            let r = boolean(ctx, v, &k("repeat"))?;
-            if r && tbl.get("bytes").is_none() {
-                ctx.error(&v.span(), &k("repeat"), "repeats a file: give its size in `bytes`, e.g. bytes = \"600MB\"");
-                return None;
-            }
-            Some(r)
-        }).unwrap_or(false),
+        repeat: tbl
+            .get("repeat")
+            .and_then(|v| {
+                let r = boolean(ctx, v, &k("repeat"))?;
+                if r && tbl.get("bytes").is_none() {
+                    ctx.error(
+                        &v.span(),
+                        &k("repeat"),
+                        "repeats a file: give its size in `bytes`, e.g. bytes = \"600MB\"",
+                    );
+                    return None;
+                }
+                Some(r)
+            })
+            .unwrap_or(false),
     }
 }
 

@@ -70,9 +70,16 @@ pub(super) fn not_ht<'t, 'i>(
 /// `rate_control` of the cell or a station: an 802.11n link takes "fixed" (the station's `mcs`),
 /// "minstrel" (Minstrel over MCS 0 to `mcs`, one rate per A-MPDU) or "minstrel_ht" (Minstrel-HT
 /// with ath9k's hardware retry chain); an 802.11b link does not take "minstrel_ht".
-pub(super) fn rate_control(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, standard: Option<Standard>) -> Option<RateControl> {
+pub(super) fn rate_control(
+    ctx: &mut Ctx<'_>,
+    v: &Value<'_>,
+    key: &str,
+    standard: Option<Standard>,
+) -> Option<RateControl> {
     let rc = radio::rate_control(ctx, v, key)?;
-    if !matches!(rc, RateControl::Fixed | RateControl::Minstrel | RateControl::MinstrelHt) && standard == Some(Standard::Dot11n) {
+    if !matches!(rc, RateControl::Fixed | RateControl::Minstrel | RateControl::MinstrelHt)
+        && standard == Some(Standard::Dot11n)
+    {
         ctx.error(
             &v.span(),
             key,

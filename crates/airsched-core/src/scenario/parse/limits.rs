@@ -62,17 +62,32 @@ pub(super) fn check_scenario(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenar
         _ => Vec::new(),
     };
     if scn.stations.is_empty() {
-        let what = if ctx.text.trim().is_empty() || ctx.text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+        let what = if ctx.text.trim().is_empty()
+            || ctx.text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
             "the scenario is empty"
         } else {
             "the cell has no stations"
         };
-        ctx.error(&(0..0), "station", format!("{what}; add at least one [[station]] with a name and a rate, e.g. name = \"sta1\", rate = \"11Mbps\""));
+        ctx.error(
+            &(0..0),
+            "station",
+            format!(
+                "{what}; add at least one [[station]] with a name and a rate, e.g. name = \"sta1\", rate = \"11Mbps\""
+            ),
+        );
         return;
     }
     if scn.stations.len() > MAX_STATIONS {
         let span = station_spans.get(MAX_STATIONS).map_or(0..0, |s| s.0.clone());
-        ctx.error(&span, "station", format!("{} stations; a cell has at most {MAX_STATIONS} (802.11 association IDs 1-2007)", scn.stations.len()));
+        ctx.error(
+            &span,
+            "station",
+            format!(
+                "{} stations; a cell has at most {MAX_STATIONS} (802.11 association IDs 1-2007)",
+                scn.stations.len()
+            ),
+        );
     }
     if scn.flows.len() > MAX_FLOWS {
         let span = match root.get("flow").map(|v| v.get_ref()) {
@@ -116,12 +131,8 @@ fn round_up_ms(t: Nanos) -> Nanos {
 /// No two nodes with one IPv4 address (given, or the default each node gets).
 fn check_addresses(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario, station_spans: &[(Span, Option<Span>)]) {
     use crate::scenario::{format_ipv4, Endpoint};
-    let node_span = |name: &str| {
-        root.get(name)
-            .and_then(|v| v.get_ref().as_table())
-            .and_then(|t| t.get("ip"))
-            .map(|v| v.span())
-    };
+    let node_span =
+        |name: &str| root.get(name).and_then(|v| v.get_ref().as_table()).and_then(|t| t.get("ip")).map(|v| v.span());
     // (address, who, key, span of an explicit `ip`)
     let mut nodes: Vec<(u32, String, String, Option<Span>)> = vec![
         (scn.ip_of(Endpoint::Ap), "the AP".to_string(), "ap.ip".to_string(), node_span("ap")),
@@ -129,7 +140,12 @@ fn check_addresses(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario, statio
     ];
     for (i, st) in scn.stations.iter().enumerate() {
         let span = station_spans.get(i).and_then(|s| s.1.clone());
-        nodes.push((scn.ip_of(Endpoint::Station(i)), format!("station {:?}", st.name), format!("station[{i}].ip"), span));
+        nodes.push((
+            scn.ip_of(Endpoint::Station(i)),
+            format!("station {:?}", st.name),
+            format!("station[{i}].ip"),
+            span,
+        ));
     }
     let mut seen: HashMap<u32, usize> = HashMap::new();
     for (i, (ip, who, key, span)) in nodes.iter().enumerate() {
@@ -145,7 +161,10 @@ fn check_addresses(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario, statio
             ctx.error(
                 &at,
                 &key,
-                format!("{} is also the address of {other}; {who}{default} needs an address of its own", format_ipv4(*ip)),
+                format!(
+                    "{} is also the address of {other}; {who}{default} needs an address of its own",
+                    format_ipv4(*ip)
+                ),
             );
         } else {
             seen.insert(*ip, i);

@@ -35,8 +35,8 @@ use toml::Spanned;
 pub use overrides::{toml_string, OVERRIDES_FILE};
 
 use super::{
-    CellConfig, CollisionDefer, EifsRule, TcSource, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig,
-    Scenario, Standard, StationConfig, WiredConfig, MAX_UDP_PAYLOAD, UDP_IP_OVERHEAD,
+    CellConfig, CollisionDefer, EifsRule, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig, Scenario,
+    Standard, StationConfig, TcSource, WiredConfig, MAX_UDP_PAYLOAD, UDP_IP_OVERHEAD,
 };
 use crate::phy::dsss::{DsssRate, Preamble};
 use crate::time::Nanos;
@@ -57,8 +57,8 @@ mod values;
 mod wired;
 
 use cell::*;
-use limits::*;
 use flow::*;
+use limits::*;
 use node::*;
 use run::*;
 use station::*;
@@ -134,10 +134,7 @@ pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S
             let mut msg = format!("TOML syntax error: {}", e.message());
             // The parser does not name the duplicated key; quote it from the source.
             if e.message() == "duplicate key" {
-                if let Some(k) = text
-                    .get(span.clone())
-                    .filter(|k| !k.is_empty() && k.len() <= 64)
-                {
+                if let Some(k) = text.get(span.clone()).filter(|k| !k.is_empty() && k.len() <= 64) {
                     msg = format!(
                         "TOML syntax error: duplicate key `{k}` (each key and table may \
                          appear only once)"
@@ -182,7 +179,8 @@ pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S
 type Span = Range<usize>;
 type Value<'i> = Spanned<DeValue<'i>>;
 
-const TOP_KEYS: &[&str] = &["run", "cell", "wired", "ap", "server", "station", "flow", "monitor", "bluetooth", "piconet"];
+const TOP_KEYS: &[&str] =
+    &["run", "cell", "wired", "ap", "server", "station", "flow", "monitor", "bluetooth", "piconet"];
 const RUN_KEYS: &[&str] = &["duration", "warmup", "seed", "sample_interval"];
 const CELL_KEYS: &[&str] = &[
     "standard",
@@ -214,19 +212,71 @@ const WIRED_KEYS: &[&str] = &["rate", "delay"];
 const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file", "kernel"];
 /// `[ap]`: a node's keys and the AP's MAC queueing (802.11n cells, `ht::AP_MAC_KEYS`).
 const AP_KEYS: &[&str] = &[
-    "txqueuelen", "ip", "tc", "tc_file", "queueing", "mac_queue", "driver_queue_limit", "airtime",
-    "airtime_rx", "aql", "fq_kernel", "kernel",
+    "txqueuelen",
+    "ip",
+    "tc",
+    "tc_file",
+    "queueing",
+    "mac_queue",
+    "driver_queue_limit",
+    "airtime",
+    "airtime_rx",
+    "aql",
+    "fq_kernel",
+    "kernel",
 ];
 const STATION_KEYS: &[&str] = &[
-    "name", "rate", "txqueuelen", "ip", "tc", "tc_file", "rate_control", "snr", "position", "schedule",
-    "schedule_mode", "snr_up_offset", "fading", "mcs", "airtime_weight", "mac", "kernel", "location",
+    "name",
+    "rate",
+    "txqueuelen",
+    "ip",
+    "tc",
+    "tc_file",
+    "rate_control",
+    "snr",
+    "position",
+    "schedule",
+    "schedule_mode",
+    "snr_up_offset",
+    "fading",
+    "mcs",
+    "airtime_weight",
+    "mac",
+    "kernel",
+    "location",
     "cf_pollable",
 ];
 const FLOW_KEYS: &[&str] = &[
-    "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport",
-    "tos", "dscp", "mark", "priority", "interval", "cc", "bytes", "sack",
-    "kernel", "initial_cwnd", "rmem", "wmem", "adv_win_scale", "autotune", "tsq", "repeat",
-    "rack", "tlp", "frto",
+    "name",
+    "protocol",
+    "src",
+    "dst",
+    "rate",
+    "size",
+    "start",
+    "stop",
+    "jitter",
+    "sport",
+    "dport",
+    "tos",
+    "dscp",
+    "mark",
+    "priority",
+    "interval",
+    "cc",
+    "bytes",
+    "sack",
+    "kernel",
+    "initial_cwnd",
+    "rmem",
+    "wmem",
+    "adv_win_scale",
+    "autotune",
+    "tsq",
+    "repeat",
+    "rack",
+    "tlp",
+    "frto",
 ];
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.
@@ -261,9 +311,7 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new<S: AsRef<str>>(file: &'a str, text: &'a str, overrides: &'a [S]) -> Ctx<'a> {
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
+        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
         let mut base = text.len() + 1;
         let overrides = overrides
             .iter()
@@ -274,13 +322,7 @@ impl<'a> Ctx<'a> {
                 (start, o)
             })
             .collect();
-        Ctx {
-            file,
-            text,
-            line_starts,
-            overrides,
-            errors: Vec::new(),
-        }
+        Ctx { file, text, line_starts, overrides, errors: Vec::new() }
     }
 
     /// The override a span offset falls in: its index and its text's start and text.
@@ -336,10 +378,7 @@ impl<'a> Ctx<'a> {
         let line = self.line_starts.partition_point(|&start| start <= o);
         let line_start = self.line_starts[line - 1];
         let column = self.text[line_start..o].chars().count() + 1;
-        (
-            u32::try_from(line).unwrap_or(u32::MAX),
-            u32::try_from(column).unwrap_or(u32::MAX),
-        )
+        (u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(column).unwrap_or(u32::MAX))
     }
 
     fn error(&mut self, span: &Span, key: &str, message: impl Into<String>) {
@@ -418,6 +457,6 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod fuzz_tests;
+#[cfg(test)]
+mod tests;

@@ -17,43 +17,47 @@ pub(super) fn node_section<'t, 'i>(
             return (parse_node(ctx, t, name), Some((t, v.span())));
         }
     }
-    let node = NodeConfig {
-        txqueuelen: DEFAULT_TXQUEUELEN,
-        ip: None,
-        tc: None,
-        kernel: None,
-    };
+    let node = NodeConfig { txqueuelen: DEFAULT_TXQUEUELEN, ip: None, tc: None, kernel: None };
     (node, None)
 }
 
 pub(super) fn parse_node(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> NodeConfig {
     let key = join(path, "txqueuelen");
-    let q = tbl
-        .get("txqueuelen")
-        .and_then(|v| integer(ctx, v, &key, 1, MAX_TXQUEUELEN));
+    let q = tbl.get("txqueuelen").and_then(|v| integer(ctx, v, &key, 1, MAX_TXQUEUELEN));
     let ip = tbl.get("ip").and_then(|v| {
         let key = join(path, "ip");
         let s = string(ctx, v, &key, "an IPv4 address like \"192.168.1.20\"")?;
         let ip = crate::scenario::parse_ipv4(s);
         if ip.is_none() {
-            ctx.error(&v.span(), &key, format!("{s:?} is not an IPv4 address; expected four numbers 0-255 like \"192.168.1.20\""));
+            ctx.error(
+                &v.span(),
+                &key,
+                format!("{s:?} is not an IPv4 address; expected four numbers 0-255 like \"192.168.1.20\""),
+            );
         }
         ip
     });
     let tc = parse_tc_source(ctx, tbl, path);
     let kernel = tbl.get("kernel").and_then(|v| kernel_era(ctx, v, &join(path, "kernel")));
-    NodeConfig {
-        txqueuelen: q.map_or(DEFAULT_TXQUEUELEN, |n| n as u32),
-        ip,
-        tc,
-        kernel,
-    }
+    NodeConfig { txqueuelen: q.map_or(DEFAULT_TXQUEUELEN, |n| n as u32), ip, tc, kernel }
 }
 
 /// `kernel = "2.4" | "4.9" | "6.1"`: a Linux generation's TCP defaults.
 pub(super) fn kernel_era(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<crate::tcp::KernelEra> {
     use crate::tcp::KernelEra::*;
-    choice(ctx, v, key, &[("2.4", Linux2_4), ("2.4.20", Linux2_4), ("4.9", Linux4_9), ("4.x", Linux4_9), ("6.1", Linux6_1), ("6.x", Linux6_1)])
+    choice(
+        ctx,
+        v,
+        key,
+        &[
+            ("2.4", Linux2_4),
+            ("2.4.20", Linux2_4),
+            ("4.9", Linux4_9),
+            ("4.x", Linux4_9),
+            ("6.1", Linux6_1),
+            ("6.x", Linux6_1),
+        ],
+    )
 }
 
 /// `tc = """..."""` (inline) or `tc_file = "path"` (relative to the scenario file).
@@ -61,12 +65,21 @@ pub(super) fn parse_tc_source(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) 
     let inline = tbl.get("tc");
     let file = tbl.get("tc_file");
     if let (Some(_), Some(f)) = (inline, file) {
-        ctx.error(&f.span(), &join(path, "tc_file"), "give either `tc` (the script inline) or `tc_file` (a file), not both");
+        ctx.error(
+            &f.span(),
+            &join(path, "tc_file"),
+            "give either `tc` (the script inline) or `tc_file` (a file), not both",
+        );
         return None;
     }
     if let Some(v) = inline {
         let key = join(path, "tc");
-        let text = string(ctx, v, &key, "a tc script as a string, e.g. tc = \"\"\"\ntc qdisc add dev wlan0 root pfifo limit 100\n\"\"\"")?;
+        let text = string(
+            ctx,
+            v,
+            &key,
+            "a tc script as a string, e.g. tc = \"\"\"\ntc qdisc add dev wlan0 root pfifo limit 100\n\"\"\"",
+        )?;
         // Where the script's first line sits in the file: after the opening quotes, or on the
         // next line when a multi-line string starts with a newline (TOML trims it).
         let span = v.span();

@@ -123,7 +123,11 @@ fn key_path(text: &str, base: usize, eq: usize) -> Result<Vec<Step<'_>>, Fail> {
             i += 1;
         }
         if i == k {
-            let what = if i < end { format!("unexpected `{}`", key[i..].chars().next().unwrap_or(' ')) } else { "a key is missing".into() };
+            let what = if i < end {
+                format!("unexpected `{}`", key[i..].chars().next().unwrap_or(' '))
+            } else {
+                "a key is missing".into()
+            };
             return Err(Fail(at(i), format!("{what} in the key path; {EXAMPLES}")));
         }
         steps.push(Step::Key(&key[k..i], base + k, base + i));
@@ -241,7 +245,7 @@ fn set_below<'a>(v: &mut DeValue<'a>, steps: &[Step<'a>], value: Value<'a>, path
             let (i, used) = select(items, steps, &path)?;
             let rest = &steps[used..];
             let entry = format!("{path}[{i}]");
-            let Some(item) = items.iter_mut().nth(i) else {
+            let Some(item) = items.get_mut(i) else {
                 return Err(Fail(steps[0].span(), format!("no {entry}")));
             };
             if rest.is_empty() {
@@ -250,7 +254,10 @@ fn set_below<'a>(v: &mut DeValue<'a>, steps: &[Step<'a>], value: Value<'a>, path
             }
             match rest[0] {
                 Step::Key(..) => set_below(item.get_mut(), rest, value, entry),
-                step => Err(Fail(step.span(), format!("`{entry}` is an entry, not an array: select a key in it with a dot"))),
+                step => Err(Fail(
+                    step.span(),
+                    format!("`{entry}` is an entry, not an array: select a key in it with a dot"),
+                )),
             }
         }
         other => {
@@ -276,7 +283,8 @@ fn select(items: &[Value<'_>], steps: &[Step<'_>], path: &str) -> Result<(usize,
         Step::Name(name, ..) => (names.iter().position(|n| *n == Some(name)), 1),
         Step::Key(..) => {
             // `station.a.b.rate`: the longest run of dotted keys that names an entry.
-            let keys: Vec<&str> = steps.iter().map_while(|s| if let Step::Key(k, ..) = s { Some(*k) } else { None }).collect();
+            let keys: Vec<&str> =
+                steps.iter().map_while(|s| if let Step::Key(k, ..) = s { Some(*k) } else { None }).collect();
             (1..=keys.len())
                 .rev()
                 .find_map(|n| {

@@ -9,12 +9,21 @@ use crate::wifi::pcf::{CfParams, PcfTiming, CF_PARAMETER_SET_BYTES, MAX_MPDU_BYT
 const PCF_ONLY: &[&str] = &["dtim_period", "cfp_period", "cfp_max_duration"];
 
 /// The CF Parameter Set of a cell with `pcf = true`; None (and errors) otherwise.
-pub(super) fn parse_pcf(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, standard: Option<Standard>, beacons: bool) -> Option<PcfConfig> {
+pub(super) fn parse_pcf(
+    ctx: &mut Ctx<'_>,
+    tbl: &DeTable<'_>,
+    standard: Option<Standard>,
+    beacons: bool,
+) -> Option<PcfConfig> {
     let on = tbl.get("pcf").and_then(|v| boolean(ctx, v, "cell.pcf")).unwrap_or(false);
     if !on {
         for key in PCF_ONLY {
             if let Some(v) = tbl.get(*key) {
-                ctx.error(&v.span(), &join("cell", key), "only a point-coordinated cell uses it: set pcf = true in [cell], or remove it");
+                ctx.error(
+                    &v.span(),
+                    &join("cell", key),
+                    "only a point-coordinated cell uses it: set pcf = true in [cell], or remove it",
+                );
             }
         }
         return None;
@@ -29,10 +38,15 @@ pub(super) fn parse_pcf(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, standard: Option<S
         return None;
     }
     if !beacons {
-        ctx.error(&pcf_span, "cell.pcf", "a point coordinator announces its contention-free periods in beacons: set beacons = true (the default)");
+        ctx.error(
+            &pcf_span,
+            "cell.pcf",
+            "a point coordinator announces its contention-free periods in beacons: set beacons = true (the default)",
+        );
         return None;
     }
-    let dtim_period = tbl.get("dtim_period").and_then(|v| integer(ctx, v, "cell.dtim_period", 1, 255)).unwrap_or(1) as u32;
+    let dtim_period =
+        tbl.get("dtim_period").and_then(|v| integer(ctx, v, "cell.dtim_period", 1, 255)).unwrap_or(1) as u32;
     let cfp_period = tbl.get("cfp_period").and_then(|v| integer(ctx, v, "cell.cfp_period", 1, 255)).unwrap_or(1) as u32;
     let Some(v) = tbl.get("cfp_max_duration") else {
         ctx.error(
@@ -77,14 +91,25 @@ fn cfp_max_duration(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Nanos> {
 /// polling list (its `rate`, the top rate of an adaptive link), their SIFS and a CF-End; at
 /// most the CFP repetition interval less one maximum-size DCF exchange (DIFS, the MPDU at
 /// that rate, SIFS, ACK; RTS/CTS is not modelled) for the contention period.
-pub(super) fn check_pcf(ctx: &mut Ctx<'_>, tbl: Option<&DeTable<'_>>, cell: &CellConfig, stations: &[StationConfig], station_v: Option<&Value<'_>>, duration: Nanos) {
+pub(super) fn check_pcf(
+    ctx: &mut Ctx<'_>,
+    tbl: Option<&DeTable<'_>>,
+    cell: &CellConfig,
+    stations: &[StationConfig],
+    station_v: Option<&Value<'_>>,
+    duration: Nanos,
+) {
     let Some(pcf) = cell.pcf else {
         // parse_stations has reported the array's shape; only its tables are looked at here.
         if let Some(DeValue::Array(items)) = station_v.map(|v| v.get_ref()) {
             for (i, item) in items.iter().enumerate() {
                 if let DeValue::Table(t) = item.get_ref() {
                     if let Some(v) = t.get("cf_pollable") {
-                        ctx.error(&v.span(), &format!("station[{i}].cf_pollable"), "only a point-coordinated cell has a polling list: set pcf = true in [cell], or remove it");
+                        ctx.error(
+                            &v.span(),
+                            &format!("station[{i}].cf_pollable"),
+                            "only a point-coordinated cell has a polling list: set pcf = true in [cell], or remove it",
+                        );
                     }
                 }
             }
@@ -106,9 +131,18 @@ pub(super) fn check_pcf(ctx: &mut Ctx<'_>, tbl: Option<&DeTable<'_>>, cell: &Cel
     let data = timing.data(slowest, MAX_MPDU_BYTES);
     let two_mpdus = data + dsss::SIFS + data + dsss::SIFS;
     let dcf = dsss::DIFS + data + dsss::SIFS + dsss::ack_time(preamble, &cell.basic_rates, slowest);
-    let params = CfParams { beacon_interval: cell.beacon_interval, dtim_period: pcf.dtim_period, cfp_period: pcf.cfp_period, cfp_max_duration: pcf.cfp_max_duration };
+    let params = CfParams {
+        beacon_interval: cell.beacon_interval,
+        dtim_period: pcf.dtim_period,
+        cfp_period: pcf.cfp_period,
+        cfp_max_duration: pcf.cfp_max_duration,
+    };
     if let Err(e) = params.check(beacon, two_mpdus, timing.cf_end(), dcf) {
-        ctx.error(&span, "cell.cfp_max_duration", format!("{e} (at {}, the slowest polled station's rate)", slowest.label()));
+        ctx.error(
+            &span,
+            "cell.cfp_max_duration",
+            format!("{e} (at {}, the slowest polled station's rate)", slowest.label()),
+        );
     }
     // The results' `cfp` table has a row per CFP: bounded as the samples table is.
     let cfps = duration.0 / params.repetition_interval().0.max(1);

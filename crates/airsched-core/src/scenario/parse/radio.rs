@@ -76,18 +76,28 @@ pub(super) fn channel(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> Optio
     let snr_v = tbl.get("snr");
     let pos_v = tbl.get("position");
     let sched_v = tbl.get("schedule");
-    let given: Vec<(&str, &Value<'_>)> =
-        [("snr", snr_v), ("position", pos_v), ("schedule", sched_v)].into_iter().filter_map(|(k, v)| v.map(|v| (k, v))).collect();
+    let given: Vec<(&str, &Value<'_>)> = [("snr", snr_v), ("position", pos_v), ("schedule", sched_v)]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect();
     if given.len() > 1 {
         let (k, v) = given[1];
-        ctx.error(&v.span(), &join(path, k), format!("give one of `snr`, `position` or `schedule`, not both `{}` and `{k}`", given[0].0));
+        ctx.error(
+            &v.span(),
+            &join(path, k),
+            format!("give one of `snr`, `position` or `schedule`, not both `{}` and `{k}`", given[0].0),
+        );
         return None;
     }
     let others = ["schedule_mode", "snr_up_offset", "fading"];
     if given.is_empty() {
         for k in others {
             if let Some(v) = tbl.get(k) {
-                ctx.error(&v.span(), &join(path, k), "needs the station's radio conditions: add `snr`, `position` or `schedule`");
+                ctx.error(
+                    &v.span(),
+                    &join(path, k),
+                    "needs the station's radio conditions: add `snr`, `position` or `schedule`",
+                );
             }
         }
         return None;
@@ -116,8 +126,13 @@ pub(super) fn channel(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> Optio
         ok = false;
     }
     let interpolation = match tbl.get("schedule_mode") {
-        Some(v) => choice(ctx, v, &join(path, "schedule_mode"), &[("step", Interpolation::Step), ("linear", Interpolation::Linear)])
-            .unwrap_or(Interpolation::Step),
+        Some(v) => choice(
+            ctx,
+            v,
+            &join(path, "schedule_mode"),
+            &[("step", Interpolation::Step), ("linear", Interpolation::Linear)],
+        )
+        .unwrap_or(Interpolation::Step),
         None => Interpolation::Step,
     };
     let up_offset_cdb = match tbl.get("snr_up_offset") {
@@ -176,12 +191,20 @@ fn schedule(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<Vec<(Nanos, i
             (Some(at), Some(level)) => {
                 if let Some(&(prev, _)) = out.last() {
                     if at <= prev {
-                        ctx.error(&item.span(), &join(&k, "at"), format!("{at} is not after the previous point's {prev}; list points in time order"));
+                        ctx.error(
+                            &item.span(),
+                            &join(&k, "at"),
+                            format!("{at} is not after the previous point's {prev}; list points in time order"),
+                        );
                         ok = false;
                         continue;
                     }
                 } else if at != Nanos::ZERO {
-                    ctx.error(&item.span(), &join(&k, "at"), format!("the first point must be at \"0s\" (found {at}): where is the station at the start?"));
+                    ctx.error(
+                        &item.span(),
+                        &join(&k, "at"),
+                        format!("the first point must be at \"0s\" (found {at}): where is the station at the start?"),
+                    );
                     ok = false;
                     continue;
                 }
@@ -201,15 +224,21 @@ fn fading(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<Fading> {
     check_keys(ctx, t, key, "fading", FADING_KEYS);
     let sigma = lookup(ctx, t, &v.span(), key, "sigma", Some("the spread in dB, e.g. sigma = \"2dB\""))
         .and_then(|s| db_value(ctx, s, &join(key, "sigma"), 0, 3000));
-    let coherence = lookup(ctx, t, &v.span(), key, "coherence", Some("the correlation time, e.g. coherence = \"200ms\""))
-        .and_then(|c| {
-            let d = time_value(ctx, c, &join(key, "coherence"), "200ms")?;
-            if d < Nanos::from_us(100) {
-                ctx.error(&c.span(), &join(key, "coherence"), format!("{d} is too short; at least 100us (one frame)"));
-                return None;
-            }
-            Some(d)
-        });
+    let coherence =
+        lookup(ctx, t, &v.span(), key, "coherence", Some("the correlation time, e.g. coherence = \"200ms\"")).and_then(
+            |c| {
+                let d = time_value(ctx, c, &join(key, "coherence"), "200ms")?;
+                if d < Nanos::from_us(100) {
+                    ctx.error(
+                        &c.span(),
+                        &join(key, "coherence"),
+                        format!("{d} is too short; at least 100us (one frame)"),
+                    );
+                    return None;
+                }
+                Some(d)
+            },
+        );
     Some(Fading { sigma_cdb: sigma? as u32, coherence: coherence? })
 }
 
@@ -226,7 +255,11 @@ pub(super) fn parse_monitor(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Monitor
         };
         match x {
             Some(x) if x > 0.0 && x <= 1.0 => m.alpha = x,
-            Some(x) => ctx.error(&a.span(), "monitor.alpha", format!("{x} is out of range; the new sample's weight is in (0, 1], the paper's 0.25")),
+            Some(x) => ctx.error(
+                &a.span(),
+                "monitor.alpha",
+                format!("{x} is out of range; the new sample's weight is in (0, 1], the paper's 0.25"),
+            ),
             None => type_error(ctx, a, "monitor.alpha", "a number in (0, 1], e.g. 0.25"),
         }
     }

@@ -27,11 +27,7 @@ pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (
         None => Some(DEFAULT_DURATION),
         Some(v) => time_value(ctx, v, "run.duration", "60s").and_then(|d| {
             if d == Nanos::ZERO {
-                ctx.error(
-                    &v.span(),
-                    "run.duration",
-                    "must be greater than zero, e.g. \"60s\"",
-                );
+                ctx.error(&v.span(), "run.duration", "must be greater than zero, e.g. \"60s\"");
                 None
             } else {
                 Some(d)
@@ -47,7 +43,11 @@ pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (
         Some(v) => time_value(ctx, v, "run.warmup", "1s").and_then(|w| match duration {
             Some(d) if w >= d && by_override.is_some() && from_file(ctx, v) => {
                 let span = by_override.clone().unwrap_or_default();
-                ctx.error(&span, "run.duration", format!("duration {d} must be longer than the warm-up {w} of the scenario"));
+                ctx.error(
+                    &span,
+                    "run.duration",
+                    format!("duration {d} must be longer than the warm-up {w} of the scenario"),
+                );
                 None
             }
             Some(d) if w >= d => {
@@ -56,11 +56,7 @@ pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (
                     "run.warmup",
                     format!(
                         "warmup ({w}) must be shorter than run.duration ({d}{})",
-                        if tbl.get("duration").is_none() {
-                            ", the default"
-                        } else {
-                            ""
-                        }
+                        if tbl.get("duration").is_none() { ", the default" } else { "" }
                     ),
                 );
                 None
@@ -69,16 +65,18 @@ pub(super) fn parse_run(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (
         }),
     };
 
-    let seed = tbl
-        .get("seed")
-        .map_or(Some(1), |v| integer(ctx, v, "run.seed", 0, u64::MAX));
+    let seed = tbl.get("seed").map_or(Some(1), |v| integer(ctx, v, "run.seed", 0, u64::MAX));
 
     let sample_v = tbl.get("sample_interval");
     let sample_interval = match sample_v {
         None => Some(DEFAULT_SAMPLE_INTERVAL),
         Some(v) => time_value(ctx, v, "run.sample_interval", "200ms").and_then(|s| {
             if s < MIN_SAMPLE_INTERVAL {
-                ctx.error(&v.span(), "run.sample_interval", format!("{s} is too short; at least {MIN_SAMPLE_INTERVAL}"));
+                ctx.error(
+                    &v.span(),
+                    "run.sample_interval",
+                    format!("{s} is too short; at least {MIN_SAMPLE_INTERVAL}"),
+                );
                 None
             } else {
                 Some(s)

@@ -22,14 +22,7 @@ pub(super) fn parse_stations(
         check_keys(ctx, tbl, &path, "[[station]]", STATION_KEYS);
         let index = stations.len();
 
-        let name_v = lookup(
-            ctx,
-            tbl,
-            &tspan,
-            &path,
-            "name",
-            Some("a unique name, e.g. name = \"sta1\""),
-        );
+        let name_v = lookup(ctx, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"sta1\""));
         let name = name_v.and_then(|v| {
             let key = join(&path, "name");
             let s = string(ctx, v, &key, "a string like \"sta1\"")?;
@@ -48,25 +41,13 @@ pub(super) fn parse_stations(
                 );
                 ok = false;
             } else if s.eq_ignore_ascii_case("server") || s.eq_ignore_ascii_case("ap") {
-                let owner = if s.eq_ignore_ascii_case("ap") {
-                    "access point"
-                } else {
-                    "wired server"
-                };
-                ctx.error(
-                    &v.span(),
-                    &key,
-                    format!("{s:?} is reserved for the {owner}; choose another station name"),
-                );
+                let owner = if s.eq_ignore_ascii_case("ap") { "access point" } else { "wired server" };
+                ctx.error(&v.span(), &key, format!("{s:?} is reserved for the {owner}; choose another station name"));
                 return None;
             }
             if let Some((_, first)) = names.get(s) {
                 let line = ctx.line_of(first);
-                ctx.error(
-                    &v.span(),
-                    &key,
-                    format!("duplicate station name {s:?} (already used on line {line})"),
-                );
+                ctx.error(&v.span(), &key, format!("duplicate station name {s:?} (already used on line {line})"));
                 return None;
             }
             names.insert(s.to_string(), (index, v.span()));
@@ -113,7 +94,8 @@ pub(super) fn parse_stations(
             m
         });
         let cf_pollable = tbl.get("cf_pollable").and_then(|v| boolean(ctx, v, &join(&path, "cf_pollable")));
-        let location = tbl.get("location").and_then(|v| bluetooth::xy(ctx, v, &join(&path, "location"), "location = [10.0, 0.0]"));
+        let location =
+            tbl.get("location").and_then(|v| bluetooth::xy(ctx, v, &join(&path, "location"), "location = [10.0, 0.0]"));
         stations.push(StationConfig {
             name: name.unwrap_or_default(),
             // 802.11n: a placeholder, the link's rate is `ht.mcs`.
@@ -152,7 +134,9 @@ mod mac_tests {
     #[test]
     fn mac_addresses_are_six_colon_separated_hex_bytes() {
         assert_eq!(parse_mac("02:00:00:00:0a:FF"), Some([2, 0, 0, 0, 10, 255]));
-        for bad in ["", "02:00:00:00:00", "02:00:00:00:00:01:02", "2:00:00:00:00:01", "02-00-00-00-00-01", "0g:00:00:00:00:01"] {
+        for bad in
+            ["", "02:00:00:00:00", "02:00:00:00:00:01:02", "2:00:00:00:00:01", "02-00-00-00-00-01", "0g:00:00:00:00:01"]
+        {
             assert_eq!(parse_mac(bad), None, "{bad}");
         }
     }

@@ -59,10 +59,7 @@ fn the_example_parses() {
             sample_interval: Nanos::from_ms(200),
         },
         cell: default_cell(),
-        wired: WiredConfig {
-            rate_bps: 100_000_000,
-            delay: Nanos::from_us(100),
-        },
+        wired: WiredConfig { rate_bps: 100_000_000, delay: Nanos::from_us(100) },
         ap: node(1000),
         server: node(1000),
         monitor: crate::scenario::MonitorSpec::default(),
@@ -83,9 +80,7 @@ fn the_example_parses() {
             protocol: Protocol::Udp,
             src: Endpoint::Server,
             dst: Endpoint::Station(0),
-            rate: FlowRate::Cbr {
-                bits_per_second: 6_000_000,
-            },
+            rate: FlowRate::Cbr { bits_per_second: 6_000_000 },
             size: 1024,
             start: Nanos::ZERO,
             stop: None,
@@ -120,13 +115,7 @@ fn one_station_and_nothing_else_is_all_defaults() {
         }
     );
     assert_eq!(s.cell, default_cell());
-    assert_eq!(
-        s.wired,
-        WiredConfig {
-            rate_bps: 100_000_000,
-            delay: Nanos(100_000)
-        }
-    );
+    assert_eq!(s.wired, WiredConfig { rate_bps: 100_000_000, delay: Nanos(100_000) });
     assert_eq!((s.ap, s.server), (node(1000), node(1000)));
     assert!(s.stations.len() == 1 && s.flows.is_empty());
 }
@@ -234,13 +223,7 @@ rate = "12kbit"
             pcf: None,
         }
     );
-    assert_eq!(
-        s.wired,
-        WiredConfig {
-            rate_bps: 1_000_000_000,
-            delay: Nanos::from_ms(2)
-        }
-    );
+    assert_eq!(s.wired, WiredConfig { rate_bps: 1_000_000_000, delay: Nanos::from_ms(2) });
     assert_eq!((s.ap.clone(), s.server.clone()), (node(50), node(1000)));
     assert_eq!(
         s.stations,
@@ -297,9 +280,7 @@ rate = "12kbit"
                 protocol: Protocol::Udp,
                 src: Endpoint::Ap,
                 dst: Endpoint::Server,
-                rate: FlowRate::Cbr {
-                    bits_per_second: 12_000
-                },
+                rate: FlowRate::Cbr { bits_per_second: 12_000 },
                 size: 1470,
                 start: Nanos::ZERO,
                 stop: None,
@@ -475,7 +456,9 @@ sack = false
 
     // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.
     let s = parse_scenario(
-        &format!("[cell]\nstandard = \"802.11n\"\n[ap]\nmac_queue = \"fq_mac\"\nairtime = \"mac80211\"\n{ONE_HT_STATION}"),
+        &format!(
+            "[cell]\nstandard = \"802.11n\"\n[ap]\nmac_queue = \"fq_mac\"\nairtime = \"mac80211\"\n{ONE_HT_STATION}"
+        ),
         "f",
     )
     .unwrap();
@@ -501,7 +484,9 @@ fn each_queueing_preset() {
         ("fq-mac", MacQueue::FqMac, AirtimeSched::Off, false),
         ("airtime", MacQueue::FqMac, AirtimeSched::Ath9k, false),
     ] {
-        let text = format!("[cell]\nstandard = \"802.11n\"\n[ap]\ntxqueuelen = 100\nqueueing = \"{preset}\"\n{ONE_HT_STATION}");
+        let text = format!(
+            "[cell]\nstandard = \"802.11n\"\n[ap]\ntxqueuelen = 100\nqueueing = \"{preset}\"\n{ONE_HT_STATION}"
+        );
         let s = parse_scenario(&text, "p.toml").unwrap_or_else(|e| panic!("{preset}: {e}"));
         assert_eq!((s.ap_mac.queue, s.ap_mac.airtime), (queue, airtime), "{preset}");
         assert_eq!((s.ap_mac.aql, s.ap_mac.fq_kernel, s.ap_mac.airtime_rx), (false, FqKernel::Linux4_11, true));
@@ -510,7 +495,10 @@ fn each_queueing_preset() {
             // The root fq_codel on wlan0, as if the AP's tc script said so; it builds.
             let tc = s.ap.tc.as_ref().expect("fq_codel script");
             assert_eq!(tc.text, "tc qdisc add dev wlan0 root fq_codel\n");
-            assert_eq!((tc.file.as_str(), tc.key.as_str(), tc.line_offset, tc.first_line_col_offset), ("p.toml", "ap.queueing", 4, 11));
+            assert_eq!(
+                (tc.file.as_str(), tc.key.as_str(), tc.line_offset, tc.first_line_col_offset),
+                ("p.toml", "ap.queueing", 4, 11)
+            );
             let nodes = crate::scenario::tc_trees::nodes_with_scripts(&s);
             let (trees, errors, warnings) = crate::scenario::tc_trees::build_node(&nodes[0], 1);
             assert!(errors.is_empty() && warnings.is_empty(), "{errors:?} {warnings:?}");
@@ -521,7 +509,9 @@ fn each_queueing_preset() {
     }
     // The presets leave the other AP keys free.
     let s = parse_scenario(
-        &format!("[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fifo\"\ndriver_queue_limit = 50\n{ONE_HT_STATION}"),
+        &format!(
+            "[cell]\nstandard = \"802.11n\"\n[ap]\nqueueing = \"fifo\"\ndriver_queue_limit = 50\n{ONE_HT_STATION}"
+        ),
         "f",
     )
     .unwrap();
@@ -552,7 +542,8 @@ fn an_invalid_standard_does_not_cascade() {
 fn warmup_default_drops_to_zero_for_short_runs() {
     let s = parse_scenario(&format!("[run]\nduration = \"1s\"\n{ONE_STATION}"), "f").unwrap();
     assert_eq!(s.run.warmup, Nanos::ZERO);
-    let s = parse_scenario(&format!("[run]\nduration = \"1002ms\"\nsample_interval = \"1ms\"\n{ONE_STATION}"), "f").unwrap();
+    let s = parse_scenario(&format!("[run]\nduration = \"1002ms\"\nsample_interval = \"1ms\"\n{ONE_STATION}"), "f")
+        .unwrap();
     assert_eq!(s.run.warmup, Nanos::from_secs(1));
 }
 
@@ -571,31 +562,17 @@ fn inline_tables_and_dotted_keys_work_too() {
 fn integers_in_other_radixes_and_with_underscores() {
     let text = format!("[run]\nseed = 0x10\n[ap]\ntxqueuelen = 1_0_0\n[cell]\nretry_limit = 0o7\n{ONE_STATION}");
     let s = parse_scenario(&text, "f").unwrap();
-    assert_eq!(
-        (s.run.seed, s.ap.txqueuelen, s.cell.retry_limit),
-        (16, 100, 7)
-    );
+    assert_eq!((s.run.seed, s.ap.txqueuelen, s.cell.retry_limit), (16, 100, 7));
 }
 
 #[test]
 fn display_formats() {
-    let e = ScenarioError {
-        file: "a.toml".into(),
-        line: 3,
-        column: 12,
-        key: "run.duration".into(),
-        message: "bad".into(),
-    };
+    let e =
+        ScenarioError { file: "a.toml".into(), line: 3, column: 12, key: "run.duration".into(), message: "bad".into() };
     assert_eq!(e.to_string(), "a.toml:3:12: run.duration: bad");
-    let s = ScenarioError {
-        key: String::new(),
-        ..e.clone()
-    };
+    let s = ScenarioError { key: String::new(), ..e.clone() };
     assert_eq!(s.to_string(), "a.toml:3:12: bad");
-    assert_eq!(
-        ScenarioErrors(vec![e, s]).to_string(),
-        "a.toml:3:12: run.duration: bad\na.toml:3:12: bad"
-    );
+    assert_eq!(ScenarioErrors(vec![e, s]).to_string(), "a.toml:3:12: run.duration: bad\na.toml:3:12: bad");
 }
 
 #[test]
@@ -604,16 +581,10 @@ fn edit_distance_and_suggestions() {
     assert_eq!(edit_distance("duraiton", "duration"), 1);
     assert_eq!(edit_distance("Duration", "duration"), 0);
     assert_eq!(edit_distance("", "abc"), 3);
-    assert_eq!(
-        closest("stations", TOP_KEYS.iter().copied()),
-        Some("station")
-    );
+    assert_eq!(closest("stations", TOP_KEYS.iter().copied()), Some("station"));
     assert_eq!(closest("flows", TOP_KEYS.iter().copied()), Some("flow"));
     assert_eq!(closest("xyz", TOP_KEYS.iter().copied()), None);
-    assert_eq!(
-        closest("sampel_interval", RUN_KEYS.iter().copied()),
-        Some("sample_interval")
-    );
+    assert_eq!(closest("sampel_interval", RUN_KEYS.iter().copied()), Some("sample_interval"));
 }
 
 #[test]
@@ -658,15 +629,23 @@ kernel = "4.9"
     let s = parse_scenario(text, "eras.toml").unwrap();
     assert_eq!((s.server.kernel, s.stations[0].node.kernel), (Some(KernelEra::Linux2_4), Some(KernelEra::Linux6_1)));
     let o = s.flows[0].tcp;
-    assert_eq!((o.kernel, o.rmem, o.wmem), (Some(KernelEra::Linux4_9), Some([4096, 87380, 174760]), Some([4096, 16384, 131072])));
-    assert_eq!((o.adv_win_scale, o.autotune, o.tsq, o.initial_cwnd, o.repeat), (Some(2), Some(false), Some(0), Some(2), true));
+    assert_eq!(
+        (o.kernel, o.rmem, o.wmem),
+        (Some(KernelEra::Linux4_9), Some([4096, 87380, 174760]), Some([4096, 16384, 131072]))
+    );
+    assert_eq!(
+        (o.adv_win_scale, o.autotune, o.tsq, o.initial_cwnd, o.repeat),
+        (Some(2), Some(false), Some(0), Some(2), true)
+    );
     // tc units: MB = 1024 · 1024 bytes.
     assert_eq!(s.flows[0].bytes, Some(600 * 1024 * 1024));
     // The flow's settings over 4.9's: the window of 2.4's buffer, no TSQ.
     let cfg = crate::traffic::build::tcp_config(&s.flows[0], o.kernel);
     assert_eq!((cfg.rcv_wnd, cfg.tsq, cfg.initial_cwnd_segments), (65535, None, 2));
 
-    let bad = text.replace("kernel = \"4.9\"", "kernel = \"3.0\"").replace("rmem = [4096, 87380, 174760]", "rmem = [4096, 87380]");
+    let bad = text
+        .replace("kernel = \"4.9\"", "kernel = \"3.0\"")
+        .replace("rmem = [4096, 87380, 174760]", "rmem = [4096, 87380]");
     let err = parse_scenario(&bad, "eras.toml").unwrap_err().to_string();
     assert!(err.contains("flow[0].kernel") && err.contains("\"2.4\""), "{err}");
     assert!(err.contains("flow[0].rmem") && err.contains("three byte counts"), "{err}");
@@ -718,7 +697,9 @@ rack = true
     let err = parse_scenario(&bad, "loss.toml").unwrap_err().to_string();
     assert!(err.contains("flow[0].rack") && err.contains("boolean"), "{err}");
     assert!(err.contains("flow[1].rack") && err.contains("needs SACK"), "{err}");
-    let bad = text.replace("protocol = \"tcp\"\nsrc = \"a\"", "protocol = \"udp\"\nrate = \"1Mbps\"\nsrc = \"a\"").replace("kernel = \"6.1\"\n", "");
+    let bad = text
+        .replace("protocol = \"tcp\"\nsrc = \"a\"", "protocol = \"udp\"\nrate = \"1Mbps\"\nsrc = \"a\"")
+        .replace("kernel = \"6.1\"\n", "");
     let err = parse_scenario(&bad, "loss.toml").unwrap_err().to_string();
     assert!(err.contains("flow[0].rack") && err.contains("TCP flows"), "{err}");
 }

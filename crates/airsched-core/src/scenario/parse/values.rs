@@ -43,9 +43,7 @@ pub(super) fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[(i - 1) * w + j] + 1)
-                .min(d[i * w + j - 1] + 1)
-                .min(d[(i - 1) * w + j - 1] + cost);
+            let mut best = (d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1).min(d[(i - 1) * w + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 best = best.min(d[(i - 2) * w + j - 2] + 1);
             }
@@ -71,11 +69,7 @@ pub(super) fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c s
 }
 
 pub(super) fn quoted_list(items: &[&str]) -> String {
-    items
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    items.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
 }
 
 /// Reports every key of `tbl` not in `known`.
@@ -90,10 +84,7 @@ pub(super) fn check_keys(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str, secti
         } else {
             format!("unknown key `{name}` in {section}")
         };
-        let home = SECTIONS
-            .iter()
-            .find(|(s, keys)| *s != section && keys.contains(&name))
-            .map(|(s, _)| *s);
+        let home = SECTIONS.iter().find(|(s, keys)| *s != section && keys.contains(&name)).map(|(s, _)| *s);
         if let Some(s) = closest(name, known.iter().copied()) {
             msg.push_str(&format!("; did you mean `{s}`?"));
         } else if let Some(home) = home {
@@ -132,11 +123,7 @@ pub(super) fn lookup<'t, 'i>(
     let v = tbl.get(key);
     if v.is_none() {
         if let Some(hint) = required {
-            ctx.error(
-                tspan,
-                &join(path, key),
-                format!("missing required key `{key}` ({hint})"),
-            );
+            ctx.error(tspan, &join(path, key), format!("missing required key `{key}` ({hint})"));
         }
     }
     v
@@ -176,14 +163,7 @@ pub(super) fn time_value(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, example: &
     };
     match units::parse_time(s) {
         Ok(t) if t > Nanos::MAX_SCENARIO => {
-            ctx.error(
-                &v.span(),
-                key,
-                format!(
-                    "{s:?} is too long; at most {} (one year)",
-                    Nanos::MAX_SCENARIO
-                ),
-            );
+            ctx.error(&v.span(), key, format!("{s:?} is too long; at most {} (one year)", Nanos::MAX_SCENARIO));
             None
         }
         Ok(t) => Some(t),
@@ -240,26 +220,14 @@ pub(super) fn boolean(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<boo
 }
 
 /// One of a fixed set of strings (ASCII case ignored).
-pub(super) fn choice<T: Copy>(
-    ctx: &mut Ctx<'_>,
-    v: &Value<'_>,
-    key: &str,
-    options: &[(&str, T)],
-) -> Option<T> {
+pub(super) fn choice<T: Copy>(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, options: &[(&str, T)]) -> Option<T> {
     let names: Vec<String> = options.iter().map(|(n, _)| format!("{n:?}")).collect();
     let names = names.join(" or ");
     let s = string(ctx, v, key, &format!("a string, {names}"))?;
-    if let Some((_, t)) = options
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(s.trim()))
-    {
+    if let Some((_, t)) = options.iter().find(|(n, _)| n.eq_ignore_ascii_case(s.trim())) {
         return Some(*t);
     }
-    ctx.error(
-        &v.span(),
-        key,
-        format!("unknown value {s:?}; expected {names}"),
-    );
+    ctx.error(&v.span(), key, format!("unknown value {s:?}; expected {names}"));
     None
 }
 
@@ -273,12 +241,7 @@ pub(super) fn as_table<'t, 'i>(
     match v.get_ref() {
         DeValue::Table(t) => Some(t),
         DeValue::Array(_) => {
-            type_error(
-                ctx,
-                v,
-                key,
-                &format!("a single table {header} (not [{header}])"),
-            );
+            type_error(ctx, v, key, &format!("a single table {header} (not [{header}])"));
             None
         }
         _ => {
@@ -290,13 +253,24 @@ pub(super) fn as_table<'t, 'i>(
 
 /// Read the file `name`, a path relative to the scenario file. Returns its displayed path and
 /// text, or reports at `v` that the `what` cannot be read (`hint` is appended to the message).
-pub(super) fn read_relative(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, name: &str, what: &str, hint: &str) -> Option<(String, String)> {
+pub(super) fn read_relative(
+    ctx: &mut Ctx<'_>,
+    v: &Value<'_>,
+    key: &str,
+    name: &str,
+    what: &str,
+    hint: &str,
+) -> Option<(String, String)> {
     let base = std::path::Path::new(ctx.file).parent().unwrap_or(std::path::Path::new(""));
     let full = base.join(name);
     match std::fs::read_to_string(&full) {
         Ok(text) => Some((full.display().to_string(), text)),
         Err(e) => {
-            ctx.error(&v.span(), key, format!("cannot read {what} {}: {e} (paths are relative to the scenario file{hint})", full.display()));
+            ctx.error(
+                &v.span(),
+                key,
+                format!("cannot read {what} {}: {e} (paths are relative to the scenario file{hint})", full.display()),
+            );
             None
         }
     }
@@ -312,24 +286,14 @@ pub(super) fn array_of_tables<'t, 'i>(
         return Vec::new();
     };
     let DeValue::Array(items) = v.get_ref() else {
-        type_error(
-            ctx,
-            v,
-            name,
-            &format!("an array of tables (write [[{name}]] with double brackets)"),
-        );
+        type_error(ctx, v, name, &format!("an array of tables (write [[{name}]] with double brackets)"));
         return Vec::new();
     };
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         match item.get_ref() {
             DeValue::Table(t) => out.push((i, t, item.span())),
-            _ => type_error(
-                ctx,
-                item,
-                &format!("{name}[{i}]"),
-                &format!("a table [[{name}]]"),
-            ),
+            _ => type_error(ctx, item, &format!("{name}[{i}]"), &format!("a table [[{name}]]")),
         }
     }
     out

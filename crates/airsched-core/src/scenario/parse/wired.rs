@@ -13,13 +13,14 @@ pub(super) fn parse_wired(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) ->
     let delay = tbl.get("delay").and_then(|v| {
         let d = time_value(ctx, v, "wired.delay", "0.1ms")?;
         if d > MAX_WIRED_DELAY {
-            ctx.error(&v.span(), "wired.delay", format!("{d} is too long; at most {MAX_WIRED_DELAY} (a geostationary satellite hop is 250ms)"));
+            ctx.error(
+                &v.span(),
+                "wired.delay",
+                format!("{d} is too long; at most {MAX_WIRED_DELAY} (a geostationary satellite hop is 250ms)"),
+            );
             return None;
         }
         Some(d)
     });
-    WiredConfig {
-        rate_bps: rate.unwrap_or(100_000_000),
-        delay: delay.unwrap_or(Nanos(100_000)),
-    }
+    WiredConfig { rate_bps: rate.unwrap_or(100_000_000), delay: delay.unwrap_or(Nanos(100_000)) }
 }

@@ -68,9 +68,31 @@ pub struct Agg {
     pub air_us: u32,
 }
 
+impl Default for Agg {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Agg {
     pub fn new() -> Agg {
-        Agg { tin: TinId(0), rate_idx: 0, tx: HtTxVector::new(crate::phy::ht::HtMcs::ALL[0], crate::phy::ht::ChannelWidth::Mhz20, crate::phy::ht::GuardInterval::Long), station: 0, mpdus: Vec::with_capacity(ht::AMPDU_MAX_MPDUS as usize), psdu: 0, txtime: Nanos::ZERO, ok: 0, chain: RateChain::default(), tries: 0, air_us: 0 }
+        Agg {
+            tin: TinId(0),
+            rate_idx: 0,
+            tx: HtTxVector::new(
+                crate::phy::ht::HtMcs::ALL[0],
+                crate::phy::ht::ChannelWidth::Mhz20,
+                crate::phy::ht::GuardInterval::Long,
+            ),
+            station: 0,
+            mpdus: Vec::with_capacity(ht::AMPDU_MAX_MPDUS as usize),
+            psdu: 0,
+            txtime: Nanos::ZERO,
+            ok: 0,
+            chain: RateChain::default(),
+            tries: 0,
+            air_us: 0,
+        }
     }
 }
 
@@ -107,6 +129,12 @@ pub struct HwQueue {
     pub aggs: [Agg; HW_QUEUE_AGGS],
     pub head: usize,
     pub len: usize,
+}
+
+impl Default for HwQueue {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl HwQueue {
@@ -149,4 +177,3 @@ impl Driver {
         self.hw[ac].head()
     }
 }
-

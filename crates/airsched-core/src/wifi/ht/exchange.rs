@@ -107,7 +107,15 @@ impl Ht {
             for (k, mp) in agg.mpdus.iter().enumerate() {
                 let pkt = *cx.pkts.get(mp.pkt);
                 let key = cx.keys[pkt.flow as usize];
-                let data = Kind::Data { from: node, to, retry: mp.attempts > 1, tid: Some(agg.tin.tid()), seq: mp.sn as u16 & 0x0fff, key, ip_len: pkt.ip_len };
+                let data = Kind::Data {
+                    from: node,
+                    to,
+                    retry: mp.attempts > 1,
+                    tid: Some(agg.tin.tid()),
+                    seq: mp.sn as u16 & 0x0fff,
+                    key,
+                    ip_len: pkt.ip_len,
+                };
                 let fcs_ok = decoded && agg.ok & (1 << k) != 0;
                 let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
                 let ampdu = reference.map(|r| (r, k + 1 == n));
@@ -410,23 +418,22 @@ impl Ht {
     }
 }
 
-    /// EDCA internal collisions: when several access categories of one node end their backoff
-    /// in the same slot, the highest one transmits and the others behave as after a failed
-    /// attempt (CW doubled, a new backoff) without going on the air; their aggregates stay.
+/// EDCA internal collisions: when several access categories of one node end their backoff
+/// in the same slot, the highest one transmits and the others behave as after a failed
+/// attempt (CW doubled, a new backoff) without going on the air; their aggregates stay.
 fn resolve_internal_collisions(m: &mut Medium) {
-        if m.dcf.medium.transmitters.len() < 2 {
-            return;
-        }
-        // Transmitters are in contender order: a node's ACs are adjacent, VO (0) first.
-        let mut i = 1;
-        while i < m.dcf.medium.transmitters.len() {
-            let t = &m.dcf.medium.transmitters;
-            if node_ac(t[i]).0 == node_ac(t[i - 1]).0 {
-                let loser = m.dcf.medium.transmitters.remove(i) as usize;
-                m.dcf.internal_collision(loser);
-            } else {
-                i += 1;
-            }
+    if m.dcf.medium.transmitters.len() < 2 {
+        return;
+    }
+    // Transmitters are in contender order: a node's ACs are adjacent, VO (0) first.
+    let mut i = 1;
+    while i < m.dcf.medium.transmitters.len() {
+        let t = &m.dcf.medium.transmitters;
+        if node_ac(t[i]).0 == node_ac(t[i - 1]).0 {
+            let loser = m.dcf.medium.transmitters.remove(i) as usize;
+            m.dcf.internal_collision(loser);
+        } else {
+            i += 1;
         }
     }
-
+}

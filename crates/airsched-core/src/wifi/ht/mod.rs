@@ -31,8 +31,8 @@ use crate::scenario::{AirtimeSched, FqKernel, MacQueue, Scenario};
 use crate::time::Nanos;
 
 use super::medium::Medium;
-pub use driver::{contender, node_ac, Driver, HwQueue, Mpdu, Source, HW_QUEUE_AGGS};
 use driver::Reorder;
+pub use driver::{contender, node_ac, Driver, HwQueue, Mpdu, Source, HW_QUEUE_AGGS};
 
 /// Minstrel (the legacy algorithm of `mac/rate.rs`) run over a station's HT MCS, as a
 /// Minstrel-HT-like controller: one rate per A-MPDU, every MPDU's fate a sample.
@@ -105,7 +105,12 @@ impl Ht {
         for dir in 0..2u64 {
             for (i, st) in scn.stations.iter().enumerate() {
                 mrr.push((st.rate_control == crate::scenario::RateControl::MinstrelHt).then(|| {
-                    let mut rng = named(seed, StreamKind::RateControl, &super::medium::link_name(&scn.stations[i].name, dir == 0), 0);
+                    let mut rng = named(
+                        seed,
+                        StreamKind::RateControl,
+                        &super::medium::link_name(&scn.stations[i].name, dir == 0),
+                        0,
+                    );
                     let groups = minstrel_ht::Group::for_link(tx[i].mcs, cell.width, cell.gi);
                     Box::new(MinstrelHt::new(groups, Nanos::ZERO, &mut rng))
                 }));
@@ -114,11 +119,15 @@ impl Ht {
                     continue;
                 }
                 let top = tx[i];
-                let mut table: Vec<ht::HtMcs> = ht::HtMcs::ALL.iter().copied().filter(|m| m.index() <= top.mcs.index()).collect();
+                let mut table: Vec<ht::HtMcs> =
+                    ht::HtMcs::ALL.iter().copied().filter(|m| m.index() <= top.mcs.index()).collect();
                 table.sort_by_key(|m| (m.bits_per_second(cell.width, cell.gi), m.n_ss()));
-                let ref_air: Vec<Nanos> =
-                    table.iter().map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, cell.width, cell.gi))).collect();
-                let rng = named(seed, StreamKind::RateControl, &super::medium::link_name(&scn.stations[i].name, dir == 0), 0);
+                let ref_air: Vec<Nanos> = table
+                    .iter()
+                    .map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, cell.width, cell.gi)))
+                    .collect();
+                let rng =
+                    named(seed, StreamKind::RateControl, &super::medium::link_name(&scn.stations[i].name, dir == 0), 0);
                 let ctl = crate::mac::rate::RateCtl::with_contention(
                     crate::mac::rate::RateAlgo::Minstrel,
                     &ref_air,
@@ -149,7 +158,9 @@ impl Ht {
             let tins = peers * NUM_TIDS;
             let (src, kind, params, aql_on) = if node == 0 {
                 let src = match mac.queue {
-                    MacQueue::DriverFifo { limit } => Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(64)).collect(), limit },
+                    MacQueue::DriverFifo { limit } => {
+                        Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(64)).collect(), limit }
+                    }
                     MacQueue::FqMac => {
                         let p = match mac.fq_kernel {
                             FqKernel::Linux4_11 => FqParams::linux_4_11(),
@@ -180,8 +191,12 @@ impl Ht {
                 };
                 (src, kind, params, mac.aql)
             } else {
-                let src = Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(), limit: crate::scenario::ATH_MAX_QDEPTH };
-                let params = AirtimeParams { use_tx: false, use_rx: false, new_queues: false, ..AirtimeParams::default() };
+                let src = Source::Fifo {
+                    q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(),
+                    limit: crate::scenario::ATH_MAX_QDEPTH,
+                };
+                let params =
+                    AirtimeParams { use_tx: false, use_rx: false, new_queues: false, ..AirtimeParams::default() };
                 (src, AtfKind::Ath9k, params, false)
             };
             let mut sched = AirtimeScheduler::new(kind, params, peers);
@@ -201,7 +216,9 @@ impl Ht {
                 aql: Aql::new(AqlParams { enabled: aql_on, ..AqlParams::default() }, peers),
                 aql_on,
                 next_sn: vec![0; tins],
-                rx: (0..tins).map(|_| Reorder { next: 0, buf: VecDeque::with_capacity(2 * ht::AMPDU_MAX_MPDUS as usize) }).collect(),
+                rx: (0..tins)
+                    .map(|_| Reorder { next: 0, buf: VecDeque::with_capacity(2 * ht::AMPDU_MAX_MPDUS as usize) })
+                    .collect(),
             });
         }
         Ht {
@@ -255,11 +272,16 @@ impl Ht {
     }
 }
 
-
 impl Ht {
     /// 802.11n: move what the qdisc releases into the driver, then build aggregates while the
     /// hardware queue has room.
-    pub fn pull(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx, mut dequeue: impl FnMut(&mut Ctx) -> Option<PacketId>) -> bool {
+    pub fn pull(
+        &mut self,
+        m: &mut Medium,
+        node: u32,
+        cx: &mut Ctx,
+        mut dequeue: impl FnMut(&mut Ctx) -> Option<PacketId>,
+    ) -> bool {
         loop {
             let d = &self.drivers[node as usize];
             if let Source::Fifo { limit, .. } = d.src {
@@ -391,7 +413,12 @@ impl Ht {
             Some(r) => {
                 let chain = r.get_rates();
                 let at = |i: u8| HtTxVector::new(minstrel_ht::mcs_of(i), tx.width, tx.gi);
-                let slowest = chain.series().iter().map(|s| at(s.rate)).min_by_key(|t| t.bits_per_second()).expect("a chain has a rate");
+                let slowest = chain
+                    .series()
+                    .iter()
+                    .map(|s| at(s.rate))
+                    .min_by_key(|t| t.bits_per_second())
+                    .expect("a chain has a rate");
                 let limits = if chain.probe { AmpduLimits { max_mpdus: 1, ..limits } } else { limits };
                 (chain, at(chain.s[0].rate), slowest, limits)
             }
@@ -422,7 +449,8 @@ impl Ht {
             let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
             let with = padded + ht::MPDU_DELIMITER_BYTES + mpdu;
             let fits = count == 0
-                || (with <= limits.max_bytes && ht::txtime(band, tx_limit, with) - band.signal_extension() <= limits.max_duration);
+                || (with <= limits.max_bytes
+                    && ht::txtime(band, tx_limit, with) - band.signal_extension() <= limits.max_duration);
             let d = &mut self.drivers[n];
             if !fits {
                 d.held[tin.index()].push_front(mp);
@@ -477,5 +505,4 @@ impl Ht {
             cx.schedule(t, Event::Access { gen });
         }
     }
-
 }
