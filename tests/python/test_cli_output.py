@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 import airsched
 from airsched import cli
+from airsched.cli import _app, _options, _tables
 from airsched.repro import garroppo, hoiland
 
 from scenario_texts import CBR, mutate
@@ -144,7 +145,7 @@ def test_repro_tables_keep_every_column_at_80_columns(monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "80")
     summary = _testbed_summary()
     tables = hoiland.format_tables(summary, "udp")
-    cli._print_tables(tables, gap=True)
+    _tables._print_tables(tables, gap=True)
     out = capsys.readouterr().out
     assert "…" not in out
     (latency,) = [line for line in out.splitlines() if line.startswith("FIFO") and "1234.5 /" in line]
@@ -223,10 +224,10 @@ def test_validate_prints_no_float_noise():
 
 
 def test_warnings_are_not_prefixed_twice(capsys):
-    cli._warn("s.toml:3:5: station[1].airtime_weight: warning: only the mac80211 scheduler uses weights")
-    cli._warn("t.tc:1:66: warning: at \"offload\": ignored")
-    cli._warn("warning: already prefixed")
-    cli._warn("no prefix at all")
+    _app._warn("s.toml:3:5: station[1].airtime_weight: warning: only the mac80211 scheduler uses weights")
+    _app._warn("t.tc:1:66: warning: at \"offload\": ignored")
+    _app._warn("warning: already prefixed")
+    _app._warn("no prefix at all")
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
         "warning: s.toml:3:5: station[1].airtime_weight: only the mac80211 scheduler uses weights",
@@ -307,7 +308,7 @@ def test_one_line_keeps_single_lines_and_joins_the_rest():
     [("5", "5s"), (" 2.5 ", "2.5s"), ("10s", "10s"), ("500ms", "500ms"), ("10min", "10min"), (None, None), ("x", "x")],
 )
 def test_duration_bare_number_is_seconds(given, expected):
-    assert cli._duration(given) == expected
+    assert _options._duration(given) == expected
 
 
 def test_run_accepts_a_bare_number_of_seconds(data):
@@ -408,10 +409,10 @@ def test_summary_seed_falls_back_to_the_provenance(data):
     report = airsched.run(data / "cbr.toml", duration="2s").to_json_dict()
     del report["seed"], report["provenance"]
     console = Console(record=True, width=200)
-    cli._print_report(console, dict(report, provenance={"seed": 11}))
+    _tables._print_report(console, dict(report, provenance={"seed": 11}))
     assert "· seed 11 ·" in console.export_text()
     console = Console(record=True, width=200)
-    cli._print_report(console, report)
+    _tables._print_report(console, report)
     assert "seed" not in console.export_text()
 
 

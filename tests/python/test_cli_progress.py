@@ -7,7 +7,7 @@ import io
 
 from rich.console import Console
 
-from airsched import cli
+from airsched.cli import _progress
 
 
 def terminal() -> tuple[Console, io.StringIO]:
@@ -17,7 +17,7 @@ def terminal() -> tuple[Console, io.StringIO]:
 
 def test_short_runs_draw_nothing():
     console, buf = terminal()
-    bar = cli._LazyProgress(console)
+    bar = _progress._LazyProgress(console)
     for step in range(1, 101):
         bar(step / 100)
     bar.close()
@@ -25,9 +25,9 @@ def test_short_runs_draw_nothing():
 
 
 def test_long_runs_draw_a_bar(monkeypatch):
-    monkeypatch.setattr(cli, "PROGRESS_DELAY_S", 0.0)
+    monkeypatch.setattr(_progress, "PROGRESS_DELAY_S", 0.0)
     console, buf = terminal()
-    bar = cli._LazyProgress(console)
+    bar = _progress._LazyProgress(console)
     bar(0.42)
     bar.close()
     assert "simulating" in buf.getvalue()
@@ -35,8 +35,8 @@ def test_long_runs_draw_a_bar(monkeypatch):
 
 
 def test_no_bar_off_a_terminal_or_when_disabled(monkeypatch):
-    monkeypatch.setattr(cli, "PROGRESS_DELAY_S", 0.0)
-    with cli._progress_bar(enabled=True) as progress:  # pytest captures stderr: not a terminal
+    monkeypatch.setattr(_progress, "PROGRESS_DELAY_S", 0.0)
+    with _progress._progress_bar(enabled=True) as progress:  # pytest captures stderr: not a terminal
         assert progress is None
-    with cli._progress_bar(enabled=False) as progress:
+    with _progress._progress_bar(enabled=False) as progress:
         assert progress is None

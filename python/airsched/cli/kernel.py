@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``airsched conformance ...``: airsched's tc and queueing against the running Linux kernel."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._app import EXIT_BAD_INPUT, EXIT_INVALID
+
+conformance_app = typer.Typer(
+    help="Check airsched's tc against the running Linux kernel (root; see docs/kernel-conformance.md).",
+    no_args_is_help=True,
+)
+
+
+@conformance_app.command("kernel")
+def conformance_kernel_command(
+    scripts: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="[SCRIPT...]", help="tc scripts (default: the test corpus, tests/python/kernel_corpus)."),
+    ] = None,
+) -> None:
+    """Apply each tc script line by line to veth devices in a new network namespace and compare
+    the kernel's verdict per line and its trees with airsched's; print a markdown table. Exit 1
+    if any script disagrees."""
+    from .. import kernel
+
+    reason = kernel.unavailable()
+    if reason:
+        print(f"error: cannot run against the kernel: {reason}", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    paths = scripts or sorted((Path(__file__).resolve().parents[3] / "tests" / "python" / "kernel_corpus").glob("*.tc"))
+    if not paths:
+        print("error: no scripts given and no corpus found", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    results, have = kernel.run_corpus(paths)
+    print(f"kernel {os.uname().release}, iproute2 {'.'.join(map(str, kernel.tc_version()))}; kinds: {', '.join(sorted(have))}")
+    print()
+    print("| script | verdict | lines | trees | note |")
+    print("|---|---|---|---|---|")
+    bad = 0
+    for r in results:
+        if r.skipped:
+            print(f"| {r.name} | skipped | | | {r.skipped} |")
+            continue
+        bad += not r.agrees
+        note = "; ".join(r.differences()) or ("htb bursts as iproute2 < 6.14 rounds them" if r.old_tc_rounding else "")
+        lines = sum(k == a for k, a in r.verdicts.values())
+        trees = "same" if r.trees and r.trees_agree else ("differ" if r.trees else "-")
+        print(f"| {r.name} | {'agrees' if r.agrees else 'DISAGREES'} | {lines}/{len(r.verdicts)} | {trees} | {note.replace('|', '/')} |")
+    ran = sum(1 for r in results if not r.skipped)
+    print()
+    print(f"{ran - bad} of {ran} scripts agree ({len(results) - ran} skipped: kinds this kernel lacks)")
+    if bad:
+        raise typer.Exit(EXIT_INVALID)
+
+
+@conformance_app.command("behaviour")
+def conformance_behaviour_command(
+    seconds: Annotated[float, typer.Option(help="Seconds per tree (1 s of it warm-up).")] = 5.0,
+) -> None:
+    """Shape a veth link between two namespaces with each tree of airsched.behaviour.CASES, send
+    UDP flows through it, and print per-flow goodput and one-way delay against airsched's wired
+    link with the same tree (markdown)."""
+    from .. import behaviour, kernel
+
+    reason = kernel.unavailable()
+    if reason:
+        print(f"error: cannot run against the kernel: {reason}", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if seconds < 2:
+        print("error: --seconds: at least 2 (1 s is warm-up)", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    print(behaviour.table(behaviour.compare(seconds=seconds)))
