@@ -10,7 +10,8 @@ scenario without running it. Bad input raises :class:`ScenarioError`, whose ``er
 every problem as ``FILE:LINE:COL: KEY: message``.
 """
 
-from . import _core, report
+from . import _core
+from . import report as report  # airsched.report after `import airsched` alone
 from ._errors import AirschedError, ScenarioError, SimulationError
 from .result import Result
 from .runner import run

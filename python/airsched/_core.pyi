@@ -2,7 +2,8 @@
 # Type stubs of the native module (crates/airsched-py). tests/python/test_native.py checks that
 # every name here exists at run time.
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 def version() -> str: ...
 def validate(text: str, path: str, overrides: list[str] = ...) -> dict[str, Any]: ...

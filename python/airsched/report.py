@@ -329,7 +329,6 @@ def run_section(run: RunData, anchor: str = "run") -> str:
 def sweep_section(out_dir: Path) -> tuple[str, list[RunData]]:
     """The sweep's statistics over seeds (tables and error bars) and its first run in detail."""
     from . import stats
-    from .plots import new_figure
     from .sweeps import RUN_ID, collect, read_run, run_path
 
     index = json.loads((out_dir / "sweep.json").read_text(encoding="utf-8"))

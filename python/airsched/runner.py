@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import operator
 import os
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 from . import _core
 from ._errors import native_errors
-from .result import Result
 from .provenance import provenance
+from .result import Result
 from .scenario import Overrides, PathLike, ScenarioSource, load, override_lines, toml_string
 
 #: The run is advanced in this many equal slices of simulated time.

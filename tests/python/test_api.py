@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import airsched
+
 from scenario_texts import CBR, DOWNLINK2, mutate
 
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import airsched
+
 from scenario_texts import CBR
 
 LINES = CBR.splitlines(keepends=True)

@@ -153,7 +153,7 @@ def test_gate_scenarios_are_the_whtb_ones_with_the_gate():
         base = (GARROPPO / f"{stem}.toml").read_text(encoding="utf-8")
         gate = (GARROPPO / f"{stem}-gate.toml").read_text(encoding="utf-8")
         body = lambda t: t[t.index("[run]"):].splitlines()  # noqa: E731  (the header comments differ)
-        changes = [l for l in difflib.ndiff(body(base), body(gate)) if l[:1] in "+-"]
+        changes = [line for line in difflib.ndiff(body(base), body(gate)) if line[:1] in "+-"]
         assert changes == [
             "- tc qdisc add dev wlan0 root handle 1: whtb",
             "+ tc qdisc add dev wlan0 root handle 1: whtb gate 10% gate_skip 8",
@@ -165,7 +165,7 @@ def test_walk_scenarios_are_the_share_1_4_ones_with_ms2_walking():
         walk = (GARROPPO / f"walk-{scheduler}.toml").read_text(encoding="utf-8")
         base = (GARROPPO / f"share-1-4-{scheduler}.toml").read_text(encoding="utf-8")
         body = lambda t: t[t.index("[run]"):]  # noqa: E731  (the header comments differ)
-        changes = [l for l in difflib.ndiff(body(base).splitlines(), body(walk).splitlines()) if l[:1] in "+-"]
+        changes = [line for line in difflib.ndiff(body(base).splitlines(), body(walk).splitlines()) if line[:1] in "+-"]
         assert '- duration = "82.92s"' in changes and '+ duration = "141s"' in changes
         assert '- position = "bad"' in changes and '+ schedule_mode = "linear"' in changes
         assert all(c.startswith(("+", "- duration", '- position = "bad"')) for c in changes), changes

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import airsched
 from airsched import _core
+
 from scenario_texts import CBR
 
 STUB = Path(airsched.__file__).with_name("_core.pyi")

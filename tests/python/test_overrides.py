@@ -13,6 +13,7 @@ import pytest
 
 import airsched
 from airsched.scenario import override_lines, toml_value
+
 from scenario_texts import DOWNLINK2, mutate
 
 

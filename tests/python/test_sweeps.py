@@ -4,8 +4,8 @@ alone, resuming an interrupted sweep, the Dask executor, and the reproductions a
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import signal
 import subprocess
