@@ -37,50 +37,18 @@ def plot_command(
 ) -> None:
     """Plot the per-station (or per-flow) samples of a run against time into a PNG, PDF or SVG;
     or, with --kind interface, the bytes per second out of each interface of a node (xnetload)."""
-    from ..plots import KINDS, WHAT, figure_format, plot_samples
+    from ..plots import KINDS, WHAT, figure_format, plot_interfaces, plot_samples
 
     _check_option("--kind", kind, (*KINDS, "interface"))
-    if kind == "interface":
-        _plot_interfaces(results, output, node)
-        return
-    _check_option("--what", what, WHAT)
+    interface = kind == "interface"
+    if not interface:
+        _check_option("--what", what, WHAT)
     if output is not None:
         try:
             figure_format(output)
         except ValueError as exc:
             _bad_input(f"--output: {exc}")
-    samples_path = results / "samples.parquet"
-    if not results.is_dir():
-        _bad_input(f"{results}: no such directory (write one with `airsched run SCENARIO --out {results}`)")
-    if not samples_path.is_file():
-        _bad_input(f"{samples_path}: no such file (write it with `airsched run SCENARIO --out {results}`)")
-    import pandas as pd
-
-    try:
-        samples = pd.read_parquet(samples_path)
-    except Exception as exc:  # pyarrow raises several types for a damaged file
-        _bad_input(f"{samples_path}: cannot read the samples: {exc}")
-    target = output if output is not None else results / f"{what}.png"
-    scenario, seed = _run_of(results)
-    try:
-        written = plot_samples(samples, target, what, kind=kind, scenario=scenario, seed=seed)
-    except ValueError as exc:
-        _bad_input(f"{samples_path}: {exc}")
-    except OSError as exc:
-        _cannot_write(target, exc)
-    print(f"wrote {written}")
-
-
-def _plot_interfaces(results: Path, output: Path | None, node: str) -> None:
-    """`airsched plot RESULTS --kind interface`."""
-    from ..plots import figure_format, plot_interfaces
-
-    if output is not None:
-        try:
-            figure_format(output)
-        except ValueError as exc:
-            _bad_input(f"--output: {exc}")
-    path = results / "interfaces.parquet"
+    path = results / ("interfaces.parquet" if interface else "samples.parquet")
     if not results.is_dir():
         _bad_input(f"{results}: no such directory (write one with `airsched run SCENARIO --out {results}`)")
     if not path.is_file():
@@ -90,11 +58,14 @@ def _plot_interfaces(results: Path, output: Path | None, node: str) -> None:
     try:
         frame = pd.read_parquet(path)
     except Exception as exc:  # pyarrow raises several types for a damaged file
-        _bad_input(f"{path}: cannot read the interface samples: {exc}")
-    target = output if output is not None else results / "interfaces.png"
+        _bad_input(f"{path}: cannot read the {'interface samples' if interface else 'samples'}: {exc}")
+    target = output if output is not None else results / f"{'interfaces' if interface else what}.png"
     scenario, seed = _run_of(results)
     try:
-        written = plot_interfaces(frame, target, node=node, scenario=scenario, seed=seed)
+        if interface:
+            written = plot_interfaces(frame, target, node=node, scenario=scenario, seed=seed)
+        else:
+            written = plot_samples(frame, target, what, kind=kind, scenario=scenario, seed=seed)
     except ValueError as exc:
         _bad_input(f"{path}: {exc}")
     except OSError as exc:
