@@ -32,6 +32,7 @@ pub mod time;
 pub mod traffic;
 pub mod units;
 pub mod wifi;
+pub mod words;
 
 pub use results::RunResults;
 pub use scenario::{parse_scenario, Scenario};

@@ -27,6 +27,23 @@ use crate::engine::{stream, StreamKind};
 use crate::qdisc::REL_ONE;
 use crate::radio::normal;
 
+/// The AP's Wireless Channel Monitor settings (`[monitor]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MonitorSpec {
+    /// The calibration table and the file it came from; None: the built-in table.
+    pub calibration: Option<(String, CalibrationTable)>,
+    /// Weight of a new sample in the estimate filter (Garroppo et al.: 1/4).
+    pub alpha: f64,
+    /// Standard deviation of the per-frame SNR report, centi-dB.
+    pub noise_cdb: u32,
+}
+
+impl Default for MonitorSpec {
+    fn default() -> Self {
+        MonitorSpec { calibration: None, alpha: 0.25, noise_cdb: 200 }
+    }
+}
+
 /// SNR to goodput, as measured by [`calibrate`] and stored by `airsched calibrate`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CalibrationTable {

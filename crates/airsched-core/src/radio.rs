@@ -80,6 +80,8 @@ pub enum Interpolation {
     Linear,
 }
 
+crate::words::words!(Interpolation: "step" => Interpolation::Step, "linear" => Interpolation::Linear);
+
 /// Slow fading around the mean.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fading {

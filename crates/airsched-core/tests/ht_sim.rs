@@ -10,7 +10,8 @@ mod common;
 
 use airsched_core::phy::ht::{ChannelWidth, GuardInterval, HtMcs};
 use airsched_core::phy::ofdm::OfdmBand;
-use airsched_core::scenario::{AirtimeSched, ApMacConfig, HtCellConfig, HtStationConfig, MacQueue, Standard};
+use airsched_core::phy::Standard;
+use airsched_core::wifi::ht::params::{AirtimeSched, ApMacConfig, HtCellConfig, HtStationConfig, MacQueue};
 use airsched_core::{parse_scenario, run_scenario, RunResults, Scenario};
 
 /// Turn a parsed 802.11b scenario into an 802.11n one: station i at `mcs[i]`.
@@ -192,7 +193,7 @@ fn tcp_testbed_latency_and_fairness() {
 fn mac80211_scheduler_with_aql_is_fair_and_aql_drains_to_zero() {
     let mac = ApMacConfig {
         aql: true,
-        fq_kernel: airsched_core::scenario::FqKernel::Linux6_18,
+        fq_kernel: airsched_core::wifi::ht::params::FqKernel::Linux6_18,
         ..fq_mac(AirtimeSched::Mac80211)
     };
     let t = testbed_run(UDP, "", mac.clone());
@@ -292,7 +293,7 @@ size = 1472
 "#;
     let mac = ApMacConfig {
         aql: true,
-        fq_kernel: airsched_core::scenario::FqKernel::Linux6_18,
+        fq_kernel: airsched_core::wifi::ht::params::FqKernel::Linux6_18,
         ..fq_mac(AirtimeSched::Mac80211)
     };
     let mut scn = to_ht(parse_scenario(text, "w.toml").unwrap(), &[7, 7], GuardInterval::Long, mac);

@@ -4,8 +4,9 @@
 
 use airsched_core::phy::dsss::DsssRate;
 use airsched_core::scenario::{
-    parse_scenario, parse_scenario_with, toml_string, Endpoint, Scenario, ScenarioError, OVERRIDES_FILE,
+    parse_scenario, parse_scenario_with, toml_string, Scenario, ScenarioError, OVERRIDES_FILE,
 };
+use airsched_core::traffic::flow::Endpoint;
 use airsched_core::{run_scenario, Nanos};
 
 const EXAMPLE: &str = include_str!("fixtures/example.toml");

@@ -186,9 +186,9 @@ fn qdisc_to_py<'py>(py: Python<'py>, q: &QdiscReport) -> PyResult<Bound<'py, PyD
 /// What `validate` reports about a scenario the core accepted: station and flow names, the
 /// duration, the cell, each station's link and (802.11n) the AP's MAC queueing.
 pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'py, PyDict>> {
-    use airsched_core::phy::ht::{ChannelWidth, GuardInterval};
+    use airsched_core::phy::ht::ChannelWidth;
     use airsched_core::phy::ofdm::OfdmBand;
-    use airsched_core::scenario::{AirtimeSched, FqKernel, MacQueue, Standard};
+    use airsched_core::wifi::ht::params::MacQueue;
 
     let d = PyDict::new(py);
     d.set_item("stations", scn.stations.iter().map(|s| s.name.clone()).collect::<Vec<_>>())?;
@@ -199,21 +199,14 @@ pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'p
 
     let c = &scn.cell;
     let cell = PyDict::new(py);
-    let standard = match c.standard {
-        Standard::Dot11b => "802.11b",
-        Standard::Dot11n => "802.11n",
-    };
+    let standard = c.standard.name();
     d.set_item("standard", standard)?;
     cell.set_item("standard", standard)?;
     cell.set_item("retry_limit", c.retry_limit)?;
     cell.set_item("beacons", c.beacons)?;
     match &c.ht {
         None => {
-            let preamble = match c.preamble {
-                airsched_core::phy::dsss::Preamble::Long => "long",
-                airsched_core::phy::dsss::Preamble::Short => "short",
-            };
-            cell.set_item("preamble", preamble)?;
+            cell.set_item("preamble", c.preamble.name())?;
             cell.set_item("basic_rates_mbps", c.basic_rates.iter().map(|r| r.mbps()).collect::<Vec<_>>())?;
             cell.set_item("cw_min", c.cw_min)?;
             cell.set_item("cw_max", c.cw_max)?;
@@ -225,7 +218,7 @@ pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'p
             };
             cell.set_item("band", band)?;
             cell.set_item("width_mhz", if ht.width == ChannelWidth::Mhz40 { 40 } else { 20 })?;
-            cell.set_item("guard_interval", if ht.gi == GuardInterval::Short { "short" } else { "long" })?;
+            cell.set_item("guard_interval", ht.gi.name())?;
             cell.set_item("basic_rates_mbps", ht.basic_rates.iter().map(|r| f64::from(r.mbps())).collect::<Vec<_>>())?;
             cell.set_item("max_aggregate_time_ns", ht.max_aggregate_time.as_ns())?;
             cell.set_item("max_aggregate_mpdus", ht.max_aggregate_mpdus)?;
@@ -258,25 +251,15 @@ pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'p
     if c.ht.is_some() {
         let m = &scn.ap_mac;
         let ap = PyDict::new(py);
+        ap.set_item("mac_queue", m.queue.name())?;
         match m.queue {
-            MacQueue::DriverFifo { limit } => {
-                ap.set_item("mac_queue", "fifo")?;
-                ap.set_item("driver_queue_limit", limit)?;
-            }
-            MacQueue::FqMac => {
-                ap.set_item("mac_queue", "fq-mac")?;
-                ap.set_item("driver_queue_limit", py.None())?;
-            }
+            MacQueue::DriverFifo { limit } => ap.set_item("driver_queue_limit", limit)?,
+            MacQueue::FqMac => ap.set_item("driver_queue_limit", py.None())?,
         }
-        let airtime = match m.airtime {
-            AirtimeSched::Off => "off",
-            AirtimeSched::Ath9k => "ath9k",
-            AirtimeSched::Mac80211 => "mac80211",
-        };
-        ap.set_item("airtime", airtime)?;
+        ap.set_item("airtime", m.airtime.name())?;
         ap.set_item("airtime_rx", m.airtime_rx)?;
         ap.set_item("aql", m.aql)?;
-        ap.set_item("fq_kernel", if m.fq_kernel == FqKernel::Linux6_18 { "6.18" } else { "4.11" })?;
+        ap.set_item("fq_kernel", m.fq_kernel.name())?;
         // Where the AP's qdisc comes from: its tc script's key (`ap.queueing` for the fq_codel
         // preset), or None for the default.
         ap.set_item("tc", scn.ap.tc.as_ref().map(|t| t.key.clone()))?;

@@ -67,7 +67,7 @@ fn tc_check<'py>(
 #[pyo3(signature = (text, path, overrides=Vec::new()))]
 fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
     use airsched_core::qdisc::classify::FilterKind;
-    use airsched_core::scenario::{AirtimeSched, MacQueue, NodeConfig};
+    use airsched_core::scenario::NodeConfig;
     use pyo3::types::PyList;
     let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
     let out = PyDict::new(py);
@@ -166,30 +166,11 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
     out.set_item("stations", sts)?;
     out.set_item("standard", format!("{:?}", scn.cell.standard))?;
     out.set_item("pcf", scn.cell.pcf.is_some())?;
-    out.set_item(
-        "airtime",
-        match scn.ap_mac.airtime {
-            AirtimeSched::Off => "off",
-            AirtimeSched::Ath9k => "ath9k",
-            AirtimeSched::Mac80211 => "mac80211",
-        },
-    )?;
+    out.set_item("airtime", scn.ap_mac.airtime.name())?;
     out.set_item("aql", scn.ap_mac.aql)?;
     out.set_item("airtime_rx", scn.ap_mac.airtime_rx)?;
-    out.set_item(
-        "fq_kernel",
-        match scn.ap_mac.fq_kernel {
-            airsched_core::scenario::FqKernel::Linux4_11 => "4.11",
-            airsched_core::scenario::FqKernel::Linux6_18 => "6.18",
-        },
-    )?;
-    out.set_item(
-        "mac_queue",
-        match scn.ap_mac.queue {
-            MacQueue::DriverFifo { .. } => "fifo",
-            MacQueue::FqMac => "fq-mac",
-        },
-    )?;
+    out.set_item("fq_kernel", scn.ap_mac.fq_kernel.name())?;
+    out.set_item("mac_queue", scn.ap_mac.queue.name())?;
     Ok(out)
 }
 
@@ -211,16 +192,12 @@ fn calibrate(
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     use airsched_core::calibrate::{calibrate as run, CalibrationSpec};
-    use airsched_core::scenario::RateControl;
+    use airsched_core::mac::rate::RateControl;
     let bad = |key: &str, msg: String| errors::option_error(key, msg);
-    let rc = RateControl::ALL.iter().find(|(n, _)| n.eq_ignore_ascii_case(rate_control)).map(|(_, r)| *r).ok_or_else(
-        || {
-            bad(
-                "--rate-control",
-                format!("unknown rate control {rate_control:?}; expected fixed, arf, aarf or minstrel"),
-            )
-        },
-    )?;
+    // The calibration measures a legacy link: Minstrel-HT (802.11n) is not one of its choices.
+    let rc = rate_control.parse::<RateControl>().ok().filter(|r| *r != RateControl::MinstrelHt).ok_or_else(|| {
+        bad("--rate-control", format!("unknown rate control {rate_control:?}; expected fixed, arf, aarf or minstrel"))
+    })?;
     let cdb = |x: f64| (x * 100.0).round() as i32;
     for (k, v) in [("--snr-from", snr_from_db), ("--snr-to", snr_to_db)] {
         if !v.is_finite() || !(-50.0..=100.0).contains(&v) {
@@ -230,10 +207,10 @@ fn calibrate(
     if !(step_db.is_finite() && step_db >= 0.01) {
         return Err(bad("--step", format!("{step_db} dB: the step must be at least 0.01 dB")));
     }
-    if !(1..=1_000_000).contains(&payload) || payload > airsched_core::scenario::MAX_UDP_PAYLOAD {
+    if !(1..=1_000_000).contains(&payload) || payload > airsched_core::traffic::flow::MAX_UDP_PAYLOAD {
         return Err(bad(
             "--payload",
-            format!("{payload} bytes: expected 1 to {}", airsched_core::scenario::MAX_UDP_PAYLOAD),
+            format!("{payload} bytes: expected 1 to {}", airsched_core::traffic::flow::MAX_UDP_PAYLOAD),
         ));
     }
     if block == 0 {

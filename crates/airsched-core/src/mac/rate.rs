@@ -23,6 +23,28 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::phy::dsss;
 use crate::time::Nanos;
 
+/// Which rate control a link runs (this file; Minstrel-HT in mac/minstrel_ht.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateControl {
+    /// Always the station's `rate`.
+    Fixed,
+    Arf,
+    Aarf,
+    Minstrel,
+    /// 802.11n only: Minstrel-HT of Linux 4.11 (mac/minstrel_ht.rs) with ath9k's hardware
+    /// retries of an A-MPDU through its multi-rate retry chain.
+    MinstrelHt,
+}
+
+crate::words::words!(
+    RateControl:
+    "fixed" => RateControl::Fixed,
+    "arf" => RateControl::Arf,
+    "aarf" => RateControl::Aarf,
+    "minstrel" => RateControl::Minstrel,
+    "minstrel_ht" => RateControl::MinstrelHt,
+);
+
 // ---------------------------------------------------------------------------------------------
 // ARF / AARF constants (ns-3 attribute defaults).
 

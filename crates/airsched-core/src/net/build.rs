@@ -1,7 +1,8 @@
 //! Building the network of a scenario.
 
 use super::{Link, Net, Netdev, Node, Topology, Wire};
-use crate::scenario::{tc_trees, Scenario, Standard};
+use crate::phy::Standard;
+use crate::scenario::{tc_trees, Scenario};
 
 /// The devices of every node, by name, with the qdisc trees of the nodes' tc scripts.
 impl Net {

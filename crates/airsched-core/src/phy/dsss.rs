@@ -20,6 +20,8 @@ pub enum Preamble {
     Short,
 }
 
+crate::words::words!(Preamble: "long" => Preamble::Long, "short" => Preamble::Short);
+
 pub const SLOT: Nanos = Nanos::from_us(20);
 pub const SIFS: Nanos = Nanos::from_us(10);
 /// DIFS = SIFS + 2 slots.

@@ -47,6 +47,8 @@ pub enum GuardInterval {
     Short,
 }
 
+crate::words::words!(GuardInterval: "long" => GuardInterval::Long, "short" => GuardInterval::Short);
+
 impl GuardInterval {
     pub const fn symbol(self) -> Nanos {
         match self {

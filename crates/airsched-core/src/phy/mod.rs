@@ -5,6 +5,17 @@ pub mod error;
 pub mod ht;
 pub mod ofdm;
 
+/// The cell's standard: which PHY and MAC its frames use (`[cell] standard`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standard {
+    Dot11b,
+    /// 802.11n (HT): OFDM PHY with HT MCS, EDCA, A-MPDU with BlockAck; `CellConfig::ht` holds
+    /// its settings.
+    Dot11n,
+}
+
+crate::words::words!(Standard: "802.11b" => Standard::Dot11b, "802.11n" => Standard::Dot11n);
+
 /// The control-response rate rule every PHY shares (802.11-2016 10.7.6.5.2, ns-3
 /// `GetControlAnswerMode`): the highest basic rate <= `rate`; if there is none, the highest
 /// mandatory rate <= it; if there is none either, `lowest`. Callers pass rates of one modulation

@@ -9,10 +9,16 @@ pub mod tc_trees;
 
 pub use parse::{parse_scenario, parse_scenario_with, toml_string, ScenarioError, ScenarioErrors, OVERRIDES_FILE};
 
-pub use crate::monitor::CalibrationTable;
+use crate::mac::rate::RateControl;
+use crate::monitor::MonitorSpec;
 use crate::phy::dsss::{DsssRate, Preamble};
-pub use crate::radio::{ChannelSpec, Fading, Interpolation, Position};
+use crate::phy::Standard;
+use crate::radio::ChannelSpec;
 use crate::time::Nanos;
+use crate::traffic::flow::{Endpoint, FlowConfig, FlowRate, Protocol};
+use crate::wifi::ht::params::{ApMacConfig, HtCellConfig, HtStationConfig};
+use crate::wifi::ifs::{CollisionDefer, EifsRule};
+use crate::wifi::pcf::CfParams;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -95,15 +101,6 @@ pub struct RunConfig {
     pub sample_interval: Nanos,
 }
 
-/// How long bystanders defer after a frame they could not decode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EifsRule {
-    /// 802.11-2016 / ns-3: SIFS + EstimatedAckTxTime(PPDU that caused the EIFS) + DIFS.
-    Estimated,
-    /// 802.11-1999/2007: SIFS + ACK at 1 Mb/s long preamble + DIFS = 364 us.
-    Legacy,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellConfig {
     /// `standard = "802.11b"` (default) or `"802.11n"`.
@@ -131,129 +128,7 @@ pub struct CellConfig {
     /// The WLAN's channel (`channel`, 1-14; 2.4 GHz), for the coexistence with Bluetooth.
     pub channel: u32,
     /// `pcf = true`: the AP is a point coordinator (802.11b only; docs/model-pcf.md).
-    pub pcf: Option<PcfConfig>,
-}
-
-/// The contention-free periods of a point-coordinated cell (`[cell] pcf = true`): the CF
-/// Parameter Set its beacons carry (IEEE 802.11-1999 7.3.2.5, 9.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PcfConfig {
-    /// `dtim_period`: beacons per DTIM (1-255, default 1).
-    pub dtim_period: u32,
-    /// `cfp_period`: DTIMs per CFP (1-255, default 1).
-    pub cfp_period: u32,
-    /// `cfp_max_duration`: the longest CFP, a whole number of TU.
-    pub cfp_max_duration: Nanos,
-}
-
-/// How the stations whose frames collided defer once the medium is idle again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CollisionDefer {
-    /// Everyone who heard the collision, the colliders included, treats it as a corrupted frame
-    /// and defers EIFS from its end; a collider also never resumes before its ACKTimeout + DIFS.
-    /// This is the convention of the analytical models and the Monte Carlo of reference 9.
-    Eifs,
-    /// Each collider waits ACKTimeout after its own frame, then DIFS once the medium is idle
-    /// (ns-3's timing): with frames of unequal length, the shorter collider resumes first.
-    AckTimeout,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Standard {
-    Dot11b,
-    /// 802.11n (HT): OFDM PHY with HT MCS, EDCA, A-MPDU with BlockAck; `CellConfig::ht` holds
-    /// its settings.
-    Dot11n,
-}
-
-/// 802.11n cell settings (`[cell]` with `standard = "802.11n"`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct HtCellConfig {
-    /// `band = "5GHz"` (default) or `"2.4GHz"` (short slot, 6 us signal extension).
-    pub band: crate::phy::ofdm::OfdmBand,
-    /// `width = 20` (default) or `40` (MHz).
-    pub width: crate::phy::ht::ChannelWidth,
-    /// `guard_interval = "long"` (800 ns, default) or `"short"` (400 ns).
-    pub gi: crate::phy::ht::GuardInterval,
-    /// `basic_rates` in an 802.11n cell: OFDM rates (default 6, 12, 24 Mb/s), sorted.
-    pub basic_rates: Vec<crate::phy::error::OfdmRate>,
-    /// `max_aggregate_time` (default 4 ms, as Linux drivers use), capped by the 5.484 ms HT-MF
-    /// PPDU limit.
-    pub max_aggregate_time: Nanos,
-    /// `max_aggregate_mpdus` (default and at most 64).
-    pub max_aggregate_mpdus: u32,
-    /// `mpdu_retry_limit`: attempts of one MPDU inside aggregates before it is dropped
-    /// (default 30 software retries + 1, ath9k's ATH_MAX_SW_RETRIES).
-    pub mpdu_retry_limit: u32,
-}
-
-/// What sits between a WiFi interface's qdisc and the air (`[ap] mac_queue`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MacQueue {
-    /// The qdisc feeds the driver's per-TID FIFOs, which share a per-AC frame limit (ath9k
-    /// before Linux 4.10: ATH_MAX_QDEPTH = 123 frames pending per hardware queue; above it
-    /// the driver stops the netdev queue and packets wait in the qdisc). `mac_queue = "fifo"`.
-    DriverFifo { limit: u32 },
-    /// mac80211's intermediate queues (FQ-MAC: per-station per-TID tins over one pool of
-    /// FQ-CoDel flows), Linux 4.10+. The qdisc is `noqueue` unless a tc script installs one.
-    /// `mac_queue = "fq-mac"`.
-    FqMac,
-}
-
-/// Which airtime fairness scheduler picks the station to build the next aggregate for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AirtimeSched {
-    /// Round robin over the TIDs with frames, one aggregate per turn (ath9k before 4.11).
-    Off,
-    /// ath9k's deficit scheduler, Linux 4.11 to 5.0 (`airtime = "ath9k"`).
-    Ath9k,
-    /// mac80211's airtime scheduler with AQL, Linux 6.x (`airtime = "mac80211"`).
-    Mac80211,
-}
-
-/// The AP's MAC queueing (`[ap]` keys of an 802.11n cell).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ApMacConfig {
-    pub queue: MacQueue,
-    pub airtime: AirtimeSched,
-    /// `airtime_rx` (default true): airtime received from a station is charged to it too.
-    pub airtime_rx: bool,
-    /// `aql` (default: on with the mac80211 scheduler, where it exists; off otherwise).
-    pub aql: bool,
-    /// `fq_kernel = "4.11"` or `"6.18"`: FQ-MAC overflow and CoDel parameter policy (default:
-    /// 6.18 with the mac80211 scheduler, else 4.11).
-    pub fq_kernel: FqKernel,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FqKernel {
-    Linux4_11,
-    Linux6_18,
-}
-
-impl Default for ApMacConfig {
-    fn default() -> Self {
-        ApMacConfig {
-            queue: MacQueue::DriverFifo { limit: ATH_MAX_QDEPTH },
-            airtime: AirtimeSched::Off,
-            airtime_rx: true,
-            aql: false,
-            fq_kernel: FqKernel::Linux4_11,
-        }
-    }
-}
-
-/// ath9k's per-hardware-queue frame limit before the netdev queue is stopped
-/// (ATH_TXBUF / 4 - ATH_TXBUF_RESERVE = 512 / 4 - 5).
-pub const ATH_MAX_QDEPTH: u32 = 123;
-
-/// A station's 802.11n settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HtStationConfig {
-    /// `mcs`: the MCS both ends of the link use (0-15).
-    pub mcs: crate::phy::ht::HtMcs,
-    /// `airtime_weight` (mac80211 scheduler; default 256).
-    pub airtime_weight: u32,
+    pub pcf: Option<CfParams>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -315,165 +190,6 @@ pub struct StationConfig {
     /// conditions: those are `snr`/`position`/`schedule` (`channel`).
     pub location: Option<(f64, f64)>,
 }
-
-/// Which rate control a link runs (crates/airsched-core/src/mac/rate.rs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RateControl {
-    /// Always the station's `rate`.
-    Fixed,
-    Arf,
-    Aarf,
-    Minstrel,
-    /// 802.11n only: Minstrel-HT of Linux 4.11 (mac/minstrel_ht.rs) with ath9k's hardware
-    /// retries of an A-MPDU through its multi-rate retry chain.
-    MinstrelHt,
-}
-
-impl RateControl {
-    pub const ALL: [(&'static str, RateControl); 5] = [
-        ("fixed", RateControl::Fixed),
-        ("arf", RateControl::Arf),
-        ("aarf", RateControl::Aarf),
-        ("minstrel", RateControl::Minstrel),
-        ("minstrel_ht", RateControl::MinstrelHt),
-    ];
-    pub fn name(self) -> &'static str {
-        RateControl::ALL.iter().find(|(_, r)| *r == self).map(|(n, _)| *n).unwrap_or("fixed")
-    }
-}
-
-/// The AP's Wireless Channel Monitor settings (`[monitor]`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MonitorSpec {
-    /// The calibration table and the file it came from; None: the built-in table.
-    pub calibration: Option<(String, CalibrationTable)>,
-    /// Weight of a new sample in the estimate filter (Garroppo et al.: 1/4).
-    pub alpha: f64,
-    /// Standard deviation of the per-frame SNR report, centi-dB.
-    pub noise_cdb: u32,
-}
-
-impl Default for MonitorSpec {
-    fn default() -> Self {
-        MonitorSpec { calibration: None, alpha: 0.25, noise_cdb: 200 }
-    }
-}
-
-/// Where a flow starts or ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Endpoint {
-    Server,
-    Ap,
-    /// Index into `Scenario::stations`.
-    Station(usize),
-    /// Index into `Scenario::bluetooth`.
-    Bt(usize),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
-    Udp,
-    /// ICMP echo requests at a fixed interval; the destination answers each.
-    Ping,
-    /// The echo replies of a ping flow (added by the simulator, one per ping flow).
-    PingReply,
-    /// A TCP bulk transfer (data segments from src to dst).
-    Tcp,
-    /// The ACKs of a TCP flow (added by the simulator, one per TCP flow).
-    TcpAck,
-}
-
-impl Protocol {
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Udp => "udp",
-            Protocol::Ping => "ping",
-            Protocol::PingReply => "ping-reply",
-            Protocol::Tcp => "tcp",
-            Protocol::TcpAck => "tcp-ack",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FlowRate {
-    /// Constant bit rate counted in UDP payload bits per second, as `iperf -u -b` counts it.
-    Cbr { bits_per_second: u64 },
-    /// Always backlogged: the source keeps its first-hop queue non-empty.
-    Saturate,
-    /// One packet every `interval` (ping).
-    Periodic { interval: Nanos },
-    /// Packets only in answer to another flow's (ping replies, TCP ACKs).
-    Reactive,
-    /// As fast as a TCP sender's congestion and receive windows allow.
-    Window,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct FlowConfig {
-    pub name: String,
-    pub protocol: Protocol,
-    pub src: Endpoint,
-    pub dst: Endpoint,
-    pub rate: FlowRate,
-    /// UDP payload bytes per packet (ping: ICMP payload bytes, 28 bytes of IP and ICMP header
-    /// on top as for UDP).
-    pub size: u32,
-    pub start: Nanos,
-    /// `None`: runs to the end.
-    pub stop: Option<Nanos>,
-    /// UDP source port (None: 40000 + the flow's index).
-    pub sport: Option<u16>,
-    /// UDP destination port (iperf 2's 5001 by default).
-    pub dport: u16,
-    /// IPv4 TOS byte (`tos`, or `dscp << 2`).
-    pub tos: u8,
-    /// Netfilter mark (`skb->mark`), matched by the fw classifier.
-    pub mark: u32,
-    /// Socket priority (`skb->priority`); None: derived from the TOS as the IP stack does.
-    pub priority: Option<u32>,
-    /// CBR only: each packet leaves up to this much after its nominal time (uniform), as an
-    /// application's timer jitter does; zero by default (exact CBR).
-    pub jitter: Nanos,
-    /// TCP: the congestion control and the transfer size (None: until `stop` or the end).
-    pub cc: crate::tcp::CcKind,
-    pub bytes: Option<u64>,
-    /// TCP: selective acknowledgements (RFC 2018, on by default as in Linux).
-    pub sack: bool,
-    /// TCP: per-flow settings over the kernel era's (docs/model-tcp.md).
-    pub tcp: TcpFlowOptions,
-}
-
-/// A TCP flow's settings that override its hosts' kernel era, and the file options.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TcpFlowOptions {
-    /// `kernel`: both ends' era (None: each end's node's).
-    pub kernel: Option<crate::tcp::KernelEra>,
-    /// `cc` was given (otherwise the era's default congestion control).
-    pub cc_given: bool,
-    /// `initial_cwnd`, segments.
-    pub initial_cwnd: Option<u32>,
-    /// `rmem`, `wmem`: `tcp_rmem` / `tcp_wmem` (min, default, max), bytes.
-    pub rmem: Option<[u64; 3]>,
-    pub wmem: Option<[u64; 3]>,
-    /// `adv_win_scale`.
-    pub adv_win_scale: Option<u8>,
-    /// `autotune`: `tcp_moderate_rcvbuf`.
-    pub autotune: Option<bool>,
-    /// `tsq`: `tcp_limit_output_bytes` (Some(0): TCP Small Queues off).
-    pub tsq: Option<u64>,
-    /// `repeat`: once the file (`bytes`) is acknowledged, the application writes it again.
-    pub repeat: bool,
-    /// `rack`, `tlp`, `frto`: each on (the era's version, 6.1's if the era has none) or off.
-    pub rack: Option<bool>,
-    pub tlp: Option<bool>,
-    pub frto: Option<bool>,
-}
-
-/// Bytes a UDP packet of `payload` bytes occupies as an IP datagram (IPv4 20 + UDP 8).
-pub const UDP_IP_OVERHEAD: u32 = 28;
-/// Largest UDP payload that fits a 2304-byte MSDU (802.11 max MSDU) with IPv4 and UDP headers.
-pub const MAX_UDP_PAYLOAD: u32 = 2304 - UDP_IP_OVERHEAD;
 
 impl Scenario {
     /// The flows the simulator runs: the scenario's, then one reply flow per ping flow (named

@@ -6,8 +6,9 @@ use crate::ctx::Ctx;
 use crate::engine::{Event, EventQueue};
 use crate::metrics::recorder::Recorder;
 use crate::net::{Net, Node};
-use crate::scenario::{FlowRate, Scenario};
+use crate::scenario::Scenario;
 use crate::time::Nanos;
+use crate::traffic::flow::FlowRate;
 use crate::traffic::Traffic;
 use crate::wifi::Wifi;
 

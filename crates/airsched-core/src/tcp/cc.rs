@@ -14,6 +14,8 @@ pub enum CcKind {
     Cubic,
 }
 
+crate::words::words!(CcKind: "cubic" => CcKind::Cubic, "newreno" => CcKind::NewReno, "reno" => CcKind::NewReno);
+
 /// RFC 9438 C (segments / s³).
 pub const CUBIC_C: f64 = 0.4;
 /// RFC 9438 β_cubic, as a fraction for the integer ssthresh: cwnd·7/10.

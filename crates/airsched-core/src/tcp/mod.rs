@@ -304,16 +304,17 @@ pub enum KernelEra {
     Linux6_1,
 }
 
-impl KernelEra {
-    /// The scenario spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            KernelEra::Linux2_4 => "2.4",
-            KernelEra::Linux4_9 => "4.9",
-            KernelEra::Linux6_1 => "6.1",
-        }
-    }
+crate::words::words!(
+    KernelEra:
+    "2.4" => KernelEra::Linux2_4,
+    "2.4.20" => KernelEra::Linux2_4,
+    "4.9" => KernelEra::Linux4_9,
+    "4.x" => KernelEra::Linux4_9,
+    "6.1" => KernelEra::Linux6_1,
+    "6.x" => KernelEra::Linux6_1,
+);
 
+impl KernelEra {
     /// The congestion control the era uses by default (2.4: NewReno; CUBIC since 2.6.19).
     pub fn default_cc(self) -> CcKind {
         match self {

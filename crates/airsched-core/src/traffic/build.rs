@@ -7,10 +7,12 @@ use super::{SATURATE_BACKLOG, SATURATE_BACKLOG_HT};
 use crate::ctx::FlowBook;
 use crate::engine::{named, StreamKind};
 use crate::net::{Node, Topology};
-use crate::scenario::{Endpoint, FlowConfig, FlowRate, Protocol, Scenario, Standard};
+use crate::phy::Standard;
+use crate::scenario::Scenario;
 use crate::tcp::sender::AppLimit;
 use crate::tcp::{KernelEra, TcpConfig};
 use crate::time::Nanos;
+use crate::traffic::flow::{Endpoint, FlowConfig, FlowRate, Protocol};
 
 /// The kernel era scenarios run when neither the flow nor the node names one (None: the model
 /// as it was before eras: a fixed 6 MiB window, no send buffer, local drops are losses, no TSQ).

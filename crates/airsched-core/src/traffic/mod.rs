@@ -5,6 +5,7 @@
 
 pub(crate) mod build;
 pub mod conn;
+pub mod flow;
 pub mod ping;
 pub mod source;
 pub mod tcp;
@@ -12,8 +13,8 @@ pub mod tcp;
 pub use conn::TcpConn;
 pub use source::{FlowState, Traffic};
 
-use crate::scenario::{FlowConfig, FlowRate};
 use crate::time::Nanos;
+use crate::traffic::flow::{FlowConfig, FlowRate};
 
 /// Packets a saturating source keeps in its first-hop queue. Refilled whenever one leaves it,
 /// so the queue never runs dry; more would only add queueing delay at the source.
@@ -41,7 +42,7 @@ pub fn cbr_send_time(cfg: &FlowConfig, k: u64) -> Option<Nanos> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{Endpoint, Protocol};
+    use crate::traffic::flow::{Endpoint, Protocol};
 
     #[test]
     fn cbr_schedule_is_exact() {

@@ -17,8 +17,8 @@ use crate::engine::Event;
 use crate::metrics::recorder::{PingSample, Recorder};
 use crate::net::{DevId, Node};
 use crate::packet::{Packet, PacketId};
-use crate::scenario::{FlowConfig, FlowRate, Protocol, UDP_IP_OVERHEAD};
 use crate::time::Nanos;
+use crate::traffic::flow::{FlowConfig, FlowRate, Protocol, UDP_IP_OVERHEAD};
 
 pub struct FlowState {
     /// Send-time jitter draws (CBR flows with a jitter).

@@ -7,13 +7,15 @@ use super::medium::link_name;
 use super::{IfsRules, Mac, Medium, Outcome, Radio, Wifi};
 use crate::engine::{named, StreamKind};
 use crate::mac::dcf::{Dcf, DcfParams};
+use crate::mac::rate::RateControl;
 use crate::mac::rate::{RateAlgo, RateCtl};
 use crate::monitor::{Monitor, MonitorConfig};
 use crate::net::{Acct, DevId, Node, Topology};
 use crate::phy::dsss::{self, DsssRate};
 use crate::phy::error::ErrorModel;
+use crate::phy::Standard;
 use crate::radio::Channel;
-use crate::scenario::{RateControl, Scenario, Standard};
+use crate::scenario::Scenario;
 use crate::time::Nanos;
 
 /// The medium (channel access, radio, IFS rules) and the cell's MAC.
@@ -143,12 +145,7 @@ fn build_legacy(scn: &Scenario) -> Legacy {
         }
     }
     let cfp = cell.pcf.map(|p| {
-        let params = crate::wifi::pcf::CfParams {
-            beacon_interval: cell.beacon_interval,
-            dtim_period: p.dtim_period,
-            cfp_period: p.cfp_period,
-            cfp_max_duration: p.cfp_max_duration,
-        };
+        let params = p;
         // CF-Poll, Null and CF-End at the highest basic rate (reference section 4.3: 2 Mb/s
         // with the default basic rates 1 and 2 Mb/s).
         let timing = crate::wifi::pcf::PcfTiming { preamble, ctl_rate: *cell.basic_rates.last().expect("never empty") };

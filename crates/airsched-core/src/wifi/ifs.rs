@@ -22,10 +22,35 @@ use crate::mac::dcf::Dcf;
 use crate::phy::dsss::{self, DsssRate, Preamble};
 use crate::phy::ht;
 use crate::phy::ofdm;
-use crate::scenario::{CollisionDefer, EifsRule};
 use crate::time::Nanos;
+use crate::words::words;
 
 use super::air::{AirTx, Outcome, TxRate};
+
+/// How long bystanders defer after a frame they could not decode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EifsRule {
+    /// 802.11-2016 / ns-3: SIFS + EstimatedAckTxTime(PPDU that caused the EIFS) + DIFS.
+    Estimated,
+    /// 802.11-1999/2007: SIFS + ACK at 1 Mb/s long preamble + DIFS = 364 us.
+    Legacy,
+}
+
+words!(EifsRule: "estimated" => EifsRule::Estimated, "legacy" => EifsRule::Legacy);
+
+/// How the stations whose frames collided defer once the medium is idle again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollisionDefer {
+    /// Everyone who heard the collision, the colliders included, treats it as a corrupted frame
+    /// and defers EIFS from its end; a collider also never resumes before its ACKTimeout + DIFS.
+    /// This is the convention of the analytical models and the Monte Carlo of reference 9.
+    Eifs,
+    /// Each collider waits ACKTimeout after its own frame, then DIFS once the medium is idle
+    /// (ns-3's timing): with frames of unequal length, the shorter collider resumes first.
+    AckTimeout,
+}
+
+words!(CollisionDefer: "eifs" => CollisionDefer::Eifs, "ack-timeout" => CollisionDefer::AckTimeout);
 
 /// The cell's IFS conventions.
 #[derive(Clone, Copy, Debug)]

@@ -35,7 +35,7 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
     let is_n = standard == Some(Standard::Dot11n);
 
     let preamble = ht::not_ht(ctx, tbl, "cell", "preamble", standard, ht::PREAMBLE_IN_HT)
-        .and_then(|v| choice(ctx, v, "cell.preamble", &[("long", Preamble::Long), ("short", Preamble::Short)]));
+        .and_then(|v| word::<Preamble>(ctx, v, "cell.preamble"));
 
     let basic_rates = match standard {
         Some(Standard::Dot11b) => tbl.get("basic_rates").and_then(|v| basic_rates(ctx, v)),
@@ -105,16 +105,10 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
     }
 
     let eifs = ht::not_ht(ctx, tbl, "cell", "eifs", standard, ht::DEFER_IN_HT)
-        .and_then(|v| choice(ctx, v, "cell.eifs", &[("estimated", EifsRule::Estimated), ("legacy", EifsRule::Legacy)]));
+        .and_then(|v| word::<EifsRule>(ctx, v, "cell.eifs"));
 
-    let collision_defer = ht::not_ht(ctx, tbl, "cell", "collision_defer", standard, ht::DEFER_IN_HT).and_then(|v| {
-        choice(
-            ctx,
-            v,
-            "cell.collision_defer",
-            &[("eifs", CollisionDefer::Eifs), ("ack-timeout", CollisionDefer::AckTimeout)],
-        )
-    });
+    let collision_defer = ht::not_ht(ctx, tbl, "cell", "collision_defer", standard, ht::DEFER_IN_HT)
+        .and_then(|v| word::<CollisionDefer>(ctx, v, "cell.collision_defer"));
 
     let rate_control = tbl.get("rate_control").and_then(|v| ht::rate_control(ctx, v, "cell.rate_control", standard));
     let preamble_detection_cdb =
@@ -132,13 +126,13 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
         cw_max: cw_max_val,
         eifs: eifs.unwrap_or(EifsRule::Estimated),
         collision_defer: collision_defer.unwrap_or(CollisionDefer::Eifs),
-        rate_control: rate_control.unwrap_or(crate::scenario::RateControl::Fixed),
+        rate_control: rate_control.unwrap_or(crate::mac::rate::RateControl::Fixed),
         preamble_detection_cdb,
         ht,
         channel: channel.map_or(1, |c| c as u32),
         pcf: None,
     };
-    let pcf = pcf::parse_pcf(ctx, tbl, standard, cell.beacons);
+    let pcf = pcf::parse_pcf(ctx, tbl, standard, cell.beacons, cell.beacon_interval);
     let cell = CellConfig { pcf, ..cell };
     (cell, standard)
 }

@@ -132,21 +132,13 @@ pub(super) fn parse_flows(
                 }
             }
         }
-        let cc = tbl.get("cc").and_then(|v| {
-            choice(
-                ctx,
-                v,
-                &k("cc"),
-                &[
-                    ("cubic", crate::tcp::CcKind::Cubic),
-                    ("newreno", crate::tcp::CcKind::NewReno),
-                    ("reno", crate::tcp::CcKind::NewReno),
-                ],
-            )
-        });
+        let cc = tbl.get("cc").and_then(|v| word::<crate::tcp::CcKind>(ctx, v, &k("cc")));
         let sack = tbl.get("sack").filter(|_| is_tcp).and_then(|v| boolean(ctx, v, &k("sack")));
-        let tcp_opts =
-            if is_tcp { tcp_options(ctx, tbl, &k, cc.is_some()) } else { crate::scenario::TcpFlowOptions::default() };
+        let tcp_opts = if is_tcp {
+            tcp_options(ctx, tbl, &k, cc.is_some())
+        } else {
+            crate::traffic::flow::TcpFlowOptions::default()
+        };
         let bytes = tbl.get("bytes").and_then(|v| {
             let key = k("bytes");
             let s = string(ctx, v, &key, "a size like \"10MB\" or \"500kb\"")?;
@@ -451,7 +443,7 @@ fn tcp_options(
     tbl: &DeTable<'_>,
     k: &dyn Fn(&str) -> String,
     cc_given: bool,
-) -> crate::scenario::TcpFlowOptions {
+) -> crate::traffic::flow::TcpFlowOptions {
     let buf = |ctx: &mut Ctx<'_>, name: &str| -> Option<[u64; 3]> {
         let v = tbl.get(name)?;
         let key = k(name);
@@ -480,7 +472,7 @@ fn tcp_options(
     };
     let rmem = buf(ctx, "rmem");
     let wmem = buf(ctx, "wmem");
-    crate::scenario::TcpFlowOptions {
+    crate::traffic::flow::TcpFlowOptions {
         kernel: tbl.get("kernel").and_then(|v| super::node::kernel_era(ctx, v, &k("kernel"))),
         cc_given,
         initial_cwnd: tbl

@@ -2,11 +2,12 @@
 //! MCS and airtime weight; and which keys each standard refuses.
 
 use super::*;
+use crate::mac::rate::RateControl;
 use crate::phy::error::OfdmRate;
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs, HT_MF_PPDU_MAX_TIME, LINUX_MAX_AGGR_TIME};
 use crate::phy::ofdm::{OfdmBand, MANDATORY_RATES};
-use crate::scenario::{
-    AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, RateControl, ATH_MAX_QDEPTH,
+use crate::wifi::ht::params::{
+    AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ATH_MAX_QDEPTH,
 };
 
 /// Why an 802.11n cell refuses `preamble`, `cw_min`/`cw_max` and a station's `rate`.
@@ -109,9 +110,7 @@ pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, standard: Opti
     let get = |ctx: &mut Ctx<'_>, key: &str| ht_only(ctx, tbl, "cell", key, standard);
     let band = get(ctx, "band").and_then(|v| band(ctx, v));
     let width = get(ctx, "width").and_then(|v| width(ctx, v));
-    let gi = get(ctx, "guard_interval").and_then(|v| {
-        choice(ctx, v, "cell.guard_interval", &[("long", GuardInterval::Long), ("short", GuardInterval::Short)])
-    });
+    let gi = get(ctx, "guard_interval").and_then(|v| word::<GuardInterval>(ctx, v, "cell.guard_interval"));
     // The basic rates are DSSS rates in an 802.11b cell, unknown ones with an invalid standard.
     let basic_rates = match standard {
         Some(Standard::Dot11n) => tbl.get("basic_rates").and_then(|v| ofdm_basic_rates(ctx, v)),
@@ -249,9 +248,6 @@ enum Preset {
 const PRESETS: &[(&str, Preset)] =
     &[("fifo", Preset::Fifo), ("fq_codel", Preset::FqCodel), ("fq-mac", Preset::FqMac), ("airtime", Preset::Airtime)];
 const MAC_QUEUES: &[(&str, bool)] = &[("fifo", false), ("fq-mac", true)];
-const AIRTIME: &[(&str, AirtimeSched)] =
-    &[("off", AirtimeSched::Off), ("ath9k", AirtimeSched::Ath9k), ("mac80211", AirtimeSched::Mac80211)];
-const FQ_KERNELS: &[(&str, FqKernel)] = &[("4.11", FqKernel::Linux4_11), ("6.18", FqKernel::Linux6_18)];
 
 /// Like [`choice`], with `_` and `-` interchangeable (`"fq_mac"` for `"fq-mac"`).
 fn choice_dash<T: Copy>(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, options: &[(&str, T)]) -> Option<T> {
@@ -313,12 +309,12 @@ pub(super) fn parse_ap_mac(
                 None => Some(false),
             };
             let at = match airtime_v {
-                Some(v) => choice(ctx, v, "ap.airtime", AIRTIME),
+                Some(v) => word::<AirtimeSched>(ctx, v, "ap.airtime"),
                 None => Some(AirtimeSched::Off),
             };
             if let (Some(false), Some(a), Some(v)) = (fq, at, airtime_v) {
                 if a != AirtimeSched::Off {
-                    let name = if a == AirtimeSched::Ath9k { "ath9k" } else { "mac80211" };
+                    let name = a.name();
                     let given = if queue_v.is_some() { "" } else { " (the default)" };
                     ctx.error(
                         &v.span(),
@@ -371,7 +367,7 @@ pub(super) fn parse_ap_mac(
             );
             return None;
         }
-        choice(ctx, v, "ap.fq_kernel", FQ_KERNELS)
+        word::<FqKernel>(ctx, v, "ap.fq_kernel")
     });
 
     let airtime = airtime.unwrap_or(AirtimeSched::Off);

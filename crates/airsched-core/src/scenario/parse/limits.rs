@@ -130,7 +130,8 @@ fn round_up_ms(t: Nanos) -> Nanos {
 
 /// No two nodes with one IPv4 address (given, or the default each node gets).
 fn check_addresses(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario, station_spans: &[(Span, Option<Span>)]) {
-    use crate::scenario::{format_ipv4, Endpoint};
+    use crate::scenario::format_ipv4;
+    use crate::traffic::flow::Endpoint;
     let node_span =
         |name: &str| root.get(name).and_then(|v| v.get_ref().as_table()).and_then(|t| t.get("ip")).map(|v| v.span());
     // (address, who, key, span of an explicit `ip`)

@@ -34,13 +34,14 @@ use toml::Spanned;
 
 pub use overrides::{toml_string, OVERRIDES_FILE};
 
-use super::{
-    CellConfig, CollisionDefer, EifsRule, Endpoint, FlowConfig, FlowRate, NodeConfig, Protocol, RunConfig, Scenario,
-    Standard, StationConfig, TcSource, WiredConfig, MAX_UDP_PAYLOAD, UDP_IP_OVERHEAD,
-};
+use super::{CellConfig, NodeConfig, RunConfig, Scenario, StationConfig, TcSource, WiredConfig};
 use crate::phy::dsss::{DsssRate, Preamble};
+use crate::phy::Standard;
 use crate::time::Nanos;
+use crate::traffic::flow::{Endpoint, FlowConfig, FlowRate, Protocol, MAX_UDP_PAYLOAD, UDP_IP_OVERHEAD};
 use crate::units;
+use crate::wifi::ifs::{CollisionDefer, EifsRule};
+use crate::words::Words;
 
 mod bluetooth;
 mod cell;
@@ -151,7 +152,7 @@ pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S
         // The tc scripts are checked once the rest is valid (they need the devices and seed).
         let (errors, mut warnings) = super::tc_trees::check_all(&scenario);
         // Accepted but without effect: say so with the results.
-        if scenario.ap_mac.airtime != super::AirtimeSched::Mac80211 {
+        if scenario.ap_mac.airtime != crate::wifi::ht::params::AirtimeSched::Mac80211 {
             for (i, st) in scenario.stations.iter().enumerate() {
                 if st.ht.is_some_and(|h| h.airtime_weight != 256) {
                     warnings.push(format!(

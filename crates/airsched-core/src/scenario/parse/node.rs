@@ -44,20 +44,7 @@ pub(super) fn parse_node(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> No
 
 /// `kernel = "2.4" | "4.9" | "6.1"`: a Linux generation's TCP defaults.
 pub(super) fn kernel_era(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<crate::tcp::KernelEra> {
-    use crate::tcp::KernelEra::*;
-    choice(
-        ctx,
-        v,
-        key,
-        &[
-            ("2.4", Linux2_4),
-            ("2.4.20", Linux2_4),
-            ("4.9", Linux4_9),
-            ("4.x", Linux4_9),
-            ("6.1", Linux6_1),
-            ("6.x", Linux6_1),
-        ],
-    )
+    word(ctx, v, key)
 }
 
 /// `tc = """..."""` (inline) or `tc_file = "path"` (relative to the scenario file).

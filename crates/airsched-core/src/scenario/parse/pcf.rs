@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::phy::dsss;
-use crate::scenario::PcfConfig;
 use crate::wifi::pcf::{CfParams, PcfTiming, CF_PARAMETER_SET_BYTES, MAX_MPDU_BYTES, TU};
 
 const PCF_ONLY: &[&str] = &["dtim_period", "cfp_period", "cfp_max_duration"];
@@ -14,7 +13,8 @@ pub(super) fn parse_pcf(
     tbl: &DeTable<'_>,
     standard: Option<Standard>,
     beacons: bool,
-) -> Option<PcfConfig> {
+    beacon_interval: Nanos,
+) -> Option<CfParams> {
     let on = tbl.get("pcf").and_then(|v| boolean(ctx, v, "cell.pcf")).unwrap_or(false);
     if !on {
         for key in PCF_ONLY {
@@ -57,7 +57,7 @@ pub(super) fn parse_pcf(
         return None;
     };
     let d = cfp_max_duration(ctx, v)?;
-    Some(PcfConfig { dtim_period, cfp_period, cfp_max_duration: d })
+    Some(CfParams { beacon_interval, dtim_period, cfp_period, cfp_max_duration: d })
 }
 
 /// `cfp_max_duration`: an integer number of TU, or a duration that is a whole number of TU

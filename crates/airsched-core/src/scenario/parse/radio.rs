@@ -1,9 +1,10 @@
 //! Radio keys: a station's SNR, position, schedule and fading; rate control; `[monitor]`.
 
 use super::*;
+use crate::mac::rate::RateControl;
 use crate::monitor::CalibrationTable;
+use crate::monitor::MonitorSpec;
 use crate::radio::{ChannelSpec, Fading, Interpolation, Position};
-use crate::scenario::{MonitorSpec, RateControl};
 
 pub(super) const MONITOR_KEYS: &[&str] = &["calibration", "alpha", "noise"];
 const FADING_KEYS: &[&str] = &["sigma", "coherence"];
@@ -68,7 +69,7 @@ fn position(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<i32> {
 }
 
 pub(super) fn rate_control(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<RateControl> {
-    choice(ctx, v, key, &RateControl::ALL)
+    word::<RateControl>(ctx, v, key)
 }
 
 /// The station's channel, or None for a perfect channel (no radio keys).
@@ -126,13 +127,7 @@ pub(super) fn channel(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> Optio
         ok = false;
     }
     let interpolation = match tbl.get("schedule_mode") {
-        Some(v) => choice(
-            ctx,
-            v,
-            &join(path, "schedule_mode"),
-            &[("step", Interpolation::Step), ("linear", Interpolation::Linear)],
-        )
-        .unwrap_or(Interpolation::Step),
+        Some(v) => word::<Interpolation>(ctx, v, &join(path, "schedule_mode")).unwrap_or(Interpolation::Step),
         None => Interpolation::Step,
     };
     let up_offset_cdb = match tbl.get("snr_up_offset") {

@@ -12,7 +12,7 @@ pub(super) fn valid_name_char(c: char) -> bool {
 pub(super) fn parse_stations(
     ctx: &mut Ctx<'_>,
     v: Option<&Value<'_>>,
-    default_rc: crate::scenario::RateControl,
+    default_rc: crate::mac::rate::RateControl,
     standard: Option<Standard>,
 ) -> (Vec<StationConfig>, HashMap<String, usize>) {
     let mut stations = Vec::new();
@@ -59,7 +59,7 @@ pub(super) fn parse_stations(
             .and_then(|v| ht::rate_control(ctx, v, &join(&path, "rate_control"), standard))
             .unwrap_or(default_rc);
         // `mcs` in an 802.11b cell is reported as such; a missing `rate` would only repeat it.
-        let rate_required = (rate_control == crate::scenario::RateControl::Fixed
+        let rate_required = (rate_control == crate::mac::rate::RateControl::Fixed
             && standard == Some(Standard::Dot11b)
             && !tbl.contains_key("mcs"))
         .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");

@@ -36,7 +36,7 @@ fn default_cell() -> CellConfig {
         cw_max: 1023,
         eifs: EifsRule::Estimated,
         collision_defer: CollisionDefer::Eifs,
-        rate_control: crate::scenario::RateControl::Fixed,
+        rate_control: crate::mac::rate::RateControl::Fixed,
         preamble_detection_cdb: None,
         ht: None,
         channel: 1,
@@ -62,12 +62,12 @@ fn the_example_parses() {
         wired: WiredConfig { rate_bps: 100_000_000, delay: Nanos::from_us(100) },
         ap: node(1000),
         server: node(1000),
-        monitor: crate::scenario::MonitorSpec::default(),
-        ap_mac: crate::scenario::ApMacConfig::default(),
+        monitor: crate::monitor::MonitorSpec::default(),
+        ap_mac: crate::wifi::ht::params::ApMacConfig::default(),
         stations: vec![StationConfig {
             name: "sta1".into(),
             rate: DsssRate::R11,
-            rate_control: crate::scenario::RateControl::Fixed,
+            rate_control: crate::mac::rate::RateControl::Fixed,
             channel: None,
             node: node(1000),
             ht: None,
@@ -216,7 +216,7 @@ rate = "12kbit"
             cw_max: 255,
             eifs: EifsRule::Legacy,
             collision_defer: CollisionDefer::AckTimeout,
-            rate_control: crate::scenario::RateControl::Fixed,
+            rate_control: crate::mac::rate::RateControl::Fixed,
             preamble_detection_cdb: None,
             ht: None,
             channel: 1,
@@ -231,7 +231,7 @@ rate = "12kbit"
             StationConfig {
                 name: "a.b-c_1".into(),
                 rate: DsssRate::R1,
-                rate_control: crate::scenario::RateControl::Fixed,
+                rate_control: crate::mac::rate::RateControl::Fixed,
                 channel: None,
                 node: node(10),
                 ht: None,
@@ -242,7 +242,7 @@ rate = "12kbit"
             StationConfig {
                 name: "sta2".into(),
                 rate: DsssRate::R5_5,
-                rate_control: crate::scenario::RateControl::Fixed,
+                rate_control: crate::mac::rate::RateControl::Fixed,
                 channel: None,
                 node: node(1000),
                 ht: None,
@@ -334,7 +334,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
     use crate::phy::error::OfdmRate;
     use crate::phy::ht::{ChannelWidth, GuardInterval};
     use crate::phy::ofdm::OfdmBand;
-    use crate::scenario::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+    use crate::wifi::ht::params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
     let s = parse_scenario(HT_EXAMPLE, "ht.toml").unwrap();
     assert_eq!(
         s.cell,
@@ -373,7 +373,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
     );
     // `rate` keeps its placeholder; the radio keys work as in 802.11b.
     assert_eq!(s.stations[0].rate, DsssRate::R11);
-    assert_eq!(s.stations[0].rate_control, crate::scenario::RateControl::Fixed);
+    assert_eq!(s.stations[0].rate_control, crate::mac::rate::RateControl::Fixed);
     assert!(s.stations[0].channel.is_none() && s.stations[1].channel.is_some());
     assert!(s.flows.iter().all(|f| f.sack));
     assert_eq!(s.flows[0].protocol, Protocol::Tcp);
@@ -381,7 +381,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
     // A cell with nothing but the standard: every default, the AP a driver FIFO.
     let s = parse_scenario("[cell]\nstandard = \"802.11N\"\n[[station]]\nname = \"a\"\n", "f").unwrap();
     assert_eq!(s.ap_mac, ApMacConfig::default());
-    assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: crate::scenario::ATH_MAX_QDEPTH });
+    assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: crate::wifi::ht::params::ATH_MAX_QDEPTH });
     assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(7), airtime_weight: 256 }));
     assert_eq!(s.cell.ht.unwrap().basic_rates, crate::phy::ofdm::MANDATORY_RATES.to_vec());
 }
@@ -391,7 +391,7 @@ fn every_80211n_key_can_be_set() {
     use crate::phy::error::OfdmRate;
     use crate::phy::ht::{ChannelWidth, GuardInterval};
     use crate::phy::ofdm::OfdmBand;
-    use crate::scenario::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+    use crate::wifi::ht::params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
     let text = r#"
 [cell]
 standard = "802.11n"
@@ -475,8 +475,8 @@ sack = false
 
 #[test]
 fn each_queueing_preset() {
-    use crate::scenario::{AirtimeSched, FqKernel, MacQueue};
-    let fifo = MacQueue::DriverFifo { limit: crate::scenario::ATH_MAX_QDEPTH };
+    use crate::wifi::ht::params::{AirtimeSched, FqKernel, MacQueue};
+    let fifo = MacQueue::DriverFifo { limit: crate::wifi::ht::params::ATH_MAX_QDEPTH };
     for (preset, queue, airtime, script) in [
         ("fifo", fifo, AirtimeSched::Off, false),
         ("fq_codel", fifo, AirtimeSched::Off, true),

@@ -231,6 +231,11 @@ pub(super) fn choice<T: Copy>(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, optio
     None
 }
 
+/// One of an option's words ([`Words`], declared beside the option's enum in its model).
+pub(super) fn word<T: Words>(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<T> {
+    choice(ctx, v, key, T::WORDS)
+}
+
 /// Reports `v` unless it is a table; returns the table. `header` is e.g. `[run]`.
 pub(super) fn as_table<'t, 'i>(
     ctx: &mut Ctx<'_>,

@@ -12,6 +12,7 @@
 
 pub mod driver;
 mod exchange;
+pub mod params;
 
 use std::collections::VecDeque;
 
@@ -27,8 +28,9 @@ use crate::packet::PacketId;
 use crate::phy::error::OfdmRate;
 use crate::phy::ht::{self, AmpduLimits, HtTxVector};
 use crate::phy::ofdm::OfdmBand;
-use crate::scenario::{AirtimeSched, FqKernel, MacQueue, Scenario};
+use crate::scenario::Scenario;
 use crate::time::Nanos;
+use crate::wifi::ht::params::{AirtimeSched, FqKernel, MacQueue};
 
 use super::medium::Medium;
 use driver::Reorder;
@@ -104,7 +106,7 @@ impl Ht {
         let mut mrr = Vec::with_capacity(2 * n);
         for dir in 0..2u64 {
             for (i, st) in scn.stations.iter().enumerate() {
-                mrr.push((st.rate_control == crate::scenario::RateControl::MinstrelHt).then(|| {
+                mrr.push((st.rate_control == crate::mac::rate::RateControl::MinstrelHt).then(|| {
                     let mut rng = named(
                         seed,
                         StreamKind::RateControl,
@@ -114,7 +116,7 @@ impl Ht {
                     let groups = minstrel_ht::Group::for_link(tx[i].mcs, cell.width, cell.gi);
                     Box::new(MinstrelHt::new(groups, Nanos::ZERO, &mut rng))
                 }));
-                if st.rate_control != crate::scenario::RateControl::Minstrel {
+                if st.rate_control != crate::mac::rate::RateControl::Minstrel {
                     rc.push(None);
                     continue;
                 }
@@ -193,7 +195,7 @@ impl Ht {
             } else {
                 let src = Source::Fifo {
                     q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(),
-                    limit: crate::scenario::ATH_MAX_QDEPTH,
+                    limit: crate::wifi::ht::params::ATH_MAX_QDEPTH,
                 };
                 let params =
                     AirtimeParams { use_tx: false, use_rx: false, new_queues: false, ..AirtimeParams::default() };

@@ -1,0 +1,116 @@
+//! An 802.11n cell's options: the cell's HT settings, each station's, and the AP's MAC
+//! queueing between its qdisc and the air (the driver's FIFOs or mac80211's FQ-MAC, the airtime
+//! scheduler, AQL), with the words a scenario spells them in.
+
+use crate::phy::error::OfdmRate;
+use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs};
+use crate::phy::ofdm::OfdmBand;
+use crate::time::Nanos;
+use crate::words::words;
+
+/// 802.11n cell settings (`[cell]` with `standard = "802.11n"`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HtCellConfig {
+    /// `band = "5GHz"` (default) or `"2.4GHz"` (short slot, 6 us signal extension).
+    pub band: OfdmBand,
+    /// `width = 20` (default) or `40` (MHz).
+    pub width: ChannelWidth,
+    /// `guard_interval = "long"` (800 ns, default) or `"short"` (400 ns).
+    pub gi: GuardInterval,
+    /// `basic_rates` in an 802.11n cell: OFDM rates (default 6, 12, 24 Mb/s), sorted.
+    pub basic_rates: Vec<OfdmRate>,
+    /// `max_aggregate_time` (default 4 ms, as Linux drivers use), capped by the 5.484 ms HT-MF
+    /// PPDU limit.
+    pub max_aggregate_time: Nanos,
+    /// `max_aggregate_mpdus` (default and at most 64).
+    pub max_aggregate_mpdus: u32,
+    /// `mpdu_retry_limit`: attempts of one MPDU inside aggregates before it is dropped
+    /// (default 30 software retries + 1, ath9k's ATH_MAX_SW_RETRIES).
+    pub mpdu_retry_limit: u32,
+}
+
+/// A station's 802.11n settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HtStationConfig {
+    /// `mcs`: the MCS both ends of the link use (0-15).
+    pub mcs: HtMcs,
+    /// `airtime_weight` (mac80211 scheduler; default 256).
+    pub airtime_weight: u32,
+}
+
+/// What sits between a WiFi interface's qdisc and the air (`[ap] mac_queue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MacQueue {
+    /// The qdisc feeds the driver's per-TID FIFOs, which share a per-AC frame limit (ath9k
+    /// before Linux 4.10: ATH_MAX_QDEPTH = 123 frames pending per hardware queue; above it
+    /// the driver stops the netdev queue and packets wait in the qdisc). `mac_queue = "fifo"`.
+    DriverFifo { limit: u32 },
+    /// mac80211's intermediate queues (FQ-MAC: per-station per-TID tins over one pool of
+    /// FQ-CoDel flows), Linux 4.10+. The qdisc is `noqueue` unless a tc script installs one.
+    /// `mac_queue = "fq-mac"`.
+    FqMac,
+}
+
+impl MacQueue {
+    /// The value's name, as `[ap] mac_queue` spells it (the driver FIFO's limit is its own key,
+    /// `driver_queue_limit`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MacQueue::DriverFifo { .. } => "fifo",
+            MacQueue::FqMac => "fq-mac",
+        }
+    }
+}
+
+/// Which airtime fairness scheduler picks the station to build the next aggregate for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AirtimeSched {
+    /// Round robin over the TIDs with frames, one aggregate per turn (ath9k before 4.11).
+    Off,
+    /// ath9k's deficit scheduler, Linux 4.11 to 5.0 (`airtime = "ath9k"`).
+    Ath9k,
+    /// mac80211's airtime scheduler with AQL, Linux 6.x (`airtime = "mac80211"`).
+    Mac80211,
+}
+
+words!(AirtimeSched: "off" => AirtimeSched::Off, "ath9k" => AirtimeSched::Ath9k, "mac80211" => AirtimeSched::Mac80211);
+
+/// Which kernel's FQ-MAC policy (overflow drop, CoDel parameters) the AP's intermediate queues
+/// follow (`[ap] fq_kernel`, mac80211/fq.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FqKernel {
+    Linux4_11,
+    Linux6_18,
+}
+
+words!(FqKernel: "4.11" => FqKernel::Linux4_11, "6.18" => FqKernel::Linux6_18);
+
+/// The AP's MAC queueing (`[ap]` keys of an 802.11n cell).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApMacConfig {
+    pub queue: MacQueue,
+    pub airtime: AirtimeSched,
+    /// `airtime_rx` (default true): airtime received from a station is charged to it too.
+    pub airtime_rx: bool,
+    /// `aql` (default: on with the mac80211 scheduler, where it exists; off otherwise).
+    pub aql: bool,
+    /// `fq_kernel = "4.11"` or `"6.18"`: FQ-MAC overflow and CoDel parameter policy (default:
+    /// 6.18 with the mac80211 scheduler, else 4.11).
+    pub fq_kernel: FqKernel,
+}
+
+impl Default for ApMacConfig {
+    fn default() -> Self {
+        ApMacConfig {
+            queue: MacQueue::DriverFifo { limit: ATH_MAX_QDEPTH },
+            airtime: AirtimeSched::Off,
+            airtime_rx: true,
+            aql: false,
+            fq_kernel: FqKernel::Linux4_11,
+        }
+    }
+}
+
+/// ath9k's per-hardware-queue frame limit before the netdev queue is stopped
+/// (ATH_TXBUF / 4 - ATH_TXBUF_RESERVE = 512 / 4 - 5).
+pub const ATH_MAX_QDEPTH: u32 = 123;
