@@ -34,8 +34,6 @@ class Simulation:
         self,
         text: str,
         path: str,
-        seed: int | None = None,
-        duration: str | None = None,
         overrides: list[str] = ...,
     ) -> None: ...
     @property

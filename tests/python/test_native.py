@@ -8,6 +8,7 @@ from pathlib import Path
 
 import airsched
 from airsched import _core
+from airsched.runner import run_overrides
 
 from scenario_texts import CBR
 
@@ -54,7 +55,7 @@ def test_native_scenario_error_carries_its_lines():
 
 
 def test_simulation_steps_and_finishes():
-    sim = _core.Simulation(CBR, "<t>", duration="1500ms")
+    sim = _core.Simulation(CBR, "<t>", overrides=run_overrides(None, "1500ms"))
     assert (sim.now_ns, sim.end_ns) == (0, 1_500_000_000)
     sim.advance(4_000_000)
     assert 0 < sim.now_ns <= 4_000_000

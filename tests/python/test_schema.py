@@ -15,6 +15,7 @@ import pytest
 
 import airsched
 from airsched import Result, _core, load, result
+from airsched.runner import run_overrides
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "results.md"
@@ -23,7 +24,7 @@ PY_TYPES = {"str": str, "float": float, "int": int}
 
 def native(scenario: str, duration: str) -> dict[str, Any]:
     source = load(ROOT / scenario)
-    sim = _core.Simulation(source.text, source.path, duration=duration)
+    sim = _core.Simulation(source.text, source.path, overrides=run_overrides(None, duration))
     sim.enable_interface_counters()  # as airsched.run does
     sim.advance(sim.end_ns)
     return sim.finish()

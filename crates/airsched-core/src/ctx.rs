@@ -75,22 +75,16 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// The context of a run of `scn` (reply flows included), with each flow's ledger entry and
-    /// the event queue.
-    pub fn new(scn: &crate::scenario::Scenario, flows: Vec<FlowBook>, queue: crate::engine::EventQueue) -> Ctx {
+    /// The context of a run: each flow's header fields (`keys`) and ledger entry (`flows`, in
+    /// the same order), the run's counters and the event queue.
+    pub fn new(keys: Vec<FlowKey>, flows: Vec<FlowBook>, counters: Counters, queue: crate::engine::EventQueue) -> Ctx {
         Ctx {
             now: Nanos::ZERO,
             pkts: Packets::with_capacity(4096),
-            keys: (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
-            chan: vec![crate::qdisc::REL_ONE; scn.flows.len()],
+            chan: vec![crate::qdisc::REL_ONE; keys.len()],
+            keys,
             dropped: Vec::with_capacity(64),
-            counters: {
-                let mut c = Counters::new(scn.flows.len(), scn.stations.len());
-                if scn.cell.pcf.is_some() {
-                    c.pcf.stations = vec![Default::default(); scn.stations.len()];
-                }
-                c
-            },
+            counters,
             flows,
             out: Outbox::new(queue),
             tap: None,

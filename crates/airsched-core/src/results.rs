@@ -7,7 +7,6 @@
 //! from it, so a new column is one field here (plus the line that computes it).
 
 use crate::metrics::{Sample, SampleKind};
-use crate::scenario::Scenario;
 use crate::time::Nanos;
 
 #[macro_use]
@@ -453,12 +452,12 @@ pub struct SampleRow<'a> {
 }
 
 impl<'a> SampleRow<'a> {
-    /// `scn` is the scenario the simulation ran (`Simulation::scenario`), whose flows include
-    /// those it adds (TCP ACKs, ping replies) that sample indices may refer to.
-    pub fn new(sample: &'a Sample, scn: &'a Scenario) -> SampleRow<'a> {
+    /// `stations` and `flows` are the names of the run's stations and flows, the flows the
+    /// simulation adds (TCP ACKs, ping replies) included, which sample indices may refer to.
+    pub fn new<S: AsRef<str>>(sample: &'a Sample, stations: &'a [S], flows: &'a [S]) -> SampleRow<'a> {
         let name = match sample.kind {
-            SampleKind::Station => &scn.stations[sample.index as usize].name,
-            SampleKind::Flow => &scn.flows[sample.index as usize].name,
+            SampleKind::Station => stations[sample.index as usize].as_ref(),
+            SampleKind::Flow => flows[sample.index as usize].as_ref(),
         };
         SampleRow { sample, name }
     }

@@ -115,7 +115,9 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
     out.set_item(CoexRow::NAME, table_to_py(py, &r.coexistence)?)?;
     out.set_item(CfpRow::NAME, table_to_py(py, &r.cfp)?)?;
     out.set_item(PollRow::NAME, table_to_py(py, &r.polls)?)?;
-    let samples: Vec<SampleRow<'_>> = r.samples.iter().map(|s| SampleRow::new(s, scn)).collect();
+    let stations: Vec<&str> = scn.stations.iter().map(|s| s.name.as_str()).collect();
+    let flows: Vec<&str> = scn.flows.iter().map(|f| f.name.as_str()).collect();
+    let samples: Vec<SampleRow<'_>> = r.samples.iter().map(|s| SampleRow::new(s, &stations, &flows)).collect();
     out.set_item(SampleRow::NAME, typed_table_to_py(py, &samples)?)?;
     out.set_item(InterfaceRow::NAME, typed_table_to_py(py, &r.interfaces)?)?;
     out.set_item("warnings", r.warnings.clone())?;

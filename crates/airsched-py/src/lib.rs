@@ -72,20 +72,17 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
     let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
     let out = PyDict::new(py);
     let nodes = PyList::empty(py);
-    // The AP's devices: wlan0, eth0, then one bnepN per Bluetooth slave (net::topology).
-    let mut ap_devs = vec!["wlan0", "eth0"];
-    ap_devs.extend(airsched_core::net::topology::BNEP_NAMES.iter().copied().take(scn.bluetooth.len()));
-    let mut all: Vec<(String, &NodeConfig, Vec<&str>)> = vec![("ap".into(), &scn.ap, ap_devs)];
-    for st in &scn.stations {
-        all.push((st.name.clone(), &st.node, vec!["wlan0"]));
-    }
-    for b in &scn.bluetooth {
-        all.push((b.name.clone(), &b.node, vec!["bnep0"]));
-    }
-    all.push(("server".into(), &scn.server, vec!["eth0"]));
-    for (name, node, devs) in all {
+    // Each node's devices as the run's device table has them (the AP: wlan0, eth0, a bnepN
+    // per Bluetooth client).
+    let topo = scn.topology();
+    let mut all: Vec<(&str, &NodeConfig)> = vec![("ap", &scn.ap)];
+    all.extend(scn.stations.iter().map(|st| (st.name.as_str(), &st.node)));
+    all.extend(scn.bluetooth.iter().map(|b| (b.name.as_str(), &b.node)));
+    all.push(("server", &scn.server));
+    for (name, node) in all {
+        let devs: Vec<&str> = topo.devices_of(name).map(|(_, d)| d.name).collect();
         let d = PyDict::new(py);
-        d.set_item("node", &name)?;
+        d.set_item("node", name)?;
         d.set_item("txqueuelen", node.txqueuelen)?;
         d.set_item("devices", devs.clone())?;
         let trees = PyList::empty(py);
@@ -288,24 +285,11 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     /// `overrides` are `KEY=VALUE` settings applied over the file (see the core's
-    /// `parse_scenario_with`); `seed` and `duration` are the overrides `run.seed` and
-    /// `run.duration`, applied after them.
+    /// `parse_scenario_with`); Python's `airsched.runner.run_overrides` makes the lines of a
+    /// seed and a duration.
     #[new]
-    #[pyo3(signature = (text, path, seed=None, duration=None, overrides=Vec::new()))]
-    fn new(
-        text: &str,
-        path: &str,
-        seed: Option<u64>,
-        duration: Option<&str>,
-        overrides: Vec<String>,
-    ) -> PyResult<Self> {
-        let mut overrides = overrides;
-        if let Some(s) = seed {
-            overrides.push(format!("run.seed={s}"));
-        }
-        if let Some(d) = duration {
-            overrides.push(format!("run.duration={}", toml_string(d)));
-        }
+    #[pyo3(signature = (text, path, overrides=Vec::new()))]
+    fn new(text: &str, path: &str, overrides: Vec<String>) -> PyResult<Self> {
         let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
         let inner = CoreSimulation::new(&scn).map_err(sim_error)?;
         Ok(Simulation { inner })

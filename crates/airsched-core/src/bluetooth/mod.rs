@@ -22,7 +22,6 @@
 //! decided at its end against the WLAN's air log (`crate::coex`) and, optionally, a fixed packet
 //! error rate of the link.
 
-pub mod build;
 pub mod hop;
 pub mod host;
 pub mod packet;

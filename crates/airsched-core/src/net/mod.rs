@@ -1,9 +1,8 @@
 //! The network: nodes with named devices and the routes between them ([`topology`]), each
 //! device's egress queueing ([`netdev`]), and the wired link ([`wire`]). The WiFi devices'
-//! MAC is in `wifi/`; the Bluetooth devices' links (`crate::bluetooth`) are held here, beside
-//! the wire, because a device's qdisc feeds them by a call (`run_dev`).
+//! MAC is in `wifi/`, the Bluetooth devices' piconet in `bluetooth/`; both sit beside the
+//! network in the simulation (`sim/`), whose `run_dev` hands each device's qdisc to its link.
 
-mod build;
 pub mod netdev;
 pub mod topology;
 pub mod wire;
@@ -17,6 +16,4 @@ pub struct Net {
     pub topo: Topology,
     pub devs: Vec<Netdev>,
     pub wire: Wire,
-    /// The AP's piconet, when the scenario has `[[bluetooth]]` clients.
-    pub bt: Option<Box<crate::bluetooth::Bluetooth>>,
 }

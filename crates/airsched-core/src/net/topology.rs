@@ -112,6 +112,11 @@ impl Topology {
         self.devs.iter().position(|d| d.node_name == node_name && d.name == name).map(|i| i as DevId)
     }
 
+    /// The devices of the node named `node_name`, in the table's order, with their ids.
+    pub fn devices_of<'a>(&'a self, node_name: &'a str) -> impl Iterator<Item = (DevId, &'a DevSpec)> + 'a {
+        self.devs.iter().enumerate().filter(move |(_, d)| d.node_name == node_name).map(|(i, d)| (i as DevId, d))
+    }
+
     /// "node/dev", e.g. "ap/wlan0": the device's stable name.
     pub fn dev_name(&self, dev: DevId) -> String {
         let d = &self.devs[dev as usize];

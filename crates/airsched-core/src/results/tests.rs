@@ -95,12 +95,14 @@ fn sample_rows_convert_their_sample() {
         ["time_s", "kind", "name", "goodput_mbps", "snr_db", "estimate_mbps", "cwnd_bytes"]
     );
     let mut kinds = [0, 0];
+    let stations: Vec<&str> = scn.stations.iter().map(|s| s.name.as_str()).collect();
+    let flows: Vec<&str> = scn.flows.iter().map(|f| f.name.as_str()).collect();
     for s in &r.samples {
         let name = match s.kind {
             SampleKind::Station => &scn.stations[s.index as usize].name,
             SampleKind::Flow => &scn.flows[s.index as usize].name,
         };
-        let row = SampleRow::new(s, &scn);
+        let row = SampleRow::new(s, &stations, &flows);
         assert_eq!(row.cell(col("time_s")), Cell::Float(s.time.as_secs_f64()));
         let kind = if s.kind == SampleKind::Station { "station" } else { "flow" };
         kinds[usize::from(s.kind == SampleKind::Flow)] += 1;

@@ -225,6 +225,13 @@ impl Scenario {
         (scn, reply_of)
     }
 
+    /// The network's nodes and their named devices, as the run builds them.
+    pub fn topology(&self) -> crate::net::Topology {
+        let stations: Vec<String> = self.stations.iter().map(|s| s.name.clone()).collect();
+        let slaves: Vec<String> = self.bluetooth.iter().map(|b| b.name.clone()).collect();
+        crate::net::Topology::with_bluetooth(&stations, &slaves)
+    }
+
     /// The IPv4 address of an endpoint: as configured, or the default of its role — server
     /// 10.0.0.1, AP 192.168.1.1, station i 192.168.1.(i + 2) (continuing into 192.168.2.x).
     pub fn ip_of(&self, e: Endpoint) -> u32 {

@@ -2,16 +2,17 @@
 //! device, with every tc diagnostic mapped to the scenario file's line and column.
 
 use super::{Scenario, ScenarioError, TcSource};
+use crate::net::{DevId, Topology};
 use crate::qdisc::QdiscImpl;
 use crate::tc::{parse_script, DeviceSpec, Severity, TcDiag};
 
-/// Which node an interface belongs to, its device name, its index in the simulator's
-/// interface table (0 AP wlan0, 1..=N station wlan0, N+1 AP eth0, N+2 server eth0), and the
-/// random-stream key of its qdiscs, derived from its "node/dev" name (`engine::rng`), so that
-/// adding a station leaves every other device's qdisc draws as they were.
-pub struct NodeDevices<'s> {
+/// A node's tc script with the node's devices as the topology has them: each device's name,
+/// txqueuelen, id in the device table, and the random-stream key of its qdiscs, derived from
+/// its "node/dev" name (`engine::rng`), so that adding a station leaves every other device's
+/// qdisc draws as they were.
+pub struct NodeScript<'s> {
     pub source: &'s TcSource,
-    pub devices: Vec<(&'static str, u32, usize, u64)>,
+    pub devices: Vec<(&'static str, u32, DevId, u64)>,
     /// The node's name ("ap", "server", a station's), which keys its virtual devices' streams.
     pub node_name: String,
 }
@@ -20,59 +21,26 @@ fn key(node: &str, dev: &str) -> u64 {
     crate::engine::rng::name_key(&format!("{node}/{dev}"))
 }
 
-/// Every node that has a tc script, with its devices.
-pub fn nodes_with_scripts(scn: &Scenario) -> Vec<NodeDevices<'_>> {
-    let n = scn.stations.len();
-    let k = scn.bluetooth.len();
-    let mut out = Vec::new();
-    if let Some(src) = &scn.ap.tc {
-        let mut devices = vec![
-            ("wlan0", scn.ap.txqueuelen, 0, key("ap", "wlan0")),
-            ("eth0", scn.ap.txqueuelen, n + 1, key("ap", "eth0")),
-        ];
-        // The AP's `bnepN` of each Bluetooth slave (after the server's eth0).
-        for (i, name) in crate::net::topology::BNEP_NAMES.iter().enumerate().take(k) {
-            devices.push((name, scn.ap.txqueuelen, n + 3 + i, key("ap", name)));
-        }
-        out.push(NodeDevices { source: src, devices, node_name: "ap".into() });
-    }
-    for (i, b) in scn.bluetooth.iter().enumerate() {
-        if let Some(src) = &b.node.tc {
-            out.push(NodeDevices {
-                source: src,
-                devices: vec![("bnep0", b.node.txqueuelen, n + 3 + k + i, key(&b.name, "bnep0"))],
-                node_name: b.name.clone(),
-            });
-        }
-    }
-    for (i, st) in scn.stations.iter().enumerate() {
-        if let Some(src) = &st.node.tc {
-            out.push(NodeDevices {
-                source: src,
-                devices: vec![("wlan0", st.node.txqueuelen, i + 1, key(&st.name, "wlan0"))],
-                node_name: st.name.clone(),
-            });
-        }
-    }
-    if let Some(src) = &scn.server.tc {
-        out.push(NodeDevices {
-            source: src,
-            devices: vec![("eth0", scn.server.txqueuelen, n + 2, key("server", "eth0"))],
-            node_name: "server".into(),
-        });
-    }
-    out
+/// Every node that has a tc script, with its devices from the scenario's topology, in the
+/// order their diagnostics are reported: the AP, the Bluetooth clients, the stations, the
+/// server.
+pub fn nodes_with_scripts<'s>(scn: &'s Scenario, topo: &Topology) -> Vec<NodeScript<'s>> {
+    let nodes = std::iter::once(("ap", &scn.ap))
+        .chain(scn.bluetooth.iter().map(|b| (b.name.as_str(), &b.node)))
+        .chain(scn.stations.iter().map(|s| (s.name.as_str(), &s.node)))
+        .chain(std::iter::once(("server", &scn.server)));
+    nodes
+        .filter_map(|(name, node)| {
+            let source = node.tc.as_ref()?;
+            let devices =
+                topo.devices_of(name).map(|(id, d)| (d.name, node.txqueuelen, id, key(name, d.name))).collect();
+            Some(NodeScript { source, devices, node_name: name.to_string() })
+        })
+        .collect()
 }
 
-/// Built trees, as (interface index, root qdisc).
-pub type Trees = Vec<(usize, QdiscImpl)>;
-
-/// Parse and build one node's script. Errors and warnings are mapped to the scenario's file,
-/// line and column.
-pub fn build_node(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vec<ScenarioError>, Vec<String>) {
-    let (trees, _, errors, warnings) = build_node_with_virtual(node, seed);
-    (trees, errors, warnings)
-}
+/// Built trees, as (device id, root qdisc).
+pub type Trees = Vec<(DevId, QdiscImpl)>;
 
 /// A node's virtual devices (tc/virt.rs): each with its built tree (None: its default root,
 /// a pfifo of its txqueuelen), and the real devices' egress hooks.
@@ -82,8 +50,9 @@ pub struct Virtual {
     pub hooks: Vec<crate::tc::DevHook>,
 }
 
-/// [`build_node`] with the node's virtual devices and egress hooks.
-pub fn build_node_with_virtual(node: &NodeDevices<'_>, seed: u64) -> (Trees, Virtual, Vec<ScenarioError>, Vec<String>) {
+/// Parse and build one node's script: the trees of its devices, its virtual devices and egress
+/// hooks. Errors and warnings are mapped to the scenario's file, line and column.
+pub fn build_script(node: &NodeScript<'_>, seed: u64) -> (Trees, Virtual, Vec<ScenarioError>, Vec<String>) {
     let src = node.source;
     let (script, mut diags) = parse_script(&src.text);
     let mut specs: Vec<DeviceSpec> = node
@@ -135,8 +104,8 @@ pub fn build_node_with_virtual(node: &NodeDevices<'_>, seed: u64) -> (Trees, Vir
 pub fn check_all(scn: &Scenario) -> (Vec<ScenarioError>, Vec<String>) {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    for node in nodes_with_scripts(scn) {
-        let (_, e, w) = build_node(&node, scn.run.seed);
+    for node in nodes_with_scripts(scn, &scn.topology()) {
+        let (_, _, e, w) = build_script(&node, scn.run.seed);
         errors.extend(e);
         warnings.extend(w);
     }

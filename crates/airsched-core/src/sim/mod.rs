@@ -17,7 +17,7 @@
 //! 4. At the end of a busy period the deliveries of the exchange are carried out before the
 //!    medium is released and the transmitters pull their next frames.
 
-mod build;
+pub(crate) mod build;
 mod report;
 #[cfg(test)]
 mod tests;
@@ -39,6 +39,9 @@ use crate::wifi::Wifi;
 pub use crate::metrics::recorder::PingSample;
 pub use crate::net::ETHERNET_WIRE_OVERHEAD;
 
+/// The AP's piconet (None: no `[[bluetooth]]` clients; one branch per Bluetooth device).
+type Piconet = Option<Box<crate::bluetooth::Bluetooth>>;
+
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum SimError {
     #[error("packet conservation violated for flow {flow}: sent {sent} != received {received} + dropped {dropped} + in flight {in_flight}")]
@@ -57,6 +60,8 @@ pub struct Simulation {
     cx: Ctx,
     net: Net,
     wifi: Wifi,
+    /// The AP's piconet beside the cell, when the scenario has `[[bluetooth]]` clients.
+    bt: Piconet,
     traffic: Traffic,
     rec: Recorder,
     wall: Duration,
@@ -72,24 +77,24 @@ pub struct Simulation {
 /// redirect, an IMQ rule) hands the packet to the virtual device instead, which sends it back
 /// to `dev`'s qdisc later ([`run_dev`]).
 #[inline]
-fn xmit(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+fn xmit(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
     if let Some(hook) = &net.devs[dev as usize].hook {
         let key = cx.keys[cx.pkts.get(pkt).flow as usize];
         if let Some(to) = hook.target(&key, cx.pkts.get(pkt).ip_len) {
             cx.pkts.get_mut(pkt).iif = dev;
-            return xmit_own(net, wifi, cx, to, pkt);
+            return xmit_own(net, wifi, bt, cx, to, pkt);
         }
     }
-    xmit_own(net, wifi, cx, dev, pkt)
+    xmit_own(net, wifi, bt, cx, dev, pkt)
 }
 
 /// `dev`'s own qdisc and driver, without its egress hook (`skb->tc_skip_classify` on the way
 /// back from an ifb: the filters still classify, their actions are skipped once).
 #[inline]
-fn xmit_own(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+fn xmit_own(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
     let ok = net.devs[dev as usize].enqueue(dev, pkt, cx);
     if ok {
-        run_dev(net, wifi, cx, dev);
+        run_dev(net, wifi, bt, cx, dev);
     }
     ok
 }
@@ -97,12 +102,12 @@ fn xmit_own(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId, pkt: Packe
 /// Device `dev` sends what it can: a WiFi MAC pulls frames while it has room, an idle wire
 /// takes the next packet.
 #[inline]
-fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
+fn run_dev(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId) {
     let d = &mut net.devs[dev as usize];
     let looked = match d.link {
         Link::Wifi(node) => wifi.pull(node, cx, |cx| d.dequeue(dev, cx)),
         Link::Wire(to) => net.wire.kick(dev, to, d, cx),
-        Link::Bt { slave, up } => match net.bt.as_deref_mut() {
+        Link::Bt { slave, up } => match bt.as_deref_mut() {
             Some(bt) => bt.pull(slave as usize, up, cx, |cx| d.dequeue(dev, cx)),
             None => false,
         },
@@ -113,7 +118,7 @@ fn run_dev(net: &mut Net, wifi: &mut Wifi, cx: &mut Ctx, dev: DevId) {
             // CPU time is zero here.
             while let Some(p) = net.devs[dev as usize].dequeue(dev, cx) {
                 let iif = cx.pkts.get(p).iif;
-                xmit_own(net, wifi, cx, iif, p);
+                xmit_own(net, wifi, bt, cx, iif, p);
             }
             return;
         }
@@ -134,8 +139,8 @@ fn iface_counts(d: &crate::net::Netdev) -> [u64; 3] {
 /// simulation's network and cell), and `$cx`, the context, borrowed from `$sim`.
 macro_rules! with_xmit {
     ($sim:ident, |$tx:ident, $cx:ident| $body:expr) => {{
-        let (net, wifi, $cx) = (&mut $sim.net, &mut $sim.wifi, &mut $sim.cx);
-        let mut $tx = |cx: &mut Ctx, dev: DevId, pkt: PacketId| xmit(net, wifi, cx, dev, pkt);
+        let (net, wifi, bt, $cx) = (&mut $sim.net, &mut $sim.wifi, &mut $sim.bt, &mut $sim.cx);
+        let mut $tx = |cx: &mut Ctx, dev: DevId, pkt: PacketId| xmit(net, wifi, bt, cx, dev, pkt);
         $body
     }};
 }
@@ -218,7 +223,7 @@ impl Simulation {
             Event::ExchangeEnd => self.on_exchange_end(),
             Event::WireTxDone { iface } => {
                 self.net.devs[iface as usize].busy = false;
-                run_dev(&mut self.net, &mut self.wifi, &mut self.cx, iface);
+                run_dev(&mut self.net, &mut self.wifi, &mut self.bt, &mut self.cx, iface);
             }
             Event::WireDeliver { iface, pkt } => {
                 if let Link::Wire(to) = self.net.devs[iface as usize].link {
@@ -227,7 +232,7 @@ impl Simulation {
             }
             Event::QdiscWake { iface } => {
                 if self.net.devs[iface as usize].on_wake(self.cx.now) {
-                    run_dev(&mut self.net, &mut self.wifi, &mut self.cx, iface);
+                    run_dev(&mut self.net, &mut self.wifi, &mut self.bt, &mut self.cx, iface);
                 }
             }
             Event::FlowStart { flow } => with_xmit!(self, |tx, cx| self.traffic.on_flow_start(flow, cx, &mut tx)),
@@ -255,7 +260,7 @@ impl Simulation {
                 for (f, c) in self.cx.counters.flows.iter().enumerate() {
                     self.rec.last_sample_bytes[f] = c.received_payload_bytes;
                 }
-                if let (Some(bt), Some(coex)) = (self.net.bt.as_deref_mut(), self.cx.coex.as_deref()) {
+                if let (Some(bt), Some(coex)) = (self.bt.as_deref_mut(), self.cx.coex.as_deref()) {
                     bt.snapshot(&coex.counters);
                 }
                 if self.iface_counters {
@@ -264,7 +269,7 @@ impl Simulation {
             }
             Event::Sample => self.on_sample(),
             Event::BtMasterTx | Event::BtMasterEnd | Event::BtSlaveEnd => {
-                let bt = self.net.bt.as_deref_mut().expect("Bluetooth events come from a piconet");
+                let bt = self.bt.as_deref_mut().expect("Bluetooth events come from a piconet");
                 match ev {
                     Event::BtMasterTx => bt.on_master_tx(&mut self.cx),
                     Event::BtMasterEnd => bt.on_master_end(&mut self.cx),
@@ -281,7 +286,7 @@ impl Simulation {
         let transmitters = self.wifi.end_busy(&mut self.cx);
         for &c in &transmitters {
             let dev = self.net.topo.wifi_dev(self.wifi.node_of(c));
-            run_dev(&mut self.net, &mut self.wifi, &mut self.cx, dev);
+            run_dev(&mut self.net, &mut self.wifi, &mut self.bt, &mut self.cx, dev);
         }
         self.wifi.done(transmitters);
     }
@@ -292,7 +297,7 @@ impl Simulation {
             match req {
                 Req::Deliver { at, pkt } => self.arrive(at, pkt),
                 Req::Refill { dev } => self.refill(dev),
-                Req::Wake { dev } => run_dev(&mut self.net, &mut self.wifi, &mut self.cx, dev),
+                Req::Wake { dev } => run_dev(&mut self.net, &mut self.wifi, &mut self.bt, &mut self.cx, dev),
             }
         }
     }
@@ -305,7 +310,7 @@ impl Simulation {
             with_xmit!(self, |tx, cx| self.traffic.receive(pkt, cx, &mut self.rec, &mut tx));
         } else {
             let hop = self.net.topo.route(at, dst);
-            xmit(&mut self.net, &mut self.wifi, &mut self.cx, hop, pkt);
+            xmit(&mut self.net, &mut self.wifi, &mut self.bt, &mut self.cx, hop, pkt);
         }
     }
 

@@ -53,7 +53,7 @@ impl Simulation {
         // A frame whose receiver already has a copy is the sender's only; it is not in flight.
         let mut senders_copies = 0u64;
         senders_copies += self.wifi.for_each_held(&mut count);
-        if let Some(bt) = self.net.bt.as_deref() {
+        if let Some(bt) = self.bt.as_deref() {
             bt.for_each_held(&mut count);
         }
         for ev in self.cx.out.queue().pending() {
@@ -465,7 +465,7 @@ impl Simulation {
 
     fn bluetooth_rows(&self, msecs: f64) -> (Vec<crate::results::BtLinkRow>, Vec<crate::results::CoexRow>) {
         use crate::results::{BtLinkRow, CoexRow};
-        let (Some(bt), Some(coex)) = (self.net.bt.as_deref(), self.cx.coex.as_deref()) else {
+        let (Some(bt), Some(coex)) = (self.bt.as_deref(), self.cx.coex.as_deref()) else {
             return (Vec::new(), Vec::new());
         };
         let dirs = ["down", "up"];

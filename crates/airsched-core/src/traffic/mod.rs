@@ -3,7 +3,6 @@
 //! sources; periodic pings and their responders; the receiving side) and the TCP glue
 //! ([`tcp`]).
 
-pub(crate) mod build;
 pub mod conn;
 pub mod flow;
 pub mod ping;

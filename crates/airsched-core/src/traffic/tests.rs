@@ -17,8 +17,13 @@ fn build(text: &str) -> (Traffic, Ctx, Topology) {
     let (scn, reply_of) = scn.with_reply_flows();
     let names: Vec<String> = scn.stations.iter().map(|s| s.name.clone()).collect();
     let topo = Topology::new(&names);
-    let (traffic, books): (Traffic, Vec<FlowBook>) = Traffic::from_scenario(&scn, &topo, reply_of);
-    let cx = Ctx::new(&scn, books, EventQueue::with_capacity(16));
+    let (traffic, books): (Traffic, Vec<FlowBook>) = crate::sim::build::traffic::traffic(&scn, &topo, reply_of);
+    let cx = Ctx::new(
+        (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
+        books,
+        crate::metrics::Counters::new(scn.flows.len(), scn.stations.len()),
+        EventQueue::with_capacity(16),
+    );
     (traffic, cx, topo)
 }
 

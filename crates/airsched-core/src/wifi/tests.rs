@@ -20,11 +20,16 @@ struct Cell {
 fn cell(text: &str) -> Cell {
     let scn = parse_scenario(text, "cell.toml").unwrap_or_else(|e| panic!("{e}"));
     let (scn, reply_of) = scn.with_reply_flows();
-    let net = Net::from_scenario(&scn).expect("builds");
-    let (traffic, books): (Traffic, Vec<FlowBook>) = Traffic::from_scenario(&scn, &net.topo, reply_of);
+    let net = crate::sim::build::net::net(&scn).expect("builds");
+    let (traffic, books): (Traffic, Vec<FlowBook>) = crate::sim::build::traffic::traffic(&scn, &net.topo, reply_of);
     let dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
     let wifi = Wifi::from_scenario(&scn, &net.topo, &dst);
-    let cx = Ctx::new(&scn, books, EventQueue::with_capacity(16));
+    let cx = Ctx::new(
+        (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
+        books,
+        crate::metrics::Counters::new(scn.flows.len(), scn.stations.len()),
+        EventQueue::with_capacity(16),
+    );
     Cell { scn, net, wifi, cx }
 }
 

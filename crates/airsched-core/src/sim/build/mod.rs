@@ -1,15 +1,22 @@
-//! Building the world of a scenario: each component builds itself from the scenario (the
-//! network with its named devices and tc trees, the traffic, the cell's medium and MAC); this
-//! file wires them together and schedules the first events.
+//! Building the world of a scenario, as ns-3's helpers do: the models take their own
+//! parameters (`new(params, ..)`) and know nothing of the scenario; the functions here read the
+//! scenario and build each one (`net.rs`: the network with its named devices and tc trees;
+//! `traffic.rs`: the flows' applications; `bluetooth.rs`: the piconet and its coupling with the
+//! cell; the cell's medium and MAC), then this file wires them together and schedules the
+//! first events.
+
+pub(crate) mod bluetooth;
+pub(crate) mod net;
+pub(crate) mod traffic;
 
 use crate::ctx::Ctx;
 use crate::engine::{Event, EventQueue};
 use crate::metrics::recorder::Recorder;
-use crate::net::{Net, Node};
+use crate::metrics::Counters;
+use crate::net::Node;
 use crate::scenario::Scenario;
 use crate::time::Nanos;
 use crate::traffic::flow::FlowRate;
-use crate::traffic::Traffic;
 use crate::wifi::Wifi;
 
 use super::{SimError, Simulation};
@@ -22,8 +29,8 @@ impl Simulation {
         let scn = &expanded;
         let n = scn.stations.len();
 
-        let mut net = Net::from_scenario(scn).map_err(|e| SimError::Tc(e.join("\n")))?;
-        let (traffic, books) = Traffic::from_scenario(scn, &net.topo, reply_of);
+        let mut net = net::net(scn).map_err(|e| SimError::Tc(e.join("\n")))?;
+        let (traffic, books) = traffic::traffic(scn, &net.topo, reply_of);
         for ((dev, flows), tsq) in net.devs.iter_mut().zip(&traffic.saturating_at).zip(&traffic.tsq_at) {
             dev.sourced = !flows.is_empty() || !tsq.is_empty();
         }
@@ -46,10 +53,16 @@ impl Simulation {
             queue.schedule(first_sample, Event::Sample);
         }
         let n_samples = ((end.0 - scn.run.warmup.0) / scn.run.sample_interval.0) as usize;
-        let mut cx = Ctx::new(scn, books, queue);
+        let keys = (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect();
+        let mut counters = Counters::new(scn.flows.len(), n);
+        if scn.cell.pcf.is_some() {
+            counters.pcf.stations = vec![Default::default(); n];
+        }
+        let mut cx = Ctx::new(keys, books, counters, queue);
+        let mut bt = None;
         if !scn.bluetooth.is_empty() {
-            let (bt, coex) = crate::bluetooth::build::piconet(scn, &net.topo);
-            net.bt = Some(Box::new(bt));
+            let (piconet, coex) = bluetooth::piconet(scn, &net.topo);
+            bt = Some(Box::new(piconet));
             cx.coex = Some(Box::new(coex));
             // The piconet's clock starts with the run: the master's first transmit slot.
             cx.schedule(Nanos::ZERO, Event::BtMasterTx);
@@ -63,6 +76,7 @@ impl Simulation {
             cx,
             net,
             wifi,
+            bt,
             traffic,
             // Reserve at most 64 Ki rows up front; a long run grows the table as it goes.
             rec: Recorder::new(scn.flows.len(), n_samples.saturating_mul(n + scn.flows.len()).min(1 << 16)),

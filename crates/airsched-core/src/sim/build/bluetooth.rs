@@ -7,10 +7,10 @@ use crate::engine::{named, StreamKind};
 use crate::net::{Node, Topology};
 use crate::scenario::Scenario;
 
-use super::{hop::Hopper, Bluetooth};
+use crate::bluetooth::{hop::Hopper, Bluetooth};
 
 /// The piconet and the two media's coupling of a scenario with `[[bluetooth]]` clients.
-pub fn piconet(scn: &Scenario, topo: &Topology) -> (Bluetooth, Coex) {
+pub(crate) fn piconet(scn: &Scenario, topo: &Topology) -> (Bluetooth, Coex) {
     let p = &scn.piconet;
     let links = scn
         .bluetooth
@@ -35,7 +35,7 @@ pub fn piconet(scn: &Scenario, topo: &Topology) -> (Bluetooth, Coex) {
 /// The radios of the SIR refinement: the AP and the piconet's master (the NAP's two radios in
 /// one box) at the origin, each station at its `location`, each slave at its `position` (the
 /// parser requires both with `sir`; a missing one would count as colocated with the AP).
-pub fn geometry(scn: &Scenario) -> Geometry {
+pub(crate) fn geometry(scn: &Scenario) -> Geometry {
     let origin = (0.0, 0.0);
     Geometry {
         wlan: std::iter::once(origin).chain(scn.stations.iter().map(|s| s.location.unwrap_or(origin))).collect(),

@@ -1,0 +1,60 @@
+//! Building the network of a scenario: every node's devices by name, with the qdisc trees of
+//! the nodes' tc scripts, and the wire.
+
+use crate::net::{netdev, Link, Net, Netdev, Node, Wire};
+use crate::phy::Standard;
+use crate::scenario::{tc_trees, Scenario};
+
+/// The devices of every node of a scenario, by name, with the qdisc trees of the nodes' tc
+/// scripts. Fails with the scripts' errors if one does not build.
+pub(crate) fn net(scn: &Scenario) -> Result<Net, Vec<String>> {
+    let is_ht = scn.cell.standard == Standard::Dot11n;
+    let mut topo = scn.topology();
+    let mut devs: Vec<Netdev> = topo
+        .devs
+        .iter()
+        .map(|d| {
+            let txqueuelen = match d.node {
+                Node::Ap => scn.ap.txqueuelen,
+                Node::Server => scn.server.txqueuelen,
+                Node::Station(i) => scn.stations[i as usize].node.txqueuelen,
+                Node::BtSlave(i) => scn.bluetooth[i as usize].node.txqueuelen,
+            };
+            let mut dev = Netdev::new(txqueuelen, d.link, d.acct);
+            // In an 802.11n cell a frame leaves the first hop when it leaves the driver.
+            dev.leaves_at_dequeue = !(is_ht && matches!(d.link, Link::Wifi(_)));
+            dev
+        })
+        .collect();
+    for node in tc_trees::nodes_with_scripts(scn, &topo) {
+        let (trees, virt, errors, _) = tc_trees::build_script(&node, scn.run.seed);
+        if !errors.is_empty() {
+            return Err(errors.iter().map(|e| e.to_string()).collect());
+        }
+        for (index, root) in trees {
+            devs[index as usize].qdisc = root;
+        }
+        if virt.devices.is_empty() {
+            continue;
+        }
+        // Virtual devices come after every real one (tc/virt.rs), then the hooks that feed them.
+        let owner = topo.devs[node.devices[0].2 as usize].node;
+        for (v, tree) in virt.devices {
+            let id = topo.add_virtual(&node.node_name, owner, &v.name);
+            let mut dev = Netdev::new(v.txqueuelen, Link::Virtual, topo.devs[id as usize].acct);
+            if let Some(root) = tree {
+                dev.qdisc = root;
+            }
+            devs.push(dev);
+        }
+        let find = |name: &str| topo.find(owner, name).expect("the build checked every device name");
+        for h in virt.hooks {
+            let hook = netdev::Hook {
+                imq: h.imq.as_deref().map(find),
+                rules: h.rules.into_iter().map(|r| (r.filter, r.to.as_deref().map(find))).collect(),
+            };
+            devs[find(&h.dev) as usize].hook = Some(Box::new(hook));
+        }
+    }
+    Ok(Net { topo, devs, wire: Wire { rate_bps: scn.wired.rate_bps, delay: scn.wired.delay } })
+}
