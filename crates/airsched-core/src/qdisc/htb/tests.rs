@@ -41,11 +41,7 @@ fn build_htb(
     d.grafts = grafts
         .into_iter()
         .enumerate()
-        .map(|(i, (c, q))| Graft {
-            at: Tok { text: c, line: 50 + i as u32, col: 30 },
-            classid: handle(c),
-            qdisc: q,
-        })
+        .map(|(i, (c, q))| Graft { at: Tok { text: c, line: 50 + i as u32, col: 30 }, classid: handle(c), qdisc: q })
         .collect();
     d.filters = filters;
     build(d)
@@ -404,8 +400,7 @@ fn unclassified_without_default_goes_to_the_direct_queue_first_and_unshaped() {
     assert_identities(&q);
 
     // Served before a green class, and limited by direct_qlen.
-    let mut q =
-        ok(build_htb("direct_qlen 3", &[("1:", "1:10", "rate 100mbit")], vec![dst("1:", 0, "1:10")], vec![]));
+    let mut q = ok(build_htb("direct_qlen 3", &[("1:", "1:10", "rate 100mbit")], vec![dst("1:", 0, "1:10")], vec![]));
     let mut b = Bench::new(2);
     let shaped = b.pkt(0, 1500);
     assert_eq!(q.enqueue(shaped, &mut b.cx(), Nanos::ZERO), Enq::Queued);
@@ -534,10 +529,7 @@ fn stats_identity_holds_at_every_class_and_the_qdisc() {
     assert_eq!(reps.len(), 1 + 3, "htb and the three leaves' children");
     assert_eq!(reps[1].parent, handle("1:10"));
     assert_eq!(reps[1].handle, Handle::new(0x10, 0));
-    assert_eq!(
-        reps[0].classes.iter().find(|c| c.classid == handle("1:10")).unwrap().leaf,
-        Some(Handle::new(0x10, 0))
-    );
+    assert_eq!(reps[0].classes.iter().find(|c| c.classid == handle("1:10")).unwrap().leaf, Some(Handle::new(0x10, 0)));
     assert_eq!(reps[0].classes[0].parent, Handle::ROOT, "1:1 is a root class");
     assert!(q.stats().drops > 0 && q.stats().overlimits > 0);
 }
@@ -695,11 +687,7 @@ fn option_errors_name_the_token_and_position() {
     assert!(q.is_none());
     let e = errors(&d);
     assert_eq!((e[0].line, e[0].col, e[0].token.as_str()), (2, class_opt_col("1:", "1:10") + 11, "bogus"));
-    assert!(
-        e[0].message.contains("unknown htb class option \"bogus\"") && e[0].message.contains("cburst"),
-        "{}",
-        e[0]
-    );
+    assert!(e[0].message.contains("unknown htb class option \"bogus\"") && e[0].message.contains("cburst"), "{}", e[0]);
 
     // Bad value.
     let (q, d) = build_htb("", &[("1:", "1:10", "rate 1mbyte")], vec![], vec![]);
