@@ -39,7 +39,7 @@
 //! those versions (docs/model-tcp.md, "RACK, TLP and F-RTO").
 //!
 //! This file keeps the state machine (windows, recovery states, ACK and timer handling); the
-//! SACK scoreboard is in [`sack`] (tcp/sack.rs), RACK, TLP and F-RTO in [`recovery`]
+//! SACK scoreboard is in `sack` (tcp/sack.rs), RACK, TLP and F-RTO in `recovery`
 //! (tcp/recovery.rs, after Linux's net/ipv4/tcp_recovery.c). Both hold `impl TcpSender` blocks,
 //! so the per-event path calls plain methods, as before the split.
 
