@@ -39,6 +39,8 @@ pub struct Scenario {
     pub bluetooth: Vec<BluetoothConfig>,
     /// The piconet's host and controller settings (`[piconet]`).
     pub piconet: PiconetConfig,
+    /// The qdisc trees the check of the tc scripts built, which the run takes (built once).
+    pub tc_built: tc_trees::Built,
 }
 
 /// A Bluetooth client (`[[bluetooth]]`): a slave of the AP's piconet with its `bnep0`.

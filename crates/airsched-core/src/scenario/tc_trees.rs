@@ -100,16 +100,77 @@ pub fn build_script(node: &NodeScript<'_>, seed: u64) -> (Trees, Virtual, Vec<Sc
     (trees, Virtual { devices, hooks }, errors, warnings)
 }
 
-/// Check every script of a scenario; returns the errors and the warnings.
+/// Check every script of a scenario by building it; returns the errors and the warnings. When
+/// every script built, the scenario keeps the trees for the run ([`Built::take`]): they are
+/// built once.
 pub fn check_all(scn: &Scenario) -> (Vec<ScenarioError>, Vec<String>) {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    for node in nodes_with_scripts(scn, &scn.topology()) {
-        let (_, _, e, w) = build_script(&node, scn.run.seed);
+    let nodes = nodes_with_scripts(scn, &scn.topology());
+    let mut built = Vec::with_capacity(nodes.len());
+    for node in &nodes {
+        let (trees, virt, e, w) = build_script(node, scn.run.seed);
         errors.extend(e);
         warnings.extend(w);
+        built.push((trees, virt));
+    }
+    if errors.is_empty() {
+        scn.tc_built.keep(inputs(&nodes, scn.run.seed), built);
     }
     (errors, warnings)
+}
+
+/// What a node's trees are built from: its name, script, devices and the run's seed.
+#[derive(Clone, Debug, PartialEq)]
+struct Input {
+    node: String,
+    text: String,
+    devices: Vec<(&'static str, u32, DevId, u64)>,
+    seed: u64,
+}
+
+fn inputs(nodes: &[NodeScript<'_>], seed: u64) -> Vec<Input> {
+    nodes
+        .iter()
+        .map(|n| Input { node: n.node_name.clone(), text: n.source.text.clone(), devices: n.devices.clone(), seed })
+        .collect()
+}
+
+type Kept = (Vec<Input>, Vec<(Trees, Virtual)>);
+
+/// The trees a scenario's check built, kept for the run that follows, so that a scenario's
+/// scripts are built once. Not part of what the scenario says: equal whatever it holds, and
+/// shared by a scenario's clones (the first run takes the trees; another builds its own).
+#[derive(Clone, Default)]
+pub struct Built(std::sync::Arc<std::sync::Mutex<Option<Kept>>>);
+
+impl Built {
+    fn keep(&self, inputs: Vec<Input>, trees: Vec<(Trees, Virtual)>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((inputs, trees));
+    }
+
+    /// The trees of `nodes` (one entry per node, in order), if they were kept from exactly
+    /// these scripts, devices and seed; None (build them) otherwise, e.g. after the scenario
+    /// was changed in code.
+    pub fn take(&self, nodes: &[NodeScript<'_>], seed: u64) -> Option<Vec<(Trees, Virtual)>> {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match kept.take() {
+            Some((inputs, trees)) if inputs == self::inputs(nodes, seed) => Some(trees),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for Built {
+    fn eq(&self, _: &Built) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Built {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Built")
+    }
 }
 
 fn map_diag(src: &TcSource, d: &TcDiag) -> ScenarioError {
@@ -117,4 +178,46 @@ fn map_diag(src: &TcSource, d: &TcDiag) -> ScenarioError {
     let column = if d.line == 1 { src.first_line_col_offset + d.col } else { d.col };
     let message = if d.token.is_empty() { d.message.clone() } else { format!("at \"{}\": {}", d.token, d.message) };
     ScenarioError { file: src.file.clone(), line, column, key: src.key.clone(), message }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::parse_scenario;
+    use crate::sim::Simulation;
+
+    const TEXT: &str = "[run]\nduration = \"2s\"\nwarmup = \"1s\"\n[ap]\ntc = \"tc qdisc add dev wlan0 root sfq perturb 1\"\n\
+                        [[station]]\nname = \"a\"\nrate = \"11Mbps\"\n[[flow]]\nname = \"d\"\nsrc = \"server\"\ndst = \"a\"\n\
+                        rate = \"saturate\"\n";
+
+    #[test]
+    fn the_check_keeps_its_trees_for_one_run_and_a_changed_scenario_builds_its_own() {
+        let scn = parse_scenario(TEXT, "t.toml").unwrap();
+        let nodes = super::nodes_with_scripts(&scn, &scn.topology());
+        // The check kept the AP's trees; the run takes them, so none are left after it.
+        let twin = scn.clone();
+        let a = Simulation::new(&scn).unwrap().finish().unwrap();
+        assert!(scn.tc_built.take(&nodes, scn.run.seed).is_none(), "the run took the kept trees");
+        // A clone shares what was kept (now nothing): its run builds its own, to the same result.
+        let b = Simulation::new(&twin).unwrap().finish().unwrap();
+        assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows));
+
+        // Kept trees are only taken for the very scripts, devices and seed they came from.
+        let scn = parse_scenario(TEXT, "t.toml").unwrap();
+        let mut changed = scn.clone();
+        changed.run.seed = 2;
+        let nodes = super::nodes_with_scripts(&changed, &changed.topology());
+        assert!(changed.tc_built.take(&nodes, changed.run.seed).is_none());
+        let scn = parse_scenario(TEXT, "t.toml").unwrap();
+        let mut changed = scn.clone();
+        changed.ap.tc.as_mut().unwrap().text = "tc qdisc add dev wlan0 root pfifo limit 5".into();
+        let r = Simulation::new(&changed).unwrap().finish().unwrap();
+        let pfifo = parse_scenario(&TEXT.replace("sfq perturb 1", "pfifo limit 5"), "t.toml").unwrap();
+        let want = Simulation::new(&pfifo).unwrap().finish().unwrap();
+        assert_eq!(
+            format!("{:?}", r.flows),
+            format!("{:?}", want.flows),
+            "a changed script is built, not the kept one"
+        );
+        assert_ne!(format!("{:?}", r.flows), format!("{:?}", a.flows));
+    }
 }

@@ -15,7 +15,7 @@ use super::{cbr_send_time, SATURATE_BACKLOG};
 use crate::ctx::Ctx;
 use crate::engine::Event;
 use crate::metrics::recorder::{PingSample, Recorder};
-use crate::net::{DevId, Node};
+use crate::node::{DevId, Node};
 use crate::packet::{Packet, PacketId};
 use crate::time::Nanos;
 use crate::traffic::flow::{FlowConfig, FlowRate, Protocol, UDP_IP_OVERHEAD};

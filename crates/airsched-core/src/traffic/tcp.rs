@@ -5,7 +5,7 @@
 use super::source::Traffic;
 use crate::ctx::Ctx;
 use crate::engine::Event;
-use crate::net::DevId;
+use crate::node::DevId;
 use crate::packet::{Packet, PacketId};
 use crate::tcp::{Ack, Segment};
 

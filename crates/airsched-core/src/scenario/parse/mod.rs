@@ -449,6 +449,7 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
         warnings: Vec::new(),
         bluetooth,
         piconet,
+        tc_built: Default::default(),
     };
     if ctx.errors.is_empty() {
         check_scenario(ctx, root, &scn);

@@ -98,6 +98,7 @@ fn the_example_parses() {
         warnings: vec![],
         bluetooth: vec![],
         piconet: crate::scenario::PiconetConfig::default(),
+        tc_built: Default::default(),
     };
     assert_eq!(s, want);
 }
