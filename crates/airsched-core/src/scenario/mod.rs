@@ -176,7 +176,7 @@ pub struct HtCellConfig {
     /// `guard_interval = "long"` (800 ns, default) or `"short"` (400 ns).
     pub gi: crate::phy::ht::GuardInterval,
     /// `basic_rates` in an 802.11n cell: OFDM rates (default 6, 12, 24 Mb/s), sorted.
-    pub basic_rates: Vec<crate::phy::error::OfdmRate>,
+    pub basic_rates: Vec<crate::phy::error_rate::OfdmRate>,
     /// `max_aggregate_time` (default 4 ms, as Linux drivers use), capped by the 5.484 ms HT-MF
     /// PPDU limit.
     pub max_aggregate_time: Nanos,

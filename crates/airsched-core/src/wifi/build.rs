@@ -11,7 +11,7 @@ use crate::mac::rate::{RateAlgo, RateCtl};
 use crate::monitor::{Monitor, MonitorConfig};
 use crate::net::{Acct, DevId, Node, Topology};
 use crate::phy::dsss::{self, DsssRate};
-use crate::phy::error::ErrorModel;
+use crate::phy::error_rate::ErrorModel;
 use crate::radio::Channel;
 use crate::scenario::{RateControl, Scenario, Standard};
 use crate::time::Nanos;

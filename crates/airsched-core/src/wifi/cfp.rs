@@ -39,7 +39,7 @@ use rand::Rng;
 use crate::ctx::{Ctx, DropCause, Req};
 use crate::engine::Event;
 use crate::phy::dsss::{self, DsssRate};
-use crate::phy::error::ErrMode;
+use crate::phy::error_rate::ErrMode;
 use crate::radio::Dir;
 use crate::time::Nanos;
 

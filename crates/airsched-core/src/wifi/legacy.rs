@@ -12,7 +12,7 @@ use crate::engine::Event;
 use crate::mac::rate::RateCtl;
 use crate::packet::PacketId;
 use crate::phy::dsss::{self, DsssRate, Preamble};
-use crate::phy::error::ErrMode;
+use crate::phy::error_rate::ErrMode;
 use crate::radio::Dir;
 use crate::time::Nanos;
 

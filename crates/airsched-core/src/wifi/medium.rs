@@ -10,7 +10,7 @@ use crate::ctx::Ctx;
 use crate::mac::dcf::Dcf;
 use crate::monitor::Monitor;
 use crate::net::{Acct, DevId};
-use crate::phy::error::ErrorModel;
+use crate::phy::error_rate::ErrorModel;
 use crate::radio::Channel;
 use crate::time::Nanos;
 

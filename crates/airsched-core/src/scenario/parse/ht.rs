@@ -2,7 +2,7 @@
 //! MCS and airtime weight; and which keys each standard refuses.
 
 use super::*;
-use crate::phy::error::OfdmRate;
+use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs, HT_MF_PPDU_MAX_TIME, LINUX_MAX_AGGR_TIME};
 use crate::phy::ofdm::{OfdmBand, MANDATORY_RATES};
 use crate::scenario::{

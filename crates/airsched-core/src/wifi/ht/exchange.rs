@@ -9,7 +9,7 @@ use crate::mac::minstrel_ht;
 use crate::mac80211::{StationId, TinId, NUM_ACS};
 use crate::packet::PacketId;
 use crate::phy::dsss::Preamble;
-use crate::phy::error::ErrMode;
+use crate::phy::error_rate::ErrMode;
 use crate::phy::{ht, ofdm};
 use crate::radio::Dir;
 use crate::time::Nanos;

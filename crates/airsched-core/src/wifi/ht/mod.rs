@@ -24,7 +24,7 @@ use crate::mac80211::aql::{tx_time_est, Aql, AqlParams};
 use crate::mac80211::fq::{Fq, FqParams};
 use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
 use crate::packet::PacketId;
-use crate::phy::error::OfdmRate;
+use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{self, AmpduLimits, HtTxVector};
 use crate::phy::ofdm::OfdmBand;
 use crate::scenario::{AirtimeSched, FqKernel, MacQueue, Scenario};
