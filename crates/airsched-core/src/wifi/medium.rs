@@ -141,7 +141,8 @@ impl Radio {
     }
 }
 
-/// The shared medium: channel access, the frames of the busy period, reception.
+/// The shared medium: channel access, the frames of the busy period, reception. Built by
+/// [`Medium::new`]; the MACs reach its state only through its methods.
 pub struct Medium {
     dcf: Dcf,
     air: Vec<AirTx>,
@@ -301,6 +302,8 @@ impl Medium {
         self.ack_pending
     }
 
+    /// Bluetooth beside the cell: a lone frame's ACK is (or no longer is) on the air with its
+    /// fate open.
     #[inline]
     pub fn set_ack_pending(&mut self, pending: bool) {
         self.ack_pending = pending;
