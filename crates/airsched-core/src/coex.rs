@@ -132,7 +132,7 @@ impl SirThresholds {
     /// The thresholds for a cell whose DSSS frames use `preamble` (which moves them by less
     /// than 0.01 dB).
     pub fn new(preamble: crate::phy::dsss::Preamble) -> SirThresholds {
-        use crate::phy::error::{db_to_cdb, snr_for_per, ErrMode};
+        use crate::phy::error_rate::{db_to_cdb, snr_for_per, ErrMode};
         let wlan_cdb = crate::phy::dsss::DsssRate::ALL
             .map(|r| db_to_cdb(snr_for_per(ErrMode::Dsss(r), preamble, SIR_PSDU_BYTES, SIR_PER)));
         SirThresholds { bt_cdb: BT_COCHANNEL_CDB, wlan_cdb }
@@ -170,7 +170,7 @@ pub struct Geometry {
 
 fn received_cdbm(power_dbm: f64, a: (f64, f64), b: (f64, f64)) -> i32 {
     let d = (a.0 - b.0).hypot(a.1 - b.1);
-    crate::phy::error::db_to_cdb(power_dbm - path_loss_db(d))
+    crate::phy::error_rate::db_to_cdb(power_dbm - path_loss_db(d))
 }
 
 /// Counters of the coupling, per WLAN station and direction (0 down, 1 up).

@@ -18,7 +18,7 @@
 use std::fmt;
 
 use crate::phy::dsss::DsssRate;
-use crate::phy::error::OfdmRate;
+use crate::phy::error_rate::OfdmRate;
 use crate::time::Nanos;
 
 /// Which kind of quantity a string was supposed to hold (used to word [`UnitError`]).

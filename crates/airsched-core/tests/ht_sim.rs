@@ -219,8 +219,8 @@ fn lossy_link_retransmits_subframes_and_delivers_in_order() {
     // subframes are retried in later aggregates, and the receiver's reordering buffer passes
     // them up in order, so a 1 MB TCP transfer that never overflows a queue sees no duplicate
     // ACKs.
-    let mut em = airsched_core::phy::error::ErrorModel::new(None);
-    let mode = airsched_core::phy::error::ErrMode::nist(airsched_core::phy::error::OfdmRate::R24);
+    let mut em = airsched_core::phy::error_rate::ErrorModel::new(None);
+    let mode = airsched_core::phy::error_rate::ErrMode::nist(airsched_core::phy::error_rate::OfdmRate::R24);
     let snr = (800..2000)
         .find(|&c| em.success(mode, airsched_core::phy::dsss::Preamble::Long, c, 1538) > 0.7)
         .expect("the PER falls below 30 % somewhere");

@@ -7,7 +7,7 @@ mod common;
 use common::run;
 
 use airsched_core::phy::dsss::{self, DsssRate, Preamble};
-use airsched_core::phy::error::{ErrMode, ErrorModel};
+use airsched_core::phy::error_rate::{ErrMode, ErrorModel};
 
 const PAYLOAD: u32 = 1024;
 const PSDU: u32 = PAYLOAD + 28 + 36;
@@ -89,7 +89,7 @@ fn a_lost_ack_delivers_once_and_the_sender_retries() {
     // Data at 11 Mb/s over a good downlink; the uplink (the ACK's direction) is so much worse
     // that the 2 Mb/s ACK fails about half the time.
     let half =
-        airsched_core::phy::error::snr_for_per(ErrMode::Dsss(DsssRate::R2), Preamble::Long, dsss::ACK_BYTES, 0.5);
+        airsched_core::phy::error_rate::snr_for_per(ErrMode::Dsss(DsssRate::R2), Preamble::Long, dsss::ACK_BYTES, 0.5);
     let offset = (half - 14.0 * 1.0).round();
     let keys = format!("rate = \"11Mbps\"\nsnr = 14\nsnr_up_offset = {offset}");
     let r = run(&downlink(&keys, "21s", 5));

@@ -57,31 +57,31 @@ impl DcfParams {
     }
 }
 
-/// Channel-access state of one node (the AP is node 0).
-pub struct DcfNode {
+/// Channel-access state of one contender (the AP is node 0).
+struct DcfNode {
     /// The frame the MAC holds (head of line), if any.
-    pub frame: Option<PacketId>,
+    frame: Option<PacketId>,
     /// Station index the held frame is to (AP) or from (station).
-    pub frame_station: u32,
+    frame_station: u32,
     /// Attempts made for the held frame.
-    pub attempts: u32,
+    attempts: u32,
     /// The receiver already has the held frame (an attempt's ACK was lost): a retransmission
     /// that gets through is a duplicate the receiver discards.
-    pub delivered: bool,
-    pub cw: u32,
+    delivered: bool,
+    cw: u32,
     /// This node's contention parameters: DIFS and the cell's CW bounds under DCF; under EDCA
     /// the AIFS and CW bounds of the access category of the frame it holds (`Dcf::set_edca`).
-    pub aifs: Nanos,
-    pub cw_min: u32,
-    pub cw_max: u32,
+    aifs: Nanos,
+    cw_min: u32,
+    cw_max: u32,
     /// Backoff counter as it stands at `ifs_end`.
-    pub backoff: u32,
+    backoff: u32,
     /// When this node's IFS after the last busy period ends.
-    pub ifs_end: Nanos,
+    ifs_end: Nanos,
     /// Planned transmission instant (valid while the medium is idle and `frame` is set).
-    pub tx_at: Nanos,
+    tx_at: Nanos,
     /// The node is part of the exchange in progress; its next frame waits for the exchange end.
-    pub in_exchange: bool,
+    in_exchange: bool,
     rng: Xoshiro256PlusPlus,
 }
 
@@ -96,29 +96,35 @@ impl DcfNode {
     }
 }
 
-/// What the medium is doing.
-pub struct Medium {
-    pub busy: bool,
+/// The DCF's view of the channel: busy or idle, the planned access (its generation and
+/// instant), who transmits in the current busy period, the beacon, and the NAV.
+struct ChannelState {
+    busy: bool,
     /// Generation of the planned access event; older events are stale.
-    pub gen: u64,
+    gen: u64,
     /// Instant of the planned access event (`Nanos(u64::MAX)` when none).
-    pub next_access: Nanos,
+    next_access: Nanos,
     /// Nodes transmitting in the current busy period (reused buffer).
-    pub transmitters: Vec<u32>,
+    transmitters: Vec<u32>,
     /// A beacon is part of the current busy period.
-    pub beacon_in_air: bool,
-    pub beacon_pending: bool,
-    pub beacon_tx_at: Nanos,
+    beacon_in_air: bool,
+    beacon_pending: bool,
+    beacon_tx_at: Nanos,
     /// PCF: every node's NAV is set until this instant (a contention-free period); ZERO when
     /// no NAV is set. A node counts its backoff from the later of its IFS end and the NAV's
     /// end plus its AIFS (`Dcf::count_from`).
-    pub nav_end: Nanos,
+    nav_end: Nanos,
 }
 
+/// The cell's channel-access manager (as ns-3's `ChannelAccessManager`): the MACs request
+/// access for a frame ([`Dcf::load_frame`], [`Dcf::frame_arrived`]), are told who transmits
+/// ([`Dcf::begin_access`], [`Dcf::transmitters`]), and notify the attempt's fate
+/// ([`Dcf::on_success`], [`Dcf::on_failure`], [`Dcf::on_ppdu_end`]), the IFS after the busy
+/// period ([`Dcf::set_ifs_after`]) and its end ([`Dcf::end_busy`]); its state is its own.
 pub struct Dcf {
-    pub params: DcfParams,
-    pub nodes: Vec<DcfNode>,
-    pub medium: Medium,
+    params: DcfParams,
+    nodes: Vec<DcfNode>,
+    channel: ChannelState,
 }
 
 const NO_ACCESS: Nanos = Nanos(u64::MAX);
@@ -160,7 +166,7 @@ impl Dcf {
         Dcf {
             params,
             nodes,
-            medium: Medium {
+            channel: ChannelState {
                 busy: false,
                 gen: 0,
                 next_access: NO_ACCESS,
@@ -188,7 +194,7 @@ impl Dcf {
     #[inline]
     fn plan(&self, n: usize, now: Nanos) -> Nanos {
         let node = &self.nodes[n];
-        let t = Self::count_from(self.medium.nav_end, node) + Nanos(self.params.slot.0 * node.backoff as u64);
+        let t = Self::count_from(self.channel.nav_end, node) + Nanos(self.params.slot.0 * node.backoff as u64);
         if t < now {
             now
         } else {
@@ -204,9 +210,9 @@ impl Dcf {
     /// already; its end plans with the NAV.
     pub fn set_nav(&mut self, now: Nanos, until: Nanos) -> Option<(Nanos, u64)> {
         let slot = self.params.slot.0;
-        let was = self.medium.nav_end;
-        self.medium.nav_end = until;
-        if self.medium.busy {
+        let was = self.channel.nav_end;
+        self.channel.nav_end = until;
+        if self.channel.busy {
             return None;
         }
         for node in self.nodes.iter_mut() {
@@ -217,8 +223,8 @@ impl Dcf {
                 node.ifs_end = from + Nanos(elapsed * slot);
             }
         }
-        self.medium.gen += 1;
-        self.medium.next_access = NO_ACCESS;
+        self.channel.gen += 1;
+        self.channel.next_access = NO_ACCESS;
         for node in self.nodes.iter_mut() {
             node.tx_at = NO_ACCESS;
         }
@@ -242,9 +248,9 @@ impl Dcf {
                 best = best.min(t);
             }
         }
-        if self.medium.beacon_pending {
+        if self.channel.beacon_pending {
             let t = self.beacon_plan(now);
-            self.medium.beacon_tx_at = t;
+            self.channel.beacon_tx_at = t;
             best = best.min(t);
         }
         best
@@ -252,17 +258,17 @@ impl Dcf {
 
     /// PCF: the CF-End reset every NAV (or the CFP is over).
     pub fn clear_nav(&mut self) {
-        self.medium.nav_end = Nanos::ZERO;
+        self.channel.nav_end = Nanos::ZERO;
     }
 
     /// If `t` is earlier than the planned access, plan a new access there and return its
     /// (time, generation) for the caller to schedule.
     #[inline]
     fn propose(&mut self, t: Nanos) -> Option<(Nanos, u64)> {
-        if t < self.medium.next_access {
-            self.medium.gen += 1;
-            self.medium.next_access = t;
-            Some((t, self.medium.gen))
+        if t < self.channel.next_access {
+            self.channel.gen += 1;
+            self.channel.next_access = t;
+            Some((t, self.channel.gen))
         } else {
             None
         }
@@ -270,7 +276,7 @@ impl Dcf {
 
     /// Node `n` has just been given a frame (`frame` already set by the caller).
     pub fn frame_arrived(&mut self, n: usize, now: Nanos) -> Option<(Nanos, u64)> {
-        if self.medium.busy {
+        if self.channel.busy {
             if self.nodes[n].backoff == 0 {
                 self.nodes[n].draw_backoff();
             }
@@ -283,12 +289,12 @@ impl Dcf {
 
     /// A beacon becomes due: it waits PIFS after the AP's last busy period, no backoff.
     pub fn beacon_due(&mut self, now: Nanos) -> Option<(Nanos, u64)> {
-        self.medium.beacon_pending = true;
-        if self.medium.busy {
+        self.channel.beacon_pending = true;
+        if self.channel.busy {
             return None;
         }
         let t = self.beacon_plan(now);
-        self.medium.beacon_tx_at = t;
+        self.channel.beacon_tx_at = t;
         self.propose(t)
     }
 
@@ -304,29 +310,31 @@ impl Dcf {
     }
 
     /// An access event fires at `ta`. Returns false if it is stale. Otherwise the medium turns
-    /// busy, `medium.transmitters` lists the nodes that transmit (the beacon, if any, is flagged
-    /// in `medium.beacon_in_air` and the AP is then not listed), and every other node's counter
+    /// busy, [`Dcf::transmitters`] lists the nodes that transmit (the beacon, if any, is flagged
+    /// by [`Dcf::beacon_in_air`] and the AP is then not listed), and every other node's counter
     /// is frozen.
     pub fn begin_access(&mut self, ta: Nanos, gen: u64) -> bool {
-        if gen != self.medium.gen || self.medium.busy {
+        if gen != self.channel.gen || self.channel.busy {
             return false;
         }
         let slot = self.params.slot.0;
-        self.medium.busy = true;
-        self.medium.next_access = NO_ACCESS;
-        self.medium.transmitters.clear();
-        self.medium.beacon_in_air = self.medium.beacon_pending && self.medium.beacon_tx_at == ta;
-        if self.medium.beacon_in_air {
-            self.medium.beacon_pending = false;
-            self.medium.beacon_tx_at = NO_ACCESS;
+        self.channel.busy = true;
+        self.channel.next_access = NO_ACCESS;
+        self.channel.transmitters.clear();
+        self.channel.beacon_in_air = self.channel.beacon_pending && self.channel.beacon_tx_at == ta;
+        if self.channel.beacon_in_air {
+            self.channel.beacon_pending = false;
+            self.channel.beacon_tx_at = NO_ACCESS;
         }
-        let nav_end = self.medium.nav_end;
+        let nav_end = self.channel.nav_end;
         for (i, node) in self.nodes.iter_mut().enumerate() {
-            let sends =
-                node.frame.is_some() && !node.in_exchange && node.tx_at == ta && !(i == 0 && self.medium.beacon_in_air);
+            let sends = node.frame.is_some()
+                && !node.in_exchange
+                && node.tx_at == ta
+                && !(i == 0 && self.channel.beacon_in_air);
             let from = Self::count_from(nav_end, node);
             if sends {
-                self.medium.transmitters.push(i as u32);
+                self.channel.transmitters.push(i as u32);
                 node.in_exchange = true;
             } else if ta > from {
                 let elapsed = (ta.0 - from.0) / slot;
@@ -335,7 +343,7 @@ impl Dcf {
             node.tx_at = NO_ACCESS;
         }
         debug_assert!(
-            self.medium.beacon_in_air || !self.medium.transmitters.is_empty(),
+            self.channel.beacon_in_air || !self.channel.transmitters.is_empty(),
             "an access event with no transmitter"
         );
         true
@@ -374,9 +382,9 @@ impl Dcf {
     /// through [`Dcf::set_ifs_end`]; this plans every node's next transmission and returns the
     /// access event to schedule, if any node has something to send.
     pub fn end_busy(&mut self, te: Nanos) -> Option<(Nanos, u64)> {
-        self.medium.busy = false;
-        self.medium.beacon_in_air = false;
-        for &n in &self.medium.transmitters {
+        self.channel.busy = false;
+        self.channel.beacon_in_air = false;
+        for &n in &self.channel.transmitters {
             self.nodes[n as usize].in_exchange = false;
         }
         let best = self.plan_all(te);
@@ -431,9 +439,203 @@ impl Dcf {
         }
     }
 
+    /// Node `n`'s IFS after the busy period ends at `t`.
     #[inline]
     pub fn set_ifs_end(&mut self, n: usize, t: Nanos) {
         self.nodes[n].ifs_end = t;
+    }
+
+    /// Node `n`'s IFS ends its own AIFS after `t` (DIFS under DCF, the AIFS of its access
+    /// category under EDCA).
+    #[inline]
+    pub fn set_ifs_after(&mut self, n: usize, t: Nanos) {
+        let node = &mut self.nodes[n];
+        node.ifs_end = t + node.aifs;
+    }
+
+    /// Every node's IFS ends its own AIFS after `t`.
+    pub fn set_all_ifs_after(&mut self, t: Nanos) {
+        for node in self.nodes.iter_mut() {
+            node.ifs_end = t + node.aifs;
+        }
+    }
+
+    /// The cell's timing and contention parameters.
+    #[inline]
+    pub fn params(&self) -> &DcfParams {
+        &self.params
+    }
+
+    /// How many contenders there are (WiFi nodes under DCF; node × access category under EDCA).
+    #[inline]
+    pub fn contenders(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// A beacon is on the air in the current busy period (first among its frames).
+    #[inline]
+    pub fn beacon_in_air(&self) -> bool {
+        self.channel.beacon_in_air
+    }
+
+    /// The contenders transmitting in the current busy period (not the beacon), in contender
+    /// order.
+    #[inline]
+    pub fn transmitters(&self) -> &[u32] {
+        &self.channel.transmitters
+    }
+
+    /// Lend the transmitters of the busy period that ended (the buffer is reused: hand it back
+    /// with [`Dcf::return_transmitters`]).
+    #[inline]
+    pub fn take_transmitters(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.channel.transmitters)
+    }
+
+    /// The buffer [`Dcf::take_transmitters`] lent.
+    #[inline]
+    pub fn return_transmitters(&mut self, transmitters: Vec<u32>) {
+        self.channel.transmitters = transmitters;
+    }
+
+    /// EDCA internal collisions among the transmitters (in contender order, so that the access
+    /// categories of one node are adjacent, the highest first): of several contenders for which
+    /// `same_node` holds, the first transmits and the others leave the busy period as after
+    /// [`Dcf::internal_collision`].
+    pub fn resolve_internal_collisions(&mut self, same_node: impl Fn(u32, u32) -> bool) {
+        if self.channel.transmitters.len() < 2 {
+            return;
+        }
+        let mut i = 1;
+        while i < self.channel.transmitters.len() {
+            let t = &self.channel.transmitters;
+            if same_node(t[i], t[i - 1]) {
+                let loser = self.channel.transmitters.remove(i) as usize;
+                self.internal_collision(loser);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Node `n`'s MAC can take a new frame: it holds none and is not in the exchange on the air.
+    #[inline]
+    pub fn can_take_frame(&self, n: usize) -> bool {
+        self.nodes[n].frame.is_none() && !self.nodes[n].in_exchange
+    }
+
+    /// Node `n` takes `pkt`, to or from station `station`, as its head-of-line frame, not yet
+    /// attempted. It contends for it from [`Dcf::frame_arrived`] (or the next
+    /// [`Dcf::end_busy`]).
+    #[inline]
+    pub fn load_frame(&mut self, n: usize, pkt: PacketId, station: u32) {
+        let node = &mut self.nodes[n];
+        node.frame = Some(pkt);
+        node.frame_station = station;
+        node.attempts = 0;
+        node.delivered = false;
+    }
+
+    /// The frame node `n` holds, if any.
+    #[inline]
+    pub fn frame(&self, n: usize) -> Option<PacketId> {
+        self.nodes[n].frame
+    }
+
+    /// The station node `n`'s frame is to (from the AP) or from (a station).
+    #[inline]
+    pub fn frame_station(&self, n: usize) -> u32 {
+        self.nodes[n].frame_station
+    }
+
+    /// Attempts made so far for node `n`'s frame.
+    #[inline]
+    pub fn attempts(&self, n: usize) -> u32 {
+        self.nodes[n].attempts
+    }
+
+    /// Node `n` sends its frame once more; returns the attempt's number (1 for the first).
+    #[inline]
+    pub fn start_attempt(&mut self, n: usize) -> u32 {
+        let node = &mut self.nodes[n];
+        node.attempts += 1;
+        node.attempts
+    }
+
+    /// The receiver already has node `n`'s frame (an earlier attempt's ACK was lost).
+    #[inline]
+    pub fn delivered(&self, n: usize) -> bool {
+        self.nodes[n].delivered
+    }
+
+    /// The receiver has node `n`'s frame now; the sender keeps it until it is acknowledged.
+    #[inline]
+    pub fn mark_delivered(&mut self, n: usize) {
+        self.nodes[n].delivered = true;
+    }
+
+    /// Node `n`'s frame has had its last attempt (the retry limit).
+    #[inline]
+    pub fn at_retry_limit(&self, n: usize) -> bool {
+        self.nodes[n].attempts >= self.params.retry_limit
+    }
+
+    /// PCF: node `n`'s frame leaves the MAC (acknowledged, or dropped at the retry limit) in a
+    /// contention-free period: CW resets but no backoff is drawn (the DCF backoff procedure is
+    /// not invoked in a CFP). Returns the frame and whether the receiver had it already.
+    pub fn release_in_cfp(&mut self, n: usize) -> (PacketId, bool) {
+        let node = &mut self.nodes[n];
+        let pkt = node.frame.take().expect("the sender holds its frame");
+        let delivered = node.delivered;
+        node.attempts = 0;
+        node.delivered = false;
+        node.cw = node.cw_min;
+        (pkt, delivered)
+    }
+
+    /// The frames the contenders hold, for the conservation check: `count` for each one in
+    /// flight; returns how many are senders' copies of frames the receiver already has.
+    pub fn for_each_held(&self, mut count: impl FnMut(PacketId)) -> u64 {
+        let mut copies = 0;
+        for node in &self.nodes {
+            match node.frame {
+                Some(_) if node.delivered => copies += 1,
+                Some(p) => count(p),
+                None => {}
+            }
+        }
+        copies
+    }
+
+    /// Test support: node `n`'s IFS end.
+    #[cfg(test)]
+    pub(crate) fn ifs_end(&self, n: usize) -> Nanos {
+        self.nodes[n].ifs_end
+    }
+
+    /// Test support: node `n`'s backoff counter, CW, CWmin and AIFS.
+    #[cfg(test)]
+    pub(crate) fn contention(&self, n: usize) -> (u32, u32, u32, Nanos) {
+        let node = &self.nodes[n];
+        (node.backoff, node.cw, node.cw_min, node.aifs)
+    }
+
+    /// Test support: set node `n`'s backoff counter.
+    #[cfg(test)]
+    pub(crate) fn set_backoff(&mut self, n: usize, backoff: u32) {
+        self.nodes[n].backoff = backoff;
+    }
+
+    /// Test support: plan an access of `nodes` (each with a zero counter) at `t`, superseding
+    /// the planned one; returns the generation of the access event to schedule.
+    #[cfg(test)]
+    pub(crate) fn force_access(&mut self, nodes: &[usize], t: Nanos) -> u64 {
+        for &n in nodes {
+            self.nodes[n].backoff = 0;
+            self.nodes[n].tx_at = t;
+        }
+        self.channel.next_access = t;
+        self.channel.gen
     }
 }
 
@@ -454,10 +656,10 @@ mod tests {
         d.nodes[2].frame = Some(PacketId(1));
         let (t1, _) = d.frame_arrived(1, Nanos(0)).unwrap();
         assert_eq!(t1, Nanos::from_us(50 + 3 * 20));
-        let (t, gen) = d.frame_arrived(2, Nanos(0)).map_or((t1, d.medium.gen), |x| x);
+        let (t, gen) = d.frame_arrived(2, Nanos(0)).map_or((t1, d.channel.gen), |x| x);
         assert_eq!(t, t1, "the later node does not move the planned access");
         assert!(d.begin_access(t1, gen));
-        assert_eq!(d.medium.transmitters, vec![1]);
+        assert_eq!(d.channel.transmitters, vec![1]);
         assert_eq!(d.nodes[2].backoff, 2, "5 - 3 elapsed idle slots, frozen >= 1");
     }
 
@@ -470,9 +672,9 @@ mod tests {
         }
         d.frame_arrived(1, Nanos(0));
         d.frame_arrived(2, Nanos(0));
-        let (ta, gen) = (d.medium.next_access, d.medium.gen);
+        let (ta, gen) = (d.channel.next_access, d.channel.gen);
         assert!(d.begin_access(ta, gen));
-        assert_eq!(d.medium.transmitters, vec![1, 2]);
+        assert_eq!(d.channel.transmitters, vec![1, 2]);
         let mut cws = vec![];
         for _ in 0..6 {
             d.nodes[1].attempts += 1;
@@ -503,7 +705,7 @@ mod tests {
     fn busy_arrival_with_zero_counter_draws_a_backoff() {
         // Find a seed whose first redraw is non-zero, then check it is used.
         let mut d = Dcf::new(2, params(), 11);
-        d.medium.busy = true;
+        d.channel.busy = true;
         d.nodes[1].backoff = 0;
         d.nodes[1].frame = Some(PacketId(0));
         assert_eq!(d.frame_arrived(1, Nanos(5)), None);

@@ -7,7 +7,7 @@
 //! 802.11-2016 eq. 19-136 requires (ns-3 uses N_SYM x 3.6 us, up to 3.6 us shorter).
 //! The EDCA parameters and TID mapping are in `mac::edca`.
 
-use crate::phy::error::{CodeRate, Modulation, OfdmRate};
+use crate::phy::error_rate::{CodeRate, Modulation, OfdmRate};
 use crate::phy::ofdm::{self, OfdmBand};
 use crate::time::Nanos;
 

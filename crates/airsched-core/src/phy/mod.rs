@@ -1,7 +1,7 @@
 //! PHY models: rates, frame airtime and the control-response rate rule.
 
 pub mod dsss;
-pub mod error;
+pub mod error_rate;
 pub mod ht;
 pub mod ofdm;
 

@@ -7,7 +7,7 @@
 //! ns-3's aRxPHYStartDelay (the 20 us preamble + SIGNAL of the response), not the standard's 25 us.
 //! Only 20 MHz channels (no half/quarter clocking). The HT timing in `phy::ht` builds on this file.
 
-use crate::phy::error::{Modulation, OfdmRate};
+use crate::phy::error_rate::{Modulation, OfdmRate};
 use crate::time::Nanos;
 
 /// OFDM symbol: 3.2 us FFT + 0.8 us guard interval.

@@ -251,7 +251,7 @@ impl Simulation {
                 // The part of a busy period in progress that lies after the warm-up belongs
                 // to the measured window.
                 let mut base = self.cx.counters.clone();
-                self.wifi.m.unspend_after(self.cx.now, &mut base);
+                self.wifi.medium.unspend_after(self.cx.now, &mut base);
                 self.rec.at_warmup = Some(base);
                 for conn in self.traffic.tcp.iter_mut().flatten() {
                     conn.at_warmup = conn.counts();
@@ -339,13 +339,10 @@ impl Simulation {
         let secs = interval.as_secs_f64();
         let now = self.cx.now;
         let first = self.rec.samples.len();
-        let radio = &mut self.wifi.m.radio;
+        let radio = self.wifi.medium.radio_mut();
         for s in 0..self.scn.stations.len() {
-            let snr_db = match radio.channels[s].as_mut() {
-                Some(ch) => ch.snr_cdb(now, Dir::Down) as f64 / 100.0,
-                None => f64::NAN,
-            };
-            let estimate_bps = radio.monitor.as_ref().map_or(f64::NAN, |m| m.estimate_bps(s));
+            let snr_db = radio.snr_cdb(s, now, Dir::Down).map_or(f64::NAN, |snr| snr as f64 / 100.0);
+            let estimate_bps = radio.monitor().map_or(f64::NAN, |m| m.estimate_bps(s));
             self.rec.samples.push(Sample {
                 time: now,
                 kind: SampleKind::Station,

@@ -97,7 +97,7 @@ impl Simulation {
         let per_sec = |x: u64| if msecs > 0.0 { x as f64 / msecs } else { f64::NAN };
         // The airtime of a busy period still in progress counts up to the end of the run only.
         let mut at_end = self.cx.counters.clone();
-        self.wifi.m.unspend_after(self.end, &mut at_end);
+        self.wifi.medium.unspend_after(self.end, &mut at_end);
         let c = &at_end;
 
         let sample_stats = |kind: SampleKind, index: u32| {
@@ -270,10 +270,9 @@ impl Simulation {
                 estimate_mean_mbps: station_sample_mean(s, |x| x.estimate_bps / 1e6),
                 rel_goodput_end: self
                     .wifi
-                    .m
-                    .radio
-                    .monitor
-                    .as_ref()
+                    .medium
+                    .radio()
+                    .monitor()
                     .map_or(f64::NAN, |m| m.rel(s) as f64 / crate::qdisc::REL_ONE as f64),
                 airtime_down_s: d.air_dir_ns[0] as f64 * 1e-9,
                 airtime_up_s: d.air_dir_ns[1] as f64 * 1e-9,

@@ -38,16 +38,18 @@ fn draws(r: &Xoshiro256PlusPlus) -> Vec<u64> {
 fn streams_of(sim: &mut Simulation, name: &str) -> Vec<Vec<u64>> {
     let s = sim.scn.stations.iter().position(|st| st.name == name).unwrap();
     let node = s + 1;
-    let per_node = sim.wifi.m.dcf.nodes.len() / (sim.scn.stations.len() + 1);
+    let dcf = sim.wifi.medium.dcf();
+    let per_node = dcf.contenders() / (sim.scn.stations.len() + 1);
     let mut out: Vec<Vec<u64>> = (0..per_node)
         .map(|ac| {
-            let c = &sim.wifi.m.dcf.nodes[node * per_node + ac];
-            vec![c.backoff as u64, c.cw as u64]
+            let (backoff, cw, _, _) = dcf.contention(node * per_node + ac);
+            vec![backoff as u64, cw as u64]
         })
         .collect();
-    out.push(draws(&sim.wifi.m.radio.err_rng[node]));
-    let ch = sim.wifi.m.radio.channels[s].as_mut().expect("b has a channel");
-    out.push((0..20).map(|k| ch.snr_cdb(Nanos::from_ms(10 * k), Dir::Down) as u64).collect());
+    out.push(draws(sim.wifi.medium.radio().err_rng(node)));
+    let radio = sim.wifi.medium.radio_mut();
+    assert!(radio.has_channel(s), "b has a channel");
+    out.push((0..20).map(|k| radio.snr_cdb(s, Nanos::from_ms(10 * k), Dir::Down).expect("a channel") as u64).collect());
     let f = sim.traffic.cfg.iter().position(|f| f.name == format!("to-{name}")).unwrap();
     out.push(draws(&sim.traffic.flows[f].rng));
     out

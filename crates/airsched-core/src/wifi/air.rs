@@ -2,7 +2,7 @@
 //! what became of a lone frame.
 
 use crate::phy::dsss::DsssRate;
-use crate::phy::error::OfdmRate;
+use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::HtMcs;
 use crate::time::Nanos;
 

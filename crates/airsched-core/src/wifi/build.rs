@@ -4,7 +4,7 @@
 use super::ht::Ht;
 use super::legacy::{reference_airtime, Legacy};
 use super::medium::link_name;
-use super::{IfsRules, Mac, Medium, Outcome, Radio, Wifi};
+use super::{IfsRules, Mac, Medium, Radio, Wifi};
 use crate::engine::{named, StreamKind};
 use crate::mac::dcf::{Dcf, DcfParams};
 use crate::mac::rate::RateControl;
@@ -12,7 +12,7 @@ use crate::mac::rate::{RateAlgo, RateCtl};
 use crate::monitor::{Monitor, MonitorConfig};
 use crate::net::{Acct, DevId, Node, Topology};
 use crate::phy::dsss::{self, DsssRate};
-use crate::phy::error::ErrorModel;
+use crate::phy::error_rate::ErrorModel;
 use crate::phy::Standard;
 use crate::radio::Channel;
 use crate::scenario::Scenario;
@@ -66,14 +66,13 @@ impl Wifi {
                 flows_to[s as usize].push(fi as u32);
             }
         }
-        let radio = Radio {
+        let radio = Radio::new(
             channels,
-            errors: ErrorModel::new(cell.preamble_detection_cdb),
-            err_rng: dev_names.iter().map(|d| named(seed, StreamKind::FrameError, d, 0)).collect(),
+            ErrorModel::new(cell.preamble_detection_cdb),
+            dev_names.iter().map(|d| named(seed, StreamKind::FrameError, d, 0)).collect(),
             monitor,
-            report: None,
             flows_to,
-        };
+        );
         // 802.11n: one EDCA function per node and access category (`ht::contender`).
         let contenders = if is_ht { (n + 1) * crate::mac80211::NUM_ACS } else { n + 1 };
         let ifs = if is_ht {
@@ -81,9 +80,9 @@ impl Wifi {
         } else {
             IfsRules::Dsss { preamble: cell.preamble, eifs: cell.eifs, defer: cell.collision_defer }
         };
-        let mut m = Medium {
+        let mut medium = Medium::new(
             // Each contender's backoff stream: its device, and under EDCA its access category.
-            dcf: Dcf::with_streams(
+            Dcf::with_streams(
                 params,
                 (0..contenders)
                     .map(|c| {
@@ -92,26 +91,20 @@ impl Wifi {
                     })
                     .collect(),
             ),
-            air: Vec::with_capacity(n + 2),
-            charges: Vec::with_capacity(2 * n + 4),
-            busy_span: (Nanos::ZERO, Nanos::ZERO),
-            ack_pending: false,
-            outcome: Outcome::Collision,
             radio,
             ifs,
             // A point coordinator's beacons carry the CF Parameter Set.
-            beacon_bytes: cell.beacon_bytes
-                + if cell.pcf.is_some() { crate::wifi::pcf::CF_PARAMETER_SET_BYTES } else { 0 },
+            cell.beacon_bytes + if cell.pcf.is_some() { crate::wifi::pcf::CF_PARAMETER_SET_BYTES } else { 0 },
             devs,
-        };
+        );
         let mac = if is_ht {
             let ht = Ht::new(scn, seed, &dev_names[0]);
-            ht.init_edca(&mut m.dcf);
+            ht.init_edca(medium.dcf_mut());
             Mac::Ht(Box::new(ht))
         } else {
             Mac::Legacy(Box::new(build_legacy(scn)))
         };
-        Wifi { m, mac }
+        Wifi { medium, mac }
     }
 }
 

@@ -34,18 +34,16 @@
 //! sender's CW (it was delivered) but draws no new backoff: the DCF backoff procedure is not
 //! invoked in a CFP.
 
-use rand::Rng;
-
 use crate::ctx::{Ctx, DropCause, Req};
 use crate::engine::Event;
 use crate::phy::dsss::{self, DsssRate};
-use crate::phy::error::ErrMode;
+use crate::phy::error_rate::ErrMode;
 use crate::radio::Dir;
 use crate::time::Nanos;
 
 use super::air::TxRate;
 use super::legacy::Legacy;
-use super::medium::{link_index, Medium, NO_STATION};
+use super::medium::{link_index, DataPpdu, Medium, NO_STATION};
 use super::pcf::{CfParams, PcfTiming, PointCoordinator, CF_END_BYTES, NULL_BYTES};
 use super::Node;
 
@@ -192,9 +190,7 @@ impl Legacy {
         if c.params.starts_cfp(k) && !c.pc.list.is_empty() {
             c.armed = Some(cx.now);
             let until = cx.now + c.params.cfp_max_duration;
-            if let Some((t, gen)) = m.dcf.set_nav(cx.now, until) {
-                cx.schedule(t, Event::Access { gen });
-            }
+            m.set_nav(cx, until);
         }
         false
     }
@@ -202,7 +198,7 @@ impl Legacy {
     /// The beacon of an armed CFP goes on the air at `ta`: the CFP begins.
     pub fn cfp_begin(&mut self, m: &mut Medium, cx: &mut Ctx, ta: Nanos) {
         let rate = self.lowest_basic;
-        let d = dsss::txtime(self.preamble, rate, m.beacon_bytes);
+        let d = dsss::txtime(self.preamble, rate, m.beacon_bytes());
         let end = m.put_beacon(cx, ta, d, TxRate::Dsss(rate));
         if let Some(tap) = cx.tap.as_deref_mut() {
             m.tap_beacon(tap, ta);
@@ -215,7 +211,7 @@ impl Legacy {
         c.pc.begin_cfp();
         c.records.push(CfpRecord { tbtt, start: ta, ..CfpRecord::default() });
         // The busy period begins with the beacon; `on_air` accounts it.
-        m.busy_span = (ta, ta);
+        m.open_busy(ta);
         on_air(c, m, cx, ta, end, 0, end + dsss::SIFS, Phase::Next);
     }
 
@@ -239,7 +235,7 @@ impl Legacy {
         let cf_end = c.timing.cf_end();
         let ctl = c.timing.ctl_rate;
         if c.beacon_due && c.owed.is_none() {
-            let d = dsss::txtime(self.preamble, self.lowest_basic, m.beacon_bytes);
+            let d = dsss::txtime(self.preamble, self.lowest_basic, m.beacon_bytes());
             if t + d + cf_end <= c.deadline {
                 c.beacon_due = false;
                 c.record().beacons += 1;
@@ -247,8 +243,7 @@ impl Legacy {
                 return on_air(c, m, cx, t, end, 0, end + dsss::SIFS, Phase::Next);
             }
         }
-        let ap = &m.dcf.nodes[0];
-        let ap_to = ap.frame.map(|p| (ap.frame_station, p));
+        let ap_to = m.dcf().frame(0).map(|p| (m.dcf().frame_station(0), p));
         let (station, polled) = match ap_to {
             Some((s, _)) if !c.pollable[s as usize] => (s, false),
             _ => match c.pc.peek() {
@@ -267,10 +262,9 @@ impl Legacy {
         };
         let pc_est =
             if down { dsss::txtime(self.preamble, est(&self.rate_ctl[down_link]), pc_bytes) } else { c.timing.null() };
-        let sta = &m.dcf.nodes[station as usize + 1];
         let answer_est = if !polled {
             self.ack_by_rate[est(&self.rate_ctl[down_link]) as usize]
-        } else if let Some(p) = sta.frame {
+        } else if let Some(p) = m.dcf().frame(station as usize + 1) {
             dsss::txtime(self.preamble, est(&self.rate_ctl[up_link]), cx.pkts.get(p).ip_len + dsss::DATA_OVERHEAD_BYTES)
         } else {
             c.timing.null()
@@ -286,13 +280,20 @@ impl Legacy {
         r.polls += polled as u64;
         r.data_down += down as u64;
         let (pc_rate, end) = if down {
-            let dn = &mut m.dcf.nodes[0];
-            dn.attempts += 1;
-            let ri = self.rate_ctl[down_link].rate_for_attempt(t, dn.attempts) as usize;
+            let attempt = m.dcf_mut().start_attempt(0);
+            let ri = self.rate_ctl[down_link].rate_for_attempt(t, attempt) as usize;
             let rate = DsssRate::ALL[ri];
             cx.counters.stations[station as usize].attempts_by_rate[0][ri] += 1;
             let d = dsss::txtime(self.preamble, rate, pc_bytes);
-            (rate, m.put_frame(cx, 0, 0, station as usize, t, d, TxRate::Dsss(rate)))
+            let f = DataPpdu {
+                contender: 0,
+                node: 0,
+                station: station as usize,
+                start: t,
+                airtime: d,
+                rate: TxRate::Dsss(rate),
+            };
+            (rate, m.put_frame(cx, f))
         } else {
             (ctl, m.put_control(cx, 0, station, 0, t, c.timing.null()))
         };
@@ -331,7 +332,7 @@ impl Legacy {
             }
             c.phase = Phase::Next;
             let next = now + dsss::PIFS;
-            busy_to(m, cx, next);
+            m.busy_to(cx, next);
             cx.schedule(next, Event::Cfp);
             return;
         }
@@ -352,18 +353,19 @@ impl Legacy {
         let (up, rate, bytes, end) = if !st.polled {
             let rate = self.ack_rate[st.pc_rate as usize];
             (false, rate, dsss::ACK_BYTES, m.put_control(cx, node, s, 0, start, self.ack_by_rate[st.pc_rate as usize]))
-        } else if let Some(p) = m.dcf.nodes[node as usize].frame {
+        } else if let Some(p) = m.dcf().frame(node as usize) {
             let link = link_index(node, s, self.n_stations);
-            let dn = &mut m.dcf.nodes[node as usize];
-            dn.attempts += 1;
-            let ri = self.rate_ctl[link].rate_for_attempt(start, dn.attempts) as usize;
+            let attempt = m.dcf_mut().start_attempt(node as usize);
+            let ri = self.rate_ctl[link].rate_for_attempt(start, attempt) as usize;
             let rate = DsssRate::ALL[ri];
             let bytes = cx.pkts.get(p).ip_len + dsss::DATA_OVERHEAD_BYTES;
             cx.counters.stations[s as usize].attempts_by_rate[1][ri] += 1;
             cx.counters.pcf.stations[s as usize].data_up += 1;
             c.record().data_up += 1;
             let d = dsss::txtime(self.preamble, rate, bytes);
-            (true, rate, bytes, m.put_frame(cx, node, node, s as usize, start, d, TxRate::Dsss(rate)))
+            let f =
+                DataPpdu { contender: node, node, station: s as usize, start, airtime: d, rate: TxRate::Dsss(rate) };
+            (true, rate, bytes, m.put_frame(cx, f))
         } else {
             cx.counters.pcf.stations[s as usize].nulls += 1;
             (false, ctl, NULL_BYTES, m.put_control(cx, node, s, 1, start, c.timing.null()))
@@ -401,7 +403,7 @@ impl Legacy {
         }
         c.phase = Phase::Next;
         let next = now + if got { dsss::SIFS } else { dsss::PIFS };
-        busy_to(m, cx, next);
+        m.busy_to(cx, next);
         cx.schedule(next, Event::Cfp);
     }
 
@@ -435,14 +437,12 @@ impl Legacy {
         let c = self.cfp.as_deref_mut().expect("a PCF cell");
         c.phase = Phase::Idle;
         c.record().end = now;
-        m.dcf.clear_nav();
-        for n in 0..m.dcf.nodes.len() {
-            let aifs = m.dcf.nodes[n].aifs;
-            m.dcf.set_ifs_end(n, now + aifs);
-        }
+        let dcf = m.dcf_mut();
+        dcf.clear_nav();
+        dcf.set_all_ifs_after(now);
         if std::mem::take(&mut c.beacon_due) {
             // The medium is still busy: the beacon waits PIFS after it.
-            m.dcf.beacon_due(now);
+            dcf.beacon_due(now);
         }
     }
 
@@ -464,11 +464,9 @@ impl Legacy {
         data: bool,
     ) -> bool {
         let (sender, to) = if dir == Dir::Down { (0, s + 1) } else { (s + 1, 0) };
-        let r = &mut m.radio;
-        if let Some(ch) = r.channels[s as usize].as_mut() {
-            let snr = ch.snr_cdb(start, dir);
-            let p = r.errors.success(ErrMode::Dsss(rate), self.preamble, snr, bytes);
-            if r.err_rng[sender as usize].random::<f64>() >= p {
+        let r = m.radio_mut();
+        if let Some(snr) = r.snr_cdb(s as usize, start, dir) {
+            if !r.decodes(sender as usize, ErrMode::Dsss(rate), self.preamble, snr, bytes) {
                 if data {
                     cx.counters.stations[s as usize].data_errors += 1;
                 }
@@ -502,18 +500,18 @@ impl Legacy {
         let ctl = &mut self.rate_ctl[link];
         ctl.on_attempt(now, rate as u8, acked);
         let dir = (node != 0) as usize;
-        let dn = &mut m.dcf.nodes[node as usize];
+        let n = node as usize;
         let done = if acked {
             cx.counters.stations[s as usize].acked_by_rate[dir][rate as usize] += 1;
             ctl.on_frame_end(now, true);
-            let pkt = dn.frame.take().expect("the sender holds its frame until it is acknowledged");
             // The receiver has its copy (`cf_deliver`).
+            let (pkt, _) = m.dcf_mut().release_in_cfp(n);
             cx.pkts.free(pkt);
             true
-        } else if dn.attempts >= m.dcf.params.retry_limit {
+        } else if m.dcf().at_retry_limit(n) {
             ctl.on_frame_end(now, false);
-            let pkt = dn.frame.take().expect("the sender holds its frame");
-            if dn.delivered {
+            let (pkt, delivered) = m.dcf_mut().release_in_cfp(n);
+            if delivered {
                 cx.pkts.free(pkt);
             } else {
                 cx.drop_packet(pkt, m.acct(node), DropCause::Retry);
@@ -524,10 +522,6 @@ impl Legacy {
             false
         };
         if done {
-            let dn = &mut m.dcf.nodes[node as usize];
-            dn.attempts = 0;
-            dn.delivered = false;
-            dn.cw = dn.cw_min;
             cx.out.push(Req::Wake { dev: m.dev(node) });
         }
     }
@@ -537,12 +531,12 @@ impl Legacy {
 /// passes a copy up, unless it has it already (a retransmission after a lost CF-Ack); the
 /// sender keeps its frame until it learns the frame was acknowledged.
 fn cf_deliver(m: &mut Medium, cx: &mut Ctx, node: u32, s: u32) {
-    let dn = &mut m.dcf.nodes[node as usize];
-    if dn.delivered {
+    let n = node as usize;
+    if m.dcf().delivered(n) {
         return;
     }
-    dn.delivered = true;
-    let pkt = dn.frame.expect("the sender holds its frame");
+    m.dcf_mut().mark_delivered(n);
+    let pkt = m.dcf().frame(n).expect("the sender holds its frame");
     cx.counters.stations[s as usize].tx_frames += 1;
     let copy = *cx.pkts.get(pkt);
     let c = cx.pkts.alloc(copy);
@@ -559,16 +553,6 @@ fn on_air(c: &mut Cfp, m: &mut Medium, cx: &mut Ctx, start: Nanos, end: Nanos, f
         co.wlan.push(crate::coex::OnAir { start, end, chan: 0, in_band: true, from });
     }
     c.phase = phase;
-    busy_to(m, cx, at);
+    m.busy_to(cx, at);
     cx.schedule(at, Event::Cfp);
-}
-
-/// The CFP's busy period is accounted up to `t` (the medium's busy time and its span, for the
-/// measured window's edges).
-#[inline]
-fn busy_to(m: &mut Medium, cx: &mut Ctx, t: Nanos) {
-    if t > m.busy_span.1 {
-        cx.counters.medium_busy_ns += (t - m.busy_span.1).0;
-        m.busy_span.1 = t;
-    }
 }

@@ -104,7 +104,7 @@ impl IfsRules {
     }
 
     /// Set every contender's `ifs_end` for the busy period that ends at `te`. `air` lists the
-    /// frames of the period (a beacon first, flagged in the DCF's medium), `outcome` what became
+    /// frames of the period (a beacon first, flagged by `Dcf::beacon_in_air`), `outcome` what became
     /// of a lone frame, `response` the rate of its (Block)Ack, and `receiver` the contenders of
     /// the lone frame's receiver.
     #[allow(clippy::too_many_arguments)]
@@ -117,31 +117,29 @@ impl IfsRules {
         receiver: std::ops::Range<usize>,
         te: Nanos,
     ) {
-        let ack_timeout = dcf.params.ack_timeout;
-        let beacon_in_air = dcf.medium.beacon_in_air;
+        let ack_timeout = dcf.params().ack_timeout;
+        let beacon_in_air = dcf.beacon_in_air();
         let collided = air.len() > 1;
         let bystander_extra = if collided {
             self.collision_basis(air, beacon_in_air).map_or(Nanos::ZERO, |r| self.eifs_extra(r))
         } else {
             Nanos::ZERO
         };
-        for n in 0..dcf.nodes.len() {
-            let aifs = dcf.nodes[n].aifs;
-            dcf.set_ifs_end(n, te + bystander_extra + aifs);
-        }
+        dcf.set_all_ifs_after(te + bystander_extra);
         match outcome {
             Outcome::Collision => {
                 for (i, a) in air.iter().enumerate() {
                     // A beacon expects no ACK.
                     let is_beacon = i == 0 && beacon_in_air;
                     let own = if is_beacon { a.end } else { a.end + ack_timeout };
-                    let aifs = dcf.nodes[a.node as usize].aifs;
-                    let after_ack_timeout = own.max(te) + aifs;
+                    // Its AIFS after the later of that and the medium's end (and, under the EIFS
+                    // rule, the bystanders' EIFS).
+                    let after_ack_timeout = own.max(te);
                     let t = match self.defer() {
                         CollisionDefer::AckTimeout => after_ack_timeout,
-                        CollisionDefer::Eifs => after_ack_timeout.max(te + bystander_extra + aifs),
+                        CollisionDefer::Eifs => after_ack_timeout.max(te + bystander_extra),
                     };
-                    dcf.set_ifs_end(a.node as usize, t);
+                    dcf.set_ifs_after(a.node as usize, t);
                 }
             }
             Outcome::DataLost => {
@@ -150,17 +148,14 @@ impl IfsRules {
                 let a = air[0];
                 let extra = self.eifs_extra(a.rate);
                 for r in receiver {
-                    let r_aifs = dcf.nodes[r].aifs;
-                    dcf.set_ifs_end(r, te + extra + r_aifs);
+                    dcf.set_ifs_after(r, te + extra);
                 }
-                let aifs = dcf.nodes[a.node as usize].aifs;
-                dcf.set_ifs_end(a.node as usize, a.end + ack_timeout + aifs);
+                dcf.set_ifs_after(a.node as usize, a.end + ack_timeout);
             }
             Outcome::AckLost => {
                 let a = air[0];
                 let resp = response.expect("a lost response has a rate");
-                let aifs = dcf.nodes[a.node as usize].aifs;
-                dcf.set_ifs_end(a.node as usize, te + self.eifs_extra(resp) + aifs);
+                dcf.set_ifs_after(a.node as usize, te + self.eifs_extra(resp));
             }
             Outcome::Success => {}
         }
@@ -186,7 +181,7 @@ mod tests {
         let te = Nanos::from_us(1000);
         let air = [AirTx { node: 1, end: Nanos::from_us(800), rate: TxRate::Dsss(DsssRate::R11) }];
         RULES.after_busy(&mut d, &air, Outcome::Success, None, 0..1, te);
-        assert!(d.nodes.iter().all(|n| n.ifs_end == te + dsss::DIFS));
+        assert!((0..3).all(|n| d.ifs_end(n) == te + dsss::DIFS));
     }
 
     #[test]
@@ -197,9 +192,9 @@ mod tests {
         RULES.after_busy(&mut d, &air, Outcome::DataLost, None, 0..1, end);
         // EIFS = SIFS + the estimated ACK time of an 11 Mb/s frame + DIFS.
         let eifs = dsss::SIFS + dsss::estimated_ack_time(Preamble::Long, DsssRate::R11) + dsss::DIFS;
-        assert_eq!(d.nodes[0].ifs_end, end + eifs);
-        assert_eq!(d.nodes[2].ifs_end, end + dsss::ACK_TIMEOUT + dsss::DIFS);
-        assert_eq!(d.nodes[1].ifs_end, end + dsss::DIFS, "a bystander decoded it");
+        assert_eq!(d.ifs_end(0), end + eifs);
+        assert_eq!(d.ifs_end(2), end + dsss::ACK_TIMEOUT + dsss::DIFS);
+        assert_eq!(d.ifs_end(1), end + dsss::DIFS, "a bystander decoded it");
     }
 
     #[test]
@@ -210,14 +205,14 @@ mod tests {
         let te = long.end;
         RULES.after_busy(&mut d, &[short, long], Outcome::Collision, None, 0..0, te);
         let eifs = dsss::SIFS + dsss::estimated_ack_time(Preamble::Long, DsssRate::R2) + dsss::DIFS;
-        assert_eq!(d.nodes[0].ifs_end, te + eifs, "EIFS from the frame that ended last");
-        assert_eq!(d.nodes[1].ifs_end, te + eifs, "the short collider's ACKTimeout is over, EIFS holds it");
-        assert_eq!(d.nodes[2].ifs_end, (te + dsss::ACK_TIMEOUT + dsss::DIFS).max(te + eifs));
+        assert_eq!(d.ifs_end(0), te + eifs, "EIFS from the frame that ended last");
+        assert_eq!(d.ifs_end(1), te + eifs, "the short collider's ACKTimeout is over, EIFS holds it");
+        assert_eq!(d.ifs_end(2), (te + dsss::ACK_TIMEOUT + dsss::DIFS).max(te + eifs));
         let ns3 =
             IfsRules::Dsss { preamble: Preamble::Long, eifs: EifsRule::Estimated, defer: CollisionDefer::AckTimeout };
         let mut d = dcf(3);
         ns3.after_busy(&mut d, &[short, long], Outcome::Collision, None, 0..0, te);
-        assert_eq!(d.nodes[1].ifs_end, te + dsss::DIFS, "ns-3: ACKTimeout after its own frame, then DIFS");
+        assert_eq!(d.ifs_end(1), te + dsss::DIFS, "ns-3: ACKTimeout after its own frame, then DIFS");
     }
 
     #[test]

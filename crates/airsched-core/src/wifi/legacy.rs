@@ -5,19 +5,17 @@
 //! A node's MAC holds one frame (its hardware queue of one): it pulls the next from the qdisc
 //! whenever it holds none.
 
-use rand::Rng;
-
 use crate::ctx::{Ctx, DropCause};
 use crate::engine::Event;
 use crate::mac::rate::RateCtl;
 use crate::packet::PacketId;
 use crate::phy::dsss::{self, DsssRate, Preamble};
-use crate::phy::error::ErrMode;
+use crate::phy::error_rate::ErrMode;
 use crate::radio::Dir;
 use crate::time::Nanos;
 
 use super::air::{AirTx, Outcome, TxRate};
-use super::medium::{Medium, Report};
+use super::medium::{DataPpdu, Medium};
 use super::Node;
 
 pub struct Legacy {
@@ -57,69 +55,67 @@ impl Legacy {
         dequeue: impl FnOnce(&mut Ctx) -> Option<PacketId>,
     ) -> bool {
         let n = node as usize;
-        if m.dcf.nodes[n].frame.is_some() || m.dcf.nodes[n].in_exchange {
+        if !m.dcf().can_take_frame(n) {
             return false;
         }
         let Some(pkt) = dequeue(cx) else { return true };
         let f = cx.pkts.get(pkt).flow as usize;
         let station = cx.station_of(m.acct(node), f).expect("wifi frames have a station");
-        let dn = &mut m.dcf.nodes[n];
-        dn.frame = Some(pkt);
-        dn.frame_station = station;
-        dn.attempts = 0;
-        dn.delivered = false;
-        if let Some((t, gen)) = m.dcf.frame_arrived(n, cx.now) {
-            cx.schedule(t, Event::Access { gen });
-        }
+        m.dcf_mut().load_frame(n, pkt, station);
+        m.request_access(cx, n);
         true
     }
 
     /// The medium turns busy: the beacon and every transmitter's data frame go on the air.
     pub fn on_access(&mut self, m: &mut Medium, cx: &mut Ctx) {
         let ta = cx.now;
-        if m.dcf.medium.beacon_in_air && self.cfp.as_deref().is_some_and(|c| c.armed()) {
+        if m.dcf().beacon_in_air() && self.cfp.as_deref().is_some_and(|c| c.armed()) {
             // Every node's NAV has been set since the TBTT: the beacon is alone on the air.
-            debug_assert!(m.dcf.medium.transmitters.is_empty(), "a DCF frame under the NAV");
+            debug_assert!(m.dcf().transmitters().is_empty(), "a DCF frame under the NAV");
             return self.cfp_begin(m, cx, ta);
         }
         let mut busy_end = ta;
-        if m.dcf.medium.beacon_in_air {
+        if m.dcf().beacon_in_air() {
             let rate = self.lowest_basic;
-            let d = dsss::txtime(self.preamble, rate, m.beacon_bytes);
+            let d = dsss::txtime(self.preamble, rate, m.beacon_bytes());
             busy_end = m.put_beacon(cx, ta, d, TxRate::Dsss(rate));
         }
-        for i in 0..m.dcf.medium.transmitters.len() {
-            let node = m.dcf.medium.transmitters[i];
-            let s = m.dcf.nodes[node as usize].frame_station;
+        for i in 0..m.dcf().transmitters().len() {
+            let node = m.dcf().transmitters()[i];
+            let n = node as usize;
+            let s = m.dcf().frame_station(n);
             let link = self.link(node, s);
-            let dn = &mut m.dcf.nodes[node as usize];
-            dn.attempts += 1;
-            let attempt = dn.attempts;
-            let pkt = dn.frame.expect("transmitter holds a frame");
+            let attempt = m.dcf_mut().start_attempt(n);
+            let pkt = m.dcf().frame(n).expect("transmitter holds a frame");
             let ri = self.rate_ctl[link].rate_for_attempt(ta, attempt) as usize;
             let rate = DsssRate::ALL[ri];
             let psdu = cx.pkts.get(pkt).ip_len + dsss::DATA_OVERHEAD_BYTES;
             let d = dsss::txtime(self.preamble, rate, psdu);
             cx.counters.stations[s as usize].attempts_by_rate[(node != 0) as usize][ri] += 1;
-            busy_end = busy_end.max(m.put_frame(cx, node, node, s as usize, ta, d, TxRate::Dsss(rate)));
+            let f = DataPpdu {
+                contender: node,
+                node,
+                station: s as usize,
+                start: ta,
+                airtime: d,
+                rate: TxRate::Dsss(rate),
+            };
+            busy_end = busy_end.max(m.put_frame(cx, f));
         }
-        m.outcome = if m.air.len() > 1 || m.dcf.medium.beacon_in_air {
-            Outcome::Collision
-        } else {
-            self.draw_outcome(m, cx, ta)
-        };
-        match m.outcome {
+        let outcome = if m.collided() { Outcome::Collision } else { self.draw_outcome(m, cx, ta) };
+        m.set_outcome(outcome);
+        match outcome {
             Outcome::Success | Outcome::AckLost => {
-                let a = m.air[0];
-                let s = m.dcf.nodes[a.node as usize].frame_station as usize;
+                let a = m.air()[0];
+                let s = m.dcf().frame_station(a.node as usize) as usize;
                 let ack = self.ack_by_rate[dsss_rate(a) as usize];
                 busy_end = m.respond(cx, a.node, s, busy_end, dsss::SIFS, ack);
             }
             Outcome::DataLost => {
-                let s = m.dcf.nodes[m.air[0].node as usize].frame_station as usize;
+                let s = m.dcf().frame_station(m.air()[0].node as usize) as usize;
                 cx.counters.stations[s].data_errors += 1;
             }
-            Outcome::Collision if m.air.len() > 1 => m.count_collisions(cx),
+            Outcome::Collision if m.air().len() > 1 => m.count_collisions(cx),
             Outcome::Collision => {}
         }
         if cx.tap.is_some() {
@@ -128,10 +124,10 @@ impl Legacy {
         if let Some(c) = cx.coex.as_deref_mut() {
             // Bluetooth beside the cell: the frames go into the WLAN's air log; a decoded lone
             // frame's fate waits for its end (`coex_data_end`).
-            for ch in &m.charges {
+            for ch in m.charges() {
                 c.wlan.push(crate::coex::OnAir { start: ch.start, end: ch.end, chan: 0, in_band: true, from: ch.node });
             }
-            if matches!(m.outcome, Outcome::Success | Outcome::AckLost) {
+            if matches!(m.outcome(), Outcome::Success | Outcome::AckLost) {
                 m.busy_deferred(cx, ta, busy_end);
                 return;
             }
@@ -144,26 +140,26 @@ impl Legacy {
     /// lost, its ACK is not sent and the busy period ends now (returns true). Otherwise the
     /// exchange ends after the ACK, whose own fate is known at its end.
     fn coex_data_end(&mut self, m: &mut Medium, cx: &mut Ctx) -> bool {
-        let a = m.air[0];
-        let s = m.dcf.nodes[a.node as usize].frame_station as usize;
+        let a = m.air()[0];
+        let s = m.dcf().frame_station(a.node as usize) as usize;
         let dir = (a.node != 0) as usize;
         let to = if a.node == 0 { s as u32 + 1 } else { 0 };
         let c = cx.coex.as_deref_mut().expect("called with Bluetooth beside");
         c.counters.wlan_data_checked[s][dir] += 1;
-        if c.wlan_hit(m.busy_span.0, cx.now, a.node, to, dsss_rate(a) as usize) {
+        if c.wlan_hit(m.busy_start(), cx.now, a.node, to, dsss_rate(a) as usize) {
             c.counters.wlan_data_hit[s][dir] += 1;
             c.wlan.pop_last();
             let sc = &mut cx.counters.stations[s];
-            if m.outcome == Outcome::AckLost {
+            if m.outcome() == Outcome::AckLost {
                 sc.ack_errors -= 1;
             }
             sc.data_errors += 1;
-            m.outcome = Outcome::DataLost;
+            m.set_outcome(Outcome::DataLost);
             m.cut_response(cx);
             return true;
         }
-        cx.schedule(m.busy_span.1, Event::ExchangeEnd);
-        m.ack_pending = m.outcome == Outcome::Success;
+        cx.schedule(m.busy_end(), Event::ExchangeEnd);
+        m.set_ack_pending(m.outcome() == Outcome::Success);
         false
     }
 
@@ -171,23 +167,23 @@ impl Legacy {
     /// if a Bluetooth packet in its band overlapped it, the ACK is lost (the sender retries;
     /// the receiver already has the frame), else the sender is done with its frame.
     pub fn coex_ack_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
-        m.ack_pending = false;
-        let a = m.air[0];
+        m.set_ack_pending(false);
+        let a = m.air()[0];
         let node = a.node as usize;
-        let s = m.dcf.nodes[node].frame_station as usize;
+        let s = m.dcf().frame_station(node) as usize;
         let dir = (a.node != 0) as usize;
-        let ack = *m.charges.last().expect("the ACK's charge");
+        let ack = *m.charges().last().expect("the ACK's charge");
         let c = cx.coex.as_deref_mut().expect("called with Bluetooth beside");
         c.counters.wlan_ack_checked[s][dir] += 1;
         let acker = if a.node == 0 { s as u32 + 1 } else { 0 };
         if c.wlan_hit(ack.start, ack.end, acker, a.node, self.ack_rate[dsss_rate(a) as usize] as usize) {
             c.counters.wlan_ack_hit[s][dir] += 1;
             cx.counters.stations[s].ack_errors += 1;
-            m.outcome = Outcome::AckLost;
+            m.set_outcome(Outcome::AckLost);
             return;
         }
-        let pkt = m.dcf.nodes[node].frame.expect("the sender holds its frame until the ACK");
-        m.dcf.on_success(node);
+        let pkt = m.dcf().frame(node).expect("the sender holds its frame until the ACK");
+        m.dcf_mut().on_success(node);
         cx.pkts.free(pkt);
     }
 
@@ -199,25 +195,26 @@ impl Legacy {
     fn tap_exchange(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos) {
         use crate::pcap::{Kind, Phy};
         let Some(tap) = cx.tap.as_deref_mut() else { return };
-        let decoded = matches!(m.outcome, Outcome::Success | Outcome::AckLost);
+        let decoded = matches!(m.outcome(), Outcome::Success | Outcome::AckLost);
         let skip = m.tap_beacon(tap, ta);
-        for a in m.air.iter().skip(skip) {
-            let dn = &m.dcf.nodes[a.node as usize];
-            let s = dn.frame_station;
-            let pkt = *cx.pkts.get(dn.frame.expect("transmitter holds a frame"));
+        for i in skip..m.air().len() {
+            let a = m.air()[i];
+            let (node, s) = (a.node as usize, m.dcf().frame_station(a.node as usize));
+            let attempts = m.dcf().attempts(node);
+            let pkt = *cx.pkts.get(m.dcf().frame(node).expect("transmitter holds a frame"));
             let (to, dir, back) = if a.node == 0 { (s + 1, Dir::Down, Dir::Up) } else { (0, Dir::Up, Dir::Down) };
-            let mut ch = m.radio.channels[s as usize].as_mut();
-            let snr = ch.as_mut().map(|c| c.snr_cdb(ta, dir));
-            let seq = tap.next_seq(a.node, dn.attempts == 1);
+            let snr = m.radio_mut().snr_cdb(s as usize, ta, dir);
+            let seq = tap.next_seq(a.node, attempts == 1);
             let key = cx.keys[pkt.flow as usize];
-            let data = Kind::Data { from: a.node, to, retry: dn.attempts > 1, tid: None, seq, key, ip_len: pkt.ip_len };
+            let data = Kind::Data { from: a.node, to, retry: attempts > 1, tid: None, seq, key, ip_len: pkt.ip_len };
             let len = pkt.ip_len + dsss::DATA_OVERHEAD_BYTES;
             tap.air_frame(data, Phy { start: ta, rate: a.rate, len, fcs_ok: decoded, snr_cdb: snr, ampdu: None });
             if decoded {
                 let start = a.end + dsss::SIFS;
-                let rate = TxRate::Dsss(self.ack_rate[dsss_rate(*a) as usize]);
-                let snr = ch.map(|c| c.snr_cdb(start, back));
-                let fcs_ok = m.outcome == Outcome::Success;
+                let rate = TxRate::Dsss(self.ack_rate[dsss_rate(a) as usize]);
+                let outcome = m.outcome();
+                let snr = m.radio_mut().snr_cdb(s as usize, start, back);
+                let fcs_ok = outcome == Outcome::Success;
                 let ack = Phy { start, rate, len: dsss::ACK_BYTES, fcs_ok, snr_cdb: snr, ampdu: None };
                 tap.air_frame(Kind::Ack { from: to, to: a.node, block: false }, ack);
             }
@@ -229,33 +226,30 @@ impl Legacy {
     /// stream; a station without radio conditions has a perfect channel (no draw). Queues the
     /// SNR report the AP's monitor takes of a frame it decodes from the station.
     fn draw_outcome(&mut self, m: &mut Medium, cx: &Ctx, ta: Nanos) -> Outcome {
-        let a = m.air[0];
-        let rate = dsss_rate(a);
-        let s = m.dcf.nodes[a.node as usize].frame_station;
-        let r = &mut m.radio;
-        let Some(ch) = r.channels[s as usize].as_mut() else {
+        let a = m.air()[0];
+        let (rate, node) = (dsss_rate(a), a.node as usize);
+        let s = m.dcf().frame_station(node);
+        let pkt = m.dcf().frame(node).expect("transmitter holds a frame");
+        let r = m.radio_mut();
+        if !r.has_channel(s as usize) {
             return Outcome::Success;
-        };
+        }
         let (data_dir, ack_dir) = if a.node == 0 { (Dir::Down, Dir::Up) } else { (Dir::Up, Dir::Down) };
-        let pkt = m.dcf.nodes[a.node as usize].frame.expect("transmitter holds a frame");
         let psdu = cx.pkts.get(pkt).ip_len + dsss::DATA_OVERHEAD_BYTES;
-        let snr = ch.snr_cdb(ta, data_dir);
-        let p = r.errors.success(ErrMode::Dsss(rate), self.preamble, snr, psdu);
-        let rng = &mut r.err_rng[a.node as usize];
-        if rng.random::<f64>() >= p {
+        let snr = r.snr_cdb(s as usize, ta, data_dir).expect("a channel");
+        if !r.decodes(node, ErrMode::Dsss(rate), self.preamble, snr, psdu) {
             return Outcome::DataLost;
         }
         if data_dir == Dir::Up {
-            r.report = Some(Report { station: s, snr_cdb: snr });
+            r.queue_report(s, snr);
         }
-        let ack_snr = ch.snr_cdb(a.end + dsss::SIFS, ack_dir);
+        let ack_snr = r.snr_cdb(s as usize, a.end + dsss::SIFS, ack_dir).expect("a channel");
         let ack_rate = self.ack_rate[rate as usize];
-        let p_ack = r.errors.success(ErrMode::Dsss(ack_rate), self.preamble, ack_snr, dsss::ACK_BYTES);
-        if rng.random::<f64>() >= p_ack {
+        if !r.decodes(node, ErrMode::Dsss(ack_rate), self.preamble, ack_snr, dsss::ACK_BYTES) {
             return Outcome::AckLost;
         }
         if ack_dir == Dir::Up {
-            r.report = Some(Report { station: s, snr_cdb: ack_snr });
+            r.queue_report(s, ack_snr);
         }
         Outcome::Success
     }
@@ -268,14 +262,14 @@ impl Legacy {
         }
         // Next to Bluetooth the ACK's fate is known at its end: until then the sender keeps
         // its frame as if the ACK were lost (`coex_ack_end` settles it).
-        let acked = m.outcome == Outcome::Success && !m.ack_pending;
-        let node = m.air[0].node as usize;
-        let pkt = m.dcf.nodes[node].frame.expect("decoded transmitter holds its frame");
-        let station = m.dcf.nodes[node].frame_station;
+        let acked = m.outcome() == Outcome::Success && !m.ack_pending();
+        let node = m.air()[0].node as usize;
+        let pkt = m.dcf().frame(node).expect("decoded transmitter holds its frame");
+        let station = m.dcf().frame_station(node);
         let to = if node == 0 { Node::Station(station) } else { Node::Ap };
-        let duplicate = m.dcf.nodes[node].delivered;
+        let duplicate = m.dcf().delivered(node);
         if acked {
-            m.dcf.on_success(node);
+            m.dcf_mut().on_success(node);
         }
         if duplicate {
             if acked {
@@ -290,14 +284,14 @@ impl Legacy {
             // ACK lost: the receiver passes a copy up; the sender keeps the frame to retry.
             let copy = *cx.pkts.get(pkt);
             let c = cx.pkts.alloc(copy);
-            m.dcf.nodes[node].delivered = true;
+            m.dcf_mut().mark_delivered(node);
             cx.deliver(to, c);
         }
     }
 
     /// A lone frame's ACK rate and its receiver's contender (for the IFS rules).
     pub fn lone_frame(&self, m: &Medium, a: AirTx) -> (TxRate, std::ops::Range<usize>) {
-        let s = m.dcf.nodes[a.node as usize].frame_station as usize;
+        let s = m.dcf().frame_station(a.node as usize) as usize;
         let receiver = if a.node == 0 { s + 1 } else { 0 };
         (TxRate::Dsss(self.ack_rate[dsss_rate(a) as usize]), receiver..receiver + 1)
     }
@@ -306,15 +300,15 @@ impl Legacy {
     /// failed transmitters retry or drop.
     pub fn complete(&mut self, m: &mut Medium, cx: &mut Ctx) {
         let te = cx.now;
-        let acked = m.outcome == Outcome::Success;
-        for i in 0..m.air.len() {
-            let a = m.air[i];
-            if i == 0 && m.dcf.medium.beacon_in_air {
+        let acked = m.outcome() == Outcome::Success;
+        for i in 0..m.air().len() {
+            let a = m.air()[i];
+            if i == 0 && m.dcf().beacon_in_air() {
                 continue;
             }
             let rate = dsss_rate(a);
             let node = a.node as usize;
-            let station = m.dcf.nodes[node].frame_station;
+            let station = m.dcf().frame_station(node);
             let link = self.link(a.node, station);
             let ctl = &mut self.rate_ctl[link];
             ctl.on_attempt(te, rate as u8, acked);
@@ -323,8 +317,8 @@ impl Legacy {
                 ctl.on_frame_end(te, true);
                 continue;
             }
-            let delivered = m.dcf.nodes[node].delivered;
-            match m.dcf.on_failure(node) {
+            let delivered = m.dcf().delivered(node);
+            match m.dcf_mut().on_failure(node) {
                 Some(pkt) => {
                     self.rate_ctl[link].on_frame_end(te, false);
                     if delivered {
@@ -341,16 +335,8 @@ impl Legacy {
 
     /// The frames the MACs hold, for the conservation check: `count` for each one in flight;
     /// returns how many are senders' copies of frames the receiver already has.
-    pub fn for_each_held(&self, m: &Medium, mut count: impl FnMut(PacketId)) -> u64 {
-        let mut copies = 0;
-        for node in &m.dcf.nodes {
-            match node.frame {
-                Some(_) if node.delivered => copies += 1,
-                Some(p) => count(p),
-                None => {}
-            }
-        }
-        copies
+    pub fn for_each_held(&self, m: &Medium, count: impl FnMut(PacketId)) -> u64 {
+        m.dcf().for_each_held(count)
     }
 }
 

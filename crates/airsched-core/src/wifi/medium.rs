@@ -1,17 +1,24 @@
 //! The one wireless medium every MAC of the cell shares: channel access, the frames in the
 //! air during the current busy period and what became of them ([`super::air`]), the IFS rules,
-//! and the radio side of reception (each
-//! station's channel, the error model, the per-transmitter error draws, and the SNR reports
-//! the AP's channel monitor takes).
+//! and the radio side of reception (each station's channel, the error model, the
+//! per-transmitter error draws, and the SNR reports the AP's channel monitor takes).
+//!
+//! Its state is its own: the MACs go through methods that say what they do (put a frame on
+//! the air, request channel access, end the busy period), and reach channel access through
+//! [`Medium::dcf`] / [`Medium::dcf_mut`] (the DCF's own narrow interface) and reception
+//! through [`Medium::radio_mut`].
 
+use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::ctx::Ctx;
+use crate::engine::Event;
 use crate::mac::dcf::Dcf;
 use crate::monitor::Monitor;
 use crate::net::{Acct, DevId};
-use crate::phy::error::ErrorModel;
-use crate::radio::Channel;
+use crate::phy::dsss::Preamble;
+use crate::phy::error_rate::{ErrMode, ErrorModel};
+use crate::radio::{Channel, Dir};
 use crate::time::Nanos;
 
 use super::air::{AirTx, Outcome, TxRate};
@@ -48,18 +55,72 @@ pub fn link_name(station: &str, down: bool) -> String {
 /// Radio conditions and reception.
 pub struct Radio {
     /// Per station: its radio channel (None: perfect, no frame errors).
-    pub channels: Vec<Option<Channel>>,
-    pub errors: ErrorModel,
+    channels: Vec<Option<Channel>>,
+    errors: ErrorModel,
     /// Per WiFi node: frame and ACK error draws.
-    pub err_rng: Vec<Xoshiro256PlusPlus>,
+    err_rng: Vec<Xoshiro256PlusPlus>,
     /// The AP's channel monitor (when any station has radio conditions).
-    pub monitor: Option<Monitor>,
-    pub report: Option<Report>,
+    monitor: Option<Monitor>,
+    /// The SNR report the monitor takes when the exchange ends.
+    report: Option<Report>,
     /// Per station: the flows it is the destination of (their `chan` follows its estimate).
-    pub flows_to: Vec<Vec<u32>>,
+    flows_to: Vec<Vec<u32>>,
 }
 
 impl Radio {
+    /// Per station its channel (None: perfect), the error model, per WiFi node its error
+    /// stream, the AP's channel monitor if any, and per station the flows it receives.
+    pub fn new(
+        channels: Vec<Option<Channel>>,
+        errors: ErrorModel,
+        err_rng: Vec<Xoshiro256PlusPlus>,
+        monitor: Option<Monitor>,
+        flows_to: Vec<Vec<u32>>,
+    ) -> Radio {
+        Radio { channels, errors, err_rng, monitor, report: None, flows_to }
+    }
+
+    /// Station `s` has radio conditions (otherwise its channel is perfect: no frame errors).
+    #[inline]
+    pub fn has_channel(&self, s: usize) -> bool {
+        self.channels[s].is_some()
+    }
+
+    /// The SNR (cdB) of station `s`'s channel at `t` in direction `dir`; None for a perfect
+    /// channel. Its fading advances by time steps, one draw each, whoever asks.
+    #[inline]
+    pub fn snr_cdb(&mut self, s: usize, t: Nanos, dir: Dir) -> Option<i32> {
+        self.channels[s].as_mut().map(|c| c.snr_cdb(t, dir))
+    }
+
+    /// Does the receiver decode a frame of `bytes` sent by WiFi node `node` in `mode` at
+    /// `snr_cdb`? One uniform from the sender's error stream against the model's success
+    /// probability.
+    #[inline]
+    pub fn decodes(&mut self, node: usize, mode: ErrMode, preamble: Preamble, snr_cdb: i32, bytes: u32) -> bool {
+        let p = self.errors.success(mode, preamble, snr_cdb, bytes);
+        self.err_rng[node].random::<f64>() < p
+    }
+
+    /// The AP's channel monitor takes this SNR of station `station` when the exchange ends
+    /// (the last one queued wins).
+    #[inline]
+    pub fn queue_report(&mut self, station: u32, snr_cdb: i32) {
+        self.report = Some(Report { station, snr_cdb });
+    }
+
+    /// The AP's channel monitor, when any station has radio conditions.
+    #[inline]
+    pub fn monitor(&self) -> Option<&Monitor> {
+        self.monitor.as_ref()
+    }
+
+    /// Test support: WiFi node `node`'s error stream.
+    #[cfg(test)]
+    pub(crate) fn err_rng(&self, node: usize) -> &Xoshiro256PlusPlus {
+        &self.err_rng[node]
+    }
+
     /// The exchange's SNR report, if any, reaches the AP's channel monitor.
     pub fn deliver_report(&mut self, cx: &mut Ctx) {
         if let Some(r) = self.report.take() {
@@ -80,27 +141,43 @@ impl Radio {
     }
 }
 
-/// The shared medium: channel access, the frames of the busy period, reception.
+/// The shared medium: channel access, the frames of the busy period, reception. Built by
+/// [`Medium::new`]; the MACs reach its state only through its methods.
 pub struct Medium {
-    pub dcf: Dcf,
-    pub air: Vec<AirTx>,
+    dcf: Dcf,
+    air: Vec<AirTx>,
     /// Outcome of the current busy period.
-    pub outcome: Outcome,
-    pub radio: Radio,
-    pub ifs: IfsRules,
-    pub beacon_bytes: u32,
+    outcome: Outcome,
+    radio: Radio,
+    ifs: IfsRules,
+    beacon_bytes: u32,
     /// Per WiFi node: its WiFi device, and how the device's drops are accounted (both from
     /// the topology).
-    pub devs: Vec<(DevId, Acct)>,
+    devs: Vec<(DevId, Acct)>,
     /// The airtime charged for the frames of the current busy period, each with its interval,
     /// and the busy period's own interval: airtime is counted whole when an exchange starts, so
     /// at a window's edge (the warm-up's end, the run's end) the part beyond the edge is taken
     /// back ([`Medium::unspend_after`]). Cleared with `air`.
-    pub charges: Vec<Charge>,
-    pub busy_span: (Nanos, Nanos),
+    charges: Vec<Charge>,
+    busy_span: (Nanos, Nanos),
     /// Bluetooth beside the cell: the lone frame's receiver decoded it and its ACK is on the
     /// air, whose fate is known at its end (`Legacy::coex_ack_end`).
-    pub ack_pending: bool,
+    ack_pending: bool,
+}
+
+/// A data PPDU going on the air ([`Medium::put_frame`]).
+#[derive(Clone, Copy, Debug)]
+pub struct DataPpdu {
+    /// The contender that sends it (`AirTx::node`): the WiFi node under DCF, node × 4 + AC
+    /// under EDCA.
+    pub contender: u32,
+    /// The WiFi node that sends it (0 the AP).
+    pub node: u32,
+    /// The station it is to (from the AP) or from.
+    pub station: usize,
+    pub start: Nanos,
+    pub airtime: Nanos,
+    pub rate: TxRate,
 }
 
 /// Airtime charged to a node (and, for a data frame or its response, to a station and a
@@ -118,6 +195,198 @@ pub struct Charge {
 pub const NO_STATION: u32 = u32::MAX;
 
 impl Medium {
+    /// A medium idle since t = 0 with this channel access, radio, IFS rules, beacon size (the
+    /// beacon's PSDU bytes) and, per WiFi node (the AP first), its device and how its drops
+    /// are accounted.
+    pub fn new(dcf: Dcf, radio: Radio, ifs: IfsRules, beacon_bytes: u32, devs: Vec<(DevId, Acct)>) -> Medium {
+        let n = devs.len().saturating_sub(1);
+        Medium {
+            dcf,
+            air: Vec::with_capacity(n + 2),
+            outcome: Outcome::Collision,
+            radio,
+            ifs,
+            beacon_bytes,
+            devs,
+            charges: Vec::with_capacity(2 * n + 4),
+            busy_span: (Nanos::ZERO, Nanos::ZERO),
+            ack_pending: false,
+        }
+    }
+
+    /// Channel access (the DCF, or EDCA's contenders).
+    #[inline]
+    pub fn dcf(&self) -> &Dcf {
+        &self.dcf
+    }
+
+    /// Channel access, to notify it.
+    #[inline]
+    pub fn dcf_mut(&mut self) -> &mut Dcf {
+        &mut self.dcf
+    }
+
+    /// Reception: channels, error draws, the AP's channel monitor.
+    #[inline]
+    pub fn radio(&self) -> &Radio {
+        &self.radio
+    }
+
+    /// Reception, to draw frame fates and queue the monitor's report.
+    #[inline]
+    pub fn radio_mut(&mut self) -> &mut Radio {
+        &mut self.radio
+    }
+
+    /// The frames on the air in the current busy period (the beacon first, if any).
+    #[inline]
+    pub fn air(&self) -> &[AirTx] {
+        &self.air
+    }
+
+    /// What became of the busy period's frames.
+    #[inline]
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+
+    /// The MAC has settled (or revised) the busy period's outcome.
+    #[inline]
+    pub fn set_outcome(&mut self, outcome: Outcome) {
+        self.outcome = outcome;
+    }
+
+    /// More than one frame is on the air, or a beacon with anything: nothing is decoded.
+    #[inline]
+    pub fn collided(&self) -> bool {
+        self.air.len() > 1 || self.dcf.beacon_in_air()
+    }
+
+    /// The busy period's frame when it was alone on the air and not a beacon.
+    #[inline]
+    pub fn lone_frame(&self) -> Option<AirTx> {
+        match self.air.first() {
+            Some(&a) if self.air.len() == 1 && !self.dcf.beacon_in_air() => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The beacon's PSDU bytes.
+    #[inline]
+    pub fn beacon_bytes(&self) -> u32 {
+        self.beacon_bytes
+    }
+
+    /// The start of the current busy period.
+    #[inline]
+    pub fn busy_start(&self) -> Nanos {
+        self.busy_span.0
+    }
+
+    /// The end of the current busy period, as accounted so far.
+    #[inline]
+    pub fn busy_end(&self) -> Nanos {
+        self.busy_span.1
+    }
+
+    /// The airtime charged for the frames of the current busy period, in the order they went
+    /// on the air.
+    #[inline]
+    pub fn charges(&self) -> &[Charge] {
+        &self.charges
+    }
+
+    /// Bluetooth beside the cell: a lone frame's ACK is on the air, its fate known at its end.
+    #[inline]
+    pub fn ack_pending(&self) -> bool {
+        self.ack_pending
+    }
+
+    /// Bluetooth beside the cell: a lone frame's ACK is (or no longer is) on the air with its
+    /// fate open.
+    #[inline]
+    pub fn set_ack_pending(&mut self, pending: bool) {
+        self.ack_pending = pending;
+    }
+
+    /// A planned channel access fires at `now`: false if it is stale (superseded by a later
+    /// plan). Otherwise the medium turns busy with no frame on the air yet.
+    #[inline]
+    pub fn begin_access(&mut self, now: Nanos, gen: u64) -> bool {
+        if !self.dcf.begin_access(now, gen) {
+            return false;
+        }
+        self.air.clear();
+        self.charges.clear();
+        true
+    }
+
+    /// Contender `n` has just been given a frame ([`Dcf::load_frame`]): it requests channel
+    /// access, and the access event is scheduled if it is the earliest.
+    #[inline]
+    pub fn request_access(&mut self, cx: &mut Ctx, n: usize) {
+        if let Some((t, gen)) = self.dcf.frame_arrived(n, cx.now) {
+            cx.schedule(t, Event::Access { gen });
+        }
+    }
+
+    /// A beacon becomes due (a TBTT): it requests access PIFS after the AP's last busy period.
+    pub fn beacon_due(&mut self, cx: &mut Ctx) {
+        if let Some((t, gen)) = self.dcf.beacon_due(cx.now) {
+            cx.schedule(t, Event::Access { gen });
+        }
+    }
+
+    /// PCF: every node's NAV is set until `until` ([`Dcf::set_nav`]); an access planned again
+    /// after it is scheduled.
+    pub fn set_nav(&mut self, cx: &mut Ctx, until: Nanos) {
+        if let Some((t, gen)) = self.dcf.set_nav(cx.now, until) {
+            cx.schedule(t, Event::Access { gen });
+        }
+    }
+
+    /// Every contender's IFS after the busy period that ends at `te` (the IFS rules), given the
+    /// rate of a lone frame's (Block)Ack and the contenders of its receiver.
+    pub fn after_busy(&mut self, response: Option<TxRate>, receiver: std::ops::Range<usize>, te: Nanos) {
+        self.ifs.after_busy(&mut self.dcf, &self.air, self.outcome, response, receiver, te);
+    }
+
+    /// The medium is idle again at `cx.now`: the next access is planned and scheduled. Returns
+    /// the transmitters of the period that ended (a reused buffer: hand it back with
+    /// [`Medium::done`]).
+    pub fn end_busy(&mut self, cx: &mut Ctx) -> Vec<u32> {
+        if let Some((t, gen)) = self.dcf.end_busy(cx.now) {
+            cx.schedule(t, Event::Access { gen });
+        }
+        self.dcf.take_transmitters()
+    }
+
+    /// The busy period is over: its frames, charges and outcome are forgotten.
+    pub fn done(&mut self, transmitters: Vec<u32>) {
+        self.dcf.return_transmitters(transmitters);
+        self.air.clear();
+        self.charges.clear();
+        self.busy_span = (Nanos::ZERO, Nanos::ZERO);
+        self.outcome = Outcome::Collision;
+    }
+
+    /// PCF: the busy period of a contention-free period begins at `ta`; [`Medium::busy_to`]
+    /// accounts it frame by frame.
+    #[inline]
+    pub fn open_busy(&mut self, ta: Nanos) {
+        self.busy_span = (ta, ta);
+    }
+
+    /// PCF: the busy period is accounted up to `t` (the medium's busy time and its span, for
+    /// the measured window's edges).
+    #[inline]
+    pub fn busy_to(&mut self, cx: &mut Ctx, t: Nanos) {
+        if t > self.busy_span.1 {
+            cx.counters.medium_busy_ns += (t - self.busy_span.1).0;
+            self.busy_span.1 = t;
+        }
+    }
+
     /// The WiFi device of node `node`.
     #[inline]
     pub fn dev(&self, node: u32) -> DevId {
@@ -156,7 +425,7 @@ impl Medium {
     pub fn busy_until(&mut self, cx: &mut Ctx, ta: Nanos, busy_end: Nanos) {
         cx.counters.medium_busy_ns += (busy_end - ta).0;
         self.busy_span = (ta, busy_end);
-        cx.schedule(busy_end, crate::engine::Event::ExchangeEnd);
+        cx.schedule(busy_end, Event::ExchangeEnd);
     }
 
     /// [`Medium::busy_until`] for an exchange whose end waits on the fate of its data frame
@@ -178,7 +447,7 @@ impl Medium {
         sc.air_dir_ns[r.dir as usize] -= ns;
         c.medium_busy_ns -= (self.busy_span.1 - cx.now).0;
         self.busy_span.1 = cx.now;
-        cx.schedule(cx.now, crate::engine::Event::ExchangeEnd);
+        cx.schedule(cx.now, Event::ExchangeEnd);
     }
 
     /// For a capture (`--pcap`): the beacon at the head of the busy period starting at `ta`,
@@ -187,7 +456,7 @@ impl Medium {
     #[cold]
     pub fn tap_beacon(&self, tap: &mut crate::pcap::Tap, ta: Nanos) -> usize {
         use crate::pcap::{Kind, Phy};
-        if !self.dcf.medium.beacon_in_air {
+        if !self.dcf.beacon_in_air() {
             return 0;
         }
         let phy = Phy {
@@ -214,19 +483,10 @@ impl Medium {
         ta + d
     }
 
-    /// A data PPDU of contender `contender` (WiFi node `node`) to or from station `s` goes on
-    /// the air at `ta` for `d`: its airtime and attempt are counted; returns its end.
-    #[allow(clippy::too_many_arguments)]
-    pub fn put_frame(
-        &mut self,
-        cx: &mut Ctx,
-        contender: u32,
-        node: u32,
-        s: usize,
-        ta: Nanos,
-        d: Nanos,
-        rate: TxRate,
-    ) -> Nanos {
+    /// A data PPDU goes on the air: its airtime and attempt are counted (to its node and its
+    /// station); returns its end.
+    pub fn put_frame(&mut self, cx: &mut Ctx, f: DataPpdu) -> Nanos {
+        let DataPpdu { contender, node, station: s, start: ta, airtime: d, rate } = f;
         self.charges.push(Charge { node, station: s as u32, dir: (node != 0) as u8, start: ta, end: ta + d });
         let c = &mut cx.counters;
         let nc = &mut c.nodes[node as usize];
@@ -280,16 +540,16 @@ impl Medium {
         if self.outcome == Outcome::AckLost {
             c.stations[s].ack_errors += 1;
         }
-        cx.schedule(data_end, crate::engine::Event::TxEnd);
+        cx.schedule(data_end, Event::TxEnd);
         data_end + sifs + resp
     }
 
     /// Count a collision against the station of every data frame in the air (not the beacon).
     pub fn count_collisions(&self, cx: &mut Ctx) {
-        let beacon = self.dcf.medium.beacon_in_air;
+        let beacon = self.dcf.beacon_in_air();
         for (i, a) in self.air.iter().enumerate() {
             if i > 0 || !beacon {
-                let s = self.dcf.nodes[a.node as usize].frame_station as usize;
+                let s = self.dcf.frame_station(a.node as usize) as usize;
                 cx.counters.stations[s].collisions += 1;
             }
         }

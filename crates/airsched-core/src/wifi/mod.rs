@@ -20,13 +20,12 @@ pub mod medium;
 pub mod pcf;
 
 use crate::ctx::Ctx;
-use crate::engine::Event;
 pub use crate::net::{Acct, Node};
 use crate::packet::PacketId;
 
 pub use air::{AirTx, Outcome, TxRate};
 pub use ifs::IfsRules;
-pub use medium::{Medium, Radio, Report};
+pub use medium::{DataPpdu, Medium, Radio, Report};
 
 /// The MAC of every node of the cell.
 pub enum Mac {
@@ -35,7 +34,7 @@ pub enum Mac {
 }
 
 pub struct Wifi {
-    pub m: Medium,
+    pub medium: Medium,
     pub mac: Mac,
 }
 
@@ -45,63 +44,58 @@ impl Wifi {
     #[inline]
     pub fn pull(&mut self, node: u32, cx: &mut Ctx, dequeue: impl FnMut(&mut Ctx) -> Option<PacketId>) -> bool {
         match &mut self.mac {
-            Mac::Legacy(l) => l.pull(&mut self.m, node, cx, dequeue),
-            Mac::Ht(h) => h.pull(&mut self.m, node, cx, dequeue),
+            Mac::Legacy(l) => l.pull(&mut self.medium, node, cx, dequeue),
+            Mac::Ht(h) => h.pull(&mut self.medium, node, cx, dequeue),
         }
     }
 
     /// A planned channel access fires (stale ones, superseded by a later plan, are ignored).
     pub fn on_access(&mut self, gen: u64, cx: &mut Ctx) {
-        if !self.m.dcf.begin_access(cx.now, gen) {
+        if !self.medium.begin_access(cx.now, gen) {
             return;
         }
-        self.m.air.clear();
-        self.m.charges.clear();
         match &mut self.mac {
-            Mac::Legacy(l) => l.on_access(&mut self.m, cx),
-            Mac::Ht(h) => h.on_access(&mut self.m, cx),
+            Mac::Legacy(l) => l.on_access(&mut self.medium, cx),
+            Mac::Ht(h) => h.on_access(&mut self.medium, cx),
         }
     }
 
     /// PCF: the point coordinator's next step in a contention-free period.
     pub fn on_cfp(&mut self, cx: &mut Ctx) {
         if let Mac::Legacy(l) = &mut self.mac {
-            l.on_cfp(&mut self.m, cx);
+            l.on_cfp(&mut self.medium, cx);
         }
     }
 
     /// The end of a decoded data PPDU.
     pub fn on_tx_end(&mut self, cx: &mut Ctx) {
         match &mut self.mac {
-            Mac::Legacy(l) => l.on_tx_end(&mut self.m, cx),
-            Mac::Ht(h) => h.on_tx_end(&mut self.m, cx),
+            Mac::Legacy(l) => l.on_tx_end(&mut self.medium, cx),
+            Mac::Ht(h) => h.on_tx_end(&mut self.medium, cx),
         }
     }
 
     /// The busy period ends: every contender's interframe space (`IfsRules::after_busy`, for
     /// both MACs), the monitor's report, every transmitter's TX status.
     pub fn on_exchange_end(&mut self, cx: &mut Ctx) {
-        let m = &mut self.m;
+        let m = &mut self.medium;
         if let Mac::Legacy(l) = &mut self.mac {
             if l.cfp.as_deref().is_some_and(|c| c.active()) {
                 return l.cfp_finish(m, cx);
             }
         }
-        if m.ack_pending {
+        if m.ack_pending() {
             if let Mac::Legacy(l) = &mut self.mac {
                 l.coex_ack_end(m, cx);
             }
         }
-        let lone = match m.air.first() {
-            Some(&a) if m.air.len() == 1 && !m.dcf.medium.beacon_in_air => Some(match &self.mac {
-                Mac::Legacy(l) => l.lone_frame(m, a),
-                Mac::Ht(h) => h.lone_frame(a),
-            }),
-            _ => None,
-        };
+        let lone = m.lone_frame().map(|a| match &self.mac {
+            Mac::Legacy(l) => l.lone_frame(m, a),
+            Mac::Ht(h) => h.lone_frame(a),
+        });
         let (response, receiver) = lone.map_or((None, 0..0), |(r, rx)| (Some(r), rx));
-        m.ifs.after_busy(&mut m.dcf, &m.air, m.outcome, response, receiver, cx.now);
-        m.radio.deliver_report(cx);
+        m.after_busy(response, receiver, cx.now);
+        m.radio_mut().deliver_report(cx);
         match &mut self.mac {
             Mac::Legacy(l) => l.complete(m, cx),
             Mac::Ht(h) => h.complete(m, cx),
@@ -112,10 +106,7 @@ impl Wifi {
     /// that ended (a reused buffer: hand it back with [`Wifi::done`]); each pulls its next
     /// frame.
     pub fn end_busy(&mut self, cx: &mut Ctx) -> Vec<u32> {
-        if let Some((t, gen)) = self.m.dcf.end_busy(cx.now) {
-            cx.schedule(t, Event::Access { gen });
-        }
-        std::mem::take(&mut self.m.dcf.medium.transmitters)
+        self.medium.end_busy(cx)
     }
 
     /// The WiFi node a transmitter (contender) belongs to.
@@ -129,31 +120,25 @@ impl Wifi {
 
     /// The busy period is over.
     pub fn done(&mut self, transmitters: Vec<u32>) {
-        self.m.dcf.medium.transmitters = transmitters;
-        self.m.air.clear();
-        self.m.charges.clear();
-        self.m.busy_span = (crate::time::Nanos::ZERO, crate::time::Nanos::ZERO);
-        self.m.outcome = Outcome::Collision;
+        self.medium.done(transmitters);
     }
 
     /// A target beacon transmission time: the AP's beacon waits PIFS, no backoff. In a PCF
     /// cell the TBTT may start a contention-free period, or fall inside one.
     pub fn on_beacon(&mut self, cx: &mut Ctx) {
         if let Mac::Legacy(l) = &mut self.mac {
-            if l.cfp.is_some() && l.cfp_tbtt(&mut self.m, cx) {
+            if l.cfp.is_some() && l.cfp_tbtt(&mut self.medium, cx) {
                 return;
             }
         }
-        if let Some((t, gen)) = self.m.dcf.beacon_due(cx.now) {
-            cx.schedule(t, Event::Access { gen });
-        }
+        self.medium.beacon_due(cx);
     }
 
     /// Every packet the MACs and drivers hold, for the conservation check: `count` for each one
     /// in flight; returns how many are senders' copies of frames the receiver already has.
     pub fn for_each_held(&self, count: impl FnMut(PacketId)) -> u64 {
         match &self.mac {
-            Mac::Legacy(l) => l.for_each_held(&self.m, count),
+            Mac::Legacy(l) => l.for_each_held(&self.medium, count),
             Mac::Ht(h) => h.for_each_held(count),
         }
     }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::ctx::{FlowBook, Req};
-use crate::engine::EventQueue;
+use crate::engine::{Event, EventQueue};
 use crate::net::{Net, Netdev};
 use crate::packet::Packet;
 use crate::phy::dsss::{self, DsssRate, Preamble};
@@ -116,12 +116,13 @@ fn a_lone_80211b_frame_is_data_sifs_ack_then_difs_and_its_packet_is_delivered() 
     c.wifi.on_exchange_end(&mut c.cx);
     let ts = c.wifi.end_busy(&mut c.cx);
     assert_eq!(ts, vec![0]);
-    assert!(c.wifi.m.dcf.nodes.iter().all(|n| n.ifs_end == te + dsss::DIFS));
+    let dcf = c.wifi.medium.dcf();
+    assert!((0..dcf.contenders()).all(|n| dcf.ifs_end(n) == te + dsss::DIFS));
     let s = &c.cx.counters.stations[0];
     assert_eq!((s.tx_attempts, s.tx_frames, s.retries, s.collisions), (1, 1, 0, 0));
     assert_eq!(s.airtime_ns, (data + ack).0);
     assert_eq!(c.cx.counters.medium_busy_ns, (te - ta).0);
-    assert_eq!(c.wifi.m.dcf.nodes[0].frame, None, "the MAC is free for the next frame");
+    assert_eq!(c.wifi.medium.dcf().frame(0), None, "the MAC is free for the next frame");
 }
 
 #[test]
@@ -151,7 +152,7 @@ rate = "1Mbit"
 "#;
     let mut c = cell(text);
     for n in [1, 2] {
-        c.wifi.m.dcf.nodes[n].backoff = 0;
+        c.wifi.medium.dcf_mut().set_backoff(n, 0);
     }
     c.offer(1, 0, 1, 1500);
     c.offer(2, 1, 1, 1500);
@@ -165,18 +166,15 @@ rate = "1Mbit"
     // Both colliders wait out their ACKTimeout: at least the EIFS of the collision.
     let te = c.cx.now;
     let eifs = dsss::SIFS + dsss::estimated_ack_time(Preamble::Long, DsssRate::R11) + dsss::DIFS;
-    assert!(c.wifi.m.dcf.nodes[1].ifs_end >= te + eifs);
-    assert_eq!(c.wifi.m.dcf.nodes[0].ifs_end, te + eifs, "the AP heard a collision: EIFS");
+    let dcf = c.wifi.medium.dcf();
+    assert!(dcf.ifs_end(1) >= te + eifs);
+    assert_eq!(dcf.ifs_end(0), te + eifs, "the AP heard a collision: EIFS");
     // Make them meet again: the second failure reaches the retry limit of 2 attempts.
-    let (first, second) = (c.wifi.m.dcf.nodes[1].ifs_end, c.wifi.m.dcf.nodes[2].ifs_end);
+    let (first, second) = (dcf.ifs_end(1), dcf.ifs_end(2));
     assert_eq!(first, second);
-    for n in [1, 2] {
-        c.wifi.m.dcf.nodes[n].backoff = 0;
-        c.wifi.m.dcf.nodes[n].tx_at = first;
-    }
+    let gen = c.wifi.medium.dcf_mut().force_access(&[1, 2], first);
     c.cx.out.queue_mut().pop();
-    c.cx.out.schedule(first, Event::Access { gen: c.wifi.m.dcf.medium.gen });
-    c.wifi.m.dcf.medium.next_access = first;
+    c.cx.out.schedule(first, Event::Access { gen });
     let (_, ts) = c.busy_period();
     assert_eq!(ts, vec![1, 2]);
     for s in 0..2 {
@@ -232,9 +230,11 @@ fn an_80211n_aggregate_carries_every_queued_mpdu_in_one_ppdu_and_delivers_them_i
 #[test]
 fn an_80211n_node_contends_per_access_category_and_the_ac_keeps_its_edca_parameters() {
     let c = cell(N_ONE);
-    let dcf = &c.wifi.m.dcf;
-    assert_eq!(dcf.nodes.len(), 2 * crate::mac80211::NUM_ACS, "four EDCA functions per node");
+    let dcf = c.wifi.medium.dcf();
+    assert_eq!(dcf.contenders(), 2 * crate::mac80211::NUM_ACS, "four EDCA functions per node");
     // mac80211 AC order VO, VI, BE, BK: VO has the smallest CWmin and AIFS.
-    let (vo, be, bk) = (&dcf.nodes[0], &dcf.nodes[2], &dcf.nodes[3]);
-    assert!(vo.cw_min < be.cw_min && vo.aifs < be.aifs && be.aifs < bk.aifs);
+    let (_, _, vo_cw_min, vo_aifs) = dcf.contention(0);
+    let (_, _, be_cw_min, be_aifs) = dcf.contention(2);
+    let (_, _, _, bk_aifs) = dcf.contention(3);
+    assert!(vo_cw_min < be_cw_min && vo_aifs < be_aifs && be_aifs < bk_aifs);
 }

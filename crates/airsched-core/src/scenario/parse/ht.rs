@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::mac::rate::RateControl;
-use crate::phy::error::OfdmRate;
+use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs, HT_MF_PPDU_MAX_TIME, LINUX_MAX_AGGR_TIME};
 use crate::phy::ofdm::{OfdmBand, MANDATORY_RATES};
 use crate::wifi::ht::params::{

@@ -332,7 +332,7 @@ fn mcs(i: u8) -> crate::phy::ht::HtMcs {
 
 #[test]
 fn an_80211n_scenario_parses_with_its_defaults() {
-    use crate::phy::error::OfdmRate;
+    use crate::phy::error_rate::OfdmRate;
     use crate::phy::ht::{ChannelWidth, GuardInterval};
     use crate::phy::ofdm::OfdmBand;
     use crate::wifi::ht::params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
@@ -389,7 +389,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
 
 #[test]
 fn every_80211n_key_can_be_set() {
-    use crate::phy::error::OfdmRate;
+    use crate::phy::error_rate::OfdmRate;
     use crate::phy::ht::{ChannelWidth, GuardInterval};
     use crate::phy::ofdm::OfdmBand;
     use crate::wifi::ht::params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};

@@ -68,7 +68,7 @@ impl Simulation {
             cx.schedule(Nanos::ZERO, Event::BtMasterTx);
         }
         for st in 0..n {
-            wifi.m.radio.refresh_chan(st, &mut cx.chan);
+            wifi.medium.radio().refresh_chan(st, &mut cx.chan);
         }
         Ok(Simulation {
             scn: scn.clone(),

@@ -2,14 +2,12 @@
 //! the BlockAck (or ACK), the receiver's reordering buffer, and the TX status that retries or
 //! drops each MPDU and reports airtime to the scheduler and AQL (docs/model-80211n-mac.md).
 
-use rand::Rng;
-
 use crate::ctx::{Ctx, DropCause};
 use crate::mac::minstrel_ht;
 use crate::mac80211::{StationId, TinId, NUM_ACS};
 use crate::packet::PacketId;
 use crate::phy::dsss::Preamble;
-use crate::phy::error::ErrMode;
+use crate::phy::error_rate::ErrMode;
 use crate::phy::{ht, ofdm};
 use crate::radio::Dir;
 use crate::time::Nanos;
@@ -18,24 +16,28 @@ use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_
 use super::Ht;
 use crate::phy::ht::HtTxVector;
 use crate::wifi::air::{AirTx, Outcome, TxRate};
-use crate::wifi::medium::{Medium, Report};
+use crate::wifi::medium::{DataPpdu, Medium};
 use crate::wifi::Node;
 
 impl Ht {
     pub fn on_access(&mut self, m: &mut Medium, cx: &mut Ctx) {
         let ta = cx.now;
-        resolve_internal_collisions(m);
+        // EDCA internal collisions: when several access categories of one node end their
+        // backoff in the same slot, the highest one transmits and the others behave as after a
+        // failed attempt (CW doubled, a new backoff) without going on the air; their aggregates
+        // stay.
+        m.dcf_mut().resolve_internal_collisions(|a, b| node_ac(a).0 == node_ac(b).0);
         let mut busy_end = ta;
         let band = self.band;
-        if m.dcf.medium.beacon_in_air {
+        if m.dcf().beacon_in_air() {
             let rate = self.beacon_rate;
-            let d = ofdm::txtime(band, rate, m.beacon_bytes);
+            let d = ofdm::txtime(band, rate, m.beacon_bytes());
             busy_end = m.put_beacon(cx, ta, d, TxRate::Ofdm(rate));
         }
-        for i in 0..m.dcf.medium.transmitters.len() {
-            let c = m.dcf.medium.transmitters[i];
+        for i in 0..m.dcf().transmitters().len() {
+            let c = m.dcf().transmitters()[i];
             let (node, ac) = node_ac(c);
-            m.dcf.nodes[c as usize].attempts += 1;
+            m.dcf_mut().start_attempt(c as usize);
             let d = &mut self.drivers[node as usize];
             let agg = d.hw[ac].head_mut();
             let (s, t, n_mpdus, ht_mcs) = (agg.station as usize, agg.txtime, agg.mpdus.len(), agg.tx.mcs);
@@ -52,16 +54,14 @@ impl Ht {
             sc.ampdu_mpdus[dir][n_mpdus.min(64)] += 1;
             sc.mcs_attempts[dir][mcs] += 1;
             // `AirTx::node` holds the contender in an 802.11n cell.
-            busy_end = busy_end.max(m.put_frame(cx, c, node, s, ta, t, TxRate::Ht(ht_mcs)));
+            let f = DataPpdu { contender: c, node, station: s, start: ta, airtime: t, rate: TxRate::Ht(ht_mcs) };
+            busy_end = busy_end.max(m.put_frame(cx, f));
         }
-        m.outcome = if m.air.len() > 1 || m.dcf.medium.beacon_in_air {
-            Outcome::Collision
-        } else {
-            self.draw_outcome(m, cx, ta)
-        };
-        match m.outcome {
+        let outcome = if m.collided() { Outcome::Collision } else { self.draw_outcome(m, cx, ta) };
+        m.set_outcome(outcome);
+        match outcome {
             Outcome::Success | Outcome::AckLost => {
-                let (node, ac) = node_ac(m.air[0].node);
+                let (node, ac) = node_ac(m.air()[0].node);
                 let ht = &*self;
                 let agg = ht.drivers[node as usize].head(ac);
                 let s = agg.station as usize;
@@ -73,7 +73,7 @@ impl Ht {
                 busy_end = m.respond(cx, node, s, busy_end, band.sifs(), resp);
             }
             Outcome::DataLost => {
-                let (node, ac) = node_ac(m.air[0].node);
+                let (node, ac) = node_ac(m.air()[0].node);
                 let s = self.drivers[node as usize].head(ac).station as usize;
                 cx.counters.stations[s].data_errors += 1;
             }
@@ -93,15 +93,15 @@ impl Ht {
     fn tap_exchange(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos) {
         use crate::pcap::{Kind, Phy};
         let Some(tap) = cx.tap.as_deref_mut() else { return };
-        let decoded = matches!(m.outcome, Outcome::Success | Outcome::AckLost);
+        let decoded = matches!(m.outcome(), Outcome::Success | Outcome::AckLost);
         let skip = m.tap_beacon(tap, ta);
-        for a in m.air.iter().skip(skip) {
+        for i in skip..m.air().len() {
+            let a = m.air()[i];
             let (node, ac) = node_ac(a.node);
             let agg = self.drivers[node as usize].head(ac);
             let s = agg.station;
             let (to, dir, back) = if node == 0 { (s + 1, Dir::Down, Dir::Up) } else { (0, Dir::Up, Dir::Down) };
-            let mut ch = m.radio.channels[s as usize].as_mut();
-            let snr = ch.as_mut().map(|c| c.snr_cdb(ta, dir));
+            let snr = m.radio_mut().snr_cdb(s as usize, ta, dir);
             let n = agg.mpdus.len();
             let reference = if n > 1 { Some(tap.next_ampdu_ref()) } else { None };
             for (k, mp) in agg.mpdus.iter().enumerate() {
@@ -124,10 +124,10 @@ impl Ht {
             if decoded {
                 let start = ta + agg.txtime + self.band.sifs();
                 let rate = TxRate::Ofdm(ht::control_response_rate(&self.basic, agg.tx.mcs));
-                let snr = ch.map(|c| c.snr_cdb(start, back));
+                let snr = m.radio_mut().snr_cdb(s as usize, start, back);
                 let block = n > 1;
                 let len = if block { ofdm::BLOCK_ACK_BYTES } else { ofdm::ACK_BYTES };
-                let phy = Phy { start, rate, len, fcs_ok: m.outcome == Outcome::Success, snr_cdb: snr, ampdu: None };
+                let phy = Phy { start, rate, len, fcs_ok: m.outcome() == Outcome::Success, snr_cdb: snr, ampdu: None };
                 tap.air_frame(Kind::Ack { from: to, to: node, block }, phy);
             }
         }
@@ -138,26 +138,25 @@ impl Ht {
     /// stream; a perfect channel draws nothing. The preamble and HT-SIG are taken to succeed
     /// whenever an MPDU does (their error rate at BPSK ½ is far below the data's).
     fn draw_outcome(&mut self, m: &mut Medium, cx: &Ctx, ta: Nanos) -> Outcome {
-        let (node, ac) = node_ac(m.air[0].node);
+        let (node, ac) = node_ac(m.air()[0].node);
         let node = node as usize;
         let ht = &mut *self;
         let agg = ht.drivers[node].hw[ac].head_mut();
         let s = agg.station as usize;
-        let Some(ch) = m.radio.channels[s].as_mut() else {
+        let r = m.radio_mut();
+        if !r.has_channel(s) {
             agg.ok = if agg.mpdus.len() >= 64 { u64::MAX } else { (1u64 << agg.mpdus.len()) - 1 };
             return Outcome::Success;
-        };
+        }
         let (data_dir, ack_dir) = if node == 0 { (Dir::Down, Dir::Up) } else { (Dir::Up, Dir::Down) };
         let tx = agg.tx;
         let mode = ErrMode::nist(tx.mcs.non_ht_reference_rate());
         // Two spatial streams share the transmit power: each sees 3 dB less SNR.
-        let snr = ch.snr_cdb(ta, data_dir) - if tx.mcs.n_ss() == 2 { 300 } else { 0 };
-        let rng = &mut m.radio.err_rng[node];
+        let snr = r.snr_cdb(s, ta, data_dir).expect("a channel") - if tx.mcs.n_ss() == 2 { 300 } else { 0 };
         agg.ok = 0;
         for (i, mp) in agg.mpdus.iter().enumerate() {
             let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
-            let p = m.radio.errors.success(mode, Preamble::Long, snr, bytes);
-            if rng.random::<f64>() < p {
+            if r.decodes(node, mode, Preamble::Long, snr, bytes) {
                 agg.ok |= 1 << i;
             }
         }
@@ -165,17 +164,16 @@ impl Ht {
             return Outcome::DataLost;
         }
         if data_dir == Dir::Up {
-            m.radio.report = Some(Report { station: s as u32, snr_cdb: snr });
+            r.queue_report(s as u32, snr);
         }
         let resp_rate = ht::control_response_rate(&ht.basic, tx.mcs);
         let resp_bytes = if agg.mpdus.len() == 1 { ofdm::ACK_BYTES } else { ofdm::BLOCK_ACK_BYTES };
-        let ack_snr = ch.snr_cdb(ta + agg.txtime + ht.band.sifs(), ack_dir);
-        let p_ack = m.radio.errors.success(ErrMode::nist(resp_rate), Preamble::Long, ack_snr, resp_bytes);
-        if rng.random::<f64>() >= p_ack {
+        let ack_snr = r.snr_cdb(s, ta + agg.txtime + ht.band.sifs(), ack_dir).expect("a channel");
+        if !r.decodes(node, ErrMode::nist(resp_rate), Preamble::Long, ack_snr, resp_bytes) {
             return Outcome::AckLost;
         }
         if ack_dir == Dir::Up {
-            m.radio.report = Some(Report { station: s as u32, snr_cdb: ack_snr });
+            r.queue_report(s as u32, ack_snr);
         }
         Outcome::Success
     }
@@ -184,8 +182,8 @@ impl Ht {
     /// have. With the BlockAck lost the sender keeps them and the receiver gets copies.
     /// Delivery is in the order of the aggregate; there is no reordering buffer.
     pub fn on_tx_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
-        let (node, ac) = node_ac(m.air[0].node);
-        let acked = m.outcome == Outcome::Success;
+        let (node, ac) = node_ac(m.air()[0].node);
+        let acked = m.outcome() == Outcome::Success;
         let n_mpdus = self.drivers[node as usize].head(ac).mpdus.len();
         for i in 0..n_mpdus {
             let d = &mut self.drivers[node as usize];
@@ -258,13 +256,13 @@ impl Ht {
 
     /// TX status of every transmitted aggregate at the end of the busy period.
     pub fn complete(&mut self, m: &mut Medium, cx: &mut Ctx) {
-        let acked = m.outcome == Outcome::Success;
-        for i in 0..m.air.len() {
-            let a = m.air[i];
-            if i == 0 && m.dcf.medium.beacon_in_air {
+        let acked = m.outcome() == Outcome::Success;
+        for i in 0..m.air().len() {
+            let a = m.air()[i];
+            if i == 0 && m.dcf().beacon_in_air() {
                 continue;
             }
-            let decoded = matches!(m.outcome, Outcome::Success | Outcome::AckLost);
+            let decoded = matches!(m.outcome(), Outcome::Success | Outcome::AckLost);
             self.complete_head(m, a.node, acked, decoded, cx);
         }
     }
@@ -301,7 +299,7 @@ impl Ht {
             agg.tx = HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), agg.tx.width, agg.tx.gi);
             agg.txtime = ht::txtime(self.band, agg.tx, agg.psdu);
             agg.ok = 0;
-            m.dcf.on_ppdu_end(c as usize, false);
+            m.dcf_mut().on_ppdu_end(c as usize, false);
             self.load_head(m, node, ac);
             return;
         }
@@ -371,7 +369,7 @@ impl Ht {
             d.sched.wake(tin, now, &d.aql);
         }
         // A chain that ran out resets CW as the retry limit does (802.11-2016 10.3.3).
-        m.dcf.on_ppdu_end(c as usize, acked || mrr);
+        m.dcf_mut().on_ppdu_end(c as usize, acked || mrr);
         if self.drivers[n].hw[ac].len > 0 {
             // Planned by `end_busy` like any node holding a frame.
             self.load_head(m, node, ac);
@@ -415,25 +413,5 @@ impl Ht {
             }
         }
         copies
-    }
-}
-
-/// EDCA internal collisions: when several access categories of one node end their backoff
-/// in the same slot, the highest one transmits and the others behave as after a failed
-/// attempt (CW doubled, a new backoff) without going on the air; their aggregates stay.
-fn resolve_internal_collisions(m: &mut Medium) {
-    if m.dcf.medium.transmitters.len() < 2 {
-        return;
-    }
-    // Transmitters are in contender order: a node's ACs are adjacent, VO (0) first.
-    let mut i = 1;
-    while i < m.dcf.medium.transmitters.len() {
-        let t = &m.dcf.medium.transmitters;
-        if node_ac(t[i]).0 == node_ac(t[i - 1]).0 {
-            let loser = m.dcf.medium.transmitters.remove(i) as usize;
-            m.dcf.internal_collision(loser);
-        } else {
-            i += 1;
-        }
     }
 }

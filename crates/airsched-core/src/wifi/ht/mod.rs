@@ -17,7 +17,7 @@ pub mod params;
 use std::collections::VecDeque;
 
 use crate::ctx::Ctx;
-use crate::engine::{named, Event, StreamKind};
+use crate::engine::{named, StreamKind};
 use crate::mac::edca::{AccessCategory, EdcaParams, TxopTable};
 use crate::mac::minstrel_ht::{self, MinstrelHt};
 use crate::mac80211::airtime::{AirtimeParams, AirtimeScheduler, AtfKind};
@@ -25,7 +25,7 @@ use crate::mac80211::aql::{tx_time_est, Aql, AqlParams};
 use crate::mac80211::fq::{Fq, FqParams};
 use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
 use crate::packet::PacketId;
-use crate::phy::error::OfdmRate;
+use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{self, AmpduLimits, HtTxVector};
 use crate::phy::ofdm::OfdmBand;
 use crate::scenario::Scenario;
@@ -241,7 +241,7 @@ impl Ht {
 
     /// Give every contender (node, AC) its access category's EDCA parameters.
     pub fn init_edca(&self, dcf: &mut crate::mac::dcf::Dcf) {
-        for c in 0..dcf.nodes.len() {
+        for c in 0..dcf.contenders() {
             let (_, ac) = node_ac(c as u32);
             let e = self.edca[ac];
             dcf.set_edca(c, e.aifs(self.band), e.cw_min, e.cw_max);
@@ -493,18 +493,12 @@ impl Ht {
         let c = contender(node, ac) as usize;
         let agg = self.drivers[node as usize].head(ac);
         let (first, station) = (agg.mpdus[0].pkt, agg.station);
-        let dn = &mut m.dcf.nodes[c];
-        dn.frame = Some(first);
-        dn.frame_station = station;
-        dn.attempts = 0;
-        dn.delivered = false;
+        m.dcf_mut().load_frame(c, first, station);
     }
 
     /// An aggregate entered an empty hardware queue: it contends from now.
     fn head_to_mac(&self, m: &mut Medium, node: u32, ac: usize, cx: &mut Ctx) {
         self.load_head(m, node, ac);
-        if let Some((t, gen)) = m.dcf.frame_arrived(contender(node, ac) as usize, cx.now) {
-            cx.schedule(t, Event::Access { gen });
-        }
+        m.request_access(cx, contender(node, ac) as usize);
     }
 }

@@ -2,7 +2,7 @@
 //! queueing between its qdisc and the air (the driver's FIFOs or mac80211's FQ-MAC, the airtime
 //! scheduler, AQL), with the words a scenario spells them in.
 
-use crate::phy::error::OfdmRate;
+use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs};
 use crate::phy::ofdm::OfdmBand;
 use crate::time::Nanos;
