@@ -17,8 +17,8 @@
 use crate::packet::FlowKey;
 use crate::phy::dsss::{DsssRate, Preamble};
 use crate::phy::ht::{ChannelWidth, GuardInterval};
+use crate::phy::TxRate;
 use crate::time::Nanos;
-use crate::wifi::TxRate;
 
 /// `LINKTYPE_IEEE802_11_RADIOTAP` and `LINKTYPE_ETHERNET`.
 pub const LINKTYPE_RADIOTAP: u32 = 127;

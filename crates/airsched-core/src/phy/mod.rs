@@ -16,6 +16,15 @@ pub enum Standard {
 
 crate::words::words!(Standard: "802.11b" => Standard::Dot11b, "802.11n" => Standard::Dot11n);
 
+/// The rate of a frame in the air (a DSSS/CCK rate, an HT MCS, or a legacy OFDM rate), which
+/// its airtime, its capture's radiotap header and the EIFS it causes depend on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxRate {
+    Dsss(dsss::DsssRate),
+    Ht(ht::HtMcs),
+    Ofdm(error_rate::OfdmRate),
+}
+
 /// The control-response rate rule every PHY shares (802.11-2016 10.7.6.5.2, ns-3
 /// `GetControlAnswerMode`): the highest basic rate <= `rate`; if there is none, the highest
 /// mandatory rate <= it; if there is none either, `lowest`. Callers pass rates of one modulation

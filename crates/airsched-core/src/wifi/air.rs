@@ -1,18 +1,8 @@
 //! The frames in the air during a busy period: who sent each, when it ends, at what rate, and
 //! what became of a lone frame.
 
-use crate::phy::dsss::DsssRate;
-use crate::phy::error_rate::OfdmRate;
-use crate::phy::ht::HtMcs;
+use crate::phy::TxRate;
 use crate::time::Nanos;
-
-/// The rate of a frame in the air, which the EIFS it causes depends on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TxRate {
-    Dsss(DsssRate),
-    Ht(HtMcs),
-    Ofdm(OfdmRate),
-}
 
 /// A frame in the air in the current busy period.
 #[derive(Clone, Copy, Debug)]

@@ -41,11 +41,11 @@ use crate::phy::error_rate::ErrMode;
 use crate::radio::Dir;
 use crate::time::Nanos;
 
-use super::air::TxRate;
 use super::legacy::Legacy;
 use super::medium::{link_index, DataPpdu, Medium, NO_STATION};
 use super::pcf::{CfParams, PcfTiming, PointCoordinator, CF_END_BYTES, NULL_BYTES};
-use super::Node;
+use crate::node::Node;
+use crate::phy::TxRate;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {

@@ -25,7 +25,8 @@ use crate::phy::ofdm;
 use crate::time::Nanos;
 use crate::words::words;
 
-use super::air::{AirTx, Outcome, TxRate};
+use super::air::{AirTx, Outcome};
+use crate::phy::TxRate;
 
 /// How long bystanders defer after a frame they could not decode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

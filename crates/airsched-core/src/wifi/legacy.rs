@@ -6,17 +6,19 @@
 //! whenever it holds none.
 
 use crate::ctx::{Ctx, DropCause};
-use crate::engine::Event;
-use crate::mac::rate::RateCtl;
+use crate::engine::{named, Event, StreamKind};
+use crate::mac::rate::{RateAlgo, RateControl, RateCtl};
 use crate::packet::PacketId;
 use crate::phy::dsss::{self, DsssRate, Preamble};
 use crate::phy::error_rate::ErrMode;
 use crate::radio::Dir;
 use crate::time::Nanos;
 
-use super::air::{AirTx, Outcome, TxRate};
-use super::medium::{DataPpdu, Medium};
-use super::Node;
+use super::air::{AirTx, Outcome};
+use super::medium::{link_name, DataPpdu, Medium};
+use super::pcf::{CfParams, PcfTiming};
+use crate::node::Node;
+use crate::phy::TxRate;
 
 pub struct Legacy {
     pub preamble: Preamble,
@@ -38,7 +40,61 @@ pub fn reference_airtime(preamble: Preamble, rate: DsssRate, ack: Nanos) -> Nano
     dsss::DIFS + Nanos(dsss::SLOT.0 * 31 / 2) + data + dsss::SIFS + ack
 }
 
+/// One station's link as the 802.11b MAC builds it: the station's name (which keys the link's
+/// random streams), its top rate and its rate control.
+pub struct LegacyStation<'a> {
+    pub name: &'a str,
+    pub rate: DsssRate,
+    pub rate_control: RateControl,
+}
+
 impl Legacy {
+    /// The 802.11b MAC of a cell with `preamble`, the BSSBasicRateSet `basic_rates` (sorted,
+    /// never empty), the retry limit, its `stations` (one rate controller per link and
+    /// direction) and, in a point-coordinated cell, the CF Parameter Set with each station's
+    /// CF-Pollable flag.
+    pub fn new(
+        preamble: Preamble,
+        basic_rates: &[DsssRate],
+        retry_limit: u32,
+        stations: &[LegacyStation<'_>],
+        seed: u64,
+        pcf: Option<(CfParams, Vec<bool>)>,
+    ) -> Legacy {
+        let ack_rate = DsssRate::ALL.map(|r| dsss::control_response_rate(basic_rates, r));
+        let ack_by_rate = DsssRate::ALL.map(|r| dsss::ack_time(preamble, basic_rates, r));
+        let n = stations.len();
+        let mut rate_ctl = Vec::with_capacity(2 * n);
+        for dir in 0..2u64 {
+            for st in stations {
+                let top = st.rate as usize;
+                let algo = match st.rate_control {
+                    RateControl::Fixed => RateAlgo::Fixed(top as u8),
+                    RateControl::Arf => RateAlgo::Arf,
+                    RateControl::Aarf => RateAlgo::Aarf,
+                    RateControl::Minstrel => RateAlgo::Minstrel,
+                    // The parser refuses it outside an 802.11n cell.
+                    RateControl::MinstrelHt => RateAlgo::Fixed(top as u8),
+                };
+                let ref_air: Vec<Nanos> = DsssRate::ALL[..=top]
+                    .iter()
+                    .map(|&r| reference_airtime(preamble, r, ack_by_rate[r as usize]))
+                    .collect();
+                let rng = named(seed, StreamKind::RateControl, &link_name(st.name, dir == 0), 0);
+                let ctl = RateCtl::new(algo, &ref_air, retry_limit, rng)
+                    .expect("1 to 4 rates and a fixed index among them are always valid");
+                rate_ctl.push(ctl);
+            }
+        }
+        let cfp = pcf.map(|(params, pollable)| {
+            // CF-Poll, Null and CF-End at the highest basic rate (reference section 4.3: 2 Mb/s
+            // with the default basic rates 1 and 2 Mb/s).
+            let timing = PcfTiming { preamble, ctl_rate: *basic_rates.last().expect("never empty") };
+            Box::new(super::cfp::Cfp::new(params, timing, pollable))
+        });
+        Legacy { preamble, lowest_basic: basic_rates[0], ack_by_rate, ack_rate, rate_ctl, n_stations: n, cfp }
+    }
+
     /// Index into `rate_ctl` of the link node `node` is sending on to/from station `s`.
     #[inline]
     fn link(&self, node: u32, s: u32) -> usize {

@@ -15,14 +15,15 @@ use crate::ctx::Ctx;
 use crate::engine::Event;
 use crate::mac::dcf::Dcf;
 use crate::monitor::Monitor;
-use crate::net::{Acct, DevId};
+use crate::node::{Acct, DevId};
 use crate::phy::dsss::Preamble;
 use crate::phy::error_rate::{ErrMode, ErrorModel};
 use crate::radio::{Channel, Dir};
 use crate::time::Nanos;
 
-use super::air::{AirTx, Outcome, TxRate};
+use super::air::{AirTx, Outcome};
 use super::ifs::IfsRules;
+use crate::phy::TxRate;
 
 /// An SNR report the AP's channel monitor takes when the exchange ends.
 #[derive(Clone, Copy, Debug)]

@@ -11,7 +11,6 @@
 //! every transmitter.
 
 pub mod air;
-mod build;
 pub mod cfp;
 pub mod ht;
 pub mod ifs;
@@ -20,10 +19,9 @@ pub mod medium;
 pub mod pcf;
 
 use crate::ctx::Ctx;
-pub use crate::net::{Acct, Node};
 use crate::packet::PacketId;
 
-pub use air::{AirTx, Outcome, TxRate};
+pub use air::{AirTx, Outcome};
 pub use ifs::IfsRules;
 pub use medium::{DataPpdu, Medium, Radio, Report};
 

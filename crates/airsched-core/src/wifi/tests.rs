@@ -5,6 +5,7 @@ use super::*;
 use crate::ctx::{FlowBook, Req};
 use crate::engine::{Event, EventQueue};
 use crate::net::{Net, Netdev};
+use crate::node::Node;
 use crate::packet::Packet;
 use crate::phy::dsss::{self, DsssRate, Preamble};
 use crate::scenario::{parse_scenario, Scenario};
@@ -23,7 +24,7 @@ fn cell(text: &str) -> Cell {
     let net = crate::sim::build::net::net(&scn).expect("builds");
     let (traffic, books): (Traffic, Vec<FlowBook>) = crate::sim::build::traffic::traffic(&scn, &net.topo, reply_of);
     let dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
-    let wifi = Wifi::from_scenario(&scn, &net.topo, &dst);
+    let wifi = crate::sim::build::wifi::wifi(&scn, &net.topo, &dst);
     let cx = Ctx::new(
         (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
         books,

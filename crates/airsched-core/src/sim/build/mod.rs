@@ -8,6 +8,7 @@
 pub(crate) mod bluetooth;
 pub(crate) mod net;
 pub(crate) mod traffic;
+pub(crate) mod wifi;
 
 use crate::ctx::Ctx;
 use crate::engine::{Event, EventQueue};
@@ -17,7 +18,6 @@ use crate::net::Node;
 use crate::scenario::Scenario;
 use crate::time::Nanos;
 use crate::traffic::flow::FlowRate;
-use crate::wifi::Wifi;
 
 use super::{SimError, Simulation};
 
@@ -35,7 +35,7 @@ impl Simulation {
             dev.sourced = !flows.is_empty() || !tsq.is_empty();
         }
         let flow_dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
-        let wifi = Wifi::from_scenario(scn, &net.topo, &flow_dst);
+        let wifi = wifi::wifi(scn, &net.topo, &flow_dst);
 
         let end = scn.run.duration;
         let mut queue = EventQueue::with_capacity(1024 + 4 * scn.flows.len());

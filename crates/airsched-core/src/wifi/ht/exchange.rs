@@ -14,10 +14,11 @@ use crate::time::Nanos;
 
 use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_EMPTY, RX_SKIP};
 use super::Ht;
+use crate::node::Node;
 use crate::phy::ht::HtTxVector;
-use crate::wifi::air::{AirTx, Outcome, TxRate};
+use crate::phy::TxRate;
+use crate::wifi::air::{AirTx, Outcome};
 use crate::wifi::medium::{DataPpdu, Medium};
-use crate::wifi::Node;
 
 impl Ht {
     pub fn on_access(&mut self, m: &mut Medium, cx: &mut Ctx) {

@@ -20,17 +20,17 @@ use crate::ctx::Ctx;
 use crate::engine::{named, StreamKind};
 use crate::mac::edca::{AccessCategory, EdcaParams, TxopTable};
 use crate::mac::minstrel_ht::{self, MinstrelHt};
+use crate::mac::rate::RateControl;
 use crate::mac80211::airtime::{AirtimeParams, AirtimeScheduler, AtfKind};
 use crate::mac80211::aql::{tx_time_est, Aql, AqlParams};
 use crate::mac80211::fq::{Fq, FqParams};
 use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
-use crate::packet::PacketId;
+use crate::packet::{FlowKey, PacketId};
 use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{self, AmpduLimits, HtTxVector};
 use crate::phy::ofdm::OfdmBand;
-use crate::scenario::Scenario;
 use crate::time::Nanos;
-use crate::wifi::ht::params::{AirtimeSched, FqKernel, MacQueue};
+use params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ATH_MAX_QDEPTH};
 
 use super::medium::Medium;
 use driver::Reorder;
@@ -90,33 +90,40 @@ fn est_airtime_us(tx: HtTxVector, bytes: u32) -> u32 {
     (data + PPDU_OVERHEAD_US / MPDUS_PER_AMPDU) as u32
 }
 
+/// One station's link as the 802.11n MAC builds it: the station's name (which keys the link's
+/// random streams), its settings and its rate control.
+pub struct HtStation<'a> {
+    pub name: &'a str,
+    pub ht: HtStationConfig,
+    pub rate_control: RateControl,
+}
+
 impl Ht {
-    /// The 802.11n cell of a scenario; `ap_dev` names the AP's WiFi device (FQ-MAC's stream).
-    pub fn new(scn: &Scenario, seed: u64, ap_dev: &str) -> Ht {
-        let cell = scn.cell.ht.as_ref().expect("an 802.11n cell has HT settings");
-        let n = scn.stations.len();
-        let tx: Vec<HtTxVector> = scn
-            .stations
-            .iter()
-            .map(|st| HtTxVector::new(st.ht.expect("802.11n stations have HT settings").mcs, cell.width, cell.gi))
-            .collect();
+    /// The 802.11n MAC of a cell with `cell`'s settings, the AP's MAC queueing `mac`, its
+    /// `stations` and the header fields of its flows (`flow_keys`, which give each flow its
+    /// TID); `ap_dev` names the AP's WiFi device (FQ-MAC's stream).
+    pub fn new(
+        cell: &HtCellConfig,
+        mac: &ApMacConfig,
+        stations: &[HtStation<'_>],
+        flow_keys: &[FlowKey],
+        seed: u64,
+        ap_dev: &str,
+    ) -> Ht {
+        let n = stations.len();
+        let tx: Vec<HtTxVector> = stations.iter().map(|st| HtTxVector::new(st.ht.mcs, cell.width, cell.gi)).collect();
         let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
         let contention = crate::mac::rate::Contention { slot: cell.band.slot(), cw_min: be.cw_min, cw_max: be.cw_max };
         let mut rc = Vec::with_capacity(2 * n);
         let mut mrr = Vec::with_capacity(2 * n);
         for dir in 0..2u64 {
-            for (i, st) in scn.stations.iter().enumerate() {
-                mrr.push((st.rate_control == crate::mac::rate::RateControl::MinstrelHt).then(|| {
-                    let mut rng = named(
-                        seed,
-                        StreamKind::RateControl,
-                        &super::medium::link_name(&scn.stations[i].name, dir == 0),
-                        0,
-                    );
+            for (i, st) in stations.iter().enumerate() {
+                mrr.push((st.rate_control == RateControl::MinstrelHt).then(|| {
+                    let mut rng = named(seed, StreamKind::RateControl, &super::medium::link_name(st.name, dir == 0), 0);
                     let groups = minstrel_ht::Group::for_link(tx[i].mcs, cell.width, cell.gi);
                     Box::new(MinstrelHt::new(groups, Nanos::ZERO, &mut rng))
                 }));
-                if st.rate_control != crate::mac::rate::RateControl::Minstrel {
+                if st.rate_control != RateControl::Minstrel {
                     rc.push(None);
                     continue;
                 }
@@ -128,8 +135,7 @@ impl Ht {
                     .iter()
                     .map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, cell.width, cell.gi)))
                     .collect();
-                let rng =
-                    named(seed, StreamKind::RateControl, &super::medium::link_name(&scn.stations[i].name, dir == 0), 0);
+                let rng = named(seed, StreamKind::RateControl, &super::medium::link_name(st.name, dir == 0), 0);
                 let ctl = crate::mac::rate::RateCtl::with_contention(
                     crate::mac::rate::RateAlgo::Minstrel,
                     &ref_air,
@@ -147,13 +153,7 @@ impl Ht {
         };
         let edca = [AccessCategory::Vo, AccessCategory::Vi, AccessCategory::Be, AccessCategory::Bk]
             .map(|ac| EdcaParams::default_for(ac, TxopTable::Ieee2016));
-        let flow_tid = (0..scn.flows.len())
-            .map(|i| {
-                let k = scn.flow_key(i);
-                crate::mac::edca::classify8021d(k.tos, k.priority)
-            })
-            .collect();
-        let mac = &scn.ap_mac;
+        let flow_tid = flow_keys.iter().map(|k| crate::mac::edca::classify8021d(k.tos, k.priority)).collect();
         let mut drivers = Vec::with_capacity(n + 1);
         for node in 0..=n {
             let peers = if node == 0 { n } else { 1 };
@@ -193,20 +193,16 @@ impl Ht {
                 };
                 (src, kind, params, mac.aql)
             } else {
-                let src = Source::Fifo {
-                    q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(),
-                    limit: crate::wifi::ht::params::ATH_MAX_QDEPTH,
-                };
+                let src =
+                    Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(), limit: ATH_MAX_QDEPTH };
                 let params =
                     AirtimeParams { use_tx: false, use_rx: false, new_queues: false, ..AirtimeParams::default() };
                 (src, AtfKind::Ath9k, params, false)
             };
             let mut sched = AirtimeScheduler::new(kind, params, peers);
             if node == 0 {
-                for (s, st) in scn.stations.iter().enumerate() {
-                    if let Some(h) = st.ht {
-                        sched.set_weight(StationId(s as u16), h.airtime_weight);
-                    }
+                for (s, st) in stations.iter().enumerate() {
+                    sched.set_weight(StationId(s as u16), st.ht.airtime_weight);
                 }
             }
             drivers.push(Driver {
@@ -257,8 +253,7 @@ impl Ht {
 
     /// DCF timing parameters of the cell; the AC_BE EDCA parameters are the defaults, and
     /// `init_edca` gives every contender its own AC's.
-    pub fn dcf_params(scn: &Scenario) -> crate::mac::dcf::DcfParams {
-        let cell = scn.cell.ht.as_ref().expect("802.11n");
+    pub fn dcf_params(cell: &HtCellConfig, retry_limit: u32) -> crate::mac::dcf::DcfParams {
         let band = cell.band;
         let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
         crate::mac::dcf::DcfParams {
@@ -269,7 +264,7 @@ impl Ht {
             ack_timeout: band.ack_timeout(),
             cw_min: be.cw_min,
             cw_max: be.cw_max,
-            retry_limit: scn.cell.retry_limit,
+            retry_limit,
         }
     }
 }
