@@ -4,10 +4,12 @@
 //! every value here has already been checked (units, ranges, names), so the simulator never
 //! re-validates.
 
+mod error;
 mod parse;
 pub mod tc_trees;
 
-pub use parse::{parse_scenario, parse_scenario_with, toml_string, ScenarioError, ScenarioErrors, OVERRIDES_FILE};
+pub use error::{ScenarioError, ScenarioErrors};
+pub use parse::{parse_scenario, parse_scenario_with, toml_string, OVERRIDES_FILE};
 
 use crate::mac::rate::RateControl;
 use crate::monitor::MonitorSpec;

@@ -30,7 +30,7 @@ pub struct Legacy {
     pub rate_ctl: Vec<RateCtl>,
     pub n_stations: usize,
     /// The point coordinator of a cell with `pcf = true` (`super::cfp`).
-    pub cfp: Option<Box<super::cfp::Cfp>>,
+    pub cfp: Option<Box<super::pcf::Cfp>>,
 }
 
 /// Airtime of one exchange of a 1200-byte reference frame at `rate` (rate control's yardstick,
@@ -90,7 +90,7 @@ impl Legacy {
             // CF-Poll, Null and CF-End at the highest basic rate (reference section 4.3: 2 Mb/s
             // with the default basic rates 1 and 2 Mb/s).
             let timing = PcfTiming { preamble, ctl_rate: *basic_rates.last().expect("never empty") };
-            Box::new(super::cfp::Cfp::new(params, timing, pollable))
+            Box::new(super::pcf::Cfp::new(params, timing, pollable))
         });
         Legacy { preamble, lowest_basic: basic_rates[0], ack_by_rate, ack_rate, rate_ctl, n_stations: n, cfp }
     }

@@ -247,6 +247,136 @@ impl PointCoordinator {
     }
 }
 
+// The point coordinator in the event loop: the state the CFP exchanges (`super::cfp`) run on.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// No CFP in progress.
+    Idle,
+    /// The PC sends its next frame now.
+    Next,
+    /// The PC's frame ends now.
+    PcEnd,
+    /// The polled station has taken its next frame, if the CF-Ack just released its last;
+    /// it answers SIFS after the PC's frame.
+    Answer,
+    /// The station's answer ends now.
+    AnswerEnd,
+    /// The CF-End ends now.
+    CfEnd,
+}
+
+/// The exchange in progress.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Step {
+    /// The station polled, or the receiver of Data when it is not CF-Pollable.
+    pub(super) station: u32,
+    pub(super) polled: bool,
+    /// The PC's frame carries the AP's head-of-line frame.
+    pub(super) down: bool,
+    pub(super) pc_rate: DsssRate,
+    pub(super) pc_bytes: u32,
+    pub(super) pc_start: Nanos,
+    /// The station whose CF-Ack rides on the PC's frame, and the rate of the data it acks.
+    pub(super) acks: Option<(u32, DsssRate)>,
+    /// The station's answer carries its head-of-line frame.
+    pub(super) up: bool,
+    pub(super) answer_rate: DsssRate,
+    pub(super) answer_bytes: u32,
+    pub(super) answer_start: Nanos,
+}
+
+pub(super) const NO_STEP: Step = Step {
+    station: 0,
+    polled: false,
+    down: false,
+    pc_rate: DsssRate::R1,
+    pc_bytes: 0,
+    pc_start: Nanos::ZERO,
+    acks: None,
+    up: false,
+    answer_rate: DsssRate::R1,
+    answer_bytes: 0,
+    answer_start: Nanos::ZERO,
+};
+
+/// One contention-free period, as the results' `cfp` table has it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CfpRecord {
+    pub tbtt: Nanos,
+    /// Its beacon's start.
+    pub start: Nanos,
+    /// The end of its CF-End (ZERO while it runs).
+    pub end: Nanos,
+    pub polls: u64,
+    pub data_down: u64,
+    pub data_up: u64,
+    /// Beacons of TBTTs inside it.
+    pub beacons: u64,
+    /// Ended because a round of polls carried nothing (else: the next exchange did not fit).
+    pub idle: bool,
+}
+
+/// The point coordinator of an 802.11b cell with `pcf = true`.
+pub struct Cfp {
+    pub params: CfParams,
+    pub timing: PcfTiming,
+    pub pc: PointCoordinator,
+    /// Per station: on the polling list.
+    pub pollable: Vec<bool>,
+    /// TBTTs so far.
+    pub(super) tbtts: u64,
+    /// The TBTT of a CFP whose beacon waits for the medium.
+    pub(super) armed: Option<Nanos>,
+    pub(super) phase: Phase,
+    pub(super) deadline: Nanos,
+    /// The station the PC owes a CF-Ack (its data was decoded), with its data's rate.
+    pub(super) owed: Option<(u32, DsssRate)>,
+    /// A TBTT fell inside the CFP: its beacon goes next.
+    pub(super) beacon_due: bool,
+    pub(super) step: Step,
+    /// Every CFP so far, the one in progress last.
+    pub records: Vec<CfpRecord>,
+}
+
+impl Cfp {
+    pub fn new(params: CfParams, timing: PcfTiming, pollable: Vec<bool>) -> Cfp {
+        let list = pollable.iter().enumerate().filter(|(_, &p)| p).map(|(s, _)| s as u32).collect();
+        Cfp {
+            params,
+            timing,
+            pc: PointCoordinator::new(list),
+            pollable,
+            tbtts: 0,
+            armed: None,
+            phase: Phase::Idle,
+            deadline: Nanos::ZERO,
+            owed: None,
+            beacon_due: false,
+            step: NO_STEP,
+            records: Vec::new(),
+        }
+    }
+
+    /// A CFP is in progress (from its beacon to the end of the busy period after CF-End).
+    #[inline]
+    pub fn active(&self) -> bool {
+        self.phase != Phase::Idle
+    }
+
+    /// The record of the CFP in progress.
+    #[inline]
+    pub(super) fn record(&mut self) -> &mut CfpRecord {
+        self.records.last_mut().expect("a CFP in progress has its record")
+    }
+
+    /// The CFP's beacon is due: the next beacon access begins a CFP.
+    #[inline]
+    pub fn armed(&self) -> bool {
+        self.armed.is_some()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

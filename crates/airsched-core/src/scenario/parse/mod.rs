@@ -26,7 +26,6 @@
 //!   would leave nothing to measure).
 
 use std::collections::HashMap;
-use std::fmt;
 use std::ops::Range;
 
 use toml::de::{DeTable, DeValue};
@@ -34,6 +33,7 @@ use toml::Spanned;
 
 pub use overrides::{toml_string, OVERRIDES_FILE};
 
+use super::error::{ScenarioError, ScenarioErrors};
 use super::{CellConfig, NodeConfig, RunConfig, Scenario, StationConfig, TcSource, WiredConfig};
 use crate::phy::dsss::{DsssRate, Preamble};
 use crate::phy::Standard;
@@ -65,53 +65,6 @@ use run::*;
 use station::*;
 use values::*;
 use wired::*;
-
-/// One problem in a scenario file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError {
-    /// The file name as given to [`parse_scenario`].
-    pub file: String,
-    /// 1-based line of the offending value, key or table header.
-    pub line: u32,
-    /// 1-based column, counted in characters.
-    pub column: u32,
-    /// Dotted path of the setting, e.g. `"flow[2].rate"`, `"run.duration"`; empty for TOML
-    /// syntax errors.
-    pub key: String,
-    /// What is wrong and what would be right.
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
-        if !self.key.is_empty() {
-            write!(f, "{}: ", self.key)?;
-        }
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}
-
-/// All problems of a scenario file, sorted by (line, column); never empty when returned by
-/// [`parse_scenario`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioErrors(pub Vec<ScenarioError>);
-
-impl fmt::Display for ScenarioErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ScenarioErrors {}
 
 /// Parses and validates a scenario. `file` is only used to label errors.
 ///
