@@ -1,7 +1,7 @@
 //! Parsing of quantities written with units: data rates, byte sizes, durations and 802.11 PHY
 //! rates (802.11b DSSS, OFDM).
 //!
-//! Rates and sizes follow the rules of iproute2's `tc` (reference/linux-qdiscs.md section 0.2),
+//! Rates and sizes follow the rules of iproute2's `tc` (`lib/utils_math.c` and `lib/utils.c`),
 //! so that the same functions can later parse `tc qdisc ...` command lines. Durations in scenario
 //! files use the same unit names as `tc` but, unlike `tc`, require an explicit unit.
 //!

@@ -1,4 +1,4 @@
-//! Whole-model validation against analytical results (reference/phy80211-bluetooth.md 9):
+//! Whole-model validation against analytical results (Bianchi, JSAC 2000; Heusse et al., 2003):
 //! Bianchi saturation throughput and the 802.11b performance anomaly.
 
 mod common;

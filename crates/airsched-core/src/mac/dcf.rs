@@ -1,7 +1,7 @@
 //! 802.11 DCF channel access (IEEE 802.11-2016 10.3), event-driven rather than slot-stepped.
 //!
-//! Semantics follow reference/phy80211-bluetooth.md 1.6 and 10 (as ns-3 validates against
-//! Bianchi): after the medium turns idle a node waits its IFS (DIFS, EIFS after a frame it could
+//! Semantics follow IEEE 802.11-2016 10.3 as ns-3-dev `src/wifi/model/channel-access-manager.cc`
+//! implements it (validated there against Bianchi): after the medium turns idle a node waits its IFS (DIFS, EIFS after a frame it could
 //! not decode, ACKTimeout + DIFS after its own failed frame), then counts its backoff down by one
 //! per idle slot; a counter of k transmits k slots after the IFS ends. Counters freeze while the
 //! medium is busy. A counter left at 0 with nothing to send stays 0, and a frame arriving then

@@ -1,7 +1,7 @@
 //! EDCA (802.11-2016 10.22.2): the four access categories, their default parameter sets for the
 //! OFDM, ERP and HT PHYs (aCWmin 15, aCWmax 1023), and how Linux maps a packet to a TID and AC.
 //!
-//! Sources: reference/phy80211-bluetooth.md section 5; ns-3-dev `wifi-mac.cc` `ConfigureDcf`
+//! Sources: IEEE 802.11-2016 Table 9-155 (the default EDCA parameter set); ns-3-dev `wifi-mac.cc` `ConfigureDcf`
 //! (802.11-2020 Table 9-155); Linux mac80211 `ieee80211_set_wmm_default` (the 802.11-2016 TXOP
 //! limits, our default) and `ieee802_1d_to_ac`; Linux v6.12 net/wireless/util.c
 //! `cfg80211_classify8021d`. Not modelled: VLAN priority, the QoS Map element, ACM (admission

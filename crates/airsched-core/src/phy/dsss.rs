@@ -1,6 +1,7 @@
 //! 802.11b DSSS (Clause 15) and HR/DSSS CCK (Clause 16) timing.
 //!
-//! Follows reference/phy80211-bluetooth.md section 1 (IEEE 802.11-2016, as ns-3 implements it):
+//! Follows IEEE 802.11-2016 clauses 15 and 16 (DSSS, HR/DSSS), as ns-3-dev `non-ht/dsss-phy.cc`
+//! implements them:
 //! TXTIME = PLCP + ceil(8 * PSDU / R) us, long PLCP 192 us, short PLCP 96 us (never at 1 Mb/s).
 
 use crate::time::Nanos;

@@ -1,7 +1,7 @@
 //! Error model: probability that a frame is received, from its SNR, rate and length, as ns-3
 //! computes it (ns-3-dev snapshot 140646449a: `non-ht/dsss-error-rate-model.cc` GSL branch,
 //! `yans-error-rate-model.cc`, `nist-error-rate-model.cc`, header/payload split of
-//! `interference-helper.cc`; reference/phy80211-bluetooth.md section 6). docs/model-error.md.
+//! `interference-helper.cc`, all in ns-3-dev `src/wifi/model/`). docs/model-error.md.
 //!
 //! Deviations from ns-3: one SNR per frame (no interference chunks); the payload counts 8 * PSDU
 //! bits (ns-3 counts rate x payload duration, which adds the OFDM SERVICE/tail/pad bits and the

@@ -1,6 +1,6 @@
 //! 802.11n HT PHY timing (Clause 19, HT-mixed format), QoS data framing and A-MPDU limits.
 //!
-//! Follows reference/phy80211-bluetooth.md sections 3, 9.4 and 10 (IEEE 802.11-2016, as ns-3-dev
+//! Follows IEEE 802.11-2016 clause 19 (HT PHY) and 10.22 (as ns-3-dev
 //! `ht/ht-phy.cc` and `wifi-phy-common.cc` implement it). Modelled: MCS 0-15 (1-2 spatial
 //! streams, BCC, one encoder), 20/40 MHz, 800/400 ns GI, no STBC, HT-mixed format only.
 //! Deviation from ns-3: with the short GI the data field is rounded up to the 4 us grid as

@@ -1,7 +1,7 @@
 //! 802.11a OFDM (Clause 17) and 802.11g ERP-OFDM (Clause 18) timing: rates, TXTIME, slot and
 //! interframe spaces, the control-response (ACK / BlockAck) rate rule and ACKTimeout.
 //!
-//! Follows reference/phy80211-bluetooth.md sections 2 and 10 (IEEE 802.11-2016 as ns-3-dev
+//! Follows IEEE 802.11-2016 clauses 17 and 18 (OFDM, ERP), as ns-3-dev
 //! `non-ht/ofdm-phy.cc` / `erp-ofdm-phy.cc` implement it). TXTIME = 20 us + 4 us *
 //! ceil((16 + 8 L + 6) / N_DBPS), + 6 us signal extension in 2.4 GHz. Deviation: ACKTimeout uses
 //! ns-3's aRxPHYStartDelay (the 20 us preamble + SIGNAL of the response), not the standard's 25 us.

@@ -1,7 +1,7 @@
 //! Interframe spaces after a busy period, in one place for both exchanges: DIFS or AIFS, EIFS
 //! after a frame a node could not decode, ACKTimeout after a node's own failed frame
-//! (IEEE 802.11-2016 10.3.2.3 and 10.3.7, 10.22.2.4 for EDCA; reference/phy80211-bluetooth.md
-//! 1.6 and 10).
+//! (IEEE 802.11-2016 10.3.2.3 and 10.3.7, 10.22.2.4 for EDCA; as ns-3-dev
+//! `channel-access-manager.cc` and `wifi-utils.cc` `GetEstimatedAckTxTime` implement them).
 //!
 //! Every node resumes counting its backoff at `ifs_end`, which the rules below set when the
 //! medium turns idle at `te`:

@@ -1,4 +1,6 @@
-//! Analytical models the simulator is validated against (reference/phy80211-bluetooth.md 9).
+//! Analytical models the simulator is validated against: G. Bianchi, "Performance analysis of the
+//! IEEE 802.11 DCF", IEEE JSAC 18(3), 2000, and M. Heusse et al., "Performance anomaly of
+//! 802.11b", INFOCOM 2003.
 //! Written here from the equations, independently of the simulator code.
 
 #![allow(dead_code)]
