@@ -170,10 +170,6 @@ impl Channel {
         Channel { spec, rng, step, rho, innov: (1.0 - rho * rho).sqrt(), k: 0, x }
     }
 
-    pub fn spec(&self) -> &ChannelSpec {
-        &self.spec
-    }
-
     /// SNR in centi-dB for a frame sent at `now` in direction `dir`.
     pub fn snr_cdb(&mut self, now: Nanos, dir: Dir) -> i32 {
         let mut snr = self.spec.mean_cdb(now);

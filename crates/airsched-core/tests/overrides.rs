@@ -3,10 +3,8 @@
 //! as the same edit of the file does.
 
 use airsched_core::DsssRate;
-use airsched_core::{
-    parse_scenario, parse_scenario_with, toml_string, Scenario, ScenarioError, OVERRIDES_FILE,
-};
 use airsched_core::Endpoint;
+use airsched_core::{parse_scenario, parse_scenario_with, toml_string, Scenario, ScenarioError, OVERRIDES_FILE};
 use airsched_core::{run_scenario, Nanos};
 
 const EXAMPLE: &str = include_str!("fixtures/example.toml");

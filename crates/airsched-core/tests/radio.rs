@@ -88,8 +88,7 @@ fn frame_errors_follow_the_error_model_and_goodput_the_retry_model() {
 fn a_lost_ack_delivers_once_and_the_sender_retries() {
     // Data at 11 Mb/s over a good downlink; the uplink (the ACK's direction) is so much worse
     // that the 2 Mb/s ACK fails about half the time.
-    let half =
-        airsched_core::snr_for_per(ErrMode::Dsss(DsssRate::R2), Preamble::Long, DSSS_ACK_BYTES, 0.5);
+    let half = airsched_core::snr_for_per(ErrMode::Dsss(DsssRate::R2), Preamble::Long, DSSS_ACK_BYTES, 0.5);
     let offset = (half - 14.0 * 1.0).round();
     let keys = format!("rate = \"11Mbps\"\nsnr = 14\nsnr_up_offset = {offset}");
     let r = run(&downlink(&keys, "21s", 5));
@@ -217,8 +216,8 @@ fn rate_control_settles_on_the_rate_that_maximises_goodput() {
 
 #[test]
 fn the_builtin_calibration_table_is_what_the_procedure_measures() {
-    use airsched_core::{measure_point, CalibrationSpec};
     use airsched_core::builtin_calibration;
+    use airsched_core::{measure_point, CalibrationSpec};
     let table = builtin_calibration();
     let spec = CalibrationSpec::default();
     assert_eq!(table.meta.payload, spec.payload);

@@ -1,8 +1,8 @@
 //! One test per kind of scenario-file error: each checks the exact position, the key and a
 //! fragment of the message, so that error reporting stays precise.
 
-use airsched_core::{parse_scenario, ScenarioError};
 use airsched_core::Endpoint;
+use airsched_core::{parse_scenario, ScenarioError};
 
 const EXAMPLE: &str = include_str!("fixtures/example.toml");
 

@@ -4,11 +4,11 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use airsched_core::{QdiscReport, QdiscStats};
 use airsched_core::{
     schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, FlowResult, InterfaceRow,
     NodeResult, PingRow, PollRow, RateRow, SampleRow, StationResult, Summary, Table, SAMPLE_INTERVAL_COLUMN,
 };
+use airsched_core::{QdiscReport, QdiscStats};
 use airsched_core::{RunResults, Scenario};
 
 /// A cell as a Python object: str, float or int.
@@ -189,8 +189,8 @@ fn qdisc_to_py<'py>(py: Python<'py>, q: &QdiscReport) -> PyResult<Bound<'py, PyD
 /// duration, the cell, each station's link and (802.11n) the AP's MAC queueing.
 pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'py, PyDict>> {
     use airsched_core::ChannelWidth;
-    use airsched_core::OfdmBand;
     use airsched_core::MacQueue;
+    use airsched_core::OfdmBand;
 
     let d = PyDict::new(py);
     d.set_item("stations", scn.stations.iter().map(|s| s.name.clone()).collect::<Vec<_>>())?;

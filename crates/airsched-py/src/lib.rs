@@ -188,8 +188,8 @@ fn calibrate(
     seed: u64,
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
-    use airsched_core::{calibrate as run, CalibrationSpec};
     use airsched_core::RateControl;
+    use airsched_core::{calibrate as run, CalibrationSpec};
     let bad = |key: &str, msg: String| errors::option_error(key, msg);
     // The calibration measures a legacy link: Minstrel-HT (802.11n) is not one of its choices.
     let rc = rate_control.parse::<RateControl>().ok().filter(|r| *r != RateControl::MinstrelHt).ok_or_else(|| {
@@ -205,10 +205,7 @@ fn calibrate(
         return Err(bad("--step", format!("{step_db} dB: the step must be at least 0.01 dB")));
     }
     if !(1..=1_000_000).contains(&payload) || payload > airsched_core::MAX_UDP_PAYLOAD {
-        return Err(bad(
-            "--payload",
-            format!("{payload} bytes: expected 1 to {}", airsched_core::MAX_UDP_PAYLOAD),
-        ));
+        return Err(bad("--payload", format!("{payload} bytes: expected 1 to {}", airsched_core::MAX_UDP_PAYLOAD)));
     }
     if block == 0 {
         return Err(bad("--block", "a block holds at least one packet".into()));

@@ -29,12 +29,14 @@ pub const DIFS: Nanos = Nanos::from_us(50);
 /// PIFS = SIFS + 1 slot; beacons wait this long (no backoff), as the AP's beacon queue does.
 pub const PIFS: Nanos = Nanos::from_us(30);
 /// aRxPHYStartDelay for the long PLCP; ACKTimeout = SIFS + slot + this.
+#[cfg(test)]
 pub const RX_PHY_START_DELAY: Nanos = Nanos::from_us(192);
 pub const ACK_TIMEOUT: Nanos = Nanos::from_us(10 + 20 + 192);
 pub const ACK_BYTES: u32 = 14;
 /// PSDU = IP datagram + LLC/SNAP 8 + MAC header 24 + FCS 4.
 pub const DATA_OVERHEAD_BYTES: u32 = 36;
 /// Largest PSDU the DSSS PHY carries.
+#[cfg(test)]
 pub const MAX_PSDU_BYTES: u32 = 4095;
 
 impl DsssRate {

@@ -31,6 +31,7 @@ const GRID_LEN: usize = (SNR_CDB_MAX - SNR_CDB_MIN + 1) as usize;
 /// by default: DSSS receivers despread the preamble (11-chip Barker, 10.4 dB processing gain) and
 /// lock well below 4 dB, and with this threshold the 1 and 2 Mb/s curves (PER 10 % at -3.0 and
 /// +1.6 dB) could not be reached at all.
+#[cfg(test)]
 pub const NS3_DETECT_THRESHOLD_CDB: i32 = 400;
 
 /// Bits in the DSSS PLCP header (SIGNAL, SERVICE, LENGTH, CRC): 1 Mb/s long, 2 Mb/s short.
@@ -230,6 +231,7 @@ pub fn ln_bit_success(mode: ErrMode, snr: f64) -> f64 {
 }
 
 /// ns-3's `GetChunkSuccessRate(mode, snr, nbits)` for one chunk of `nbits` bits at linear SNR.
+#[cfg(test)]
 pub fn chunk_success_rate(mode: ErrMode, snr: f64, nbits: u64) -> f64 {
     (nbits as f64 * ln_bit_success(mode, snr)).exp()
 }

@@ -32,10 +32,6 @@ pub const ACK_BYTES: u32 = 14;
 /// Compressed BlockAck with a 64-bit bitmap: FC, Duration, RA, TA (16) + BA Control 2 +
 /// Starting Sequence Control 2 + bitmap 8 + FCS 4.
 pub const BLOCK_ACK_BYTES: u32 = 32;
-/// Compressed BlockAckReq: 16 + BAR Control 2 + Starting Sequence Control 2 + FCS 4.
-pub const BLOCK_ACK_REQ_BYTES: u32 = 24;
-/// Largest PSDU a non-HT OFDM PPDU carries (12-bit L-SIG LENGTH).
-pub const MAX_PSDU_BYTES: u32 = 4095;
 
 /// The rates every OFDM STA supports (Clause 17.3.5.7): 6, 12 and 24 Mb/s. A control response
 /// falls back to these when no basic rate qualifies; they are also the usual basic rate set.

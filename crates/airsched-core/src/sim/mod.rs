@@ -36,7 +36,9 @@ use crate::time::Nanos;
 use crate::traffic::Traffic;
 use crate::wifi::Wifi;
 
+#[allow(unused_imports)] // TODO(lead): dead since the API narrowing
 pub use crate::metrics::recorder::PingSample;
+#[allow(unused_imports)] // TODO(lead): dead since the API narrowing
 pub use crate::net::ETHERNET_WIRE_OVERHEAD;
 
 /// The AP's piconet (None: no `[[bluetooth]]` clients; one branch per Bluetooth device).

@@ -20,11 +20,14 @@ pub mod medium;
 pub mod pcf;
 
 use crate::ctx::Ctx;
+#[allow(unused_imports)] // TODO(lead): dead since the API narrowing
 pub use crate::net::{Acct, Node};
 use crate::packet::PacketId;
 
+#[allow(unused_imports)] // TODO(lead): dead since the API narrowing
 pub use air::{AirTx, Outcome, TxRate};
 pub use ifs::IfsRules;
+#[allow(unused_imports)] // TODO(lead): dead since the API narrowing
 pub use medium::{DataPpdu, Medium, Radio, Report};
 
 /// The MAC of every node of the cell.
