@@ -104,6 +104,7 @@ pub struct ChannelSpec {
 }
 
 impl ChannelSpec {
+    #[cfg(test)]
     pub fn constant(snr_cdb: i32) -> ChannelSpec {
         ChannelSpec {
             points: vec![(Nanos::ZERO, snr_cdb)],

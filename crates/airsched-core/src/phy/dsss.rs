@@ -53,10 +53,6 @@ impl DsssRate {
         }
     }
 
-    pub fn bits_per_second(self) -> u64 {
-        self.hundred_kbps() * 100_000
-    }
-
     pub fn mbps(self) -> f64 {
         self.hundred_kbps() as f64 / 10.0
     }
@@ -74,11 +70,6 @@ impl DsssRate {
             DsssRate::R5_5 => "5.5Mbps",
             DsssRate::R11 => "11Mbps",
         }
-    }
-
-    /// From a rate in bits per second, if it is one of the four.
-    pub fn from_bps(bps: u64) -> Option<DsssRate> {
-        DsssRate::ALL.into_iter().find(|r| r.bits_per_second() == bps)
     }
 }
 

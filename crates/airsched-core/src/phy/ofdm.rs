@@ -52,6 +52,7 @@ pub enum OfdmBand {
 
 impl OfdmBand {
     /// The ERP slot rule: short slot only if every associated STA is short-slot capable.
+    #[cfg(test)]
     pub const fn erp(every_sta_short_slot: bool) -> OfdmBand {
         if every_sta_short_slot {
             OfdmBand::Ghz24ShortSlot
@@ -96,6 +97,7 @@ impl OfdmBand {
     }
 
     /// DIFS = SIFS + 2 slots: 34 us (5 GHz), 28 us (ERP short slot), 50 us (ERP long slot).
+    #[cfg(test)]
     pub const fn difs(self) -> Nanos {
         self.ifs(2)
     }
@@ -113,6 +115,7 @@ impl OfdmBand {
 
     /// EIFS = SIFS + EstimatedAckTxTime of the PPDU that caused it + DIFS (802.11-2016 10.3.2.3.7;
     /// see [`estimated_ack_time`]). EDCA uses EIFS - DIFS + AIFS[AC].
+    #[cfg(test)]
     pub const fn eifs(self, estimated_ack: Nanos) -> Nanos {
         Nanos(self.sifs().0 + estimated_ack.0 + self.difs().0)
     }
@@ -134,10 +137,12 @@ impl OfdmRate {
     }
 
     /// From a rate in Mb/s, if it is one of the eight.
+    #[cfg(test)]
     pub fn from_mbps(mbps: u32) -> Option<OfdmRate> {
         OfdmRate::ALL.into_iter().find(|r| r.mbps() == mbps)
     }
 
+    #[cfg(test)]
     pub const fn is_mandatory(self) -> bool {
         matches!(self, OfdmRate::R6 | OfdmRate::R12 | OfdmRate::R24)
     }
