@@ -87,12 +87,9 @@ impl AirLog {
         self.items.iter().rev().filter(move |a| a.start < end && a.end > start && (!band_only || a.in_band))
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.items.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
     }
 }
 

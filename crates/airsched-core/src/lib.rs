@@ -6,38 +6,91 @@
 //! (Linux traffic control), `phy` and `mac` (802.11 algorithms), `net` (topology, devices, the
 //! wire), `wifi` (the medium and the cell's MAC), `traffic` (applications and TCP glue),
 //! `metrics` and `results`, `scenario` (validated input), `sim` (the joining layer).
+//!
+//! # Public API
+//!
+//! Every module is private. The public API is exactly what the crate's users name: the Python
+//! binding (crates/airsched-py), the integration tests (tests/) and the example (examples/).
+//! It is re-exported flat at the crate root, below, grouped by topic, so that the internal
+//! module layout can change without changing what users write, and so that the compiler reports
+//! anything nothing uses as dead code. Items reachable from these (fields, method results) are
+//! public in their modules but need no name here unless a user writes it. The DSSS timing helpers
+//! carry a `dsss_` prefix, since the OFDM and HT PHYs have functions of the same names.
 
-pub mod bluetooth;
-pub mod calibrate;
-pub mod coex;
-pub mod ctx;
-pub mod engine;
-pub mod mac;
-pub mod mac80211;
-pub mod metrics;
-pub mod monitor;
-pub mod net;
-pub mod node;
-pub mod packet;
-pub mod pcap;
-pub mod phy;
-pub mod qdisc;
-pub mod radio;
-pub mod results;
-pub mod scenario;
-pub mod sim;
-pub mod tc;
-pub mod tcp;
-pub mod time;
-pub mod traffic;
-pub mod units;
-pub mod wifi;
-pub mod words;
+mod bluetooth;
+mod calibrate;
+mod coex;
+mod ctx;
+mod engine;
+mod mac;
+mod mac80211;
+mod metrics;
+mod monitor;
+mod net;
+mod node;
+mod packet;
+mod pcap;
+mod phy;
+mod qdisc;
+mod radio;
+mod results;
+mod scenario;
+mod sim;
+mod tc;
+mod tcp;
+mod time;
+mod traffic;
+mod units;
+mod wifi;
+mod words;
 
-pub use results::RunResults;
-pub use scenario::{parse_scenario, Scenario};
+// Scenarios: parse, check, run.
+pub use scenario::{
+    parse_scenario, parse_scenario_with, toml_string, NodeConfig, Scenario, ScenarioError, ScenarioErrors,
+    OVERRIDES_FILE,
+};
 pub use sim::{SimError, Simulation};
 pub use time::Nanos;
+pub use traffic::flow::{Endpoint, MAX_UDP_PAYLOAD};
+pub use units::parse_time;
+
+// Results and their schema.
+pub use metrics::queues::QueueTrace;
+pub use metrics::SampleKind;
+pub use pcap::{LINKTYPE_ETHERNET, LINKTYPE_RADIOTAP};
+pub use results::{
+    schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, FlowResult, InterfaceRow,
+    InterfaceTc, NodeResult, PingRow, PollRow, RateRow, RunResults, SampleRow, StationResult, Summary, Table,
+    SAMPLE_INTERVAL_COLUMN,
+};
+
+// Traffic control: tc scripts, qdisc trees and their reports, classifiers.
+pub use packet::FlowKey;
+pub use qdisc::classify::{classify, Filter, FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
+pub use qdisc::{ClassReport, Handle, Qdisc, QdiscReport, QdiscStats};
+pub use tc::{
+    build_trees, check_script_on, class_show, declared_trees, parse_script, qdisc_show, tree_text, Command,
+    DeclaredQdisc, DeviceSpec, Op, Severity, TcDiag,
+};
+
+// PHY and MAC models.
+pub use mac::rate::RateControl;
+pub use phy::dsss::{
+    ack_time as dsss_ack_time, control_response_rate as dsss_control_response_rate, txtime as dsss_txtime, DsssRate,
+    Preamble, ACK_BYTES as DSSS_ACK_BYTES,
+};
+pub use phy::error_rate::{snr_for_per, ErrMode, ErrorModel, OfdmRate};
+pub use phy::ht::{ChannelWidth, GuardInterval, HtMcs, LINUX_MAX_AGGR_TIME};
+pub use phy::ofdm::{OfdmBand, MANDATORY_RATES};
+pub use phy::Standard;
+pub use wifi::ht::params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+pub use wifi::pcf::{CfParams, PcfTiming, PointCoordinator};
+
+// Radio conditions, coexistence and the channel monitor's calibration.
+pub use calibrate::{calibrate, measure_point, CalibrationSpec};
+pub use coex::path_loss_db;
+pub use monitor::builtin_calibration;
+pub use radio::Position;
 
 /// Parse, build and run a scenario to the end.
 pub fn run_scenario(scn: &Scenario) -> Result<RunResults, SimError> {

@@ -23,6 +23,7 @@ use std::fmt::Write as _;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+#[cfg(test)]
 use crate::engine::{stream, StreamKind};
 use crate::qdisc::REL_ONE;
 use crate::radio::normal;
@@ -189,6 +190,7 @@ pub struct Monitor {
 impl Monitor {
     /// `initial_up_cdb[s]`: station s's uplink SNR at association. Streams keyed by the
     /// station's index (tests and tools; the simulator keys them by name, [`Monitor::with_streams`]).
+    #[cfg(test)]
     pub fn new(cfg: MonitorConfig, initial_up_cdb: &[i32], seed: u64) -> Monitor {
         let rngs = (0..initial_up_cdb.len()).map(|s| stream(seed, StreamKind::Monitor, s as u64)).collect();
         Self::with_streams(cfg, initial_up_cdb, rngs)

@@ -159,6 +159,7 @@ impl Packets {
     }
 
     /// Every live packet (end-of-run accounting).
+    #[cfg(test)]
     pub fn iter_live(&self) -> impl Iterator<Item = (PacketId, &Packet)> {
         self.slots.iter().enumerate().filter(|(i, _)| self.live[*i]).map(|(i, p)| (PacketId(i as u32), p))
     }

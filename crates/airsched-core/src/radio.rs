@@ -104,6 +104,7 @@ pub struct ChannelSpec {
 }
 
 impl ChannelSpec {
+    #[cfg(test)]
     pub fn constant(snr_cdb: i32) -> ChannelSpec {
         ChannelSpec {
             points: vec![(Nanos::ZERO, snr_cdb)],
@@ -168,10 +169,6 @@ impl Channel {
         // Start in the stationary distribution.
         let x = if spec.fading.is_some() { normal(&mut rng) } else { 0.0 };
         Channel { spec, rng, step, rho, innov: (1.0 - rho * rho).sqrt(), k: 0, x }
-    }
-
-    pub fn spec(&self) -> &ChannelSpec {
-        &self.spec
     }
 
     /// SNR in centi-dB for a frame sent at `now` in direction `dir`.

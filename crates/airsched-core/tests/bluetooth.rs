@@ -2,7 +2,7 @@
 //! values (docs/model-bluetooth.md; reference phy80211-bluetooth.md section 8,
 //! next-capabilities.md sections 1 and 2).
 
-use airsched_core::scenario::parse_scenario_with;
+use airsched_core::parse_scenario_with;
 use airsched_core::{run_scenario, Nanos, Simulation};
 use rand::{Rng, SeedableRng};
 

@@ -3,8 +3,8 @@
 //! in time and frequency corrupts a frame only when the signal-to-interference ratio at its
 //! receiver is below the threshold, the bookkeeping staying that of the worst case.
 
-use airsched_core::coex::path_loss_db;
-use airsched_core::scenario::parse_scenario_with;
+use airsched_core::parse_scenario_with;
+use airsched_core::path_loss_db;
 use airsched_core::{run_scenario, Nanos, RunResults, Simulation};
 use rand::{Rng, SeedableRng};
 

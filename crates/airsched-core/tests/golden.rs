@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use airsched_core::parse_scenario_with;
 use airsched_core::run_scenario;
-use airsched_core::scenario::parse_scenario_with;
 
 /// Scenario files (relative to the repository root, with `?KEY=VALUE&...` overrides) and what
 /// each one covers.

@@ -8,11 +8,11 @@
 
 mod common;
 
-use airsched_core::phy::ht::{ChannelWidth, GuardInterval, HtMcs};
-use airsched_core::phy::ofdm::OfdmBand;
-use airsched_core::phy::Standard;
-use airsched_core::wifi::ht::params::{AirtimeSched, ApMacConfig, HtCellConfig, HtStationConfig, MacQueue};
+use airsched_core::OfdmBand;
+use airsched_core::Standard;
 use airsched_core::{parse_scenario, run_scenario, RunResults, Scenario};
+use airsched_core::{AirtimeSched, ApMacConfig, HtCellConfig, HtStationConfig, MacQueue};
+use airsched_core::{ChannelWidth, GuardInterval, HtMcs};
 
 /// Turn a parsed 802.11b scenario into an 802.11n one: station i at `mcs[i]`.
 fn to_ht(mut scn: Scenario, mcs: &[u8], gi: GuardInterval, mac: ApMacConfig) -> Scenario {
@@ -21,8 +21,8 @@ fn to_ht(mut scn: Scenario, mcs: &[u8], gi: GuardInterval, mac: ApMacConfig) -> 
         band: OfdmBand::Ghz5,
         width: ChannelWidth::Mhz20,
         gi,
-        basic_rates: airsched_core::phy::ofdm::MANDATORY_RATES.to_vec(),
-        max_aggregate_time: airsched_core::phy::ht::LINUX_MAX_AGGR_TIME,
+        basic_rates: airsched_core::MANDATORY_RATES.to_vec(),
+        max_aggregate_time: airsched_core::LINUX_MAX_AGGR_TIME,
         max_aggregate_mpdus: 64,
         mpdu_retry_limit: 31,
     });
@@ -135,9 +135,8 @@ struct Testbed {
 
 fn testbed_run(traffic: &str, tc: &str, mac: ApMacConfig) -> Testbed {
     let r = run_ht(&testbed(traffic, tc), &[15, 15, 0, 15], GuardInterval::Short, mac);
-    let bulk = |f: &&airsched_core::results::FlowResult| {
-        (f.protocol == "udp" || f.protocol == "tcp") && !f.name.starts_with("ping")
-    };
+    let bulk =
+        |f: &&airsched_core::FlowResult| (f.protocol == "udp" || f.protocol == "tcp") && !f.name.starts_with("ping");
     let total = r.flows.iter().filter(bulk).map(|f| f.goodput_mbps).sum();
     let rtt = |st: &str| r.flows.iter().find(|f| f.name == format!("ping-{st}")).unwrap().rtt_p50_ms;
     Testbed {
@@ -191,11 +190,8 @@ fn tcp_testbed_latency_and_fairness() {
 
 #[test]
 fn mac80211_scheduler_with_aql_is_fair_and_aql_drains_to_zero() {
-    let mac = ApMacConfig {
-        aql: true,
-        fq_kernel: airsched_core::wifi::ht::params::FqKernel::Linux6_18,
-        ..fq_mac(AirtimeSched::Mac80211)
-    };
+    let mac =
+        ApMacConfig { aql: true, fq_kernel: airsched_core::FqKernel::Linux6_18, ..fq_mac(AirtimeSched::Mac80211) };
     let t = testbed_run(UDP, "", mac.clone());
     let (lo, hi) = t.shares.iter().fold((1.0f64, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
     assert!(hi / lo < 1.05, "{:?}", t.shares);
@@ -219,10 +215,10 @@ fn lossy_link_retransmits_subframes_and_delivers_in_order() {
     // subframes are retried in later aggregates, and the receiver's reordering buffer passes
     // them up in order, so a 1 MB TCP transfer that never overflows a queue sees no duplicate
     // ACKs.
-    let mut em = airsched_core::phy::error_rate::ErrorModel::new(None);
-    let mode = airsched_core::phy::error_rate::ErrMode::nist(airsched_core::phy::error_rate::OfdmRate::R24);
+    let mut em = airsched_core::ErrorModel::new(None);
+    let mode = airsched_core::ErrMode::nist(airsched_core::OfdmRate::R24);
     let snr = (800..2000)
-        .find(|&c| em.success(mode, airsched_core::phy::dsss::Preamble::Long, c, 1538) > 0.7)
+        .find(|&c| em.success(mode, airsched_core::Preamble::Long, c, 1538) > 0.7)
         .expect("the PER falls below 30 % somewhere");
     let text = r#"
 [run]
@@ -291,11 +287,8 @@ dst = "light"
 rate = "saturate"
 size = 1472
 "#;
-    let mac = ApMacConfig {
-        aql: true,
-        fq_kernel: airsched_core::wifi::ht::params::FqKernel::Linux6_18,
-        ..fq_mac(AirtimeSched::Mac80211)
-    };
+    let mac =
+        ApMacConfig { aql: true, fq_kernel: airsched_core::FqKernel::Linux6_18, ..fq_mac(AirtimeSched::Mac80211) };
     let mut scn = to_ht(parse_scenario(text, "w.toml").unwrap(), &[7, 7], GuardInterval::Long, mac);
     scn.stations[0].ht.as_mut().unwrap().airtime_weight = 512;
     let r = run_scenario(&scn).unwrap();
@@ -449,9 +442,8 @@ size = 1472
     let (best, best_gp) = fixed.iter().enumerate().fold((0, 0.0), |b, (m, &g)| if g > b.1 { (m, g) } else { b });
     let r = run("minstrel", 7);
     let gp = r.flows[0].goodput_mbps;
-    let best_rate = airsched_core::phy::ht::HtMcs::new(best as u8)
-        .unwrap()
-        .mbps(airsched_core::phy::ht::ChannelWidth::Mhz20, GuardInterval::Long);
+    let best_rate =
+        airsched_core::HtMcs::new(best as u8).unwrap().mbps(airsched_core::ChannelWidth::Mhz20, GuardInterval::Long);
     let share = r
         .rates
         .iter()

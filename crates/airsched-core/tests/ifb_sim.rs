@@ -3,7 +3,7 @@
 //! checked against what the configuration implies (a shaper's rate, the kernel's priomap), not
 //! against other runs of the simulator.
 
-use airsched_core::results::InterfaceTc;
+use airsched_core::InterfaceTc;
 use airsched_core::{parse_scenario, run_scenario, RunResults};
 
 fn trap_text() -> (String, String) {

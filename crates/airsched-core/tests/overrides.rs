@@ -2,11 +2,9 @@
 //! its exact position in `<command line>`, and that an override changes what is simulated exactly
 //! as the same edit of the file does.
 
-use airsched_core::phy::dsss::DsssRate;
-use airsched_core::scenario::{
-    parse_scenario, parse_scenario_with, toml_string, Scenario, ScenarioError, OVERRIDES_FILE,
-};
-use airsched_core::traffic::flow::Endpoint;
+use airsched_core::DsssRate;
+use airsched_core::Endpoint;
+use airsched_core::{parse_scenario, parse_scenario_with, toml_string, Scenario, ScenarioError, OVERRIDES_FILE};
 use airsched_core::{run_scenario, Nanos};
 
 const EXAMPLE: &str = include_str!("fixtures/example.toml");

@@ -2,10 +2,10 @@
 //! arithmetic of reference next-capabilities.md section 4.3 (802.11b, long preamble, control
 //! frames at 2 Mb/s, data at 11 Mb/s) and against `wifi::pcf`'s timing model.
 
-use airsched_core::phy::dsss::{DsssRate, Preamble};
-use airsched_core::scenario::parse_scenario_with;
-use airsched_core::wifi::pcf::{CfParams, PcfTiming, PointCoordinator};
+use airsched_core::parse_scenario_with;
 use airsched_core::{run_scenario, Nanos, RunResults};
+use airsched_core::{CfParams, PcfTiming, PointCoordinator};
+use airsched_core::{DsssRate, Preamble};
 
 fn scenario(text: &str, sets: &[&str]) -> airsched_core::Scenario {
     parse_scenario_with(text, "test.toml", sets).unwrap_or_else(|e| panic!("{e}"))

@@ -6,8 +6,8 @@ mod common;
 
 use common::run;
 
-use airsched_core::phy::dsss::{self, DsssRate, Preamble};
-use airsched_core::phy::error_rate::{ErrMode, ErrorModel};
+use airsched_core::{dsss_ack_time, dsss_control_response_rate, dsss_txtime, DsssRate, Preamble, DSSS_ACK_BYTES};
+use airsched_core::{ErrMode, ErrorModel};
 
 const PAYLOAD: u32 = 1024;
 const PSDU: u32 = PAYLOAD + 28 + 36;
@@ -33,8 +33,8 @@ fn retry_model_goodput(rate: DsssRate, p: f64) -> f64 {
     let slot = 20.0;
     let difs = 50.0;
     let ack_timeout = 222.0;
-    let t_data = dsss::txtime(Preamble::Long, rate, PSDU).0 as f64 / 1e3;
-    let t_ack = dsss::ack_time(Preamble::Long, &[DsssRate::R1, DsssRate::R2], rate).0 as f64 / 1e3;
+    let t_data = dsss_txtime(Preamble::Long, rate, PSDU).0 as f64 / 1e3;
+    let t_ack = dsss_ack_time(Preamble::Long, &[DsssRate::R1, DsssRate::R2], rate).0 as f64 / 1e3;
     let attempts = 7;
     let cw = |k: u32| ((32u32 << (k - 1)) - 1).min(1023) as f64;
     let q = 1.0 - p;
@@ -69,7 +69,7 @@ fn frame_errors_follow_the_error_model_and_goodput_the_retry_model() {
             lost / attempts
         );
         // The ACK at 1 or 2 Mb/s practically never fails at these SNRs.
-        let p_ack = success(dsss::control_response_rate(&[DsssRate::R1, DsssRate::R2], rate), snr, dsss::ACK_BYTES);
+        let p_ack = success(dsss_control_response_rate(&[DsssRate::R1, DsssRate::R2], rate), snr, DSSS_ACK_BYTES);
         let p = p_data * p_ack;
         let model = retry_model_goodput(rate, p) / 1e6;
         let got = st.goodput_down_mbps;
@@ -88,14 +88,13 @@ fn frame_errors_follow_the_error_model_and_goodput_the_retry_model() {
 fn a_lost_ack_delivers_once_and_the_sender_retries() {
     // Data at 11 Mb/s over a good downlink; the uplink (the ACK's direction) is so much worse
     // that the 2 Mb/s ACK fails about half the time.
-    let half =
-        airsched_core::phy::error_rate::snr_for_per(ErrMode::Dsss(DsssRate::R2), Preamble::Long, dsss::ACK_BYTES, 0.5);
+    let half = airsched_core::snr_for_per(ErrMode::Dsss(DsssRate::R2), Preamble::Long, DSSS_ACK_BYTES, 0.5);
     let offset = (half - 14.0 * 1.0).round();
     let keys = format!("rate = \"11Mbps\"\nsnr = 14\nsnr_up_offset = {offset}");
     let r = run(&downlink(&keys, "21s", 5));
     let st = &r.stations[0];
     let f = &r.flows[0];
-    let p_ack = success(DsssRate::R2, 1400 + (offset * 100.0) as i32, dsss::ACK_BYTES);
+    let p_ack = success(DsssRate::R2, 1400 + (offset * 100.0) as i32, DSSS_ACK_BYTES);
     assert!(p_ack > 0.2 && p_ack < 0.8, "test set-up: ACK success {p_ack}");
     let ack_fail = st.ack_errors as f64 / st.tx_attempts as f64;
     assert!((ack_fail - (1.0 - p_ack)).abs() < 0.02, "ACK loss {ack_fail} vs model {}", 1.0 - p_ack);
@@ -141,7 +140,7 @@ fn a_schedule_moves_the_station_and_the_samples_follow_it() {
     let snr: Vec<(f64, f64)> = r
         .samples
         .iter()
-        .filter(|s| s.kind == airsched_core::metrics::SampleKind::Station)
+        .filter(|s| s.kind == airsched_core::SampleKind::Station)
         .map(|s| (s.time.as_secs_f64(), s.snr_db))
         .collect();
     for &(t, db) in &snr {
@@ -152,7 +151,7 @@ fn a_schedule_moves_the_station_and_the_samples_follow_it() {
     let good_at = |t: f64| {
         r.samples
             .iter()
-            .find(|s| s.kind == airsched_core::metrics::SampleKind::Station && (s.time.as_secs_f64() - t).abs() < 1e-9)
+            .find(|s| s.kind == airsched_core::SampleKind::Station && (s.time.as_secs_f64() - t).abs() < 1e-9)
             .map(|s| s.goodput_bps)
             .expect("a sample at t")
     };
@@ -162,7 +161,7 @@ fn a_schedule_moves_the_station_and_the_samples_follow_it() {
 
 #[test]
 fn the_monitor_estimate_tracks_the_uplink_snr_through_the_calibration_table() {
-    use airsched_core::monitor::builtin_calibration;
+    use airsched_core::builtin_calibration;
     // Noise off: every report reads the table at the true SNR; the filter converges to it.
     for pos in ["good", "medium", "bad"] {
         let keys = format!("rate_control = \"arf\"\nposition = \"{pos}\"");
@@ -171,7 +170,7 @@ fn the_monitor_estimate_tracks_the_uplink_snr_through_the_calibration_table() {
         let r = run(&text);
         let st = &r.stations[0];
         let table = builtin_calibration();
-        let snr = airsched_core::radio::Position::from_name(pos).unwrap().snr_cdb();
+        let snr = airsched_core::Position::from_name(pos).unwrap().snr_cdb();
         let want = table.lookup(snr) / 1e6;
         assert!(
             (st.estimate_mean_mbps - want).abs() < 1e-6 * want.max(1.0),
@@ -188,7 +187,7 @@ fn best_rate(snr_cdb: i32) -> (DsssRate, f64) {
         .into_iter()
         .map(|r| {
             let p = success(r, snr_cdb, PSDU)
-                * success(dsss::control_response_rate(&[DsssRate::R1, DsssRate::R2], r), snr_cdb, dsss::ACK_BYTES);
+                * success(dsss_control_response_rate(&[DsssRate::R1, DsssRate::R2], r), snr_cdb, DSSS_ACK_BYTES);
             (r, retry_model_goodput(r, p))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -217,8 +216,8 @@ fn rate_control_settles_on_the_rate_that_maximises_goodput() {
 
 #[test]
 fn the_builtin_calibration_table_is_what_the_procedure_measures() {
-    use airsched_core::calibrate::{measure_point, CalibrationSpec};
-    use airsched_core::monitor::builtin_calibration;
+    use airsched_core::builtin_calibration;
+    use airsched_core::{measure_point, CalibrationSpec};
     let table = builtin_calibration();
     let spec = CalibrationSpec::default();
     assert_eq!(table.meta.payload, spec.payload);

@@ -1,8 +1,8 @@
 //! One test per kind of scenario-file error: each checks the exact position, the key and a
 //! fragment of the message, so that error reporting stays precise.
 
-use airsched_core::scenario::{parse_scenario, ScenarioError};
-use airsched_core::traffic::flow::Endpoint;
+use airsched_core::Endpoint;
+use airsched_core::{parse_scenario, ScenarioError};
 
 const EXAMPLE: &str = include_str!("fixtures/example.toml");
 
@@ -306,13 +306,13 @@ fn rate_control_in_an_80211n_cell_is_fixed_or_minstrel() {
         "is an 802.11b rate control",
     );
     let s = parse_scenario(&ht("rate_control = \"minstrel\"\n"), "test.toml").unwrap();
-    assert_eq!(s.cell.rate_control, airsched_core::mac::rate::RateControl::Minstrel);
+    assert_eq!(s.cell.rate_control, airsched_core::RateControl::Minstrel);
 }
 
 #[test]
 fn minstrel_ht_is_for_80211n_links_only() {
     let s = parse_scenario(&ht("rate_control = \"minstrel_ht\"\n"), "test.toml").unwrap();
-    assert_eq!(s.cell.rate_control, airsched_core::mac::rate::RateControl::MinstrelHt);
+    assert_eq!(s.cell.rate_control, airsched_core::RateControl::MinstrelHt);
     one(
         &example_with(12, "rate = \"11Mbps\"\nrate_control = \"minstrel_ht\""),
         13,

@@ -6,13 +6,13 @@
 //! Scripts from the papers and LARTC are checked twice: their declared tree (what the script
 //! says) and the built tree (every kind named is there and its statistics identity holds).
 
-use airsched_core::packet::FlowKey;
-use airsched_core::qdisc::classify::{classify, Filter, FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
-use airsched_core::qdisc::{ClassReport, Handle, Qdisc, QdiscReport, QdiscStats};
-use airsched_core::tc::{
+use airsched_core::FlowKey;
+use airsched_core::{
     build_trees, class_show, declared_trees, parse_script, qdisc_show, tree_text, Command, DeclaredQdisc, DeviceSpec,
     Op, Severity, TcDiag,
 };
+use airsched_core::{classify, Filter, FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
+use airsched_core::{ClassReport, Handle, Qdisc, QdiscReport, QdiscStats};
 use proptest::prelude::*;
 
 fn devices(names: &[&str]) -> Vec<DeviceSpec> {

@@ -2,7 +2,7 @@
 //! wired link and at the stations, the paper experiments (Valenzuela et al. Tables I and III,
 //! the Yip & Kwok trees), and the statistics identities at every qdisc and class.
 
-use airsched_core::results::InterfaceTc;
+use airsched_core::InterfaceTc;
 use airsched_core::{parse_scenario, run_scenario, RunResults};
 
 fn scenario_file(rel: &str) -> (String, String) {

@@ -66,7 +66,7 @@ fn two_tcp_downloads_share_the_cell_fairly() {
     let cwnd: Vec<f64> = r
         .samples
         .iter()
-        .filter(|s| s.kind == airsched_core::metrics::SampleKind::Flow && s.index == 0)
+        .filter(|s| s.kind == airsched_core::SampleKind::Flow && s.index == 0)
         .map(|s| s.cwnd_bytes)
         .collect();
     assert!(cwnd.len() >= 100 && cwnd.iter().all(|c| c.is_finite() && *c >= 1448.0), "{cwnd:?}");

@@ -1,14 +1,14 @@
 //! Results to Python: a dict of tables, each a dict of equal-length column lists, written by
-//! walking the core's result schema (`airsched_core::results`), never column by column.
+//! walking the core's result schema (`airsched_core::schema`), never column by column.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use airsched_core::qdisc::{QdiscReport, QdiscStats};
-use airsched_core::results::{
+use airsched_core::{
     schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, FlowResult, InterfaceRow,
     NodeResult, PingRow, PollRow, RateRow, SampleRow, StationResult, Summary, Table, SAMPLE_INTERVAL_COLUMN,
 };
+use airsched_core::{QdiscReport, QdiscStats};
 use airsched_core::{RunResults, Scenario};
 
 /// A cell as a Python object: str, float or int.
@@ -131,8 +131,8 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
             qs.append(qdisc_to_py(py, q)?)?;
         }
         d.set_item("qdiscs", qs)?;
-        d.set_item("qdisc_text", airsched_core::tc::qdisc_show(&iface.dev, &iface.qdiscs, true))?;
-        d.set_item("class_text", airsched_core::tc::class_show(&iface.dev, &iface.qdiscs, true))?;
+        d.set_item("qdisc_text", airsched_core::qdisc_show(&iface.dev, &iface.qdiscs, true))?;
+        d.set_item("class_text", airsched_core::class_show(&iface.dev, &iface.qdiscs, true))?;
         tc.append(d)?;
     }
     out.set_item("tc", tc)?;
@@ -188,9 +188,9 @@ fn qdisc_to_py<'py>(py: Python<'py>, q: &QdiscReport) -> PyResult<Bound<'py, PyD
 /// What `validate` reports about a scenario the core accepted: station and flow names, the
 /// duration, the cell, each station's link and (802.11n) the AP's MAC queueing.
 pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'py, PyDict>> {
-    use airsched_core::phy::ht::ChannelWidth;
-    use airsched_core::phy::ofdm::OfdmBand;
-    use airsched_core::wifi::ht::params::MacQueue;
+    use airsched_core::ChannelWidth;
+    use airsched_core::MacQueue;
+    use airsched_core::OfdmBand;
 
     let d = PyDict::new(py);
     d.set_item("stations", scn.stations.iter().map(|s| s.name.clone()).collect::<Vec<_>>())?;

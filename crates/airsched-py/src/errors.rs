@@ -5,8 +5,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use airsched_core::scenario::{ScenarioError as CoreError, ScenarioErrors};
 use airsched_core::SimError;
+use airsched_core::{ScenarioError as CoreError, ScenarioErrors};
 
 create_exception!(
     _core,

@@ -9,7 +9,7 @@ mod errors;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use airsched_core::scenario::{parse_scenario_with, toml_string};
+use airsched_core::{parse_scenario_with, toml_string};
 use airsched_core::{Nanos, Simulation as CoreSimulation};
 
 use errors::{scenario_error, sim_error, ScenarioError, SimulationError};
@@ -40,7 +40,7 @@ fn tc_check<'py>(
     devices: Option<Vec<(String, u32)>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let checked =
-        airsched_core::tc::check_script_on(text, path, devices.as_deref()).map_err(errors::scenario_error_lines)?;
+        airsched_core::check_script_on(text, path, devices.as_deref()).map_err(errors::scenario_error_lines)?;
     let out = PyDict::new(py);
     out.set_item("warnings", checked.warnings)?;
     out.set_item("redirects", checked.redirects)?;
@@ -66,8 +66,8 @@ fn tc_check<'py>(
 #[pyfunction]
 #[pyo3(signature = (text, path, overrides=Vec::new()))]
 fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
-    use airsched_core::qdisc::classify::FilterKind;
-    use airsched_core::scenario::NodeConfig;
+    use airsched_core::FilterKind;
+    use airsched_core::NodeConfig;
     use pyo3::types::PyList;
     let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
     let out = PyDict::new(py);
@@ -89,17 +89,17 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
         if let Some(src) = &node.tc {
             d.set_item("tc_text", &src.text)?;
             d.set_item("tc_file", &src.file)?;
-            let (script, mut diags) = airsched_core::tc::parse_script(&src.text);
-            let specs: Vec<airsched_core::tc::DeviceSpec> = devs
+            let (script, mut diags) = airsched_core::parse_script(&src.text);
+            let specs: Vec<airsched_core::DeviceSpec> = devs
                 .iter()
-                .map(|n| airsched_core::tc::DeviceSpec {
+                .map(|n| airsched_core::DeviceSpec {
                     name: n.to_string(),
                     txqueuelen: node.txqueuelen,
                     seed: 1,
                     stream: 0,
                 })
                 .collect();
-            for (dev, qs) in airsched_core::tc::declared_trees(&script, &specs, &mut diags) {
+            for (dev, qs) in airsched_core::declared_trees(&script, &specs, &mut diags) {
                 let t = PyDict::new(py);
                 t.set_item("dev", dev)?;
                 let ql = PyList::empty(py);
@@ -188,8 +188,8 @@ fn calibrate(
     seed: u64,
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
-    use airsched_core::calibrate::{calibrate as run, CalibrationSpec};
-    use airsched_core::mac::rate::RateControl;
+    use airsched_core::RateControl;
+    use airsched_core::{calibrate as run, CalibrationSpec};
     let bad = |key: &str, msg: String| errors::option_error(key, msg);
     // The calibration measures a legacy link: Minstrel-HT (802.11n) is not one of its choices.
     let rc = rate_control.parse::<RateControl>().ok().filter(|r| *r != RateControl::MinstrelHt).ok_or_else(|| {
@@ -204,16 +204,13 @@ fn calibrate(
     if !(step_db.is_finite() && step_db >= 0.01) {
         return Err(bad("--step", format!("{step_db} dB: the step must be at least 0.01 dB")));
     }
-    if !(1..=1_000_000).contains(&payload) || payload > airsched_core::traffic::flow::MAX_UDP_PAYLOAD {
-        return Err(bad(
-            "--payload",
-            format!("{payload} bytes: expected 1 to {}", airsched_core::traffic::flow::MAX_UDP_PAYLOAD),
-        ));
+    if !(1..=1_000_000).contains(&payload) || payload > airsched_core::MAX_UDP_PAYLOAD {
+        return Err(bad("--payload", format!("{payload} bytes: expected 1 to {}", airsched_core::MAX_UDP_PAYLOAD)));
     }
     if block == 0 {
         return Err(bad("--block", "a block holds at least one packet".into()));
     }
-    let d = airsched_core::units::parse_time(duration).map_err(|e| bad("--duration", e.to_string()))?;
+    let d = airsched_core::parse_time(duration).map_err(|e| bad("--duration", e.to_string()))?;
     if d <= Nanos::from_secs(1) || d > Nanos::from_secs(3600) {
         return Err(bad("--duration", format!("{duration:?}: expected more than 1s (the warm-up) and at most 1h")));
     }
@@ -334,7 +331,7 @@ impl Simulation {
     /// frames), the channel's ("air") first, then each radio's (its node's name), then the
     /// wire's ("wire").
     fn take_pcaps<'py>(&mut self, py: Python<'py>) -> Vec<(String, u32, Bound<'py, pyo3::types::PyBytes>, u64)> {
-        use airsched_core::pcap::{LINKTYPE_ETHERNET, LINKTYPE_RADIOTAP};
+        use airsched_core::{LINKTYPE_ETHERNET, LINKTYPE_RADIOTAP};
         let caps = self.inner.take_pcaps();
         let n = caps.len();
         caps.into_iter()
@@ -361,7 +358,7 @@ impl Simulation {
     /// backlog_bytes}, "delays": {time_s, flow, received, queue_delay_ms, delay_ms}} as column
     /// lists (the AP's 802.11n MAC queue is node "ap", dev "mac"); None if not enabled.
     fn take_queue_trace<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        use airsched_core::metrics::queues::QueueTrace;
+        use airsched_core::QueueTrace;
         let Some(t) = self.inner.take_queue_trace() else { return Ok(None) };
         let names = self.inner.interface_names();
         let flows: Vec<String> = self.inner.scenario().flows.iter().map(|f| f.name.clone()).collect();

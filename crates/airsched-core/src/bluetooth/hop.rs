@@ -47,6 +47,7 @@ impl Hopper {
         self.used[(((r >> 32) * self.used.len() as u64) >> 32) as usize] as u32
     }
 
+    #[cfg(test)]
     pub fn used(&self) -> usize {
         self.used.len()
     }

@@ -135,6 +135,7 @@ impl PacketType {
     }
 
     /// The asymmetric forward rate (b/s): full packets, each answered by a 1-slot packet.
+    #[cfg(test)]
     pub fn asymmetric_bps(self) -> f64 {
         self.max_payload() as f64 * 8.0 / ((self.slots() + 1) as f64 * SLOT.as_secs_f64())
     }

@@ -49,11 +49,6 @@ impl<R> Outbox<R> {
         self.reqs.len()
     }
 
-    /// No request waiting.
-    pub fn is_empty(&self) -> bool {
-        self.reqs.is_empty()
-    }
-
     /// The requests filed after the first `from` (oldest first).
     pub fn filed_since(&self, from: usize) -> impl Iterator<Item = &R> {
         self.reqs.range(from..)
@@ -64,6 +59,7 @@ impl<R> Outbox<R> {
         self.reqs.truncate(len);
     }
 
+    #[cfg(test)]
     pub fn has_requests(&self) -> bool {
         !self.reqs.is_empty()
     }

@@ -177,14 +177,6 @@ impl EventQueue {
         self.processed
     }
 
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
     /// Every pending event, in no particular order (end-of-run accounting only).
     pub fn pending(&self) -> impl Iterator<Item = &Event> {
         self.heap.iter().map(|s| &s.event)

@@ -21,6 +21,7 @@
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+#[cfg(test)]
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
 use crate::time::Nanos;
@@ -29,7 +30,6 @@ use crate::time::Nanos;
 #[derive(Clone, Copy, Debug)]
 pub struct DcfParams {
     pub slot: Nanos,
-    pub sifs: Nanos,
     pub difs: Nanos,
     pub pifs: Nanos,
     pub ack_timeout: Nanos,
@@ -46,7 +46,6 @@ impl DcfParams {
         use crate::phy::dsss;
         DcfParams {
             slot: dsss::SLOT,
-            sifs: dsss::SIFS,
             difs: dsss::DIFS,
             pifs: dsss::PIFS,
             ack_timeout: dsss::ACK_TIMEOUT,
@@ -132,6 +131,7 @@ const NO_ACCESS: Nanos = Nanos(u64::MAX);
 impl Dcf {
     /// `n_nodes` contenders with streams keyed by their index (tests and tools; the simulator
     /// keys each contender's stream by its device's name, [`Dcf::with_streams`]).
+    #[cfg(test)]
     pub fn new(n_nodes: usize, params: DcfParams, seed: u64) -> Self {
         Self::with_streams(params, (0..n_nodes).map(|i| stream(seed, StreamKind::Backoff, i as u64)).collect())
     }
@@ -441,6 +441,7 @@ impl Dcf {
 
     /// Node `n`'s IFS after the busy period ends at `t`.
     #[inline]
+    #[cfg(test)]
     pub fn set_ifs_end(&mut self, n: usize, t: Nanos) {
         self.nodes[n].ifs_end = t;
     }

@@ -14,6 +14,7 @@ use crate::time::Nanos;
 pub const A_CW_MIN: u32 = 15;
 pub const A_CW_MAX: u32 = 1023;
 /// TXOP limits are carried in units of 32 us.
+#[cfg(test)]
 pub const TXOP_UNIT: Nanos = Nanos::from_us(32);
 
 /// EDCA access category, ordered by priority (BK lowest, VO highest): when two ACs of a station
@@ -27,19 +28,12 @@ pub enum AccessCategory {
 }
 
 impl AccessCategory {
+    #[cfg(test)]
     pub const ALL: [AccessCategory; 4] =
         [AccessCategory::Bk, AccessCategory::Be, AccessCategory::Vi, AccessCategory::Vo];
 
-    pub const fn label(self) -> &'static str {
-        match self {
-            AccessCategory::Bk => "AC_BK",
-            AccessCategory::Be => "AC_BE",
-            AccessCategory::Vi => "AC_VI",
-            AccessCategory::Vo => "AC_VO",
-        }
-    }
-
     /// mac80211's queue number (`IEEE80211_AC_VO` = 0 ... `IEEE80211_AC_BK` = 3).
+    #[cfg(test)]
     pub const fn mac80211_queue(self) -> u8 {
         match self {
             AccessCategory::Vo => 0,
@@ -57,6 +51,7 @@ pub enum TxopTable {
     /// mac80211's `ieee80211_set_wmm_default` and hostapd use these: our default.
     Ieee2016,
     /// 802.11-2020 Table 9-155 as ns-3 `WifiMac::ConfigureDcf` uses it: VI 4.096, VO 2.080 ms.
+    #[cfg(test)]
     Ieee2020,
 }
 
@@ -71,6 +66,7 @@ pub struct EdcaParams {
 }
 
 /// Legacy DCF: DIFS (AIFSN 2), CW 15 ... 1023, no TXOP.
+#[cfg(test)]
 pub const DCF_PARAMS: EdcaParams = EdcaParams { aifsn: 2, cw_min: A_CW_MIN, cw_max: A_CW_MAX, txop_limit: Nanos::ZERO };
 
 impl EdcaParams {
@@ -91,7 +87,9 @@ impl EdcaParams {
             (AccessCategory::Bk | AccessCategory::Be, _) => 0,
             (AccessCategory::Vi, TxopTable::Ieee2016) => 3008,
             (AccessCategory::Vo, TxopTable::Ieee2016) => 1504,
+            #[cfg(test)]
             (AccessCategory::Vi, TxopTable::Ieee2020) => 4096,
+            #[cfg(test)]
             (AccessCategory::Vo, TxopTable::Ieee2020) => 2080,
         };
         EdcaParams { aifsn, cw_min, cw_max, txop_limit: Nanos::from_us(txop_us) }
@@ -111,6 +109,7 @@ impl EdcaParams {
 /// mac80211 `ieee802_1d_to_ac`: 802.1D user priority (TID 0-7) -> AC. Priorities 1 and 2 are
 /// background, 0 and 3 best effort, 4 and 5 video, 6 and 7 voice. TIDs 8-15 (TSPEC) are taken
 /// mod 8, as mac80211 masks with `IEEE80211_QOS_CTL_TAG1D_MASK`.
+#[cfg(test)]
 pub const fn tid_to_ac(tid: u8) -> AccessCategory {
     match tid & 7 {
         1 | 2 => AccessCategory::Bk,
@@ -144,6 +143,7 @@ pub const fn classify8021d(tos: u8, skb_priority: u32) -> u8 {
 }
 
 /// The AC a packet with this TOS byte and socket priority is queued in (classify8021d + tid_to_ac).
+#[cfg(test)]
 pub const fn tos_to_ac(tos: u8, skb_priority: u32) -> AccessCategory {
     tid_to_ac(classify8021d(tos, skb_priority))
 }

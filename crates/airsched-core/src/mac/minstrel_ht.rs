@@ -136,6 +136,7 @@ pub struct RateChain {
 
 impl RateChain {
     /// A chain of one rate tried `count` times.
+    #[cfg(test)]
     pub fn single(rate: u8, count: u8) -> RateChain {
         let mut c = RateChain::default();
         c.s[0] = Series { rate, count };
@@ -277,24 +278,29 @@ impl MinstrelHt {
     }
 
     /// The rate table the hardware currently uses.
+    #[cfg(test)]
     pub fn rate_table(&self) -> RateChain {
         self.table
     }
 
+    #[cfg(test)]
     pub fn max_tp_rate(&self) -> [u8; MAX_THR_RATES] {
         self.max_tp_rate
     }
 
+    #[cfg(test)]
     pub fn max_prob_rate(&self) -> u8 {
         self.max_prob_rate
     }
 
     /// A rate's success probability, `MINSTREL_SCALE` fixed point.
+    #[cfg(test)]
     pub fn prob_ewma(&self, index: u8) -> i32 {
         self.st(index).prob_ewma
     }
 
     /// `mi->avg_ampdu_len`, fixed point.
+    #[cfg(test)]
     pub fn avg_ampdu_len(&self) -> i32 {
         self.avg_ampdu_len
     }

@@ -246,6 +246,7 @@ impl RateCtl {
     }
 
     /// The current (or last) frame is a Minstrel look-around sample.
+    #[cfg(test)]
     pub fn is_sampling(&self) -> bool {
         matches!(&self.state, State::Minstrel(m) if m.frame_sample != Sample::No)
     }

@@ -167,10 +167,12 @@ impl AirtimeScheduler {
         }
     }
 
+    #[cfg(test)]
     pub fn kind(&self) -> AtfKind {
         self.kind
     }
 
+    #[cfg(test)]
     pub fn station(&self, sta: StationId) -> &StationAirtime {
         &self.stations[sta.0 as usize]
     }

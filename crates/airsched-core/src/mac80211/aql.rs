@@ -73,10 +73,6 @@ impl Aql {
         Aql { params, sta_pending: vec![[0; NUM_ACS]; n_stations], ac_pending: [0; NUM_ACS], total_pending: 0 }
     }
 
-    pub fn params(&self) -> &AqlParams {
-        &self.params
-    }
-
     /// `ieee80211_txq_airtime_check`: may the station's TXQ of this AC dequeue another frame?
     pub fn can_queue(&self, sta: StationId, ac: Ac) -> bool {
         if !self.params.enabled {
@@ -121,6 +117,7 @@ impl Aql {
         self.sta_pending[sta.0 as usize][ac.index()]
     }
 
+    #[cfg(test)]
     pub fn ac_pending(&self, ac: Ac) -> u32 {
         self.ac_pending[ac.index()]
     }

@@ -13,6 +13,7 @@
 //! ECN marks are counted, not written; among default flows of equal backlog the 6.x scan order
 //! is by tin index (the kernel's is most-recently-backlogged first).
 
+#[cfg(test)]
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
 use crate::qdisc::codel_aqm::{us_to_codel, CodelParams, CodelStats, CodelVars};
@@ -160,6 +161,7 @@ pub struct FqStats {
 
 impl FqStats {
     /// Packets in = out + dropped + still queued.
+    #[cfg(test)]
     pub fn conserved(&self) -> bool {
         self.enqueued == self.dequeued + self.overlimit_drops + self.codel_drops + self.backlog as u64
     }
@@ -270,6 +272,7 @@ impl Fq {
     /// Queues for `n_stations` stations (`NUM_TIDS` tins each); the flow hash key is drawn
     /// from `seed` (tests and tools; the simulator keys the stream by the device's name,
     /// [`Fq::with_hash_stream`]).
+    #[cfg(test)]
     pub fn new(params: FqParams, n_stations: usize, seed: u64) -> Fq {
         Self::with_hash_stream(params, n_stations, &mut stream(seed, StreamKind::FqMac, 0))
     }
@@ -300,14 +303,12 @@ impl Fq {
         }
     }
 
-    pub fn params(&self) -> &FqParams {
-        &self.params
-    }
-
+    #[cfg(test)]
     pub fn stats(&self) -> FqStats {
         self.stats
     }
 
+    #[cfg(test)]
     pub fn tin_stats(&self, tin: TinId) -> TinStats {
         self.tins[tin.index()].stats
     }
@@ -356,6 +357,7 @@ impl Fq {
     }
 
     /// Whether the station currently uses the slow-station CoDel parameters.
+    #[cfg(test)]
     pub fn station_is_slow(&self, sta: StationId) -> bool {
         self.sta_cparams[sta.0 as usize] != wifi_codel_params()
     }

@@ -8,8 +8,8 @@ pub mod topology;
 pub mod wire;
 
 pub use netdev::Netdev;
-pub use topology::{Acct, DevId, DevSpec, Link, Node, Topology};
-pub use wire::{Wire, ETHERNET_WIRE_OVERHEAD};
+pub use topology::{Acct, DevId, Link, Node, Topology};
+pub use wire::Wire;
 
 /// Every device of the network, the topology that names and routes them, and the wire.
 pub struct Net {

@@ -41,6 +41,7 @@ pub const BNEP_NAMES: [&str; 7] = ["bnep0", "bnep1", "bnep2", "bnep3", "bnep4", 
 impl Topology {
     /// The cell's topology for stations named `stations`. Devices are added node by node: the
     /// AP's `wlan0`, each station's `wlan0`, the AP's `eth0`, the server's `eth0`.
+    #[cfg(test)]
     pub fn new(stations: &[String]) -> Topology {
         Topology::with_bluetooth(stations, &[])
     }
@@ -108,6 +109,7 @@ impl Topology {
     }
 
     /// The device of `node` named `name`, by the node's name ("ap", "server", a station).
+    #[cfg(test)]
     pub fn find_by_name(&self, node_name: &str, name: &str) -> Option<DevId> {
         self.devs.iter().position(|d| d.node_name == node_name && d.name == name).map(|i| i as DevId)
     }

@@ -30,12 +30,14 @@ pub const DIFS: Nanos = Nanos::from_us(50);
 /// PIFS = SIFS + 1 slot; beacons wait this long (no backoff), as the AP's beacon queue does.
 pub const PIFS: Nanos = Nanos::from_us(30);
 /// aRxPHYStartDelay for the long PLCP; ACKTimeout = SIFS + slot + this.
+#[cfg(test)]
 pub const RX_PHY_START_DELAY: Nanos = Nanos::from_us(192);
 pub const ACK_TIMEOUT: Nanos = Nanos::from_us(10 + 20 + 192);
 pub const ACK_BYTES: u32 = 14;
 /// PSDU = IP datagram + LLC/SNAP 8 + MAC header 24 + FCS 4.
 pub const DATA_OVERHEAD_BYTES: u32 = 36;
 /// Largest PSDU the DSSS PHY carries.
+#[cfg(test)]
 pub const MAX_PSDU_BYTES: u32 = 4095;
 
 impl DsssRate {
@@ -50,10 +52,6 @@ impl DsssRate {
             DsssRate::R5_5 => 55,
             DsssRate::R11 => 110,
         }
-    }
-
-    pub fn bits_per_second(self) -> u64 {
-        self.hundred_kbps() * 100_000
     }
 
     pub fn mbps(self) -> f64 {
@@ -73,11 +71,6 @@ impl DsssRate {
             DsssRate::R5_5 => "5.5Mbps",
             DsssRate::R11 => "11Mbps",
         }
-    }
-
-    /// From a rate in bits per second, if it is one of the four.
-    pub fn from_bps(bps: u64) -> Option<DsssRate> {
-        DsssRate::ALL.into_iter().find(|r| r.bits_per_second() == bps)
     }
 }
 

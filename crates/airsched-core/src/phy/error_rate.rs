@@ -31,6 +31,7 @@ const GRID_LEN: usize = (SNR_CDB_MAX - SNR_CDB_MIN + 1) as usize;
 /// by default: DSSS receivers despread the preamble (11-chip Barker, 10.4 dB processing gain) and
 /// lock well below 4 dB, and with this threshold the 1 and 2 Mb/s curves (PER 10 % at -3.0 and
 /// +1.6 dB) could not be reached at all.
+#[cfg(test)]
 pub const NS3_DETECT_THRESHOLD_CDB: i32 = 400;
 
 /// Bits in the DSSS PLCP header (SIGNAL, SERVICE, LENGTH, CRC): 1 Mb/s long, 2 Mb/s short.
@@ -166,6 +167,7 @@ pub enum ErrMode {
 const N_MODES: usize = 4 + 2 * 8;
 
 impl ErrMode {
+    #[cfg(test)]
     pub const fn yans(rate: OfdmRate) -> ErrMode {
         ErrMode::Ofdm(rate, OfdmModel::Yans)
     }
@@ -230,6 +232,7 @@ pub fn ln_bit_success(mode: ErrMode, snr: f64) -> f64 {
 }
 
 /// ns-3's `GetChunkSuccessRate(mode, snr, nbits)` for one chunk of `nbits` bits at linear SNR.
+#[cfg(test)]
 pub fn chunk_success_rate(mode: ErrMode, snr: f64, nbits: u64) -> f64 {
     (nbits as f64 * ln_bit_success(mode, snr)).exp()
 }
@@ -465,6 +468,7 @@ impl ErrorModel {
         ErrorModel { detect_threshold_cdb, ln_bit: vec![f64::NAN; N_MODES * GRID_LEN] }
     }
 
+    #[cfg(test)]
     pub fn detect_threshold_cdb(&self) -> Option<i32> {
         self.detect_threshold_cdb
     }
@@ -482,19 +486,6 @@ impl ErrorModel {
         let (hmode, hbits) = header(mode, preamble);
         let ln = hbits as f64 * self.ln_bit(hmode, snr_cdb) + 8.0 * psdu_bytes as f64 * self.ln_bit(mode, snr_cdb);
         ln.exp()
-    }
-
-    /// 1 - [`ErrorModel::success`].
-    pub fn per(&mut self, mode: ErrMode, preamble: Preamble, snr_cdb: i32, psdu_bytes: u32) -> f64 {
-        1.0 - self.success(mode, preamble, snr_cdb, psdu_bytes)
-    }
-
-    /// Fill `mode`'s whole grid now (8001 evaluations; about 0.2 s for a CCK row in release)
-    /// instead of lazily, e.g. before timing a run.
-    pub fn prefill(&mut self, mode: ErrMode) {
-        for cdb in SNR_CDB_MIN..=SNR_CDB_MAX {
-            self.ln_bit(mode, cdb);
-        }
     }
 
     /// Cached [`ln_bit_success`] at a grid SNR (SNR_CDB_MIN <= snr_cdb <= SNR_CDB_MAX).

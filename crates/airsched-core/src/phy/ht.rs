@@ -256,6 +256,7 @@ pub const AMPDU_MAX_BYTES: u32 = 65_535;
 /// At most 64 MPDUs: the BlockAck window (64-bit compressed bitmap).
 pub const AMPDU_MAX_MPDUS: u32 = 64;
 /// Largest MPDU in an HT A-MPDU: the delimiter's length field has 12 bits.
+#[cfg(test)]
 pub const AMPDU_MAX_MPDU_BYTES: u32 = 4095;
 /// aPPDUMaxTime for HT-mixed PPDUs as ns-3 `GetPpduMaxTime` applies it: the L-SIG LENGTH limit,
 /// 4095 B at 6 Mb/s = 20 + 4 x ceil((16 + 8 x 4095 + 6) / 24) = 5484 us.
@@ -275,6 +276,7 @@ pub const fn ampdu_subframe_bytes(mpdu_bytes: u32) -> u32 {
 }
 
 /// A-MPDU (PSDU) length of the given MPDUs: every subframe padded except the last.
+#[cfg(test)]
 pub fn ampdu_bytes(mpdu_bytes: impl IntoIterator<Item = u32>) -> u32 {
     let mut total = 0;
     let mut last_padding = 0;
@@ -304,6 +306,7 @@ impl AmpduLimits {
     pub const HT: AmpduLimits =
         AmpduLimits { max_bytes: AMPDU_MAX_BYTES, max_mpdus: AMPDU_MAX_MPDUS, max_duration: HT_MF_PPDU_MAX_TIME };
     /// The standard's limits with the Linux drivers' 4 ms aggregate cap.
+    #[cfg(test)]
     pub const LINUX: AmpduLimits = AmpduLimits { max_duration: LINUX_MAX_AGGR_TIME, ..Self::HT };
 
     /// These limits with the duration capped at `max_duration` (e.g. a non-zero TXOP limit);
@@ -321,6 +324,7 @@ impl Default for AmpduLimits {
 }
 
 /// An A-MPDU that [`ampdu_fit`] built.
+#[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AmpduFit {
     /// How many of the offered MPDUs, from the front, go in.
@@ -335,6 +339,7 @@ pub struct AmpduFit {
 /// (bytes, MPDU count, duration; an MPDU over 4095 B ends the aggregate). Zero if even the first
 /// does not fit; a caller then sends it alone, non-aggregated. With one MPDU the delimiter is
 /// counted (an S-MPDU). Reads at most `limits.max_mpdus` + 1 lengths; no allocation.
+#[cfg(test)]
 pub fn ampdu_fit(
     band: OfdmBand,
     tx: HtTxVector,

@@ -32,10 +32,6 @@ pub const ACK_BYTES: u32 = 14;
 /// Compressed BlockAck with a 64-bit bitmap: FC, Duration, RA, TA (16) + BA Control 2 +
 /// Starting Sequence Control 2 + bitmap 8 + FCS 4.
 pub const BLOCK_ACK_BYTES: u32 = 32;
-/// Compressed BlockAckReq: 16 + BAR Control 2 + Starting Sequence Control 2 + FCS 4.
-pub const BLOCK_ACK_REQ_BYTES: u32 = 24;
-/// Largest PSDU a non-HT OFDM PPDU carries (12-bit L-SIG LENGTH).
-pub const MAX_PSDU_BYTES: u32 = 4095;
 
 /// The rates every OFDM STA supports (Clause 17.3.5.7): 6, 12 and 24 Mb/s. A control response
 /// falls back to these when no basic rate qualifies; they are also the usual basic rate set.
@@ -56,6 +52,7 @@ pub enum OfdmBand {
 
 impl OfdmBand {
     /// The ERP slot rule: short slot only if every associated STA is short-slot capable.
+    #[cfg(test)]
     pub const fn erp(every_sta_short_slot: bool) -> OfdmBand {
         if every_sta_short_slot {
             OfdmBand::Ghz24ShortSlot
@@ -100,6 +97,7 @@ impl OfdmBand {
     }
 
     /// DIFS = SIFS + 2 slots: 34 us (5 GHz), 28 us (ERP short slot), 50 us (ERP long slot).
+    #[cfg(test)]
     pub const fn difs(self) -> Nanos {
         self.ifs(2)
     }
@@ -117,6 +115,7 @@ impl OfdmBand {
 
     /// EIFS = SIFS + EstimatedAckTxTime of the PPDU that caused it + DIFS (802.11-2016 10.3.2.3.7;
     /// see [`estimated_ack_time`]). EDCA uses EIFS - DIFS + AIFS[AC].
+    #[cfg(test)]
     pub const fn eifs(self, estimated_ack: Nanos) -> Nanos {
         Nanos(self.sifs().0 + estimated_ack.0 + self.difs().0)
     }
@@ -138,10 +137,12 @@ impl OfdmRate {
     }
 
     /// From a rate in Mb/s, if it is one of the eight.
+    #[cfg(test)]
     pub fn from_mbps(mbps: u32) -> Option<OfdmRate> {
         OfdmRate::ALL.into_iter().find(|r| r.mbps() == mbps)
     }
 
+    #[cfg(test)]
     pub const fn is_mandatory(self) -> bool {
         matches!(self, OfdmRate::R6 | OfdmRate::R12 | OfdmRate::R24)
     }

@@ -35,6 +35,7 @@ impl U32Key {
 
     /// A key on `bytes` bytes at `off` (1, 2 or 4), expressed on the aligned word as tc does:
     /// `match u8 0x10 0xff at 1` becomes mask 0x00ff0000 at offset 0.
+    #[cfg(test)]
     pub fn from_field(off: u32, bytes: u32, value: u32, mask: u32) -> U32Key {
         let (word, shift) = Self::packing(off as i64, bytes);
         let word = word as u32;

@@ -52,18 +52,6 @@ impl Fifo {
             stats: QdiscStats::default(),
         }
     }
-
-    pub fn limit(&self) -> u64 {
-        self.limit
-    }
-
-    pub fn len(&self) -> usize {
-        self.queue.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.queue.is_empty()
-    }
 }
 
 pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> Option<QdiscImpl> {

@@ -27,7 +27,7 @@ mod tbf;
 
 /// Handles are words of the tc language; every discipline names its classes with them.
 pub use crate::tc::lex::Handle;
-pub use classify::{classify, Filter, FilterKind, U32Key};
+pub use classify::Filter;
 /// Shared with the mac80211 queues (`crate::mac80211`): the CoDel state machine, the keyed flow
 /// hash and the skb truesize model.
 pub(crate) use codel::aqm as codel_aqm;
@@ -282,6 +282,7 @@ pub struct BuildCx {
 }
 
 impl BuildCx {
+    #[cfg(test)]
     pub fn for_tests() -> BuildCx {
         BuildCx { dev: "eth0".into(), txqueuelen: DEFAULT_TXQUEUELEN, mtu: PSCHED_MTU, seed: 1, stream: 0 }
     }

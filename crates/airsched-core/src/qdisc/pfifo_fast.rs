@@ -46,6 +46,7 @@ impl PfifoFast {
     }
 
     /// Packets queued in each band.
+    #[cfg(test)]
     pub fn band_lens(&self) -> [usize; BANDS] {
         std::array::from_fn(|i| self.bands[i].len())
     }

@@ -42,15 +42,13 @@ pub struct Prio {
 }
 
 impl Prio {
+    #[cfg(test)]
     pub fn bands(&self) -> usize {
         self.children.len()
     }
 
-    pub fn priomap(&self) -> [u8; 16] {
-        self.priomap
-    }
-
     /// The statistics of band `i`'s child (what `tc -s class show` prints for class M:i+1).
+    #[cfg(test)]
     pub fn band_stats(&self, i: usize) -> QdiscStats {
         self.children[i].stats()
     }

@@ -162,20 +162,24 @@ impl Red {
         red
     }
 
+    #[cfg(test)]
     pub fn params(&self) -> &RedParams {
         &self.p
     }
 
+    #[cfg(test)]
     pub fn xstats(&self) -> RedXstats {
         self.xs
     }
 
     /// The average queue in bytes (qavg without its fixed-point scale).
+    #[cfg(test)]
     pub fn avg_bytes(&self) -> f64 {
         self.qavg as f64 / (1u64 << self.p.wlog) as f64
     }
 
     /// The current probability at max, as a fraction (moves under `adaptive`).
+    #[cfg(test)]
     pub fn max_p(&self) -> f64 {
         self.p.max_p as f64 / 4_294_967_296.0
     }

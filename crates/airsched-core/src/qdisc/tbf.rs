@@ -126,14 +126,17 @@ impl Tbf {
     }
 
     /// Bucket depth in ns (`buffer`).
+    #[cfg(test)]
     pub fn buffer_ns(&self) -> i64 {
         self.buffer
     }
 
+    #[cfg(test)]
     pub fn max_size(&self) -> u32 {
         self.max_size
     }
 
+    #[cfg(test)]
     pub fn limit(&self) -> u64 {
         self.limit
     }

@@ -36,9 +36,6 @@ use crate::time::Nanos;
 use crate::traffic::Traffic;
 use crate::wifi::Wifi;
 
-pub use crate::metrics::recorder::PingSample;
-pub use crate::net::ETHERNET_WIRE_OVERHEAD;
-
 /// The AP's piconet (None: no `[[bluetooth]]` clients; one branch per Bluetooth device).
 type Piconet = Option<Box<crate::bluetooth::Bluetooth>>;
 

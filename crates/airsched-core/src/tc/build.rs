@@ -49,7 +49,7 @@ mod qdisc;
 mod virt;
 
 use filter::sorted_filters;
-pub use virt::{virtual_devices, DevHook, HookRule, VirtualDev};
+pub use virt::{virtual_devices, DevHook, VirtualDev};
 
 /// An interface of the node the script is for.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,9 @@
 //! message` lines, and per device the indented tree and the `tc qdisc show` / `tc class show`
 //! lines. The command line and the Python binding only print what this returns.
 
-use super::build::{build_all, build_trees, virtual_devices, DevHook, DeviceSpec};
+#[cfg(test)]
+use super::build::build_trees;
+use super::build::{build_all, virtual_devices, DevHook, DeviceSpec};
 use super::lex::{parse_classid, Handle, Severity, TcDiag};
 use super::script::{parse_script, Command, Script};
 use super::show::{class_show, qdisc_show, tree_text};
@@ -101,6 +103,7 @@ pub fn named_devices(script: &Script<'_>) -> Vec<String> {
 /// Build a parsed script's trees unless `diags` already holds an error (a script whose parse
 /// failed is not built: its commands with errors are missing, and building the rest would add
 /// errors that are only consequences).
+#[cfg(test)]
 pub fn build_unless_errors(
     script: &Script<'_>,
     devices: &[DeviceSpec],
@@ -166,6 +169,7 @@ pub(crate) fn build_reporting_all(
 /// Check a script read from `path` (used only to locate the diagnostics). Every device it names
 /// exists, with txqueuelen 1000, seed 1 and a stream keyed by its name. `Err` holds every
 /// error as a located line; otherwise the report holds the trees and the warnings.
+#[cfg(test)]
 pub fn check_script(text: &str, path: &str) -> Result<CheckReport, Vec<String>> {
     check_script_on(text, path, None)
 }

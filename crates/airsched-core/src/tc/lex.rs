@@ -125,6 +125,7 @@ impl<'t, 'a> Cursor<'t, 'a> {
         self.toks.get(self.pos.saturating_add(n)).copied()
     }
 
+    #[cfg(test)]
     pub fn is_done(&self) -> bool {
         self.pos >= self.toks.len()
     }

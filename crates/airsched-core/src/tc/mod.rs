@@ -15,15 +15,9 @@ pub mod script;
 pub mod show;
 pub mod virt;
 
-pub use build::{
-    build_all, build_trees, declared_trees, virtual_devices, DeclaredClass, DeclaredQdisc, DevHook, DeviceSpec,
-    HookRule, VirtualDev,
-};
-pub use check::{check_script, check_script_on, CheckReport, CheckedDevice};
-pub use filter::{parse_filter, FilterSpec, NEXTHDR_BASE};
-pub use lex::{
-    errors_since, parse_classid, parse_ipv4, parse_ipv4_prefix, parse_qdisc_handle, Cursor, Severity, TcDiag, Tok,
-};
-pub use opts::{format_rate, format_rate_bytes, format_size, format_time_us, OptParser};
-pub use script::{parse_script, ClassCmd, Command, FilterCmd, HandleArg, Op, QdiscCmd, Script};
+pub use build::{build_trees, declared_trees, virtual_devices, DeclaredQdisc, DevHook, DeviceSpec, VirtualDev};
+pub use check::check_script_on;
+pub use lex::{Severity, TcDiag};
+pub use opts::format_rate;
+pub use script::{parse_script, Command, Op};
 pub use show::{class_show, qdisc_show, tree_text};

@@ -37,13 +37,9 @@ impl<'a, 'd> OptParser<'a, 'd> {
         self.cur.peek()
     }
 
+    #[cfg(test)]
     pub fn is_done(&self) -> bool {
         self.cur.is_done()
-    }
-
-    /// Tokens not consumed yet (for kinds that hand a tail to another parser).
-    pub fn rest(&self) -> &'a [Tok<'a>] {
-        self.cur.rest()
     }
 
     /// Whether this parser reported an error (errors of earlier commands do not count).

@@ -42,13 +42,6 @@ impl CongestionControl {
         }
     }
 
-    pub fn kind(&self) -> CcKind {
-        match self {
-            CongestionControl::NewReno(_) => CcKind::NewReno,
-            CongestionControl::Cubic(_) => CcKind::Cubic,
-        }
-    }
-
     /// Congestion avoidance for an ACK of `acked` new bytes while `cwnd ≥ ssthresh` and not in
     /// recovery; returns the new cwnd (bytes). `min_rtt` is the smallest RTT sample so far.
     pub fn cong_avoid(&mut self, now: Nanos, cwnd: u64, acked: u64, mss: u32, min_rtt: Option<Nanos>) -> u64 {
@@ -146,10 +139,12 @@ impl Cubic {
     }
 
     /// K of the current epoch, seconds.
+    #[cfg(test)]
     pub fn k(&self) -> f64 {
         self.k
     }
 
+    #[cfg(test)]
     pub fn w_max(&self) -> f64 {
         self.w_max
     }

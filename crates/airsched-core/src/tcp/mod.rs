@@ -20,10 +20,10 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{CcKind, CongestionControl};
-pub use receiver::{TcpReceiver, TcpReceiverStats};
-pub use rtt::RttEstimator;
-pub use sender::{AckOutcome, AppLimit, CaState, TcpSender, TcpSenderStats};
+pub use cc::CcKind;
+pub use receiver::TcpReceiver;
+#[cfg(test)]
+pub use sender::{AppLimit, TcpSender};
 
 use crate::time::Nanos;
 
@@ -104,6 +104,7 @@ impl SackBlocks {
     pub const NONE: SackBlocks = SackBlocks { n: 0, blocks: [(0, 0); MAX_SACK_BLOCKS] };
 
     /// Blocks from a list (at most [`MAX_SACK_BLOCKS`]; more is a bug).
+    #[cfg(test)]
     pub fn from_slice(b: &[(u64, u64)]) -> SackBlocks {
         let mut s = SackBlocks::NONE;
         for &(a, e) in b {
@@ -127,10 +128,6 @@ impl SackBlocks {
         self.n as usize
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-
     pub fn as_slice(&self) -> &[(u64, u64)] {
         &self.blocks[..self.n as usize]
     }
@@ -138,7 +135,7 @@ impl SackBlocks {
     /// The blocks as `(start, end)` offsets from the cumulative ACK `ack`, for a compact
     /// packet field; unused entries are `(0, 0)`. A block lies within the receive window above
     /// `ack`, so the offsets fit a `u32` (the window is at most 1 GiB with window scaling).
-    pub fn to_offsets(&self, ack: u64) -> [u32; 2 * MAX_SACK_BLOCKS] {
+    pub fn to_offsets(self, ack: u64) -> [u32; 2 * MAX_SACK_BLOCKS] {
         let mut o = [0u32; 2 * MAX_SACK_BLOCKS];
         for (i, &(s, e)) in self.as_slice().iter().enumerate() {
             debug_assert!(s > ack && e - ack <= u32::MAX as u64, "SACK block {s}..{e} above ack {ack}");
@@ -175,10 +172,8 @@ pub struct Ack {
 }
 
 impl Ack {
-    /// IP datagram length of a pure ACK without SACK blocks.
-    pub const IP_LEN: u32 = TCP_IP_HEADER;
-
     /// An ACK without SACK blocks.
+    #[cfg(test)]
     pub fn new(ack: u64, rwnd: u64, tsecr: Nanos) -> Ack {
         Ack { ack, rwnd, tsecr, sack: SackBlocks::NONE }
     }

@@ -128,11 +128,13 @@ impl TcpReceiver {
     }
 
     /// `sk_rcvbuf` (None without a receive-buffer model).
+    #[cfg(test)]
     pub fn rcvbuf(&self) -> Option<u64> {
         self.buf.map(|b| b.rcvbuf)
     }
 
     /// The receiver's RTT estimate (`rcv_rtt_est`), once measured.
+    #[cfg(test)]
     pub fn rcv_rtt(&self) -> Option<Nanos> {
         self.buf.and_then(|b| b.rtt)
     }
@@ -254,6 +256,7 @@ impl TcpReceiver {
         self.ooo.iter().map(|(s, e)| e - s).sum()
     }
 
+    #[cfg(test)]
     pub fn stats(&self) -> &TcpReceiverStats {
         &self.stats
     }

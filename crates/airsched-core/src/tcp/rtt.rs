@@ -64,9 +64,11 @@ impl RttEstimator {
     pub fn srtt(&self) -> Option<Nanos> {
         self.srtt
     }
+    #[cfg(test)]
     pub fn rttvar(&self) -> Nanos {
         self.rttvar
     }
+    #[cfg(test)]
     pub fn backoff(&self) -> u32 {
         self.backoff
     }

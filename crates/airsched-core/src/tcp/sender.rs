@@ -361,6 +361,7 @@ impl TcpSender {
     }
 
     /// `sk_sndbuf` now (0 without a send-buffer model).
+    #[cfg(test)]
     pub fn sndbuf(&self) -> u64 {
         self.sk_sndbuf
     }
@@ -984,6 +985,7 @@ impl TcpSender {
     }
 
     /// Everything the application wrote has been acknowledged (never for `Unlimited`).
+    #[cfg(test)]
     pub fn is_done(&self) -> bool {
         self.app_end != u64::MAX && self.snd_una >= self.app_end
     }
@@ -993,30 +995,23 @@ impl TcpSender {
         self.cwnd
     }
     /// Slow-start threshold, bytes (`u64::MAX` until the first congestion event).
+    #[cfg(test)]
     pub fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
+    #[cfg(test)]
     pub fn state(&self) -> CaState {
         self.state
-    }
-    /// Bytes sent and not yet acknowledged.
-    pub fn bytes_in_flight(&self) -> u64 {
-        self.snd_nxt - self.snd_una
     }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }
+    #[cfg(test)]
     pub fn snd_max(&self) -> u64 {
         self.snd_max
     }
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
-    }
-    pub fn cc(&self) -> &CongestionControl {
-        &self.cc
-    }
-    pub fn mss(&self) -> u32 {
-        self.mss
     }
     pub fn stats(&self) -> &TcpSenderStats {
         &self.stats

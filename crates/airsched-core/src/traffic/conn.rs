@@ -32,10 +32,6 @@ pub struct TcpConn {
 }
 
 impl TcpConn {
-    pub fn new(cfg: &TcpConfig, app: AppLimit) -> TcpConn {
-        TcpConn::with_ends(cfg, cfg, app)
-    }
-
     /// A connection whose sender and receiver run with different settings (each end's host).
     pub fn with_ends(sender: &TcpConfig, receiver: &TcpConfig, app: AppLimit) -> TcpConn {
         TcpConn {

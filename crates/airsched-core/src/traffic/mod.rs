@@ -9,8 +9,7 @@ pub mod ping;
 pub mod source;
 pub mod tcp;
 
-pub use conn::TcpConn;
-pub use source::{FlowState, Traffic};
+pub use source::Traffic;
 
 use crate::time::Nanos;
 use crate::traffic::flow::{FlowConfig, FlowRate};

@@ -11,8 +11,10 @@ use crate::time::Nanos;
 /// IPv4 (20) + ICMP (8) header bytes.
 pub const ICMP_IP_HEADER: u32 = 28;
 /// iputils ping's default payload (`-s 56`), 84-byte datagrams.
+#[cfg(test)]
 pub const DEFAULT_PING_PAYLOAD: u32 = 56;
 /// Default per-request deadline.
+#[cfg(test)]
 pub const DEFAULT_PING_TIMEOUT: Nanos = Nanos::from_secs(1);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +28,7 @@ pub struct PingConfig {
 
 impl PingConfig {
     /// `ping -i INTERVAL -W 1`: the default payload and a 1 s deadline.
+    #[cfg(test)]
     pub fn new(interval: Nanos) -> PingConfig {
         PingConfig { interval, payload: DEFAULT_PING_PAYLOAD, timeout: Some(DEFAULT_PING_TIMEOUT) }
     }
@@ -115,6 +118,7 @@ impl PingSource {
     }
 
     /// Next time the source needs a call: the next request, or the oldest deadline.
+    #[cfg(test)]
     pub fn next_timer(&self) -> Option<Nanos> {
         let deadline = self.cfg.timeout.and_then(|to| self.outstanding.iter().flatten().next().map(|&t| t + to));
         Some(deadline.map_or(self.next_send, |d| d.min(self.next_send)))
@@ -135,12 +139,14 @@ impl PingSource {
     }
 
     /// End of the run: requests still unanswered count as lost.
+    #[cfg(test)]
     pub fn finish(&mut self) {
         self.stats.lost += self.outstanding.iter().flatten().count() as u64;
         self.base_seq += self.outstanding.len() as u64;
         self.outstanding.clear();
     }
 
+    #[cfg(test)]
     pub fn stats(&self) -> &PingStats {
         &self.stats
     }

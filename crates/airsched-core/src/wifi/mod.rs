@@ -21,9 +21,8 @@ pub mod pcf;
 use crate::ctx::Ctx;
 use crate::packet::PacketId;
 
-pub use air::{AirTx, Outcome};
 pub use ifs::IfsRules;
-pub use medium::{DataPpdu, Medium, Radio, Report};
+pub use medium::{Medium, Radio};
 
 /// The MAC of every node of the cell.
 pub enum Mac {

@@ -146,6 +146,7 @@ impl PcfTiming {
 }
 
 /// A poll the station does not answer: the PC resumes after PIFS.
+#[cfg(test)]
 pub fn poll_timeout(t: &PcfTiming) -> Nanos {
     t.null() + dsss::PIFS
 }

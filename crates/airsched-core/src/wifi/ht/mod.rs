@@ -258,7 +258,6 @@ impl Ht {
         let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
         crate::mac::dcf::DcfParams {
             slot: band.slot(),
-            sifs: band.sifs(),
             difs: be.aifs(band),
             pifs: band.pifs(),
             ack_timeout: band.ack_timeout(),
