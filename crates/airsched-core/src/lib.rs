@@ -18,7 +18,6 @@
 //! carry a `dsss_` prefix, since the OFDM and HT PHYs have functions of the same names.
 
 mod bluetooth;
-mod calibrate;
 mod coex;
 mod ctx;
 mod engine;
@@ -87,10 +86,10 @@ pub use wifi::ht::params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, Ht
 pub use wifi::pcf::{CfParams, PcfTiming, PointCoordinator};
 
 // Radio conditions, coexistence and the channel monitor's calibration.
-pub use calibrate::{calibrate, measure_point, CalibrationSpec};
 pub use coex::path_loss_db;
 pub use monitor::builtin_calibration;
 pub use radio::Position;
+pub use sim::calibrate::{calibrate, measure_point, CalibrationSpec};
 
 /// Parse, build and run a scenario to the end.
 pub fn run_scenario(scn: &Scenario) -> Result<RunResults, SimError> {

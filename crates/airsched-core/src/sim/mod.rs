@@ -18,6 +18,7 @@
 //!    medium is released and the transmitters pull their next frames.
 
 pub(crate) mod build;
+pub(crate) mod calibrate;
 mod report;
 #[cfg(test)]
 mod tests;

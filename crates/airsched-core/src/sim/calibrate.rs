@@ -5,11 +5,11 @@
 //! are averaged into one (SNR, goodput) row. A point where fewer than one block arrives reports
 //! the received payload over the measured time (zero if nothing arrived).
 
+use super::Simulation;
 use crate::mac::rate::RateControl;
 use crate::monitor::{CalibrationMeta, CalibrationTable};
 use crate::phy::dsss::Preamble;
 use crate::scenario::{parse_scenario_with, Scenario};
-use crate::sim::Simulation;
 use crate::time::Nanos;
 
 #[derive(Clone, Debug, PartialEq)]
