@@ -144,6 +144,9 @@ def test_validate_describes_an_80211n_cell():
     assert info.standard == "802.11n"
     assert (info.cell["band"], info.cell["width_mhz"], info.cell["guard_interval"]) == ("5GHz", 20, "short")
     assert info.cell["basic_rates_mbps"] == [6.0, 12.0, 24.0]
+    assert info.cell["txop_limits"] == "802.11-2016"
+    ns3 = airsched.validate(text=text.replace('"short"\n', '"short"\ntxop_limits = "802.11-2020"\n', 1))
+    assert ns3.cell["txop_limits"] == "802.11-2020"
     assert info.links == (airsched.StationLink("a", pytest.approx(72.222, abs=1e-3), "fixed", 7, 256),)
     assert info.ap_mac == {
         "mac_queue": "fifo",

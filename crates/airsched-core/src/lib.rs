@@ -73,6 +73,7 @@ pub use tc::{
 };
 
 // PHY and MAC models.
+pub use mac::edca::TxopTable;
 pub use mac::rate::RateControl;
 pub use phy::dsss::{
     ack_time as dsss_ack_time, control_response_rate as dsss_control_response_rate, txtime as dsss_txtime, DsssRate,

@@ -272,12 +272,24 @@ fn ht_cell_keys_in_an_80211b_cell() {
         ("max_aggregate_time = \"4ms\"", 22),
         ("max_aggregate_mpdus = 64", 23),
         ("mpdu_retry_limit = 31", 20),
+        ("txop_limits = \"802.11-2020\"", 15),
     ] {
         let key = line.split(' ').next().unwrap();
         // Line 10 of the example is `[[station]]`: the key lands at the end of [cell].
         let text = example_with(9, &format!("basic_rates = [\"1Mbps\"]\n{line}"));
         one(&text, 10, col, &format!("cell.{key}"), "only in an 802.11n cell (set standard = \"802.11n\"");
     }
+}
+
+#[test]
+fn txop_limits_name_an_edition() {
+    one(
+        &ht("txop_limits = \"802.11ac\"\n"),
+        3,
+        15,
+        "cell.txop_limits",
+        "unknown value \"802.11ac\"; expected \"802.11-2016\" or \"802.11-2020\"",
+    );
 }
 
 #[test]

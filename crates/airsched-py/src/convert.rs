@@ -225,6 +225,7 @@ pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'p
             cell.set_item("max_aggregate_time_ns", ht.max_aggregate_time.as_ns())?;
             cell.set_item("max_aggregate_mpdus", ht.max_aggregate_mpdus)?;
             cell.set_item("mpdu_retry_limit", ht.mpdu_retry_limit)?;
+            cell.set_item("txop_limits", ht.txop_limits.name())?;
         }
     }
     d.set_item("cell", cell)?;

@@ -44,16 +44,18 @@ impl AccessCategory {
     }
 }
 
-/// Which edition's default TXOP limits (reference section 5).
+/// Which edition's default TXOP limits (`[cell] txop_limits` of an 802.11n cell).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TxopTable {
     /// 802.11-2007 Table 7-37 (unchanged through 802.11-2016): VI 3.008 ms, VO 1.504 ms. Linux
-    /// mac80211's `ieee80211_set_wmm_default` and hostapd use these: our default.
+    /// mac80211's `ieee80211_set_wmm_default` and hostapd use these: the default.
     Ieee2016,
-    /// 802.11-2020 Table 9-155 as ns-3 `WifiMac::ConfigureDcf` uses it: VI 4.096, VO 2.080 ms.
-    #[cfg(test)]
+    /// 802.11-2020 Table 9-155 as ns-3 `WifiMac::ConfigureDcf` uses it: VI 4.096, VO 2.080 ms
+    /// (for comparisons with ns-3, the peer simulator).
     Ieee2020,
 }
+
+crate::words::words!(TxopTable: "802.11-2016" => TxopTable::Ieee2016, "802.11-2020" => TxopTable::Ieee2020);
 
 /// One AC's EDCA parameter set. The backoff is drawn in [0, CW], CW from cw_min doubling to cw_max.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,9 +89,7 @@ impl EdcaParams {
             (AccessCategory::Bk | AccessCategory::Be, _) => 0,
             (AccessCategory::Vi, TxopTable::Ieee2016) => 3008,
             (AccessCategory::Vo, TxopTable::Ieee2016) => 1504,
-            #[cfg(test)]
             (AccessCategory::Vi, TxopTable::Ieee2020) => 4096,
-            #[cfg(test)]
             (AccessCategory::Vo, TxopTable::Ieee2020) => 2080,
         };
         EdcaParams { aifsn, cw_min, cw_max, txop_limit: Nanos::from_us(txop_us) }

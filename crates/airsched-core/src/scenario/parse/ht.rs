@@ -2,6 +2,7 @@
 //! MCS and airtime weight; and which keys each standard refuses.
 
 use super::*;
+use crate::mac::edca::TxopTable;
 use crate::mac::rate::RateControl;
 use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs, HT_MF_PPDU_MAX_TIME, LINUX_MAX_AGGR_TIME};
@@ -135,6 +136,7 @@ pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, standard: Opti
     let max_aggregate_mpdus = get(ctx, "max_aggregate_mpdus")
         .and_then(|v| integer(ctx, v, "cell.max_aggregate_mpdus", 1, u64::from(crate::phy::ht::AMPDU_MAX_MPDUS)));
     let mpdu_retry_limit = get(ctx, "mpdu_retry_limit").and_then(|v| integer(ctx, v, "cell.mpdu_retry_limit", 1, 255));
+    let txop_limits = get(ctx, "txop_limits").and_then(|v| word::<TxopTable>(ctx, v, "cell.txop_limits"));
     if standard == Some(Standard::Dot11b) {
         return None;
     }
@@ -146,6 +148,7 @@ pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, standard: Opti
         max_aggregate_time: max_aggregate_time.unwrap_or(LINUX_MAX_AGGR_TIME),
         max_aggregate_mpdus: max_aggregate_mpdus.map_or(crate::phy::ht::AMPDU_MAX_MPDUS, |n| n as u32),
         mpdu_retry_limit: mpdu_retry_limit.unwrap_or(DEFAULT_MPDU_RETRY_LIMIT) as u32,
+        txop_limits: txop_limits.unwrap_or(TxopTable::Ieee2016),
     })
 }
 

@@ -144,6 +144,7 @@ const CELL_KEYS: &[&str] = &[
     "max_aggregate_time",
     "max_aggregate_mpdus",
     "mpdu_retry_limit",
+    "txop_limits",
     "preamble",
     "basic_rates",
     "beacons",

@@ -349,6 +349,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
                 max_aggregate_time: Nanos::from_ms(4),
                 max_aggregate_mpdus: 64,
                 mpdu_retry_limit: 31,
+                txop_limits: crate::mac::edca::TxopTable::Ieee2016,
             }),
             ..default_cell()
         }
@@ -403,6 +404,7 @@ basic_rates = ["24Mbps", "6", "54Mbit"]
 max_aggregate_time = "5484us"
 max_aggregate_mpdus = 32
 mpdu_retry_limit = 10
+txop_limits = "802.11-2020"
 retry_limit = 4
 beacons = false
 rate_control = "fixed"
@@ -439,6 +441,7 @@ sack = false
             max_aggregate_time: crate::phy::ht::HT_MF_PPDU_MAX_TIME,
             max_aggregate_mpdus: 32,
             mpdu_retry_limit: 10,
+            txop_limits: crate::mac::edca::TxopTable::Ieee2020,
         })
     );
     assert_eq!((s.cell.retry_limit, s.cell.beacons), (4, false));

@@ -152,7 +152,7 @@ impl Ht {
             ..AmpduLimits::HT.with_max_duration(cell.max_aggregate_time)
         };
         let edca = [AccessCategory::Vo, AccessCategory::Vi, AccessCategory::Be, AccessCategory::Bk]
-            .map(|ac| EdcaParams::default_for(ac, TxopTable::Ieee2016));
+            .map(|ac| EdcaParams::default_for(ac, cell.txop_limits));
         let flow_tid = flow_keys.iter().map(|k| crate::mac::edca::classify8021d(k.tos, k.priority)).collect();
         let mut drivers = Vec::with_capacity(n + 1);
         for node in 0..=n {

@@ -2,6 +2,7 @@
 //! queueing between its qdisc and the air (the driver's FIFOs or mac80211's FQ-MAC, the airtime
 //! scheduler, AQL), with the words a scenario spells them in.
 
+use crate::mac::edca::TxopTable;
 use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs};
 use crate::phy::ofdm::OfdmBand;
@@ -27,6 +28,9 @@ pub struct HtCellConfig {
     /// `mpdu_retry_limit`: attempts of one MPDU inside aggregates before it is dropped
     /// (default 30 software retries + 1, ath9k's ATH_MAX_SW_RETRIES).
     pub mpdu_retry_limit: u32,
+    /// `txop_limits`: the edition whose default TXOP limits the access categories use (default
+    /// 802.11-2016's, which Linux mac80211 and hostapd set).
+    pub txop_limits: TxopTable,
 }
 
 /// A station's 802.11n settings.
