@@ -477,28 +477,12 @@ fn the_80211_2020_txop_limits_let_video_aggregate_up_to_the_4ms_cap() {
     // so the drivers' 4 ms aggregate cap binds instead: 20 MPDUs (PSDU 1542 + 19 x 1544 =
     // 30 878 B, PPDU 36 + 4 x ceil((16 + 8 x 30878 + 6) / 260) = 3840 us); a 21st would need
     // 4028 us. The default (802.11-2016, Linux's) gives 15, as above.
-    let text = r#"
-[run]
-duration = "10s"
-warmup = "1s"
-[wired]
-rate = "1Gbit"
-[cell]
-standard = "802.11n"
-beacons = false
-txop_limits = "802.11-2020"
-[[station]]
-name = "sta"
-mcs = 7
-[[flow]]
-name = "down"
-src = "server"
-dst = "sta"
-rate = "saturate"
-size = 1472
-dscp = 34
-"#;
-    let r = common::run(text);
+    // The one-station download in an 802.11n cell of its own, video-marked.
+    let text = SATURATED_ONE
+        .replace("[cell]\n", "[cell]\nstandard = \"802.11n\"\ntxop_limits = \"802.11-2020\"\n")
+        .replace("rate = \"11Mbps\"\n", "mcs = 7\n")
+        .replace("size = 1472\n", "size = 1472\ndscp = 34\n");
+    let r = common::run(&text);
     assert_eq!(r.stations[0].ampdu_mean_down, 20.0);
     let r = common::run(&text.replace("txop_limits = \"802.11-2020\"\n", ""));
     assert_eq!(r.stations[0].ampdu_mean_down, 15.0);
