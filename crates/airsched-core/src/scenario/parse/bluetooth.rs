@@ -25,19 +25,19 @@ pub(super) const MAX_SLAVES: usize = 7;
 
 const TYPES_EXAMPLE: &str = "a list of ACL packet types like [\"DH1\", \"DH3\", \"DH5\"] (DM1 DH1 DM3 DH3 DM5 DH5 2-DH1 2-DH3 2-DH5 3-DH1 3-DH3 3-DH5)";
 
-fn packet_types(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<Vec<PacketType>> {
+fn packet_types(rd: &mut Reader<'_>, v: &Value<'_>, key: &str) -> Option<Vec<PacketType>> {
     let DeValue::Array(items) = v.get_ref() else {
-        ctx.error(&v.span(), key, format!("expected {TYPES_EXAMPLE}"));
+        rd.error(&v.span(), key, format!("expected {TYPES_EXAMPLE}"));
         return None;
     };
     if items.is_empty() {
-        ctx.error(&v.span(), key, format!("must not be empty; expected {TYPES_EXAMPLE}"));
+        rd.error(&v.span(), key, format!("must not be empty; expected {TYPES_EXAMPLE}"));
         return None;
     }
     let mut out = Vec::new();
     let mut ok = true;
     for item in items {
-        let Some(s) = string(ctx, item, key, "a packet type name like \"DH5\"") else {
+        let Some(s) = string(rd, item, key, "a packet type name like \"DH5\"") else {
             ok = false;
             continue;
         };
@@ -49,7 +49,7 @@ fn packet_types(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<Vec<Packe
                 if let Some(c) = closest(s, names.iter().copied()) {
                     msg.push_str(&format!("; did you mean {c:?}?"));
                 }
-                ctx.error(&item.span(), key, msg);
+                rd.error(&item.span(), key, msg);
                 ok = false;
             }
         }
@@ -59,7 +59,7 @@ fn packet_types(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<Vec<Packe
     ok.then_some(out)
 }
 
-fn number(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, min: f64, max: f64, ex: &str) -> Option<f64> {
+fn number(rd: &mut Reader<'_>, v: &Value<'_>, key: &str, min: f64, max: f64, ex: &str) -> Option<f64> {
     let x = match v.get_ref() {
         DeValue::Float(f) => f.to_string().parse::<f64>().ok(),
         DeValue::Integer(i) => i.to_string().parse::<f64>().ok(),
@@ -68,7 +68,7 @@ fn number(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, min: f64, max: f64, ex: &
     match x {
         Some(x) if x.is_finite() && (min..=max).contains(&x) => Some(x),
         _ => {
-            ctx.error(&v.span(), key, format!("expected a number from {min} to {max}, e.g. {ex}"));
+            rd.error(&v.span(), key, format!("expected a number from {min} to {max}, e.g. {ex}"));
             None
         }
     }
@@ -80,10 +80,10 @@ const MAX_COORDINATE_M: f64 = 10_000.0;
 
 /// A point `[x, y]` in metres (`[[bluetooth]] position`, `[[station]] location`), the AP at
 /// the origin.
-pub(super) fn xy(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, ex: &str) -> Option<(f64, f64)> {
+pub(super) fn xy(rd: &mut Reader<'_>, v: &Value<'_>, key: &str, ex: &str) -> Option<(f64, f64)> {
     let msg = format!("expected [x, y] in metres from the AP (at [0, 0]), each within {MAX_COORDINATE_M} m, e.g. {ex}");
     let DeValue::Array(a) = v.get_ref() else {
-        ctx.error(&v.span(), key, msg);
+        rd.error(&v.span(), key, msg);
         return None;
     };
     let coord = |v: &Value<'_>| match v.get_ref() {
@@ -94,7 +94,7 @@ pub(super) fn xy(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, ex: &str) -> Optio
     match a.iter().map(coord).collect::<Option<Vec<f64>>>() {
         Some(c) if c.len() == 2 && c.iter().all(|x| x.is_finite() && x.abs() <= MAX_COORDINATE_M) => Some((c[0], c[1])),
         _ => {
-            ctx.error(&v.span(), key, msg);
+            rd.error(&v.span(), key, msg);
             None
         }
     }
@@ -102,36 +102,36 @@ pub(super) fn xy(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, ex: &str) -> Optio
 
 /// The slaves, and a map from each name to its index (for flows).
 pub(super) fn parse_bluetooth(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     v: Option<&Value<'_>>,
     stations: &HashMap<String, usize>,
     standard: Option<Standard>,
 ) -> (Vec<BluetoothConfig>, HashMap<String, usize>) {
     let mut out = Vec::new();
     let mut names: HashMap<String, (usize, Span)> = HashMap::new();
-    for (i, tbl, tspan) in array_of_tables(ctx, v, "bluetooth") {
+    for (i, tbl, tspan) in array_of_tables(rd, v, "bluetooth") {
         let path = format!("bluetooth[{i}]");
-        check_keys(ctx, tbl, &path, "[[bluetooth]]", BLUETOOTH_KEYS);
+        check_keys(rd, tbl, &path, "[[bluetooth]]", BLUETOOTH_KEYS);
         if i == MAX_SLAVES {
-            ctx.error(
+            rd.error(
                 &tspan,
                 "bluetooth",
                 format!("an 8th Bluetooth slave; a piconet has at most {MAX_SLAVES} active slaves (3-bit LT_ADDR)"),
             );
         }
         if i == 0 && standard == Some(Standard::Dot11n) {
-            ctx.error(
+            rd.error(
                 &tspan,
                 "bluetooth",
                 "Bluetooth and its coexistence are modelled beside an 802.11b cell only (cell.standard = \"802.11b\")",
             );
         }
         let index = out.len();
-        let name = lookup(ctx, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"bt1\"")).and_then(|v| {
+        let name = lookup(rd, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"bt1\"")).and_then(|v| {
             let key = join(&path, "name");
-            let s = string(ctx, v, &key, "a string like \"bt1\"")?;
+            let s = string(rd, v, &key, "a string like \"bt1\"")?;
             if s.is_empty() || !s.chars().all(valid_name_char) {
-                ctx.error(
+                rd.error(
                     &v.span(),
                     &key,
                     format!("name {s:?} must be non-empty ASCII letters, digits, '_', '.' and '-'"),
@@ -139,11 +139,11 @@ pub(super) fn parse_bluetooth(
                 return None;
             }
             if s.eq_ignore_ascii_case("server") || s.eq_ignore_ascii_case("ap") {
-                ctx.error(&v.span(), &key, format!("{s:?} is reserved; choose another name"));
+                rd.error(&v.span(), &key, format!("{s:?} is reserved; choose another name"));
                 return None;
             }
             if stations.contains_key(s) {
-                ctx.error(
+                rd.error(
                     &v.span(),
                     &key,
                     format!(
@@ -153,8 +153,8 @@ pub(super) fn parse_bluetooth(
                 return None;
             }
             if let Some((_, first)) = names.get(s) {
-                let line = ctx.line_of(first);
-                ctx.error(
+                let line = rd.line_of(first);
+                rd.error(
                     &v.span(),
                     &key,
                     format!("duplicate Bluetooth client name {s:?} (already used on line {line})"),
@@ -164,12 +164,12 @@ pub(super) fn parse_bluetooth(
             names.insert(s.to_string(), (index, v.span()));
             Some(s.to_string())
         });
-        let types = tbl.get("packet_types").and_then(|v| packet_types(ctx, v, &join(&path, "packet_types")));
+        let types = tbl.get("packet_types").and_then(|v| packet_types(rd, v, &join(&path, "packet_types")));
         let per = tbl
             .get("packet_error_rate")
-            .and_then(|v| number(ctx, v, &join(&path, "packet_error_rate"), 0.0, 0.99, "packet_error_rate = 0.01"));
-        let position = tbl.get("position").and_then(|v| xy(ctx, v, &join(&path, "position"), "position = [3.0, 0.0]"));
-        let node = parse_node(ctx, tbl, &path);
+            .and_then(|v| number(rd, v, &join(&path, "packet_error_rate"), 0.0, 0.99, "packet_error_rate = 0.01"));
+        let position = tbl.get("position").and_then(|v| xy(rd, v, &join(&path, "position"), "position = [3.0, 0.0]"));
+        let node = parse_node(rd, tbl, &path);
         out.push(BluetoothConfig {
             name: name.unwrap_or_default(),
             packet_types: types.unwrap_or_else(|| vec![PacketType::Dh1, PacketType::Dh3, PacketType::Dh5]),
@@ -181,38 +181,38 @@ pub(super) fn parse_bluetooth(
     (out, names.into_iter().map(|(k, (i, _))| (k, i)).collect())
 }
 
-pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> PiconetConfig {
+pub(super) fn parse_piconet(rd: &mut Reader<'_>, v: Option<&Value<'_>>) -> PiconetConfig {
     let mut p = PiconetConfig::default();
     let Some(v) = v else { return p };
-    let Some(tbl) = as_table(ctx, v, "piconet", "[piconet]") else { return p };
-    check_keys(ctx, tbl, "piconet", "[piconet]", PICONET_KEYS);
+    let Some(tbl) = as_table(rd, v, "piconet", "[piconet]") else { return p };
+    check_keys(rd, tbl, "piconet", "[piconet]", PICONET_KEYS);
     if let Some(v) = tbl.get("bnep_header") {
         let key = "piconet.bnep_header";
         let ex = "\"compressed\" (3 bytes), \"src-only\" or \"dst-only\" (9), \"general\" (15)";
-        if let Some(s) = string(ctx, v, key, ex) {
+        if let Some(s) = string(rd, v, key, ex) {
             match s {
                 "compressed" => p.host.bnep_header = 3,
                 "src-only" | "dst-only" => p.host.bnep_header = 9,
                 "general" => p.host.bnep_header = 15,
-                _ => ctx.error(&v.span(), key, format!("unknown BNEP header {s:?}; expected {ex}")),
+                _ => rd.error(&v.span(), key, format!("unknown BNEP header {s:?}; expected {ex}")),
             }
         }
     }
-    if let Some(n) = tbl.get("bnep_txq_len").and_then(|v| integer(ctx, v, "piconet.bnep_txq_len", 1, 100_000)) {
+    if let Some(n) = tbl.get("bnep_txq_len").and_then(|v| integer(rd, v, "piconet.bnep_txq_len", 1, 100_000)) {
         p.host.bnep_txq_len = n as u32;
     }
-    if let Some(n) = tbl.get("l2cap_sndbuf").and_then(|v| integer(ctx, v, "piconet.l2cap_sndbuf", 1, 1 << 30)) {
+    if let Some(n) = tbl.get("l2cap_sndbuf").and_then(|v| integer(rd, v, "piconet.l2cap_sndbuf", 1, 1 << 30)) {
         p.host.l2cap_sndbuf = n;
     }
-    if let Some(n) = tbl.get("acl_mtu").and_then(|v| integer(ctx, v, "piconet.acl_mtu", 27, 65_535)) {
+    if let Some(n) = tbl.get("acl_mtu").and_then(|v| integer(rd, v, "piconet.acl_mtu", 27, 65_535)) {
         p.host.acl_mtu = n as u32;
     }
-    if let Some(n) = tbl.get("acl_pkts").and_then(|v| integer(ctx, v, "piconet.acl_pkts", 1, 65_535)) {
+    if let Some(n) = tbl.get("acl_pkts").and_then(|v| integer(rd, v, "piconet.acl_pkts", 1, 65_535)) {
         p.host.acl_pkts = n as u32;
     }
-    if let Some(n) = tbl.get("t_poll").and_then(|v| integer(ctx, v, "piconet.t_poll", 0, 65_534)) {
+    if let Some(n) = tbl.get("t_poll").and_then(|v| integer(rd, v, "piconet.t_poll", 0, 65_534)) {
         if n % 2 == 1 {
-            ctx.error(
+            rd.error(
                 &tbl.get("t_poll").expect("just read").span(),
                 "piconet.t_poll",
                 format!("{n} slots: T_poll is an even number of slots (the master transmits in even slots), e.g. 40"),
@@ -220,10 +220,10 @@ pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Piconet
         }
         p.host.t_poll = n as u32;
     }
-    if let Some(b) = tbl.get("afh").and_then(|v| boolean(ctx, v, "piconet.afh")) {
+    if let Some(b) = tbl.get("afh").and_then(|v| boolean(rd, v, "piconet.afh")) {
         p.afh = b;
     }
-    if let Some(b) = tbl.get("sir").and_then(|v| boolean(ctx, v, "piconet.sir")) {
+    if let Some(b) = tbl.get("sir").and_then(|v| boolean(rd, v, "piconet.sir")) {
         p.sir = b;
     }
     // Bluetooth power classes: 1 up to 20 dBm, 2 up to 4 dBm, 3 up to 0 dBm; power control
@@ -231,7 +231,7 @@ pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Piconet
     // ceiling (1 W in the US); cards transmit about 13 to 20 dBm.
     if let Some(x) = tbl.get("bt_power").and_then(|v| {
         number(
-            ctx,
+            rd,
             v,
             "piconet.bt_power",
             -30.0,
@@ -242,7 +242,7 @@ pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Piconet
         p.bt_power_dbm = x;
     }
     if let Some(x) =
-        tbl.get("wlan_power").and_then(|v| number(ctx, v, "piconet.wlan_power", -10.0, 30.0, "wlan_power = 15 (dBm)"))
+        tbl.get("wlan_power").and_then(|v| number(rd, v, "piconet.wlan_power", -10.0, 30.0, "wlan_power = 15 (dBm)"))
     {
         p.wlan_power_dbm = x;
     }
@@ -251,7 +251,7 @@ pub(super) fn parse_piconet(ctx: &mut Ctx<'_>, v: Option<&Value<'_>>) -> Piconet
 
 /// What the SIR refinement needs once the rest is valid: Bluetooth clients, and where every
 /// radio is (each slave's `position`, each station's `location`).
-pub(super) fn check_sir(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario) {
+pub(super) fn check_sir(rd: &mut Reader<'_>, root: &DeTable<'_>, scn: &Scenario) {
     if !scn.piconet.sir {
         return;
     }
@@ -267,20 +267,20 @@ pub(super) fn check_sir(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario) {
             .and_then(|v| v.get_ref().as_table())
             .and_then(|t| t.get("sir"))
             .map_or(0..0, |v| v.span());
-        ctx.error(&span, "piconet.sir", "the SIR refinement of the coexistence with Bluetooth needs [[bluetooth]] clients; add one or set sir = false");
+        rd.error(&span, "piconet.sir", "the SIR refinement of the coexistence with Bluetooth needs [[bluetooth]] clients; add one or set sir = false");
         return;
     }
     let (bt, st) = (items("bluetooth"), items("station"));
     for (i, b) in scn.bluetooth.iter().enumerate() {
         if b.position.is_none() {
             let span = bt.get(i).cloned().unwrap_or(0..0);
-            ctx.error(&span, &format!("bluetooth[{i}].position"), format!("piconet.sir = true needs where the Bluetooth client {:?} is: position = [x, y] in metres, the AP and the piconet's master at [0, 0], e.g. position = [3.0, 0.0]", b.name));
+            rd.error(&span, &format!("bluetooth[{i}].position"), format!("piconet.sir = true needs where the Bluetooth client {:?} is: position = [x, y] in metres, the AP and the piconet's master at [0, 0], e.g. position = [3.0, 0.0]", b.name));
         }
     }
     for (i, s) in scn.stations.iter().enumerate() {
         if s.location.is_none() {
             let span = st.get(i).cloned().unwrap_or(0..0);
-            ctx.error(&span, &format!("station[{i}].location"), format!("piconet.sir = true needs where the station {:?} is: location = [x, y] in metres, the AP at [0, 0], e.g. location = [10.0, 0.0]", s.name));
+            rd.error(&span, &format!("station[{i}].location"), format!("piconet.sir = true needs where the station {:?} is: location = [x, y] in metres, the AP at [0, 0], e.g. location = [10.0, 0.0]", s.name));
         }
     }
 }

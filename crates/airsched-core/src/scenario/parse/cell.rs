@@ -8,14 +8,14 @@ pub(super) const UNSUPPORTED_STANDARDS: &[&str] =
 
 /// The cell's settings and its standard; the standard is None when `cell.standard` is invalid
 /// (reported), and the keys that depend on it are then parsed without checking that they fit.
-pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> (CellConfig, Option<Standard>) {
+pub(super) fn parse_cell(rd: &mut Reader<'_>, t: Option<(&DeTable<'_>, Span)>) -> (CellConfig, Option<Standard>) {
     let empty = DeTable::new();
     let (tbl, tspan) = t.unwrap_or((&empty, 0..0));
-    check_keys(ctx, tbl, "cell", "[cell]", CELL_KEYS);
+    check_keys(rd, tbl, "cell", "[cell]", CELL_KEYS);
 
     let standard = match tbl.get("standard") {
         None => Some(Standard::Dot11b),
-        Some(v) => string(ctx, v, "cell.standard", "a string, \"802.11b\" or \"802.11n\"").and_then(|s| {
+        Some(v) => string(rd, v, "cell.standard", "a string, \"802.11b\" or \"802.11n\"").and_then(|s| {
             let s = s.trim();
             if s.eq_ignore_ascii_case("802.11b") {
                 return Some(Standard::Dot11b);
@@ -28,29 +28,29 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
             } else {
                 format!("unknown standard {s:?}; \"802.11b\" and \"802.11n\" are supported")
             };
-            ctx.error(&v.span(), "cell.standard", msg);
+            rd.error(&v.span(), "cell.standard", msg);
             None
         }),
     };
     let is_n = standard == Some(Standard::Dot11n);
 
-    let preamble = ht::not_ht(ctx, tbl, "cell", "preamble", standard, ht::PREAMBLE_IN_HT)
-        .and_then(|v| word::<Preamble>(ctx, v, "cell.preamble"));
+    let preamble = ht::not_ht(rd, tbl, "cell", "preamble", standard, ht::PREAMBLE_IN_HT)
+        .and_then(|v| word::<Preamble>(rd, v, "cell.preamble"));
 
     let basic_rates = match standard {
-        Some(Standard::Dot11b) => tbl.get("basic_rates").and_then(|v| basic_rates(ctx, v)),
+        Some(Standard::Dot11b) => tbl.get("basic_rates").and_then(|v| basic_rates(rd, v)),
         _ => None,
     };
     // Parsed (or, in an 802.11b cell, reported) whatever the standard; kept in an 802.11n cell.
-    let ht = ht::parse_ht_cell(ctx, tbl, standard).filter(|_| is_n);
+    let ht = ht::parse_ht_cell(rd, tbl, standard).filter(|_| is_n);
 
-    let beacons = tbl.get("beacons").and_then(|v| boolean(ctx, v, "cell.beacons"));
+    let beacons = tbl.get("beacons").and_then(|v| boolean(rd, v, "cell.beacons"));
 
     let beacon_interval = tbl.get("beacon_interval").and_then(|v| {
-        time_value(ctx, v, "cell.beacon_interval", "102.4ms").and_then(|d| {
+        time_value(rd, v, "cell.beacon_interval", "102.4ms").and_then(|d| {
             let max = Nanos(TU.0 * MAX_BEACON_TU);
             if d < TU || d > max {
-                ctx.error(
+                rd.error(
                     &v.span(),
                     "cell.beacon_interval",
                     format!("{d} is out of range; the beacon interval is 1 to {MAX_BEACON_TU} time units of 1024us ({TU} to {max}), usually 100 TU (\"102.4ms\")"),
@@ -63,16 +63,16 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
     });
 
     let beacon_bytes =
-        tbl.get("beacon_bytes").and_then(|v| integer(ctx, v, "cell.beacon_bytes", 24, 2346).map(|n| n as u32));
-    let channel = tbl.get("channel").and_then(|v| integer(ctx, v, "cell.channel", 1, 14));
-    let retry_limit = tbl.get("retry_limit").and_then(|v| integer(ctx, v, "cell.retry_limit", 1, 255));
+        tbl.get("beacon_bytes").and_then(|v| integer(rd, v, "cell.beacon_bytes", 24, 2346).map(|n| n as u32));
+    let channel = tbl.get("channel").and_then(|v| integer(rd, v, "cell.channel", 1, 14));
+    let retry_limit = tbl.get("retry_limit").and_then(|v| integer(rd, v, "cell.retry_limit", 1, 255));
 
-    let cw = |ctx: &mut Ctx<'_>, key: &str| -> Option<(u32, Span)> {
-        let v = ht::not_ht(ctx, tbl, "cell", key, standard, ht::CW_IN_HT)?;
+    let cw = |rd: &mut Reader<'_>, key: &str| -> Option<(u32, Span)> {
+        let v = ht::not_ht(rd, tbl, "cell", key, standard, ht::CW_IN_HT)?;
         let path = join("cell", key);
-        let n = integer(ctx, v, &path, 1, 32767)?;
+        let n = integer(rd, v, &path, 1, 32767)?;
         if !(n + 1).is_power_of_two() {
-            ctx.error(
+            rd.error(
                 &v.span(),
                 &path,
                 format!(
@@ -84,8 +84,8 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
         }
         Some((n as u32, v.span()))
     };
-    let cw_min = cw(ctx, "cw_min");
-    let cw_max = cw(ctx, "cw_max");
+    let cw_min = cw(rd, "cw_min");
+    let cw_max = cw(rd, "cw_max");
     let cw_min_given = tbl.contains_key("cw_min") && !is_n;
     let cw_max_given = tbl.contains_key("cw_max") && !is_n;
     let cw_min_val = cw_min.as_ref().map_or(31, |c| c.0);
@@ -94,25 +94,25 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
     if cw_ok && cw_min_val > cw_max_val {
         let (span, key) = match (&cw_max, &cw_min) {
             // Only cw_min overridden: the override is what broke the order.
-            (Some((_, max)), Some((_, min))) if ctx.is_override(min) && !ctx.is_override(max) => {
+            (Some((_, max)), Some((_, min))) if rd.is_override(min) && !rd.is_override(max) => {
                 (min.clone(), "cell.cw_min")
             }
             (Some((_, s)), _) => (s.clone(), "cell.cw_max"),
             (None, Some((_, s))) => (s.clone(), "cell.cw_min"),
             (None, None) => (tspan.clone(), "cell.cw_min"),
         };
-        ctx.error(&span, key, format!("cw_min ({cw_min_val}) must not exceed cw_max ({cw_max_val})"));
+        rd.error(&span, key, format!("cw_min ({cw_min_val}) must not exceed cw_max ({cw_max_val})"));
     }
 
-    let eifs = ht::not_ht(ctx, tbl, "cell", "eifs", standard, ht::DEFER_IN_HT)
-        .and_then(|v| word::<EifsRule>(ctx, v, "cell.eifs"));
+    let eifs = ht::not_ht(rd, tbl, "cell", "eifs", standard, ht::DEFER_IN_HT)
+        .and_then(|v| word::<EifsRule>(rd, v, "cell.eifs"));
 
-    let collision_defer = ht::not_ht(ctx, tbl, "cell", "collision_defer", standard, ht::DEFER_IN_HT)
-        .and_then(|v| word::<CollisionDefer>(ctx, v, "cell.collision_defer"));
+    let collision_defer = ht::not_ht(rd, tbl, "cell", "collision_defer", standard, ht::DEFER_IN_HT)
+        .and_then(|v| word::<CollisionDefer>(rd, v, "cell.collision_defer"));
 
-    let rate_control = tbl.get("rate_control").and_then(|v| ht::rate_control(ctx, v, "cell.rate_control", standard));
+    let rate_control = tbl.get("rate_control").and_then(|v| ht::rate_control(rd, v, "cell.rate_control", standard));
     let preamble_detection_cdb =
-        tbl.get("preamble_detection").and_then(|v| radio::db_value(ctx, v, "cell.preamble_detection", -3000, 5000));
+        tbl.get("preamble_detection").and_then(|v| radio::db_value(rd, v, "cell.preamble_detection", -3000, 5000));
 
     let cell = CellConfig {
         standard: standard.unwrap_or(Standard::Dot11b),
@@ -132,14 +132,14 @@ pub(super) fn parse_cell(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> 
         channel: channel.map_or(1, |c| c as u32),
         pcf: None,
     };
-    let pcf = pcf::parse_pcf(ctx, tbl, standard, cell.beacons, cell.beacon_interval);
+    let pcf = pcf::parse_pcf(rd, tbl, standard, cell.beacons, cell.beacon_interval);
     let cell = CellConfig { pcf, ..cell };
     (cell, standard)
 }
 
-pub(super) fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
+pub(super) fn basic_rates(rd: &mut Reader<'_>, v: &Value<'_>) -> Option<Vec<DsssRate>> {
     rate_list(
-        ctx,
+        rd,
         v,
         "[\"1Mbps\", \"2Mbps\"]",
         |s| units::parse_phy_rate(s).map_err(|e| e.to_string()),
@@ -150,7 +150,7 @@ pub(super) fn basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<DsssRa
 /// `cell.basic_rates`: a non-empty array of distinct rates, returned sorted. `parse` reads one
 /// rate (or says why not), `label` names one in the duplicate error; `example` is an array.
 pub(super) fn rate_list<T: Copy + Ord>(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     v: &Value<'_>,
     example: &str,
     parse: impl Fn(&str) -> Result<T, String>,
@@ -158,11 +158,11 @@ pub(super) fn rate_list<T: Copy + Ord>(
 ) -> Option<Vec<T>> {
     const KEY: &str = "cell.basic_rates";
     let DeValue::Array(items) = v.get_ref() else {
-        type_error(ctx, v, KEY, &format!("an array of rates like {example}"));
+        type_error(rd, v, KEY, &format!("an array of rates like {example}"));
         return None;
     };
     if items.is_empty() {
-        ctx.error(&v.span(), KEY, format!("must not be empty; give at least one rate, e.g. {example}"));
+        rd.error(&v.span(), KEY, format!("must not be empty; give at least one rate, e.g. {example}"));
         return None;
     }
     // Each accepted rate with its index in the array.
@@ -171,7 +171,7 @@ pub(super) fn rate_list<T: Copy + Ord>(
     let first_example = example.trim_start_matches('[').split(',').next().unwrap_or(example).trim_end_matches(']');
     for (i, item) in items.iter().enumerate() {
         let key = format!("{KEY}[{i}]");
-        let Some(s) = string(ctx, item, &key, &format!("a string like {first_example}")) else {
+        let Some(s) = string(rd, item, &key, &format!("a string like {first_example}")) else {
             ok = false;
             continue;
         };
@@ -179,7 +179,7 @@ pub(super) fn rate_list<T: Copy + Ord>(
             Ok(r) => {
                 if let Some(j) = rates.iter().position(|(x, _)| *x == r) {
                     let first = rates[j].1;
-                    ctx.error(
+                    rd.error(
                         &item.span(),
                         &key,
                         format!("duplicate rate {} (already listed as {KEY}[{first}])", label(r)),
@@ -190,7 +190,7 @@ pub(super) fn rate_list<T: Copy + Ord>(
                 }
             }
             Err(e) => {
-                ctx.error(&item.span(), &key, e);
+                rd.error(&item.span(), &key, e);
                 ok = false;
             }
         }

@@ -3,13 +3,13 @@
 use super::*;
 
 pub(super) fn endpoint(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     v: &Value<'_>,
     key: &str,
     stations: &HashMap<String, usize>,
     bt: &HashMap<String, usize>,
 ) -> Option<Endpoint> {
-    let s = string(ctx, v, key, "a string, \"server\", \"ap\", a station name or a Bluetooth client's name")?;
+    let s = string(rd, v, key, "a string, \"server\", \"ap\", a station name or a Bluetooth client's name")?;
     match s {
         "server" => return Some(Endpoint::Server),
         "ap" => return Some(Endpoint::Ap),
@@ -50,12 +50,12 @@ pub(super) fn endpoint(
     } else {
         msg.push_str(&format!(" ({stations_part}; Bluetooth clients: {})", list(&clients)));
     }
-    ctx.error(&v.span(), key, msg);
+    rd.error(&v.span(), key, msg);
     None
 }
 
 pub(super) fn parse_flows(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     v: Option<&Value<'_>>,
     stations: &HashMap<String, usize>,
     bt: &HashMap<String, usize>,
@@ -64,41 +64,40 @@ pub(super) fn parse_flows(
     let run_duration = run.map(|r| r.value);
     // An overridden duration that a flow's time in the file exceeds is reported at the override.
     let override_against =
-        |ctx: &Ctx<'_>, v: &Value<'_>| run.and_then(|r| r.by_override.clone()).filter(|_| !ctx.is_override(&v.span()));
+        |rd: &Reader<'_>, v: &Value<'_>| run.and_then(|r| r.by_override.clone()).filter(|_| !rd.is_override(&v.span()));
     let mut flows = Vec::new();
     let mut names: HashMap<String, Span> = HashMap::new();
-    for (i, tbl, tspan) in array_of_tables(ctx, v, "flow") {
+    for (i, tbl, tspan) in array_of_tables(rd, v, "flow") {
         let path = format!("flow[{i}]");
         let k = |key: &str| join(&path, key);
-        check_keys(ctx, tbl, &path, "[[flow]]", FLOW_KEYS);
+        check_keys(rd, tbl, &path, "[[flow]]", FLOW_KEYS);
 
-        let name =
-            lookup(ctx, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"down1\"")).and_then(|v| {
-                let key = k("name");
-                let s = string(ctx, v, &key, "a string like \"down1\"")?;
-                if s.trim().is_empty() {
-                    ctx.error(&v.span(), &key, "must not be empty, e.g. \"down1\"");
-                    return None;
-                }
-                if let Some(first) = names.get(s) {
-                    let line = ctx.line_of(first);
-                    ctx.error(&v.span(), &key, format!("duplicate flow name {s:?} (already used on line {line})"));
-                    return None;
-                }
-                names.insert(s.to_string(), v.span());
-                Some(s.to_string())
-            });
+        let name = lookup(rd, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"down1\"")).and_then(|v| {
+            let key = k("name");
+            let s = string(rd, v, &key, "a string like \"down1\"")?;
+            if s.trim().is_empty() {
+                rd.error(&v.span(), &key, "must not be empty, e.g. \"down1\"");
+                return None;
+            }
+            if let Some(first) = names.get(s) {
+                let line = rd.line_of(first);
+                rd.error(&v.span(), &key, format!("duplicate flow name {s:?} (already used on line {line})"));
+                return None;
+            }
+            names.insert(s.to_string(), v.span());
+            Some(s.to_string())
+        });
 
         let mut protocol = Protocol::Udp;
         if let Some(v) = tbl.get("protocol") {
             let key = k("protocol");
-            if let Some(s) = string(ctx, v, &key, "a string, \"udp\", \"tcp\" or \"ping\"") {
+            if let Some(s) = string(rd, v, &key, "a string, \"udp\", \"tcp\" or \"ping\"") {
                 if s.eq_ignore_ascii_case("ping") {
                     protocol = Protocol::Ping;
                 } else if s.eq_ignore_ascii_case("tcp") {
                     protocol = Protocol::Tcp;
                 } else if !s.eq_ignore_ascii_case("udp") {
-                    ctx.error(&v.span(), &key, format!("unknown protocol {s:?}; \"udp\", \"tcp\" or \"ping\""));
+                    rd.error(&v.span(), &key, format!("unknown protocol {s:?}; \"udp\", \"tcp\" or \"ping\""));
                 }
             }
         }
@@ -107,7 +106,7 @@ pub(super) fn parse_flows(
         if is_tcp {
             for key in ["rate", "jitter", "interval"] {
                 if let Some(v) = tbl.get(key) {
-                    ctx.error(&v.span(), &k(key), format!("a TCP flow sends as fast as its congestion window allows; leave `{key}` out (give `bytes` for a transfer of fixed size)"));
+                    rd.error(&v.span(), &k(key), format!("a TCP flow sends as fast as its congestion window allows; leave `{key}` out (give `bytes` for a transfer of fixed size)"));
                 }
             }
         } else {
@@ -128,61 +127,61 @@ pub(super) fn parse_flows(
                 "frto",
             ] {
                 if let Some(v) = tbl.get(key) {
-                    ctx.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
+                    rd.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
                 }
             }
         }
-        let cc = tbl.get("cc").and_then(|v| word::<crate::tcp::CcKind>(ctx, v, &k("cc")));
-        let sack = tbl.get("sack").filter(|_| is_tcp).and_then(|v| boolean(ctx, v, &k("sack")));
+        let cc = tbl.get("cc").and_then(|v| word::<crate::tcp::CcKind>(rd, v, &k("cc")));
+        let sack = tbl.get("sack").filter(|_| is_tcp).and_then(|v| boolean(rd, v, &k("sack")));
         let tcp_opts = if is_tcp {
-            tcp_options(ctx, tbl, &k, cc.is_some())
+            tcp_options(rd, tbl, &k, cc.is_some())
         } else {
             crate::traffic::flow::TcpFlowOptions::default()
         };
         let bytes = tbl.get("bytes").and_then(|v| {
             let key = k("bytes");
-            let s = string(ctx, v, &key, "a size like \"10MB\" or \"500kb\"")?;
+            let s = string(rd, v, &key, "a size like \"10MB\" or \"500kb\"")?;
             match units::parse_size_bytes(s) {
                 Ok(0) => {
-                    ctx.error(&v.span(), &key, "a transfer needs at least one byte");
+                    rd.error(&v.span(), &key, "a transfer needs at least one byte");
                     None
                 }
                 Ok(b) => Some(b),
                 Err(e) => {
-                    ctx.error(&v.span(), &key, e.to_string());
+                    rd.error(&v.span(), &key, e.to_string());
                     None
                 }
             }
         });
 
         let src_v = lookup(
-            ctx,
+            rd,
             tbl,
             &tspan,
             &path,
             "src",
             Some("\"server\", \"ap\", a station name or a Bluetooth client's name"),
         );
-        let src = src_v.and_then(|v| endpoint(ctx, v, &k("src"), stations, bt));
+        let src = src_v.and_then(|v| endpoint(rd, v, &k("src"), stations, bt));
         let dst_v = lookup(
-            ctx,
+            rd,
             tbl,
             &tspan,
             &path,
             "dst",
             Some("\"server\", \"ap\", a station name or a Bluetooth client's name"),
         );
-        let dst = dst_v.and_then(|v| endpoint(ctx, v, &k("dst"), stations, bt));
+        let dst = dst_v.and_then(|v| endpoint(rd, v, &k("dst"), stations, bt));
         if let (Some(s), Some(d), Some(dv)) = (src, dst, dst_v) {
             if s == d {
-                ctx.error(&dv.span(), &k("dst"), "must differ from src (a flow needs two different endpoints)");
+                rd.error(&dv.span(), &k("dst"), "must differ from src (a flow needs two different endpoints)");
             }
         }
 
         if is_ping {
             for key in ["rate", "jitter"] {
                 if let Some(v) = tbl.get(key) {
-                    ctx.error(
+                    rd.error(
                         &v.span(),
                         &k(key),
                         "a ping flow sends one echo request per `interval`; leave `rate` and `jitter` out",
@@ -190,7 +189,7 @@ pub(super) fn parse_flows(
                 }
             }
         } else if let (false, Some(v)) = (is_tcp, tbl.get("interval")) {
-            ctx.error(
+            rd.error(
                 &v.span(),
                 &k("interval"),
                 "`interval` is for ping flows (protocol = \"ping\"); a UDP flow has a `rate`",
@@ -198,9 +197,9 @@ pub(super) fn parse_flows(
         }
         let interval = if is_ping {
             match tbl.get("interval") {
-                Some(v) => time_value(ctx, v, &k("interval"), "200ms").and_then(|t| {
+                Some(v) => time_value(rd, v, &k("interval"), "200ms").and_then(|t| {
                     if t < Nanos::from_us(100) {
-                        ctx.error(&v.span(), &k("interval"), format!("{t} is too short; at least 100us"));
+                        rd.error(&v.span(), &k("interval"), format!("{t} is too short; at least 100us"));
                         None
                     } else {
                         Some(t)
@@ -216,15 +215,15 @@ pub(super) fn parse_flows(
         } else if is_tcp {
             Some(FlowRate::Window)
         } else {
-            lookup(ctx, tbl, &tspan, &path, "rate", Some("a tc rate like \"6mbit\", or \"saturate\"")).and_then(|v| {
+            lookup(rd, tbl, &tspan, &path, "rate", Some("a tc rate like \"6mbit\", or \"saturate\"")).and_then(|v| {
                 let key = k("rate");
-                let s = string(ctx, v, &key, "a string like \"6mbit\" or \"saturate\"")?;
+                let s = string(rd, v, &key, "a string like \"6mbit\" or \"saturate\"")?;
                 if s.trim().eq_ignore_ascii_case("saturate") {
                     return Some(FlowRate::Saturate);
                 }
                 match units::parse_rate_bps(s) {
                     Ok(_) if counts_bytes(s) => {
-                        ctx.error(
+                        rd.error(
                             &v.span(),
                             &key,
                             format!(
@@ -236,7 +235,7 @@ pub(super) fn parse_flows(
                     }
                     Ok(b) => Some(FlowRate::Cbr { bits_per_second: b }),
                     Err(e) => {
-                        ctx.error(&v.span(), &key, format!("{e}; or \"saturate\" for an always-backlogged source"));
+                        rd.error(&v.span(), &key, format!("{e}; or \"saturate\" for an always-backlogged source"));
                         None
                     }
                 }
@@ -249,7 +248,7 @@ pub(super) fn parse_flows(
         } else {
             u64::from(MAX_UDP_PAYLOAD)
         };
-        let size = tbl.get("size").and_then(|v| integer(ctx, v, &k("size"), if is_tcp { 88 } else { 1 }, size_max));
+        let size = tbl.get("size").and_then(|v| integer(rd, v, &k("size"), if is_tcp { 88 } else { 1 }, size_max));
         // A flow to or from a Bluetooth client crosses a bnep device, whose MTU is Ethernet's.
         let over_bt = [src, dst].iter().any(|e| matches!(e, Some(Endpoint::Bt(_))));
         if let (true, Some(n), Some(v)) = (over_bt, size, tbl.get("size")) {
@@ -269,7 +268,7 @@ pub(super) fn parse_flows(
                 } else {
                     "a UDP payload"
                 };
-                ctx.error(
+                rd.error(
                     &v.span(),
                     &k("size"),
                     format!(
@@ -285,11 +284,11 @@ pub(super) fn parse_flows(
         // A constant rate: at most the fastest link, and at most one packet per microsecond.
         if let (Some(FlowRate::Cbr { bits_per_second }), Some(v)) = (rate, tbl.get("rate")) {
             let key = k("rate");
-            if rate_in_bounds(ctx, v, &key, bits_per_second, 1, MAX_LINK_BPS).is_some() {
+            if rate_in_bounds(rd, v, &key, bits_per_second, 1, MAX_LINK_BPS).is_some() {
                 let bytes = u128::from(size.unwrap_or(1470) as u32);
                 let interval_ns = bytes * 8 * 1_000_000_000 / u128::from(bits_per_second);
                 if interval_ns < u128::from(MIN_PACKET_INTERVAL.0) {
-                    ctx.error(
+                    rd.error(
                         &v.span(),
                         &key,
                         format!(
@@ -303,17 +302,17 @@ pub(super) fn parse_flows(
         }
 
         let start_v = tbl.get("start");
-        let start = start_v.map_or(Some(Nanos::ZERO), |v| time_value(ctx, v, &k("start"), "0s"));
+        let start = start_v.map_or(Some(Nanos::ZERO), |v| time_value(rd, v, &k("start"), "0s"));
         if let (Some(st), Some(d), Some(v)) = (start, run_duration, start_v) {
-            if let (true, Some(span)) = (st >= d, override_against(ctx, v)) {
+            if let (true, Some(span)) = (st >= d, override_against(rd, v)) {
                 let flow = name.as_deref().unwrap_or(&path);
-                ctx.error(
+                rd.error(
                     &span,
                     "run.duration",
                     format!("duration {d} ends before flow {flow} starts at {st}; it would never send"),
                 );
             } else if st >= d {
-                ctx.error(
+                rd.error(
                     &v.span(),
                     &k("start"),
                     format!(
@@ -325,22 +324,22 @@ pub(super) fn parse_flows(
         }
         let stop_v = tbl.get("stop");
         let stop = stop_v.and_then(|v| {
-            let t = time_value(ctx, v, &k("stop"), "30s")?;
+            let t = time_value(rd, v, &k("stop"), "30s")?;
             if let Some(st) = start {
                 if t <= st {
                     let msg = format!("stop ({t}) must be after start ({st})");
-                    ctx.error(&v.span(), &k("stop"), msg);
+                    rd.error(&v.span(), &k("stop"), msg);
                     return None;
                 }
             }
             if let Some(d) = run_duration {
-                if let (true, Some(span)) = (t > d, override_against(ctx, v)) {
+                if let (true, Some(span)) = (t > d, override_against(rd, v)) {
                     let flow = name.as_deref().unwrap_or(&path);
-                    ctx.error(&span, "run.duration", format!("duration {d} ends before flow {flow} stops at {t}"));
+                    rd.error(&span, "run.duration", format!("duration {d} ends before flow {flow} stops at {t}"));
                     return None;
                 }
                 if t > d {
-                    ctx.error(
+                    rd.error(
                         &v.span(),
                         &k("stop"),
                         format!(
@@ -356,17 +355,17 @@ pub(super) fn parse_flows(
 
         // Jitter: only for CBR, and shorter than the packet interval so packets stay in order.
         let jitter = tbl.get("jitter").and_then(|v| {
-            let j = time_value(ctx, v, &k("jitter"), "50us")?;
+            let j = time_value(rd, v, &k("jitter"), "50us")?;
             match (rate, size) {
                 (Some(FlowRate::Saturate), _) if j > Nanos::ZERO => {
-                    ctx.error(&v.span(), &k("jitter"), "jitter applies to CBR flows only; a saturating source has no send times to jitter".to_string());
+                    rd.error(&v.span(), &k("jitter"), "jitter applies to CBR flows only; a saturating source has no send times to jitter".to_string());
                     None
                 }
                 (Some(FlowRate::Cbr { bits_per_second }), sz) => {
                     let bits = sz.unwrap_or(1470) as u128 * 8;
                     let period = Nanos((bits * 1_000_000_000u128 / bits_per_second as u128).min(u64::MAX as u128) as u64);
                     if j >= period {
-                        ctx.error(
+                        rd.error(
                             &v.span(),
                             &k("jitter"),
                             format!("jitter ({j}) must be shorter than the packet interval ({period}) so that packets stay in order"),
@@ -380,29 +379,29 @@ pub(super) fn parse_flows(
             }
         });
 
-        let port = |ctx: &mut Ctx<'_>, name: &str| {
-            tbl.get(name).and_then(|v| integer(ctx, v, &k(name), 1, 65535)).map(|n| n as u16)
+        let port = |rd: &mut Reader<'_>, name: &str| {
+            tbl.get(name).and_then(|v| integer(rd, v, &k(name), 1, 65535)).map(|n| n as u16)
         };
-        let sport = port(ctx, "sport");
-        let dport = port(ctx, "dport");
+        let sport = port(rd, "sport");
+        let dport = port(rd, "dport");
         let tos_v = tbl.get("tos");
         let dscp_v = tbl.get("dscp");
         let tos = match (tos_v, dscp_v) {
             (Some(_), Some(d)) => {
-                ctx.error(
+                rd.error(
                     &d.span(),
                     &k("dscp"),
                     "give either `tos` (the whole byte) or `dscp` (its upper six bits), not both",
                 );
                 None
             }
-            (Some(v), None) => integer(ctx, v, &k("tos"), 0, 255).map(|n| n as u8),
-            (None, Some(v)) => integer(ctx, v, &k("dscp"), 0, 63).map(|n| (n as u8) << 2),
+            (Some(v), None) => integer(rd, v, &k("tos"), 0, 255).map(|n| n as u8),
+            (None, Some(v)) => integer(rd, v, &k("dscp"), 0, 63).map(|n| (n as u8) << 2),
             (None, None) => None,
         };
-        let mark = tbl.get("mark").and_then(|v| integer(ctx, v, &k("mark"), 0, u32::MAX as u64)).map(|n| n as u32);
+        let mark = tbl.get("mark").and_then(|v| integer(rd, v, &k("mark"), 0, u32::MAX as u64)).map(|n| n as u32);
         let priority =
-            tbl.get("priority").and_then(|v| integer(ctx, v, &k("priority"), 0, u32::MAX as u64)).map(|n| n as u32);
+            tbl.get("priority").and_then(|v| integer(rd, v, &k("priority"), 0, u32::MAX as u64)).map(|n| n as u32);
 
         flows.push(FlowConfig {
             name: name.unwrap_or_default(),
@@ -439,21 +438,21 @@ pub(super) fn parse_flows(
 
 /// A TCP flow's settings over its hosts' kernel era (docs/model-tcp.md, "Kernel eras").
 fn tcp_options(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     tbl: &DeTable<'_>,
     k: &dyn Fn(&str) -> String,
     cc_given: bool,
 ) -> crate::traffic::flow::TcpFlowOptions {
-    let buf = |ctx: &mut Ctx<'_>, name: &str| -> Option<[u64; 3]> {
+    let buf = |rd: &mut Reader<'_>, name: &str| -> Option<[u64; 3]> {
         let v = tbl.get(name)?;
         let key = k(name);
         let example = if name == "rmem" { "[4096, 87380, 174760]" } else { "[4096, 16384, 131072]" };
         let DeValue::Array(items) = v.get_ref() else {
-            type_error(ctx, v, &key, &format!("an array of three byte counts (min, default, max) like {example}"));
+            type_error(rd, v, &key, &format!("an array of three byte counts (min, default, max) like {example}"));
             return None;
         };
         if items.len() != 3 {
-            ctx.error(
+            rd.error(
                 &v.span(),
                 &key,
                 format!("needs three byte counts (min, default, max) like {example}, got {}", items.len()),
@@ -462,40 +461,40 @@ fn tcp_options(
         }
         let mut out = [0u64; 3];
         for (i, it) in items.iter().enumerate() {
-            out[i] = integer(ctx, it, &key, 1, 1 << 31)?;
+            out[i] = integer(rd, it, &key, 1, 1 << 31)?;
         }
         if !(out[0] <= out[1] && out[1] <= out[2]) {
-            ctx.error(&v.span(), &key, format!("must satisfy min <= default <= max like {example}, got {out:?}"));
+            rd.error(&v.span(), &key, format!("must satisfy min <= default <= max like {example}, got {out:?}"));
             return None;
         }
         Some(out)
     };
-    let rmem = buf(ctx, "rmem");
-    let wmem = buf(ctx, "wmem");
+    let rmem = buf(rd, "rmem");
+    let wmem = buf(rd, "wmem");
     crate::traffic::flow::TcpFlowOptions {
-        kernel: tbl.get("kernel").and_then(|v| super::node::kernel_era(ctx, v, &k("kernel"))),
+        kernel: tbl.get("kernel").and_then(|v| super::node::kernel_era(rd, v, &k("kernel"))),
         cc_given,
         initial_cwnd: tbl
             .get("initial_cwnd")
-            .and_then(|v| integer(ctx, v, &k("initial_cwnd"), 1, 1000))
+            .and_then(|v| integer(rd, v, &k("initial_cwnd"), 1, 1000))
             .map(|n| n as u32),
         rmem,
         wmem,
         adv_win_scale: tbl
             .get("adv_win_scale")
-            .and_then(|v| integer(ctx, v, &k("adv_win_scale"), 1, 31))
+            .and_then(|v| integer(rd, v, &k("adv_win_scale"), 1, 31))
             .map(|n| n as u8),
-        autotune: tbl.get("autotune").and_then(|v| boolean(ctx, v, &k("autotune"))),
-        tsq: tbl.get("tsq").and_then(|v| integer(ctx, v, &k("tsq"), 0, 1 << 31)),
-        rack: sack_only(ctx, tbl, &k, "rack"),
-        tlp: sack_only(ctx, tbl, &k, "tlp"),
-        frto: sack_only(ctx, tbl, &k, "frto"),
+        autotune: tbl.get("autotune").and_then(|v| boolean(rd, v, &k("autotune"))),
+        tsq: tbl.get("tsq").and_then(|v| integer(rd, v, &k("tsq"), 0, 1 << 31)),
+        rack: sack_only(rd, tbl, &k, "rack"),
+        tlp: sack_only(rd, tbl, &k, "tlp"),
+        frto: sack_only(rd, tbl, &k, "frto"),
         repeat: tbl
             .get("repeat")
             .and_then(|v| {
-                let r = boolean(ctx, v, &k("repeat"))?;
+                let r = boolean(rd, v, &k("repeat"))?;
                 if r && tbl.get("bytes").is_none() {
-                    ctx.error(
+                    rd.error(
                         &v.span(),
                         &k("repeat"),
                         "repeats a file: give its size in `bytes`, e.g. bytes = \"600MB\"",
@@ -515,11 +514,11 @@ pub(super) fn counts_bytes(rate: &str) -> bool {
 }
 
 /// `rack`, `tlp`, `frto`: booleans; Linux runs all three on SACK connections only.
-fn sack_only(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String, key: &str) -> Option<bool> {
+fn sack_only(rd: &mut Reader<'_>, tbl: &DeTable<'_>, k: &dyn Fn(&str) -> String, key: &str) -> Option<bool> {
     let v = tbl.get(key)?;
-    let on = boolean(ctx, v, &k(key))?;
+    let on = boolean(rd, v, &k(key))?;
     if on && tbl.get("sack").is_some_and(|s| matches!(s.get_ref(), DeValue::Boolean(false))) {
-        ctx.error(&v.span(), &k(key), format!("`{key}` needs SACK (Linux runs it on SACK connections only): drop `sack = false` or set `{key} = false`"));
+        rd.error(&v.span(), &k(key), format!("`{key}` needs SACK (Linux runs it on SACK connections only): drop `sack = false` or set `{key} = false`"));
         return None;
     }
     Some(on)

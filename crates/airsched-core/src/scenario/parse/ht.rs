@@ -33,7 +33,7 @@ const FQ_CODEL_SCRIPT: &str = "tc qdisc add dev wlan0 root fq_codel\n";
 /// `tbl[key]` for a key that exists only in an 802.11n cell; in an 802.11b cell it is reported
 /// and None.
 pub(super) fn ht_only<'t, 'i>(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     tbl: &'t DeTable<'i>,
     path: &str,
     key: &str,
@@ -41,7 +41,7 @@ pub(super) fn ht_only<'t, 'i>(
 ) -> Option<&'t Value<'i>> {
     let v = tbl.get(key)?;
     if standard == Some(Standard::Dot11b) {
-        ctx.error(
+        rd.error(
             &v.span(),
             &join(path, key),
             format!("`{key}` is only in an 802.11n cell (set standard = \"802.11n\" in [cell]); this cell is 802.11b"),
@@ -54,7 +54,7 @@ pub(super) fn ht_only<'t, 'i>(
 /// `tbl[key]` for a key an 802.11n cell refuses; there it is reported with `why` (a sentence
 /// that names the 802.11n cell and says what to do instead) and None.
 pub(super) fn not_ht<'t, 'i>(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     tbl: &'t DeTable<'i>,
     path: &str,
     key: &str,
@@ -63,7 +63,7 @@ pub(super) fn not_ht<'t, 'i>(
 ) -> Option<&'t Value<'i>> {
     let v = tbl.get(key)?;
     if standard == Some(Standard::Dot11n) {
-        ctx.error(&v.span(), &join(path, key), why);
+        rd.error(&v.span(), &join(path, key), why);
         return None;
     }
     Some(v)
@@ -73,16 +73,16 @@ pub(super) fn not_ht<'t, 'i>(
 /// "minstrel" (Minstrel over MCS 0 to `mcs`, one rate per A-MPDU) or "minstrel_ht" (Minstrel-HT
 /// with ath9k's hardware retry chain); an 802.11b link does not take "minstrel_ht".
 pub(super) fn rate_control(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     v: &Value<'_>,
     key: &str,
     standard: Option<Standard>,
 ) -> Option<RateControl> {
-    let rc = radio::rate_control(ctx, v, key)?;
+    let rc = radio::rate_control(rd, v, key)?;
     if !matches!(rc, RateControl::Fixed | RateControl::Minstrel | RateControl::MinstrelHt)
         && standard == Some(Standard::Dot11n)
     {
-        ctx.error(
+        rd.error(
             &v.span(),
             key,
             format!(
@@ -94,7 +94,7 @@ pub(super) fn rate_control(
         return None;
     }
     if rc == RateControl::MinstrelHt && standard == Some(Standard::Dot11b) {
-        ctx.error(
+        rd.error(
             &v.span(),
             key,
             "\"minstrel_ht\" is an 802.11n rate control (set `[cell] standard = \"802.11n\"`); an 802.11b link takes \
@@ -107,21 +107,25 @@ pub(super) fn rate_control(
 
 /// The 802.11n settings of `[cell]` (`standard = "802.11n"`); None in an 802.11b cell, where
 /// each of the keys is reported.
-pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, standard: Option<Standard>) -> Option<HtCellConfig> {
-    let get = |ctx: &mut Ctx<'_>, key: &str| ht_only(ctx, tbl, "cell", key, standard);
-    let band = get(ctx, "band").and_then(|v| band(ctx, v));
-    let width = get(ctx, "width").and_then(|v| width(ctx, v));
-    let gi = get(ctx, "guard_interval").and_then(|v| word::<GuardInterval>(ctx, v, "cell.guard_interval"));
+pub(super) fn parse_ht_cell(
+    rd: &mut Reader<'_>,
+    tbl: &DeTable<'_>,
+    standard: Option<Standard>,
+) -> Option<HtCellConfig> {
+    let get = |rd: &mut Reader<'_>, key: &str| ht_only(rd, tbl, "cell", key, standard);
+    let band = get(rd, "band").and_then(|v| band(rd, v));
+    let width = get(rd, "width").and_then(|v| width(rd, v));
+    let gi = get(rd, "guard_interval").and_then(|v| word::<GuardInterval>(rd, v, "cell.guard_interval"));
     // The basic rates are DSSS rates in an 802.11b cell, unknown ones with an invalid standard.
     let basic_rates = match standard {
-        Some(Standard::Dot11n) => tbl.get("basic_rates").and_then(|v| ofdm_basic_rates(ctx, v)),
+        Some(Standard::Dot11n) => tbl.get("basic_rates").and_then(|v| ofdm_basic_rates(rd, v)),
         _ => None,
     };
-    let max_aggregate_time = get(ctx, "max_aggregate_time").and_then(|v| {
+    let max_aggregate_time = get(rd, "max_aggregate_time").and_then(|v| {
         let key = "cell.max_aggregate_time";
-        let t = time_value(ctx, v, key, "4ms")?;
+        let t = time_value(rd, v, key, "4ms")?;
         if t == Nanos::ZERO || t > HT_MF_PPDU_MAX_TIME {
-            ctx.error(
+            rd.error(
                 &v.span(),
                 key,
                 format!(
@@ -133,10 +137,10 @@ pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, standard: Opti
         }
         Some(t)
     });
-    let max_aggregate_mpdus = get(ctx, "max_aggregate_mpdus")
-        .and_then(|v| integer(ctx, v, "cell.max_aggregate_mpdus", 1, u64::from(crate::phy::ht::AMPDU_MAX_MPDUS)));
-    let mpdu_retry_limit = get(ctx, "mpdu_retry_limit").and_then(|v| integer(ctx, v, "cell.mpdu_retry_limit", 1, 255));
-    let txop_limits = get(ctx, "txop_limits").and_then(|v| word::<TxopTable>(ctx, v, "cell.txop_limits"));
+    let max_aggregate_mpdus = get(rd, "max_aggregate_mpdus")
+        .and_then(|v| integer(rd, v, "cell.max_aggregate_mpdus", 1, u64::from(crate::phy::ht::AMPDU_MAX_MPDUS)));
+    let mpdu_retry_limit = get(rd, "mpdu_retry_limit").and_then(|v| integer(rd, v, "cell.mpdu_retry_limit", 1, 255));
+    let txop_limits = get(rd, "txop_limits").and_then(|v| word::<TxopTable>(rd, v, "cell.txop_limits"));
     if standard == Some(Standard::Dot11b) {
         return None;
     }
@@ -154,17 +158,17 @@ pub(super) fn parse_ht_cell(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, standard: Opti
 
 /// `band = "5GHz"` or `"2.4GHz"` (case and spaces ignored, the unit optional). An 802.11n-only
 /// BSS at 2.4 GHz uses the short slot.
-fn band(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<OfdmBand> {
+fn band(rd: &mut Reader<'_>, v: &Value<'_>) -> Option<OfdmBand> {
     const KEY: &str = "cell.band";
     let expected = "\"5GHz\" or \"2.4GHz\"";
     let s = match v.get_ref() {
         DeValue::String(s) => s,
         DeValue::Integer(_) | DeValue::Float(_) => {
-            type_error(ctx, v, KEY, &format!("a string, {expected} (with quotes)"));
+            type_error(rd, v, KEY, &format!("a string, {expected} (with quotes)"));
             return None;
         }
         _ => {
-            type_error(ctx, v, KEY, &format!("a string, {expected}"));
+            type_error(rd, v, KEY, &format!("a string, {expected}"));
             return None;
         }
     };
@@ -173,31 +177,31 @@ fn band(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<OfdmBand> {
         "5" => Some(OfdmBand::Ghz5),
         "2.4" => Some(OfdmBand::Ghz24ShortSlot),
         _ => {
-            ctx.error(&v.span(), KEY, format!("unknown band {s:?}; expected {expected}"));
+            rd.error(&v.span(), KEY, format!("unknown band {s:?}; expected {expected}"));
             None
         }
     }
 }
 
 /// `width = 20` or `40` (MHz).
-fn width(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<ChannelWidth> {
+fn width(rd: &mut Reader<'_>, v: &Value<'_>) -> Option<ChannelWidth> {
     const KEY: &str = "cell.width";
     let DeValue::Integer(i) = v.get_ref() else {
-        type_error(ctx, v, KEY, "20 or 40 (MHz, an integer without quotes or unit)");
+        type_error(rd, v, KEY, "20 or 40 (MHz, an integer without quotes or unit)");
         return None;
     };
     match i128::from_str_radix(i.as_str(), i.radix()) {
         Ok(20) => Some(ChannelWidth::Mhz20),
         Ok(40) => Some(ChannelWidth::Mhz40),
         _ => {
-            ctx.error(&v.span(), KEY, format!("must be 20 or 40 (MHz), got {i}"));
+            rd.error(&v.span(), KEY, format!("must be 20 or 40 (MHz), got {i}"));
             None
         }
     }
 }
 
 /// The basic rates of an 802.11n cell: OFDM rates; a DSSS rate is refused with the reason.
-fn ofdm_basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<OfdmRate>> {
+fn ofdm_basic_rates(rd: &mut Reader<'_>, v: &Value<'_>) -> Option<Vec<OfdmRate>> {
     let parse = |s: &str| {
         units::parse_ofdm_rate(s).map_err(|e| match units::parse_phy_rate(s) {
             Ok(_) => format!(
@@ -208,7 +212,7 @@ fn ofdm_basic_rates(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Vec<OfdmRate>> {
             Err(_) => e.to_string(),
         })
     };
-    rate_list(ctx, v, "[\"6Mbps\", \"12Mbps\", \"24Mbps\"]", parse, |r| format!("{}Mbps", r.mbps()))
+    rate_list(rd, v, "[\"6Mbps\", \"12Mbps\", \"24Mbps\"]", parse, |r| format!("{}Mbps", r.mbps()))
 }
 
 fn ofdm_rate_names() -> String {
@@ -219,16 +223,16 @@ fn ofdm_rate_names() -> String {
 /// A station's `mcs` and `airtime_weight`: Some in an 802.11n cell (defaults MCS 7, weight 256),
 /// None in an 802.11b cell (where the keys are reported) or when the standard is invalid.
 pub(super) fn station_ht(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     tbl: &DeTable<'_>,
     path: &str,
     standard: Option<Standard>,
 ) -> Option<HtStationConfig> {
-    let mcs = ht_only(ctx, tbl, path, "mcs", standard)
-        .and_then(|v| integer(ctx, v, &join(path, "mcs"), 0, u64::from(HtMcs::MAX)))
+    let mcs = ht_only(rd, tbl, path, "mcs", standard)
+        .and_then(|v| integer(rd, v, &join(path, "mcs"), 0, u64::from(HtMcs::MAX)))
         .and_then(|n| HtMcs::new(n as u8));
-    let weight = ht_only(ctx, tbl, path, "airtime_weight", standard)
-        .and_then(|v| integer(ctx, v, &join(path, "airtime_weight"), 1, 65535));
+    let weight = ht_only(rd, tbl, path, "airtime_weight", standard)
+        .and_then(|v| integer(rd, v, &join(path, "airtime_weight"), 1, 65535));
     (standard == Some(Standard::Dot11n)).then(|| HtStationConfig {
         mcs: mcs.unwrap_or(HtMcs::new(DEFAULT_MCS).expect("MCS 7 exists")),
         airtime_weight: weight.unwrap_or(DEFAULT_AIRTIME_WEIGHT) as u32,
@@ -253,38 +257,38 @@ const PRESETS: &[(&str, Preset)] =
 const MAC_QUEUES: &[(&str, bool)] = &[("fifo", false), ("fq-mac", true)];
 
 /// Like [`choice`], with `_` and `-` interchangeable (`"fq_mac"` for `"fq-mac"`).
-fn choice_dash<T: Copy>(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, options: &[(&str, T)]) -> Option<T> {
+fn choice_dash<T: Copy>(rd: &mut Reader<'_>, v: &Value<'_>, key: &str, options: &[(&str, T)]) -> Option<T> {
     if let DeValue::String(s) = v.get_ref() {
         let norm = |x: &str| x.trim().replace('_', "-").to_ascii_lowercase();
         if let Some((_, t)) = options.iter().find(|(n, _)| norm(n) == norm(s)) {
             return Some(*t);
         }
     }
-    choice(ctx, v, key, options)
+    choice(rd, v, key, options)
 }
 
 /// The AP's MAC queueing (`[ap]` of an 802.11n cell). `queueing = "fq_codel"` also gives the AP
 /// its tc script (a root fq_codel on wlan0).
 pub(super) fn parse_ap_mac(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     t: Option<(&DeTable<'_>, Span)>,
     standard: Option<Standard>,
     ap: &mut NodeConfig,
 ) -> ApMacConfig {
     let Some((tbl, _)) = t else { return ApMacConfig::default() };
-    let get = |ctx: &mut Ctx<'_>, key: &str| ht_only(ctx, tbl, "ap", key, standard);
-    let preset_v = get(ctx, "queueing");
-    let queue_v = get(ctx, "mac_queue");
-    let airtime_v = get(ctx, "airtime");
+    let get = |rd: &mut Reader<'_>, key: &str| ht_only(rd, tbl, "ap", key, standard);
+    let preset_v = get(rd, "queueing");
+    let queue_v = get(rd, "mac_queue");
+    let airtime_v = get(rd, "airtime");
 
     // Whether the queue is FQ-MAC, and the scheduler; None when unknown (an invalid value,
     // already reported): the checks that depend on them are then skipped.
     let (fq, airtime): (Option<bool>, Option<AirtimeSched>) = match preset_v {
         Some(pv) => {
-            let line = ctx.line_of(&pv.span());
+            let line = rd.line_of(&pv.span());
             for (k, v) in [("mac_queue", queue_v), ("airtime", airtime_v)] {
                 if let Some(v) = v {
-                    ctx.error(
+                    rd.error(
                         &v.span(),
                         &join("ap", k),
                         format!(
@@ -294,10 +298,10 @@ pub(super) fn parse_ap_mac(
                     );
                 }
             }
-            match choice_dash(ctx, pv, "ap.queueing", PRESETS) {
+            match choice_dash(rd, pv, "ap.queueing", PRESETS) {
                 Some(p) => {
                     if p == Preset::FqCodel {
-                        fq_codel_script(ctx, tbl, pv, ap);
+                        fq_codel_script(rd, tbl, pv, ap);
                     }
                     let fq = matches!(p, Preset::FqMac | Preset::Airtime);
                     let at = if p == Preset::Airtime { AirtimeSched::Ath9k } else { AirtimeSched::Off };
@@ -308,18 +312,18 @@ pub(super) fn parse_ap_mac(
         }
         None => {
             let fq = match queue_v {
-                Some(v) => choice_dash(ctx, v, "ap.mac_queue", MAC_QUEUES),
+                Some(v) => choice_dash(rd, v, "ap.mac_queue", MAC_QUEUES),
                 None => Some(false),
             };
             let at = match airtime_v {
-                Some(v) => word::<AirtimeSched>(ctx, v, "ap.airtime"),
+                Some(v) => word::<AirtimeSched>(rd, v, "ap.airtime"),
                 None => Some(AirtimeSched::Off),
             };
             if let (Some(false), Some(a), Some(v)) = (fq, at, airtime_v) {
                 if a != AirtimeSched::Off {
                     let name = a.name();
                     let given = if queue_v.is_some() { "" } else { " (the default)" };
-                    ctx.error(
+                    rd.error(
                         &v.span(),
                         "ap.airtime",
                         format!(
@@ -333,23 +337,23 @@ pub(super) fn parse_ap_mac(
         }
     };
 
-    let limit = get(ctx, "driver_queue_limit").and_then(|v| {
+    let limit = get(rd, "driver_queue_limit").and_then(|v| {
         if fq == Some(true) {
-            ctx.error(
+            rd.error(
                 &v.span(),
                 "ap.driver_queue_limit",
                 "applies only to mac_queue = \"fifo\" (the driver's per-AC frame limit); FQ-MAC has no driver FIFO",
             );
             return None;
         }
-        integer(ctx, v, "ap.driver_queue_limit", 1, MAX_DRIVER_QUEUE_LIMIT).map(|n| n as u32)
+        integer(rd, v, "ap.driver_queue_limit", 1, MAX_DRIVER_QUEUE_LIMIT).map(|n| n as u32)
     });
-    let airtime_rx = get(ctx, "airtime_rx").and_then(|v| boolean(ctx, v, "ap.airtime_rx"));
-    let aql = get(ctx, "aql").and_then(|v| {
-        let b = boolean(ctx, v, "ap.aql")?;
+    let airtime_rx = get(rd, "airtime_rx").and_then(|v| boolean(rd, v, "ap.airtime_rx"));
+    let aql = get(rd, "aql").and_then(|v| {
+        let b = boolean(rd, v, "ap.aql")?;
         if b && airtime.is_some_and(|a| a != AirtimeSched::Mac80211) {
             let instead = if preset_v.is_some() { " instead of `queueing`" } else { "" };
-            ctx.error(
+            rd.error(
                 &v.span(),
                 "ap.aql",
                 format!(
@@ -361,16 +365,16 @@ pub(super) fn parse_ap_mac(
         }
         Some(b)
     });
-    let fq_kernel = get(ctx, "fq_kernel").and_then(|v| {
+    let fq_kernel = get(rd, "fq_kernel").and_then(|v| {
         if fq == Some(false) {
-            ctx.error(
+            rd.error(
                 &v.span(),
                 "ap.fq_kernel",
                 "applies only with mac_queue = \"fq-mac\" (it chooses the FQ-MAC overflow and CoDel policy)",
             );
             return None;
         }
-        word::<FqKernel>(ctx, v, "ap.fq_kernel")
+        word::<FqKernel>(rd, v, "ap.fq_kernel")
     });
 
     let airtime = airtime.unwrap_or(AirtimeSched::Off);
@@ -390,9 +394,9 @@ pub(super) fn parse_ap_mac(
 
 /// `queueing = "fq_codel"`: the AP's wlan0 gets a root fq_codel, unless `[ap]` has its own
 /// script (reported). The script's errors, if any, would point at the `queueing` value.
-fn fq_codel_script(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, pv: &Value<'_>, ap: &mut NodeConfig) {
+fn fq_codel_script(rd: &mut Reader<'_>, tbl: &DeTable<'_>, pv: &Value<'_>, ap: &mut NodeConfig) {
     if let Some(k) = ["tc", "tc_file"].into_iter().find(|k| tbl.contains_key(*k)) {
-        ctx.error(
+        rd.error(
             &pv.span(),
             "ap.queueing",
             format!(
@@ -402,7 +406,7 @@ fn fq_codel_script(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, pv: &Value<'_>, ap: &mu
         );
         return;
     }
-    let (file, line, col) = ctx.locate(pv.span().start);
+    let (file, line, col) = rd.locate(pv.span().start);
     ap.tc = Some(TcSource {
         text: FQ_CODEL_SCRIPT.to_string(),
         file: file.to_string(),

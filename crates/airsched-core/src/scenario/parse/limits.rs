@@ -30,12 +30,19 @@ pub(super) const TU: Nanos = Nanos::from_us(1024);
 pub(super) const MAX_BEACON_TU: u64 = 65_535;
 
 /// A rate in `min..=max` bit/s (formatted the way tc prints rates), or an error naming the bound.
-pub(super) fn rate_in_bounds(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, bps: u64, min: u64, max: u64) -> Option<u64> {
+pub(super) fn rate_in_bounds(
+    rd: &mut Reader<'_>,
+    v: &Value<'_>,
+    key: &str,
+    bps: u64,
+    min: u64,
+    max: u64,
+) -> Option<u64> {
     if bps > max {
-        ctx.error(&v.span(), key, format!("{} is faster than airsched models; at most {}", bits(bps), bits(max)));
+        rd.error(&v.span(), key, format!("{} is faster than airsched models; at most {}", bits(bps), bits(max)));
         None
     } else if bps < min {
-        ctx.error(&v.span(), key, format!("{} is too slow; at least {}", bits(bps), bits(min)));
+        rd.error(&v.span(), key, format!("{} is too slow; at least {}", bits(bps), bits(min)));
         None
     } else {
         Some(bps)
@@ -50,7 +57,7 @@ fn bits(bps: u64) -> String {
 /// Checks that need every section: at least one station, at most [`MAX_STATIONS`] and
 /// [`MAX_FLOWS`], no address held twice, a samples table of bounded size. Run only when the
 /// sections themselves parsed without error, so nothing here is a knock-on error.
-pub(super) fn check_scenario(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario) {
+pub(super) fn check_scenario(rd: &mut Reader<'_>, root: &DeTable<'_>, scn: &Scenario) {
     let station_spans: Vec<(Span, Option<Span>)> = match root.get("station").map(|v| v.get_ref()) {
         Some(DeValue::Array(items)) => items
             .iter()
@@ -62,14 +69,14 @@ pub(super) fn check_scenario(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenar
         _ => Vec::new(),
     };
     if scn.stations.is_empty() {
-        let what = if ctx.text.trim().is_empty()
-            || ctx.text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        let what = if rd.text.trim().is_empty()
+            || rd.text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
         {
             "the scenario is empty"
         } else {
             "the cell has no stations"
         };
-        ctx.error(
+        rd.error(
             &(0..0),
             "station",
             format!(
@@ -80,7 +87,7 @@ pub(super) fn check_scenario(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenar
     }
     if scn.stations.len() > MAX_STATIONS {
         let span = station_spans.get(MAX_STATIONS).map_or(0..0, |s| s.0.clone());
-        ctx.error(
+        rd.error(
             &span,
             "station",
             format!(
@@ -94,9 +101,9 @@ pub(super) fn check_scenario(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenar
             Some(DeValue::Array(items)) => items.get(MAX_FLOWS).map_or(0..0, |i| i.span()),
             _ => 0..0,
         };
-        ctx.error(&span, "flow", format!("{} flows; at most {MAX_FLOWS}", scn.flows.len()));
+        rd.error(&span, "flow", format!("{} flows; at most {MAX_FLOWS}", scn.flows.len()));
     }
-    check_addresses(ctx, root, scn, &station_spans);
+    check_addresses(rd, root, scn, &station_spans);
 
     let run = &scn.run;
     let window = run.duration.0.saturating_sub(run.warmup.0);
@@ -110,7 +117,7 @@ pub(super) fn check_scenario(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenar
             .map_or(0..0, |v| v.span());
         let entities = (scn.stations.len() + scn.flows.len()) as u64;
         let shortest = Nanos((window as u128 * entities as u128 / MAX_SAMPLE_ROWS as u128) as u64 + 1);
-        ctx.error(
+        rd.error(
             &span,
             "run.sample_interval",
             format!(
@@ -129,7 +136,7 @@ fn round_up_ms(t: Nanos) -> Nanos {
 }
 
 /// No two nodes with one IPv4 address (given, or the default each node gets).
-fn check_addresses(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario, station_spans: &[(Span, Option<Span>)]) {
+fn check_addresses(rd: &mut Reader<'_>, root: &DeTable<'_>, scn: &Scenario, station_spans: &[(Span, Option<Span>)]) {
     use crate::scenario::format_ipv4;
     use crate::traffic::flow::Endpoint;
     let node_span =
@@ -159,7 +166,7 @@ fn check_addresses(ctx: &mut Ctx<'_>, root: &DeTable<'_>, scn: &Scenario, statio
                 (None, None) => (0..0, key.clone()),
             };
             let default = if span.is_none() { " (its default address)" } else { "" };
-            ctx.error(
+            rd.error(
                 &at,
                 &key,
                 format!(

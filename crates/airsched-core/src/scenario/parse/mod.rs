@@ -80,7 +80,7 @@ pub fn parse_scenario(text: &str, file: &str) -> Result<Scenario, ScenarioErrors
 /// are reported in the file [`OVERRIDES_FILE`], on the line of its position in `overrides`
 /// (1-based); see `overrides.rs` for the syntax.
 pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S]) -> Result<Scenario, ScenarioErrors> {
-    let mut ctx = Ctx::new(file, text, overrides);
+    let mut rd = Reader::new(file, text, overrides);
     let mut root = match DeTable::parse(text) {
         Ok(root) => root.into_inner(),
         Err(e) => {
@@ -95,13 +95,13 @@ pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S
                     );
                 }
             }
-            ctx.error(&span, "", msg);
-            return Err(ScenarioErrors(ctx.errors));
+            rd.error(&span, "", msg);
+            return Err(ScenarioErrors(rd.errors));
         }
     };
-    overrides::apply_all(&mut ctx, &mut root);
-    let mut scenario = walk(&mut ctx, &root);
-    if ctx.errors.is_empty() {
+    overrides::apply_all(&mut rd, &mut root);
+    let mut scenario = walk(&mut rd, &root);
+    if rd.errors.is_empty() {
         // The tc scripts are checked once the rest is valid (they need the devices and seed).
         let (errors, mut warnings) = super::tc_trees::check_all(&scenario);
         // Accepted but without effect: say so with the results.
@@ -125,8 +125,8 @@ pub fn parse_scenario_with<S: AsRef<str>>(text: &str, file: &str, overrides: &[S
         Err(ScenarioErrors(errors))
     } else {
         // The file's errors in order, then the overrides'.
-        ctx.errors.sort_by_key(|e| (e.file != file, e.line, e.column));
-        Err(ScenarioErrors(ctx.errors))
+        rd.errors.sort_by_key(|e| (e.file != file, e.line, e.column));
+        Err(ScenarioErrors(rd.errors))
     }
 }
 
@@ -252,9 +252,10 @@ const DEFAULT_WARMUP: Nanos = Nanos::from_secs(1);
 const DEFAULT_TXQUEUELEN: u32 = 1000;
 const MAX_TXQUEUELEN: u64 = 1_000_000;
 
+/// The reader of one scenario: its file and text, the overrides, and the errors found so far.
 /// Spans index one space of byte offsets: the file's text, then each override's `KEY=VALUE` text
 /// (one byte apart), so that a value taken from an override carries its own position.
-struct Ctx<'a> {
+struct Reader<'a> {
     file: &'a str,
     text: &'a str,
     /// Byte offset of the start of every line.
@@ -264,8 +265,8 @@ struct Ctx<'a> {
     errors: Vec<ScenarioError>,
 }
 
-impl<'a> Ctx<'a> {
-    fn new<S: AsRef<str>>(file: &'a str, text: &'a str, overrides: &'a [S]) -> Ctx<'a> {
+impl<'a> Reader<'a> {
+    fn new<S: AsRef<str>>(file: &'a str, text: &'a str, overrides: &'a [S]) -> Reader<'a> {
         let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
         let mut base = text.len() + 1;
         let overrides = overrides
@@ -277,7 +278,7 @@ impl<'a> Ctx<'a> {
                 (start, o)
             })
             .collect();
-        Ctx { file, text, line_starts, overrides, errors: Vec::new() }
+        Reader { file, text, line_starts, overrides, errors: Vec::new() }
     }
 
     /// The override a span offset falls in: its index and its text's start and text.
@@ -364,31 +365,31 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
-    check_keys(ctx, root, "", "", TOP_KEYS);
+fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
+    check_keys(rd, root, "", "", TOP_KEYS);
 
     let run_v = root.get("run");
-    let run_t = run_v.and_then(|v| as_table(ctx, v, "run", "[run]").map(|t| (t, v.span())));
-    let run = parse_run(ctx, run_t);
+    let run_t = run_v.and_then(|v| as_table(rd, v, "run", "[run]").map(|t| (t, v.span())));
+    let run = parse_run(rd, run_t);
 
     let cell_v = root.get("cell");
-    let cell_t = cell_v.and_then(|v| as_table(ctx, v, "cell", "[cell]").map(|t| (t, v.span())));
-    let (cell, standard) = parse_cell(ctx, cell_t.clone());
+    let cell_t = cell_v.and_then(|v| as_table(rd, v, "cell", "[cell]").map(|t| (t, v.span())));
+    let (cell, standard) = parse_cell(rd, cell_t.clone());
 
     let wired_v = root.get("wired");
-    let wired_t = wired_v.and_then(|v| as_table(ctx, v, "wired", "[wired]").map(|t| (t, v.span())));
-    let wired = parse_wired(ctx, wired_t);
+    let wired_t = wired_v.and_then(|v| as_table(rd, v, "wired", "[wired]").map(|t| (t, v.span())));
+    let wired = parse_wired(rd, wired_t);
 
-    let (mut ap, ap_t) = node_section(ctx, root, "ap", AP_KEYS);
-    let ap_mac = ht::parse_ap_mac(ctx, ap_t, standard, &mut ap);
-    let (server, _) = node_section(ctx, root, "server", NODE_KEYS);
+    let (mut ap, ap_t) = node_section(rd, root, "ap", AP_KEYS);
+    let ap_mac = ht::parse_ap_mac(rd, ap_t, standard, &mut ap);
+    let (server, _) = node_section(rd, root, "server", NODE_KEYS);
 
-    let (stations, names) = parse_stations(ctx, root.get("station"), cell.rate_control, standard);
-    pcf::check_pcf(ctx, cell_t.map(|(t, _)| t), &cell, &stations, root.get("station"), run.0.duration);
-    let (bluetooth, bt_names) = bluetooth::parse_bluetooth(ctx, root.get("bluetooth"), &names, standard);
-    let piconet = bluetooth::parse_piconet(ctx, root.get("piconet"));
-    let flows = parse_flows(ctx, root.get("flow"), &names, &bt_names, run.1.as_ref());
-    let monitor = radio::parse_monitor(ctx, root.get("monitor"));
+    let (stations, names) = parse_stations(rd, root.get("station"), cell.rate_control, standard);
+    pcf::check_pcf(rd, cell_t.map(|(t, _)| t), &cell, &stations, root.get("station"), run.0.duration);
+    let (bluetooth, bt_names) = bluetooth::parse_bluetooth(rd, root.get("bluetooth"), &names, standard);
+    let piconet = bluetooth::parse_piconet(rd, root.get("piconet"));
+    let flows = parse_flows(rd, root.get("flow"), &names, &bt_names, run.1.as_ref());
+    let monitor = radio::parse_monitor(rd, root.get("monitor"));
 
     let scn = Scenario {
         run: run.0,
@@ -405,9 +406,9 @@ fn walk(ctx: &mut Ctx<'_>, root: &DeTable<'_>) -> Scenario {
         piconet,
         tc_built: Default::default(),
     };
-    if ctx.errors.is_empty() {
-        check_scenario(ctx, root, &scn);
-        bluetooth::check_sir(ctx, root, &scn);
+    if rd.errors.is_empty() {
+        check_scenario(rd, root, &scn);
+        bluetooth::check_sir(rd, root, &scn);
     }
     scn
 }

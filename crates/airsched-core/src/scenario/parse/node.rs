@@ -5,31 +5,31 @@ use super::*;
 
 /// `[ap]` or `[server]`: the node's settings and its table (None when absent or not a table).
 pub(super) fn node_section<'t, 'i>(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     root: &'t DeTable<'i>,
     name: &str,
     known: &[&str],
 ) -> (NodeConfig, Option<(&'t DeTable<'i>, Span)>) {
     let header = format!("[{name}]");
     if let Some(v) = root.get(name) {
-        if let Some(t) = as_table(ctx, v, name, &header) {
-            check_keys(ctx, t, name, &header, known);
-            return (parse_node(ctx, t, name), Some((t, v.span())));
+        if let Some(t) = as_table(rd, v, name, &header) {
+            check_keys(rd, t, name, &header, known);
+            return (parse_node(rd, t, name), Some((t, v.span())));
         }
     }
     let node = NodeConfig { txqueuelen: DEFAULT_TXQUEUELEN, ip: None, tc: None, kernel: None };
     (node, None)
 }
 
-pub(super) fn parse_node(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> NodeConfig {
+pub(super) fn parse_node(rd: &mut Reader<'_>, tbl: &DeTable<'_>, path: &str) -> NodeConfig {
     let key = join(path, "txqueuelen");
-    let q = tbl.get("txqueuelen").and_then(|v| integer(ctx, v, &key, 1, MAX_TXQUEUELEN));
+    let q = tbl.get("txqueuelen").and_then(|v| integer(rd, v, &key, 1, MAX_TXQUEUELEN));
     let ip = tbl.get("ip").and_then(|v| {
         let key = join(path, "ip");
-        let s = string(ctx, v, &key, "an IPv4 address like \"192.168.1.20\"")?;
+        let s = string(rd, v, &key, "an IPv4 address like \"192.168.1.20\"")?;
         let ip = crate::scenario::parse_ipv4(s);
         if ip.is_none() {
-            ctx.error(
+            rd.error(
                 &v.span(),
                 &key,
                 format!("{s:?} is not an IPv4 address; expected four numbers 0-255 like \"192.168.1.20\""),
@@ -37,22 +37,22 @@ pub(super) fn parse_node(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> No
         }
         ip
     });
-    let tc = parse_tc_source(ctx, tbl, path);
-    let kernel = tbl.get("kernel").and_then(|v| kernel_era(ctx, v, &join(path, "kernel")));
+    let tc = parse_tc_source(rd, tbl, path);
+    let kernel = tbl.get("kernel").and_then(|v| kernel_era(rd, v, &join(path, "kernel")));
     NodeConfig { txqueuelen: q.map_or(DEFAULT_TXQUEUELEN, |n| n as u32), ip, tc, kernel }
 }
 
 /// `kernel = "2.4" | "4.9" | "6.1"`: a Linux generation's TCP defaults.
-pub(super) fn kernel_era(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<crate::tcp::KernelEra> {
-    word(ctx, v, key)
+pub(super) fn kernel_era(rd: &mut Reader<'_>, v: &Value<'_>, key: &str) -> Option<crate::tcp::KernelEra> {
+    word(rd, v, key)
 }
 
 /// `tc = """..."""` (inline) or `tc_file = "path"` (relative to the scenario file).
-pub(super) fn parse_tc_source(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) -> Option<TcSource> {
+pub(super) fn parse_tc_source(rd: &mut Reader<'_>, tbl: &DeTable<'_>, path: &str) -> Option<TcSource> {
     let inline = tbl.get("tc");
     let file = tbl.get("tc_file");
     if let (Some(_), Some(f)) = (inline, file) {
-        ctx.error(
+        rd.error(
             &f.span(),
             &join(path, "tc_file"),
             "give either `tc` (the script inline) or `tc_file` (a file), not both",
@@ -62,7 +62,7 @@ pub(super) fn parse_tc_source(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) 
     if let Some(v) = inline {
         let key = join(path, "tc");
         let text = string(
-            ctx,
+            rd,
             v,
             &key,
             "a tc script as a string, e.g. tc = \"\"\"\ntc qdisc add dev wlan0 root pfifo limit 100\n\"\"\"",
@@ -70,8 +70,8 @@ pub(super) fn parse_tc_source(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) 
         // Where the script's first line sits in the file: after the opening quotes, or on the
         // next line when a multi-line string starts with a newline (TOML trims it).
         let span = v.span();
-        let raw = ctx.source(&span);
-        let (file, line, col) = ctx.locate(span.start);
+        let raw = rd.source(&span);
+        let (file, line, col) = rd.locate(span.start);
         let (line_offset, first_line_col_offset) = if raw.starts_with("\"\"\"") || raw.starts_with("\'\'\'") {
             let after = &raw[3..];
             if after.starts_with('\n') || after.starts_with("\r\n") {
@@ -95,8 +95,8 @@ pub(super) fn parse_tc_source(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str) 
     }
     if let Some(v) = file {
         let key = join(path, "tc_file");
-        let name = string(ctx, v, &key, "a path like \"shaping.tc\"")?;
-        let (file, text) = read_relative(ctx, v, &key, name, "tc script", "")?;
+        let name = string(rd, v, &key, "a path like \"shaping.tc\"")?;
+        let (file, text) = read_relative(rd, v, &key, name, "tc script", "")?;
         return Some(TcSource { text, file, key, line_offset: 0, first_line_col_offset: 0 });
     }
     None

@@ -82,11 +82,11 @@ impl Step<'_> {
 struct Fail(Span, String);
 
 /// Applies every override to `root`, reporting those that cannot be applied.
-pub(super) fn apply_all<'a>(ctx: &mut Ctx<'a>, root: &mut DeTable<'a>) {
-    for (base, text) in ctx.overrides.clone() {
+pub(super) fn apply_all<'a>(rd: &mut Reader<'a>, root: &mut DeTable<'a>) {
+    for (base, text) in rd.overrides.clone() {
         let Some(eq) = text.find('=') else {
             let key = text.trim();
-            ctx.error(&(base..base + text.len()), key, format!("expected KEY=VALUE, {EXAMPLES}"));
+            rd.error(&(base..base + text.len()), key, format!("expected KEY=VALUE, {EXAMPLES}"));
             continue;
         };
         let key = text[..eq].trim();
@@ -95,7 +95,7 @@ pub(super) fn apply_all<'a>(ctx: &mut Ctx<'a>, root: &mut DeTable<'a>) {
             set_in(root, &steps, value, String::new())
         });
         if let Err(Fail(span, msg)) = result {
-            ctx.error(&span, key, msg);
+            rd.error(&span, key, msg);
         }
     }
 }

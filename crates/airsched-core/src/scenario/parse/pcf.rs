@@ -9,17 +9,17 @@ const PCF_ONLY: &[&str] = &["dtim_period", "cfp_period", "cfp_max_duration"];
 
 /// The CF Parameter Set of a cell with `pcf = true`; None (and errors) otherwise.
 pub(super) fn parse_pcf(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     tbl: &DeTable<'_>,
     standard: Option<Standard>,
     beacons: bool,
     beacon_interval: Nanos,
 ) -> Option<CfParams> {
-    let on = tbl.get("pcf").and_then(|v| boolean(ctx, v, "cell.pcf")).unwrap_or(false);
+    let on = tbl.get("pcf").and_then(|v| boolean(rd, v, "cell.pcf")).unwrap_or(false);
     if !on {
         for key in PCF_ONLY {
             if let Some(v) = tbl.get(*key) {
-                ctx.error(
+                rd.error(
                     &v.span(),
                     &join("cell", key),
                     "only a point-coordinated cell uses it: set pcf = true in [cell], or remove it",
@@ -30,7 +30,7 @@ pub(super) fn parse_pcf(
     }
     let pcf_span = tbl.get("pcf").map(|v| v.span()).unwrap_or(0..0);
     if standard == Some(Standard::Dot11n) {
-        ctx.error(
+        rd.error(
             &pcf_span,
             "cell.pcf",
             "PCF is modelled in 802.11b cells only (802.11n's HCCA is not modelled); use standard = \"802.11b\" or remove pcf",
@@ -38,7 +38,7 @@ pub(super) fn parse_pcf(
         return None;
     }
     if !beacons {
-        ctx.error(
+        rd.error(
             &pcf_span,
             "cell.pcf",
             "a point coordinator announces its contention-free periods in beacons: set beacons = true (the default)",
@@ -46,30 +46,30 @@ pub(super) fn parse_pcf(
         return None;
     }
     let dtim_period =
-        tbl.get("dtim_period").and_then(|v| integer(ctx, v, "cell.dtim_period", 1, 255)).unwrap_or(1) as u32;
-    let cfp_period = tbl.get("cfp_period").and_then(|v| integer(ctx, v, "cell.cfp_period", 1, 255)).unwrap_or(1) as u32;
+        tbl.get("dtim_period").and_then(|v| integer(rd, v, "cell.dtim_period", 1, 255)).unwrap_or(1) as u32;
+    let cfp_period = tbl.get("cfp_period").and_then(|v| integer(rd, v, "cell.cfp_period", 1, 255)).unwrap_or(1) as u32;
     let Some(v) = tbl.get("cfp_max_duration") else {
-        ctx.error(
+        rd.error(
             &pcf_span,
             "cell.cfp_max_duration",
             "a point-coordinated cell needs the longest contention-free period, in TU of 1024us, e.g. cfp_max_duration = 50 (or \"51.2ms\")",
         );
         return None;
     };
-    let d = cfp_max_duration(ctx, v)?;
+    let d = cfp_max_duration(rd, v)?;
     Some(CfParams { beacon_interval, dtim_period, cfp_period, cfp_max_duration: d })
 }
 
 /// `cfp_max_duration`: an integer number of TU, or a duration that is a whole number of TU
 /// (the CF Parameter Set carries it in TU).
-fn cfp_max_duration(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Nanos> {
+fn cfp_max_duration(rd: &mut Reader<'_>, v: &Value<'_>) -> Option<Nanos> {
     const KEY: &str = "cell.cfp_max_duration";
     match v.get_ref() {
-        DeValue::Integer(_) => integer(ctx, v, KEY, 1, 65_535).map(|n| Nanos(TU.0 * n)),
+        DeValue::Integer(_) => integer(rd, v, KEY, 1, 65_535).map(|n| Nanos(TU.0 * n)),
         DeValue::String(_) => {
-            let d = time_value(ctx, v, KEY, "51.2ms")?;
+            let d = time_value(rd, v, KEY, "51.2ms")?;
             if d.0 % TU.0 != 0 || d.0 == 0 || d.0 / TU.0 > 65_535 {
-                ctx.error(
+                rd.error(
                     &v.span(),
                     KEY,
                     format!("{d} is not a whole number of TU (1024us) between 1 and 65535; e.g. 50 (TU) or \"51.2ms\""),
@@ -79,7 +79,7 @@ fn cfp_max_duration(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Nanos> {
             Some(d)
         }
         _ => {
-            type_error(ctx, v, KEY, "an integer number of TU like 50, or a duration like \"51.2ms\"");
+            type_error(rd, v, KEY, "an integer number of TU like 50, or a duration like \"51.2ms\"");
             None
         }
     }
@@ -92,7 +92,7 @@ fn cfp_max_duration(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<Nanos> {
 /// most the CFP repetition interval less one maximum-size DCF exchange (DIFS, the MPDU at
 /// that rate, SIFS, ACK; RTS/CTS is not modelled) for the contention period.
 pub(super) fn check_pcf(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     tbl: Option<&DeTable<'_>>,
     cell: &CellConfig,
     stations: &[StationConfig],
@@ -105,7 +105,7 @@ pub(super) fn check_pcf(
             for (i, item) in items.iter().enumerate() {
                 if let DeValue::Table(t) = item.get_ref() {
                     if let Some(v) = t.get("cf_pollable") {
-                        ctx.error(
+                        rd.error(
                             &v.span(),
                             &format!("station[{i}].cf_pollable"),
                             "only a point-coordinated cell has a polling list: set pcf = true in [cell], or remove it",
@@ -121,7 +121,7 @@ pub(super) fn check_pcf(
     let Some(slowest) = stations.iter().filter(|s| s.cf_pollable).map(|s| s.rate).min() else {
         if !stations.is_empty() {
             let pspan = tbl.get("pcf").map(|v| v.span()).unwrap_or(0..0);
-            ctx.error(&pspan, "cell.pcf", "no station is cf_pollable: the point coordinator would have no one to poll and no CFP would start; leave at least one station on the polling list, or remove pcf");
+            rd.error(&pspan, "cell.pcf", "no station is cf_pollable: the point coordinator would have no one to poll and no CFP would start; leave at least one station on the polling list, or remove pcf");
         }
         return;
     };
@@ -138,7 +138,7 @@ pub(super) fn check_pcf(
         cfp_max_duration: pcf.cfp_max_duration,
     };
     if let Err(e) = params.check(beacon, two_mpdus, timing.cf_end(), dcf) {
-        ctx.error(
+        rd.error(
             &span,
             "cell.cfp_max_duration",
             format!("{e} (at {}, the slowest polled station's rate)", slowest.label()),
@@ -148,7 +148,7 @@ pub(super) fn check_pcf(
     let cfps = duration.0 / params.repetition_interval().0.max(1);
     if cfps > super::limits::MAX_SAMPLE_ROWS {
         let pspan = tbl.get("pcf").map(|v| v.span()).unwrap_or(0..0);
-        ctx.error(
+        rd.error(
             &pspan,
             "cell.pcf",
             format!("{cfps} contention-free periods in the run are more than the cfp table holds (at most {}): a shorter run, or a longer beacon_interval, dtim_period or cfp_period", super::limits::MAX_SAMPLE_ROWS),

@@ -10,28 +10,28 @@ pub(super) fn valid_name_char(c: char) -> bool {
 /// The stations, and a map from every station name written (valid or not, first occurrence)
 /// to its index, so that flows referring to a broken station do not add a second error.
 pub(super) fn parse_stations(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     v: Option<&Value<'_>>,
     default_rc: crate::mac::rate::RateControl,
     standard: Option<Standard>,
 ) -> (Vec<StationConfig>, HashMap<String, usize>) {
     let mut stations = Vec::new();
     let mut names: HashMap<String, (usize, Span)> = HashMap::new();
-    for (i, tbl, tspan) in array_of_tables(ctx, v, "station") {
+    for (i, tbl, tspan) in array_of_tables(rd, v, "station") {
         let path = format!("station[{i}]");
-        check_keys(ctx, tbl, &path, "[[station]]", STATION_KEYS);
+        check_keys(rd, tbl, &path, "[[station]]", STATION_KEYS);
         let index = stations.len();
 
-        let name_v = lookup(ctx, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"sta1\""));
+        let name_v = lookup(rd, tbl, &tspan, &path, "name", Some("a unique name, e.g. name = \"sta1\""));
         let name = name_v.and_then(|v| {
             let key = join(&path, "name");
-            let s = string(ctx, v, &key, "a string like \"sta1\"")?;
+            let s = string(rd, v, &key, "a string like \"sta1\"")?;
             let mut ok = true;
             if s.is_empty() {
-                ctx.error(&v.span(), &key, "must not be empty, e.g. \"sta1\"");
+                rd.error(&v.span(), &key, "must not be empty, e.g. \"sta1\"");
                 ok = false;
             } else if !s.chars().all(valid_name_char) {
-                ctx.error(
+                rd.error(
                     &v.span(),
                     &key,
                     format!(
@@ -42,12 +42,12 @@ pub(super) fn parse_stations(
                 ok = false;
             } else if s.eq_ignore_ascii_case("server") || s.eq_ignore_ascii_case("ap") {
                 let owner = if s.eq_ignore_ascii_case("ap") { "access point" } else { "wired server" };
-                ctx.error(&v.span(), &key, format!("{s:?} is reserved for the {owner}; choose another station name"));
+                rd.error(&v.span(), &key, format!("{s:?} is reserved for the {owner}; choose another station name"));
                 return None;
             }
             if let Some((_, first)) = names.get(s) {
-                let line = ctx.line_of(first);
-                ctx.error(&v.span(), &key, format!("duplicate station name {s:?} (already used on line {line})"));
+                let line = rd.line_of(first);
+                rd.error(&v.span(), &key, format!("duplicate station name {s:?} (already used on line {line})"));
                 return None;
             }
             names.insert(s.to_string(), (index, v.span()));
@@ -56,7 +56,7 @@ pub(super) fn parse_stations(
 
         let rate_control = tbl
             .get("rate_control")
-            .and_then(|v| ht::rate_control(ctx, v, &join(&path, "rate_control"), standard))
+            .and_then(|v| ht::rate_control(rd, v, &join(&path, "rate_control"), standard))
             .unwrap_or(default_rc);
         // `mcs` in an 802.11b cell is reported as such; a missing `rate` would only repeat it.
         let rate_required = (rate_control == crate::mac::rate::RateControl::Fixed
@@ -64,38 +64,38 @@ pub(super) fn parse_stations(
             && !tbl.contains_key("mcs"))
         .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
         let rate_v = if standard == Some(Standard::Dot11n) {
-            ht::not_ht(ctx, tbl, &path, "rate", standard, ht::RATE_IN_HT)
+            ht::not_ht(rd, tbl, &path, "rate", standard, ht::RATE_IN_HT)
         } else {
-            lookup(ctx, tbl, &tspan, &path, "rate", rate_required)
+            lookup(rd, tbl, &tspan, &path, "rate", rate_required)
         };
         let rate = rate_v.and_then(|v| {
             let key = join(&path, "rate");
             let ex = "a string like \"11Mbps\"";
-            let s = string(ctx, v, &key, ex)?;
+            let s = string(rd, v, &key, ex)?;
             match units::parse_phy_rate(s) {
                 Ok(r) => Some(r),
                 Err(e) => {
-                    ctx.error(&v.span(), &key, e.to_string());
+                    rd.error(&v.span(), &key, e.to_string());
                     None
                 }
             }
         });
-        let ht = ht::station_ht(ctx, tbl, &path, standard);
-        let channel = radio::channel(ctx, tbl, &path);
-        let node = parse_node(ctx, tbl, &path);
+        let ht = ht::station_ht(rd, tbl, &path, standard);
+        let channel = radio::channel(rd, tbl, &path);
+        let node = parse_node(rd, tbl, &path);
         let mac = tbl.get("mac").and_then(|v| {
             let key = join(&path, "mac");
             let ex = "a MAC address like \"02:00:00:00:00:01\"";
-            let s = string(ctx, v, &key, ex)?;
+            let s = string(rd, v, &key, ex)?;
             let m = parse_mac(s);
             if m.is_none() {
-                ctx.error(&v.span(), &key, format!("{s:?} is not a MAC address: expected six hexadecimal bytes separated by colons, like \"02:00:00:00:00:01\""));
+                rd.error(&v.span(), &key, format!("{s:?} is not a MAC address: expected six hexadecimal bytes separated by colons, like \"02:00:00:00:00:01\""));
             }
             m
         });
-        let cf_pollable = tbl.get("cf_pollable").and_then(|v| boolean(ctx, v, &join(&path, "cf_pollable")));
+        let cf_pollable = tbl.get("cf_pollable").and_then(|v| boolean(rd, v, &join(&path, "cf_pollable")));
         let location =
-            tbl.get("location").and_then(|v| bluetooth::xy(ctx, v, &join(&path, "location"), "location = [10.0, 0.0]"));
+            tbl.get("location").and_then(|v| bluetooth::xy(rd, v, &join(&path, "location"), "location = [10.0, 0.0]"));
         stations.push(StationConfig {
             name: name.unwrap_or_default(),
             // 802.11n: a placeholder, the link's rate is `ht.mcs`.

@@ -73,7 +73,7 @@ pub(super) fn quoted_list(items: &[&str]) -> String {
 }
 
 /// Reports every key of `tbl` not in `known`.
-pub(super) fn check_keys(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str, section: &str, known: &[&str]) {
+pub(super) fn check_keys(rd: &mut Reader<'_>, tbl: &DeTable<'_>, path: &str, section: &str, known: &[&str]) {
     for (k, _) in tbl.iter() {
         let name: &str = k.get_ref();
         if known.contains(&name) {
@@ -94,7 +94,7 @@ pub(super) fn check_keys(ctx: &mut Ctx<'_>, tbl: &DeTable<'_>, path: &str, secti
         } else {
             msg.push_str(&format!("; expected one of {}", quoted_list(known)));
         }
-        ctx.error(&k.span(), &join(path, name), msg);
+        rd.error(&k.span(), &join(path, name), msg);
     }
 }
 
@@ -113,7 +113,7 @@ pub(super) fn closest_elsewhere(name: &str, section: &str) -> Option<(&'static s
 
 /// Looks a key up; reports it missing (at the table header) when `required`.
 pub(super) fn lookup<'t, 'i>(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     tbl: &'t DeTable<'i>,
     tspan: &Span,
     path: &str,
@@ -123,30 +123,30 @@ pub(super) fn lookup<'t, 'i>(
     let v = tbl.get(key);
     if v.is_none() {
         if let Some(hint) = required {
-            ctx.error(tspan, &join(path, key), format!("missing required key `{key}` ({hint})"));
+            rd.error(tspan, &join(path, key), format!("missing required key `{key}` ({hint})"));
         }
     }
     v
 }
 
-pub(super) fn type_error(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, expected: &str) {
+pub(super) fn type_error(rd: &mut Reader<'_>, v: &Value<'_>, key: &str, expected: &str) {
     let msg = format!("expected {expected}, found {}", describe(v.get_ref()));
-    ctx.error(&v.span(), key, msg);
+    rd.error(&v.span(), key, msg);
 }
 
 /// A string value, or a type error mentioning `expected`.
-pub(super) fn string<'v>(ctx: &mut Ctx<'_>, v: &'v Value<'_>, key: &str, expected: &str) -> Option<&'v str> {
+pub(super) fn string<'v>(rd: &mut Reader<'_>, v: &'v Value<'_>, key: &str, expected: &str) -> Option<&'v str> {
     match v.get_ref() {
         DeValue::String(s) => Some(s),
         _ => {
-            type_error(ctx, v, key, expected);
+            type_error(rd, v, key, expected);
             None
         }
     }
 }
 
 /// A duration string; `example` is used in type errors when no better one can be derived.
-pub(super) fn time_value(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, example: &str) -> Option<Nanos> {
+pub(super) fn time_value(rd: &mut Reader<'_>, v: &Value<'_>, key: &str, example: &str) -> Option<Nanos> {
     let DeValue::String(s) = v.get_ref() else {
         // Suggest the same number with a unit when a bare number was written.
         let ex = match v.get_ref() {
@@ -158,87 +158,87 @@ pub(super) fn time_value(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, example: &
             }
             _ => example.to_string(),
         };
-        type_error(ctx, v, key, &format!("a string like {ex:?}"));
+        type_error(rd, v, key, &format!("a string like {ex:?}"));
         return None;
     };
     match units::parse_time(s) {
         Ok(t) if t > Nanos::MAX_SCENARIO => {
-            ctx.error(&v.span(), key, format!("{s:?} is too long; at most {} (one year)", Nanos::MAX_SCENARIO));
+            rd.error(&v.span(), key, format!("{s:?} is too long; at most {} (one year)", Nanos::MAX_SCENARIO));
             None
         }
         Ok(t) => Some(t),
         Err(e) => {
-            ctx.error(&v.span(), key, e.to_string());
+            rd.error(&v.span(), key, e.to_string());
             None
         }
     }
 }
 
 /// A `tc` rate string in bit/s.
-pub(super) fn tc_rate(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<u64> {
-    let s = string(ctx, v, key, "a string like \"100mbit\"")?;
+pub(super) fn tc_rate(rd: &mut Reader<'_>, v: &Value<'_>, key: &str) -> Option<u64> {
+    let s = string(rd, v, key, "a string like \"100mbit\"")?;
     match units::parse_rate_bps(s) {
         Ok(r) => Some(r),
         Err(e) => {
-            ctx.error(&v.span(), key, e.to_string());
+            rd.error(&v.span(), key, e.to_string());
             None
         }
     }
 }
 
 /// An integer in `min..=max`.
-pub(super) fn integer(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, min: u64, max: u64) -> Option<u64> {
+pub(super) fn integer(rd: &mut Reader<'_>, v: &Value<'_>, key: &str, min: u64, max: u64) -> Option<u64> {
     let range = format!("between {min} and {max}");
     let i = match v.get_ref() {
         DeValue::Integer(i) => i,
         DeValue::String(s) if s.trim().parse::<i128>().is_ok() => {
-            type_error(ctx, v, key, &format!("an integer {range} (without quotes)"));
+            type_error(rd, v, key, &format!("an integer {range} (without quotes)"));
             return None;
         }
         _ => {
-            type_error(ctx, v, key, &format!("an integer {range}"));
+            type_error(rd, v, key, &format!("an integer {range}"));
             return None;
         }
     };
     match i128::from_str_radix(i.as_str(), i.radix()) {
         Ok(n) if n >= i128::from(min) && n <= i128::from(max) => Some(n as u64),
         _ => {
-            ctx.error(&v.span(), key, format!("must be {range}, got {i}"));
+            rd.error(&v.span(), key, format!("must be {range}, got {i}"));
             None
         }
     }
 }
 
-pub(super) fn boolean(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<bool> {
+pub(super) fn boolean(rd: &mut Reader<'_>, v: &Value<'_>, key: &str) -> Option<bool> {
     match v.get_ref() {
         DeValue::Boolean(b) => Some(*b),
         _ => {
-            type_error(ctx, v, key, "a boolean (true or false)");
+            type_error(rd, v, key, "a boolean (true or false)");
             None
         }
     }
 }
 
 /// One of a fixed set of strings (ASCII case ignored).
-pub(super) fn choice<T: Copy>(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str, options: &[(&str, T)]) -> Option<T> {
+pub(super) fn choice<T: Copy>(rd: &mut Reader<'_>, v: &Value<'_>, key: &str, options: &[(&str, T)]) -> Option<T> {
     let names: Vec<String> = options.iter().map(|(n, _)| format!("{n:?}")).collect();
     let names = names.join(" or ");
-    let s = string(ctx, v, key, &format!("a string, {names}"))?;
+    let s = string(rd, v, key, &format!("a string, {names}"))?;
     if let Some((_, t)) = options.iter().find(|(n, _)| n.eq_ignore_ascii_case(s.trim())) {
         return Some(*t);
     }
-    ctx.error(&v.span(), key, format!("unknown value {s:?}; expected {names}"));
+    rd.error(&v.span(), key, format!("unknown value {s:?}; expected {names}"));
     None
 }
 
 /// One of an option's words ([`Words`], declared beside the option's enum in its model).
-pub(super) fn word<T: Words>(ctx: &mut Ctx<'_>, v: &Value<'_>, key: &str) -> Option<T> {
-    choice(ctx, v, key, T::WORDS)
+pub(super) fn word<T: Words>(rd: &mut Reader<'_>, v: &Value<'_>, key: &str) -> Option<T> {
+    choice(rd, v, key, T::WORDS)
 }
 
 /// Reports `v` unless it is a table; returns the table. `header` is e.g. `[run]`.
 pub(super) fn as_table<'t, 'i>(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     v: &'t Value<'i>,
     key: &str,
     header: &str,
@@ -246,11 +246,11 @@ pub(super) fn as_table<'t, 'i>(
     match v.get_ref() {
         DeValue::Table(t) => Some(t),
         DeValue::Array(_) => {
-            type_error(ctx, v, key, &format!("a single table {header} (not [{header}])"));
+            type_error(rd, v, key, &format!("a single table {header} (not [{header}])"));
             None
         }
         _ => {
-            type_error(ctx, v, key, &format!("a table {header}"));
+            type_error(rd, v, key, &format!("a table {header}"));
             None
         }
     }
@@ -259,19 +259,19 @@ pub(super) fn as_table<'t, 'i>(
 /// Read the file `name`, a path relative to the scenario file. Returns its displayed path and
 /// text, or reports at `v` that the `what` cannot be read (`hint` is appended to the message).
 pub(super) fn read_relative(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     v: &Value<'_>,
     key: &str,
     name: &str,
     what: &str,
     hint: &str,
 ) -> Option<(String, String)> {
-    let base = std::path::Path::new(ctx.file).parent().unwrap_or(std::path::Path::new(""));
+    let base = std::path::Path::new(rd.file).parent().unwrap_or(std::path::Path::new(""));
     let full = base.join(name);
     match std::fs::read_to_string(&full) {
         Ok(text) => Some((full.display().to_string(), text)),
         Err(e) => {
-            ctx.error(
+            rd.error(
                 &v.span(),
                 key,
                 format!("cannot read {what} {}: {e} (paths are relative to the scenario file{hint})", full.display()),
@@ -283,7 +283,7 @@ pub(super) fn read_relative(
 
 /// The elements of `[[name]]`, each with its span; reports non-table elements.
 pub(super) fn array_of_tables<'t, 'i>(
-    ctx: &mut Ctx<'_>,
+    rd: &mut Reader<'_>,
     v: Option<&'t Value<'i>>,
     name: &str,
 ) -> Vec<(usize, &'t DeTable<'i>, Span)> {
@@ -291,14 +291,14 @@ pub(super) fn array_of_tables<'t, 'i>(
         return Vec::new();
     };
     let DeValue::Array(items) = v.get_ref() else {
-        type_error(ctx, v, name, &format!("an array of tables (write [[{name}]] with double brackets)"));
+        type_error(rd, v, name, &format!("an array of tables (write [[{name}]] with double brackets)"));
         return Vec::new();
     };
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         match item.get_ref() {
             DeValue::Table(t) => out.push((i, t, item.span())),
-            _ => type_error(ctx, item, &format!("{name}[{i}]"), &format!("a table [[{name}]]")),
+            _ => type_error(rd, item, &format!("{name}[{i}]"), &format!("a table [[{name}]]")),
         }
     }
     out

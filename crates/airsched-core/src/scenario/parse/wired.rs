@@ -2,18 +2,18 @@
 
 use super::*;
 
-pub(super) fn parse_wired(ctx: &mut Ctx<'_>, t: Option<(&DeTable<'_>, Span)>) -> WiredConfig {
+pub(super) fn parse_wired(rd: &mut Reader<'_>, t: Option<(&DeTable<'_>, Span)>) -> WiredConfig {
     let empty = DeTable::new();
     let (tbl, _) = t.unwrap_or((&empty, 0..0));
-    check_keys(ctx, tbl, "wired", "[wired]", WIRED_KEYS);
+    check_keys(rd, tbl, "wired", "[wired]", WIRED_KEYS);
     let rate = tbl.get("rate").and_then(|v| {
-        let bps = tc_rate(ctx, v, "wired.rate")?;
-        rate_in_bounds(ctx, v, "wired.rate", bps, MIN_WIRED_BPS, MAX_LINK_BPS)
+        let bps = tc_rate(rd, v, "wired.rate")?;
+        rate_in_bounds(rd, v, "wired.rate", bps, MIN_WIRED_BPS, MAX_LINK_BPS)
     });
     let delay = tbl.get("delay").and_then(|v| {
-        let d = time_value(ctx, v, "wired.delay", "0.1ms")?;
+        let d = time_value(rd, v, "wired.delay", "0.1ms")?;
         if d > MAX_WIRED_DELAY {
-            ctx.error(
+            rd.error(
                 &v.span(),
                 "wired.delay",
                 format!("{d} is too long; at most {MAX_WIRED_DELAY} (a geostationary satellite hop is 250ms)"),
