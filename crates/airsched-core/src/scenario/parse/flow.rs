@@ -110,22 +110,7 @@ pub(super) fn parse_flows(
                 }
             }
         } else {
-            for key in [
-                "cc",
-                "bytes",
-                "sack",
-                "kernel",
-                "initial_cwnd",
-                "rmem",
-                "wmem",
-                "adv_win_scale",
-                "autotune",
-                "tsq",
-                "repeat",
-                "rack",
-                "tlp",
-                "frto",
-            ] {
+            for &key in TCP_FLOW_KEYS {
                 if let Some(v) = tbl.get(key) {
                     rd.error(&v.span(), &k(key), format!("`{key}` is for TCP flows (protocol = \"tcp\")"));
                 }

@@ -201,38 +201,22 @@ const STATION_KEYS: &[&str] = &[
     "location",
     "cf_pollable",
 ];
-const FLOW_KEYS: &[&str] = &[
-    "name",
-    "protocol",
-    "src",
-    "dst",
-    "rate",
-    "size",
-    "start",
-    "stop",
-    "jitter",
-    "sport",
-    "dport",
-    "tos",
-    "dscp",
-    "mark",
-    "priority",
-    "interval",
-    "cc",
-    "bytes",
-    "sack",
-    "kernel",
-    "initial_cwnd",
-    "rmem",
-    "wmem",
-    "adv_win_scale",
-    "autotune",
-    "tsq",
-    "repeat",
-    "rack",
-    "tlp",
-    "frto",
-];
+/// `[[flow]]`'s keys: the ones every flow takes, then TCP's (listed once, in
+/// `with_tcp_flow_keys!`).
+macro_rules! with_tcp_flow_keys {
+    ($($k:literal),* $(,)?) => {
+        &[
+            $($k,)* "cc", "bytes", "sack", "kernel", "initial_cwnd", "rmem", "wmem", "adv_win_scale", "autotune",
+            "tsq", "repeat", "rack", "tlp", "frto",
+        ]
+    };
+}
+const FLOW_KEYS: &[&str] = with_tcp_flow_keys!(
+    "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport", "tos", "dscp",
+    "mark", "priority", "interval",
+);
+/// The keys only a TCP flow takes.
+const TCP_FLOW_KEYS: &[&str] = with_tcp_flow_keys!();
 
 /// Where each section's keys live, for "`seed` belongs in [run]" hints.
 const SECTIONS: &[(&str, &[&str])] = &[
