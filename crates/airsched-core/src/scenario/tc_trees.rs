@@ -104,20 +104,40 @@ pub fn build_script(node: &NodeScript<'_>, seed: u64) -> (Trees, Virtual, Vec<Sc
 /// every script built, the scenario keeps the trees for the run ([`Built::take`]): they are
 /// built once.
 pub fn check_all(scn: &Scenario) -> (Vec<ScenarioError>, Vec<String>) {
-    let mut errors = Vec::new();
-    let mut warnings = Vec::new();
     let nodes = nodes_with_scripts(scn, &scn.topology());
-    let mut built = Vec::with_capacity(nodes.len());
-    for node in &nodes {
-        let (trees, virt, e, w) = build_script(node, scn.run.seed);
-        errors.extend(e);
-        warnings.extend(w);
-        built.push((trees, virt));
-    }
+    let (built, errors, warnings) = build_all(&nodes, scn.run.seed);
     if errors.is_empty() {
         scn.tc_built.keep(inputs(&nodes, scn.run.seed), built);
     }
     (errors, warnings)
+}
+
+/// The trees of `nodes` (one entry per node, in order) for a run of `scn`: those its check
+/// kept, or, for a scenario changed in code since, built now. Fails with the scripts' errors.
+pub fn trees_for_run(scn: &Scenario, nodes: &[NodeScript<'_>]) -> Result<Vec<(Trees, Virtual)>, Vec<ScenarioError>> {
+    if let Some(built) = scn.tc_built.take(nodes, scn.run.seed) {
+        return Ok(built);
+    }
+    let (built, errors, _) = build_all(nodes, scn.run.seed);
+    if errors.is_empty() {
+        Ok(built)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Build every node's script: the trees per node, and every node's errors and warnings.
+fn build_all(nodes: &[NodeScript<'_>], seed: u64) -> (Vec<(Trees, Virtual)>, Vec<ScenarioError>, Vec<String>) {
+    let mut built = Vec::with_capacity(nodes.len());
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    for node in nodes {
+        let (trees, virt, e, w) = build_script(node, seed);
+        errors.extend(e);
+        warnings.extend(w);
+        built.push((trees, virt));
+    }
+    (built, errors, warnings)
 }
 
 /// What a node's trees are built from: its name, script, devices and the run's seed.
@@ -127,6 +147,16 @@ struct Input {
     text: String,
     devices: Vec<(&'static str, u32, DevId, u64)>,
     seed: u64,
+}
+
+impl Input {
+    /// Whether `node`, with `seed`, is what these trees were built from.
+    fn matches(&self, node: &NodeScript<'_>, seed: u64) -> bool {
+        self.node == node.node_name
+            && self.text == node.source.text
+            && self.devices == node.devices
+            && self.seed == seed
+    }
 }
 
 fn inputs(nodes: &[NodeScript<'_>], seed: u64) -> Vec<Input> {
@@ -152,10 +182,14 @@ impl Built {
     /// The trees of `nodes` (one entry per node, in order), if they were kept from exactly
     /// these scripts, devices and seed; None (build them) otherwise, e.g. after the scenario
     /// was changed in code.
-    pub fn take(&self, nodes: &[NodeScript<'_>], seed: u64) -> Option<Vec<(Trees, Virtual)>> {
+    fn take(&self, nodes: &[NodeScript<'_>], seed: u64) -> Option<Vec<(Trees, Virtual)>> {
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
         match kept.take() {
-            Some((inputs, trees)) if inputs == self::inputs(nodes, seed) => Some(trees),
+            Some((inputs, trees))
+                if inputs.len() == nodes.len() && inputs.iter().zip(nodes).all(|(i, n)| i.matches(n, seed)) =>
+            {
+                Some(trees)
+            }
             _ => None,
         }
     }

@@ -24,7 +24,12 @@ fn cell(text: &str) -> Cell {
     let net = crate::sim::build::net::net(&scn).expect("builds");
     let (traffic, books): (Traffic, Vec<FlowBook>) = crate::sim::build::traffic::traffic(&scn, &net.topo, reply_of);
     let dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
-    let wifi = crate::sim::build::wifi::wifi(&scn, &net.topo, &dst);
+    let wifi = crate::sim::build::wifi::wifi(
+        &scn,
+        &net.topo,
+        &dst,
+        &(0..scn.flows.len()).map(|i| scn.flow_key(i)).collect::<Vec<_>>(),
+    );
     let cx = Ctx::new(
         (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect(),
         books,

@@ -35,7 +35,8 @@ impl Simulation {
             dev.sourced = !flows.is_empty() || !tsq.is_empty();
         }
         let flow_dst: Vec<Node> = traffic.flows.iter().map(|f| f.dst).collect();
-        let wifi = wifi::wifi(scn, &net.topo, &flow_dst);
+        let keys: Vec<_> = (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect();
+        let wifi = wifi::wifi(scn, &net.topo, &flow_dst, &keys);
 
         let end = scn.run.duration;
         let mut queue = EventQueue::with_capacity(1024 + 4 * scn.flows.len());
@@ -53,7 +54,6 @@ impl Simulation {
             queue.schedule(first_sample, Event::Sample);
         }
         let n_samples = ((end.0 - scn.run.warmup.0) / scn.run.sample_interval.0) as usize;
-        let keys = (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect();
         let mut counters = Counters::new(scn.flows.len(), n);
         if scn.cell.pcf.is_some() {
             counters.pcf.stations = vec![Default::default(); n];

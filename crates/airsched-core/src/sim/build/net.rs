@@ -27,21 +27,8 @@ pub(crate) fn net(scn: &Scenario) -> Result<Net, Vec<String>> {
         })
         .collect();
     let nodes = tc_trees::nodes_with_scripts(scn, &topo);
-    // The trees the scenario's check built, or (a scenario changed in code) built here.
-    let built = match scn.tc_built.take(&nodes, scn.run.seed) {
-        Some(built) => built,
-        None => {
-            let mut built = Vec::with_capacity(nodes.len());
-            for node in &nodes {
-                let (trees, virt, errors, _) = tc_trees::build_script(node, scn.run.seed);
-                if !errors.is_empty() {
-                    return Err(errors.iter().map(|e| e.to_string()).collect());
-                }
-                built.push((trees, virt));
-            }
-            built
-        }
-    };
+    let built = tc_trees::trees_for_run(scn, &nodes)
+        .map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>())?;
     for (node, (trees, virt)) in nodes.iter().zip(built) {
         for (index, root) in trees {
             devs[index as usize].qdisc = root;

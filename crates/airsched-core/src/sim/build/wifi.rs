@@ -5,6 +5,7 @@ use crate::engine::{named, StreamKind};
 use crate::mac::dcf::{Dcf, DcfParams};
 use crate::monitor::{Monitor, MonitorConfig};
 use crate::net::{Acct, DevId, Node, Topology};
+use crate::packet::FlowKey;
 use crate::phy::error_rate::ErrorModel;
 use crate::phy::Standard;
 use crate::radio::Channel;
@@ -15,9 +16,10 @@ use crate::wifi::legacy::{Legacy, LegacyStation};
 use crate::wifi::{IfsRules, Mac, Medium, Radio, Wifi};
 
 /// The cell of a scenario whose devices `topo` names; `flow_dst[f]` is the node flow `f` goes to
-/// (the channel monitor's estimates follow the destination station). Every random stream is
-/// keyed by the name of what owns it (`engine::rng`).
-pub(crate) fn wifi(scn: &Scenario, topo: &Topology, flow_dst: &[Node]) -> Wifi {
+/// (the channel monitor's estimates follow the destination station), `flow_keys[f]` its header
+/// fields (802.11n: its TID). Every random stream is keyed by the name of what owns it
+/// (`engine::rng`).
+pub(crate) fn wifi(scn: &Scenario, topo: &Topology, flow_dst: &[Node], flow_keys: &[FlowKey]) -> Wifi {
     let devs: Vec<(DevId, Acct)> = (0..=scn.stations.len() as u32)
         .map(|node| topo.wifi_dev(node))
         .map(|d| (d, topo.devs[d as usize].acct))
@@ -104,8 +106,7 @@ pub(crate) fn wifi(scn: &Scenario, topo: &Topology, flow_dst: &[Node]) -> Wifi {
                 rate_control: st.rate_control,
             })
             .collect();
-        let keys: Vec<_> = (0..scn.flows.len()).map(|i| scn.flow_key(i)).collect();
-        let ht = Ht::new(cell.ht.as_ref().expect("802.11n"), &scn.ap_mac, &stations, &keys, seed, &dev_names[0]);
+        let ht = Ht::new(cell.ht.as_ref().expect("802.11n"), &scn.ap_mac, &stations, flow_keys, seed, &dev_names[0]);
         ht.init_edca(medium.dcf_mut());
         Mac::Ht(Box::new(ht))
     } else {
