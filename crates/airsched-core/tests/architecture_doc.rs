@@ -1,48 +1,16 @@
 //! docs/architecture.md draws the core's layout: every folder and file its "Layers" drawing
 //! names exists, every file a folder's description names is in that folder, and every module
-//! of the crate appears in the drawing.
+//! of the crate appears in the drawing, and the climbs it states join drawn modules.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+#[path = "common/drawing.rs"]
+mod drawing;
+use drawing::entries;
+
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-/// The core part of the drawing: (entry names, description text) per entry.
-fn entries() -> Vec<(Vec<String>, String)> {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/architecture.md")).unwrap();
-    let layers = doc.split("## Layers").nth(1).expect("a Layers section");
-    let block = layers.split("```").nth(1).expect("a drawing");
-    let core = block.split("crates/airsched-core").nth(1).expect("the core's part");
-    let mut out: Vec<(Vec<String>, String)> = Vec::new();
-    // A name column that ends in a comma goes on with the next line: one entry (one layer).
-    let mut continues = false;
-    for line in core.lines().skip(1) {
-        let (name_col, desc) = line.split_at(line.len().min(23));
-        let names: Vec<String> = name_col
-            .split([',', ' '])
-            .map(str::trim)
-            .filter(|t| t.ends_with('/') || t.ends_with(".rs"))
-            .map(str::to_string)
-            .collect();
-        if !names.is_empty() && line.starts_with("  ") && !line.starts_with("   ") {
-            match out.last_mut() {
-                Some(last) if continues => {
-                    last.0.extend(names);
-                    last.1 += " ";
-                    last.1 += desc;
-                }
-                _ => out.push((names, desc.to_string())),
-            }
-            continues = name_col.trim_end().ends_with(',');
-        } else if let Some(last) = out.last_mut() {
-            last.1 += " ";
-            last.1 += line;
-        }
-    }
-    out
 }
 
 fn files_under(dir: &Path, out: &mut BTreeSet<String>) {
@@ -94,5 +62,9 @@ fn the_drawing_names_what_exists_and_every_module_is_drawn() {
             "src/{} is not in docs/architecture.md's drawing",
             p.file_name().unwrap().to_str().unwrap()
         );
+    }
+    // The climbs the doc states join modules of its drawing.
+    for (from, to) in drawing::climbs() {
+        assert!(drawn.contains(&from) && drawn.contains(&to), "the climb {from} -> {to} names a module not drawn");
     }
 }

@@ -11,6 +11,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+#[path = "common/drawing.rs"]
+mod drawing;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
@@ -19,48 +22,16 @@ fn src() -> PathBuf {
     root().join("src")
 }
 
-/// The drawing's core part: per line (entry) the modules it names, top layer first; and the
-/// `climbs:` line's pairs (from, to).
+/// The drawing's layers, top first, each the modules its entry names (`wifi/` -> `wifi`), and
+/// the `climbs:` line's pairs (from, to).
 fn layers() -> (Vec<Vec<String>>, Vec<(String, String)>) {
-    let doc = std::fs::read_to_string(root().join("../../docs/architecture.md")).unwrap();
-    let section = doc.split("## Layers").nth(1).expect("a Layers section");
-    let block = section.split("```").nth(1).expect("a drawing");
-    let core = block.split("crates/airsched-core").nth(1).expect("the core's part");
-    let mut out: Vec<Vec<String>> = Vec::new();
-    // A name column that ends in a comma goes on with the next entry line: one layer.
-    let mut continues = false;
-    for line in core.lines().skip(1) {
-        if !line.starts_with("  ") || line.starts_with("   ") {
-            continue;
-        }
-        let (names, _) = line.split_at(line.len().min(23));
-        let mods: Vec<String> = names
-            .split([',', ' '])
-            .map(str::trim)
-            .filter(|t| t.ends_with('/') || t.ends_with(".rs"))
-            .map(|t| t.split('/').next().unwrap().trim_end_matches(".rs").to_string())
-            .collect();
-        if mods.is_empty() {
-            continue;
-        }
-        match out.last_mut() {
-            Some(layer) if continues => layer.extend(mods),
-            _ => out.push(mods),
-        }
-        continues = names.trim_end().ends_with(',');
-    }
-    let climbs_line = section.lines().find(|l| l.trim_start().starts_with("climbs:")).expect("a `climbs:` line");
-    let climbs = climbs_line
-        .trim_start()
-        .trim_start_matches("climbs:")
-        .split(';')
-        .filter_map(|c| {
-            let c = c.split('(').next().unwrap();
-            let (a, b) = c.split_once("->")?;
-            Some((a.trim().trim_matches('`').to_string(), b.trim().trim_matches('`').to_string()))
+    let layers = drawing::entries()
+        .into_iter()
+        .map(|(names, _)| {
+            names.iter().map(|t| t.split('/').next().unwrap().trim_end_matches(".rs").to_string()).collect()
         })
         .collect();
-    (out, climbs)
+    (layers, drawing::climbs())
 }
 
 /// A source file: its module path (`["wifi", "ht", "params"]`) and its code without comments
