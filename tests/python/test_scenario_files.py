@@ -23,6 +23,14 @@ def test_every_shipped_scenario_validates(path: Path) -> None:
     assert info.stations, f"{path} has stations"
 
 
+def test_txop_limits_example_aggregates_as_its_comment_says() -> None:
+    path = ROOT / "scenarios" / "80211n-txop-limits.toml"
+    ns3 = airsched.run(path).stations.set_index("name")
+    linux = airsched.run(path, overrides=["cell.txop_limits=802.11-2016"]).stations.set_index("name")
+    assert (ns3.loc["sta", "ampdu_mean_down"], linux.loc["sta", "ampdu_mean_down"]) == (20.0, 15.0)
+    assert ns3.loc["sta", "goodput_mbps"] > linux.loc["sta", "goodput_mbps"]
+
+
 def test_80211n_example_gives_ef_pings_priority_and_minstrel_adapts() -> None:
     r = airsched.run(ROOT / "scenarios" / "80211n-edca-minstrel.toml")
     flows = r.flows.set_index("name")
