@@ -10,7 +10,8 @@ that resolve to the same scenario are one candidate (the run identity of docs/wo
 The built-in catalogues (Linux's names; see docs/advise.md for why each option is there):
 
 * 802.11b cells (the qdisc is the only queue the AP's host controls): the root qdisc of the AP's
-  wlan0: pfifo of 10, 50 and 1000 packets (txqueuelen's default depth), sfq, fq_codel, codel.
+  wlan0 (pfifo, pfifo_fast, sfq, fq_codel, codel with the kernel's defaults) and the AP's
+  txqueuelen (10, 50, 100, 1000: the depth of pfifo and pfifo_fast).
 * 802.11n cells: the AP's MAC queueing (``mac``: the driver FIFO of ath9k before Linux 4.10,
   mac80211's FQ-MAC round robin, FQ-MAC with ath9k's airtime scheduler of 4.11, with mac80211's
   of 6.x), the root qdisc over it (``qdisc``: pfifo 1000, pfifo 100, fq_codel, sfq), and AQL
@@ -36,13 +37,15 @@ def _root(qdisc: str) -> dict[str, Any]:
 
 QDISCS_DCF: dict[str, dict[str, Any]] = {
     CURRENT: {},
-    "pfifo-10": _root("pfifo limit 10"),
-    "pfifo-50": _root("pfifo limit 50"),
-    "pfifo-1000": _root("pfifo limit 1000"),
+    "pfifo": _root("pfifo"),
+    "pfifo_fast": _root("pfifo_fast"),
     "sfq": _root("sfq"),
     "fq_codel": _root("fq_codel"),
     "codel": _root("codel"),
 }
+#: The AP's txqueuelen: the limit of pfifo and pfifo_fast without their own, and of the
+#: default qdisc (Linux's default 1000).
+TXQUEUELEN: dict[str, dict[str, Any]] = {CURRENT: {}, **{str(n): {"ap.txqueuelen": n} for n in (10, 50, 100, 1000)}}
 MAC_HT: dict[str, dict[str, Any]] = {
     CURRENT: {},
     "fifo": {"ap.mac_queue": "fifo", "ap.airtime": "off"},
@@ -64,7 +67,7 @@ def builtin(standard: str) -> dict[str, dict[str, dict[str, Any]]]:
     """The built-in catalogue of a cell of ``standard``."""
     if standard == "802.11n":
         return {"mac": MAC_HT, "qdisc": QDISCS_HT, "aql": AQL_HT}
-    return {"qdisc": QDISCS_DCF}
+    return {"qdisc": QDISCS_DCF, "txqueuelen": TXQUEUELEN}
 
 
 @dataclass(frozen=True)

@@ -353,56 +353,74 @@ def _jain(xs: Sequence[float]) -> float:
 
 
 _DERIVED = (".ack", ".reply")
+Rows = list[dict[str, Any]]
 
 
-def active_stations(result: Result) -> list[str]:
+def active_stations(stations: Rows, flows: Rows) -> list[str]:
     """Stations that carry a flow other than ping (in the stations table's order)."""
-    flows = result.flows
     names = set()
-    for _, f in flows.iterrows():
+    for f in flows:
         if f["protocol"] == "ping" or str(f["name"]).endswith(_DERIVED):
             continue
         names.update({f["src"], f["dst"]})
-    return [s for s in result.stations["name"] if s in names]
+    return [s["name"] for s in stations if s["name"] in names]
 
 
-def run_metrics(result: Result, metrics: Sequence[Metric]) -> dict[str, float]:
-    """Each metric's value in one run (NaN where it is not measured, e.g. no ping flow)."""
-    st = result.stations.set_index("name")
-    fl = result.flows.set_index("name")
-    pings = fl[(fl["protocol"] == "ping")] if len(fl) else fl
-    act = active_stations(result) or list(st.index)
+def _f(x: Any) -> float:
+    return math.nan if x is None else float(x)
+
+
+def _rtt(ping: dict[str, Any], col: str) -> float:
+    """A ping flow's RTT percentile; infinite when it sent requests and no reply came back in
+    the measured window (a queue so deep or a link so bad that the probe is lost, the worst case,
+    not an unknown)."""
+    v = _f(ping[col])
+    if not math.isfinite(v) and (ping.get("rtt_samples") or 0) == 0 and (ping.get("sent_packets") or 0) > 0:
+        return math.inf
+    return v
+
+
+def run_metrics(stations: Rows, flows: Rows, metrics: Sequence[Metric]) -> dict[str, float]:
+    """Each metric's value in one run, from its stations and flows tables as rows (NaN where it
+    is not measured, e.g. no ping flow)."""
+    st = {s["name"]: s for s in stations}
+    fl = {f["name"]: f for f in flows}
+    pings = [f for f in flows if f["protocol"] == "ping"]
+    act = [st[n] for n in (active_stations(stations, flows) or list(st))]
     out: dict[str, float] = {}
     for m in metrics:
         v = math.nan
         if m.base == "total_goodput_mbps":
-            v = float(st["goodput_mbps"].sum())
-        elif m.base == "min_goodput_mbps" and m.arg is None:
-            v = float(st.loc[act, "goodput_mbps"].min())
+            v = math.fsum(_f(s["goodput_mbps"]) for s in stations)
+        elif m.base == "min_goodput_mbps":
+            v = min((_f(s["goodput_mbps"]) for s in act), default=math.nan)
         elif m.base == "jain_goodput":
-            v = _jain(list(st.loc[act, "goodput_mbps"]))
+            v = _jain([_f(s["goodput_mbps"]) for s in act])
         elif m.base == "jain_airtime":
-            v = _jain(list(st.loc[act, "airtime_share"]))
+            v = _jain([_f(s["airtime_share"]) for s in act])
         elif m.base in ("ping_p50_ms", "ping_p99_ms") and m.arg is None:
             col = "rtt_p50_ms" if m.base == "ping_p50_ms" else "rtt_p99_ms"
-            vals = [x for x in pings[col] if math.isfinite(x)] if len(pings) else []
+            vals = [_rtt(f, col) for f in pings]
             v = max(vals) if vals else math.nan
         elif m.base in ("goodput_mbps", "airtime_share"):
-            v = float(st.loc[m.arg, m.base]) if m.arg in st.index else math.nan
+            v = _f(st[m.arg][m.base]) if m.arg in st else math.nan
         elif m.base == "ping_p99_ms":
-            if m.arg in pings.index:
-                v = float(pings.loc[m.arg, "rtt_p99_ms"])
-            else:
-                to = pings[pings["dst"] == m.arg]
-                v = float(to["rtt_p99_ms"].max()) if len(to) else math.nan
-        elif m.base in ("delay_ms", "delay_max_ms", "loss") and m.arg in fl.index:
-            f = fl.loc[m.arg]
+            to = [f for f in pings if f["name"] == m.arg] or [f for f in pings if f["dst"] == m.arg]
+            vals = [_rtt(f, "rtt_p99_ms") for f in to]
+            v = max(vals) if vals else math.nan
+        elif m.base in ("delay_ms", "delay_max_ms", "loss") and m.arg in fl:
+            f = fl[m.arg]
             if m.base == "loss":
-                v = float(f["lost_packets"]) / float(f["sent_packets"]) if f["sent_packets"] else math.nan
+                v = _f(f["lost_packets"]) / _f(f["sent_packets"]) if f["sent_packets"] else math.nan
             else:
-                v = float(f["delay_mean_ms" if m.base == "delay_ms" else "delay_max_ms"])
+                v = _f(f["delay_mean_ms" if m.base == "delay_ms" else "delay_max_ms"])
         out[m.name] = v
     return out
+
+
+def result_metrics(result: Result, metrics: Sequence[Metric]) -> dict[str, float]:
+    """:func:`run_metrics` of a :class:`~airsched.result.Result`."""
+    return run_metrics(result.stations.to_dict("records"), result.flows.to_dict("records"), metrics)
 
 
 def check_names(metrics: Sequence[Metric], stations: Sequence[str], flows: Sequence[str], where: str) -> None:

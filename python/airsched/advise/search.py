@@ -26,7 +26,7 @@ from typing import Any
 
 from .._errors import ScenarioError
 from ..scenario import load, toml_value
-from ..sweeps import Axis, Sweep, execute, read_run, run_identity, run_path, write_failures, write_index
+from ..sweeps import Axis, Sweep, execute, run_identity, run_path, write_failures, write_index
 from .catalogue import CURRENT, Candidate, Catalogue, build, builtin, explicit_queueing
 from .objectives import MAXIMISE, Problem, check_names, run_metrics, with_mix
 
@@ -52,8 +52,14 @@ class Evaluation:
     complete: bool = False
 
     def mean(self, metric: str) -> float:
-        xs = [x for x in self.values.get(metric, []) if math.isfinite(x)]
-        return math.fsum(xs) / len(xs) if xs and len(xs) == len(self.values[metric]) else math.nan
+        """The mean over the seeds run; NaN if a seed did not measure it, infinite if one
+        measured it as infinite (pings that never came back)."""
+        xs = self.values.get(metric, [])
+        if not xs or any(math.isnan(x) for x in xs):
+            return math.nan
+        if any(math.isinf(x) for x in xs):
+            return max(xs) if all(x > 0 for x in xs if math.isinf(x)) else min(xs)
+        return math.fsum(xs) / len(xs)
 
 
 @dataclass
@@ -180,7 +186,7 @@ class _Runner:
                 vals = {m.name: math.nan for m in metrics}
                 ev.errors.append(failed[r.run_id])
             else:
-                vals = run_metrics(read_run(run_path(self.setup.out, r.run_id))[0], metrics)
+                vals = run_metrics(*_rows(run_path(self.setup.out, r.run_id)), metrics)
             for k, v in vals.items():
                 ev.values.setdefault(k, []).append(v)
             ev.complete = len(ev.seeds) == len(self.setup.problem.seeds)
@@ -197,6 +203,14 @@ class _Runner:
         advice.evaluations = list(self.order)
         advice.runs_used, advice.runs_cached = self.runs_used, self.runs_cached
         advice.recommended, advice.feasible = recommend(s.problem, advice.complete)
+
+
+def _rows(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The stations and flows tables of a run file, as rows (only those two columns are read)."""
+    import pyarrow.parquet as pq
+
+    row = pq.read_table(path, columns=["stations", "flows"]).to_pylist()[0]
+    return row["stations"], row["flows"]
 
 
 def feasible(problem: Problem, ev: Evaluation) -> bool:
@@ -218,14 +232,19 @@ def _lex(problem: Problem, ev: Evaluation) -> tuple[float, ...]:
 
 def recommend(problem: Problem, evals: Sequence[Evaluation]) -> tuple[Evaluation | None, bool]:
     """The best evaluation: among those meeting every constraint (on the mean over seeds), the
-    best on the first objective, ties broken by the next ones, then by the order tried; if none
-    meets them, the one closest to meeting them."""
+    best on the first objective, ties broken by the next ones, then by the smallest change to the
+    AP (fewest settings), then by name, so that the order tried does not matter; if none meets
+    them, the one closest to meeting them."""
     if not evals:
         return None, False
     ok = [e for e in evals if feasible(problem, e)]
+
+    def simplest(e: Evaluation) -> tuple[int, str]:
+        return len(e.candidate.settings), e.candidate.name
+
     if ok:
-        return min(ok, key=lambda e: (_lex(problem, e), e.order)), True
-    return min(evals, key=lambda e: (violation(problem, e), _lex(problem, e), e.order)), False
+        return min(ok, key=lambda e: (_lex(problem, e), simplest(e))), True
+    return min(evals, key=lambda e: (violation(problem, e), _lex(problem, e), simplest(e))), False
 
 
 def pareto(problem: Problem, evals: Sequence[Evaluation]) -> list[Evaluation]:
@@ -254,6 +273,8 @@ def _promising(problem: Problem, ev: Evaluation, incumbent: Evaluation | None) -
             return False
     o = problem.objectives[0]
     v, best = ev.mean(o.metric.name), incumbent.mean(o.metric.name)
+    if not math.isfinite(best):
+        return math.isfinite(v)
     if not math.isfinite(v):
         return False
     tol = RACE_MARGIN * max(abs(best), 1e-9)
