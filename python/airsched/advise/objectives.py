@@ -212,14 +212,14 @@ def parse_budget(text: str | int) -> tuple[int | None, float | None]:
     """``200`` (runs) or ``"90s"``/``"5m"``/``"1h"`` (wall-clock time)."""
     if isinstance(text, int) and not isinstance(text, bool):
         if text < 1:
-            raise ValueError(f"budget: expected at least 1 run, got {text}")
+            raise ValueError(f"expected at least 1 run, got {text}")
         return text, None
     s = str(text).strip()
     if s.isdigit():
         return parse_budget(int(s))
     m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(s|m|min|h)", s)
     if not m:
-        raise ValueError(f"budget: expected a number of runs (200) or a time (90s, 5m, 1h), got {text!r}")
+        raise ValueError(f"expected a number of runs (200) or a time (90s, 5m, 1h), got {text!r}")
     secs = float(m.group(1)) * {"s": 1, "m": 60, "min": 60, "h": 3600}[m.group(2)]
     return None, secs
 

@@ -160,14 +160,14 @@ class _Runner:
         axis = Axis(CONFIGURATION, tuple((c.name, dict(c.settings)) for c in cands), 0)
         return Sweep(str(s.base_path), "advise", str(s.base_path), [axis], [], list(seeds), 1, list(s.fixed))
 
-    def run(self, cands: Sequence[Candidate], seeds: Sequence[int]) -> None:
+    def run(self, cands: Sequence[Candidate], seeds: Sequence[int], progress: Any = None) -> None:
         if not cands or not seeds:
             return
         sw = self.sweep_of(cands, seeds)
         runs = sw.runs()
         self.runs_used += len(runs)
         self.runs_cached += sum(1 for r in runs if run_path(self.setup.out, r.run_id).exists())
-        outcome = execute(sw, self.setup.out, jobs=self.jobs, executor=self.executor, address=self.address)
+        outcome = execute(sw, self.setup.out, jobs=self.jobs, executor=self.executor, address=self.address, progress=progress)
         failed = {f["run_id"]: f["error"] for f in outcome.failed}
         self.failures += outcome.failed
         by_name = {c.name: c for c in cands}
@@ -294,11 +294,12 @@ def grid(setup: Setup, *, jobs: int | None = 1, executor: str = "local", address
     measured against."""
     started = time.perf_counter()
     r = _Runner(setup, jobs, executor, address)
-    total = len(setup.catalogue.candidates) * len(setup.problem.seeds)
-    for cand in setup.catalogue.candidates:  # one batch per candidate: the bar moves, the pool stays busy enough
-        r.run([cand], setup.problem.seeds)
-        if progress:
-            progress(r.runs_used, total, best_text(setup.problem, recommend(setup.problem, [e for e in r.order if e.complete])[0]))
+    hook = None
+    if progress is not None:
+        def hook(finished: int, _failed: int, skipped: int, total: int) -> None:
+            progress(finished + skipped, total, "")
+    # One batch: the pool (or Dask) gets every run at once.
+    r.run(setup.catalogue.candidates, setup.problem.seeds, hook)
     adv = Advice(setup, "grid", [], trials=len(setup.catalogue.candidates), stop_reason="every configuration on every seed")
     r.finish(adv)
     adv.wall_s = time.perf_counter() - started
