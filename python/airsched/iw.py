@@ -319,6 +319,9 @@ def read_live(dev: str, iw: str = "iw") -> tuple[str, str]:
         cmd = [iw, "dev", dev, *args]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True)
+        except FileNotFoundError:
+            raise IwError(f"{iw}: not found: install iw, or save `iw dev {dev} info` and `iw dev {dev} station dump` "
+                          f"on the AP and read them with --from DIR") from None
         except OSError as exc:
             raise IwError(f"{shlex.join(cmd)}: {exc.strerror or exc}") from None
         if p.returncode != 0:

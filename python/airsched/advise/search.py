@@ -149,6 +149,14 @@ class _Runner:
 
     def __init__(self, setup: Setup, jobs: int | None, executor: str, address: Any) -> None:
         self.setup, self.jobs, self.executor, self.address = setup, jobs, executor, address
+        self._own_client: Any = None
+        if executor == "dask" and not hasattr(address, "map"):
+            # One client for the whole search, not a cluster per batch of runs.
+            try:
+                from distributed import Client
+            except ImportError:
+                raise ScenarioError("the dask executor needs Dask distributed: pip install 'airsched[cluster]'") from None
+            self._own_client = self.address = Client(address)
         self.evals: dict[str, Evaluation] = {}
         self.order: list[Evaluation] = []
         self.runs_used = 0
@@ -203,6 +211,8 @@ class _Runner:
         advice.evaluations = list(self.order)
         advice.runs_used, advice.runs_cached = self.runs_used, self.runs_cached
         advice.recommended, advice.feasible = recommend(s.problem, advice.complete)
+        if self._own_client is not None:
+            self._own_client.close()
 
 
 def _rows(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
