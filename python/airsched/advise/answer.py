@@ -41,6 +41,10 @@ def _ci(ev: Evaluation, metric: str) -> tuple[int, float, float]:
 
 
 def fmt(ev: Evaluation, metric: str) -> str:
+    xs = ev.values.get(metric, [])
+    lost = sum(1 for x in xs if math.isinf(x))
+    if lost:
+        return f"inf (no reply on {lost} of {len(xs)} seeds)"
     n, mean, half = _ci(ev, metric)
     if not math.isfinite(mean):
         return "n/a"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ScenarioError
+from ..iw import DEFAULT_AIRTIME_WEIGHT
 from ..scenario import load, toml_value
 from ..sweeps import Axis, Sweep, execute, run_identity, run_path, write_failures, write_index
 from .catalogue import CURRENT, Candidate, Catalogue, build, builtin, explicit_queueing
@@ -136,7 +137,12 @@ def prepare(scenario: str | os.PathLike[str], problem: Problem, out: str | os.Pa
         lines = [f"{k}={toml_value(v, k)}" for k, v in settings] + fixed + [f"run.seed={problem.seeds[0]}"]
         return run_identity(base_text, str(base), lines)
 
-    cat = build(problem.catalogue or builtin(standard), identity)
+    axes = problem.catalogue or builtin(standard)
+    weighted = [ln.name for ln in info.links if ln.airtime_weight not in (None, DEFAULT_AIRTIME_WEIGHT)]
+    if problem.catalogue is None and weighted:
+        # The AP's stations carry airtime weights (e.g. imported from iw): try them all equal too.
+        axes = {**axes, "weights": {"equal": {f"station[{n}].airtime_weight": DEFAULT_AIRTIME_WEIGHT for n in weighted}}}
+    cat = build(axes, identity)
     return Setup(problem, os.fspath(scenario), base, base_text, fixed, standard, stations, cat, out)
 
 
@@ -266,7 +272,7 @@ def pareto(problem: Problem, evals: Sequence[Evaluation]) -> list[Evaluation]:
         return [(-e.mean(m.name) if d == MAXIMISE else e.mean(m.name)) for m, d in axes]
 
     vs = {id(e): vec(e) for e in evals}
-    good = [e for e in evals if all(math.isfinite(x) for x in vs[id(e)])]
+    good = [e for e in evals if not any(math.isnan(x) for x in vs[id(e)])]
     front = []
     for e in good:
         a = vs[id(e)]
@@ -276,8 +282,13 @@ def pareto(problem: Problem, evals: Sequence[Evaluation]) -> list[Evaluation]:
 
 
 def _promising(problem: Problem, ev: Evaluation, incumbent: Evaluation | None) -> bool:
+    """Whether a configuration run on one seed could still beat the incumbent: closer to meeting
+    the constraints than an incumbent that breaks them, or, against one that meets them, within
+    RACE_MARGIN of every bound and of the incumbent's leading objective."""
     if incumbent is None:
         return True
+    if not feasible(problem, incumbent):
+        return violation(problem, ev) < violation(problem, incumbent) * (1 + RACE_MARGIN)
     for c in problem.constraints:
         if c.violation(ev.mean(c.metric.name)) > RACE_MARGIN:
             return False
