@@ -226,3 +226,47 @@ def test_advise_command_writes_the_answer(tmp_path: Path) -> None:
     # Bad input: one line naming what is wrong, exit 2.
     p3 = subprocess.run([*cmd[:7], "--maximise", "goodput_mbps[nobody]"], capture_output=True, text=True)
     assert p3.returncode == 2 and p3.stderr.count("\n") == 1 and "no station named 'nobody'" in p3.stderr
+
+
+def test_racing_rule() -> None:
+    """A configuration run on one seed is replicated only if it could still win: closer to the
+    bounds than an incumbent that breaks them; within 10 % of a feasible incumbent's lead."""
+    from airsched.advise.catalogue import Candidate
+    from airsched.advise.search import Evaluation, _promising
+
+    p = load_problem(None, maximise=["total_goodput_mbps"], constraints=["ping_p99_ms < 100"])
+
+    def ev(goodput: float, p99: float) -> Evaluation:
+        return Evaluation(Candidate((("x", str(goodput)),), ()), 0, [1], ["r"],
+                          {"total_goodput_mbps": [goodput], "ping_p99_ms": [p99]})
+
+    bad_incumbent = ev(30, 500)  # breaks the bound by 400 %
+    assert _promising(p, ev(10, 300), bad_incumbent) and not _promising(p, ev(50, 600), bad_incumbent)
+    good = ev(30, 50)
+    assert _promising(p, ev(28, 105), good)  # 7 % below, 5 % over the bound: might still win
+    assert not _promising(p, ev(26, 50), good) and not _promising(p, ev(40, 120), good)
+    assert _promising(p, ev(1, math.inf), None)  # nothing to beat yet
+
+
+def test_advise_an_imported_cell_end_to_end(tmp_path: Path) -> None:
+    """From the iw fixture of a live AP to an exported recommendation."""
+    from airsched.advise.answer import write_answer
+    from airsched.iw import import_cell
+
+    cell = tmp_path / "cell.toml"
+    cell.write_text(import_cell("wlan0", str(ROOT / "tests" / "fixtures" / "iw" / "ht-ap-iw6.9")).text)
+    problem = load_problem(None, maximise=["jain_airtime"], mix=["bulk", "ping"], seeds=[1, 2], duration="3s", budget="10")
+    problem.warmup = "1s"
+    setup = prepare(cell, problem, tmp_path / "adv")
+    assert "weights" in setup.catalogue.axes  # sta4 has weight 512: equal weights are tried too
+    a = search(setup)
+    assert a.runs_used <= 10 and a.recommended is not None
+    ans = write_answer(a)
+    text = "\n".join(ans.lines)
+    assert all(f"| sta{i} |" in text for i in range(1, 5))
+    script = ans.files["apply.sh"].read_text()
+    settings = dict(a.recommended.candidate.settings)
+    if "ap.tc" in settings:  # the recommended root qdisc is what the script puts on wlan0
+        assert settings["ap.tc"].split(" root ")[1] in script.split("batch_wlan0()")[1].split("}")[0]
+    if dict(a.recommended.candidate.labels).get("weights", CURRENT) == CURRENT:  # sta4's weight kept
+        assert "3c:22:fb:00:00:04" in script and "512" in script
