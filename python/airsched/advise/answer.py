@@ -340,7 +340,7 @@ def _with_answer(page: str, lines: list[str], figure: Path | None) -> str:
     if figure is not None and figure.exists():
         png = base64.b64encode(figure.read_bytes()).decode("ascii")
         text += f'<figure class="plot"><img alt="Pareto front" src="data:image/png;base64,{png}"><figcaption>Pareto front</figcaption></figure>'
-    section = f'<section id="advise"><h2>advice</h2>{text}</section>'
+    section = f'<section id="advise">{text}</section>'
     marker = '<section id="sweep">'
     if marker in page:
         return page.replace(marker, section + marker, 1)
