@@ -64,11 +64,17 @@ def import_command(
                      "(tc -j filter show dev DEV parent PARENT, with ':' written as '_')."),
     ] = None,
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write the tc text here (default: stdout).")] = None,
+    cell: Annotated[bool, typer.Option("--cell", help="Write a scenario of the whole cell of the wireless DEV: iw dev DEV "
+                                       "info and station dump (with --from: DIR/DEV.iw-info.txt, DIR/DEV.station-dump.txt) "
+                                       "and DEV's tc tree; see docs/advise.md.")] = False,
 ) -> None:
     """Write the tc text that rebuilds the devices' qdisc, class and filter trees, for a
-    scenario's tc_file (see docs/export.md)."""
+    scenario's tc_file (see docs/export.md); with --cell, a scenario of the AP's cell."""
     from ..importer import DeviceInput, ImportError_, import_devices, read_live
 
+    if cell:
+        _import_cell(devices, from_dir, out)
+        return
     try:
         if from_dir is None:
             inputs = read_live(devices, netns)
@@ -93,3 +99,22 @@ def import_command(
         sys.stdout.write(result.text)
     else:
         out.write_text(result.text)
+
+
+def _import_cell(devices: list[str], from_dir: Path | None, out: Path | None) -> None:
+    from ..importer import ImportError_
+    from ..iw import import_cell
+
+    try:
+        if len(devices) != 1:
+            raise ImportError_(f"--cell reads one wireless device, got {len(devices)}: {' '.join(devices)}")
+        made = import_cell(devices[0], None if from_dir is None else str(from_dir))
+    except (ImportError_, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    for g in made.guesses:
+        print(f"note: {g}", file=sys.stderr)
+    if out is None:
+        sys.stdout.write(made.text)
+    else:
+        out.write_text(made.text)
