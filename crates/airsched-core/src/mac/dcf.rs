@@ -275,9 +275,13 @@ impl Dcf {
     }
 
     /// Node `n` has just been given a frame (`frame` already set by the caller).
-    pub fn frame_arrived(&mut self, n: usize, now: Nanos) -> Option<(Nanos, u64)> {
+    /// `senses_idle`: during a busy period, node `n` itself senses the medium idle (it has just
+    /// received the PPDU that ended and answers it SIFS later; a frame addressed to it does not
+    /// set its NAV), so the frame takes no backoff (IEEE 802.11-2016 10.3.4.2 and 10.22.2.2 a:
+    /// the backoff is invoked only when the medium is busy at the frame's arrival).
+    pub fn frame_arrived(&mut self, n: usize, now: Nanos, senses_idle: bool) -> Option<(Nanos, u64)> {
         if self.channel.busy {
-            if self.nodes[n].backoff == 0 {
+            if self.nodes[n].backoff == 0 && !senses_idle {
                 self.nodes[n].draw_backoff();
             }
             return None;
@@ -655,9 +659,9 @@ mod tests {
         d.nodes[2].backoff = 5;
         d.nodes[1].frame = Some(PacketId(0));
         d.nodes[2].frame = Some(PacketId(1));
-        let (t1, _) = d.frame_arrived(1, Nanos(0)).unwrap();
+        let (t1, _) = d.frame_arrived(1, Nanos(0), false).unwrap();
         assert_eq!(t1, Nanos::from_us(50 + 3 * 20));
-        let (t, gen) = d.frame_arrived(2, Nanos(0)).map_or((t1, d.channel.gen), |x| x);
+        let (t, gen) = d.frame_arrived(2, Nanos(0), false).map_or((t1, d.channel.gen), |x| x);
         assert_eq!(t, t1, "the later node does not move the planned access");
         assert!(d.begin_access(t1, gen));
         assert_eq!(d.channel.transmitters, vec![1]);
@@ -671,8 +675,8 @@ mod tests {
             d.nodes[n].backoff = 4;
             d.nodes[n].frame = Some(PacketId(n as u32));
         }
-        d.frame_arrived(1, Nanos(0));
-        d.frame_arrived(2, Nanos(0));
+        d.frame_arrived(1, Nanos(0), false);
+        d.frame_arrived(2, Nanos(0), false);
         let (ta, gen) = (d.channel.next_access, d.channel.gen);
         assert!(d.begin_access(ta, gen));
         assert_eq!(d.channel.transmitters, vec![1, 2]);
@@ -695,7 +699,7 @@ mod tests {
         d.nodes[1].backoff = 0;
         d.nodes[1].frame = Some(PacketId(0));
         let now = Nanos::from_ms(10);
-        let (t, gen) = d.frame_arrived(1, now).unwrap();
+        let (t, gen) = d.frame_arrived(1, now, false).unwrap();
         assert_eq!(t, now, "idle for longer than DIFS with a zero counter: send at once");
         assert!(!d.begin_access(t, gen - 1), "stale generation");
         assert!(d.begin_access(t, gen));
@@ -709,12 +713,36 @@ mod tests {
         d.channel.busy = true;
         d.nodes[1].backoff = 0;
         d.nodes[1].frame = Some(PacketId(0));
-        assert_eq!(d.frame_arrived(1, Nanos(5)), None);
+        assert_eq!(d.frame_arrived(1, Nanos(5), false), None);
         let b = d.nodes[1].backoff;
         d.set_ifs_end(1, Nanos::from_us(1000));
         d.set_ifs_end(0, Nanos::from_us(1000));
         let (t, _) = d.end_busy(Nanos::from_us(950)).unwrap();
         assert_eq!(t, Nanos::from_us(1000 + 20 * b as u64));
+    }
+
+    #[test]
+    fn the_receiver_of_the_ppdu_that_ended_takes_no_backoff() {
+        // 10.3.4.2 / 10.22.2.2 a): the backoff is invoked only if the medium is busy as the
+        // node itself senses it; the receiver of the PPDU that just ended senses it idle, so a
+        // frame queued then (a reply) goes out one IFS after its own ACK, with no slot counted.
+        let mut d = Dcf::new(2, params(), 11);
+        d.channel.busy = true;
+        d.nodes[1].backoff = 0;
+        d.nodes[1].frame = Some(PacketId(0));
+        assert_eq!(d.frame_arrived(1, Nanos(5), true), None, "still busy: no access event yet");
+        assert_eq!(d.nodes[1].backoff, 0, "no backoff drawn");
+        d.set_ifs_end(1, Nanos::from_us(1000));
+        d.set_ifs_end(0, Nanos::from_us(1000));
+        let (t, _) = d.end_busy(Nanos::from_us(950)).unwrap();
+        assert_eq!(t, Nanos::from_us(1000), "sent when its IFS ends");
+        // A counter still running (a post-backoff) keeps running: nothing is redrawn.
+        let mut d = Dcf::new(2, params(), 11);
+        d.channel.busy = true;
+        d.nodes[1].backoff = 3;
+        d.nodes[1].frame = Some(PacketId(0));
+        d.frame_arrived(1, Nanos(5), true);
+        assert_eq!(d.nodes[1].backoff, 3);
     }
 
     #[test]
@@ -751,7 +779,7 @@ mod tests {
         let mut d = Dcf::new(2, params(), 3);
         d.nodes[1].backoff = 10;
         d.nodes[1].frame = Some(PacketId(0));
-        let (t, _) = d.frame_arrived(1, Nanos(0)).unwrap();
+        let (t, _) = d.frame_arrived(1, Nanos(0), false).unwrap();
         assert_eq!(t, Nanos::from_us(50 + 10 * 20));
         // At 130 µs, 4 idle slots after DIFS have passed: 6 remain, counted after the NAV.
         let (t, gen) = d.set_nav(Nanos::from_us(130), Nanos::from_us(10_000)).unwrap();
@@ -763,7 +791,7 @@ mod tests {
         // A frame arriving under the NAV waits for it too.
         d.nodes[0].frame = Some(PacketId(1));
         d.nodes[0].backoff = 0;
-        let (t0, _) = d.frame_arrived(0, Nanos::from_us(500)).unwrap();
+        let (t0, _) = d.frame_arrived(0, Nanos::from_us(500), false).unwrap();
         assert_eq!(t0, Nanos::from_us(10_050), "DIFS after the NAV, with a zero counter");
         // Cleared (CF-End), the counters run from the IFS again.
         d.clear_nav();

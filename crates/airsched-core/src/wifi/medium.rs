@@ -164,6 +164,10 @@ pub struct Medium {
     /// Bluetooth beside the cell: the lone frame's receiver decoded it and its ACK is on the
     /// air, whose fate is known at its end (`Legacy::coex_ack_end`).
     ack_pending: bool,
+    /// The contenders of the receiver of the data PPDU that has just ended, and until when
+    /// (the start of its response, SIFS later) they sense the medium idle: a frame given to
+    /// one of them then takes no backoff ([`Dcf::frame_arrived`]).
+    receiver_idle: (std::ops::Range<usize>, Nanos),
 }
 
 /// A data PPDU going on the air ([`Medium::put_frame`]).
@@ -212,6 +216,7 @@ impl Medium {
             charges: Vec::with_capacity(2 * n + 4),
             busy_span: (Nanos::ZERO, Nanos::ZERO),
             ack_pending: false,
+            receiver_idle: (0..0, Nanos::ZERO),
         }
     }
 
@@ -326,9 +331,19 @@ impl Medium {
     /// access, and the access event is scheduled if it is the earliest.
     #[inline]
     pub fn request_access(&mut self, cx: &mut Ctx, n: usize) {
-        if let Some((t, gen)) = self.dcf.frame_arrived(n, cx.now) {
+        let senses_idle = self.receiver_idle.0.contains(&n) && cx.now < self.receiver_idle.1;
+        if let Some((t, gen)) = self.dcf.frame_arrived(n, cx.now, senses_idle) {
             cx.schedule(t, Event::Access { gen });
         }
+    }
+
+    /// A data PPDU addressed to `receiver` (its contenders) has just ended at `now`: until its
+    /// response starts SIFS later, the receiver senses the medium idle (IEEE 802.11-2016
+    /// 10.3.4.2, 10.22.2.2; a frame addressed to a station does not set its NAV, 10.3.2.4).
+    #[inline]
+    pub fn receiver_senses_idle(&mut self, receiver: std::ops::Range<usize>, now: Nanos) {
+        let p = self.dcf.params();
+        self.receiver_idle = (receiver, now + (p.pifs - p.slot));
     }
 
     /// A beacon becomes due (a TBTT): it requests access PIFS after the AP's last busy period.

@@ -66,6 +66,15 @@ impl Wifi {
 
     /// The end of a decoded data PPDU.
     pub fn on_tx_end(&mut self, cx: &mut Ctx) {
+        let m = &mut self.medium;
+        let in_cfp = matches!(&self.mac, Mac::Legacy(l) if l.cfp.as_deref().is_some_and(|c| c.active()));
+        if let (Some(a), false) = (m.lone_frame(), in_cfp) {
+            let receiver = match &self.mac {
+                Mac::Legacy(l) => l.lone_frame(m, a).1,
+                Mac::Ht(h) => h.lone_frame(a).1,
+            };
+            m.receiver_senses_idle(receiver, cx.now);
+        }
         match &mut self.mac {
             Mac::Legacy(l) => l.on_tx_end(&mut self.medium, cx),
             Mac::Ht(h) => h.on_tx_end(&mut self.medium, cx),
