@@ -162,6 +162,9 @@ def load(scenario: PathLike | None = None, *, text: str | None = None) -> Scenar
     path = os.fspath(scenario)
     if not isinstance(path, str):
         raise TypeError(f"scenario must be a str or os.PathLike[str] path, not {type(path).__name__}")
+    from .packaged import resolve
+
+    path = resolve(path)
     return ScenarioSource(read_text(path), path)
 
 
@@ -169,7 +172,12 @@ def read_text(path: str) -> str:
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
-        hint = " (scenario text goes in text=..., not in the path)" if "\n" in path else ""
+        if "\n" in path:
+            hint = " (scenario text goes in text=..., not in the path)"
+        elif Path(path).parts[:1] in (("scenarios",), ("sweeps",)):
+            hint = " (nor in the package: `airsched examples` lists the scenarios and sweeps shipped with airsched)"
+        else:
+            hint = ""
         raise ScenarioError(f"{path}: no such file{hint}") from None
     except IsADirectoryError:
         raise ScenarioError(f"{path}: is a directory, not a scenario file") from None

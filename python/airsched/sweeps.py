@@ -221,7 +221,9 @@ def load_sweep(path: PathLike, overrides: Iterable[str] = (), seeds: Sequence[in
     """Read a sweep file. ``overrides`` (``KEY=VALUE``, as ``--set`` takes them) are applied to
     every run after the file's settings; ``seeds`` replaces the file's seeds. Raises :class:`ScenarioError` as ``FILE:LINE:COL: KEY:
     message`` for anything wrong."""
-    path = os.fspath(path)
+    from .packaged import resolve
+
+    path = resolve(path)
     text = read_text(path)
     try:
         doc = tomllib.loads(text)
