@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Issue 29: the workflow around the core (repro all, compare, sweeps, import) on a user's odd
+input. Each test fails on the code before the issue's fix of its item."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from airsched import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+ANOMALY = ROOT / "scenarios" / "anomaly.toml"
+DOWNLINK = ROOT / "scenarios" / "anomaly-downlink.toml"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+
+
+def _airsched(*args: str, cwd: Path | None = None, columns: int | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = dict(ENV)
+    if columns is not None:
+        env["COLUMNS"] = str(columns)
+    return subprocess.run([sys.executable, "-m", "airsched", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=timeout)
+
+
+def test_repro_all_takes_a_bare_number_of_seconds(monkeypatch, tmp_path):
+    """Item 2: `repro all --duration 5` is 5 s, as every --duration is documented."""
+    from airsched.repro import all as repro_all
+
+    seen = {}
+
+    def fake_run_all(out, duration=None, **kw):
+        seen["duration"] = duration
+        return Path(out) / "report.html"
+
+    monkeypatch.setattr(repro_all, "run_all", fake_run_all)
+    result = CliRunner().invoke(cli.app, ["repro", "all", "--out", str(tmp_path), "--duration", "5"])
+    assert result.exit_code == 0, result.output
+    assert seen["duration"] == "5s"
+
+
+def test_compare_takes_a_bare_duration_and_never_cuts_its_tables(tmp_path):
+    """Items 2 and 3: compare --duration 2 is 2 s; piped (or on a narrow terminal) the headers
+    and cells are whole: no ellipsis, no column squeezed to nothing."""
+    third = tmp_path / "a-scenario-with-a-rather-long-file-name.toml"
+    third.write_text(ANOMALY.read_text(encoding="utf-8"), encoding="utf-8")
+    proc = _airsched("compare", str(ANOMALY), str(DOWNLINK), str(third), "--duration", "2", columns=40)
+    assert proc.returncode == 0, proc.stderr
+    assert "…" not in proc.stdout
+    for label in ("anomaly-downlink", "Δ a-scenario-with-a-rather-long-file-name", "goodput_mbps", "queue_delay_mean_ms"):
+        assert label in proc.stdout, label
+
+
+def test_compare_output_with_a_suffix_it_cannot_draw_is_one_line_before_running(tmp_path):
+    """Item 4: `compare ... -o compare.txt` was a ValueError traceback after the tables."""
+    proc = _airsched("compare", str(ANOMALY), str(DOWNLINK), "--duration", "2", "-o", str(tmp_path / "compare.txt"))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("error: --output: ") and ".png" in line and "compare.txt" in line
