@@ -136,15 +136,17 @@ def format_table(cmp: pd.DataFrame, title: str) -> Any:
     """A rich Table: a row per name and quantity, a column per input, then the difference of
     each later input from the first (absolute, and in % where defined)."""
     from rich.table import Table
+    from rich.text import Text
 
     labels = list(dict.fromkeys(cmp["input"]))
-    table = Table(title=title, title_justify="left")
+    # Text, not str: rich would read a sweep label's "station[ms2].position" as markup.
+    table = Table(title=Text(title), title_justify="left")
     table.add_column("name")
     table.add_column("quantity")
     for label in labels:
-        table.add_column(label, justify="right")
+        table.add_column(Text(label), justify="right")
     for label in labels[1:]:
-        table.add_column(f"Δ {label}", justify="right")
+        table.add_column(Text(f"Δ {label}"), justify="right")
     wide = cmp.set_index(["name", "quantity", "input"])
     for (name, q), _ in cmp.groupby(["name", "quantity"], sort=False):
         cells = [str(name), str(q)]
@@ -152,7 +154,7 @@ def format_table(cmp: pd.DataFrame, title: str) -> Any:
         for label in labels[1:]:
             d, rel = wide.loc[(name, q, label), "diff"], wide.loc[(name, q, label), "rel_diff"]
             cells.append(_fmt(d, signed=True) + ("" if not math.isfinite(rel) else f" ({100 * rel:+.1f}%)"))
-        table.add_row(*cells)
+        table.add_row(*map(Text, cells))
     return table
 
 

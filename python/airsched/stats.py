@@ -94,27 +94,29 @@ def stats_table(summary: pd.DataFrame, by: Sequence[str], title: str) -> Any:
     """A rich Table of :func:`summarize`'s output: a row per group, a column per quantity
     holding ``mean ± half-width (n)``."""
     from rich.table import Table
+    from rich.text import Text
 
     conf = summary.attrs.get("confidence", 0.95)
-    table = Table(title=f"{title} (mean ± {conf:.0%} Student-t CI over seeds)", title_justify="left")
+    # Text, not str: rich would read "station[ms1].rate" as markup and print "station.rate".
+    table = Table(title=Text(f"{title} (mean ± {conf:.0%} Student-t CI over seeds)"), title_justify="left")
     quantities = list(dict.fromkeys(summary["quantity"]))
     for col in by:
-        table.add_column(str(col))
+        table.add_column(Text(str(col)))
     for q in quantities:
-        table.add_column(q, justify="right")
+        table.add_column(Text(str(q)), justify="right")
     table.add_column("runs", justify="right")
     few = False
     wide = summary.set_index([*by, "quantity"]) if by else summary.set_index("quantity")
     keys = list(dict.fromkeys(tuple(r) for r in summary[list(by)].itertuples(index=False))) if by else [()]
     for key in keys:
-        cells = [str(k) for k in key]
+        cells = [Text(str(k)) for k in key]
         n = 0
         for q in quantities:
             row = wide.loc[(*key, q)] if by else wide.loc[q]
-            cells.append(format_mean_ci(row["mean"], row["ci_half"]))
+            cells.append(Text(format_mean_ci(row["mean"], row["ci_half"])))
             n = int(row["n"])
             few = few or bool(row["too_few"])
-        cells.append(str(n))
+        cells.append(Text(str(n)))
         table.add_row(*cells)
     if few:
         table.caption = f"n<{MIN_RUNS}: {TOO_FEW}; add seeds to the sweep"

@@ -63,3 +63,33 @@ def test_compare_output_with_a_suffix_it_cannot_draw_is_one_line_before_running(
     assert "Traceback" not in proc.stderr and proc.stdout == ""
     (line,) = proc.stderr.splitlines()
     assert line.startswith("error: --output: ") and ".png" in line and "compare.txt" in line
+
+
+def _render(table) -> str:
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=400, file=io.StringIO(), color_system=None)
+    console.print(table)
+    return console.file.getvalue()
+
+
+def test_sweep_statistics_and_compare_keep_the_station_names_of_parameters():
+    """Item 5: rich read "station[ms1].rate" as markup, so two parameters printed as
+    "station.rate" twice; a sweep's compare labels lost their station the same way."""
+    import pandas as pd
+
+    from airsched import compare, stats
+
+    by = ["station[ms1].rate", "station[ms2].rate", "name"]
+    df = pd.DataFrame(
+        [{"station[ms1].rate": r1, "station[ms2].rate": r2, "name": "ms1", "seed": s, "goodput_mbps": 1.0 + s}
+         for r1 in ("1Mbps", "11Mbps") for r2 in ("2Mbps",) for s in (1, 2)]
+    )
+    text = _render(stats.stats_table(stats.summarize(df, by, ["goodput_mbps"]), by, "[bold]s"))
+    assert "station[ms1].rate" in text and "station[ms2].rate" in text and "[bold]s" in text
+    rows = [{"name": "ms1", "goodput_mbps": 1.0}]
+    inputs = [compare.Input(f"station[ms2].position={p}", pd.DataFrame(rows), None) for p in ("good", "bad")]
+    text = _render(compare.format_table(compare.compare(inputs, "stations", ["goodput_mbps"]), "stations"))
+    assert "station[ms2].position=good" in text and "Δ station[ms2].position=bad" in text
