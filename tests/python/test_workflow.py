@@ -93,3 +93,49 @@ def test_sweep_statistics_and_compare_keep_the_station_names_of_parameters():
     inputs = [compare.Input(f"station[ms2].position={p}", pd.DataFrame(rows), None) for p in ("good", "bad")]
     text = _render(compare.format_table(compare.compare(inputs, "stations", ["goodput_mbps"]), "stations"))
     assert "station[ms2].position=good" in text and "Δ station[ms2].position=bad" in text
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "words"),
+    [
+        ('seeds = {from = 1, count = 100000000000}\n[parameters]\n"cell.retry_limit" = [4]\n', "sweep.seeds", "at most 10000 seeds"),
+        ('seeds = [1]\n[parameters]\n"cell.retry_limit" = {from = nan, to = 5, step = 1}\n', "cell.retry_limit", "finite"),
+        ('seeds = [1]\n[parameters]\n"cell.retry_limit" = {from = 1, to = inf, step = 1}\n', "cell.retry_limit", "finite"),
+        ('seeds = [1]\n[parameters]\n"cell.retry_limit" = {from = 1, to = 1e308, count = 3}\n', None, None),
+        ('seeds = [1]\n[parameters]\n"cell.retry_limit" = {from = 0, to = 10000000, step = 1}\n', "cell.retry_limit", "at most 10000 values"),
+        ('seeds = [1]\n[parameters]\n"cell.retry_limit" = {from = -1e308, to = 1e308, step = 1e300}\n', "cell.retry_limit", "at most 10000 values"),
+        ('seeds = {from = 1, count = 1000}\n[parameters]\n"cell.retry_limit" = {from = 1, to = 200, step = 1}\n', "cell.retry_limit", "at most 100000"),
+        ('seeds = [1]\n[parameters]\n"cell.retry_limit" = [4, 7, 4]\n', "cell.retry_limit", "listed twice"),
+        ('seeds = [1]\n[set]\n"run.duration" = 1979-05-27\n', "run.duration", "cannot write a date"),
+    ],
+)
+def test_sweep_files_are_bounded_with_one_line_errors_at_their_line(tmp_path, body, key, words):
+    """Item 6 (and "duplicate grid points" of the next in line): nan, inf, huge ranges and seed
+    counts, repeated grid points and values a scenario cannot hold are one error line at the
+    sweep file's line, at once (no traceback, no hang, no unbounded memory)."""
+    import time
+
+    from airsched import ScenarioError, sweeps
+
+    path = tmp_path / "s.toml"
+    path.write_text(f'[sweep]\nscenario = "{ANOMALY}"\n{body}', encoding="utf-8")
+    start = time.monotonic()
+    with pytest.raises(ScenarioError) as exc:
+        sweeps.load_sweep(path).runs()
+    assert time.monotonic() - start < 20
+    if key is None:  # the core's own bound on each value, at the parameter's line
+        assert all(line.startswith(f"{path}:5:1: ") and "\n" not in line and "inf" not in line for line in exc.value.errors)
+        return
+    (line,) = exc.value.errors
+    lines = path.read_text(encoding="utf-8").splitlines()
+    n = next(i for i, text in enumerate(lines, 1) if text.startswith((f'"{key}"', key.split(".")[-1])))
+    assert line.startswith(f"{path}:{n}:1: {key}: "), line
+    assert words in line, line
+
+
+def test_seeds_option_is_bounded():
+    from airsched import sweeps
+
+    with pytest.raises(ValueError, match="at most 10000 seeds"):
+        sweeps.parse_seeds("1-100000000000")
+    assert sweeps.parse_seeds("3-5,9") == [3, 4, 5, 9]
