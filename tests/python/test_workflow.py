@@ -139,3 +139,46 @@ def test_seeds_option_is_bounded():
     with pytest.raises(ValueError, match="at most 10000 seeds"):
         sweeps.parse_seeds("1-100000000000")
     assert sweeps.parse_seeds("3-5,9") == [3, 4, 5, 9]
+
+
+@pytest.mark.parametrize(
+    ("files", "words"),
+    [
+        ({"eth0.qdisc.json": "this is not json"}, "neither tc -j JSON nor tc qdisc show text"),
+        ({"eth0.qdisc.json": '{"kind": "htb"}'}, "expected a JSON array"),
+        ({"eth0.qdisc.json": '[{"kind": "htb", "handle": 1}]'}, 'entry 0: "handle" is a JSON number'),
+        ({"eth0.qdisc.json": '[["htb"]]'}, "entry 0: expected a JSON object"),
+        ({"eth0.qdisc.json": b"\x7fELF\x02\x01\x01\x00\x00\xff\xfe"}, "not UTF-8 text"),
+        ({"eth0.qdisc.json": b"[\x00]"}, "a NUL byte"),
+        ({"eth0.qdisc.json": ""}, "empty"),
+        ({}, "eth0.qdisc.json: no such file"),
+        ({"eth0.qdisc.json": "qdisc tbf 1: root refcnt 2 rate nanbit burst 10Kb lat 50ms"}, "is not a rate"),
+        ({"eth0.qdisc.json": '[{"kind": "pfifo", "handle": "1:", "root": true, "options": {"limit": -3}}]'}, "sizes must be positive"),
+        ({"eth0.qdisc.json": '[{"kind": "tbf", "handle": "1:", "root": true, "options": {"rate": "x"}}]'}, "not tc's output"),
+        ({"eth0.qdisc.json": '[{"kind": "htb", "handle": "1:", "root": true, "options": {}}]',
+          "eth0.filter.1_.json": "[{]"}, "not valid JSON"),
+        ({"eth0.qdisc.json": '[{"kind": "htb", "handle": "1:", "root": true, "options": {}}]',
+          "eth0.class.txt": "\x01\x02 binary junk"}, "neither tc -j JSON nor tc class show text"),
+    ],
+)
+def test_import_from_a_directory_checks_its_input(tmp_path, files, words):
+    """Item 9: invalid JSON exited 0 with no output; JSON of the wrong shape and binary files
+    gave tracebacks; `rate nanbit` and `limit -3` went into the tc text. Each is now one error
+    line (exit 2) naming the file or device."""
+    for name, content in files.items():
+        data = content if isinstance(content, bytes) else content.encode("utf-8")
+        (tmp_path / name).write_bytes(data)
+    proc = _airsched("import", "eth0", "--from", str(tmp_path), timeout=60)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert lines and all(line.startswith("error: ") for line in lines), proc.stderr
+    assert words in proc.stderr, proc.stderr
+
+
+def test_import_from_a_directory_still_imports_tc_output(tmp_path):
+    (tmp_path / "eth0.qdisc.json").write_text(
+        '[{"kind": "tbf", "handle": "1:", "root": true, "options": {"rate": 125000, "burst": 10000, "lat": 50000}}]')
+    proc = _airsched("import", "eth0", "--from", str(tmp_path), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "tc qdisc add dev eth0 root handle 1: tbf rate 1000000bit burst 10000 latency 50000us\n"
