@@ -182,3 +182,15 @@ def test_import_from_a_directory_still_imports_tc_output(tmp_path):
     proc = _airsched("import", "eth0", "--from", str(tmp_path), timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "tc qdisc add dev eth0 root handle 1: tbf rate 1000000bit burst 10000 latency 50000us\n"
+
+
+def test_validate_refuses_a_bluetooth_client_with_the_servers_address(tmp_path):
+    """Item 8: docs/limits.md says one node per IPv4 address; a Bluetooth client holding the
+    server's was accepted."""
+    text = ANOMALY.read_text(encoding="utf-8") + '\n[[bluetooth]]\nname = "bt1"\nip = "10.0.0.1"\n'
+    path = tmp_path / "clash.toml"
+    path.write_text(text, encoding="utf-8")
+    line = len(text.splitlines())
+    proc = _airsched("validate", str(path))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.startswith(f"error: {path}:{line}:6: bluetooth[0].ip: 10.0.0.1 is also the address of the server")
