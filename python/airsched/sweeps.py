@@ -654,8 +654,14 @@ def _run_local(tasks: list[dict[str, Any]], jobs: int | None, report: Callable[[
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    # spawn: never fork a process that may hold the native core's state or threads.
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=multiprocessing.get_context("spawn"))
+    # spawn: never fork a process that may hold the native core's state or threads. Each worker
+    # watches its parent and exits when it is gone (SIGKILL leaves it no chance to stop them).
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(tasks)),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_watch_parent,
+        initargs=(os.getpid(),),
+    )
     try:
         # Keep at most two tasks per worker queued, so Ctrl-C loses little queued work.
         queue = list(reversed(tasks))
@@ -670,6 +676,25 @@ def _run_local(tasks: list[dict[str, Any]], jobs: int | None, report: Callable[[
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+#: How often a pool worker looks whether its parent is still there, seconds.
+PARENT_POLL_S = 0.5
+
+
+def _watch_parent(parent: int) -> None:
+    """In a pool worker: a daemon thread that ends the process once ``parent`` (the sweep) is
+    no longer its parent, i.e. the sweep died without shutting the pool down (SIGKILL, OOM
+    killer); otherwise the worker would wait for tasks forever."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="airsched-parent-watch", daemon=True).start()
 
 
 def _run_dask(tasks: list[dict[str, Any]], address: Any, report: Callable[[dict[str, Any]], None]) -> None:

@@ -194,3 +194,63 @@ def test_validate_refuses_a_bluetooth_client_with_the_servers_address(tmp_path):
     proc = _airsched("validate", str(path))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert proc.stderr.startswith(f"error: {path}:{line}:6: bluetooth[0].ip: 10.0.0.1 is also the address of the server")
+
+
+def _children(pid: int) -> set[int]:
+    kids: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            kids |= {int(k) for k in (task / "children").read_text().split()}
+        except OSError:
+            pass
+    return kids
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie no one reaped has exited)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_sweep_pool_workers_exit_when_the_sweep_is_killed(tmp_path):
+    """Item 10: a SIGKILLed sweep left its pool workers waiting for tasks forever."""
+    import signal
+    import time
+
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'[sweep]\nscenario = "{ANOMALY}"\nseeds = {{from = 1, count = 6}}\n[set]\n"run.duration" = "600s"\n',
+                    encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "airsched", "sweep", str(spec), "-o", str(tmp_path / "out"), "-j", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    try:
+        deadline = time.monotonic() + 60
+        workers: set[int] = set()
+        while time.monotonic() < deadline and len(workers) < 2:
+            assert proc.poll() is None
+            # The pool's workers: the sweep's python children (not the resource tracker).
+            workers = {k for k in _children(proc.pid) if "spawn_main" in _cmdline(k)}
+            time.sleep(0.05)
+        assert len(workers) == 2, "the pool did not start"
+        time.sleep(1.0)  # the workers are simulating
+        assert all(_alive(w) for w in workers)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    left = [w for w in workers if _alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert not left, "pool workers outlived the sweep"
