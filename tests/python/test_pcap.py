@@ -210,8 +210,8 @@ def _checksums_hold(p) -> bool:
     """The IPv4 header checksum, and the transport checksum over the header and a payload of
     zero bytes (the capture keeps headers only)."""
     from scapy.all import ICMP, IP, TCP, UDP
-    from scapy.utils import checksum
     from scapy.layers.inet import in4_chksum
+    from scapy.utils import checksum
 
     ip = p[IP]
     if checksum(bytes(ip)[: 4 * ip.ihl]) != 0:

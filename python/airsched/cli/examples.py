@@ -25,7 +25,8 @@ def examples_command(
     """List the example files shipped with airsched, or copy them out with --copy DIR.
     `airsched run scenarios/anomaly.toml` (and `sweep sweeps/...`) finds the packaged file from
     any directory that has no file of that name."""
-    from ..packaged import DIRS, copy as copy_files, files, package_dir
+    from ..packaged import DIRS, files, package_dir
+    from ..packaged import copy as copy_files
 
     if copy is not None:
         try:
