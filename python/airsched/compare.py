@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,10 +53,12 @@ def load_inputs(
     for item in items:
         path = Path(item)
         if path.is_dir() and is_sweep_dir(path):
-            inputs.extend(_sweep_inputs(path))
+            with _readable(path, "a sweep directory (sweep.json, runs/)"):
+                inputs.extend(_checked(_sweep_inputs(path), path))
         elif path.is_dir() and is_run_dir(path):
-            r = load_run_dir(path)
-            inputs.append(Input(path.name, r.stations, r.flows))
+            with _readable(path, "a run directory (summary.json, *.parquet)"):
+                r = load_run_dir(path)
+                inputs.extend(_checked([Input(path.name, r.stations, r.flows)], path))
         else:
             r = run(path, seed=seed, duration=duration, overrides=list(overrides))
             inputs.append(Input(path.stem, r.stations, r.flows))
@@ -65,6 +68,35 @@ def load_inputs(
         seen[inp.label] = n + 1
         if n:
             inp.label = f"{inp.label} ({n + 1})"
+    return inputs
+
+
+@contextmanager
+def _readable(path: Path, what: str) -> Iterator[None]:
+    """Turn whatever reading a damaged or foreign directory raises (a truncated Parquet file,
+    JSON of another shape, a missing table) into one ScenarioError line naming it."""
+    from ._errors import AirschedError, ScenarioError
+
+    try:
+        yield
+    except ScenarioError:
+        raise
+    except (AirschedError, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as exc:
+        detail = f"no {exc}" if isinstance(exc, KeyError) else (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ScenarioError(f"{path}: cannot read it as {what}: {detail[:200]}") from None
+    except Exception as exc:  # pyarrow's errors that are not ValueErrors
+        if type(exc).__module__.split(".")[0] != "pyarrow":
+            raise
+        raise ScenarioError(f"{path}: cannot read it as {what}: {str(exc).splitlines()[0][:200]}") from None
+
+
+def _checked(inputs: list[Input], path: Path) -> list[Input]:
+    """``inputs`` if each table has the ``name`` column compare matches rows by."""
+    for inp in inputs:
+        for table in ("stations", "flows"):
+            df = getattr(inp, table)
+            if df is not None and "name" not in df.columns:
+                raise KeyError(f"'name' column in its {table} table")
     return inputs
 
 
