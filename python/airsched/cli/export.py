@@ -36,12 +36,15 @@ def export_command(
     opts = ExportOptions(whtb_as_htb=whtb_as_htb, allow_cbq=allow_cbq, ath9k_as_mac80211=ath9k_as_mac80211)
     with _reported_errors(EXIT_BAD_INPUT, bad_set=EXIT_BAD_INPUT):
         source = load(scenario)
+        warnings: list[str] = []
         try:
             text = (export_script(source, node, overrides, opts) if form == "script"
-                    else sqm_config(source, node, overrides))
+                    else sqm_config(source, node, overrides, warnings))
         except ExportError as exc:
             print(f"error: {exc}", file=sys.stderr)
             raise typer.Exit(EXIT_INVALID) from None
+    for warning in warnings:
+        print(f"warning: {source.path}: {warning}", file=sys.stderr)
     if out is None:
         sys.stdout.write(text)
         return
