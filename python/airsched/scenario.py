@@ -168,9 +168,15 @@ def load(scenario: PathLike | None = None, *, text: str | None = None) -> Scenar
     return ScenarioSource(read_text(path), path)
 
 
+#: The largest scenario, sweep or tc file read (docs/limits.md): the largest shipped scenario is
+#: a few kB, and a file without end (/dev/zero, a FIFO fed forever) must not be read without limit.
+MAX_FILE_BYTES = 16 << 20
+
+
 def read_text(path: str) -> str:
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         if "\n" in path:
             hint = " (scenario text goes in text=..., not in the path)"
@@ -183,6 +189,8 @@ def read_text(path: str) -> str:
         raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ScenarioError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB: not a scenario, sweep or tc file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -254,3 +254,42 @@ def test_sweep_pool_workers_exit_when_the_sweep_is_killed(tmp_path):
     for w in left:
         os.kill(w, signal.SIGKILL)
     assert not left, "pool workers outlived the sweep"
+
+
+def test_an_interrupted_sweep_says_what_it_kept(tmp_path):
+    """Next in line: a sweep interrupted by Ctrl-C said nothing."""
+    import signal
+    import time
+
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'[sweep]\nscenario = "{ANOMALY}"\nseeds = {{from = 1, count = 40}}\n[set]\n"run.duration" = "20s"\n',
+                    encoding="utf-8")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "airsched", "sweep", str(spec), "-o", str(out), "-j", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list((out / "runs").glob("*.parquet"))) < 2:
+        assert proc.poll() is None
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    line = err.strip().splitlines()[-1]
+    done = len(list((out / "runs").glob("*.parquet")))
+    assert line == f"interrupted: {done} of 40 runs are in {out / 'runs'}; the same command resumes the sweep where it stopped"
+
+
+def test_validate_does_not_read_an_endless_file():
+    """Next in line: `validate /dev/zero` read without limit."""
+    proc = _airsched("validate", "/dev/zero", timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr == "error: /dev/zero: larger than 16 MiB: not a scenario, sweep or tc file\n"
+
+
+def test_tc_check_of_an_empty_file_says_so(tmp_path):
+    """Next in line: `tc check` of an empty file printed nothing."""
+    path = tmp_path / "empty.tc"
+    path.write_text("# nothing yet\n\n", encoding="utf-8")
+    proc = _airsched("tc", "check", str(path), timeout=60)
+    assert proc.returncode == 0 and proc.stdout == f"{path}: no tc commands: every device keeps its default qdisc\n"
