@@ -293,3 +293,15 @@ def test_tc_check_of_an_empty_file_says_so(tmp_path):
     path.write_text("# nothing yet\n\n", encoding="utf-8")
     proc = _airsched("tc", "check", str(path), timeout=60)
     assert proc.returncode == 0 and proc.stdout == f"{path}: no tc commands: every device keeps its default qdisc\n"
+
+
+def test_flent_of_a_cell_without_tcp_download_warns(tmp_path):
+    """Next in line: --flent on a UDP-only cell wrote an empty "TCP download" series silently."""
+    proc = _airsched("run", str(ANOMALY), "--duration", "2", "--flent", str(tmp_path / "a.flent.gz"))
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: --flent")]
+    assert len(warnings) == 2 and '"TCP download" series is empty' in warnings[0] and "no ping flow" in warnings[1]
+    import airsched
+    from airsched.flent import flent_warnings
+
+    assert flent_warnings(airsched.run(ROOT / "scenarios" / "tcp-bufferbloat.toml", duration="3s")) == []

@@ -101,8 +101,10 @@ def run_command(
         print("interrupted: nothing written (with --out DIR, what was measured so far is kept)", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if flent is not None:
-        from ..flent import write_flent
+        from ..flent import flent_warnings, write_flent
 
+        for warning in flent_warnings(result):
+            _warn(f"--flent {flent}: {warning}")
         try:
             write_flent(result, flent, title=Path(scenario).stem)
         except OSError as exc:
