@@ -305,3 +305,21 @@ def test_flent_of_a_cell_without_tcp_download_warns(tmp_path):
     from airsched.flent import flent_warnings
 
     assert flent_warnings(airsched.run(ROOT / "scenarios" / "tcp-bufferbloat.toml", duration="3s")) == []
+
+
+def test_ctrl_c_while_the_command_imports_is_one_line():
+    """Next in line: SIGINT in the first tenths of a second printed a KeyboardInterrupt
+    traceback from an import. The command's process (argv[0] "airsched") gets Ctrl-C as "exit
+    130, one line" until its modules are imported; a program importing airsched keeps Python's
+    handler."""
+    code = ("import os, signal, sys; sys.argv[0] = '/usr/bin/airsched'; import airsched; "
+            "os.kill(os.getpid(), signal.SIGINT); import time; time.sleep(5); print('not interrupted')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "interrupted\n")
+    code = "import signal, airsched; assert signal.getsignal(signal.SIGINT) is signal.default_int_handler"
+    assert subprocess.run([sys.executable, "-c", code], env=ENV, timeout=60).returncode == 0
+    # Once main() runs, Ctrl-C is the commands' own (`run` says what it kept): ready() hands it back.
+    code = ("import signal, sys; sys.argv[0] = 'airsched'; import airsched; from airsched import _startup; "
+            "assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler; _startup.ready(); "
+            "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler")
+    assert subprocess.run([sys.executable, "-c", code], env=ENV, timeout=60).returncode == 0
