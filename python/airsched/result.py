@@ -248,8 +248,7 @@ class Result:
             if frame is not None:
                 frame.to_parquet(out / f"{name}.parquet", engine="pyarrow", index=False)
         with open(out / "summary.json", "w", encoding="utf-8") as f:
-            json.dump(self.to_json_dict(), f, indent=2, allow_nan=False)
-            f.write("\n")
+            f.write(json_text(self.to_json_dict()))
         return out
 
     def __repr__(self) -> str:
@@ -381,6 +380,27 @@ def _pandas_metadata(columns: list[tuple[str, str | None]]) -> dict[bytes, bytes
         "pandas_version": importlib.metadata.version("pandas"),
     }
     return {b"pandas": json.dumps(doc).encode()}
+
+
+#: Keys of a time in seconds: the core counts time in integer nanoseconds, so these are printed
+#: to the nanosecond (9 decimals), without the float noise of the conversion (30.000000000000004).
+_SECONDS_SUFFIXES = ("_s", "_seconds")
+
+
+def json_text(doc: Mapping[str, Any]) -> str:
+    """``doc`` (:meth:`Result.to_json_dict`) as ``airsched run --json`` prints it and
+    ``summary.json`` holds it: indented, times in seconds rounded to the nanosecond."""
+    return json.dumps(_ns_rounded(doc), indent=2, allow_nan=False) + "\n"
+
+
+def _ns_rounded(value: Any, key: str = "") -> Any:
+    if isinstance(value, float) and key.endswith(_SECONDS_SUFFIXES):
+        return round(value, 9)
+    if isinstance(value, Mapping):
+        return {k: _ns_rounded(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_ns_rounded(v, key) for v in value]
+    return value
 
 
 def _json_value(value: Any) -> Any:

@@ -323,3 +323,17 @@ def test_ctrl_c_while_the_command_imports_is_one_line():
             "assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler; _startup.ready(); "
             "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler")
     assert subprocess.run([sys.executable, "-c", code], env=ENV, timeout=60).returncode == 0
+
+
+def test_json_times_carry_no_float_noise(tmp_path):
+    """Next in line: `--json` printed sim_seconds as 30.000000000000004; times in seconds are
+    counted in integer nanoseconds, and print to the nanosecond (summary.json alike)."""
+    import json
+
+    proc = _airsched("run", str(ANOMALY), "--json", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["sim_seconds"] == 30.0 and doc["measured_seconds"] == 29.0
+    assert all(repr(s["airtime_s"]) == repr(round(s["airtime_s"], 9)) for s in doc["stations"])
+    assert '"sim_seconds": 30.0,' in proc.stdout
+    assert json.loads((tmp_path / "o" / "summary.json").read_text()) == doc

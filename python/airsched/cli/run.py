@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -126,7 +125,9 @@ def run_command(
         _write_results(result, out)
     report = result.to_json_dict()
     if json_output:
-        sys.stdout.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
+        from ..result import json_text
+
+        sys.stdout.write(json_text(report))
     else:
         # The piconet's tables are printed (not in the JSON: summary.json keeps its keys).
         _print_report(Console(), dict(report, **{t: result.rows(t) for t in OPTIONAL_TABLES}))
