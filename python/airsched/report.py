@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .result import TABLES, Result
+from .result import OPTIONAL_TABLES, TABLES, Result
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +51,9 @@ def load_run_dir(path: str | os.PathLike[str]) -> Result:
     doc = json.loads((d / "summary.json").read_text(encoding="utf-8"))
     tables = {}
     for name in TABLES:
+        if name in OPTIONAL_TABLES and not (d / f"{name}.parquet").exists():
+            tables[name] = {c: [] for c in TABLES[name]}  # written only when it has rows
+            continue
         frame = pd.read_parquet(d / f"{name}.parquet")
         tables[name] = {c: frame[c].tolist() for c in frame.columns}
     summary = {k: (math.nan if v is None else v) for k, v in doc.items() if k not in (*TABLES, "tc", "warnings")}

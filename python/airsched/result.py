@@ -52,6 +52,10 @@ TABLES: dict[str, dict[str, str]] = {name: _columns(name) for name in SCHEMA if 
 SUMMARY_KEYS: tuple[str, ...] = (*_columns("summary"), "conservation")
 #: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
 JSON_TABLES = ("stations", "flows", "nodes", "rates", "aggregates")
+#: Tables of what only some cells have (a Bluetooth piconet and its coexistence with the WLAN, a
+#: PCF's polls and CFPs): printed after the flows, and written by :meth:`Result.write`, only when
+#: they have rows.
+OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp")
 
 Columns = dict[str, list[Any]]
 
@@ -236,12 +240,16 @@ class Result:
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
         """Write stations/flows/samples/interfaces/nodes/rates/pings/aggregates ``.parquet`` (and
-        queues/flow_delays ``.parquet`` of a run that traced them) and
-        ``summary.json`` into ``out_dir``
-        (created if needed); returns the directory."""
+        queues/flow_delays ``.parquet`` of a run that traced them, and the
+        :data:`OPTIONAL_TABLES` of a cell that has rows in them) and ``summary.json`` into
+        ``out_dir`` (created if needed); returns the directory."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
+            rows = len(next(iter(self._columns[table].values()), ()))
+            if table in OPTIONAL_TABLES and not rows:
+                (out / f"{table}.parquet").unlink(missing_ok=True)  # a previous run's, in the same directory
+                continue
             self._write_parquet(table, out / f"{table}.parquet")
         for name in ("queues", "flow_delays"):  # only when the run traced them
             frame = getattr(self, name)

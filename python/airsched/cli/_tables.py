@@ -42,9 +42,6 @@ def _print_tables(tables: list[RenderableType], gap: bool = False) -> None:
             console.print()
 
 
-#: CFPs), printed after the flows when they have rows.
-OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp")
-
 
 def _print_report(console: Console, report: dict[str, Any]) -> None:
     """The tables and summary lines of a run, from its JSON form (plain values, NaN as None),

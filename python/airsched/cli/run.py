@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ..result import Result, plural
+from ..result import OPTIONAL_TABLES, Result, plural
 from ..runner import run as run_scenario
 from ..scenario import load
 from ._app import (
@@ -26,7 +26,7 @@ from ._app import (
 )
 from ._options import DURATION_FORMS, ScenarioArg, SetOption, _duration
 from ._progress import _progress_bar
-from ._tables import OPTIONAL_TABLES, _print_report
+from ._tables import _print_report
 
 
 def run_command(
