@@ -337,3 +337,16 @@ def test_json_times_carry_no_float_noise(tmp_path):
     assert all(repr(s["airtime_s"]) == repr(round(s["airtime_s"], 9)) for s in doc["stations"])
     assert '"sim_seconds": 30.0,' in proc.stdout
     assert json.loads((tmp_path / "o" / "summary.json").read_text()) == doc
+
+
+def test_sweep_statistics_are_never_cut_when_piped(tmp_path):
+    """Item 3's sibling: the sweep's statistics table, piped or narrow, keeps its title and
+    headers whole (it was printed at the terminal's width, 80 columns when piped)."""
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'[sweep]\nscenario = "{ANOMALY}"\nseeds = [1, 2]\n[set]\n"run.duration" = "2s"\n'
+                    f'[parameters]\n"station[slow].rate" = ["1Mbps", "2Mbps"]\n', encoding="utf-8")
+    proc = _airsched("sweep", str(spec), "-o", str(tmp_path / "out"), "-j", "1", columns=40, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "…" not in proc.stdout
+    assert "s: stations (mean ± 95% Student-t CI over seeds)" in proc.stdout.splitlines()[0]
+    assert "station[slow].rate" in proc.stdout and "goodput_mbps" in proc.stdout

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from ..result import plural
 from ._app import (
@@ -22,7 +21,7 @@ from ._app import (
 )
 from ._options import SetOption
 from ._progress import _sweep_progress
-from ._tables import _fmt_seconds
+from ._tables import _fmt_seconds, _print_tables
 
 
 def sweep_command(
@@ -92,7 +91,7 @@ def sweep_command(
     if len(df):
         by = [c for c in sw.columns if c != "seed"] + ["name"]
         summary = stats.summarize(df, by, ["goodput_mbps", "airtime_share"])
-        Console().print(stats.stats_table(summary, by, f"{sw.name}: stations"))
+        _print_tables([stats.stats_table(summary, by, f"{sw.name}: stations")])
         try:
             summary.to_csv(out / "stations-stats.csv", index=False)
             if plot:
