@@ -140,7 +140,14 @@ def plot_errorbars(
     rows = summary[summary["quantity"] == quantity]
     xs = list(dict.fromkeys(rows[x]))
     hues = list(dict.fromkeys(rows[hue])) if hue else [None]
-    fig = new_figure()
+    from .plots import FIGSIZE
+
+    # Many or long configuration labels: a wider figure and labels slanted from their tick, so
+    # that no two overlap (constrained layout makes room for them below the axes).
+    longest = max((len(str(v)) for v in xs), default=0)
+    crowded = len(xs) * max(longest, 4) > 60
+    fig = new_figure(width=max(FIGSIZE[0], min(0.45 * len(xs) + 2, 24)) if crowded else FIGSIZE[0],
+                     height=FIGSIZE[1] + (min(longest, 40) * 0.06 if crowded else 0))
     ax = fig.subplots()
     width = 0.8 / max(len(hues), 1)
     few = False
@@ -152,7 +159,12 @@ def plot_errorbars(
         errs = [by_x[v].ci_half if v in by_x and math.isfinite(by_x[v].ci_half) else 0.0 for v in xs]
         few = few or any(by_x[v].too_few for v in xs if v in by_x)
         ax.bar(pos, means, width=width * 0.9, yerr=errs, capsize=3, label=str(h) if h is not None else quantity)
-    ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=20)
+    if crowded:
+        ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=45, ha="right", rotation_mode="anchor",
+                      fontsize="small")
+    else:
+        ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=20)
+    ax.set_ylim(bottom=0)
     ax.set_xlabel(x)
     ax.set_ylabel(ylabel or quantity)
     ax.grid(axis="y", alpha=0.3)
