@@ -261,6 +261,9 @@ FLOW_COLUMNS = ("name", "src", "dst", "protocol", "goodput_mbps", "sent_packets"
 def _table(df: pd.DataFrame, cls: str, columns: Sequence[str] | None = None) -> str:
     if columns is not None:
         df = df[[c for c in columns if c in df.columns]]
+    bools = [c for c in df.columns if df[c].dtype == bool]
+    if bools:  # a reader's words, not Python's True/False
+        df = df.assign(**{c: df[c].map({True: "yes", False: "no"}) for c in bools})
     table = df.to_html(index=False, classes=cls, border=0, na_rep="–", float_format=lambda x: f"{x:.4g}")
     return f'<div class="scroll">{table}</div>'
 
