@@ -37,7 +37,6 @@ def test_other_seed_other_results(cli_json, data, uplink):
 
 def test_api_matches_cli(uplink, data):
     import airsched
-
     from airsched.result import json_text
 
     result = airsched.run(data / "uplink2.toml")
