@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._errors import AirschedError
+from ._errors import AirschedError, line_col
 
 #: Qdisc kinds that are a device's default, not configuration (nothing to import).
 DEFAULT_KINDS = {"noqueue", "mq", "noop"}
@@ -579,8 +579,7 @@ def _read_input(path: Path) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line, col = line_col(data, exc.start)
         raise ImportError_(f"{path}:{line}:{col}: not UTF-8 text: tc prints text or JSON") from None
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1

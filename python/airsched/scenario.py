@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
-from ._errors import ScenarioError, native_errors
+from ._errors import ScenarioError, line_col, native_errors
 
 #: The name errors carry for a scenario given as text rather than as a file.
 TEXT_PATH = "<string>"
@@ -194,8 +194,7 @@ def read_text(path: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line, col = line_col(data, exc.start)
         raise ScenarioError(f"{path}:{line}:{col}: file is not UTF-8 text (TOML must be)") from None
 
 
