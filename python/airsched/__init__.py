@@ -10,7 +10,8 @@ scenario without running it. Bad input raises :class:`ScenarioError`, whose ``er
 every problem as ``FILE:LINE:COL: KEY: message``.
 """
 
-from . import _core
+# _startup: for the `airsched` command, Ctrl-C while importing is one line, not a traceback.
+from . import _core, _startup  # noqa: F401
 from . import report as report  # airsched.report after `import airsched` alone
 from ._errors import AirschedError, ScenarioError, SimulationError
 from .result import Result

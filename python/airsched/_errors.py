@@ -66,3 +66,10 @@ def native_errors() -> Iterator[None]:
         raise ScenarioError(lines) from None
     except _core.SimulationError as exc:
         raise SimulationError(str(exc)) from exc
+
+
+def line_col(data: bytes, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of byte ``offset`` of ``data`` (where a file stops being
+    UTF-8 text, for its error line)."""
+    line = data.count(b"\n", 0, offset) + 1
+    return line, offset - (data.rfind(b"\n", 0, offset) + 1) + 1

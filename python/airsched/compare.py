@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,10 +53,12 @@ def load_inputs(
     for item in items:
         path = Path(item)
         if path.is_dir() and is_sweep_dir(path):
-            inputs.extend(_sweep_inputs(path))
+            with _readable(path, "a sweep directory (sweep.json, runs/)"):
+                inputs.extend(_checked(_sweep_inputs(path), path))
         elif path.is_dir() and is_run_dir(path):
-            r = load_run_dir(path)
-            inputs.append(Input(path.name, r.stations, r.flows))
+            with _readable(path, "a run directory (summary.json, *.parquet)"):
+                r = load_run_dir(path)
+                inputs.extend(_checked([Input(path.name, r.stations, r.flows)], path))
         else:
             r = run(path, seed=seed, duration=duration, overrides=list(overrides))
             inputs.append(Input(path.stem, r.stations, r.flows))
@@ -65,6 +68,35 @@ def load_inputs(
         seen[inp.label] = n + 1
         if n:
             inp.label = f"{inp.label} ({n + 1})"
+    return inputs
+
+
+@contextmanager
+def _readable(path: Path, what: str) -> Iterator[None]:
+    """Turn whatever reading a damaged or foreign directory raises (a truncated Parquet file,
+    JSON of another shape, a missing table) into one ScenarioError line naming it."""
+    from ._errors import AirschedError, ScenarioError
+
+    try:
+        yield
+    except ScenarioError:
+        raise
+    except (AirschedError, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as exc:
+        detail = f"no {exc}" if isinstance(exc, KeyError) else (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ScenarioError(f"{path}: cannot read it as {what}: {detail[:200]}") from None
+    except Exception as exc:  # pyarrow's errors that are not ValueErrors
+        if type(exc).__module__.split(".")[0] != "pyarrow":
+            raise
+        raise ScenarioError(f"{path}: cannot read it as {what}: {str(exc).splitlines()[0][:200]}") from None
+
+
+def _checked(inputs: list[Input], path: Path) -> list[Input]:
+    """``inputs`` if each table has the ``name`` column compare matches rows by."""
+    for inp in inputs:
+        for table in ("stations", "flows"):
+            df = getattr(inp, table)
+            if df is not None and "name" not in df.columns:
+                raise KeyError(f"'name' column in its {table} table")
     return inputs
 
 
@@ -136,15 +168,17 @@ def format_table(cmp: pd.DataFrame, title: str) -> Any:
     """A rich Table: a row per name and quantity, a column per input, then the difference of
     each later input from the first (absolute, and in % where defined)."""
     from rich.table import Table
+    from rich.text import Text
 
     labels = list(dict.fromkeys(cmp["input"]))
-    table = Table(title=title, title_justify="left")
+    # Text, not str: rich would read a sweep label's "station[ms2].position" as markup.
+    table = Table(title=Text(title), title_justify="left")
     table.add_column("name")
     table.add_column("quantity")
     for label in labels:
-        table.add_column(label, justify="right")
+        table.add_column(Text(label), justify="right")
     for label in labels[1:]:
-        table.add_column(f"Δ {label}", justify="right")
+        table.add_column(Text(f"Δ {label}"), justify="right")
     wide = cmp.set_index(["name", "quantity", "input"])
     for (name, q), _ in cmp.groupby(["name", "quantity"], sort=False):
         cells = [str(name), str(q)]
@@ -152,7 +186,7 @@ def format_table(cmp: pd.DataFrame, title: str) -> Any:
         for label in labels[1:]:
             d, rel = wide.loc[(name, q, label), "diff"], wide.loc[(name, q, label), "rel_diff"]
             cells.append(_fmt(d, signed=True) + ("" if not math.isfinite(rel) else f" ({100 * rel:+.1f}%)"))
-        table.add_row(*cells)
+        table.add_row(*map(Text, cells))
     return table
 
 

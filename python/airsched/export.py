@@ -523,11 +523,14 @@ def export_script(source: ScenarioSource, node: str = "ap", overrides: Iterable[
     return render_script(source, plan, overrides)
 
 
-def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str] | None = None) -> str:
+def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str] | None = None,
+               warnings: list[str] | None = None) -> str:
     """The OpenWrt ``/etc/config/sqm`` section for a node whose tree fits sqm-scripts' model, which
-    is one shaper at the root of a device: a root ``tbf`` or a root ``htb`` with one class whose
-    leaf is fq_codel (``simplest_tbf.qos`` / ``simplest.qos``). Anything else is an ExportError
-    that says so."""
+    is one shaper at the root of a device: a root ``tbf`` (with no leaf or an fq_codel leaf) or a
+    root ``htb`` with one class whose leaf is fq_codel (``simplest_tbf.qos`` / ``simplest.qos``).
+    Anything else is an ExportError that says so. What sqm-scripts does differently from the
+    tree (simplest_tbf.qos always puts fq_codel under the tbf and computes the tbf's burst and
+    latency itself) is appended to ``warnings`` and written as comments in the section."""
     plan_node(source, node, overrides)  # the same refusals as the apply script (whtb, cbq, ...)
     lines = override_lines(overrides)
     with native_errors():
@@ -539,9 +542,17 @@ def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str
         root = qs[0]
         rate = None
         script = None
-        if root["kind"] == "tbf" and len(qs) == 1:
+        notes = []
+        if root["kind"] == "tbf" and (len(qs) == 1 or (len(qs) == 2 and qs[1]["kind"] == "fq_codel")):
             rate = _option(root["options"], "rate")
             script = "simplest_tbf.qos"
+            if len(qs) == 1:
+                notes.append("sqm-scripts' simplest_tbf.qos puts an fq_codel leaf under the tbf; this tree's tbf has none")
+            kept = [f"{k} {_option(root['options'], k)}" for k in ("burst", "latency", "limit", "peakrate", "mtu")
+                    if _option(root["options"], k) is not None]
+            if kept:
+                notes.append(f"simplest_tbf.qos sets the tbf's burst and latency itself: this tree's {', '.join(kept)} "
+                             "are not carried")
         elif (root["kind"] == "htb" and len(root["classes"]) == 1 and len(qs) <= 2
               and all(q["kind"] == "fq_codel" for q in qs[1:])):
             rate = _option(root["classes"][0]["options"], "rate")
@@ -553,8 +564,12 @@ def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str
                 "use the apply script instead"
             )
         kbit = _rate_kbit(rate)
+        for note in notes:
+            if warnings is not None:
+                warnings.append(f"node {node} dev {t['dev']}: {note}")
         sections.append(
             "\n".join([
+                *(f"# {note}" for note in notes),
                 f"config queue '{_fn(t['dev'])}'",
                 "\toption enabled '1'",
                 f"\toption interface '{t['dev']}'",

@@ -106,6 +106,20 @@ def flent_data(result: Result, title: str = "", t0: _dt.datetime | None = None) 
     return {"metadata": metadata, "version": FILEFORMAT_VERSION, "x_values": [keys[x] for x in xs], "results": results, "raw_values": raw}
 
 
+def flent_warnings(result: Result) -> list[str]:
+    """What of the ``tcp_download`` test a run cannot fill: no TCP download (its series is
+    empty), no ping (no latency series)."""
+    flows = result.flows
+    tcp_down = flows[(flows["protocol"] == "tcp") & flows["src"].isin(["server", "ap"]) & ~flows["dst"].isin(["server", "ap"])]
+    out = []
+    if not len(tcp_down):
+        out.append(f'the "{DOWNLOAD}" series is empty: the scenario has no TCP flow from the server or AP to a station '
+                   "(its flows are in the FLOW:: series)")
+    if not len(result.pings):
+        out.append(f'the "{PING}" series is empty: the scenario has no ping flow')
+    return out
+
+
 def write_flent(result: Result, path: str | os.PathLike[str], title: str = "") -> Path:
     """Write ``result`` as a gzipped flent data file at ``path`` (``*.flent.gz``)."""
     path = Path(path)

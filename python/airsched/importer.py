@@ -19,15 +19,18 @@ This module is called ``importer`` because ``import`` is a Python keyword.
 
 from __future__ import annotations
 
+import glob
 import json
+import os
 import re
 import shlex
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from ._errors import AirschedError
+from ._errors import AirschedError, line_col
 
 #: Qdisc kinds that are a device's default, not configuration (nothing to import).
 DEFAULT_KINDS = {"noqueue", "mq", "noop"}
@@ -68,16 +71,59 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _json(text: str, where: str) -> list[dict[str, Any]] | None:
+    """``text`` as tc -j's JSON array of objects, or None if it is not JSON (tc's text form).
+    Anything that starts as JSON but is not an array of objects is an :class:`ImportError_`."""
     s = text.strip()
-    if not s.startswith("["):
+    if not s.startswith(("[", "{")):
         return None
     try:
         data = json.loads(s, object_pairs_hook=_pairs)
     except json.JSONDecodeError as exc:
         raise ImportError_(f"{where}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ImportError_(f"{where}: not valid JSON: nested too deeply") from None
     if not isinstance(data, list):
-        raise ImportError_(f"{where}: expected a JSON array, as tc -j prints")
+        raise ImportError_(f"{where}: expected a JSON array, as tc -j prints, got a JSON {_json_type(data)}")
+    for i, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise ImportError_(f"{where}: entry {i}: expected a JSON object, as tc -j prints, got a JSON {_json_type(item)}")
     return data
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
+
+
+def _field(rec: dict[str, Any], key: str, where: str, i: int, kind: type | tuple[type, ...] = str) -> Any:
+    """``rec[key]``, which must be there and of type ``kind``; else an :class:`ImportError_`
+    naming the entry."""
+    if key not in rec:
+        raise ImportError_(f"{where}: entry {i}: no \"{key}\" field (tc -j prints one in each entry)")
+    v = rec[key]
+    if not isinstance(v, kind) or isinstance(v, bool):
+        raise ImportError_(f"{where}: entry {i}: \"{key}\" is a JSON {_json_type(v)}, not what tc -j prints there")
+    return v
+
+
+def _check_qdisc_json(data: list[dict[str, Any]], where: str) -> None:
+    for i, q in enumerate(data):
+        _field(q, "kind", where, i)
+        _field(q, "handle", where, i)
+        if "parent" in q:
+            _field(q, "parent", where, i)
+        if q.get("options") is not None:
+            _field(q, "options", where, i, dict)
+
+
+def _check_filter_json(data: list[dict[str, Any]], where: str) -> None:
+    for i, f in enumerate(data):
+        if f.get("options") is None:
+            continue
+        _field(f, "options", where, i, dict)
+        _field(f, "kind", where, i)
+        _field(f, "pref", where, i, int)
+        if "parent" in f:
+            _field(f, "parent", where, i)
 
 
 def _num(v: Any) -> int:
@@ -321,14 +367,61 @@ def _parent_key(h: str) -> tuple[int, int]:
     return (int(major or "0", 16), int(minor or "0", 16))
 
 
-def import_devices(devices: Sequence[DeviceInput]) -> Imported:
-    """The tc text that rebuilds every device's tree."""
+def import_devices(devices: Sequence[DeviceInput], check: bool = True) -> Imported:
+    """The tc text that rebuilds every device's tree. Input that is not tc's output (JSON of
+    another shape, text with no qdisc line, a field of the wrong type) raises
+    :class:`ImportError_` naming the device and input; with ``check``, so does a line of the
+    result that airsched's tc parser refuses (``rate nanbit``, ``limit -3``), quoting it."""
+    try:
+        imported = _import_devices(devices)
+    except ImportError_:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        # A field the checks above do not cover holds what tc never prints there.
+        what = f"no field {exc}" if isinstance(exc, KeyError) else str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        devs = ", ".join(d.dev for d in devices)
+        raise ImportError_(f"dev {devs}: input that is not tc's output ({what})") from None
+    if check and imported.text.strip():
+        _check_text(imported.text, devices)
+    return imported
+
+
+def _check_text(text: str, devices: Sequence[DeviceInput]) -> None:
+    """Refuse imported tc text that airsched's own tc parser refuses: one line per problem,
+    naming the device's input and quoting the imported line."""
+    from . import _core
+
+    try:
+        _core.tc_check(text, "<imported>", [(d.dev, 1000) for d in devices])
+    except _core.ScenarioError as exc:
+        lines = text.splitlines()
+        problems = []
+        for err in getattr(exc, "errors", None) or str(exc).splitlines():
+            m = re.match(r"<imported>:(\d+):\d+: (.*)$", err.strip())
+            if m is None:
+                problems.append(err.strip())
+                continue
+            line = lines[int(m.group(1)) - 1] if 0 < int(m.group(1)) <= len(lines) else ""
+            dev = line.split(" dev ", 1)[1].split()[0] if " dev " in line else "?"
+            problems.append(f"dev {dev}: the input gives `{line}`, which is not valid tc: {m.group(2)}")
+        raise ImportError_("\n".join(problems or [str(exc)])) from None
+
+
+def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
     lines: list[str] = []
     warnings: list[str] = []
     for d in devices:
         where = f"dev {d.dev}"
         data = _json(d.qdisc, f"{where} qdisc")
+        if data is not None:
+            _check_qdisc_json(data, f"{where} qdisc")
         recs = data if data is not None else qdiscs_from_text(d.qdisc)
+        if not recs and d.qdisc.strip():
+            first = d.qdisc.strip().splitlines()[0][:40]
+            raise ImportError_(
+                f"{where} qdisc:1:1: neither tc -j JSON nor tc qdisc show text (no line starts with \"qdisc\"; "
+                f"the first is {first!r})"
+            )
         qlines: list[tuple[str, str]] = []  # (handle, line)
         handles: set[str] = set()
         for q in recs:
@@ -354,7 +447,12 @@ def import_devices(devices: Sequence[DeviceInput]) -> Imported:
             qlines.append((handle, f"tc qdisc add dev {d.dev} {place} handle {handle} {kind} {opts}".rstrip()))
         # classes: a qdisc must exist before its classes, a class before the qdisc under it.
         cdata = _json(d.classes, f"{where} class") if d.classes else None
+        if cdata is not None:
+            for i, c in enumerate(cdata):
+                _field(c, "handle", f"{where} class", i)
         classes = classes_from_json(cdata) if cdata is not None else classes_from_text(d.classes)
+        if not classes and d.classes.strip() and cdata is None and not re.search(r"^\s*class\s", d.classes, re.M):
+            raise ImportError_(f"{where} class:1:1: neither tc -j JSON nor tc class show text (no line starts with \"class\")")
         classes = [c for c in classes if c["kind"] in ("htb", "whtb", "drr", "cbq") and c["classid"].split(":")[0] + ":" in handles]
         byid = {c["classid"]: c for c in classes}
 
@@ -404,6 +502,10 @@ def import_devices(devices: Sequence[DeviceInput]) -> Imported:
         for parent in sorted(d.filters, key=_parent_key):
             fw = f"{where} filter parent {parent}"
             fdata = _json(d.filters[parent], fw)
+            if fdata is not None:
+                _check_filter_json(fdata, fw)
+            elif d.filters[parent].strip() and not re.search(r"^\s*filter\s", d.filters[parent], re.M):
+                raise ImportError_(f"{fw}:1:1: neither tc -j JSON nor tc filter show text (no line starts with \"filter\")")
             fl = (filters_from_json(fdata, warnings, fw, parent) if fdata is not None
                   else filters_from_text(d.filters[parent], warnings, fw, parent))
             fl.sort(key=lambda f: (f["pref"], f.get("order") or 0))
@@ -431,6 +533,58 @@ def import_devices(devices: Sequence[DeviceInput]) -> Imported:
                 )
         lines += emitted
     return Imported("\n".join(lines) + ("\n" if lines else ""), warnings)
+
+
+#: The largest saved tc output read (a box's tc -j of thousands of classes is a few MB).
+MAX_INPUT_BYTES = 16 << 20
+
+
+def read_saved(directory: str | os.PathLike[str], devs: Iterable[str]) -> list[DeviceInput]:
+    """Each device's saved tc output in ``directory`` (``import --from DIR``): ``DEV.qdisc.json``
+    (``tc -r -j qdisc show dev DEV``, required), ``DEV.class.txt`` (``tc -d class show dev DEV``)
+    and ``DEV.filter.PARENT.json`` (``tc -j filter show dev DEV parent PARENT``, ``:`` as
+    ``_``). A file that is missing, not a file, larger than :data:`MAX_INPUT_BYTES` or not UTF-8
+    text raises :class:`ImportError_` naming it."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise ImportError_(f"--from {root}: no such directory")
+    out = []
+    for dev in devs:
+        qpath = root / f"{dev}.qdisc.json"
+        if not qpath.exists():
+            raise ImportError_(f"{qpath}: no such file (save it with `tc -r -j qdisc show dev {dev} > {qpath.name}`)")
+        q = _read_input(qpath)
+        if not q.strip():
+            raise ImportError_(f"{qpath}: empty (save it with `tc -r -j qdisc show dev {dev} > {qpath.name}`)")
+        cpath = root / f"{dev}.class.txt"
+        c = _read_input(cpath) if cpath.exists() else ""
+        filters = {}
+        for fp in sorted(root.glob(f"{glob.escape(dev)}.filter.*.json")):
+            parent = fp.name[len(dev) + len(".filter."):-len(".json")].replace("_", ":")
+            filters[parent] = _read_input(fp)
+        out.append(DeviceInput(dev, q, c, filters))
+    return out
+
+
+def _read_input(path: Path) -> str:
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_INPUT_BYTES + 1)
+    except IsADirectoryError:
+        raise ImportError_(f"{path}: is a directory, not tc output") from None
+    except OSError as exc:
+        raise ImportError_(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise ImportError_(f"{path}: larger than {MAX_INPUT_BYTES >> 20} MiB: not tc output")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = line_col(data, exc.start)
+        raise ImportError_(f"{path}:{line}:{col}: not UTF-8 text: tc prints text or JSON") from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ImportError_(f"{path}:{line}: a NUL byte: a binary file, not tc output")
+    return text
 
 
 def read_live(devs: Iterable[str], netns: str | None = None, tc: str = "tc") -> list[DeviceInput]:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .result import TABLES, Result
+from .result import OPTIONAL_TABLES, TABLES, Result
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +51,9 @@ def load_run_dir(path: str | os.PathLike[str]) -> Result:
     doc = json.loads((d / "summary.json").read_text(encoding="utf-8"))
     tables = {}
     for name in TABLES:
+        if name in OPTIONAL_TABLES and not (d / f"{name}.parquet").exists():
+            tables[name] = {c: [] for c in TABLES[name]}  # written only when it has rows
+            continue
         frame = pd.read_parquet(d / f"{name}.parquet")
         tables[name] = {c: frame[c].tolist() for c in frame.columns}
     summary = {k: (math.nan if v is None else v) for k, v in doc.items() if k not in (*TABLES, "tc", "warnings")}
@@ -79,9 +82,18 @@ def _png(fig: Figure) -> str:
 
 
 def _figure(title: str, png: str, caption: str = "") -> str:
+    """A figure with its caption: ``caption``, else its ``title`` (every figure has one)."""
     alt = html.escape(title)
-    cap = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+    cap = f"<figcaption>{html.escape(caption or title[:1].upper() + title[1:])}.</figcaption>"
     return f'<figure class="plot"><img alt="{alt}" title="{alt}" src="data:image/png;base64,{png}">{cap}</figure>'
+
+
+def _axes_from_zero(*axes: Any) -> None:
+    """Goodputs, airtimes, queue lengths and delays are counts and durations: their axes start at
+    zero, so that a flat line at 4 packets is not drawn across a 3.8-4.2 axis."""
+    for ax in axes:
+        if ax.has_data():
+            ax.set_ylim(bottom=0)
 
 
 def fig_stations(result: Result) -> str | None:
@@ -100,6 +112,7 @@ def fig_stations(result: Result) -> str | None:
     right.bar(names, 100 * st["airtime_share"].fillna(0), color="tab:orange")
     right.set_ylabel("airtime, % of the run")
     right.set_title("airtime per station")
+    _axes_from_zero(left, right)
     for ax in (left, right):
         ax.grid(axis="y", alpha=0.3)
         ax.tick_params(axis="x", rotation=20)
@@ -119,6 +132,7 @@ def fig_goodput_time(result: Result) -> str | None:
     ax.set_title("goodput per station over time")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
+    _axes_from_zero(ax)
     return _figure("goodput over time", _png(fig))
 
 
@@ -166,6 +180,7 @@ def fig_cwnd(result: Result) -> str | None:
     ax.set_title("TCP congestion window")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
+    _axes_from_zero(ax)
     return _figure("TCP congestion window over time", _png(fig))
 
 
@@ -182,6 +197,7 @@ def fig_queue_delay(result: Result) -> str | None:
     ax.bar(list(fl["name"]), fl["queue_delay_mean_ms"], color="tab:purple")
     ax.set_ylabel("mean queueing delay, ms")
     ax.set_title("queueing delay per flow (qdisc and MAC queues)")
+    _axes_from_zero(ax)
     ax.tick_params(axis="x", rotation=20)
     ax.grid(axis="y", alpha=0.3)
     return _figure("queueing delay per flow", _png(fig))
@@ -214,6 +230,7 @@ def fig_queues_over_time(result: Result) -> str | None:
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize="x-small")
+    _axes_from_zero(left, right)
     return _figure("queue length and queueing delay over time", _png(fig))
 
 
@@ -244,6 +261,9 @@ FLOW_COLUMNS = ("name", "src", "dst", "protocol", "goodput_mbps", "sent_packets"
 def _table(df: pd.DataFrame, cls: str, columns: Sequence[str] | None = None) -> str:
     if columns is not None:
         df = df[[c for c in columns if c in df.columns]]
+    bools = [c for c in df.columns if df[c].dtype == bool]
+    if bools:  # a reader's words, not Python's True/False
+        df = df.assign(**{c: df[c].map({True: "yes", False: "no"}) for c in bools})
     table = df.to_html(index=False, classes=cls, border=0, na_rep="–", float_format=lambda x: f"{x:.4g}")
     return f'<div class="scroll">{table}</div>'
 
@@ -362,19 +382,43 @@ def sweep_section(out_dir: Path) -> tuple[str, list[RunData]]:
 
 
 _CSS = """
-body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+body{font-family:system-ui,sans-serif;margin:1.5em auto;padding:0 2vw;color:#222;max-width:1800px}
+figcaption{color:#444;font-size:.9em;margin-top:.3em}
 h1{font-size:1.6em}h2{border-bottom:2px solid #ccc;margin-top:2em}h3{margin-top:1.5em}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}th,td{padding:.2em .6em;text-align:right}
 th{background:#eee}tr:nth-child(even){background:#f8f8f8}td:first-child,th:first-child{text-align:left}
-figure.plot{margin:1em 0}figure.plot img{max-width:100%}pre{background:#f4f4f4;padding:.6em;overflow-x:auto;font-size:.8em}
+figure.plot{margin:1em 0}figure.plot img{max-width:100%;height:auto}pre{background:#f4f4f4;padding:.6em;overflow-x:auto;font-size:.8em}
 .note{color:#666;font-size:.9em}.scroll{overflow-x:auto}
 """
 
 # Marks the page once every figure has decoded (data-images, data-images-loaded on <body>), so a
 # headless browser's DOM dump tells whether the embedded PNGs really render.
+# It also records the layout a reader gets at the window's width: the viewport, the page's
+# scroll width (wider: a horizontal scroll bar for the whole page) and figures without a caption.
 _SCRIPT = """<script>window.addEventListener("load",function(){var im=document.images,ok=0;
 for(var i=0;i<im.length;i++){if(im[i].complete&&im[i].naturalWidth>0){ok++;}}
-document.body.dataset.images=im.length;document.body.dataset.imagesLoaded=ok;});</script>"""
+var b=document.body.dataset,f=document.querySelectorAll("figure"),bare=0;
+for(var j=0;j<f.length;j++){if(!f[j].querySelector("figcaption")){bare++;}}
+b.images=im.length;b.imagesLoaded=ok;b.viewport=window.innerWidth;
+b.pageWidth=document.documentElement.scrollWidth;b.figures=f.length;b.uncaptioned=bare;});</script>"""
+
+
+def _title(d: Path, kind: str, runs: list[RunData]) -> str:
+    """The page's title from what it shows: the sweep's name, or the run's scenario and seed
+    (the directory's name only when the run does not say)."""
+    if kind == "sweep":
+        try:
+            name = json.loads((d / "sweep.json").read_text(encoding="utf-8")).get("name")
+        except (OSError, ValueError):
+            name = None
+        return f"sweep {name or d.resolve().name}: airsched report"
+    prov = runs[0].result.summary.get("provenance") if runs else None
+    prov = prov if isinstance(prov, dict) else {}
+    scenario = runs[0].scenario if runs and runs[0].scenario else prov.get("scenario_path")
+    if not scenario:
+        return f"run {d.resolve().name}: airsched report"
+    seed = prov.get("seed")
+    return f"{Path(str(scenario)).stem}{'' if seed is None else f' (seed {seed})'}: airsched report"
 
 
 def render(path: str | os.PathLike[str], title: str | None = None, scenario: str | os.PathLike[str] | None = None) -> str:
@@ -394,7 +438,7 @@ def render(path: str | os.PathLike[str], title: str | None = None, scenario: str
         raise FileNotFoundError(f"{d}: neither a run directory (summary.json, stations.parquet) nor a sweep directory (sweep.json)")
     for i, run in enumerate(runs):
         sections.append(run_section(run, f"run{i}"))
-    title = title or f"airsched report: {d.resolve().name}"
+    title = title or _title(d, kind, runs)
     prov = {
         "airsched": _core.version(),
         "python": platform.python_version(),

@@ -52,6 +52,10 @@ TABLES: dict[str, dict[str, str]] = {name: _columns(name) for name in SCHEMA if 
 SUMMARY_KEYS: tuple[str, ...] = (*_columns("summary"), "conservation")
 #: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
 JSON_TABLES = ("stations", "flows", "nodes", "rates", "aggregates")
+#: Tables of what only some cells have (a Bluetooth piconet and its coexistence with the WLAN, a
+#: PCF's polls and CFPs): printed after the flows, and written by :meth:`Result.write`, only when
+#: they have rows.
+OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp")
 
 Columns = dict[str, list[Any]]
 
@@ -236,20 +240,23 @@ class Result:
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
         """Write stations/flows/samples/interfaces/nodes/rates/pings/aggregates ``.parquet`` (and
-        queues/flow_delays ``.parquet`` of a run that traced them) and
-        ``summary.json`` into ``out_dir``
-        (created if needed); returns the directory."""
+        queues/flow_delays ``.parquet`` of a run that traced them, and the
+        :data:`OPTIONAL_TABLES` of a cell that has rows in them) and ``summary.json`` into
+        ``out_dir`` (created if needed); returns the directory."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
+            rows = len(next(iter(self._columns[table].values()), ()))
+            if table in OPTIONAL_TABLES and not rows:
+                (out / f"{table}.parquet").unlink(missing_ok=True)  # a previous run's, in the same directory
+                continue
             self._write_parquet(table, out / f"{table}.parquet")
         for name in ("queues", "flow_delays"):  # only when the run traced them
             frame = getattr(self, name)
             if frame is not None:
                 frame.to_parquet(out / f"{name}.parquet", engine="pyarrow", index=False)
         with open(out / "summary.json", "w", encoding="utf-8") as f:
-            json.dump(self.to_json_dict(), f, indent=2, allow_nan=False)
-            f.write("\n")
+            f.write(json_text(self.to_json_dict()))
         return out
 
     def __repr__(self) -> str:
@@ -381,6 +388,27 @@ def _pandas_metadata(columns: list[tuple[str, str | None]]) -> dict[bytes, bytes
         "pandas_version": importlib.metadata.version("pandas"),
     }
     return {b"pandas": json.dumps(doc).encode()}
+
+
+#: Keys of a time in seconds: the core counts time in integer nanoseconds, so these are printed
+#: to the nanosecond (9 decimals), without the float noise of the conversion (30.000000000000004).
+_SECONDS_SUFFIXES = ("_s", "_seconds")
+
+
+def json_text(doc: Mapping[str, Any]) -> str:
+    """``doc`` (:meth:`Result.to_json_dict`) as ``airsched run --json`` prints it and
+    ``summary.json`` holds it: indented, times in seconds rounded to the nanosecond."""
+    return json.dumps(_ns_rounded(doc), indent=2, allow_nan=False) + "\n"
+
+
+def _ns_rounded(value: Any, key: str = "") -> Any:
+    if isinstance(value, float) and key.endswith(_SECONDS_SUFFIXES):
+        return round(value, 9)
+    if isinstance(value, Mapping):
+        return {k: _ns_rounded(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_ns_rounded(v, key) for v in value]
+    return value
 
 
 def _json_value(value: Any) -> Any:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
-from ._errors import ScenarioError, native_errors
+from ._errors import ScenarioError, line_col, native_errors
 
 #: The name errors carry for a scenario given as text rather than as a file.
 TEXT_PATH = "<string>"
@@ -162,24 +162,39 @@ def load(scenario: PathLike | None = None, *, text: str | None = None) -> Scenar
     path = os.fspath(scenario)
     if not isinstance(path, str):
         raise TypeError(f"scenario must be a str or os.PathLike[str] path, not {type(path).__name__}")
+    from .packaged import resolve
+
+    path = resolve(path)
     return ScenarioSource(read_text(path), path)
+
+
+#: The largest scenario, sweep or tc file read (docs/limits.md): the largest shipped scenario is
+#: a few kB, and a file without end (/dev/zero, a FIFO fed forever) must not be read without limit.
+MAX_FILE_BYTES = 16 << 20
 
 
 def read_text(path: str) -> str:
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
-        hint = " (scenario text goes in text=..., not in the path)" if "\n" in path else ""
+        if "\n" in path:
+            hint = " (scenario text goes in text=..., not in the path)"
+        elif Path(path).parts[:1] in (("scenarios",), ("sweeps",)):
+            hint = " (nor in the package: `airsched examples` lists the scenarios and sweeps shipped with airsched)"
+        else:
+            hint = ""
         raise ScenarioError(f"{path}: no such file{hint}") from None
     except IsADirectoryError:
         raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ScenarioError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB: not a scenario, sweep or tc file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line, col = line_col(data, exc.start)
         raise ScenarioError(f"{path}:{line}:{col}: file is not UTF-8 text (TOML must be)") from None
 
 

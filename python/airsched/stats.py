@@ -94,27 +94,29 @@ def stats_table(summary: pd.DataFrame, by: Sequence[str], title: str) -> Any:
     """A rich Table of :func:`summarize`'s output: a row per group, a column per quantity
     holding ``mean ± half-width (n)``."""
     from rich.table import Table
+    from rich.text import Text
 
     conf = summary.attrs.get("confidence", 0.95)
-    table = Table(title=f"{title} (mean ± {conf:.0%} Student-t CI over seeds)", title_justify="left")
+    # Text, not str: rich would read "station[ms1].rate" as markup and print "station.rate".
+    table = Table(title=Text(f"{title} (mean ± {conf:.0%} Student-t CI over seeds)"), title_justify="left")
     quantities = list(dict.fromkeys(summary["quantity"]))
     for col in by:
-        table.add_column(str(col))
+        table.add_column(Text(str(col)))
     for q in quantities:
-        table.add_column(q, justify="right")
+        table.add_column(Text(str(q)), justify="right")
     table.add_column("runs", justify="right")
     few = False
     wide = summary.set_index([*by, "quantity"]) if by else summary.set_index("quantity")
     keys = list(dict.fromkeys(tuple(r) for r in summary[list(by)].itertuples(index=False))) if by else [()]
     for key in keys:
-        cells = [str(k) for k in key]
+        cells = [Text(str(k)) for k in key]
         n = 0
         for q in quantities:
             row = wide.loc[(*key, q)] if by else wide.loc[q]
-            cells.append(format_mean_ci(row["mean"], row["ci_half"]))
+            cells.append(Text(format_mean_ci(row["mean"], row["ci_half"])))
             n = int(row["n"])
             few = few or bool(row["too_few"])
-        cells.append(str(n))
+        cells.append(Text(str(n)))
         table.add_row(*cells)
     if few:
         table.caption = f"n<{MIN_RUNS}: {TOO_FEW}; add seeds to the sweep"
@@ -138,7 +140,14 @@ def plot_errorbars(
     rows = summary[summary["quantity"] == quantity]
     xs = list(dict.fromkeys(rows[x]))
     hues = list(dict.fromkeys(rows[hue])) if hue else [None]
-    fig = new_figure()
+    from .plots import FIGSIZE
+
+    # Many or long configuration labels: a wider figure and labels slanted from their tick, so
+    # that no two overlap (constrained layout makes room for them below the axes).
+    longest = max((len(str(v)) for v in xs), default=0)
+    crowded = len(xs) * max(longest, 4) > 60
+    fig = new_figure(width=max(FIGSIZE[0], min(0.45 * len(xs) + 2, 24)) if crowded else FIGSIZE[0],
+                     height=FIGSIZE[1] + (min(longest, 40) * 0.06 if crowded else 0))
     ax = fig.subplots()
     width = 0.8 / max(len(hues), 1)
     few = False
@@ -150,7 +159,12 @@ def plot_errorbars(
         errs = [by_x[v].ci_half if v in by_x and math.isfinite(by_x[v].ci_half) else 0.0 for v in xs]
         few = few or any(by_x[v].too_few for v in xs if v in by_x)
         ax.bar(pos, means, width=width * 0.9, yerr=errs, capsize=3, label=str(h) if h is not None else quantity)
-    ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=20)
+    if crowded:
+        ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=45, ha="right", rotation_mode="anchor",
+                      fontsize="small")
+    else:
+        ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=20)
+    ax.set_ylim(bottom=0)
     ax.set_xlabel(x)
     ax.set_ylabel(ylabel or quantity)
     ax.grid(axis="y", alpha=0.3)

@@ -68,6 +68,14 @@ SEED = "seed"
 RUN_ID = "run_id"
 SCENARIO = "scenario"
 _TMP = ".tmp-"
+#: Bounds of a sweep (docs/limits.md), so that any sweep file that loads has a grid of bounded
+#: size, made in bounded time and memory: values of one parameter (or variants of one axis),
+#: seeds, and runs of the whole grid (points x seeds; each is a file in DIR/runs).
+MAX_POINTS = 10_000
+MAX_SEEDS = 10_000
+MAX_RUNS = 100_000
+#: The largest seed: run.seed is a TOML integer (a signed 64-bit one).
+MAX_SEED = 2**63 - 1
 
 
 # ----- the sweep file ----------------------------------------------------------------------------
@@ -207,11 +215,14 @@ def parse_seeds(text: str) -> list[int]:
         part = part.strip()
         m = re.fullmatch(r"(\d+)\s*-\s*(\d+)", part)
         if m and int(m.group(1)) <= int(m.group(2)):
-            seeds.extend(range(int(m.group(1)), int(m.group(2)) + 1))
-        elif part.isdigit():
+            lo, hi = int(m.group(1)), int(m.group(2))
+            if hi - lo + 1 + len(seeds) > MAX_SEEDS or hi > MAX_SEED:
+                raise ValueError(f"{text!r}: at most {MAX_SEEDS} seeds, each at most {MAX_SEED}")
+            seeds.extend(range(lo, hi + 1))
+        elif part.isascii() and part.isdigit() and int(part) <= MAX_SEED and len(seeds) < MAX_SEEDS:
             seeds.append(int(part))
         else:
-            raise ValueError(f"{text!r}: expected seeds as 1-10, 1,2,5 or 7 (integers >= 0)")
+            raise ValueError(f"{text!r}: expected seeds as 1-10, 1,2,5 or 7 (integers 0 to {MAX_SEED}, at most {MAX_SEEDS})")
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"{text!r}: a seed is listed twice")
     return seeds
@@ -221,7 +232,9 @@ def load_sweep(path: PathLike, overrides: Iterable[str] = (), seeds: Sequence[in
     """Read a sweep file. ``overrides`` (``KEY=VALUE``, as ``--set`` takes them) are applied to
     every run after the file's settings; ``seeds`` replaces the file's seeds. Raises :class:`ScenarioError` as ``FILE:LINE:COL: KEY:
     message`` for anything wrong."""
-    path = os.fspath(path)
+    from .packaged import resolve
+
+    path = resolve(path)
     text = read_text(path)
     try:
         doc = tomllib.loads(text)
@@ -252,6 +265,8 @@ def load_sweep(path: PathLike, overrides: Iterable[str] = (), seeds: Sequence[in
     if seeds is None:
         seeds = _seeds(head.get("seeds", [1]), lambda msg: err("sweep.seeds", msg))
     fixed = [(k, v, _line_of(text, k)) for k, v in _dict(doc.get("set", {}), "set", err).items()]
+    for key, value, _ in fixed:
+        _distinct([value], lambda msg, key=key: err(key, msg))
     axes: list[Axis] = []
     for vname, table in _dict(doc.get("variants", {}), "variants", err).items():
         if vname in (SEED, RUN_ID):
@@ -262,9 +277,14 @@ def load_sweep(path: PathLike, overrides: Iterable[str] = (), seeds: Sequence[in
             if not isinstance(settings, dict) or not settings:
                 err(f"variants.{vname}.{label}", 'must be a table of settings, e.g. {"ap.queueing" = "airtime"}')
                 continue
+            for key, value in settings.items():
+                _distinct([value], lambda msg, where=f"variants.{vname}.{label}", key=key: err(where, f"{key}: {msg}"))
             points.append((label, settings))
         if not points:
             err(f"variants.{vname}", "has no variants")
+            continue
+        if len(points) > MAX_POINTS:
+            err(f"variants.{vname}", f"at most {MAX_POINTS} variants, got {len(points)}")
             continue
         axes.append(Axis(vname, tuple(points), _line_of(text, f"variants.{vname}")))
     for key, spec in _dict(doc.get("parameters", {}), "parameters", err).items():
@@ -275,6 +295,13 @@ def load_sweep(path: PathLike, overrides: Iterable[str] = (), seeds: Sequence[in
         err("sweep.scenario", 'missing: name the base scenario file, e.g. scenario = "../anomaly.toml"')
     if errors:
         _raise(errors)
+    grid = math.prod(len(a.points) for a in axes) * max(len(seeds or ()), 1)
+    if grid > MAX_RUNS:
+        widest = max(axes, key=lambda a: len(a.points)) if axes else None
+        shape = " x ".join(f"{len(a.points)} {a.name}" for a in axes) + f" x {len(seeds or ())} seeds"
+        line = widest.line if widest else _line_of(text, "seeds")
+        _raise([f"{path}:{line}:1: {widest.name if widest else 'sweep.seeds'}: the grid has {grid} runs ({shape}); "
+                f"a sweep has at most {MAX_RUNS}"])
     names = [a.name for a in axes]
     dup = [n for n in names if names.count(n) > 1]
     if dup:
@@ -297,17 +324,33 @@ def _seeds(spec: Any, err: Callable[[str], None]) -> list[int]:
     if isinstance(spec, dict):
         unknown = set(spec) - {"from", "count"}
         start, count = spec.get("from", 1), spec.get("count")
-        if unknown or not isinstance(count, int) or not isinstance(start, int) or count < 1 or start < 0:
+        if (unknown or not _is_int(count) or not _is_int(start) or count < 1 or start < 0):
             err("expected a list of seeds, or {from = 1, count = 10} (count at least 1)")
             return []
+        if count > MAX_SEEDS or start + count - 1 > MAX_SEED:
+            err(f"at most {MAX_SEEDS} seeds, each at most {MAX_SEED}; got from = {start}, count = {count}")
+            return []
         return list(range(start, start + count))
-    if isinstance(spec, list) and spec and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in spec):
+    if isinstance(spec, list) and spec and all(_is_int(s) and 0 <= s <= MAX_SEED for s in spec):
+        if len(spec) > MAX_SEEDS:
+            err(f"at most {MAX_SEEDS} seeds, got {len(spec)}")
+            return []
         if len(set(spec)) != len(spec):
             err("a seed is listed twice")
             return []
         return list(spec)
-    err(f"expected a list of seeds (integers >= 0), or {{from = 1, count = 10}}, got {spec!r}")
+    err(f"expected a list of seeds (integers 0 to {MAX_SEED}), or {{from = 1, count = 10}}, got {_short(spec)}")
     return []
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters for an error line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _values(spec: Any, err: Callable[[str], None]) -> list[Any]:
@@ -316,9 +359,12 @@ def _values(spec: Any, err: Callable[[str], None]) -> list[Any]:
     if isinstance(spec, list):
         if not spec:
             err("has no values")
-        return spec
+        elif len(spec) > MAX_POINTS:
+            err(f"at most {MAX_POINTS} values, got {len(spec)}")
+            return []
+        return _distinct(spec, err)
     if not isinstance(spec, dict):
-        err(f"expected a list of values or a range {{from = 0, to = 10, step = 2}}, got {spec!r}")
+        err(f"expected a list of values or a range {{from = 0, to = 10, step = 2}}, got {_short(spec)}")
         return []
     unknown = sorted(set(spec) - {"from", "to", "step", "count", "unit"})
     if unknown and not set(spec) & {"from", "to", "step", "count"}:
@@ -332,17 +378,27 @@ def _values(spec: Any, err: Callable[[str], None]) -> list[Any]:
     if lo is None or hi is None or (step is None) == (count is None) or not all(_is_number(x) for x in nums):
         err("a range needs numbers from and to, and either step or count")
         return []
+    if not all(math.isfinite(x) for x in nums):
+        err(f"a range needs finite numbers, got from={lo}, to={hi}" + ("" if step is None else f", step={step}"))
+        return []
     if step is not None:
         if step <= 0 or hi < lo:
             err(f"a range needs step > 0 and to >= from, got from={lo}, to={hi}, step={step}")
             return []
-        n = int(math.floor((hi - lo) / step + 1e-9)) + 1
+        points = (hi - lo) / step
+        if not math.isfinite(points) or points + 1 > MAX_POINTS:
+            err(f"a range has at most {MAX_POINTS} values; from={lo} to={hi} by step={step} has more")
+            return []
+        n = int(math.floor(points + 1e-9)) + 1
         values = [lo + i * step for i in range(n)]
     else:
-        if not isinstance(count, int) or count < 1 or (count == 1 and lo != hi):
+        if not _is_int(count) or count < 1 or (count == 1 and lo != hi):
             err("count must be an integer >= 1 (2 or more when from != to)")
             return []
-        values = [lo + (hi - lo) * i / (count - 1) for i in range(count)] if count > 1 else [lo]
+        if count > MAX_POINTS or not math.isfinite(hi - lo):
+            err(f"a range has at most {MAX_POINTS} values of finite span, got from={lo}, to={hi}, count={count}")
+            return []
+        values = [lo + (hi - lo) * (i / (count - 1)) for i in range(count)] if count > 1 else [lo]
     if all(isinstance(x, int) for x in nums) and all(float(v).is_integer() for v in values):
         values = [int(v) for v in values]
     else:
@@ -352,6 +408,24 @@ def _values(spec: Any, err: Callable[[str], None]) -> list[Any]:
             err(f"unit must be a string such as \"Mbps\", got {unit!r}")
             return []
         values = [f"{v:g}{unit}" for v in values]
+    return _distinct(values, err)
+
+
+def _distinct(values: list[Any], err: Callable[[str], None]) -> list[Any]:
+    """``values`` if each is a value a scenario can hold and none is there twice (a repeated
+    grid point would run the same configuration again and count it as independent); else []
+    after saying which."""
+    seen = set()
+    for v in values:
+        try:
+            key = toml_value(v)
+        except TypeError as exc:
+            err(str(exc).removeprefix("value: "))
+            return []
+        if key in seen:
+            err(f"the value {key} is listed twice (a grid point runs once; add seeds for repetitions)")
+            return []
+        seen.add(key)
     return values
 
 
@@ -580,8 +654,14 @@ def _run_local(tasks: list[dict[str, Any]], jobs: int | None, report: Callable[[
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    # spawn: never fork a process that may hold the native core's state or threads.
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=multiprocessing.get_context("spawn"))
+    # spawn: never fork a process that may hold the native core's state or threads. Each worker
+    # watches its parent and exits when it is gone (SIGKILL leaves it no chance to stop them).
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(tasks)),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_watch_parent,
+        initargs=(os.getpid(),),
+    )
     try:
         # Keep at most two tasks per worker queued, so Ctrl-C loses little queued work.
         queue = list(reversed(tasks))
@@ -596,6 +676,25 @@ def _run_local(tasks: list[dict[str, Any]], jobs: int | None, report: Callable[[
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+#: How often a pool worker looks whether its parent is still there, seconds.
+PARENT_POLL_S = 0.5
+
+
+def _watch_parent(parent: int) -> None:
+    """In a pool worker: a daemon thread that ends the process once ``parent`` (the sweep) is
+    no longer its parent, i.e. the sweep died without shutting the pool down (SIGKILL, OOM
+    killer); otherwise the worker would wait for tasks forever."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="airsched-parent-watch", daemon=True).start()
 
 
 def _run_dask(tasks: list[dict[str, Any]], address: Any, report: Callable[[dict[str, Any]], None]) -> None:

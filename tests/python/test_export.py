@@ -150,6 +150,21 @@ def test_sqm_form_for_a_single_shaper_and_a_refusal_otherwise() -> None:
         sqm_config(src(AP_TREE))
 
 
+def test_sqm_form_says_what_sqm_scripts_changes_of_a_tbf() -> None:
+    """Issue 29: a bare tbf was exported as simplest_tbf.qos, which adds an fq_codel leaf and
+    sets its own burst and latency, without a word."""
+    tbf = AP_TREE.split("[ap]")[0] + '[ap]\ntc = "tc qdisc add dev eth0 root tbf rate 20mbit burst 32k latency 40ms"\n'
+    warnings: list[str] = []
+    text = sqm_config(src(tbf), warnings=warnings)
+    assert len(warnings) == 2
+    assert "fq_codel leaf" in warnings[0] and "burst 32k" in warnings[1] and "latency 40ms" in warnings[1]
+    assert all(f"# {w.split(': ', 1)[1]}" in text for w in warnings)
+    leaf = tbf.replace('latency 40ms"', 'latency 40ms\\ntc qdisc add dev eth0 parent 1:1 fq_codel"').replace("root tbf", "root handle 1: tbf")
+    warnings = []
+    assert "option script 'simplest_tbf.qos'" in sqm_config(src(leaf), warnings=warnings)
+    assert len(warnings) == 1 and "fq_codel leaf" not in warnings[0]
+
+
 def test_cli_export_writes_an_executable_script(cli, tmp_path: Path) -> None:
     out = tmp_path / "apply.sh"
     p = cli("export", str(YIP), "-o", str(out))

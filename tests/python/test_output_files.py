@@ -9,6 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from airsched.result import OPTIONAL_TABLES
+
 TABLES = ("stations", "flows", "samples", "interfaces", "nodes", "rates", "pings", "aggregates", "bluetooth", "coexistence", "cfp", "polls")
 
 
@@ -22,8 +24,24 @@ def written(cli, data, tmp_path_factory):
 
 def test_writes_every_table_and_the_summary(written):
     out, _ = written
-    expected = [f"{t}.parquet" for t in TABLES] + ["summary.json"]
+    # The tables of a piconet or a PCF only where the cell has one (issue 29: they were written
+    # empty for a plain cell, without a word).
+    expected = [f"{t}.parquet" for t in TABLES if t not in OPTIONAL_TABLES] + ["summary.json"]
     assert sorted(p.name for p in out.iterdir()) == sorted(expected)
+
+
+def test_a_piconet_and_a_pcf_write_their_tables_and_read_back(tmp_path):
+    import airsched
+    from airsched.report import load_run_dir
+
+    root = Path(__file__).resolve().parents[2]
+    pcf = airsched.run(root / "scenarios" / "pcf-anomaly.toml", duration="3s")
+    pcf.write(tmp_path / "pcf")
+    assert {"polls.parquet", "cfp.parquet"} <= {p.name for p in (tmp_path / "pcf").iterdir()}
+    assert not (tmp_path / "pcf" / "bluetooth.parquet").exists()
+    back = load_run_dir(tmp_path / "pcf")
+    assert len(back.cfp) == len(pcf.cfp) > 0 and len(back.bluetooth) == 0
+    assert list(back.bluetooth.columns) == list(pcf.bluetooth.columns)
 
 
 def test_summary_json_is_what_was_printed(written):

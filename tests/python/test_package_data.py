@@ -14,10 +14,13 @@ from pathlib import Path
 import pytest
 
 import airsched
+from airsched import packaged, scenario, sweeps
 from airsched.repro import _scenarios, garroppo, hoiland
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = REPO / "scenarios"
+#: The packaged directories (python/airsched/packaged.py) and the repository's directory of each.
+PACKAGED = {"scenarios": SCENARIOS, "sweeps": REPO / "sweeps", "kernel_corpus": REPO / "tests" / "python" / "kernel_corpus"}
 
 
 def _pyproject() -> dict:
@@ -55,14 +58,18 @@ def test_wheel_and_sdist_ship_every_scenario_file(fmt):
                 # Inside python-source: the wheel path is the path below it.
                 assert python_dir in match.parents, f"{match} would land outside the package"
                 targets.add(match.relative_to(python_dir).as_posix())
-    shipped = {f"airsched/scenarios/{p.relative_to(SCENARIOS).as_posix()}" for p in SCENARIOS.rglob("*") if p.is_file()}
-    assert shipped, "the repository has scenario files"
+    shipped = set()
+    for name, source in PACKAGED.items():
+        files = {f"airsched/{name}/{p.relative_to(source).as_posix()}" for p in source.rglob("*") if p.is_file()}
+        assert files, f"the repository has {name} files"
+        shipped |= files
     assert targets == shipped
 
 
 def test_package_scenarios_are_the_repositorys():
-    link = REPO / "python" / "airsched" / "scenarios"
-    assert link.is_symlink() and link.resolve() == SCENARIOS.resolve()
+    for name, source in PACKAGED.items():
+        link = REPO / "python" / "airsched" / name
+        assert link.is_symlink() and link.resolve() == source.resolve()
     assert _scenarios.package_scenarios_dir() == SCENARIOS.resolve()
 
 
@@ -133,3 +140,40 @@ def test_the_installed_package_finds_its_scenarios(no_repository):
     repository to fall back on."""
     assert garroppo.find_scenarios_dir() == SCENARIOS.resolve()
     assert os.path.isfile(hoiland.scenario_file("tcp"))
+
+
+def test_readme_paths_name_the_packaged_files_from_any_directory(monkeypatch, tmp_path):
+    """Issue 29, item 1: `airsched run scenarios/anomaly.toml` from a directory without a
+    scenarios/ (an installed package) runs the packaged scenario; sweeps too; a file of that name
+    in the current directory wins; the kernel corpus is found in the package."""
+    monkeypatch.chdir(tmp_path)
+    source = scenario.load("scenarios/anomaly.toml")
+    assert Path(source.path).resolve() == (SCENARIOS / "anomaly.toml").resolve()
+    sweep = sweeps.load_sweep("sweeps/garroppo-1-4.toml")
+    assert len(sweep.runs()) == 20 and all(Path(r.scenario).is_file() for r in sweep.runs())
+    with pytest.raises(airsched.ScenarioError, match="airsched examples"):
+        scenario.load("scenarios/missing.toml")
+    mine = tmp_path / "scenarios" / "anomaly.toml"
+    mine.parent.mkdir()
+    mine.write_text("[run]\nduration = \"3s\"\n", encoding="utf-8")
+    assert scenario.load("scenarios/anomaly.toml").path == "scenarios/anomaly.toml"
+    assert (packaged.package_dir("kernel_corpus") / "01-htb-basic.tc").is_file()
+
+
+def test_examples_command_lists_and_copies(tmp_path):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    listing = subprocess.run([sys.executable, "-m", "airsched", "examples"], capture_output=True, text=True,
+                             cwd=tmp_path, env=env, timeout=60)
+    assert listing.returncode == 0, listing.stderr
+    assert "scenarios/anomaly.toml" in listing.stdout and "sweeps/garroppo-1-4.toml" in listing.stdout
+    assert "kernel_corpus/01-htb-basic.tc" in listing.stdout
+    copied = subprocess.run([sys.executable, "-m", "airsched", "examples", "--copy", "ex"], capture_output=True,
+                            text=True, cwd=tmp_path, env=env, timeout=60)
+    assert copied.returncode == 0, copied.stderr
+    assert (tmp_path / "ex" / "scenarios" / "garroppo" / "share-1-4-drr.toml").is_file()
+    # The copied sweep finds its scenarios through ../scenarios in the copy.
+    sweep = sweeps.load_sweep(tmp_path / "ex" / "sweeps" / "garroppo-1-4.toml")
+    assert all(str(tmp_path / "ex" / "scenarios") in r.scenario for r in sweep.runs())

@@ -186,3 +186,111 @@ def test_cli_pcap_option(tmp_path: Path) -> None:
         text=True,
     )
     assert bad.returncode == 2 and "--pcap:" in bad.stderr
+
+
+@pytest.fixture(scope="module")
+def tcp_run(tmp_path_factory):
+    """A TCP download (SACK on) to "a" through a short AP queue that drops, and a ping to "b",
+    whole run measured (issue 29, item 7)."""
+    out = tmp_path_factory.mktemp("pcap-tcp")
+    overrides = {
+        "run.warmup": "0s", "run.duration": "4s", "run.sample_interval": "500ms", "flow[download].sack": True,
+        "ap.tc": "tc qdisc replace dev wlan0 root pfifo limit 6",
+    }
+    return airsched.run(ROOT / "scenarios" / "tcp-bufferbloat.toml", overrides=overrides, pcap=out), out
+
+
+def _tcp_payload(p) -> int:
+    from scapy.all import IP, TCP
+
+    return p[IP].len - 4 * p[IP].ihl - 4 * p[TCP].dataofs
+
+
+def _checksums_hold(p) -> bool:
+    """The IPv4 header checksum, and the transport checksum over the header and a payload of
+    zero bytes (the capture keeps headers only)."""
+    from scapy.all import ICMP, IP, TCP, UDP
+    from scapy.layers.inet import in4_chksum
+    from scapy.utils import checksum
+
+    ip = p[IP]
+    if checksum(bytes(ip)[: 4 * ip.ihl]) != 0:
+        return False
+    l4 = ip.payload
+    header = bytes(l4)
+    if TCP in p:
+        header = header[: 4 * p[TCP].dataofs]
+        return in4_chksum(6, ip, header + bytes(ip.len - 4 * ip.ihl - len(header))) == 0
+    if UDP in p:
+        return in4_chksum(17, ip, header[:8] + bytes(ip.len - 28)) == 0
+    if ICMP in p:
+        return checksum(header[:8] + bytes(ip.len - 28)) == 0
+    return False
+
+
+def test_tcp_capture_has_real_sequence_numbers_flags_options_and_retransmissions(tcp_run) -> None:
+    """Every TCP segment and ACK decodes as TCP with the ACK flag, timestamps and (ACKs) SACK
+    blocks; the server's segments on the wire repeat a sequence number exactly as often as the run
+    counts retransmissions; the last ACK acknowledges what the receiver got in order."""
+    from scapy.all import IP, TCP
+
+    r, out = tcp_run
+    fl = r.flows.set_index("name")
+    down = fl.loc["download"]
+    segments = [p for p in frames(out / "wire-eth0.pcap") if TCP in p and p[IP].src == "10.0.0.1"]
+    assert segments and all(_checksums_hold(p) for p in segments[:500])
+    assert {str(p[TCP].flags) for p in segments} == {"A"}
+    mss = {_tcp_payload(p) for p in segments}
+    assert mss == {1448}, mss
+    seen: set[int] = set()
+    repeats = 0
+    for p in segments:
+        seq = p[TCP].seq
+        assert (seq - 1) % 1448 == 0  # ISN 0: the first byte is sequence number 1
+        repeats += seq in seen
+        seen.add(seq)
+        opts = dict(p[TCP].options)
+        assert "Timestamp" in opts and opts["Timestamp"][0] <= 4000
+    assert len(segments) in (down["sent_packets"], down["sent_packets"] - 1)
+    assert down["tcp_retransmits"] > 3
+    assert repeats == down["tcp_retransmits"]
+    # The ACKs, up from "a" (its own capture): cumulative, with the window and SACK blocks.
+    acks = [p for p in frames(out / "a-wlan0.pcap") if TCP in p and p[IP].src != "10.0.0.1"]
+    assert acks and all(_checksums_hold(p) for p in acks[:500])
+    assert {str(p[TCP].flags) for p in acks} == {"A"} and all(_tcp_payload(p) == 0 for p in acks)
+    numbers = [p[TCP].ack for p in acks]
+    delivered = round(down["goodput_mbps"] * 1e6 * 4 / 8)
+    assert 0 <= delivered - (max(numbers) - 1) <= 3 * 1448
+    sacks = [dict(p[TCP].options)["SAck"] for p in acks if "SAck" in dict(p[TCP].options)]
+    assert sacks, "a lossy queue with SACK on gives SACK blocks"
+    for p in acks:
+        blocks = dict(p[TCP].options).get("SAck", ())
+        assert all(start > p[TCP].ack and end > start for start, end in zip(blocks[::2], blocks[1::2]))
+    assert all(p[TCP].window > 0 for p in acks)
+    # Echoed timestamps: an ACK's TSecr is the TSval of a segment that was sent.
+    tsvals = {dict(p[TCP].options)["Timestamp"][0] for p in segments}
+    assert all(dict(p[TCP].options)["Timestamp"][1] in tsvals for p in acks)
+
+
+def test_ping_capture_has_echo_requests_and_replies(tcp_run) -> None:
+    """Echo requests go down as ICMP type 8 and come back as type 0 with the same identifier and
+    sequence number; every answered ping of the pings table has its reply in the capture."""
+    from scapy.all import ICMP, IP
+
+    r, out = tcp_run
+    air = [p for p in frames(out / "air.pcap") if ICMP in p and not p["RadioTap"].Flags.badFCS]
+    requests = [p for p in air if p[ICMP].type == 8]
+    replies = [p for p in air if p[ICMP].type == 0]
+    assert requests and replies and {p[ICMP].type for p in air} == {0, 8}
+    assert all(p[IP].dst == p[IP].dst and p[ICMP].code == 0 for p in air)
+    assert all(_checksums_hold(p) for p in air)
+    ids = {p[ICMP].id for p in requests}
+    assert len(ids) == 1 and {p[ICMP].id for p in replies} == ids
+    asked = {p[ICMP].seq for p in requests}
+    answered = {p[ICMP].seq for p in replies}
+    assert answered <= asked
+    pings = r.pings
+    assert set(pings["seq"]) <= answered and len(pings) > 10
+    fl = r.flows.set_index("name")
+    assert len({p[ICMP].seq for p in frames(out / "wire-eth0.pcap") if ICMP in p and p[ICMP].type == 8}) in (
+        fl.loc["ping", "sent_packets"], fl.loc["ping", "sent_packets"] - 1)

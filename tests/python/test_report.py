@@ -157,3 +157,44 @@ def test_run_report_shows_the_piconets_tables_when_there_is_one(tmp_path: Path) 
     page = Page(text)
     assert "stations" in page.rows and "bluetooth" not in page.rows and "coexistence" not in page.rows
     assert "<h3>bluetooth</h3>" not in text
+
+
+def _at_width(page: Path, width: int, shots: Path) -> dict:
+    """Chromium at a window ``width`` px wide: the body's layout record (see report._SCRIPT),
+    and a screenshot of the page's top in ``shots`` (printed: the test output names it)."""
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--window-size={width},1000"]
+    dom = subprocess.run([*args, "--virtual-time-budget=10000", "--dump-dom", page.resolve().as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    shot = shots / f"{page.stem}-{width}px.png"
+    subprocess.run([*args, "--virtual-time-budget=10000", f"--screenshot={shot}", page.resolve().as_uri()],
+                   capture_output=True, text=True, timeout=120)
+    print(f"screenshot: {shot}")
+    return Page(dom.stdout).body
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [1400, 800])
+def test_reports_fit_the_window_and_caption_every_figure(tmp_path: Path, width: int) -> None:
+    """Issue 29, reports: the run and sweep pages use the window's width (no 750-px column), have
+    no horizontal scroll bar at 1400 or 800 px (wide tables scroll in their own box), caption
+    every figure, and are titled by the scenario or sweep, not the directory."""
+    result = airsched.run(ROOT / "scenarios" / "tcp-bufferbloat.toml", duration="3s", queues=True)
+    result.write(tmp_path / "out-dir")
+    run_page = airsched.report.write_report(tmp_path / "out-dir", tmp_path / "run.html")
+    spec = tmp_path / "sweep.toml"
+    spec.write_text(f'[sweep]\nname = "rates"\nscenario = "{ROOT / "scenarios" / "anomaly.toml"}"\nseeds = [1, 2]\n'
+                    '[set]\n"run.duration" = "2s"\n[parameters]\n"station[slow].rate" = ["1Mbps", "2Mbps", "5.5Mbps", "11Mbps"]\n'
+                    '"station[fast].rate" = ["1Mbps", "2Mbps", "5.5Mbps", "11Mbps"]\n')
+    airsched.sweep(spec, tmp_path / "sweep-out", jobs=2)
+    sweep_page = airsched.report.write_report(tmp_path / "sweep-out", tmp_path / "sweep.html")
+    assert "<title>tcp-bufferbloat (seed 1): airsched report</title>" in run_page.read_text()
+    assert "<title>sweep rates: airsched report</title>" in sweep_page.read_text()
+    for page in (run_page, sweep_page):
+        body = _at_width(page, width, tmp_path)
+        assert int(body["data-viewport"]) == width
+        assert int(body["data-page-width"]) <= width, f"{page.name}: horizontal overflow at {width} px"
+        assert int(body["data-figures"]) > 0 and body["data-uncaptioned"] == "0"
+        assert body["data-images"] == body["data-images-loaded"]
+    # Full width: at 1400 px the run's stations table is not squeezed into a narrow column.
+    assert "max-width:1100px" not in run_page.read_text()

@@ -21,6 +21,13 @@ def test_repro_all_writes_every_part_and_one_report(tmp_path: Path) -> None:
     page = (out / "report.html").read_text()
     for anchor in ("garroppo-1-4", "garroppo-1-1", "garroppo-walk-drr", "garroppo-walk-whtb", "garroppo-walk-whtb-gate", "hoiland", "valenzuela", "yip-kwok"):
         assert f'<section id="{anchor}">' in page
+    # Issue 29: the scoreboard is the first thing on the page, each row counting a part's claims
+    # (as its claims CSV says), booleans in words, no absolute scenario paths.
+    assert page.index('<section id="scoreboard">') == page.index("<section")
+    claims14 = pd.read_csv(out / "garroppo-1-4-claims.csv")
+    assert '<a href="#garroppo-1-4">' in page and f"<td>{int(claims14['holds'].sum())} of {len(claims14)}</td>" in page
+    assert "<td>True</td>" not in page and "<td>False</td>" not in page
+    assert str(ROOT / "scenarios") not in page
     assert page.count("data:image/png;base64,") == 2 * 2 + 3 + 2 * 4 + 1
     for stem in ("garroppo-1-4", "garroppo-1-1"):
         claims = pd.read_csv(out / f"{stem}-claims.csv")

@@ -4,9 +4,20 @@
 //! for the wired link. An observer only: it reads what the exchange already decided and never
 //! draws a random number, so a run with a tap gives the results of a run without one.
 //!
-//! Frames are truncated to their headers (radiotap, 802.11 MAC header, LLC/SNAP, IPv4 and
-//! UDP/TCP ports): `incl_len` is what is stored, `orig_len` the frame's length on the air (FCS
-//! included) or on the wire (Ethernet header and FCS included). The layout follows the
+//! Frames are truncated to their headers (radiotap, 802.11 MAC header, LLC/SNAP, IPv4 and the
+//! transport header): `incl_len` is what is stored, `orig_len` the frame's length on the air
+//! (FCS included) or on the wire (Ethernet header and FCS included).
+//!
+//! Each packet carries the transport header of what it is ([`Transport`]): UDP (RFC 768); a TCP
+//! data segment or ACK (RFC 9293) with its sequence and acknowledgment numbers, the ACK flag, the
+//! advertised window and the options Linux sends on an established connection (NOP, NOP,
+//! timestamps, RFC 7323; NOP, NOP, SACK blocks, RFC 2018); an ICMP echo request (type 8) or
+//! reply (type 0) with its identifier and sequence number (RFC 792). The IPv4 header (RFC 791)
+//! and every transport checksum are valid for the packet's payload, which airsched does not carry
+//! and the capture counts as zero bytes. Deviations, since the model has no handshake: both ends'
+//! initial sequence numbers are 0 (the first data byte is sequence number 1), the window scale is
+//! Linux's 7 (`tcp_select_initial_window` with the default 6 MB `tcp_rmem` maximum) though no SYN
+//! says so, and a data segment's TSecr is 0 and its window the sender's default 64 KiB. The layout follows the
 //! radiotap specification (radiotap.org, fields aligned to their size from the header start)
 //! and IEEE 802.11-2016 9.2-9.3; ns-3's `WifiPhyHelper::GetRadiotapHeader` writes the same
 //! field set.
@@ -14,7 +25,7 @@
 //! Addresses: WiFi node n (0 the AP, station i is node i + 1) is 02:00:00:00:01:nn, the AP's
 //! BSSID its own address; the server's wired device is 02:00:00:00:00:fe, the AP's 02:00:00:00:00:01.
 
-use crate::packet::FlowKey;
+use crate::packet::{FlowKey, Packet};
 use crate::phy::dsss::{DsssRate, Preamble};
 use crate::phy::ht::{ChannelWidth, GuardInterval};
 use crate::phy::TxRate;
@@ -23,8 +34,31 @@ use crate::time::Nanos;
 /// `LINKTYPE_IEEE802_11_RADIOTAP` and `LINKTYPE_ETHERNET`.
 pub const LINKTYPE_RADIOTAP: u32 = 127;
 pub const LINKTYPE_ETHERNET: u32 = 1;
-/// Bytes of each frame kept: enough for radiotap, the MAC header, LLC/SNAP, IPv4 and ports.
-pub const SNAPLEN: u32 = 128;
+/// Bytes of each frame kept: enough for radiotap (36), the QoS data header (26), LLC/SNAP (8),
+/// IPv4 (20) and the longest TCP header (60).
+pub const SNAPLEN: u32 = 160;
+/// The TCP window scale the captures assume (Linux's for its default `tcp_rmem`).
+pub const TCP_WSCALE: u32 = 7;
+/// The window a TCP data segment advertises (its sender receives no data), bytes.
+pub const TCP_SENDER_WINDOW: u64 = 65_535 << TCP_WSCALE;
+
+/// What a flow's packets are, for their transport header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    Udp,
+    /// A TCP data segment (the flow's sender to its receiver).
+    TcpSegment,
+    /// A TCP ACK (a TCP flow's `.ack` flow).
+    TcpAck,
+    /// An ICMP echo request of a ping flow, `id` its identifier.
+    EchoRequest {
+        id: u16,
+    },
+    /// An ICMP echo reply (a ping flow's `.reply` flow), `id` the request's identifier.
+    EchoReply {
+        id: u16,
+    },
+}
 /// The noise floor the radiotap "antenna noise" field reports, dBm (thermal noise in 20 MHz,
 /// -101 dBm, plus a 7 dB noise figure); the signal is this plus the frame's SNR.
 pub const NOISE_DBM: i32 = -94;
@@ -45,7 +79,7 @@ pub fn wifi_mac(node: u32) -> [u8; 6] {
 pub enum Kind {
     /// A data MPDU from WiFi node `from` to `to` (one of them the AP); `tid` for QoS data
     /// (802.11n), None for plain data (802.11b).
-    Data { from: u32, to: u32, retry: bool, tid: Option<u8>, seq: u16, key: FlowKey, ip_len: u32 },
+    Data { from: u32, to: u32, retry: bool, tid: Option<u8>, seq: u16, key: FlowKey, pkt: Packet },
     /// An ACK (or, `block`, a BlockAck) from `from` to `to`.
     Ack { from: u32, to: u32, block: bool },
     /// The AP's beacon.
@@ -118,20 +152,24 @@ pub struct Tap {
     pub wire: Capture,
     /// Per WiFi node: the 802.11 sequence number of its next new plain data frame.
     seq: Vec<u16>,
+    /// Per flow: what its packets are.
+    transports: Vec<Transport>,
     beacon_seq: u16,
     ampdu_ref: u32,
     buf: Vec<u8>,
 }
 
 impl Tap {
-    /// A tap for a cell whose WiFi nodes are named `radios` (the AP first).
-    pub fn new(phy: CellPhy, radios: &[String]) -> Tap {
+    /// A tap for a cell whose WiFi nodes are named `radios` (the AP first) and whose flows
+    /// (reply flows included) carry `transports`.
+    pub fn new(phy: CellPhy, radios: &[String], transports: Vec<Transport>) -> Tap {
         Tap {
             phy,
             air: Capture::new("air".into(), LINKTYPE_RADIOTAP),
             radios: radios.iter().map(|r| Capture::new(r.clone(), LINKTYPE_RADIOTAP)).collect(),
             wire: Capture::new("wire".into(), LINKTYPE_ETHERNET),
             seq: vec![0; radios.len()],
+            transports,
             beacon_seq: 0,
             ampdu_ref: 0,
             buf: Vec::with_capacity(SNAPLEN as usize),
@@ -167,10 +205,10 @@ impl Tap {
         buf.clear();
         self.radiotap(&mut buf, &phy);
         let (from, to) = match kind {
-            Kind::Data { from, to, retry, tid, seq, key, ip_len } => {
+            Kind::Data { from, to, retry, tid, seq, key, pkt } => {
                 dot11_data(&mut buf, from, to, retry, tid, seq);
                 buf.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00]);
-                buf.extend_from_slice(&key.header_bytes(ip_len));
+                self.ip_datagram(&mut buf, &key, &pkt);
                 (from, Some(to))
             }
             Kind::Ack { from, to, block } => {
@@ -213,17 +251,98 @@ impl Tap {
     }
 
     /// A packet starts on the wired link at `t`, from the server (`from_server`) or the AP.
-    pub fn wire_frame(&mut self, t: Nanos, from_server: bool, key: &FlowKey, ip_len: u32) {
+    pub fn wire_frame(&mut self, t: Nanos, from_server: bool, key: &FlowKey, pkt: &Packet) {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
         let (dst, src) = if from_server { (AP_ETH_MAC, SERVER_ETH_MAC) } else { (SERVER_ETH_MAC, AP_ETH_MAC) };
         buf.extend_from_slice(&dst);
         buf.extend_from_slice(&src);
         buf.extend_from_slice(&[0x08, 0x00]);
-        buf.extend_from_slice(&key.header_bytes(ip_len));
+        self.ip_datagram(&mut buf, key, pkt);
         // Ethernet header 14 and FCS 4 around the datagram.
-        self.wire.record(t, &buf, ip_len + 18);
+        self.wire.record(t, &buf, pkt.ip_len + 18);
         self.buf = buf;
+    }
+
+    /// The IPv4 header and the transport header of `pkt` (see the module's documentation).
+    fn ip_datagram(&self, buf: &mut Vec<u8>, key: &FlowKey, pkt: &Packet) {
+        let transport = self.transports.get(pkt.flow as usize).copied().unwrap_or(Transport::Udp);
+        let tcp = matches!(transport, Transport::TcpSegment | Transport::TcpAck);
+        let ip_len = pkt.ip_len.min(65_535);
+        let ip = buf.len();
+        buf.extend_from_slice(&[0x45, key.tos]);
+        buf.extend_from_slice(&(ip_len as u16).to_be_bytes());
+        // Linux sends TCP with DF and IP ID 0 (PMTU discovery); ICMP and UDP get an ID each.
+        let (id, frag) = if tcp { (0u16, 0x4000u16) } else { (pkt.seq as u16, 0) };
+        buf.extend_from_slice(&id.to_be_bytes());
+        buf.extend_from_slice(&frag.to_be_bytes());
+        buf.extend_from_slice(&[64, key.proto, 0, 0]);
+        buf.extend_from_slice(&key.src_ip.to_be_bytes());
+        buf.extend_from_slice(&key.dst_ip.to_be_bytes());
+        let sum = checksum(0, &buf[ip..ip + 20]);
+        buf[ip + 10..ip + 12].copy_from_slice(&sum.to_be_bytes());
+        let l4 = buf.len();
+        let l4_len = ip_len.saturating_sub(20);
+        match transport {
+            Transport::Udp => {
+                buf.extend_from_slice(&key.sport.to_be_bytes());
+                buf.extend_from_slice(&key.dport.to_be_bytes());
+                buf.extend_from_slice(&(l4_len as u16).to_be_bytes());
+                buf.extend_from_slice(&[0, 0]);
+            }
+            Transport::TcpSegment | Transport::TcpAck => {
+                let segment = transport == Transport::TcpSegment;
+                // The header: ip_len less the IP header and the payload (20, the timestamps, SACK).
+                let hdr = (pkt.ip_len.saturating_sub(20 + pkt.payload)).clamp(20, 60) & !3;
+                let (seq, ack) = if segment { (1 + pkt.seq, 1) } else { (1, 1 + pkt.ack) };
+                let wnd = if segment { TCP_SENDER_WINDOW } else { pkt.wnd };
+                buf.extend_from_slice(&key.sport.to_be_bytes());
+                buf.extend_from_slice(&key.dport.to_be_bytes());
+                buf.extend_from_slice(&(seq as u32).to_be_bytes());
+                buf.extend_from_slice(&(ack as u32).to_be_bytes());
+                buf.extend_from_slice(&[((hdr / 4) << 4) as u8, 0x10]); // data offset; ACK
+                buf.extend_from_slice(&((wnd >> TCP_WSCALE).min(65_535) as u16).to_be_bytes());
+                buf.extend_from_slice(&[0, 0, 0, 0]); // checksum (below), urgent pointer
+                                                      // Timestamps in milliseconds (Linux's tcp_time_stamp_ts): a segment's TSval is
+                                                      // its send time; an ACK's TSval its own send time and TSecr the segment's TSval.
+                let ms = |t: Nanos| (t.0 / 1_000_000) as u32;
+                let (tsval, tsecr) = if segment { (ms(pkt.echo), 0) } else { (ms(pkt.created), ms(pkt.echo)) };
+                let mut opts = [1u8; 40];
+                opts[2] = 8;
+                opts[3] = 10;
+                opts[4..8].copy_from_slice(&tsval.to_be_bytes());
+                opts[8..12].copy_from_slice(&tsecr.to_be_bytes());
+                let room = hdr as usize - 20;
+                let blocks = pkt.sack.chunks(2).take_while(|b| b[1] != 0).count().min((room.saturating_sub(16)) / 8);
+                if !segment && blocks > 0 {
+                    opts[14] = 5;
+                    opts[15] = (2 + 8 * blocks) as u8;
+                    for (i, b) in pkt.sack.chunks(2).take(blocks).enumerate() {
+                        let at = 16 + 8 * i;
+                        opts[at..at + 4].copy_from_slice(&((ack + b[0] as u64) as u32).to_be_bytes());
+                        opts[at + 4..at + 8].copy_from_slice(&((ack + b[1] as u64) as u32).to_be_bytes());
+                    }
+                }
+                buf.extend_from_slice(&opts[..room.min(40)]);
+                let pseudo = pseudo_header_sum(key, 6, l4_len);
+                let sum = checksum(pseudo, &buf[l4..]);
+                buf[l4 + 16..l4 + 18].copy_from_slice(&sum.to_be_bytes());
+            }
+            Transport::EchoRequest { id } | Transport::EchoReply { id } => {
+                let kind = if matches!(transport, Transport::EchoRequest { .. }) { 8 } else { 0 };
+                buf.extend_from_slice(&[kind, 0, 0, 0]);
+                buf.extend_from_slice(&id.to_be_bytes());
+                buf.extend_from_slice(&(pkt.seq as u16).to_be_bytes());
+                let sum = checksum(0, &buf[l4..]);
+                buf[l4 + 2..l4 + 4].copy_from_slice(&sum.to_be_bytes());
+            }
+        }
+        if transport == Transport::Udp {
+            let sum = checksum(pseudo_header_sum(key, 17, l4_len), &buf[l4..]);
+            // RFC 768: a computed zero is sent as all ones (zero means "no checksum").
+            let sum = if sum == 0 { 0xffff } else { sum };
+            buf[l4 + 6..l4 + 8].copy_from_slice(&sum.to_be_bytes());
+        }
     }
 
     /// The radiotap header: TSFT, Flags, Rate (DSSS/OFDM) or MCS + A-MPDU status (HT),
@@ -317,6 +436,25 @@ fn dot11_data(buf: &mut Vec<u8>, from: u32, to: u32, retry: bool, tid: Option<u8
     }
 }
 
+/// The ones' complement sum of the TCP/UDP pseudo-header (RFC 9293 3.1, RFC 768), unfolded.
+fn pseudo_header_sum(key: &FlowKey, proto: u8, l4_len: u32) -> u32 {
+    let words = [key.src_ip >> 16, key.src_ip & 0xffff, key.dst_ip >> 16, key.dst_ip & 0xffff, proto as u32, l4_len];
+    words.iter().sum()
+}
+
+/// The Internet checksum (RFC 1071) of `data` after the partial sum `initial`; the payload the
+/// capture leaves out is zero bytes, which add nothing to it.
+fn checksum(initial: u32, data: &[u8]) -> u16 {
+    let mut sum = initial as u64;
+    for pair in data.chunks(2) {
+        sum += (u16::from(pair[0]) << 8 | u16::from(*pair.get(1).unwrap_or(&0))) as u64;
+    }
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
 /// Bytes of `buf` after the radiotap header (the 802.11 frame as stored).
 fn dot11_len(buf: &[u8]) -> u32 {
     buf.len() as u32 - u16::from_le_bytes([buf[2], buf[3]]) as u32
@@ -349,7 +487,7 @@ mod tests {
     #[test]
     fn radiotap_layouts_follow_the_alignment_rules() {
         // 802.11b: TSFT 8, Flags 16, Rate 17, Channel 18-21, signal 22, noise 23: 24 bytes.
-        let tap = Tap::new(cell(), &["ap".into()]);
+        let tap = Tap::new(cell(), &["ap".into()], Vec::new());
         let mut buf = Vec::new();
         let p = Phy {
             start: Nanos(1_500_000),

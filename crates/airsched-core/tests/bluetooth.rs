@@ -247,6 +247,33 @@ fn bad_bluetooth_input_is_reported_with_its_line_and_key() {
 }
 
 #[test]
+fn a_bluetooth_client_needs_an_address_of_its_own() {
+    // docs/limits.md: one node per IPv4 address, Bluetooth clients included (issue 29, item 8).
+    let base = piconet("[\"DH5\"]", 1321, false, "");
+    let err = |text: &str| parse_scenario_with(text, "t.toml", &[] as &[&str]).unwrap_err().to_string();
+    let e = err(&base.replace("packet_types", "ip = \"10.0.0.1\"\npacket_types"));
+    let line = base
+        .replace("packet_types", "ip = \"10.0.0.1\"\npacket_types")
+        .lines()
+        .position(|l| l.starts_with("ip ="))
+        .unwrap()
+        + 1;
+    assert!(
+        e.starts_with(&format!("t.toml:{line}:6: bluetooth[0].ip: 10.0.0.1 is also the address of the server")),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+    // Two clients, the second given the first's default address.
+    let e = err(&(base.clone() + "\n[[bluetooth]]\nname = \"bt2\"\nip = \"192.168.100.2\"\n"));
+    assert!(e.contains("bluetooth[1].ip: 192.168.100.2 is also the address of Bluetooth client \"bt1\""), "{e}");
+    // A station given a client's default address: reported at the station's `ip`.
+    let e = err(&base.replace("rate = \"11Mbps\"", "rate = \"11Mbps\"\nip = \"192.168.100.2\""));
+    assert!(e.contains("station[0].ip: 192.168.100.2 is also the address of"), "{e}");
+    // Distinct addresses are fine.
+    scenario(&base.replace("packet_types", "ip = \"192.168.100.9\"\npacket_types"), &[]);
+}
+
+#[test]
 fn an_unknown_flow_endpoint_lists_the_bluetooth_clients_too() {
     let text = piconet("[\"DH5\"]", 1321, false, "") + "\n[[bluetooth]]\nname = \"headset\"\n";
     let err = |text: &str| parse_scenario_with(text, "t.toml", &[] as &[&str]).unwrap_err().to_string();

@@ -59,6 +59,9 @@ def main() -> None:
     # Ctrl-C: exit status 130. The core simulates without the GIL in slices of bounded work and
     # looks at Python's signals between them, so it takes effect within a fraction of a second;
     # `run --out` then writes what was measured, marked partial.
+    from .._startup import ready
+
+    ready()
     app(prog_name="airsched")
 
 

@@ -27,6 +27,12 @@ def _wide_enough(console: Console, renderables: list[RenderableType]) -> Console
     probe = Console(width=_MEASURE_WIDTH, color_system=None, force_terminal=False, file=io.StringIO())
     sizes = [Measurement.get(probe, probe.options, r) for r in renderables]
     needed = max((m.minimum if console.is_terminal else m.maximum for m in sizes), default=0)
+    if not console.is_terminal:  # a title wider than its table stays on one line too
+        for r in renderables:
+            if isinstance(r, Table) and isinstance(r.title, (str, Text)):
+                title = Text.from_markup(r.title) if isinstance(r.title, str) else r.title
+                r.min_width = max(r.min_width or 0, title.cell_len)
+                needed = max(needed, title.cell_len)
     if needed > console.width:
         console.width = needed
     return console
@@ -41,9 +47,6 @@ def _print_tables(tables: list[RenderableType], gap: bool = False) -> None:
         if gap:
             console.print()
 
-
-#: CFPs), printed after the flows when they have rows.
-OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp")
 
 
 def _print_report(console: Console, report: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ..scenario import load
-from ._app import EXIT_BAD_INPUT, EXIT_INVALID, _reported_errors
+from ._app import EXIT_BAD_INPUT, EXIT_INVALID, _cannot_write, _reported_errors
 from ._options import ScenarioArg, SetOption
 
 
@@ -36,12 +36,15 @@ def export_command(
     opts = ExportOptions(whtb_as_htb=whtb_as_htb, allow_cbq=allow_cbq, ath9k_as_mac80211=ath9k_as_mac80211)
     with _reported_errors(EXIT_BAD_INPUT, bad_set=EXIT_BAD_INPUT):
         source = load(scenario)
+        warnings: list[str] = []
         try:
             text = (export_script(source, node, overrides, opts) if form == "script"
-                    else sqm_config(source, node, overrides))
+                    else sqm_config(source, node, overrides, warnings))
         except ExportError as exc:
             print(f"error: {exc}", file=sys.stderr)
             raise typer.Exit(EXIT_INVALID) from None
+    for warning in warnings:
+        print(f"warning: {source.path}: {warning}", file=sys.stderr)
     if out is None:
         sys.stdout.write(text)
         return
@@ -70,35 +73,28 @@ def import_command(
 ) -> None:
     """Write the tc text that rebuilds the devices' qdisc, class and filter trees, for a
     scenario's tc_file (see docs/export.md); with --cell, a scenario of the AP's cell."""
-    from ..importer import DeviceInput, ImportError_, import_devices, read_live
+    from .._errors import one_line
+    from ..importer import ImportError_, import_devices, read_live, read_saved
 
     if cell:
         _import_cell(devices, from_dir, out)
         return
     try:
-        if from_dir is None:
-            inputs = read_live(devices, netns)
-        else:
-            inputs = []
-            for dev in devices:
-                q = (from_dir / f"{dev}.qdisc.json").read_text()
-                cpath = from_dir / f"{dev}.class.txt"
-                c = cpath.read_text() if cpath.exists() else ""
-                filters = {}
-                for fp in sorted(from_dir.glob(f"{dev}.filter.*.json")):
-                    parent = fp.name[len(dev) + len(".filter."):-len(".json")].replace("_", ":")
-                    filters[parent] = fp.read_text()
-                inputs.append(DeviceInput(dev, q, c, filters))
+        inputs = read_live(devices, netns) if from_dir is None else read_saved(from_dir, devices)
         result = import_devices(inputs)
     except (ImportError_, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"error: {one_line(line)}", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     if out is None:
         sys.stdout.write(result.text)
     else:
-        out.write_text(result.text)
+        try:
+            out.write_text(result.text, encoding="utf-8")
+        except OSError as exc:
+            _cannot_write(out, exc)
 
 
 def _import_cell(devices: list[str], from_dir: Path | None, out: Path | None) -> None:

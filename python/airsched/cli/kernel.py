@@ -22,7 +22,7 @@ conformance_app = typer.Typer(
 def conformance_kernel_command(
     scripts: Annotated[
         list[Path] | None,
-        typer.Argument(metavar="[SCRIPT...]", help="tc scripts (default: the test corpus, tests/python/kernel_corpus)."),
+        typer.Argument(metavar="[SCRIPT...]", help="tc scripts (default: the packaged corpus, `airsched examples` lists it)."),
     ] = None,
 ) -> None:
     """Apply each tc script line by line to veth devices in a new network namespace and compare
@@ -34,9 +34,13 @@ def conformance_kernel_command(
     if reason:
         print(f"error: cannot run against the kernel: {reason}", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT)
-    paths = scripts or sorted((Path(__file__).resolve().parents[3] / "tests" / "python" / "kernel_corpus").glob("*.tc"))
+    from ..packaged import package_dir
+
+    corpus = package_dir("kernel_corpus")
+    paths = scripts or (sorted(corpus.glob("*.tc")) if corpus is not None else [])
     if not paths:
-        print("error: no scripts given and no corpus found", file=sys.stderr)
+        print("error: no scripts given and the package has no kernel_corpus (a wheel built without it?); "
+              "pass tc scripts as arguments", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT)
     results, have = kernel.run_corpus(paths)
     print(f"kernel {os.uname().release}, iproute2 {'.'.join(map(str, kernel.tc_version()))}; kinds: {', '.join(sorted(have))}")

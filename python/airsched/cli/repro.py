@@ -235,7 +235,7 @@ def repro_yip_kwok_command(
 def repro_all_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the tables, figures and report.html.")],
     duration: Annotated[
-        str | None, typer.Option(help='Bound every run, e.g. "10s" (default: each paper\'s own durations).')
+        str | None, typer.Option(help=f"Bound every run (default: each paper's own durations): {DURATION_FORMS}.")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
     scenarios: ScenariosOption = None,
@@ -246,7 +246,7 @@ def repro_all_command(
 
     with _reported_errors(EXIT_BAD_INPUT), _progress_bar(enabled=True) as progress:
         try:
-            path = run_all(out, duration=duration, seed=seed, progress=progress, scenarios_dir=scenarios)
+            path = run_all(out, duration=_duration(duration), seed=seed, progress=progress, scenarios_dir=scenarios)
         except OSError as exc:
             _cannot_write(out, exc)
     print(f"wrote {path} (tables and figures in {out})")

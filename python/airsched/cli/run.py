@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ..result import Result, plural
+from ..result import OPTIONAL_TABLES, Result, plural
 from ..runner import run as run_scenario
 from ..scenario import load
 from ._app import (
@@ -27,7 +26,7 @@ from ._app import (
 )
 from ._options import DURATION_FORMS, ScenarioArg, SetOption, _duration
 from ._progress import _progress_bar
-from ._tables import OPTIONAL_TABLES, _print_report
+from ._tables import _print_report
 
 
 def run_command(
@@ -101,8 +100,10 @@ def run_command(
         print("interrupted: nothing written (with --out DIR, what was measured so far is kept)", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if flent is not None:
-        from ..flent import write_flent
+        from ..flent import flent_warnings, write_flent
 
+        for warning in flent_warnings(result):
+            _warn(f"--flent {flent}: {warning}")
         try:
             write_flent(result, flent, title=Path(scenario).stem)
         except OSError as exc:
@@ -124,7 +125,9 @@ def run_command(
         _write_results(result, out)
     report = result.to_json_dict()
     if json_output:
-        sys.stdout.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
+        from ..result import json_text
+
+        sys.stdout.write(json_text(report))
     else:
         # The piconet's tables are printed (not in the JSON: summary.json keeps its keys).
         _print_report(Console(), dict(report, **{t: result.rows(t) for t in OPTIONAL_TABLES}))

@@ -8,13 +8,20 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from ..result import plural
-from ._app import EXIT_BAD_INPUT, EXIT_INVALID, _bad_input, _cannot_write, _check_option, _reported_errors
+from ._app import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    _bad_input,
+    _cannot_write,
+    _check_option,
+    _reported_errors,
+)
 from ._options import SetOption
 from ._progress import _sweep_progress
-from ._tables import _fmt_seconds
+from ._tables import _fmt_seconds, _print_tables
 
 
 def sweep_command(
@@ -59,11 +66,19 @@ def sweep_command(
         sw = load_sweep(spec, overrides or [], seed_list)
         runs = sw.runs()
     print(f"{sw.name}: {plural(len(runs), 'run')} ({len(sw.seeds)} seeds) into {out}", file=sys.stderr)
-    with _sweep_progress() as progress:
-        try:
-            outcome = execute(sw, out, jobs=jobs, executor=executor, address=scheduler, force=force, progress=progress)
-        except OSError as exc:
-            _cannot_write(out, exc)
+    try:
+        with _sweep_progress() as progress:
+            try:
+                outcome = execute(sw, out, jobs=jobs, executor=executor, address=scheduler, force=force, progress=progress)
+            except OSError as exc:
+                _cannot_write(out, exc)
+    except KeyboardInterrupt:
+        from ..sweeps import RUNS_DIR, run_path
+
+        done = sum(run_path(out, r.run_id).exists() for r in runs)
+        print(f"interrupted: {done} of {len(runs)} runs are in {out / RUNS_DIR}; the same command resumes the sweep "
+              "where it stopped", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     print(
         f"{outcome.done} run(s) done now, {outcome.skipped} already done, {len(outcome.failed)} failed, "
         f"of {outcome.total} · wall {_fmt_seconds(outcome.wall_s)}",
@@ -76,7 +91,7 @@ def sweep_command(
     if len(df):
         by = [c for c in sw.columns if c != "seed"] + ["name"]
         summary = stats.summarize(df, by, ["goodput_mbps", "airtime_share"])
-        Console().print(stats.stats_table(summary, by, f"{sw.name}: stations"))
+        _print_tables([stats.stats_table(summary, by, f"{sw.name}: stations")])
         try:
             summary.to_csv(out / "stations-stats.csv", index=False)
             if plot:

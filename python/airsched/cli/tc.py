@@ -47,6 +47,10 @@ def tc_check_command(
         checked = _core.tc_check(text, script, devices)
     for warning in checked["warnings"]:
         _warn(warning)
+    commands = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if not commands:
+        print(f"{script}: no tc commands: every device keeps its default qdisc")
+        return
     for dev in checked["devices"]:
         sys.stdout.write(dev["tree"])
     for line in checked.get("redirects", []):

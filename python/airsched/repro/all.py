@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import garroppo, hoiland, valenzuela, yipkwok
+from . import _scenarios, garroppo, hoiland, valenzuela, yipkwok
 
 #: The parts, in the report's order, and their weight in the progress bar (runs).
 PARTS = (
@@ -59,6 +59,8 @@ def run_all(
 
     sections: list[str] = []
     warnings: list[str] = []
+    #: The scoreboard: (anchor, reproduction, claims that hold, claims checked).
+    score: list[tuple[str, str, int, int]] = []
     for share in garroppo.SHARES:
         stem = f"garroppo-{garroppo.SHARES[share]}"
         df = garroppo.run_table(share, duration=duration, seed=seed, progress=sub(_TABLE_RUNS), scenarios_dir=scenarios_dir)
@@ -69,6 +71,7 @@ def run_all(
         garroppo.write_claims_csv(claims, out / f"{stem}-claims.csv")
         figs = [garroppo.plot_occupancy(df, out / f"{stem}-occupancy.png"), garroppo.plot_goodput(df, out / f"{stem}-goodput.png")]
         table = "Table 1" if share == "1:4" else "Table 2"
+        score.append((stem, f"Garroppo et al., {table} (share {share}): section 6's claims", int(claims["holds"].sum()), len(claims)))
         sections.append(
             _section(stem, f"Garroppo et al., {table} (share {share}): goodput, simulated and paper",
                      _table(df, "repro") + _table(claims.drop(columns="text"), "claims"), figs)
@@ -94,15 +97,19 @@ def run_all(
     df = valenzuela.run_tables(duration=duration, seed=seed, progress=sub(10), scenarios_dir=scenarios_dir)
     done += 10
     df.to_csv(out / "valenzuela.csv", index=False)
+    sigma = valenzuela.sigma_claims(df)
+    score.append(("valenzuela", "Valenzuela et al., Tables I-IV: the standard deviations' ordering",
+                  int(sigma["holds"].sum()), len(sigma)))
     sections.append(
         _section("valenzuela", "Valenzuela et al., Tables I-IV: throughput and standard deviation, simulated and paper",
-                 _table(df, "repro") + _table(valenzuela.sigma_claims(df), "repro-claims"), [])
+                 _table(df, "repro") + _table(sigma, "repro-claims"), [])
     )
     yk = yipkwok.run_testbed(duration=duration, seed=seed, progress=sub(4), scenarios_dir=scenarios_dir)
     done += 4
     warnings += [w for w in yk.warnings if w not in warnings]
     yipkwok.write(yk, out / "yip-kwok", runs=False)
     checks = pd.DataFrame([o._asdict() for o in yipkwok.observations(yk)])
+    score.append(("yip-kwok", "Yip & Kwok: the statements of sections IV and V", int(checks["holds"].sum()), len(checks)))
     sections.append(
         _section("yip-kwok", "Yip & Kwok's dual-radio NAP: bytes out of wlan0, bnep0 and imq0 under four disciplines",
                  _table(yk.summary, "repro") + _table(checks, "repro-claims"), [yipkwok.plot(yk, out / "yip-kwok" / "yip-kwok.png")])
@@ -114,18 +121,36 @@ def run_all(
     page = (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>airsched: every reproduction</title>"
         f"<style>{_CSS}</style></head><body><h1>airsched: every reproduction</h1>"
-        f"<p>Seed {seed}; {bound}. Details: docs/repro-garroppo.md, docs/repro-hoiland.md, docs/repro-valenzuela.md, docs/repro-yip-kwok.md.</p>"
+        + _scoreboard(score)
+        + f"<p>Seed {seed}; {bound}. Details: docs/repro-garroppo.md, docs/repro-hoiland.md, docs/repro-valenzuela.md, docs/repro-yip-kwok.md.</p>"
         + (f"<h2>warnings</h2><ul>{note}</ul>" if note else "")
         + "".join(sections) + _SCRIPT + "</body></html>\n"
     )
+    # Scenario files by their path from scenarios/ on, not the site-packages path of an install.
+    root = _scenarios.find_scenarios_dir(scenarios_dir, "garroppo", "share-1-4-drr.toml")
+    page = page.replace(html.escape(str(root)) + "/", "scenarios/").replace(str(root) + "/", "scenarios/")
     path = out / "report.html"
     path.write_text(page, encoding="utf-8")
     return path
 
 
+def _scoreboard(score: list[tuple[str, str, int, int]]) -> str:
+    """The first thing on the page: per reproduction, how many of the paper's claims hold."""
+    rows = "".join(
+        f'<tr><td><a href="#{a}">{html.escape(what)}</a></td><td>{held} of {total}</td>'
+        f'<td>{"all hold" if held == total else f"{total - held} do not hold"}</td></tr>'
+        for a, what, held, total in score
+    )
+    return ('<section id="scoreboard"><h2>scoreboard</h2><table class="scoreboard"><tr><th>reproduction</th>'
+            f"<th>claims that hold</th><th>verdict</th></tr>{rows}</table>"
+            '<p class="note">Høiland-Jørgensen\'s testbed and Garroppo et al.\'s walks (Figs. 8 and 9) are '
+            "compared by their tables and figures below.</p></section>")
+
+
 def _section(anchor: str, title: str, body: str, figures: list[Path]) -> str:
     imgs = "".join(
-        f'<figure class="plot"><img alt="{html.escape(p.stem)}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode("ascii")}"></figure>'
+        f'<figure class="plot"><img alt="{html.escape(p.stem)}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode("ascii")}">'
+        f"<figcaption>{html.escape(p.stem.replace('-', ' '))}.</figcaption></figure>"
         for p in figures
     )
     return f'<section id="{anchor}"><h2>{html.escape(title)}</h2>{body}{imgs}</section>'

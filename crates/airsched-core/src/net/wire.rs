@@ -31,7 +31,7 @@ impl Wire {
         if let Some(pkt) = dev.dequeue(id, cx) {
             let p = *cx.pkts.get(pkt);
             if let Some(tap) = cx.tap.as_deref_mut() {
-                tap.wire_frame(cx.now, to == Node::Ap, &cx.keys[p.flow as usize], p.ip_len);
+                tap.wire_frame(cx.now, to == Node::Ap, &cx.keys[p.flow as usize], &p);
             }
             let bits = (p.ip_len + ETHERNET_WIRE_OVERHEAD) as u64 * 8;
             let tx = Nanos::for_bits(bits, self.rate_bps);

@@ -437,7 +437,19 @@ impl Simulation {
         let phy = crate::pcap::CellPhy { preamble: cell.preamble, width, gi, freq_mhz, band_5ghz };
         let radios: Vec<String> =
             std::iter::once("ap".to_string()).chain(self.scn.stations.iter().map(|s| s.name.clone())).collect();
-        self.cx.tap = Some(Box::new(crate::pcap::Tap::new(phy, &radios)));
+        use crate::pcap::Transport;
+        use crate::traffic::flow::Protocol;
+        // An echo's identifier is its ping flow's index (the reply's, the request's).
+        let transports = (self.scn.flows.iter().enumerate())
+            .map(|(i, f)| match f.protocol {
+                Protocol::Udp => Transport::Udp,
+                Protocol::Tcp => Transport::TcpSegment,
+                Protocol::TcpAck => Transport::TcpAck,
+                Protocol::Ping => Transport::EchoRequest { id: i as u16 },
+                Protocol::PingReply => Transport::EchoReply { id: self.traffic.ping_of[i] as u16 },
+            })
+            .collect();
+        self.cx.tap = Some(Box::new(crate::pcap::Tap::new(phy, &radios, transports)));
     }
 
     /// Record every interface's queue (qlen, backlog) and every flow's mean queueing and one-way

@@ -262,7 +262,7 @@ impl Legacy {
             let snr = m.radio_mut().snr_cdb(s as usize, ta, dir);
             let seq = tap.next_seq(a.node, attempts == 1);
             let key = cx.keys[pkt.flow as usize];
-            let data = Kind::Data { from: a.node, to, retry: attempts > 1, tid: None, seq, key, ip_len: pkt.ip_len };
+            let data = Kind::Data { from: a.node, to, retry: attempts > 1, tid: None, seq, key, pkt };
             let len = pkt.ip_len + dsss::DATA_OVERHEAD_BYTES;
             tap.air_frame(data, Phy { start: ta, rate: a.rate, len, fcs_ok: decoded, snr_cdb: snr, ampdu: None });
             if decoded {

@@ -155,6 +155,21 @@ fn check_addresses(rd: &mut Reader<'_>, root: &DeTable<'_>, scn: &Scenario, stat
             span,
         ));
     }
+    // The Bluetooth clients are nodes of the network too (the AP routes to them over BNEP).
+    let bt_ip_spans: Vec<Option<Span>> = match root.get("bluetooth").map(|v| v.get_ref()) {
+        Some(DeValue::Array(items)) => {
+            items.iter().map(|item| item.get_ref().as_table().and_then(|t| t.get("ip")).map(|v| v.span())).collect()
+        }
+        _ => Vec::new(),
+    };
+    for (i, bt) in scn.bluetooth.iter().enumerate() {
+        nodes.push((
+            scn.ip_of(Endpoint::Bt(i)),
+            format!("Bluetooth client {:?}", bt.name),
+            format!("bluetooth[{i}].ip"),
+            bt_ip_spans.get(i).cloned().flatten(),
+        ));
+    }
     let mut seen: HashMap<u32, usize> = HashMap::new();
     for (i, (ip, who, key, span)) in nodes.iter().enumerate() {
         if let Some(&first) = seen.get(ip) {

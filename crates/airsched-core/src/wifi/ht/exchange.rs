@@ -115,7 +115,7 @@ impl Ht {
                     tid: Some(agg.tin.tid()),
                     seq: mp.sn as u16 & 0x0fff,
                     key,
-                    ip_len: pkt.ip_len,
+                    pkt,
                 };
                 let fcs_ok = decoded && agg.ok & (1 << k) != 0;
                 let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
