@@ -48,6 +48,7 @@ pub use scenario::{
     parse_scenario, parse_scenario_with, toml_string, NodeConfig, Scenario, ScenarioError, ScenarioErrors,
     OVERRIDES_FILE,
 };
+pub use sim::external::{ExternalError, ExternalFlow};
 pub use sim::{SimError, Simulation};
 pub use time::Nanos;
 pub use traffic::flow::{Endpoint, MAX_UDP_PAYLOAD};
