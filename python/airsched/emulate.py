@@ -44,6 +44,9 @@ DEFAULT_FLOWS_PER_PAIR = 8
 #: The documented lag bound: a warning when the 99th percentile of the delivered packets'
 #: lag exceeds it (docs/emulation.md, "Time").
 LAG_BOUND_MS = 1.0
+#: SCHED_FIFO priority of the pacing loop (``realtime``): above every normal task, below the
+#: kernel's own real-time threads (50 for threaded IRQs).
+RT_PRIORITY = 20
 #: Where the runs' state files live (one per prefix).
 STATE_DIR = Path("/run/airsched-emulate")
 #: Name of an external flow not (yet) bound to a 5-tuple; such rows are left out of the tables.
@@ -420,9 +423,12 @@ def _pairs(names: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def emulate(
-    scenario: PathLike,
+    scenario: PathLike | None = None,
     *,
+    text: str | None = None,
     duration: str | None = None,
+    simulated_flows: bool = True,
+    realtime: bool = True,
     real: Sequence[str] | None = None,
     prefix: str = DEFAULT_PREFIX,
     flows_per_pair: int = DEFAULT_FLOWS_PER_PAIR,
@@ -440,9 +446,14 @@ def emulate(
 
     ``on_ready(nodes)`` is called once the namespaces are up (start the real applications
     there). Ctrl-C or SIGTERM ends the run early, with results of what ran (``partial``).
-    Raises :class:`EmulationUnavailable` without root, /dev/net/tun or the packages."""
+    With ``realtime`` (the default) the pacing loop runs under SCHED_FIFO (priority
+    :data:`RT_PRIORITY`) so that a busy machine does not delay its wake-ups; it sleeps whenever
+    nothing is due, so it never takes a core from the real applications when idle.
+    Without ``simulated_flows`` the scenario's own ``[[flow]]``s are left out: the cell carries
+    the real traffic alone. Raises :class:`EmulationUnavailable` without root, /dev/net/tun or
+    the packages."""
     check_available()
-    source = load(scenario)
+    source = load(scenario, text=text)
     lines = override_lines(overrides)
     if duration is not None:
         lines.append(f"run.duration={_core.toml_string(duration)}")
@@ -459,7 +470,7 @@ def emulate(
         names = ["server", *chosen]
         pairs = _pairs(names)
         external = [(f"{UNBOUND}-{a}-{b}-{i}", a, b) for a, b in pairs for i in range(flows_per_pair)]
-        sim = _core.Simulation.with_external(source.text, source.path, lines, external)
+        sim = _core.Simulation.with_external(source.text, source.path, lines, external, simulated_flows)
         sim.enable_interface_counters()
         if pcap is not None:
             sim.enable_pcap()
@@ -477,12 +488,15 @@ def emulate(
         import gc
 
         gc.disable()
+        old_policy = _realtime(warn) if realtime else None
         try:
             emu.run(stop)
         except KeyboardInterrupt:
             partial = True
         finally:
             gc.enable()
+            if old_policy is not None:
+                os.sched_setscheduler(0, *old_policy)
     with native_errors():
         raw = sim.finish_now() if sim.now_ns < sim.end_ns else sim.finish()
     raw["summary"]["partial"] = partial
@@ -507,6 +521,19 @@ def emulate(
             "flows are distorted (docs/emulation.md, Limits)"
         )
     return result
+
+
+def _realtime(warn: Callable[[str], None] | None) -> tuple[int, Any] | None:
+    """Put this process under SCHED_FIFO (not its children: SCHED_RESET_ON_FORK); returns the
+    policy to restore (None if refused)."""
+    old = (os.sched_getscheduler(0), os.sched_getparam(0))
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(RT_PRIORITY))
+    except OSError as exc:
+        if warn is not None:
+            warn(f"could not run the pacing loop under SCHED_FIFO ({exc.strerror}); lag may be larger")
+        return None
+    return old
 
 
 def _drop_unbound(raw: dict[str, Any]) -> None:

@@ -294,17 +294,22 @@ impl Simulation {
 
     /// A simulation with external flows for the live emulation (`airsched.emulate`): the
     /// scenario's flows, then one flow per `(name, src, dst)` of `external` (node names: a
-    /// station's, "server" or "ap"), whose packets come from outside (`inject`).
+    /// station's, "server" or "ap"), whose packets come from outside (`inject`). Without
+    /// `simulated_flows` the scenario's own flows are left out (a cell with real traffic only).
     #[staticmethod]
-    #[pyo3(signature = (text, path, overrides, external))]
+    #[pyo3(signature = (text, path, overrides, external, simulated_flows=true))]
     fn with_external(
         text: &str,
         path: &str,
         overrides: Vec<String>,
         external: Vec<(String, String, String)>,
+        simulated_flows: bool,
     ) -> PyResult<Self> {
         use airsched_core::{Endpoint, ExternalFlow};
-        let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
+        let mut scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
+        if !simulated_flows {
+            scn.flows.clear();
+        }
         let endpoint = |n: &str| match n {
             "server" => Ok(Endpoint::Server),
             "ap" => Ok(Endpoint::Ap),

@@ -10,7 +10,7 @@ Shared options are in ``_options``, the progress bars in ``_progress``, the rich
 
 from __future__ import annotations
 
-from . import calibrate, compare, export, kernel, repro, results, run, sweep, tc
+from . import calibrate, compare, emulate, export, kernel, repro, results, run, sweep, tc
 from ._app import app, main
 
 #: The commands, in the order of ``airsched --help`` (which lists them before the groups).
@@ -24,6 +24,7 @@ COMMANDS = (
     ("report", results.report_command),
     ("compare", compare.compare_command),
     ("validate", run.validate_command),
+    ("emulate", emulate.emulate_command),
 )
 
 #: The groups of subcommands (``airsched tc check``...), each a typer app of its module.
