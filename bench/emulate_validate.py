@@ -30,16 +30,25 @@ def _netns(ns: str, *cmd: str, **kw):
     return subprocess.Popen(["ip", "netns", "exec", ns, *cmd], **kw)
 
 
-def tcp_uploads(seconds: int, scenario: Path = ANOMALY, omit: int = 2, cc: str = "cubic") -> dict:
+def tcp_uploads(
+    seconds: int,
+    scenario: Path = ANOMALY,
+    omit: int = 2,
+    cc: str = "cubic",
+    drain: int = 15,
+    download: bool = False,
+    overrides: list[str] | None = None,
+) -> dict:
     """Real iperf3 TCP uploads from every station (port 5201 + i) during an emulation of
     ``scenario``'s cell without its flows; and ``airsched run`` of the scenario for as long.
     Returns {station: {"iperf3_mbps", "emulate_mbps", "model_mbps"}}. The real senders use
-    ``cc`` (iperf3 -C; the host's default may be another, e.g. BBR)."""
+    ``cc`` (iperf3 -C; the host's default may be another, e.g. BBR). ``download``: the server
+    sends (iperf3 -R), to the stations that have a TCP flow in the scenario."""
     # iperf3 starts about 0.5 s into the run and, after its `seconds`, exchanges its results
     # over a control connection that waits behind the cell's queues (seconds at 1 Mb/s): the
     # emulation outlasts it. Goodputs are compared over one window, [omit + 1, seconds + 1] s:
     # the model's measured window, the emulation's flow samples in it, iperf3's own after -O.
-    duration = seconds + 15
+    duration = seconds + drain
     t0, t1 = omit + 1, seconds + 1
     reports: dict[str, dict] = {}
     stations: list[str] = []
@@ -54,9 +63,11 @@ def tcp_uploads(seconds: int, scenario: Path = ANOMALY, omit: int = 2, cc: str =
             time.sleep(0.5)
             clients = {}
             for i, n in enumerate(nodes[1:]):
+                if n.name not in tcp_stations:
+                    continue
                 stations.append(n.name)
                 clients[n.name] = _netns(n.netns, "iperf3", "-c", nodes[0].ip, "-p", str(5201 + i), "-t",
-                                         str(seconds), "-O", str(omit), "-J", "-C", cc,
+                                         str(seconds), "-O", str(omit), "-J", "-C", cc, *(["-R"] if download else []),
                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             for name, c in clients.items():
                 out, _ = c.communicate(timeout=seconds + 30)
@@ -70,11 +81,15 @@ def tcp_uploads(seconds: int, scenario: Path = ANOMALY, omit: int = 2, cc: str =
         worker.append(threading.Thread(target=go, daemon=True))
         worker[0].start()
 
+    extra = list(overrides or [])
+    model = run(scenario, duration=f"{t1}s", overrides=[*extra, f'run.warmup="{t0}s"'])
+    mf = model.flows[model.flows["protocol"] == "tcp"]
+    by_station = {(r.dst if download else r.src): r.goodput_mbps for r in mf.itertuples()}
+    tcp_stations = set(by_station)
     res = emulate(scenario, duration=f"{duration}s", simulated_flows=False, on_ready=ready,
-                  overrides=[f'run.warmup="{t0}s"'])
+                  overrides=[*extra, f'run.warmup="{t0}s"'])
     if worker:
         worker[0].join(timeout=30)
-    model = run(scenario, duration=f"{t1}s", overrides=[f'run.warmup="{t0}s"'])
     out = {"lag": {k: v for k, v in res.summary.items() if k.startswith("lag") or k == "late_wakeups"}}
     cols = ["name", "goodput_mbps", "sent_packets", "received_packets", "drops_queue", "drops_retry", "delay_mean_ms"]
     out["emulate_flows"] = res.flows[cols].to_dict("records")
@@ -85,12 +100,12 @@ def tcp_uploads(seconds: int, scenario: Path = ANOMALY, omit: int = 2, cc: str =
     for name in stations:
         rep = reports.get(name, {})
         iperf = rep.get("end", {}).get("sum_received", {}).get("bits_per_second", float("nan")) / 1e6
-        real = flows[(flows["src"] == name) & flows["name"].str.startswith("tcp ")]
+        real = flows[(flows["dst" if download else "src"] == name) & flows["name"].str.startswith("tcp ")]
         data = real.sort_values("goodput_mbps")["name"].iloc[-1] if len(real) else None
         smp = res.samples
         sel = smp[(smp["kind"] == "flow") & (smp["name"] == data) & (smp["time_s"] > t0 + 1e-9) & (smp["time_s"] <= t1 + 1e-9)]
         emu = float(sel["goodput_mbps"].mean()) if len(sel) else float("nan")
-        mdl = float(model.flows.set_index("name").loc[f"{name}-up", "goodput_mbps"])
+        mdl = float(by_station[name])
         if "error" in rep:
             out.setdefault("errors", {})[name] = rep["error"]
         out[name] = {"iperf3_mbps": iperf, "emulate_mbps": emu, "model_mbps": mdl,
@@ -100,6 +115,9 @@ def tcp_uploads(seconds: int, scenario: Path = ANOMALY, omit: int = 2, cc: str =
 
 def _main() -> None:
     what = sys.argv[1]
+    if what == "tcp-hoiland":
+        secs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+        print(json.dumps(tcp_uploads(secs, scenario=ROOT / "scenarios" / "hoiland" / "tcp.toml", download=True), indent=1))
     if what == "tcp":
         secs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
         print(json.dumps(tcp_uploads(secs, cc=sys.argv[3] if len(sys.argv) > 3 else "cubic"), indent=1))
@@ -153,14 +171,6 @@ def _ping_main(seconds: int) -> None:
     print(r["lag"])
 
 
-if __name__ == "__main__":
-    if sys.argv[1] == "lag":
-        print(json.dumps(lag_at(float(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 10)))
-    elif sys.argv[1] == "ping":
-        _ping_main(int(sys.argv[2]) if len(sys.argv) > 2 else 20)
-    else:
-        _main()
-
 
 FAST_N = ROOT / "scenarios" / "emulate-80211n.toml"
 
@@ -186,6 +196,12 @@ def lag_at(rate_mbit: float, seconds: int, scenario: Path = FAST_N) -> dict:
             except ValueError:
                 rep["error"] = out[-300:]
             s.wait(timeout=5)
+            # Datagrams the receiving host's UDP socket had no room for (Udp: RcvbufErrors).
+            snmp = subprocess.run(["ip", "netns", "exec", sta.netns, "cat", "/proc/net/snmp"],
+                                  capture_output=True, text=True).stdout.splitlines()
+            udp = [ln.split()[1:] for ln in snmp if ln.startswith("Udp:")]
+            if len(udp) == 2:
+                rep["udp"] = dict(zip(udp[0], udp[1]))
 
         worker.append(threading.Thread(target=go, daemon=True))
         worker[0].start()
@@ -197,4 +213,14 @@ def lag_at(rate_mbit: float, seconds: int, scenario: Path = FAST_N) -> dict:
     recv = rep.get("end", {}).get("sum", {}).get("bits_per_second", float("nan"))
     return {"rate_mbit": rate_mbit, **{k: s[k] for k in s if k.startswith("lag") or k.startswith("real_")},
             "late_wakeups": s["late_wakeups"], "iperf3_mbps": recv / 1e6,
-            "lost_percent": rep.get("end", {}).get("sum", {}).get("lost_percent")}
+            "lost_percent": rep.get("end", {}).get("sum", {}).get("lost_percent"),
+            "receiver_rcvbuf_errors": rep.get("udp", {}).get("RcvbufErrors")}
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "lag":
+        print(json.dumps(lag_at(float(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 10)))
+    elif sys.argv[1] == "ping":
+        _ping_main(int(sys.argv[2]) if len(sys.argv) > 2 else 20)
+    else:
+        _main()
