@@ -117,8 +117,12 @@ def _main() -> None:
     what = sys.argv[1]
     if what == "tcp-hoiland":
         secs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
-        print(json.dumps(tcp_uploads(secs, scenario=ROOT / "scenarios" / "hoiland" / "tcp.toml", download=True), indent=1))
-    if what == "tcp":
+        queueing = sys.argv[3] if len(sys.argv) > 3 else "airtime"
+        # The TCP model with Linux 6.1's CUBIC and socket defaults at both ends of each flow.
+        era = [f'flow[{f}].kernel="6.1"' for f in ("tcp-fast1", "tcp-fast2", "tcp-slow")]
+        print(json.dumps(tcp_uploads(secs, scenario=ROOT / "scenarios" / "hoiland" / "tcp.toml", download=True,
+                                     overrides=[f'ap.queueing="{queueing}"', *era]), indent=1))
+    elif what == "tcp":
         secs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
         print(json.dumps(tcp_uploads(secs, cc=sys.argv[3] if len(sys.argv) > 3 else "cubic"), indent=1))
 
