@@ -215,7 +215,7 @@ def lag_at(rate_mbit: float, seconds: int, scenario: Path = FAST_N) -> dict:
         worker[0].join(timeout=30)
     s = res.summary
     recv = rep.get("end", {}).get("sum", {}).get("bits_per_second", float("nan"))
-    return {"rate_mbit": rate_mbit, **{k: s[k] for k in s if k.startswith("lag") or k.startswith("real_")},
+    return {"rate_mbit": rate_mbit, **{k: s[k] for k in s if k.startswith(("lag", "real_", "loop_"))},
             "late_wakeups": s["late_wakeups"], "iperf3_mbps": recv / 1e6,
             "lost_percent": rep.get("end", {}).get("sum", {}).get("lost_percent"),
             "receiver_rcvbuf_errors": rep.get("udp", {}).get("RcvbufErrors")}

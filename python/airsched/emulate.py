@@ -96,10 +96,9 @@ class Lag:
     late_wakeups: int = 0
 
     def percentiles(self) -> dict[str, float]:
-        """p50, p90, p99 and max in ms (NaN without samples), and the number of samples."""
+        """p50, p90, p99 and max in ms (None without samples), and the number of samples."""
         if not self.samples:
-            nan = float("nan")
-            return {"lag_p50_ms": nan, "lag_p90_ms": nan, "lag_p99_ms": nan, "lag_max_ms": nan, "lag_samples": 0}
+            return {"lag_p50_ms": None, "lag_p90_ms": None, "lag_p99_ms": None, "lag_max_ms": None, "lag_samples": 0}
         s = sorted(self.samples)
 
         def pct(q: float) -> float:
@@ -442,7 +441,8 @@ def emulate(
     stations named in ``real``, all by default) and return its :class:`Result`: the simulated
     flows as ``airsched run`` reports them, and each real 5-tuple seen as a flow named
     :func:`flow_name`; ``summary`` adds ``lag_p50_ms``... ``lag_max_ms``, ``lag_samples``,
-    ``late_wakeups``, ``real_packets_injected``/``_delivered``/``_unrouted``/``_ignored``.
+    ``late_wakeups``, ``loop_cpu_share`` (CPU time of the loop over its wall time; the
+    simulation included), ``real_packets_injected``/``_delivered``/``_unrouted``/``_ignored``.
 
     ``on_ready(nodes)`` is called once the namespaces are up (start the real applications
     there). Ctrl-C or SIGTERM ends the run early, with results of what ran (``partial``).
@@ -489,21 +489,26 @@ def emulate(
 
         gc.disable()
         old_policy = _realtime(warn) if realtime else None
+        cpu0, wall0 = time.process_time(), time.monotonic()
         try:
             emu.run(stop)
         except KeyboardInterrupt:
             partial = True
         finally:
+            loop_cpu, loop_wall = time.process_time() - cpu0, time.monotonic() - wall0
             gc.enable()
             if old_policy is not None:
                 os.sched_setscheduler(0, *old_policy)
     with native_errors():
-        raw = sim.finish_now() if sim.now_ns < sim.end_ns else sim.finish()
+        # The loop stops at the first wake-up at or after the end: the events left before the
+        # end are run (a normal end), or the run ends where it stands (interrupted).
+        raw = sim.finish_now() if partial else sim.finish()
     raw["summary"]["partial"] = partial
     _drop_unbound(raw)
     raw["summary"].update(emu.lag.percentiles())
     raw["summary"].update(
         late_wakeups=emu.lag.late_wakeups,
+        loop_cpu_share=loop_cpu / loop_wall if loop_wall > 0 else 0.0,
         real_packets_injected=emu.injected,
         real_packets_delivered=emu.delivered,
         real_packets_unrouted=emu.unrouted,
@@ -515,7 +520,7 @@ def emulate(
 
         result.pcaps = write_pcaps(sim.take_pcaps(), pcap)
     p99 = raw["summary"]["lag_p99_ms"]
-    if warn is not None and p99 == p99 and p99 > LAG_BOUND_MS:
+    if warn is not None and p99 is not None and p99 > LAG_BOUND_MS:
         warn(
             f"the simulation lagged the wall clock: p99 {p99:.3f} ms > {LAG_BOUND_MS} ms; timings of the real "
             "flows are distorted (docs/emulation.md, Limits)"

@@ -77,16 +77,19 @@ def emulate_command(
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     s = result.summary
-    print(
-        f"lag behind the wall clock: p50 {s['lag_p50_ms']:.3f} ms, p90 {s['lag_p90_ms']:.3f} ms, "
-        f"p99 {s['lag_p99_ms']:.3f} ms, max {s['lag_max_ms']:.3f} ms over {s['lag_samples']} packets",
-        file=sys.stderr,
-    )
+    if s["lag_samples"]:
+        print(
+            f"lag behind the wall clock: p50 {s['lag_p50_ms']:.3f} ms, p90 {s['lag_p90_ms']:.3f} ms, "
+            f"p99 {s['lag_p99_ms']:.3f} ms, max {s['lag_max_ms']:.3f} ms over {s['lag_samples']} packets",
+            file=sys.stderr,
+        )
+    else:
+        print("no real packet was delivered (no lag measured)", file=sys.stderr)
     if out is not None:
         _write_results(result, out)
     report = result.to_json_dict()
     if json_output:
-        sys.stdout.write(json.dumps(report, indent=2, allow_nan=True) + "\n")
+        sys.stdout.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     else:
         _print_report(Console(), dict(report, **{t: result.rows(t) for t in OPTIONAL_TABLES}))
     if s.get("partial"):
