@@ -48,6 +48,7 @@ pub use scenario::{
     parse_scenario, parse_scenario_with, toml_string, NodeConfig, Scenario, ScenarioError, ScenarioErrors,
     OVERRIDES_FILE,
 };
+pub use sim::external::{ExternalError, ExternalFlow};
 pub use sim::{SimError, Simulation};
 pub use time::Nanos;
 pub use traffic::flow::{Endpoint, MAX_UDP_PAYLOAD};
@@ -64,7 +65,7 @@ pub use results::{
 };
 
 // Traffic control: tc scripts, qdisc trees and their reports, classifiers.
-pub use packet::FlowKey;
+pub use packet::{tos_to_priority, FlowKey};
 pub use qdisc::classify::{classify, Filter, FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
 pub use qdisc::{ClassReport, Handle, Qdisc, QdiscReport, QdiscStats};
 pub use tc::{

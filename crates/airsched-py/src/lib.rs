@@ -292,6 +292,107 @@ impl Simulation {
         Ok(Simulation { inner })
     }
 
+    /// A simulation with external flows for the live emulation (`airsched.emulate`): the
+    /// scenario's flows, then one flow per `(name, src, dst)` of `external` (node names: a
+    /// station's, "server" or "ap"), whose packets come from outside (`inject`). Without
+    /// `simulated_flows` the scenario's own flows are left out (a cell with real traffic only).
+    #[staticmethod]
+    #[pyo3(signature = (text, path, overrides, external, simulated_flows=true))]
+    fn with_external(
+        text: &str,
+        path: &str,
+        overrides: Vec<String>,
+        external: Vec<(String, String, String)>,
+        simulated_flows: bool,
+    ) -> PyResult<Self> {
+        use airsched_core::{Endpoint, ExternalFlow};
+        let mut scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
+        if !simulated_flows {
+            scn.flows.clear();
+        }
+        let endpoint = |n: &str| match n {
+            "server" => Ok(Endpoint::Server),
+            "ap" => Ok(Endpoint::Ap),
+            _ => scn.stations.iter().position(|s| s.name == n).map(Endpoint::Station).ok_or_else(|| {
+                errors::option_error(
+                    "--real",
+                    format!("no station {n:?} in the scenario; expected a station's name, server or ap"),
+                )
+            }),
+        };
+        let ext = external
+            .iter()
+            .map(|(name, s, d)| Ok(ExternalFlow { name: name.clone(), src: endpoint(s)?, dst: endpoint(d)? }))
+            .collect::<PyResult<Vec<_>>>()?;
+        let inner = CoreSimulation::with_external_flows(&scn, &ext).map_err(sim_error)?;
+        Ok(Simulation { inner })
+    }
+
+    /// Index of the first external flow (None without them).
+    #[getter]
+    fn first_external_flow(&self) -> Option<u32> {
+        self.inner.first_external_flow()
+    }
+
+    /// The IPv4 address of each node, as the scenario gives or defaults them: [(name, "a.b.c.d")],
+    /// the server, the AP, then the stations in order.
+    fn node_addresses(&self) -> Vec<(String, String)> {
+        use airsched_core::Endpoint;
+        let scn = self.inner.scenario();
+        let ip = |e| std::net::Ipv4Addr::from(scn.ip_of(e)).to_string();
+        let mut out = vec![("server".to_string(), ip(Endpoint::Server)), ("ap".to_string(), ip(Endpoint::Ap))];
+        out.extend(scn.stations.iter().enumerate().map(|(i, s)| (s.name.clone(), ip(Endpoint::Station(i)))));
+        out
+    }
+
+    /// Give external flow `flow` a real packet's header fields (addresses and ports as
+    /// integers in host order) and its name in the results.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_external(
+        &mut self,
+        flow: u32,
+        src_ip: u32,
+        dst_ip: u32,
+        sport: u16,
+        dport: u16,
+        proto: u8,
+        tos: u8,
+        name: &str,
+    ) -> PyResult<()> {
+        let key = airsched_core::FlowKey {
+            src_ip,
+            dst_ip,
+            sport,
+            dport,
+            proto,
+            tos,
+            mark: 0,
+            priority: airsched_core::tos_to_priority(tos),
+        };
+        self.inner.bind_external(flow, key, name).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
+
+    /// Inject an external packet of `ip_len` bytes (`payload` counted as goodput) at its flow's
+    /// first hop at the current simulated time; returns whether the first qdisc took it.
+    fn inject(&mut self, flow: u32, ip_len: u32, payload: u32, tag: u64) -> PyResult<bool> {
+        self.inner
+            .inject(flow, ip_len, payload, tag)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
+
+    /// The external packets delivered since the last call: [(tag, arrival time in ns)].
+    fn take_delivered(&mut self) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        self.inner.take_delivered(&mut out);
+        out.into_iter().map(|(t, at)| (t, at.as_ns())).collect()
+    }
+
+    /// The time of the next event (ns), None when none is left before the end.
+    #[getter]
+    fn next_event_ns(&self) -> Option<u64> {
+        self.inner.next_event_time().map(|t| t.as_ns())
+    }
+
     #[getter]
     fn now_ns(&self) -> u64 {
         self.inner.now().as_ns()

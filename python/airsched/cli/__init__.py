@@ -10,7 +10,7 @@ Shared options are in ``_options``, the progress bars in ``_progress``, the rich
 
 from __future__ import annotations
 
-from . import advise, calibrate, compare, examples, export, kernel, repro, results, run, sweep, tc
+from . import advise, calibrate, compare, emulate, examples, export, kernel, repro, results, run, sweep, tc
 from ._app import app, main
 
 #: The commands, in the order of ``airsched --help`` (which lists them before the groups).
@@ -26,6 +26,7 @@ COMMANDS = (
     ("advise", advise.advise_command),
     ("validate", run.validate_command),
     ("examples", examples.examples_command),
+    ("emulate", emulate.emulate_command),
 )
 
 #: The groups of subcommands (``airsched tc check``...), each a typer app of its module.

@@ -261,6 +261,8 @@ impl Scenario {
                 Protocol::Ping | Protocol::PingReply => 1,
                 Protocol::Tcp | Protocol::TcpAck => 6,
                 Protocol::Udp => 17,
+                // Replaced by the real packets' own 5-tuple when the emulation binds the flow.
+                Protocol::External => 0,
             },
             tos: f.tos,
             mark: f.mark,

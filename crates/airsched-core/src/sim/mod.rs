@@ -19,6 +19,7 @@
 
 pub(crate) mod build;
 pub(crate) mod calibrate;
+pub(crate) mod external;
 mod report;
 #[cfg(test)]
 mod tests;

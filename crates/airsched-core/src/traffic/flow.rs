@@ -28,6 +28,10 @@ pub enum Protocol {
     Tcp,
     /// The ACKs of a TCP flow (added by the simulator, one per TCP flow).
     TcpAck,
+    /// Packets from outside the simulation: a real host's, read from a TUN device by the live
+    /// emulation (`sim/external.rs`, docs/emulation.md). No source runs it; each packet is
+    /// injected at its node and, on arrival, handed back out instead of to an application.
+    External,
 }
 
 impl Protocol {
@@ -38,6 +42,7 @@ impl Protocol {
             Protocol::PingReply => "ping-reply",
             Protocol::Tcp => "tcp",
             Protocol::TcpAck => "tcp-ack",
+            Protocol::External => "external",
         }
     }
 }

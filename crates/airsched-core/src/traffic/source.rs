@@ -60,6 +60,9 @@ pub struct Traffic {
     pub saturate_backlog: u32,
     refill_rotor: u32,
     pub end: Nanos,
+    /// External packets (`Protocol::External`) that reached their destination: (the tag they
+    /// were injected with, the arrival time), taken by the emulation (`sim/external.rs`).
+    pub external_out: Vec<(u64, Nanos)>,
 }
 
 impl Traffic {
@@ -93,6 +96,7 @@ impl Traffic {
             saturate_backlog,
             refill_rotor: 0,
             end,
+            external_out: Vec::new(),
         }
     }
 
@@ -261,6 +265,7 @@ impl Traffic {
             Protocol::Ping => self.answer_ping(&p, cx, xmit),
             Protocol::Tcp => self.tcp_segment_arrived(&p, cx, xmit),
             Protocol::TcpAck => self.tcp_ack_arrived(&p, cx, xmit),
+            Protocol::External => self.external_out.push((p.seq, now)),
             Protocol::PingReply => {
                 let request = self.ping_of[p.flow as usize];
                 let rtt = self.pings[request as usize].as_mut().and_then(|s| s.on_reply(now, p.seq));
