@@ -58,6 +58,10 @@ pub enum Transport {
     EchoReply {
         id: u16,
     },
+    /// A live-emulation packet (`Protocol::External`): its real bytes stay in the emulator,
+    /// so the capture holds its IPv4 header (the bound 5-tuple's protocol) and is cut there
+    /// (a snap length shorter than the packet, which tshark marks as such).
+    Opaque,
 }
 /// The noise floor the radiotap "antenna noise" field reports, dBm (thermal noise in 20 MHz,
 /// -101 dBm, plus a 7 dB noise figure); the signal is this plus the frame's SNR.
@@ -336,6 +340,7 @@ impl Tap {
                 let sum = checksum(0, &buf[l4..]);
                 buf[l4 + 2..l4 + 4].copy_from_slice(&sum.to_be_bytes());
             }
+            Transport::Opaque => {}
         }
         if transport == Transport::Udp {
             let sum = checksum(pseudo_header_sum(key, 17, l4_len), &buf[l4..]);

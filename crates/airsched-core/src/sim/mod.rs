@@ -448,6 +448,7 @@ impl Simulation {
                 Protocol::TcpAck => Transport::TcpAck,
                 Protocol::Ping => Transport::EchoRequest { id: i as u16 },
                 Protocol::PingReply => Transport::EchoReply { id: self.traffic.ping_of[i] as u16 },
+                Protocol::External => Transport::Opaque,
             })
             .collect();
         self.cx.tap = Some(Box::new(crate::pcap::Tap::new(phy, &radios, transports)));
