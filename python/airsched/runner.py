@@ -7,8 +7,8 @@ from __future__ import annotations
 import operator
 import os
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from . import _core
 from ._errors import native_errors
