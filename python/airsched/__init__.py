@@ -10,15 +10,28 @@ scenario without running it. Bad input raises :class:`ScenarioError`, whose ``er
 every problem as ``FILE:LINE:COL: KEY: message``.
 """
 
+import importlib
+from typing import Any
+
 from . import _core
-from . import report as report  # airsched.report after `import airsched` alone
 from ._errors import AirschedError, ScenarioError, SimulationError
 from .result import Result
 from .runner import run
 from .scenario import ScenarioInfo, StationLink, load, validate
-from .sweeps import sweep
 
 __version__: str = _core.version()
+
+
+def __getattr__(name: str) -> Any:
+    """``airsched.report`` and ``airsched.sweep``, imported on first use (PEP 562): a run
+    (``airsched run``) needs neither, and the report module alone is a third of the package's
+    import time."""
+    if name == "report":
+        return importlib.import_module(".report", __name__)
+    if name == "sweep":
+        return importlib.import_module(".sweeps", __name__).sweep
+    raise AttributeError(f"module 'airsched' has no attribute {name!r}")
+
 
 __all__ = [
     "AirschedError",
