@@ -225,7 +225,7 @@ mod tests {
     #[test]
     fn an_unscheduled_event_is_placed_against_the_one_being_handled() {
         let mut q = EventQueue::with_capacity(8);
-        q.schedule(Nanos(5), Event::WireDeliver { iface: 1, pkt: 0 });
+        q.schedule(Nanos(5), Event::WireDeliver { iface: 1, pkt: PacketId(0) });
         q.pop();
         let done = |iface| Event::WireTxDone { iface };
         // Earlier time, or the same time and a lower class (WireTxDone is class 4, before
@@ -236,7 +236,7 @@ mod tests {
         assert!(!q.before_current(Nanos(6), &done(0)));
         assert!(!q.before_current(Nanos(5), &Event::QdiscWake { iface: 0 }));
         // Same time and class: the component decides.
-        assert!(q.before_current(Nanos(5), &Event::WireDeliver { iface: 0, pkt: 3 }));
-        assert!(!q.before_current(Nanos(5), &Event::WireDeliver { iface: 2, pkt: 3 }));
+        assert!(q.before_current(Nanos(5), &Event::WireDeliver { iface: 0, pkt: PacketId(3) }));
+        assert!(!q.before_current(Nanos(5), &Event::WireDeliver { iface: 2, pkt: PacketId(3) }));
     }
 }
