@@ -10,8 +10,6 @@ import json
 import sys
 from pathlib import Path
 
-import airsched
-
 
 def s1(slow_rate: str = "11Mbps") -> str:
     return f"""
@@ -73,6 +71,8 @@ OVERRIDES = {"H-UDP-ATF": {"ap.queueing": "airtime"}, "H-TCP-ATF": {"ap.queueing
 
 
 def main() -> int:
+    import airsched  # here, so that callgrind_table.py can read SCENARIOS without the package
+
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true")

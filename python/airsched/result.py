@@ -192,7 +192,9 @@ class Result:
         columns = self._columns[table]
         # Built column by column so that an empty table still has every column, with its type.
         data = {
-            name: values.to_pandas() if isinstance(values, _Coded) else pd.Series(values, dtype=_DTYPES.get(schema.get(name, "")))
+            name: values.to_pandas()
+            if isinstance(values, _Coded)
+            else pd.Series(_array(values), dtype=_DTYPES.get(schema.get(name, "")))
             for name, values in columns.items()
         }
         return pd.DataFrame(data)
@@ -292,27 +294,57 @@ def _checked_columns(
     return ordered
 
 
-#: numpy dtype of each tag of a typed column (see ``typed_table_to_py`` in crates/airsched-py).
+#: numpy dtype of each tag of a typed column (see ``typed_table_to_py`` in crates/airsched-py),
+#: and the ``memoryview`` format of the same little-endian values.
 _TYPED = {"f8": "<f8", "i8": "<i8", "dict": "<u4"}
+_FORMATS = {"f8": "d", "i8": "q", "dict": "I"}
+_SIZES = {"f8": 8, "i8": 8, "dict": 4}
 
 
 def _column(table: str, name: str, values: Any) -> Any:
     """A column as a list, or, for the typed columns of the tables that grow with the run
-    (samples, pings: ``("f8" | "i8", bytes)`` or ``("dict", codes, names)``), as a numpy array
-    read from the bytes without a copy (text as an object array sharing one str per name)."""
+    (samples, pings: ``("f8" | "i8", bytes)`` or ``("dict", codes, names)``), as a
+    :class:`_Typed` view of the bytes (text as codes into its names, :class:`_Coded`): numpy is
+    imported only when a table is turned into a DataFrame or Arrow arrays, not by a run whose
+    samples nobody reads (``airsched run --json``)."""
     if isinstance(values, tuple) and values and values[0] in _TYPED:
-        import numpy as np
-
         tag, raw = values[0], values[1]
-        if len(raw) % np.dtype(_TYPED[tag]).itemsize:
+        if len(raw) % _SIZES[tag]:
             raise SimulationError(f"the native {table!r} column {name!r} has a partial value")
-        array = np.frombuffer(raw, dtype=_TYPED[tag])
+        array = _Typed(raw, tag)
         if tag == "dict":
-            if array.size and int(array.max()) >= len(values[2]):
+            if len(array) and max(array.view) >= len(values[2]):
                 raise SimulationError(f"the native {table!r} column {name!r} has a code without a name")
             return _Coded(array, list(values[2]))
         return array
     return list(values)
+
+
+class _Typed:
+    """Numbers in the native little-endian bytes (8 bytes a value, 4 a code), read without a
+    copy: as Python numbers by iteration, as a numpy array through ``__array__``."""
+
+    def __init__(self, raw: bytes, tag: str) -> None:
+        self.raw, self.tag = raw, tag
+        self.view = memoryview(raw).cast(_FORMATS[tag])
+
+    def __len__(self) -> int:
+        return len(self.view)
+
+    def __iter__(self) -> Any:
+        return iter(self.view)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.__array__()[i]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        import numpy as np
+
+        array = np.frombuffer(self.raw, dtype=_TYPED[self.tag])
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def tolist(self) -> list[Any]:
+        return self.view.tolist()
 
 
 class _Coded:
@@ -355,6 +387,7 @@ def _arrow_column(values: Any, kind: str | None) -> Any:
         codes = np.ascontiguousarray(values.codes, dtype=np.int32)
         indices = pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
         return pa.DictionaryArray.from_arrays(indices, strings(values.names)).cast(pa.string())
+    values = _array(values)
     if kind is None:  # a column beyond the schema: by what it holds
         probe = np.asarray(values)
         kind = FLOAT if probe.dtype.kind == "f" else INT if probe.dtype.kind in "iub" else STR
@@ -363,6 +396,15 @@ def _arrow_column(values: Any, kind: str | None) -> Any:
     dtype, arrow = (np.float64, pa.float64()) if kind == FLOAT else (np.int64, pa.int64())
     data = np.ascontiguousarray(values, dtype=dtype)
     return pa.Array.from_buffers(arrow, len(data), [None, pa.py_buffer(data)])
+
+
+def _array(values: Any) -> Any:
+    """A typed column as its numpy array (no copy); any other column as it is."""
+    if isinstance(values, _Typed):
+        import numpy as np
+
+        return np.asarray(values)
+    return values
 
 
 def _pandas_metadata(columns: list[tuple[str, str | None]]) -> dict[bytes, bytes]:

@@ -8,6 +8,7 @@ import operator
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from . import _core
 from ._errors import native_errors
@@ -69,7 +70,7 @@ def run(
         else:
             raw = sim.finish()
             raw["summary"]["partial"] = False
-    result = _with_provenance(Result.from_native(raw), source, lines)
+    result = _with_provenance(Result.from_native(raw), source, lines, sim.resolved())
     if queues:
         import pandas as pd
 
@@ -81,10 +82,15 @@ def run(
     return result
 
 
-def _with_provenance(result: Result, source: ScenarioSource, lines: list[str]) -> Result:
+def _with_provenance(
+    result: Result, source: ScenarioSource, lines: list[str], resolved: dict[str, Any]
+) -> Result:
     """``result`` with ``summary["provenance"]``: scenario path, text and hash, overrides, seed,
-    versions and every resolved setting (see :mod:`airsched.provenance`)."""
-    result.summary["provenance"] = provenance(source.path, source.text, lines, seed=int(result.summary["seed"]))
+    versions and every resolved setting (see :mod:`airsched.provenance`), ``resolved`` from the
+    simulation's own parse (the scenario is parsed and checked once per run)."""
+    result.summary["provenance"] = provenance(
+        source.path, source.text, lines, seed=int(result.summary["seed"]), resolved=resolved
+    )
     return result
 
 

@@ -277,6 +277,8 @@ const SLICE_EVENTS: u64 = 200_000;
 #[pyclass(module = "airsched._core")]
 struct Simulation {
     inner: CoreSimulation,
+    /// The scenario as parsed (with the overrides), for `resolved`: one parse per run.
+    scn: airsched_core::Scenario,
 }
 
 #[pymethods]
@@ -289,7 +291,13 @@ impl Simulation {
     fn new(text: &str, path: &str, overrides: Vec<String>) -> PyResult<Self> {
         let scn = parse_scenario_with(text, path, &overrides).map_err(scenario_error)?;
         let inner = CoreSimulation::new(&scn).map_err(sim_error)?;
-        Ok(Simulation { inner })
+        Ok(Simulation { inner, scn })
+    }
+
+    /// What the core understood of the scenario, as `validate` returns it (the provenance's
+    /// `resolved`), from the parse this simulation was built from.
+    fn resolved<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        convert::scenario_to_py(py, &self.scn)
     }
 
     /// A simulation with external flows for the live emulation (`airsched.emulate`): the

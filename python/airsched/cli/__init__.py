@@ -10,8 +10,16 @@ Shared options are in ``_options``, the progress bars in ``_progress``, the rich
 
 from __future__ import annotations
 
-from . import advise, calibrate, compare, emulate, examples, export, kernel, repro, results, run, sweep, tc
-from ._app import app, main
+import os
+
+# The command line does no linear algebra: numpy, when a command imports it (plots, reports,
+# Parquet), must not start a pool of OpenBLAS/OpenMP threads that spin beside the simulation
+# on a small machine. A value the user set wins.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from . import advise, calibrate, compare, emulate, examples, export, kernel, repro, results, run, sweep, tc  # noqa: E402
+from ._app import app, main  # noqa: E402
 
 #: The commands, in the order of ``airsched --help`` (which lists them before the groups).
 COMMANDS = (
@@ -40,6 +48,6 @@ for _name, _command in COMMANDS:
     app.command(_name)(_command)
 for _name, _group in GROUPS:
     app.add_typer(_group, name=_name)
-del _name, _command, _group
+del _name, _command, _group, _var
 
 __all__ = ["COMMANDS", "GROUPS", "app", "main"]

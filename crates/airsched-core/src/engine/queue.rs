@@ -146,11 +146,13 @@ pub struct EventQueue {
     heap: BinaryHeap<Scheduled>,
     seq: u64,
     processed: u64,
+    /// Time, class and component of the event popped last (the one being handled).
+    last: (Nanos, u8, u32),
 }
 
 impl EventQueue {
     pub fn with_capacity(cap: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(cap), seq: 0, processed: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(cap), seq: 0, processed: 0, last: (Nanos::ZERO, 0, 0) }
     }
 
     #[inline]
@@ -165,10 +167,21 @@ impl EventQueue {
         self.heap.peek().map(|s| s.time)
     }
 
+    /// Whether `event` at `time`, had it been scheduled, would have been popped before the
+    /// event being handled now. For a component's event that is skipped while nothing can
+    /// observe it and scheduled only when something would (`net/wire.rs`): its time, class and
+    /// component place it; a component never has two events of one class at one instant, so
+    /// the sequence number it would have had does not matter.
+    #[inline]
+    pub fn before_current(&self, time: Nanos, event: &Event) -> bool {
+        (time, event.class(), event.component()) < self.last
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, Event)> {
         let s = self.heap.pop()?;
         self.processed += 1;
+        self.last = (s.time, s.class, s.component);
         Some((s.time, s.event))
     }
 
@@ -207,5 +220,23 @@ mod tests {
             ]
         );
         assert_eq!(q.processed(), 5);
+    }
+
+    #[test]
+    fn an_unscheduled_event_is_placed_against_the_one_being_handled() {
+        let mut q = EventQueue::with_capacity(8);
+        q.schedule(Nanos(5), Event::WireDeliver { iface: 1, pkt: PacketId(0) });
+        q.pop();
+        let done = |iface| Event::WireTxDone { iface };
+        // Earlier time, or the same time and a lower class (WireTxDone is class 4, before
+        // WireDeliver's 5): it would have come first.
+        assert!(q.before_current(Nanos(4), &done(9)));
+        assert!(q.before_current(Nanos(5), &done(9)));
+        // Later, or at the same time a later class.
+        assert!(!q.before_current(Nanos(6), &done(0)));
+        assert!(!q.before_current(Nanos(5), &Event::QdiscWake { iface: 0 }));
+        // Same time and class: the component decides.
+        assert!(q.before_current(Nanos(5), &Event::WireDeliver { iface: 0, pkt: PacketId(3) }));
+        assert!(!q.before_current(Nanos(5), &Event::WireDeliver { iface: 2, pkt: PacketId(3) }));
     }
 }

@@ -16,8 +16,11 @@ pub struct Netdev {
     /// A packet taken from the qdisc leaves its flow's first hop at once (false: it leaves
     /// when it leaves the driver, as in an 802.11n cell whose driver queues hold frames).
     pub leaves_at_dequeue: bool,
-    /// Wired: a packet is being serialised.
+    /// Wired: a packet is being serialised and its `WireTxDone` is scheduled.
     pub busy: bool,
+    /// Wired: a packet is being serialised until this time, and its `WireTxDone` was not
+    /// scheduled because nothing could observe it yet (`Wire::kick`).
+    pub tx_end: Option<Nanos>,
     /// Saturating sources send on this device: it files a top-up request whenever it looks at
     /// its queue (no other device needs to).
     pub sourced: bool,
@@ -58,6 +61,7 @@ impl Netdev {
             acct,
             leaves_at_dequeue: true,
             busy: false,
+            tx_end: None,
             sourced: false,
             wake_at: None,
             hook: None,

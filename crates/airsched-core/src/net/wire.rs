@@ -24,9 +24,27 @@ impl Wire {
     /// `WireTxDone` frees the device, `WireDeliver` hands the packet to the far end. Returns
     /// whether it looked at its queue (false: busy), after which its sources may top it up.
     /// `to` is the node at the far end (for the capture's direction).
+    ///
+    /// A `WireTxDone` that would find the queue empty and change nothing is not scheduled
+    /// when the serialisation starts: the queue is a FIFO (whose dequeue of nothing changes
+    /// nothing), holds no packet, and no saturating source waits for the device to look at it.
+    /// The end of the serialisation is kept in `tx_end`; when the device is run again, its
+    /// `WireTxDone` is scheduled then if it lies after the event being handled (the device is
+    /// still busy), and forgotten if it lies before (the device is idle, as that `WireTxDone`
+    /// would have left it). The events keep their order (`EventQueue::before_current`) and the
+    /// results are those of one `WireTxDone` per packet; only the count of events changes.
     pub fn kick(&self, id: DevId, to: Node, dev: &mut Netdev, cx: &mut Ctx) -> bool {
         if dev.busy {
             return false;
+        }
+        if let Some(end) = dev.tx_end {
+            dev.tx_end = None;
+            let done = Event::WireTxDone { iface: id };
+            if !cx.out.queue().before_current(end, &done) {
+                dev.busy = true;
+                cx.schedule(end, done);
+                return false;
+            }
         }
         if let Some(pkt) = dev.dequeue(id, cx) {
             let p = *cx.pkts.get(pkt);
@@ -35,8 +53,12 @@ impl Wire {
             }
             let bits = (p.ip_len + ETHERNET_WIRE_OVERHEAD) as u64 * 8;
             let tx = Nanos::for_bits(bits, self.rate_bps);
-            dev.busy = true;
-            cx.schedule(cx.now + tx, Event::WireTxDone { iface: id });
+            if dev.sourced || !dev.qdisc.idle_dequeue_is_noop() || crate::qdisc::Qdisc::stats(&dev.qdisc).qlen > 0 {
+                dev.busy = true;
+                cx.schedule(cx.now + tx, Event::WireTxDone { iface: id });
+            } else {
+                dev.tx_end = Some(cx.now + tx);
+            }
             cx.schedule(cx.now + tx + self.delay, Event::WireDeliver { iface: id, pkt });
         }
         true

@@ -31,7 +31,7 @@ mod tests;
 use params::RateTable;
 
 use super::classify::{classify, sort_filters, Filter};
-use super::common::{errors_since, filter_diag};
+use super::common::{errors_since, filter_diag, pending_wakeup};
 use super::{diag_error, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag};
@@ -593,7 +593,12 @@ impl Qdisc for Cbq {
 
     fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
         // The watchdog, or a shaping child that will release a packet.
-        self.classes.iter().filter(|c| c.own.qlen > 0).filter_map(|c| c.q.next_wakeup(now)).chain(self.watchdog).min()
+        self.classes
+            .iter()
+            .filter(|c| c.own.qlen > 0)
+            .filter_map(|c| pending_wakeup(&c.q, now))
+            .chain(self.watchdog)
+            .min()
     }
 
     fn stats(&self) -> QdiscStats {

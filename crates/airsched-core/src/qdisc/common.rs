@@ -1,8 +1,9 @@
 //! Pieces several disciplines share: the one-packet peek stash of disciplines whose dequeue
-//! cannot be undone ([`StashPeek`]), and the diagnostics a build reports about filter lines.
+//! cannot be undone ([`StashPeek`]), a child's pending watchdog as its parent sees it
+//! ([`pending_wakeup`]), and the diagnostics a build reports about filter lines.
 
 use super::classify::classify;
-use super::{Filter, Handle, QCtx, QdiscStats};
+use super::{Filter, Handle, QCtx, Qdisc, QdiscImpl, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag};
 use crate::time::Nanos;
@@ -42,6 +43,21 @@ pub(super) fn bucket_of(
 }
 
 pub(super) use crate::tc::lex::errors_since;
+
+/// A child's watchdog as a parent reports it in its own `next_wakeup`: only a time after `now`.
+///
+/// In Linux a watchdog is a one-shot timer (`qdisc_watchdog_schedule_ns`, net/sched/sch_api.c,
+/// Linux 6.6) that reschedules the root when it fires; it is not polled. A child remembers the
+/// time it armed until it is dequeued again, so when its parent skips it (an HTB class out of
+/// tokens, a band above it sending) that time goes stale. A stale time at or before `now` has
+/// already fired: the device's attempt at `now` (or an earlier one) is the dequeue it caused.
+/// Reporting it again would make the device retry one nanosecond later, and again, until the
+/// parent visits the child: the nested-shaper spin (HTB -> prio -> tbf took 200 M events for
+/// 1.4 s before this rule). What a throttled parent waits for is its own watchdog.
+#[inline]
+pub(super) fn pending_wakeup(child: &QdiscImpl, now: Nanos) -> Option<Nanos> {
+    child.next_wakeup(now).filter(|&t| t > now)
+}
 
 /// Dequeue and peek for disciplines whose dequeue may drop (CoDel), advances scheduling
 /// state (DRR rounds, HTB tokens) or releases only conforming packets (TBF): `peek` dequeues into a one-packet stash that the next dequeue hands

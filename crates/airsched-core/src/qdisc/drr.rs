@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use super::classify::{classify, sort_filters};
-use super::common::{errors_since, filter_diag, StashPeek};
+use super::common::{errors_since, filter_diag, pending_wakeup, StashPeek};
 use super::{
     default_child, opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
     QdiscReport, QdiscStats,
@@ -254,7 +254,7 @@ impl Qdisc for Drr {
     }
 
     fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
-        self.classes.iter().filter(|c| c.active).filter_map(|c| c.child.next_wakeup(now)).min()
+        self.classes.iter().filter(|c| c.active).filter_map(|c| pending_wakeup(&c.child, now)).min()
     }
 
     fn stats(&self) -> QdiscStats {

@@ -39,7 +39,7 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 use super::classify::{classify, Filter};
-use super::common::StashPeek;
+use super::common::{pending_wakeup, StashPeek};
 use super::{
     default_child, diag_warning, BuildCx, ClassReport, Enq, Handle, QCtx, Qdisc, QdiscImpl, QdiscReport, QdiscStats,
 };
@@ -1014,7 +1014,7 @@ impl Qdisc for Htb {
         let mut w = self.watchdog;
         for c in &self.classes {
             if c.leaf_stats.qlen > 0 {
-                if let Some(t) = c.child.as_ref().and_then(|q| q.next_wakeup(now)) {
+                if let Some(t) = c.child.as_ref().and_then(|q| pending_wakeup(q, now)) {
                     w = Some(w.map_or(t, |x| x.min(t)));
                 }
             }

@@ -381,6 +381,14 @@ impl QdiscImpl {
         QdiscImpl::Fifo(Fifo::new(FifoKind::Pfifo, txqueuelen as u64, Handle::UNSPEC, Handle::ROOT))
     }
 
+    /// Whether a dequeue that finds this qdisc empty changes nothing in it (the FIFOs; a
+    /// CoDel leaves its dropping state, an HTB its watchdog, a DRR its round): a device may
+    /// then skip such a dequeue (`net/wire.rs`).
+    #[inline]
+    pub fn idle_dequeue_is_noop(&self) -> bool {
+        matches!(self, QdiscImpl::Fifo(_) | QdiscImpl::PfifoFast(_))
+    }
+
     /// Every qdisc of the tree, root first, as `tc -s qdisc show` lists them.
     pub fn reports(&self) -> Vec<QdiscReport> {
         let mut out = Vec::new();

@@ -14,7 +14,7 @@
 //! `multiqueue` flag is accepted with a warning and ignored.
 
 use super::classify::{classify, sort_filters};
-use super::common::filter_diag;
+use super::common::{filter_diag, pending_wakeup};
 use super::tbf::child_handle;
 use super::{
     default_child, diag_error, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
@@ -243,7 +243,7 @@ impl Qdisc for Prio {
     }
 
     fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
-        self.children.iter().filter_map(|c| c.next_wakeup(now)).min()
+        self.children.iter().filter_map(|c| pending_wakeup(c, now)).min()
     }
 
     fn stats(&self) -> QdiscStats {

@@ -32,7 +32,7 @@
 use rand::RngCore;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::common::filter_diag;
+use super::common::{filter_diag, pending_wakeup};
 use super::tbf::child_handle;
 use super::{
     diag_error, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport,
@@ -601,7 +601,7 @@ impl Qdisc for Red {
     }
 
     fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
-        self.child.next_wakeup(now)
+        pending_wakeup(&self.child, now)
     }
 
     fn stats(&self) -> QdiscStats {

@@ -19,7 +19,7 @@
 //! Deviations: GSO segmentation of oversize super-packets does not arise (airsched has no GSO);
 //! a burst of 4 GiB or more is refused (tc would then send only the 64-ns tick value).
 
-use super::common::{filter_diag, StashPeek};
+use super::common::{filter_diag, pending_wakeup, StashPeek};
 use super::{
     diag_error, diag_warning, BuildCx, ClassReport, Enq, Fifo, FifoKind, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
     QdiscReport, QdiscStats,
@@ -149,7 +149,7 @@ impl Tbf {
     fn take_conforming(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
         let Some(head) = self.child.peek(cx, now) else {
             // Empty, or a shaping child holds its packets: its own watchdog decides.
-            self.watchdog = self.child.next_wakeup(now);
+            self.watchdog = pending_wakeup(&self.child, now);
             return None;
         };
         let len = cx.len(head);
