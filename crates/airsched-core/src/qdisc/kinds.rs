@@ -54,6 +54,10 @@ pub struct QdiscKind {
     /// A class that gets its first child class loses the qdisc attached to it (HTB turns the
     /// leaf into an inner class and deletes its leaf qdisc).
     pub first_child_drops_leaf_qdisc: bool,
+    /// The kernel's `find` class op returns its one class whatever minor is asked (`tbf_find`
+    /// returns 1), so `tc qdisc add ... parent 1:` (minor 0) grafts onto that class, and tc
+    /// shows the child with the parent as given (`parent 1:`). Checked on Linux 6.18.
+    pub find_ignores_minor: bool,
     pub build: BuildFn,
 }
 
@@ -75,6 +79,7 @@ const fn classless(name: &'static str, filters: FilterBlock, partial_change: boo
         partial_change,
         change_op: true,
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
         build,
     }
 }
@@ -89,6 +94,7 @@ const HTB: QdiscKind = QdiscKind {
     partial_change: false,
     change_op: false,
     first_child_drops_leaf_qdisc: true,
+    find_ignores_minor: false,
     build: htb::build,
 };
 
@@ -107,6 +113,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         partial_change: false,
         change_op: true,
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
         build: prio::build,
     },
     QdiscKind {
@@ -118,6 +125,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         partial_change: false,
         change_op: true,
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: true,
         build: tbf::build,
     },
     // sfq_qdisc_ops has `.change = NULL` (Linux 6.1 and 6.18) and tc always sends options.
@@ -131,6 +139,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         partial_change: false,
         change_op: true,
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
         build: drr::build,
     },
     HTB,
@@ -143,6 +152,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         partial_change: false,
         change_op: false, // cbq_qdisc_ops has `.change = NULL` (6.2)
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
         build: cbq::build,
     },
     classless("red", FilterBlock::None, false, red::build),
