@@ -138,6 +138,17 @@ def qdisc_options_from_json(kind: str, o: dict[str, Any]) -> str | None:
             w += ["ecn" if o["ecn"] else "noecn"]
     elif kind == "drr":
         pass
+    elif kind == "pie":
+        # q_pie.c prints target and tupdate in microseconds, the flags only when set.
+        if "limit" in o:
+            w += ["limit", str(_num(o["limit"]))]
+        for k in ("target", "tupdate"):
+            if k in o:
+                w += [k, f"{_num(o[k])}us"]
+        for k in ("alpha", "beta"):
+            if k in o:
+                w += [k, str(_num(o[k]))]
+        w += [k for k in ("ecn", "bytemode", "dq_rate_estimator") if o.get(k)]
     else:
         return None
     return " ".join(w)
@@ -194,6 +205,16 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         elif "lat" in d:
             parts += ["latency", d["lat"]]
         return " ".join(parts)
+    if kind == "pie":
+        out, i = [], 0
+        while i < len(w):
+            if w[i] in ("limit", "target", "tupdate", "alpha", "beta") and i + 1 < len(w):
+                out += [w[i], w[i + 1].rstrip("p") if w[i] == "limit" else w[i + 1]]
+                i += 2
+            else:
+                out += [w[i]] if w[i] in ("ecn", "bytemode", "dq_rate_estimator") else []
+                i += 1
+        return " ".join(out)
     return None
 
 

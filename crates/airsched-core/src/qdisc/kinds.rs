@@ -5,7 +5,7 @@
 //! The rows are in the order `tc` documents the kinds, then airsched's own `whtb` (which Linux
 //! does not have); error messages list them in this order.
 
-use super::{cbq, codel, drr, fifo, fq_codel, htb, pfifo_fast, prio, red, sfq, tbf};
+use super::{cbq, codel, drr, fifo, fq_codel, htb, pfifo_fast, pie, prio, red, sfq, tbf};
 use super::{BuildCx, QdiscDecl, QdiscImpl};
 use crate::tc::lex::TcDiag;
 
@@ -158,6 +158,8 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
     classless("red", FilterBlock::None, false, red::build),
     classless("codel", FilterBlock::None, true, codel::build),
     classless("fq_codel", FilterBlock::Qdisc, true, fq_codel::build),
+    // tc sends only the options given (0 = not sent), and pie_change keeps the rest.
+    classless("pie", FilterBlock::None, true, pie::build),
     // HTB with the channel-aware options of Garroppo et al. (qdisc/htb/wireless.rs).
     QdiscKind { name: "whtb", ..HTB },
 ];
@@ -182,7 +184,7 @@ mod tests {
     fn names_are_unique_and_in_tcs_order() {
         assert_eq!(
             kind_names(),
-            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, whtb"
+            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, whtb"
         );
         for (i, k) in QDISC_KINDS.iter().enumerate() {
             assert!(QDISC_KINDS[i + 1..].iter().all(|o| o.name != k.name), "{} twice", k.name);

@@ -20,6 +20,7 @@ mod fq_codel;
 mod htb;
 pub mod kinds;
 mod pfifo_fast;
+mod pie;
 mod prio;
 mod red;
 mod sfq;
@@ -355,6 +356,7 @@ pub enum QdiscImpl {
     Red(red::Red),
     Codel(codel::Codel),
     FqCodel(Box<fq_codel::FqCodel>),
+    Pie(pie::Pie),
 }
 
 macro_rules! dispatch {
@@ -371,6 +373,7 @@ macro_rules! dispatch {
             QdiscImpl::Red($q) => $e,
             QdiscImpl::Codel($q) => $e,
             QdiscImpl::FqCodel($q) => $e,
+            QdiscImpl::Pie($q) => $e,
         }
     };
 }
