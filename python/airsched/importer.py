@@ -138,14 +138,16 @@ def qdisc_options_from_json(kind: str, o: dict[str, Any]) -> str | None:
             w += ["ecn" if o["ecn"] else "noecn"]
     elif kind == "drr":
         pass
-    elif kind == "pie":
-        # q_pie.c prints target and tupdate in microseconds, the flags only when set.
-        if "limit" in o:
-            w += ["limit", str(_num(o["limit"]))]
+    elif kind in ("pie", "fq_pie"):
+        # q_pie.c / q_fq_pie.c print target and tupdate in microseconds, sizes in bytes, the
+        # flags only when set.
+        for k in ("limit", "flows"):
+            if k in o:
+                w += [k, str(_num(o[k]))]
         for k in ("target", "tupdate"):
             if k in o:
                 w += [k, f"{_num(o[k])}us"]
-        for k in ("alpha", "beta"):
+        for k in ("alpha", "beta", "quantum", "memory_limit", "ecn_prob"):
             if k in o:
                 w += [k, str(_num(o[k]))]
         w += [k for k in ("ecn", "bytemode", "dq_rate_estimator") if o.get(k)]
@@ -205,10 +207,10 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         elif "lat" in d:
             parts += ["latency", d["lat"]]
         return " ".join(parts)
-    if kind == "pie":
+    if kind in ("pie", "fq_pie"):
         out, i = [], 0
         while i < len(w):
-            if w[i] in ("limit", "target", "tupdate", "alpha", "beta") and i + 1 < len(w):
+            if w[i] in _PIE_KEYS and i + 1 < len(w):
                 out += [w[i], w[i + 1].rstrip("p") if w[i] == "limit" else w[i + 1]]
                 i += 2
             else:
@@ -217,6 +219,9 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         return " ".join(out)
     return None
 
+
+#: The valued option words of pie and fq_pie as tc prints them (tc reads them back as written).
+_PIE_KEYS = ("limit", "flows", "target", "tupdate", "alpha", "beta", "quantum", "memory_limit", "ecn_prob")
 
 _CLASS_KEYS = ("prio", "quantum", "rate", "ceil", "burst", "cburst")
 

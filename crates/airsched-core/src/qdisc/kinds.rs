@@ -5,7 +5,7 @@
 //! The rows are in the order `tc` documents the kinds, then airsched's own `whtb` (which Linux
 //! does not have); error messages list them in this order.
 
-use super::{cbq, codel, drr, fifo, fq_codel, htb, pfifo_fast, pie, prio, red, sfq, tbf};
+use super::{cbq, codel, drr, fifo, fq_codel, fq_pie, htb, pfifo_fast, pie, prio, red, sfq, tbf};
 use super::{BuildCx, QdiscDecl, QdiscImpl};
 use crate::tc::lex::TcDiag;
 
@@ -160,6 +160,8 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
     classless("fq_codel", FilterBlock::Qdisc, true, fq_codel::build),
     // tc sends only the options given (0 = not sent), and pie_change keeps the rest.
     classless("pie", FilterBlock::None, true, pie::build),
+    // fq_pie has no class operations, so no filter can attach (cls_api: "Qdisc not classful").
+    classless("fq_pie", FilterBlock::None, true, fq_pie::build),
     // HTB with the channel-aware options of Garroppo et al. (qdisc/htb/wireless.rs).
     QdiscKind { name: "whtb", ..HTB },
 ];
@@ -184,7 +186,7 @@ mod tests {
     fn names_are_unique_and_in_tcs_order() {
         assert_eq!(
             kind_names(),
-            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, whtb"
+            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, fq_pie, whtb"
         );
         for (i, k) in QDISC_KINDS.iter().enumerate() {
             assert!(QDISC_KINDS[i + 1..].iter().all(|o| o.name != k.name), "{} twice", k.name);
@@ -229,7 +231,7 @@ mod tests {
             assert_eq!(direct.map(|q| q.stats()), Some(q.stats()), "{}", k.name);
         }
         let mut diags = vec![];
-        assert!(build_qdisc(decl("fq_pie", Handle::new(1, 0), ""), &BuildCx::for_tests(), &mut diags).is_none());
-        assert_eq!(diags[0].message, format!("unknown qdisc \"fq_pie\"; airsched knows: {}", kind_names()));
+        assert!(build_qdisc(decl("fq_pi", Handle::new(1, 0), ""), &BuildCx::for_tests(), &mut diags).is_none());
+        assert_eq!(diags[0].message, format!("unknown qdisc \"fq_pi\"; airsched knows: {}", kind_names()));
     }
 }

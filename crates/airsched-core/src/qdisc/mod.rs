@@ -17,6 +17,7 @@ mod common;
 mod drr;
 mod fifo;
 mod fq_codel;
+mod fq_pie;
 mod htb;
 pub mod kinds;
 mod pfifo_fast;
@@ -357,6 +358,7 @@ pub enum QdiscImpl {
     Codel(codel::Codel),
     FqCodel(Box<fq_codel::FqCodel>),
     Pie(pie::Pie),
+    FqPie(Box<fq_pie::FqPie>),
 }
 
 macro_rules! dispatch {
@@ -374,6 +376,7 @@ macro_rules! dispatch {
             QdiscImpl::Codel($q) => $e,
             QdiscImpl::FqCodel($q) => $e,
             QdiscImpl::Pie($q) => $e,
+            QdiscImpl::FqPie($q) => $e,
         }
     };
 }

@@ -305,7 +305,8 @@ impl UpdateTimer {
     }
 
     /// Run every update due at or before `now` through `update` (which returns true when the
-    /// state is at rest, so that the remaining ticks change nothing and are skipped).
+    /// state it updated was at rest, so that the remaining ticks change nothing and are
+    /// skipped).
     pub fn catch_up(&mut self, now: Nanos, period: Nanos, mut update: impl FnMut() -> bool) {
         while self.next <= now {
             let rest = update();
@@ -464,8 +465,11 @@ impl Pie {
         let Pie { timer, vars, params, stats, .. } = self;
         let backlog = stats.backlog_bytes;
         timer.catch_up(now, params.tupdate_ns(), || {
+            // At rest before an update: after it the state is a fixed point (the update may
+            // still restart the measurement cycle once, so the test comes first).
+            let rest = vars.at_rest(backlog);
             vars.calculate_probability(params, backlog);
-            vars.at_rest(backlog)
+            rest
         });
     }
 
