@@ -184,6 +184,19 @@ def qdisc_options_from_json(kind: str, o: dict[str, Any]) -> str | None:
             w += ["ecn" if o["ecn"] else "noecn"]
     elif kind == "drr":
         pass
+    elif kind in ("pie", "fq_pie"):
+        # q_pie.c / q_fq_pie.c print target and tupdate in microseconds, sizes in bytes, the
+        # flags only when set.
+        for k in ("limit", "flows"):
+            if k in o:
+                w += [k, str(_num(o[k]))]
+        for k in ("target", "tupdate"):
+            if k in o:
+                w += [k, f"{_num(o[k])}us"]
+        for k in ("alpha", "beta", "quantum", "memory_limit", "ecn_prob"):
+            if k in o:
+                w += [k, str(_num(o[k]))]
+        w += [k for k in ("ecn", "bytemode", "dq_rate_estimator") if o.get(k)]
     else:
         return None
     return " ".join(w)
@@ -240,8 +253,21 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         elif "lat" in d:
             parts += ["latency", d["lat"]]
         return " ".join(parts)
+    if kind in ("pie", "fq_pie"):
+        out, i = [], 0
+        while i < len(w):
+            if w[i] in _PIE_KEYS and i + 1 < len(w):
+                out += [w[i], w[i + 1].rstrip("p") if w[i] == "limit" else w[i + 1]]
+                i += 2
+            else:
+                out += [w[i]] if w[i] in ("ecn", "bytemode", "dq_rate_estimator") else []
+                i += 1
+        return " ".join(out)
     return None
 
+
+#: The valued option words of pie and fq_pie as tc prints them (tc reads them back as written).
+_PIE_KEYS = ("limit", "flows", "target", "tupdate", "alpha", "beta", "quantum", "memory_limit", "ecn_prob")
 
 _CLASS_KEYS = ("prio", "quantum", "rate", "ceil", "burst", "cburst")
 

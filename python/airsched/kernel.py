@@ -31,9 +31,11 @@ PROBE_KINDS = {
     "pfifo": "", "bfifo": "", "pfifo_head_drop": "", "pfifo_fast": "", "prio": "", "sfq": "", "drr": "",
     "htb": "", "tbf": "rate 1mbit burst 10k latency 50ms", "cbq": "bandwidth 10mbit avpkt 1000",
     "red": "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit", "codel": "", "fq_codel": "",
+    "pie": "", "fq_pie": "",
 }
-#: Filter kinds airsched models; probed as a filter on an htb root.
-PROBE_FILTERS = {"u32": "match u32 0 0 flowid 1:1", "fw": "handle 1 fw classid 1:1", "matchall": "matchall classid 1:1"}
+#: Filter kinds airsched models: the tail of a `tc filter add` (kind included: fw's handle comes
+#: before it) probed on an htb root.
+PROBE_FILTERS = {"u32": "u32 match u32 0 0 flowid 1:1", "fw": "handle 1 fw classid 1:1", "matchall": "matchall classid 1:1"}
 
 
 def unavailable() -> str | None:
@@ -115,7 +117,7 @@ class Netns:
         for kind, opts in PROBE_FILTERS.items():
             self.reset()
             self.tc("qdisc", "add", "dev", dev, "root", "handle", "1:", "htb")
-            if self.tc("filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", kind, *opts.split()).returncode == 0:
+            if self.tc("filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", *opts.split()).returncode == 0:
                 have.add(kind)
         self.reset()
         return have
@@ -279,13 +281,34 @@ class Tree:
     protos: list[tuple[Any, ...]] = field(default_factory=list)
 
 
+def size_bytes(word: str) -> int:
+    """A size as tc prints it (``6056b``, ``15Kb``, ``1Mb``) or a bare number, in bytes: DRR
+    prints its quantum with a unit, HTB without."""
+    if re.fullmatch(r"[0-9]+", word):
+        return int(word)
+    return _size_bytes(word)
+
+
+def repair_json(text: str) -> str:
+    """iproute2 6.1's ``tc -j filter show`` prints fw's options as text inside the braces
+    (``"options":{handle 0x6 classid 1:1 }``), which is not JSON: such a block becomes an object
+    of its key/value words. Well-formed output is returned unchanged."""
+
+    def fix(m: re.Match[str]) -> str:
+        words = m.group(1).split()
+        pairs = [f"{json.dumps(k)}:{json.dumps(v)}" for k, v in zip(words[::2], words[1::2], strict=False)]
+        return '"options":{' + ",".join(pairs) + "}"
+
+    return re.sub(r'"options":\{([^{}"]*[^{}"\s][^{}"]*)\}', fix, text)
+
+
 def kernel_tree(ns: Netns, dev: str) -> Tree:
     q = ns.tc("qdisc", "show", "dev", dev, "invisible").stdout
     c = ns.tc("class", "show", "dev", dev).stdout
     t = Tree(show=normalise((q + c).splitlines()))
     for cl in classes_from_text(ns.tc("-d", "class", "show", "dev", dev).stdout):
         if "quantum" in cl["opts"]:
-            t.quantum[cl["classid"]] = int(cl["opts"]["quantum"])
+            t.quantum[cl["classid"]] = size_bytes(cl["opts"]["quantum"])
     parents = [json.loads(ns.tc("-j", "qdisc", "show", "dev", dev).stdout or "[]")]
     handles = [r["handle"] for r in parents[0] if r.get("kind") not in ("noqueue", "ingress", "clsact")]
     handles += [cl["classid"] for cl in classes_from_text(c)]
@@ -295,7 +318,7 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
         out = ns.tc("-j", "filter", "show", "dev", dev, "parent", h).stdout.strip()
         if not out:
             continue
-        for f in json.loads(out, object_pairs_hook=_pairs):
+        for f in json.loads(repair_json(out), object_pairs_hook=_pairs):
             o = f.get("options")
             kind = f.get("kind")
             if o is None:
@@ -330,6 +353,10 @@ def airsched_trees(text: str, path: str, devices: Sequence[str], txqueuelen: int
     for d in checked["devices"]:
         out[d["dev"]].show = normalise((d["qdisc_text"] + d["class_text"]).splitlines())
         out[d["dev"]].quantum = {c: int(q) for c, q in d.get("quanta", [])}
+        # Other classes that print a quantum (drr), as the kernel side reads them.
+        for cl in classes_from_text(d["class_text"]):
+            if "quantum" in cl["opts"] and cl["classid"] not in out[d["dev"]].quantum:
+                out[d["dev"]].quantum[cl["classid"]] = size_bytes(cl["opts"]["quantum"])
     if set(devices) <= {"wlan0", "eth0"}:
         info = _core.export_info(_scenario_with(text), path, [])
         ap = next(n for n in info["nodes"] if n["node"] == "ap")
@@ -374,6 +401,9 @@ class ScriptResult:
     trees: dict[str, tuple[Tree, Tree]] = field(default_factory=dict)
     #: the trees agree once airsched's htb bursts are computed as the running (older) tc does
     old_tc_rounding: bool = False
+    #: the harness itself failed on this script (an output it could not read): a disagreement
+    #: with the reason, and the run goes on with the next script
+    error: str | None = None
 
     @property
     def verdicts_agree(self) -> bool:
@@ -385,10 +415,10 @@ class ScriptResult:
 
     @property
     def agrees(self) -> bool:
-        return self.skipped is None and self.verdicts_agree and self.trees_agree
+        return self.skipped is None and self.error is None and self.verdicts_agree and self.trees_agree
 
     def differences(self) -> list[str]:
-        out = []
+        out = [f"harness error: {self.error}"] if self.error else []
         for line, (k, a) in sorted(self.verdicts.items()):
             if k != a:
                 out.append(f"line {line}: kernel {'accepts' if k else 'refuses'} ({self.kernel_errors.get(line, '')}), "
@@ -428,7 +458,17 @@ def run_script(ns: Netns, path: Path, have: set[str]) -> ScriptResult:
     return res
 
 
+def run_script_safely(ns: Netns, path: Path, have: set[str]) -> ScriptResult:
+    """:func:`run_script`, with a failure of the harness on one script (an output it cannot
+    parse) reported as that script's disagreement instead of ending the run."""
+    try:
+        return run_script(ns, path, have)
+    except Exception as exc:  # noqa: BLE001 - any failure is reported in the table
+        ns.reset()
+        return ScriptResult(path.name, error=f"{type(exc).__name__}: {exc}")
+
+
 def run_corpus(paths: Sequence[Path]) -> tuple[list[ScriptResult], set[str]]:
     with Netns() as ns:
         have = ns.kinds()
-        return [run_script(ns, p, have) for p in paths], have
+        return [run_script_safely(ns, p, have) for p in paths], have

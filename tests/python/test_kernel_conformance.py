@@ -96,3 +96,45 @@ def test_old_tc_burst_rounding_is_iproute2_61s_arithmetic() -> None:
     assert kernel.as_iproute2_61(["class htb 1:1 root rate 1Gbit ceil 1Gbit burst 1600b cburst 1600b"]) == [
         "class htb 1:1 root rate 1Gbit ceil 1Gbit burst 1375b cburst 1375b"
     ]
+
+
+def test_iproute2_61_fw_options_are_read_as_an_object() -> None:
+    # iproute2 6.1 prints cls_fw's options as text inside the braces (issue 23)
+    text = '[{"protocol":"ip","pref":1,"kind":"fw","chain":0},{"protocol":"ip","pref":1,"kind":"fw","chain":0,' \
+           '"options":{handle 0x6 classid 1:1 }}]'
+    data = kernel.json.loads(kernel.repair_json(text))
+    assert data[1]["options"] == {"handle": "0x6", "classid": "1:1"}
+    good = '[{"kind":"u32","options":{"fh":"800:","flowid":"1:1"}}]'
+    assert kernel.repair_json(good) == good
+
+
+def test_sizes_are_read_with_or_without_a_unit() -> None:
+    # DRR prints its quantum with a unit (6056b), HTB without.
+    assert [kernel.size_bytes(w) for w in ("6056b", "1514", "15Kb", "1Mb")] == [6056, 1514, 15360, 1 << 20]
+
+
+def test_the_filter_probes_name_each_kind_once() -> None:
+    # The probe is the whole tail after "prio 1": fw's handle goes before its kind, which an
+    # earlier probe repeated ("fw handle 1 fw ..."), so fw and matchall were always refused.
+    for kind, tail in kernel.PROBE_FILTERS.items():
+        assert kernel.kinds_used(f"tc filter add dev eth0 parent 1: protocol ip prio 1 {tail}") == {kind}
+        assert tail.split().count(kind) == (2 if kind == "u32" else 1), tail
+
+
+def test_a_harness_failure_is_one_scripts_disagreement(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    class FakeNs:
+        def reset(self) -> None:
+            pass
+
+    def boom(ns, path, have):
+        raise ValueError("invalid literal for int() with base 10: '6056b'")
+
+    monkeypatch.setattr(kernel, "run_script", boom)
+    res = kernel.run_script_safely(FakeNs(), tmp_path / "64-drr.tc", set())  # type: ignore[arg-type]
+    assert not res.agrees and res.differences() == ["harness error: ValueError: invalid literal for int() with base 10: '6056b'"]
+
+
+def test_drr_quanta_are_compared_too() -> None:
+    text = (CORPUS[0].parent / "64-drr.tc").read_text()
+    mine = kernel.airsched_trees(text, "64-drr.tc", ["eth0", "wlan0"])["eth0"]
+    assert mine.quantum == {"1:1": 6056, "1:2": 1514}

@@ -5,7 +5,7 @@
 //! The rows are in the order `tc` documents the kinds, then airsched's own `whtb` (which Linux
 //! does not have); error messages list them in this order.
 
-use super::{cbq, codel, drr, fifo, fq_codel, htb, pfifo_fast, prio, red, sfq, tbf};
+use super::{cbq, codel, drr, fifo, fq_codel, fq_pie, htb, pfifo_fast, pie, prio, red, sfq, tbf};
 use super::{BuildCx, QdiscDecl, QdiscImpl};
 use crate::tc::lex::TcDiag;
 
@@ -54,6 +54,10 @@ pub struct QdiscKind {
     /// A class that gets its first child class loses the qdisc attached to it (HTB turns the
     /// leaf into an inner class and deletes its leaf qdisc).
     pub first_child_drops_leaf_qdisc: bool,
+    /// The kernel's `find` class op returns its one class whatever minor is asked (`tbf_find`
+    /// returns 1), so `tc qdisc add ... parent 1:` (minor 0) grafts onto that class, and tc
+    /// shows the child with the parent as given (`parent 1:`). Checked on Linux 6.18.
+    pub find_ignores_minor: bool,
     pub build: BuildFn,
 }
 
@@ -75,6 +79,7 @@ const fn classless(name: &'static str, filters: FilterBlock, partial_change: boo
         partial_change,
         change_op: true,
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
         build,
     }
 }
@@ -89,6 +94,7 @@ const HTB: QdiscKind = QdiscKind {
     partial_change: false,
     change_op: false,
     first_child_drops_leaf_qdisc: true,
+    find_ignores_minor: false,
     build: htb::build,
 };
 
@@ -107,6 +113,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         partial_change: false,
         change_op: true,
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
         build: prio::build,
     },
     QdiscKind {
@@ -118,6 +125,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         partial_change: false,
         change_op: true,
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: true,
         build: tbf::build,
     },
     // sfq_qdisc_ops has `.change = NULL` (Linux 6.1 and 6.18) and tc always sends options.
@@ -131,6 +139,7 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         partial_change: false,
         change_op: true,
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
         build: drr::build,
     },
     HTB,
@@ -143,11 +152,16 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
         partial_change: false,
         change_op: false, // cbq_qdisc_ops has `.change = NULL` (6.2)
         first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
         build: cbq::build,
     },
     classless("red", FilterBlock::None, false, red::build),
     classless("codel", FilterBlock::None, true, codel::build),
     classless("fq_codel", FilterBlock::Qdisc, true, fq_codel::build),
+    // tc sends only the options given (0 = not sent), and pie_change keeps the rest.
+    classless("pie", FilterBlock::None, true, pie::build),
+    // fq_pie has no class operations, so no filter can attach (cls_api: "Qdisc not classful").
+    classless("fq_pie", FilterBlock::None, true, fq_pie::build),
     // HTB with the channel-aware options of Garroppo et al. (qdisc/htb/wireless.rs).
     QdiscKind { name: "whtb", ..HTB },
 ];
@@ -172,7 +186,7 @@ mod tests {
     fn names_are_unique_and_in_tcs_order() {
         assert_eq!(
             kind_names(),
-            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, whtb"
+            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, fq_pie, whtb"
         );
         for (i, k) in QDISC_KINDS.iter().enumerate() {
             assert!(QDISC_KINDS[i + 1..].iter().all(|o| o.name != k.name), "{} twice", k.name);
@@ -217,7 +231,7 @@ mod tests {
             assert_eq!(direct.map(|q| q.stats()), Some(q.stats()), "{}", k.name);
         }
         let mut diags = vec![];
-        assert!(build_qdisc(decl("fq_pie", Handle::new(1, 0), ""), &BuildCx::for_tests(), &mut diags).is_none());
-        assert_eq!(diags[0].message, format!("unknown qdisc \"fq_pie\"; airsched knows: {}", kind_names()));
+        assert!(build_qdisc(decl("fq_pi", Handle::new(1, 0), ""), &BuildCx::for_tests(), &mut diags).is_none());
+        assert_eq!(diags[0].message, format!("unknown qdisc \"fq_pi\"; airsched knows: {}", kind_names()));
     }
 }

@@ -17,9 +17,11 @@ mod common;
 mod drr;
 mod fifo;
 mod fq_codel;
+mod fq_pie;
 mod htb;
 pub mod kinds;
 mod pfifo_fast;
+mod pie;
 mod prio;
 mod red;
 mod sfq;
@@ -355,6 +357,8 @@ pub enum QdiscImpl {
     Red(red::Red),
     Codel(codel::Codel),
     FqCodel(Box<fq_codel::FqCodel>),
+    Pie(pie::Pie),
+    FqPie(Box<fq_pie::FqPie>),
 }
 
 macro_rules! dispatch {
@@ -371,6 +375,8 @@ macro_rules! dispatch {
             QdiscImpl::Red($q) => $e,
             QdiscImpl::Codel($q) => $e,
             QdiscImpl::FqCodel($q) => $e,
+            QdiscImpl::Pie($q) => $e,
+            QdiscImpl::FqPie($q) => $e,
         }
     };
 }

@@ -78,6 +78,9 @@ pub struct Tbf {
     ptokens: i64,
     t_c: Nanos,
     child: Box<QdiscImpl>,
+    /// The parent the child was grafted with, as tc shows it: the class 1:1 by default, or
+    /// whatever the script said (`parent 1:` or `parent 1:5`; `tbf_find` ignores the minor).
+    child_parent: Handle,
     /// A packet taken from the child by `peek` (qdisc_peek_dequeued), handed out next.
     stash: Option<PacketId>,
     /// When the head packet conforms (the watchdog), set by an unsuccessful dequeue.
@@ -119,6 +122,7 @@ impl Tbf {
             ptokens: mtu,
             t_c: Nanos::ZERO,
             child: Box::new(child),
+            child_parent: Handle::new(handle.major(), 1),
             stash: None,
             watchdog: None,
             stats: QdiscStats::default(),
@@ -477,7 +481,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         if d.handle != Handle::UNSPEC && g.classid.major() != d.handle.major() {
             diags.push(diag_error(g.at, format!("{} is not a class of tbf {}", g.classid, d.handle)));
             ok = false;
-        } else if g.classid.minor() != 1 {
+        } else if g.classid.minor() != 1 && g.classid.minor() != 0 {
             diags.push(diag_warning(
                 g.at,
                 format!("tbf has one class, {}1; the kernel grafts onto it whatever minor is given", d.handle),
@@ -495,6 +499,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
             "tbf's limit/latency only sizes its default bfifo: with a grafted qdisc, that qdisc's own limit applies",
         ));
         tbf.child = Box::new(g.qdisc);
+        tbf.child_parent = g.classid;
     }
     Some(QdiscImpl::Tbf(tbf))
 }
@@ -578,7 +583,7 @@ impl Qdisc for Tbf {
                 xstats_text: String::new(),
             }],
         });
-        self.child.report(self.class_id(), out);
+        self.child.report(self.child_parent, out);
     }
 }
 

@@ -299,13 +299,13 @@ tc qdisc add dev eth0 root pfifo limit x
         assert_eq!(e[1], "bad.tc:2:27: qdisc add needs a kind after the common arguments, like pfifo, htb or sfq");
         // Build errors (the parse was clean): missing options, at the end of the command, and an
         // unknown kind on another device.
-        let e = check_script("tc qdisc add dev eth0 root tbf rate 1mbit\ntc qdisc add dev lo root fq_pie\n", "b.tc")
+        let e = check_script("tc qdisc add dev eth0 root tbf rate 1mbit\ntc qdisc add dev lo root choke\n", "b.tc")
             .unwrap_err();
         assert_eq!(e.len(), 3, "{e:?}");
         assert_eq!(e[0], "b.tc:1:42: tbf: the \"burst\" parameter is mandatory (also spelt buffer or maxburst)");
         assert_eq!(e[1], "b.tc:1:42: tbf: either \"limit\" or \"latency\" is required");
         assert!(
-            e[2].starts_with("b.tc:2:26: at \"fq_pie\": unknown qdisc \"fq_pie\"; airsched knows: pfifo,"),
+            e[2].starts_with("b.tc:2:26: at \"choke\": unknown qdisc \"choke\"; airsched knows: pfifo,"),
             "{}",
             e[2]
         );

@@ -86,7 +86,8 @@ impl<'a> Model<'a> {
                 );
                 return;
             };
-            if target.minor() == 0 {
+            let any_minor = qdisc_kind(dev.qdiscs[pi].kind.text).is_some_and(|r| r.find_ignores_minor);
+            if target.minor() == 0 && !any_minor {
                 err(
                     diags,
                     p.tok,
