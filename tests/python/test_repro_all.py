@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+from test_report import CHROMIUM, _at_width
 
 from airsched.repro import garroppo
 
@@ -41,3 +42,12 @@ def test_repro_all_writes_every_part_and_one_report(tmp_path: Path) -> None:
     assert set(yk["configuration"]) == {"fifo", "htb-sfq", "prio-tbf", "sfq"}
     hoiland = pd.read_csv(out / "hoiland" / "hoiland.csv")
     assert set(hoiland["traffic"]) == {"udp", "tcp"} and len(set(hoiland["configuration"])) == 4
+    # Issue 29, reports: opened in headless Chromium at 1400 and 800 px, the page has no
+    # horizontal scroll bar, every figure has its caption and every image decodes.
+    if CHROMIUM is not None:
+        for width in (1400, 800):
+            body = _at_width(out / "report.html", width, tmp_path)
+            assert int(body["data-viewport"]) == width
+            assert int(body["data-page-width"]) <= width, f"repro all: horizontal overflow at {width} px"
+            assert int(body["data-figures"]) > 0 and body["data-uncaptioned"] == "0"
+            assert body["data-images"] == body["data-images-loaded"]

@@ -333,7 +333,7 @@ impl Simulation {
             .map(|(name, s, d)| Ok(ExternalFlow { name: name.clone(), src: endpoint(s)?, dst: endpoint(d)? }))
             .collect::<PyResult<Vec<_>>>()?;
         let inner = CoreSimulation::with_external_flows(&scn, &ext).map_err(sim_error)?;
-        Ok(Simulation { inner })
+        Ok(Simulation { inner, scn })
     }
 
     /// Index of the first external flow (None without them).
