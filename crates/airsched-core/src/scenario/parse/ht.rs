@@ -220,7 +220,7 @@ fn ofdm_rate_names() -> String {
     names.join(", ")
 }
 
-/// A station's `mcs` and `airtime_weight`: Some in an 802.11n cell (defaults MCS 7, weight 256),
+/// A station's `mcs`, `airtime_weight` and `min_rate`: Some in an 802.11n cell (defaults MCS 7, weight 256),
 /// None in an 802.11b cell (where the keys are reported) or when the standard is invalid.
 pub(super) fn station_ht(
     rd: &mut Reader<'_>,
@@ -233,9 +233,19 @@ pub(super) fn station_ht(
         .and_then(|n| HtMcs::new(n as u8));
     let weight = ht_only(rd, tbl, path, "airtime_weight", standard)
         .and_then(|v| integer(rd, v, &join(path, "airtime_weight"), 1, 65535));
+    let min_rate = ht_only(rd, tbl, path, "min_rate", standard).and_then(|v| {
+        let key = join(path, "min_rate");
+        let r = tc_rate(rd, v, &key)?;
+        if r == 0 {
+            rd.error(&v.span(), &key, "must be above zero, e.g. \"2mbit\" (leave it out for no minimum)");
+            return None;
+        }
+        Some(r)
+    });
     (standard == Some(Standard::Dot11n)).then(|| HtStationConfig {
         mcs: mcs.unwrap_or(HtMcs::new(DEFAULT_MCS).expect("MCS 7 exists")),
         airtime_weight: weight.unwrap_or(DEFAULT_AIRTIME_WEIGHT) as u32,
+        min_rate_bps: min_rate.unwrap_or(0),
     })
 }
 
@@ -389,6 +399,7 @@ pub(super) fn parse_ap_mac(
         airtime_rx: airtime_rx.unwrap_or(true),
         aql: aql.unwrap_or(mac80211),
         fq_kernel: fq_kernel.unwrap_or(if mac80211 { FqKernel::Linux6_18 } else { FqKernel::Linux4_11 }),
+        policy: Default::default(),
     }
 }
 
