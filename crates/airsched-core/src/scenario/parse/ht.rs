@@ -8,7 +8,8 @@ use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs, HT_MF_PPDU_MAX_TIME, LINUX_MAX_AGGR_TIME};
 use crate::phy::ofdm::{OfdmBand, MANDATORY_RATES};
 use crate::wifi::ht::params::{
-    AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ATH_MAX_QDEPTH,
+    AirtimeSched, ApMacConfig, DynamicAggregate, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ATH_MAX_QDEPTH,
+    DYNAMIC_AGGREGATE_STATIONS,
 };
 
 /// Why an 802.11n cell refuses `preamble`, `cw_min`/`cw_max` and a station's `rate`.
@@ -387,6 +388,31 @@ pub(super) fn parse_ap_mac(
         word::<FqKernel>(rd, v, "ap.fq_kernel")
     });
 
+    let dyn_time = get(rd, "dynamic_aggregate_time").and_then(|v| {
+        let key = "ap.dynamic_aggregate_time";
+        let t = time_value(rd, v, key, "1ms")?;
+        if t == Nanos::ZERO || t > HT_MF_PPDU_MAX_TIME {
+            rd.error(
+                &v.span(),
+                key,
+                format!("must be greater than zero and at most {HT_MF_PPDU_MAX_TIME} (the longest HT-mixed PPDU), got {t}; the paper suggests \"1ms\""),
+            );
+            return None;
+        }
+        Some(t)
+    });
+    let dyn_stations = get(rd, "dynamic_aggregate_stations").and_then(|v| {
+        if !tbl.contains_key("dynamic_aggregate_time") {
+            rd.error(
+                &v.span(),
+                "ap.dynamic_aggregate_stations",
+                "applies only with dynamic_aggregate_time (the cap, e.g. \"1ms\"); give both or neither",
+            );
+            return None;
+        }
+        integer(rd, v, "ap.dynamic_aggregate_stations", 0, 10_000).map(|n| n as u32)
+    });
+
     let airtime = airtime.unwrap_or(AirtimeSched::Off);
     let mac80211 = airtime == AirtimeSched::Mac80211;
     ApMacConfig {
@@ -400,6 +426,8 @@ pub(super) fn parse_ap_mac(
         aql: aql.unwrap_or(mac80211),
         fq_kernel: fq_kernel.unwrap_or(if mac80211 { FqKernel::Linux6_18 } else { FqKernel::Linux4_11 }),
         policy: Default::default(),
+        dynamic_aggregate: dyn_time
+            .map(|time| DynamicAggregate { time, stations: dyn_stations.unwrap_or(DYNAMIC_AGGREGATE_STATIONS) }),
     }
 }
 

@@ -179,6 +179,8 @@ const AP_KEYS: &[&str] = &[
     "airtime_rx",
     "aql",
     "fq_kernel",
+    "dynamic_aggregate_time",
+    "dynamic_aggregate_stations",
     "kernel",
 ];
 const STATION_KEYS: &[&str] = &[

@@ -363,6 +363,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
             aql: false,
             fq_kernel: FqKernel::Linux4_11,
             policy: Default::default(),
+            dynamic_aggregate: None,
         }
     );
     assert_eq!(s.ap.tc, None);
@@ -455,6 +456,7 @@ sack = false
             aql: false,
             fq_kernel: FqKernel::Linux4_11,
             policy: Default::default(),
+            dynamic_aggregate: None,
         }
     );
     assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512, min_rate_bps: 0 }));

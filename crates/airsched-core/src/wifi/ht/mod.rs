@@ -80,6 +80,8 @@ pub struct Ht {
     pub n_stations: usize,
     /// The AP's scheduler has an airtime policy (groups, caps, minimum rates).
     pub policy_on: bool,
+    /// Dynamic aggregate sizing at the AP (`[ap] dynamic_aggregate_time`).
+    pub dynamic_aggregate: Option<params::DynamicAggregate>,
     /// The AP driver's timer (a capped group waits for its balance), armed as `Event::Cfp`,
     /// which an 802.11n cell does not otherwise use.
     pub wake_at: Option<Nanos>,
@@ -248,6 +250,7 @@ impl Ht {
             n_stations: n,
             policy_on,
             wake_at: None,
+            dynamic_aggregate: mac.dynamic_aggregate,
         }
     }
 
@@ -431,6 +434,12 @@ impl Ht {
             if txop > Nanos::ZERO {
                 limits.max_duration = limits.max_duration.min(txop);
             }
+            // Dynamic aggregate sizing: shorter aggregates while many stations wait.
+            if let (0, Some(dynamic)) = (node, ht.dynamic_aggregate) {
+                if ht.backlogged_stations() > dynamic.stations {
+                    limits.max_duration = limits.max_duration.min(dynamic.time);
+                }
+            }
             (ht.tx[station as usize], ht.band, limits)
         };
         let now = cx.now;
@@ -529,6 +538,22 @@ impl Ht {
         if d.hw[ac].len == 1 {
             self.head_to_mac(m, node, ac, cx);
         }
+    }
+
+    /// Stations with frames at the AP (in its FIFOs or FQ-MAC, held for retry, or in the
+    /// hardware queue).
+    fn backlogged_stations(&self) -> u32 {
+        let d = &self.drivers[0];
+        let in_hw = |s: usize| {
+            d.hw.iter().any(|q| (0..q.len).any(|k| q.aggs[(q.head + k) % HW_QUEUE_AGGS].station as usize == s))
+        };
+        (0..self.n_stations)
+            .filter(|&s| {
+                in_hw(s)
+                    || (0..NUM_TIDS as u8)
+                        .any(|t| Driver::has_frames(&d.src, &d.held, TinId::new(StationId(s as u16), t)))
+            })
+            .count() as u32
     }
 
     /// The head of the hardware queue becomes the frame the node contends with, with the EDCA

@@ -105,6 +105,10 @@ pub struct ApMacConfig {
     /// `fq_kernel = "4.11"` or `"6.18"`: FQ-MAC overflow and CoDel parameter policy (default:
     /// 6.18 with the mac80211 scheduler, else 4.11).
     pub fq_kernel: FqKernel,
+    /// `dynamic_aggregate_time`: cap the AP's aggregates at this duration while more than
+    /// `dynamic_aggregate_stations` stations have frames queued (next-steps §4.1, "Dynamic
+    /// aggregate sizing"); None: off.
+    pub dynamic_aggregate: Option<DynamicAggregate>,
     /// `[[airtime_group]]`: groups, weights and caps for the mac80211 scheduler (the stations'
     /// minimum rates are in [`HtStationConfig::min_rate_bps`]); empty by default.
     pub policy: PolicyParams,
@@ -119,9 +123,22 @@ impl Default for ApMacConfig {
             aql: false,
             fq_kernel: FqKernel::Linux4_11,
             policy: PolicyParams::default(),
+            dynamic_aggregate: None,
         }
     }
 }
+
+/// Dynamic aggregate sizing (`[ap] dynamic_aggregate_time`, `dynamic_aggregate_stations`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DynamicAggregate {
+    /// The aggregate duration cap while the cell is busy.
+    pub time: Nanos,
+    /// The cap applies while more than this many stations have frames at the AP.
+    pub stations: u32,
+}
+
+/// Default `dynamic_aggregate_stations`: the cap applies from three backlogged stations.
+pub const DYNAMIC_AGGREGATE_STATIONS: u32 = 2;
 
 /// ath9k's per-hardware-queue frame limit before the netdev queue is stopped
 /// (ATH_TXBUF / 4 - ATH_TXBUF_RESERVE = 512 / 4 - 5).

@@ -1,5 +1,6 @@
-//! Airtime policies of the next-steps paper (§4.2) in the simulator: group weights, a guest
-//! cap, minimum rates (docs/airtime-policies.md), with the one-line errors of bad configs.
+//! The next-steps paper's proposals (§4) in the simulator: airtime policies (§4.2: group
+//! weights, a guest cap, minimum rates; docs/airtime-policies.md) and dynamic aggregate sizing
+//! (§4.1; docs/next-steps-latency.md), with the one-line errors of bad configs.
 
 use airsched_core::{parse_scenario, run_scenario, RunResults};
 
@@ -207,4 +208,40 @@ fn policies_are_deterministic() {
     let text = cell(&[("a", 7, "min_rate = \"2mbit\""), ("b", 2, "")], groups, 9, 2);
     let (x, y) = (run(&text), run(&text));
     assert_eq!(format!("{:?}", x.stations), format!("{:?}", y.stations));
+}
+
+/// The largest A-MPDU (MPDUs) sent to `station`.
+fn largest_aggregate(r: &RunResults, station: &str) -> u32 {
+    r.aggregates.iter().filter(|a| a.station == station && a.direction == "down").map(|a| a.mpdus).max().unwrap()
+}
+
+#[test]
+fn a_1ms_dynamic_aggregate_cap_is_never_exceeded_when_more_than_k_stations_wait() {
+    // Stations at MCS 7, 4 and 15; saturated. The static cap `max_aggregate_time = "1ms"` (its
+    // MPDU counts validated against the standard's TXTIME in ht_sim.rs) gives the largest
+    // aggregate that fits 1 ms at each rate; the dynamic cap must never build a larger one.
+    let stations = [("a", 7, ""), ("b", 4, ""), ("c", 15, "")];
+    let base = cell(&stations, "", 1, 3);
+    let fixed = run(&base.replace("beacons = false", "beacons = false\nmax_aggregate_time = \"1ms\""));
+    let dynamic =
+        run(&base.replace("airtime = \"mac80211\"", "airtime = \"mac80211\"\ndynamic_aggregate_time = \"1ms\""));
+    let full = run(&base);
+    for (name, _, _) in stations {
+        let (f, d, u) =
+            (largest_aggregate(&fixed, name), largest_aggregate(&dynamic, name), largest_aggregate(&full, name));
+        println!("{name}: 1 ms static {f}, dynamic {d}, uncapped {u} MPDUs");
+        assert!(d <= f, "{name}: dynamic aggregates of {d} MPDUs exceed 1 ms ({f})");
+        assert!(u > f, "{name}: the uncapped run should build longer aggregates");
+    }
+    // Shorter aggregates cost throughput (the trade-off the paper names).
+    let tput = |r: &RunResults| r.flows.iter().map(|f| f.goodput_mbps).sum::<f64>();
+    assert!(tput(&dynamic) < tput(&full), "{} vs {}", tput(&dynamic), tput(&full));
+    // With K = 3 (more than three stations must wait) three stations keep full aggregates.
+    let k3 = run(&base.replace(
+        "airtime = \"mac80211\"",
+        "airtime = \"mac80211\"\ndynamic_aggregate_time = \"1ms\"\ndynamic_aggregate_stations = 3",
+    ));
+    for (name, _, _) in stations {
+        assert_eq!(largest_aggregate(&k3, name), largest_aggregate(&full, name), "{name}");
+    }
 }
