@@ -127,6 +127,10 @@ airtime_cap = "20%"
         println!("seed {seed}: guests used {used:.5} of the air (bound {bound:.5})");
         assert!(used <= bound, "seed {seed}: guests used {used}");
         assert!(used > 0.19, "the cap should be used up: {used}");
+        // The home station takes the rest: the cap does not idle the air while others wait.
+        let busy = r.summary.medium_busy_share;
+        println!("seed {seed}: medium busy {busy:.4}");
+        assert!(busy > 0.95, "seed {seed}: the air should stay busy, {busy}");
     }
 }
 

@@ -289,7 +289,7 @@ impl AirtimeScheduler {
     pub fn next_tin(&mut self, ac: Ac, aql: &Aql, has_queue: impl FnMut(TinId) -> bool) -> Option<TinId> {
         match self.kind {
             AtfKind::Ath9k => self.ath9k_next(ac, has_queue),
-            AtfKind::Mac80211 => self.mac80211_next(ac, aql),
+            AtfKind::Mac80211 => self.mac80211_next(ac, aql, has_queue),
         }
     }
 
@@ -322,13 +322,13 @@ impl AirtimeScheduler {
         }
     }
 
-    fn mac80211_next(&mut self, ac: Ac, aql: &Aql) -> Option<TinId> {
+    fn mac80211_next(&mut self, ac: Ac, aql: &Aql, has_queue: impl FnMut(TinId) -> bool) -> Option<TinId> {
         let i = ac.index();
         if self.round[i] == 0 {
             return None;
         }
         if self.policy.is_some() {
-            if let Some(t) = self.min_rate_next(ac, aql) {
+            if let Some(t) = self.min_rate_next(ac, aql, has_queue) {
                 return Some(t);
             }
         }
@@ -374,9 +374,9 @@ impl AirtimeScheduler {
     }
 
     /// Minimum rates: the first station (in index order) below its minimum with a TXQ on
-    /// `ac`'s list that AQL and this round allow is served ahead of the DRR walk, its airtime
+    /// `ac`'s list that has frames and that AQL and this round allow is served ahead of the DRR walk, its airtime
     /// debt forgiven.
-    fn min_rate_next(&mut self, ac: Ac, aql: &Aql) -> Option<TinId> {
+    fn min_rate_next(&mut self, ac: Ac, aql: &Aql, mut has_queue: impl FnMut(TinId) -> bool) -> Option<TinId> {
         let i = ac.index();
         let now = self.now;
         let p = self.policy.as_deref_mut()?;
@@ -386,7 +386,9 @@ impl AirtimeScheduler {
                 continue;
             }
             let list = &self.lists.old[i];
-            let Some(pos) = list.iter().position(|t| t.station() == sta && self.tin_round[t.index()] != self.round[i])
+            let Some(pos) = list
+                .iter()
+                .position(|&t| t.station() == sta && self.tin_round[t.index()] != self.round[i] && has_queue(t))
             else {
                 continue;
             };

@@ -201,6 +201,16 @@ impl Policy {
         g.last = g.last.max(now);
     }
 
+    /// Whether `g`'s cap keeps it from sending at `now` (its balance, brought up to date, is
+    /// negative).
+    fn cap_blocks(g: &Group, now: Nanos) -> bool {
+        if g.cap_ppm == 0 {
+            return false;
+        }
+        let earned = now.0.saturating_sub(g.last.0).saturating_mul(g.cap_ppm);
+        g.balance.saturating_add(earned.min(i64::MAX as u64) as i64) < 0
+    }
+
     /// Whether every capped group on `sta`'s path has a non-negative balance at `now`.
     fn caps_allow(&mut self, sta: StationId, now: Nanos) -> bool {
         if !self.capped {
@@ -218,7 +228,7 @@ impl Policy {
     }
 
     /// Whether a TXQ of `sta` on `ac` may be served at `now`: its caps allow it, and at every
-    /// level its group's virtual time is not above the smallest among its backlogged siblings.
+    /// level no backlogged sibling group that its cap lets send has a smaller virtual time.
     pub fn may_send(&mut self, sta: StationId, ac: Ac, now: Nanos) -> bool {
         if !self.caps_allow(sta, now) {
             return false;
@@ -228,11 +238,10 @@ impl Policy {
         while g != NO_PARENT {
             let gr = &self.groups[g as usize];
             let (parent, vt) = (gr.parent, gr.vt[i]);
-            let behind = self
-                .groups
-                .iter()
-                .enumerate()
-                .any(|(o, x)| o != g as usize && x.parent == parent && x.active[i] > 0 && x.vt[i] < vt);
+            // A sibling waiting for its cap's balance does not hold the others back.
+            let behind = self.groups.iter().enumerate().any(|(o, x)| {
+                o != g as usize && x.parent == parent && x.active[i] > 0 && x.vt[i] < vt && !Self::cap_blocks(x, now)
+            });
             if behind {
                 return false;
             }

@@ -416,3 +416,27 @@ fn a_minimum_rate_lifts_a_slow_station_above_its_fair_share() {
     let (_, slow) = run(9_000_000);
     assert!(slow > 7.9e6, "slow {slow}");
 }
+
+#[test]
+fn a_station_below_its_minimum_with_nothing_to_send_is_passed_over() {
+    // Station 1 has a minimum rate, frames in flight (AQL pending, so mac80211 keeps its
+    // emptied TXQ listed) and nothing queued: the minimum-rate path must not hand it out round
+    // after round (the driver would build nothing and ask again for ever); station 0 gets served.
+    let p = PolicyParams { groups: vec![], station_group: vec![], min_rate_bps: vec![0, 1_000_000] };
+    let (mut atf, mut aql) = with_policy(2, p);
+    let now = Nanos::from_ms(10);
+    aql.on_queued(StationId(1), BE, 1_000);
+    atf.wake(tin(0), now, &aql);
+    atf.wake(tin(1), now, &aql);
+    let mut served = Vec::new();
+    for _ in 0..4 {
+        atf.schedule_start(BE, &aql, now);
+        let Some(t) = atf.next_tin(BE, &aql, |t| t == tin(0)) else { break };
+        served.push(t);
+        atf.return_tin(t, t == tin(0), now, &aql);
+        if t == tin(0) {
+            break;
+        }
+    }
+    assert_eq!(served.last(), Some(&tin(0)), "served {served:?}");
+}
