@@ -369,8 +369,9 @@ fn a_cap_is_never_exceeded_by_more_than_one_aggregate_in_any_second() {
                 );
             }
             // Alone on the air the guests use their whole 20 %; beside busy stations they can
-            // start only when the hardware queue has room, so a little of it goes unused.
-            let floor = if n == 2 { 190_000 } else { 150_000 };
+            // start only when the hardware queue has room while their balance is not negative
+            // (no burst), so part of it goes unused (65-90 % of it is used in these seeds).
+            let floor = if n == 2 { 190_000 } else { 100_000 };
             assert!(worst > floor, "seed {seed}, n {n}: the cap should bind, worst second {worst}");
         }
     }
