@@ -471,9 +471,9 @@ impl AirtimeScheduler {
     }
 
     /// When a capped group with TXQs listed will next be allowed to send, if one is waiting for
-    /// its balance (the driver arms a timer for it: a cap may leave the air idle).
-    pub fn cap_wake(&self) -> Option<Nanos> {
-        self.policy.as_deref().and_then(|p| p.cap_wake())
+    /// its balance at `now` (the driver arms a timer for it: a cap may leave the air idle).
+    pub fn cap_wake(&self, now: Nanos) -> Option<Nanos> {
+        self.policy.as_deref().and_then(|p| p.cap_wake(now))
     }
 }
 

@@ -313,14 +313,15 @@ impl Policy {
         m.credit > 0 && self.caps_allow(sta, now)
     }
 
-    /// When the first capped group that has TXQs listed and a negative balance is back at zero.
-    pub fn cap_wake(&self) -> Option<Nanos> {
+    /// When the first capped group that has TXQs listed and is blocked at `now` (its balance
+    /// brought up to `now` is negative) is back at zero; always after `now`.
+    pub fn cap_wake(&self, now: Nanos) -> Option<Nanos> {
         if !self.capped {
             return None;
         }
         self.groups
             .iter()
-            .filter(|g| g.cap_ppm > 0 && g.balance < 0 && g.active.iter().any(|&a| a > 0))
+            .filter(|g| Self::cap_blocks(g, now) && g.active.iter().any(|&a| a > 0))
             .map(|g| g.last + Nanos(((-g.balance) as u64).div_ceil(g.cap_ppm)))
             .min()
     }

@@ -37,7 +37,8 @@ fn run_saturated(atf: &mut AirtimeScheduler, aql: &mut Aql, per_agg_us: &[u32], 
             let Some(t) = atf.next_tin(BE, aql, |_| true) else {
                 // A cap may hold everyone back: the air stays idle until its balance is back.
                 if hw.is_empty() {
-                    if let Some(w) = atf.cap_wake() {
+                    if let Some(w) = atf.cap_wake(now) {
+                        assert!(w > now, "a wake-up is in the future");
                         now = now.max(w);
                         continue;
                     }

@@ -363,7 +363,7 @@ impl Ht {
     /// (the cap may leave the air idle; nothing else would call the scheduler then).
     #[cold]
     fn arm_cap_wake(&mut self, cx: &mut Ctx) {
-        let Some(t) = self.drivers[0].sched.cap_wake() else { return };
+        let Some(t) = self.drivers[0].sched.cap_wake(cx.now) else { return };
         let t = t.max(cx.now + Nanos(1));
         if self.wake_at.is_none_or(|w| w <= cx.now || t < w) {
             self.wake_at = Some(t);
