@@ -28,7 +28,7 @@ fn to_ht(mut scn: Scenario, mcs: &[u8], gi: GuardInterval, mac: ApMacConfig) -> 
         txop_limits: airsched_core::TxopTable::Ieee2016,
     });
     for (st, &m) in scn.stations.iter_mut().zip(mcs) {
-        st.ht = Some(HtStationConfig { mcs: HtMcs::new(m).unwrap(), airtime_weight: 256 });
+        st.ht = Some(HtStationConfig { mcs: HtMcs::new(m).unwrap(), airtime_weight: 256, min_rate_bps: 0 });
     }
     scn.ap_mac = mac;
     scn

@@ -28,7 +28,9 @@ def repro_garroppo_command(
     seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
     out: Annotated[
         Path | None,
-        typer.Option(help="Write garroppo-<share>.csv and garroppo-<share>-claims.csv here (and with --plot, the figures)."),
+        typer.Option(
+            help="Write garroppo-<share>.csv and garroppo-<share>-claims.csv here (and with --plot, the figures)."
+        ),
     ] = None,
     plot: Annotated[
         bool, typer.Option("--plot", help="Also write the occupancy (Figs. 6/7) and goodput figures into --out.")
@@ -193,15 +195,22 @@ def repro_valenzuela_command(
 def repro_yip_kwok_command(
     duration: Annotated[
         str | None,
-        typer.Option(help=f"Simulated time per run, the 5 s warm-up included: {DURATION_FORMS} (default: the paper's 800 s)."),
+        typer.Option(
+            help=f"Simulated time per run, the 5 s warm-up included: {DURATION_FORMS} (default: the paper's 800 s)."
+        ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
     out: Annotated[
         Path | None,
-        typer.Option(help="Write yip-kwok.csv, yip-kwok-series.csv and each run's tables (runs/<configuration>/) here."),
+        typer.Option(
+            help="Write yip-kwok.csv, yip-kwok-series.csv and each run's tables (runs/<configuration>/) here."
+        ),
     ] = None,
     plot: Annotated[
-        bool, typer.Option("--plot", help="Also write yip-kwok.png (Figs. 4-10: WLAN, Bluetooth, aggregate over time) into --out.")
+        bool,
+        typer.Option(
+            "--plot", help="Also write yip-kwok.png (Figs. 4-10: WLAN, Bluetooth, aggregate over time) into --out."
+        ),
     ] = False,
     scenarios: ScenariosOption = None,
 ) -> None:
@@ -229,6 +238,48 @@ def repro_yip_kwok_command(
             if not path.is_dir():
                 print(f"wrote {path}")
         print(f"wrote the tables of {len(rep.results)} runs in {out / 'runs'}")
+
+
+@repro_app.command("next-steps")
+def repro_next_steps_command(
+    duration: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Simulated time per run, the warm-up included: {DURATION_FORMS} (default: each file's own)."
+        ),
+    ] = None,
+    seeds: Annotated[str, typer.Option(help='Seeds of every variant, e.g. "1-10" or "1,2,5".')] = "1-10",
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", help="Write next-steps-<proposal>.csv, the figure, the scenarios and the runs here."
+        ),
+    ] = Path("next-steps"),
+    jobs: Annotated[int | None, typer.Option(help="Parallel runs (default: every core).")] = None,
+    scenarios: ScenariosOption = None,
+) -> None:
+    """Høiland-Jørgensen's next steps (§4): airtime policies (groups 1:2:1, a 20 % guest cap, a
+    minimum rate) and dynamic aggregate sizing against their baseline, on the Høiland testbed and
+    a denser 12-station cell, over seeds; prints one table per proposal with 95 % intervals and
+    writes one CSV per proposal and the latency/throughput figure (see docs/next-steps.md)."""
+    from ..repro import next_steps
+    from ..sweeps import parse_seeds
+
+    try:
+        seed_list = parse_seeds(seeds)
+    except ValueError as exc:
+        _bad_input(f"--seeds: {exc}")
+    with _reported_errors(EXIT_BAD_INPUT):
+        try:
+            rep = next_steps.run(out, duration=_duration(duration), seeds=seed_list, jobs=jobs, scenarios_dir=scenarios)
+            paths = [*next_steps.write(rep), next_steps.plot(rep)]
+        except OSError as exc:
+            _cannot_write(out, exc)
+    for warning in rep.warnings:
+        _warn(warning)
+    _print_tables(next_steps.tables(rep), gap=True)
+    for path in paths:
+        print(f"wrote {path}")
 
 
 @repro_app.command("all")

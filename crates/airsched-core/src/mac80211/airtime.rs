@@ -17,6 +17,7 @@
 use std::collections::VecDeque;
 
 use super::aql::Aql;
+use super::policy::{Policy, PolicyParams};
 use super::{Ac, StationId, TinId, NUM_ACS, NUM_TIDS};
 use crate::time::Nanos;
 
@@ -139,6 +140,10 @@ pub struct AirtimeScheduler {
     round: [u32; NUM_ACS],
     /// mac80211 `txqi->schedule_round`.
     tin_round: Vec<u32>,
+    /// Airtime groups, caps and minimum rates (mac80211 only; None: the kernel's scheduler).
+    policy: Option<Box<Policy>>,
+    /// The time of the last `schedule_start` (the policy's clock).
+    now: Nanos,
 }
 
 impl AirtimeScheduler {
@@ -164,6 +169,17 @@ impl AirtimeScheduler {
             lists: AcLists::new(n_tins),
             round: [0; NUM_ACS],
             tin_round: vec![0; n_tins],
+            policy: None,
+            now: Nanos::ZERO,
+        }
+    }
+
+    /// Give the mac80211 scheduler an airtime policy (groups, caps, minimum rates; see
+    /// `policy.rs`). An inactive policy is not installed.
+    pub fn set_policy(&mut self, p: &PolicyParams) {
+        assert_eq!(self.kind, AtfKind::Mac80211, "airtime policies extend the mac80211 scheduler");
+        if p.is_active() {
+            self.policy = Some(Box::new(Policy::new(p, self.stations.len())));
         }
     }
 
@@ -172,6 +188,7 @@ impl AirtimeScheduler {
         self.kind
     }
 
+    /// One station's airtime state (debugfs `stations/<sta>/airtime`).
     #[cfg(test)]
     pub fn station(&self, sta: StationId) -> &StationAirtime {
         &self.stations[sta.0 as usize]
@@ -235,14 +252,20 @@ impl AirtimeScheduler {
         }
         let at_head = has_queue && self.params.accounting();
         self.lists.push(tin, Listed::Old, at_head);
+        if let Some(p) = self.policy.as_deref_mut() {
+            if p.has_groups() {
+                p.backlogged(tin, true);
+            }
+        }
         if has_queue {
             self.stations[sta.0 as usize].last_active[ac.index()] = Some(now);
         }
     }
 
-    /// `ieee80211_txq_schedule_start` (mac80211): open a scheduling round for `ac` if the
+    /// `ieee80211_txq_schedule_start` (mac80211) at `now`: open a scheduling round for `ac` if the
     /// PHY-wide AQL limit allows, else close it (`next_tin` returns nothing). ath9k: no-op.
-    pub fn schedule_start(&mut self, ac: Ac, aql: &Aql) {
+    pub fn schedule_start(&mut self, ac: Ac, aql: &Aql, now: Nanos) {
+        self.now = now;
         if self.kind == AtfKind::Ath9k {
             return;
         }
@@ -266,7 +289,7 @@ impl AirtimeScheduler {
     pub fn next_tin(&mut self, ac: Ac, aql: &Aql, has_queue: impl FnMut(TinId) -> bool) -> Option<TinId> {
         match self.kind {
             AtfKind::Ath9k => self.ath9k_next(ac, has_queue),
-            AtfKind::Mac80211 => self.mac80211_next(ac, aql),
+            AtfKind::Mac80211 => self.mac80211_next(ac, aql, has_queue),
         }
     }
 
@@ -299,10 +322,15 @@ impl AirtimeScheduler {
         }
     }
 
-    fn mac80211_next(&mut self, ac: Ac, aql: &Aql) -> Option<TinId> {
+    fn mac80211_next(&mut self, ac: Ac, aql: &Aql, has_queue: impl FnMut(TinId) -> bool) -> Option<TinId> {
         let i = ac.index();
         if self.round[i] == 0 {
             return None;
+        }
+        if self.policy.is_some() {
+            if let Some(t) = self.min_rate_next(ac, aql, has_queue) {
+                return Some(t);
+            }
         }
         let mut head: Option<TinId> = None;
         let mut found_eligible = false;
@@ -318,6 +346,13 @@ impl AirtimeScheduler {
             head.get_or_insert(tin);
             let sta = tin.station();
             let mut eligible = aql.can_queue(sta, ac);
+            if eligible {
+                if let Some(p) = self.policy.as_deref_mut() {
+                    // Groups and caps: a TXQ whose group may not send is passed over like
+                    // one over its AQL limit (and does not keep the walk going).
+                    eligible = p.may_send(sta, ac, self.now);
+                }
+            }
             found_eligible |= eligible;
             if self.sta_deficit(sta, ac, aql) < 0 {
                 let s = &mut self.stations[sta.0 as usize];
@@ -338,11 +373,47 @@ impl AirtimeScheduler {
         }
     }
 
+    /// Minimum rates: the first station (in index order) below its minimum with a TXQ on
+    /// `ac`'s list that has frames and that AQL and this round allow is served ahead of the DRR walk, its airtime
+    /// debt forgiven.
+    fn min_rate_next(&mut self, ac: Ac, aql: &Aql, mut has_queue: impl FnMut(TinId) -> bool) -> Option<TinId> {
+        let i = ac.index();
+        let now = self.now;
+        let p = self.policy.as_deref_mut()?;
+        for k in 0..p.min_rate_stations().len() {
+            let sta = p.min_rate_stations()[k];
+            if !aql.can_queue(sta, ac) || !p.below_min_rate(sta, now) {
+                continue;
+            }
+            let list = &self.lists.old[i];
+            let Some(pos) = list
+                .iter()
+                .position(|&t| t.station() == sta && self.tin_round[t.index()] != self.round[i] && has_queue(t))
+            else {
+                continue;
+            };
+            let tin = self.lists.old[i].remove(pos).expect("a listed TXQ");
+            self.lists.listed[tin.index()] = Listed::No;
+            self.tin_round[tin.index()] = self.round[i];
+            let d = &mut self.stations[sta.0 as usize].deficit_us[i];
+            *d = (*d).max(0);
+            return Some(tin);
+        }
+        None
+    }
+
     /// mac80211 `ieee80211_return_txq`: hand back the tin `next_tin` gave, with whether it
     /// still has frames. ath9k: no-op (the tin never left its list).
     pub fn return_tin(&mut self, tin: TinId, has_queue: bool, now: Nanos, aql: &Aql) {
         if self.kind == AtfKind::Mac80211 {
             self.schedule_txq(tin, has_queue, now, aql);
+            if !self.is_listed(tin) {
+                if let Some(p) = self.policy.as_deref_mut() {
+                    if p.has_groups() {
+                        p.backlogged(tin, false);
+                    }
+                }
+            }
         }
     }
 
@@ -373,6 +444,36 @@ impl AirtimeScheduler {
                 }
             }
         }
+    }
+
+    /// TX status of an aggregate to `tin` whose estimate `built_us` was paid to the policy's
+    /// caps when it was built ([`AirtimeScheduler::on_built`]): the groups' shares are charged
+    /// the `air_us` of all its tries, the caps that plus `exchange_us` (SIFS and the responses)
+    /// less what they paid. No-op without a policy.
+    pub fn report_policy_airtime(&mut self, tin: TinId, air_us: u32, exchange_us: u32, built_us: u32, now: Nanos) {
+        if let Some(p) = self.policy.as_deref_mut() {
+            p.on_airtime(tin.station(), tin.ac(), air_us, air_us + exchange_us, built_us, now);
+        }
+    }
+
+    /// An aggregate of `est_us` was built for `tin`: its capped groups pay for it now.
+    pub fn on_built(&mut self, tin: TinId, est_us: u32, now: Nanos) {
+        if let Some(p) = self.policy.as_deref_mut() {
+            p.on_built(tin.station(), est_us, now);
+        }
+    }
+
+    /// `bytes` of payload to `tin`'s station were acknowledged (minimum rates).
+    pub fn on_delivered(&mut self, tin: TinId, bytes: u32, now: Nanos) {
+        if let Some(p) = self.policy.as_deref_mut() {
+            p.on_delivered(tin.station(), bytes, now);
+        }
+    }
+
+    /// When a capped group with TXQs listed will next be allowed to send, if one is waiting for
+    /// its balance at `now` (the driver arms a timer for it: a cap may leave the air idle).
+    pub fn cap_wake(&self, now: Nanos) -> Option<Nanos> {
+        self.policy.as_deref().and_then(|p| p.cap_wake(now))
     }
 }
 

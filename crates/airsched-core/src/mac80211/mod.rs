@@ -14,6 +14,7 @@
 pub mod airtime;
 pub mod aql;
 pub mod fq;
+pub mod policy;
 
 /// Data TIDs per station (802.1d user priorities 0..7). mac80211 allocates 16 TXQs per station
 /// but data frames only use these; the management TXQ (TID 16) is not modelled.

@@ -305,6 +305,7 @@ impl Simulation {
         let total_payload: u64 = (0..self.traffic.flows.len())
             .map(|f| c.flows[f].received_payload_bytes - base.flows[f].received_payload_bytes)
             .sum();
+        let warnings = self.min_rate_warnings(&stations);
         RunResults {
             summary: Summary {
                 sim_seconds: self.end.as_secs_f64(),
@@ -356,7 +357,7 @@ impl Simulation {
                     .collect()
             },
             tc: self.tc_reports(),
-            warnings: self.scn.warnings.clone(),
+            warnings,
         }
     }
 }
@@ -460,6 +461,24 @@ impl Simulation {
             })
             .collect();
         (cfp, polls)
+    }
+
+    /// The scenario's warnings, and one per station whose `min_rate` (an airtime policy of
+    /// mac80211's scheduler) its measured downlink goodput fell short of by more than 1 %.
+    fn min_rate_warnings(&self, stations: &[crate::results::StationResult]) -> Vec<String> {
+        let mut out = self.scn.warnings.clone();
+        for (i, (st, r)) in self.scn.stations.iter().zip(stations).enumerate() {
+            let Some(min) = st.ht.map(|h| h.min_rate_bps).filter(|&m| m > 0) else { continue };
+            let min_mbps = min as f64 / 1e6;
+            if r.goodput_down_mbps < 0.99 * min_mbps {
+                out.push(format!(
+                    "station[{i}].min_rate: warning: not met: {} received {:.3} Mb/s of its {min_mbps} Mb/s minimum \
+                     (not feasible on its link beside the others, or it had less to receive)",
+                    st.name, r.goodput_down_mbps
+                ));
+            }
+        }
+        out
     }
 
     fn bluetooth_rows(&self, msecs: f64) -> (Vec<crate::results::BtLinkRow>, Vec<crate::results::CoexRow>) {

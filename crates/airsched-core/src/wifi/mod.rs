@@ -57,10 +57,13 @@ impl Wifi {
         }
     }
 
-    /// PCF: the point coordinator's next step in a contention-free period.
+    /// `Event::Cfp`: in an 802.11b cell with PCF, the point coordinator's next step in a
+    /// contention-free period; in an 802.11n cell, the AP driver's timer (an airtime cap
+    /// waiting for its balance, `Ht::on_timer`).
     pub fn on_cfp(&mut self, cx: &mut Ctx) {
-        if let Mac::Legacy(l) = &mut self.mac {
-            l.on_cfp(&mut self.medium, cx);
+        match &mut self.mac {
+            Mac::Legacy(l) => l.on_cfp(&mut self.medium, cx),
+            Mac::Ht(h) => h.on_timer(&mut self.medium, cx),
         }
     }
 

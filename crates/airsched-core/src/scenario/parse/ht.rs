@@ -8,7 +8,8 @@ use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs, HT_MF_PPDU_MAX_TIME, LINUX_MAX_AGGR_TIME};
 use crate::phy::ofdm::{OfdmBand, MANDATORY_RATES};
 use crate::wifi::ht::params::{
-    AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ATH_MAX_QDEPTH,
+    AirtimeSched, ApMacConfig, DynamicAggregate, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ATH_MAX_QDEPTH,
+    DYNAMIC_AGGREGATE_STATIONS,
 };
 
 /// Why an 802.11n cell refuses `preamble`, `cw_min`/`cw_max` and a station's `rate`.
@@ -220,7 +221,7 @@ fn ofdm_rate_names() -> String {
     names.join(", ")
 }
 
-/// A station's `mcs` and `airtime_weight`: Some in an 802.11n cell (defaults MCS 7, weight 256),
+/// A station's `mcs`, `airtime_weight` and `min_rate`: Some in an 802.11n cell (defaults MCS 7, weight 256),
 /// None in an 802.11b cell (where the keys are reported) or when the standard is invalid.
 pub(super) fn station_ht(
     rd: &mut Reader<'_>,
@@ -233,9 +234,19 @@ pub(super) fn station_ht(
         .and_then(|n| HtMcs::new(n as u8));
     let weight = ht_only(rd, tbl, path, "airtime_weight", standard)
         .and_then(|v| integer(rd, v, &join(path, "airtime_weight"), 1, 65535));
+    let min_rate = ht_only(rd, tbl, path, "min_rate", standard).and_then(|v| {
+        let key = join(path, "min_rate");
+        let r = tc_rate(rd, v, &key)?;
+        if r == 0 {
+            rd.error(&v.span(), &key, "must be above zero, e.g. \"2mbit\" (leave it out for no minimum)");
+            return None;
+        }
+        Some(r)
+    });
     (standard == Some(Standard::Dot11n)).then(|| HtStationConfig {
         mcs: mcs.unwrap_or(HtMcs::new(DEFAULT_MCS).expect("MCS 7 exists")),
         airtime_weight: weight.unwrap_or(DEFAULT_AIRTIME_WEIGHT) as u32,
+        min_rate_bps: min_rate.unwrap_or(0),
     })
 }
 
@@ -377,6 +388,31 @@ pub(super) fn parse_ap_mac(
         word::<FqKernel>(rd, v, "ap.fq_kernel")
     });
 
+    let dyn_time = get(rd, "dynamic_aggregate_time").and_then(|v| {
+        let key = "ap.dynamic_aggregate_time";
+        let t = time_value(rd, v, key, "1ms")?;
+        if t == Nanos::ZERO || t > HT_MF_PPDU_MAX_TIME {
+            rd.error(
+                &v.span(),
+                key,
+                format!("must be greater than zero and at most {HT_MF_PPDU_MAX_TIME} (the longest HT-mixed PPDU), got {t}; the paper suggests \"1ms\""),
+            );
+            return None;
+        }
+        Some(t)
+    });
+    let dyn_stations = get(rd, "dynamic_aggregate_stations").and_then(|v| {
+        if !tbl.contains_key("dynamic_aggregate_time") {
+            rd.error(
+                &v.span(),
+                "ap.dynamic_aggregate_stations",
+                "applies only with dynamic_aggregate_time (the cap, e.g. \"1ms\"); give both or neither",
+            );
+            return None;
+        }
+        integer(rd, v, "ap.dynamic_aggregate_stations", 0, 10_000).map(|n| n as u32)
+    });
+
     let airtime = airtime.unwrap_or(AirtimeSched::Off);
     let mac80211 = airtime == AirtimeSched::Mac80211;
     ApMacConfig {
@@ -389,6 +425,9 @@ pub(super) fn parse_ap_mac(
         airtime_rx: airtime_rx.unwrap_or(true),
         aql: aql.unwrap_or(mac80211),
         fq_kernel: fq_kernel.unwrap_or(if mac80211 { FqKernel::Linux6_18 } else { FqKernel::Linux4_11 }),
+        policy: Default::default(),
+        dynamic_aggregate: dyn_time
+            .map(|time| DynamicAggregate { time, stations: dyn_stations.unwrap_or(DYNAMIC_AGGREGATE_STATIONS) }),
     }
 }
 

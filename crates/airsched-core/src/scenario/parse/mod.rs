@@ -43,6 +43,7 @@ use crate::units;
 use crate::wifi::ifs::{CollisionDefer, EifsRule};
 use crate::words::Words;
 
+mod airtime;
 mod bluetooth;
 mod cell;
 mod flow;
@@ -134,7 +135,7 @@ type Span = Range<usize>;
 type Value<'i> = Spanned<DeValue<'i>>;
 
 const TOP_KEYS: &[&str] =
-    &["run", "cell", "wired", "ap", "server", "station", "flow", "monitor", "bluetooth", "piconet"];
+    &["run", "cell", "wired", "ap", "server", "station", "flow", "monitor", "bluetooth", "piconet", "airtime_group"];
 const RUN_KEYS: &[&str] = &["duration", "warmup", "seed", "sample_interval"];
 const CELL_KEYS: &[&str] = &[
     "standard",
@@ -178,6 +179,8 @@ const AP_KEYS: &[&str] = &[
     "airtime_rx",
     "aql",
     "fq_kernel",
+    "dynamic_aggregate_time",
+    "dynamic_aggregate_stations",
     "kernel",
 ];
 const STATION_KEYS: &[&str] = &[
@@ -196,6 +199,7 @@ const STATION_KEYS: &[&str] = &[
     "fading",
     "mcs",
     "airtime_weight",
+    "min_rate",
     "mac",
     "kernel",
     "location",
@@ -229,6 +233,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("[monitor]", radio::MONITOR_KEYS),
     ("[[bluetooth]]", bluetooth::BLUETOOTH_KEYS),
     ("[piconet]", bluetooth::PICONET_KEYS),
+    ("[[airtime_group]]", airtime::AIRTIME_GROUP_KEYS),
 ];
 
 const DEFAULT_DURATION: Nanos = Nanos::from_secs(10);
@@ -369,6 +374,9 @@ fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
     let (server, _) = node_section(rd, root, "server", NODE_KEYS);
 
     let (stations, names) = parse_stations(rd, root.get("station"), cell.rate_control, standard);
+    let mut ap_mac = ap_mac;
+    ap_mac.policy =
+        airtime::parse_airtime_groups(rd, root.get("airtime_group"), &names, stations.len(), standard, ap_mac.airtime);
     pcf::check_pcf(rd, cell_t.map(|(t, _)| t), &cell, &stations, root.get("station"), run.0.duration);
     let (bluetooth, bt_names) = bluetooth::parse_bluetooth(rd, root.get("bluetooth"), &names, standard);
     let piconet = bluetooth::parse_piconet(rd, root.get("piconet"));
@@ -390,6 +398,7 @@ fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
         piconet,
         tc_built: Default::default(),
     };
+    airtime::check_min_rates(rd, root, &scn);
     if rd.errors.is_empty() {
         check_scenario(rd, root, &scn);
         bluetooth::check_sir(rd, root, &scn);

@@ -362,6 +362,8 @@ fn an_80211n_scenario_parses_with_its_defaults() {
             airtime_rx: true,
             aql: false,
             fq_kernel: FqKernel::Linux4_11,
+            policy: Default::default(),
+            dynamic_aggregate: None,
         }
     );
     assert_eq!(s.ap.tc, None);
@@ -369,8 +371,8 @@ fn an_80211n_scenario_parses_with_its_defaults() {
     assert_eq!(
         ht,
         vec![
-            Some(HtStationConfig { mcs: mcs(15), airtime_weight: 256 }),
-            Some(HtStationConfig { mcs: mcs(0), airtime_weight: 256 }),
+            Some(HtStationConfig { mcs: mcs(15), airtime_weight: 256, min_rate_bps: 0 }),
+            Some(HtStationConfig { mcs: mcs(0), airtime_weight: 256, min_rate_bps: 0 }),
         ]
     );
     // `rate` keeps its placeholder; the radio keys work as in 802.11b.
@@ -384,7 +386,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
     let s = parse_scenario("[cell]\nstandard = \"802.11N\"\n[[station]]\nname = \"a\"\n", "f").unwrap();
     assert_eq!(s.ap_mac, ApMacConfig::default());
     assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: crate::wifi::ht::params::ATH_MAX_QDEPTH });
-    assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(7), airtime_weight: 256 }));
+    assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(7), airtime_weight: 256, min_rate_bps: 0 }));
     assert_eq!(s.cell.ht.unwrap().basic_rates, crate::phy::ofdm::MANDATORY_RATES.to_vec());
 }
 
@@ -453,9 +455,11 @@ sack = false
             airtime_rx: false,
             aql: false,
             fq_kernel: FqKernel::Linux4_11,
+            policy: Default::default(),
+            dynamic_aggregate: None,
         }
     );
-    assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512 }));
+    assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512, min_rate_bps: 0 }));
     assert!(!s.flows[0].sack);
 
     // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.

@@ -66,6 +66,8 @@ pub struct Agg {
     pub tries: u8,
     /// Airtime (µs) of the earlier hardware tries, charged with the last one at TX status.
     pub air_us: u32,
+    /// Airtime (µs) of its first try, paid to the airtime policy's caps when it was built.
+    pub built_us: u32,
 }
 
 impl Default for Agg {
@@ -92,6 +94,7 @@ impl Agg {
             chain: RateChain::default(),
             tries: 0,
             air_us: 0,
+            built_us: 0,
         }
     }
 }

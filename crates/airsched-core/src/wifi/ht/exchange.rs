@@ -197,6 +197,10 @@ impl Ht {
             let pkt = agg.mpdus[i].pkt;
             cx.counters.stations[station as usize].tx_frames += 1;
             let deliver = if acked {
+                if node == 0 && self.policy_on {
+                    let bytes = cx.pkts.get(pkt).payload;
+                    self.drivers[0].sched.on_delivered(tin, bytes, cx.now);
+                }
                 // Ownership passes to the receiver; the slot is released at the exchange end.
                 cx.left_first_hop(m.dev(node), pkt);
                 let d = &mut self.drivers[node as usize];
@@ -309,7 +313,20 @@ impl Ht {
         // series' duration times its count), as 6.x hands the same sum to
         // `ieee80211_sta_register_airtime`.
         let air_us = agg.air_us + tx_us;
+        let built_us = agg.built_us;
         d.sched.report_airtime(tin, air_us, 0, now);
+        if node == 0 && self.policy_on {
+            // Groups' shares count PPDU airtime (as the deficits do); caps also the
+            // (Block)Ack exchange of every try, as `build` estimated it.
+            let agg = &self.drivers[0].hw[ac].aggs[head];
+            let resp = if agg.mpdus.len() == 1 {
+                ht::ack_time(self.band, &self.basic, agg.tx.mcs)
+            } else {
+                ht::block_ack_time(self.band, &self.basic, agg.tx.mcs)
+            };
+            let exchange_us = ((self.band.sifs() + resp).0 / 1000) as u32 * tries;
+            self.drivers[0].sched.report_policy_airtime(tin, air_us, exchange_us, built_us, now);
+        }
         let d = &mut self.drivers[n];
         let agg_ok = d.hw[ac].aggs[head].ok;
         let n_mpdus = d.hw[ac].aggs[head].mpdus.len();

@@ -78,6 +78,13 @@ pub struct Ht {
     /// The lowest basic rate: beacons.
     pub beacon_rate: OfdmRate,
     pub n_stations: usize,
+    /// The AP's scheduler has an airtime policy (groups, caps, minimum rates).
+    pub policy_on: bool,
+    /// Dynamic aggregate sizing at the AP (`[ap] dynamic_aggregate_time`).
+    pub dynamic_aggregate: Option<params::DynamicAggregate>,
+    /// The AP driver's timer (a capped group waits for its balance), armed as `Event::Cfp`,
+    /// which an 802.11n cell does not otherwise use.
+    pub wake_at: Option<Nanos>,
 }
 
 /// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL: the data bits at
@@ -155,6 +162,7 @@ impl Ht {
             .map(|ac| EdcaParams::default_for(ac, cell.txop_limits));
         let flow_tid = flow_keys.iter().map(|k| crate::mac::edca::classify8021d(k.tos, k.priority)).collect();
         let mut drivers = Vec::with_capacity(n + 1);
+        let mut policy_on = false;
         for node in 0..=n {
             let peers = if node == 0 { n } else { 1 };
             let tins = peers * NUM_TIDS;
@@ -204,6 +212,14 @@ impl Ht {
                 for (s, st) in stations.iter().enumerate() {
                     sched.set_weight(StationId(s as u16), st.ht.airtime_weight);
                 }
+                if kind == AtfKind::Mac80211 {
+                    let policy = crate::mac80211::policy::PolicyParams {
+                        min_rate_bps: stations.iter().map(|st| st.ht.min_rate_bps).collect(),
+                        ..mac.policy.clone()
+                    };
+                    sched.set_policy(&policy);
+                    policy_on = policy.is_active();
+                }
             }
             drivers.push(Driver {
                 src,
@@ -232,6 +248,9 @@ impl Ht {
             drivers,
             beacon_rate: cell.basic_rates[0],
             n_stations: n,
+            policy_on,
+            wake_at: None,
+            dynamic_aggregate: mac.dynamic_aggregate,
         }
     }
 
@@ -326,7 +345,7 @@ impl Ht {
                     break;
                 }
                 let Driver { src, held, sched, aql, .. } = d;
-                sched.schedule_start(ac, aql);
+                sched.schedule_start(ac, aql, cx.now);
                 let Some(tin) = sched.next_tin(ac, aql, |t| Driver::has_frames(src, held, t)) else { break };
                 self.build(m, node, tin, cx);
                 let now = cx.now;
@@ -334,6 +353,29 @@ impl Ht {
                 let has = Driver::has_frames(&d.src, &d.held, tin);
                 d.sched.return_tin(tin, has, now, &d.aql);
             }
+        }
+        if node == 0 && self.policy_on {
+            self.arm_cap_wake(cx);
+        }
+    }
+
+    /// A capped group waits for its balance: wake the AP's scheduler when it is back at zero
+    /// (the cap may leave the air idle; nothing else would call the scheduler then).
+    #[cold]
+    fn arm_cap_wake(&mut self, cx: &mut Ctx) {
+        let Some(t) = self.drivers[0].sched.cap_wake(cx.now) else { return };
+        let t = t.max(cx.now + Nanos(1));
+        if self.wake_at.is_none_or(|w| w <= cx.now || t < w) {
+            self.wake_at = Some(t);
+            cx.schedule(t, crate::engine::Event::Cfp);
+        }
+    }
+
+    /// The AP driver's timer fires: schedule again if it is the armed one.
+    pub fn on_timer(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        if self.wake_at == Some(cx.now) {
+            self.wake_at = None;
+            self.schedule(m, 0, cx);
         }
     }
 
@@ -391,6 +433,12 @@ impl Ht {
             let txop = ht.edca[tin.ac().index()].txop_limit;
             if txop > Nanos::ZERO {
                 limits.max_duration = limits.max_duration.min(txop);
+            }
+            // Dynamic aggregate sizing: shorter aggregates while many stations wait.
+            if let (0, Some(dynamic)) = (node, ht.dynamic_aggregate) {
+                if ht.backlogged_stations() > dynamic.stations {
+                    limits.max_duration = limits.max_duration.min(dynamic.time);
+                }
             }
             (ht.tx[station as usize], ht.band, limits)
         };
@@ -475,10 +523,37 @@ impl Ht {
         let agg = &mut d.hw[ac].aggs[slot];
         agg.psdu = psdu;
         agg.txtime = ht::txtime(band, tx, psdu);
+        if node == 0 && self.policy_on {
+            // A cap pays for the PPDU and its (Block)Ack exchange: the air the group holds.
+            let resp = if count == 1 {
+                ht::ack_time(band, &self.basic, tx.mcs)
+            } else {
+                ht::block_ack_time(band, &self.basic, tx.mcs)
+            };
+            let us = ((agg.txtime + band.sifs() + resp).0 / 1000) as u32;
+            agg.built_us = us;
+            d.sched.on_built(tin, us, now);
+        }
         d.hw[ac].len += 1;
         if d.hw[ac].len == 1 {
             self.head_to_mac(m, node, ac, cx);
         }
+    }
+
+    /// Stations with frames at the AP (in its FIFOs or FQ-MAC, held for retry, or in the
+    /// hardware queue).
+    fn backlogged_stations(&self) -> u32 {
+        let d = &self.drivers[0];
+        let in_hw = |s: usize| {
+            d.hw.iter().any(|q| (0..q.len).any(|k| q.aggs[(q.head + k) % HW_QUEUE_AGGS].station as usize == s))
+        };
+        (0..self.n_stations)
+            .filter(|&s| {
+                in_hw(s)
+                    || (0..NUM_TIDS as u8)
+                        .any(|t| Driver::has_frames(&d.src, &d.held, TinId::new(StationId(s as u16), t)))
+            })
+            .count() as u32
     }
 
     /// The head of the hardware queue becomes the frame the node contends with, with the EDCA

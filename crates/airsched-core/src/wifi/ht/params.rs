@@ -3,6 +3,7 @@
 //! scheduler, AQL), with the words a scenario spells them in.
 
 use crate::mac::edca::TxopTable;
+use crate::mac80211::policy::PolicyParams;
 use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs};
 use crate::phy::ofdm::OfdmBand;
@@ -40,6 +41,9 @@ pub struct HtStationConfig {
     pub mcs: HtMcs,
     /// `airtime_weight` (mac80211 scheduler; default 256).
     pub airtime_weight: u32,
+    /// `min_rate`: the downlink rate, bit/s, the mac80211 scheduler lets the station exceed its
+    /// fair share of the air to reach (0: none; `mac80211/policy.rs`).
+    pub min_rate_bps: u64,
 }
 
 /// What sits between a WiFi interface's qdisc and the air (`[ap] mac_queue`).
@@ -101,6 +105,13 @@ pub struct ApMacConfig {
     /// `fq_kernel = "4.11"` or `"6.18"`: FQ-MAC overflow and CoDel parameter policy (default:
     /// 6.18 with the mac80211 scheduler, else 4.11).
     pub fq_kernel: FqKernel,
+    /// `dynamic_aggregate_time`: cap the AP's aggregates at this duration while more than
+    /// `dynamic_aggregate_stations` stations have frames queued (next-steps §4.1, "Dynamic
+    /// aggregate sizing"); None: off.
+    pub dynamic_aggregate: Option<DynamicAggregate>,
+    /// `[[airtime_group]]`: groups, weights and caps for the mac80211 scheduler (the stations'
+    /// minimum rates are in [`HtStationConfig::min_rate_bps`]); empty by default.
+    pub policy: PolicyParams,
 }
 
 impl Default for ApMacConfig {
@@ -111,9 +122,23 @@ impl Default for ApMacConfig {
             airtime_rx: true,
             aql: false,
             fq_kernel: FqKernel::Linux4_11,
+            policy: PolicyParams::default(),
+            dynamic_aggregate: None,
         }
     }
 }
+
+/// Dynamic aggregate sizing (`[ap] dynamic_aggregate_time`, `dynamic_aggregate_stations`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DynamicAggregate {
+    /// The aggregate duration cap while the cell is busy.
+    pub time: Nanos,
+    /// The cap applies while more than this many stations have frames at the AP.
+    pub stations: u32,
+}
+
+/// Default `dynamic_aggregate_stations`: the cap applies from three backlogged stations.
+pub const DYNAMIC_AGGREGATE_STATIONS: u32 = 2;
 
 /// ath9k's per-hardware-queue frame limit before the netdev queue is stopped
 /// (ATH_TXBUF / 4 - ATH_TXBUF_RESERVE = 512 / 4 - 5).

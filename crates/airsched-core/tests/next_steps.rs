@@ -1,0 +1,251 @@
+//! The next-steps paper's proposals (§4) in the simulator: airtime policies (§4.2: group
+//! weights, a guest cap, minimum rates; docs/airtime-policies.md) and dynamic aggregate sizing
+//! (§4.1; docs/next-steps-latency.md), with the one-line errors of bad configs.
+
+use airsched_core::{parse_scenario, run_scenario, RunResults};
+
+/// An 802.11n cell under mac80211's scheduler, saturated UDP downloads to stations at the given
+/// MCS, with `extra` appended (groups, station keys). `seed` varies the run.
+fn cell(stations: &[(&str, u8, &str)], extra: &str, seed: u64, secs: u32) -> String {
+    let mut s = format!(
+        r#"
+[run]
+duration = "{}s"
+warmup = "1s"
+seed = {seed}
+sample_interval = "1s"
+[cell]
+standard = "802.11n"
+beacons = false
+[wired]
+rate = "1Gbit"
+[ap]
+mac_queue = "fq-mac"
+airtime = "mac80211"
+"#,
+        secs + 1
+    );
+    for (name, mcs, keys) in stations {
+        s += &format!("[[station]]\nname = \"{name}\"\nmcs = {mcs}\n{keys}\n");
+    }
+    for (name, _, _) in stations {
+        s += &format!(
+            "[[flow]]\nname = \"udp-{name}\"\nsrc = \"server\"\ndst = \"{name}\"\nrate = \"saturate\"\nsize = 1472\n"
+        );
+    }
+    s + extra
+}
+
+fn run(text: &str) -> RunResults {
+    let scn = parse_scenario(text, "policy.toml").unwrap_or_else(|e| panic!("{e}"));
+    run_scenario(&scn).expect("conservation holds")
+}
+
+fn share(r: &RunResults, names: &[&str]) -> f64 {
+    r.stations.iter().filter(|s| names.contains(&s.name.as_str())).map(|s| s.airtime_down_share).sum()
+}
+
+#[test]
+fn group_weights_1_2_1_divide_the_air_25_50_25() {
+    // Groups of unequal sizes and rates: a lone fast station, two stations (fast and slow), and
+    // a lone slow one. Without groups the four stations would get a quarter each.
+    let groups = r#"
+[[airtime_group]]
+name = "a"
+weight = 1
+stations = ["a1"]
+[[airtime_group]]
+name = "b"
+weight = 2
+stations = ["b1", "b2"]
+[[airtime_group]]
+name = "c"
+weight = 1
+stations = ["c1"]
+"#;
+    for seed in [1, 2, 3] {
+        let r = run(&cell(&[("a1", 7, ""), ("b1", 3, ""), ("b2", 7, ""), ("c1", 1, "")], groups, seed, 6));
+        let got = [share(&r, &["a1"]), share(&r, &["b1", "b2"]), share(&r, &["c1"])];
+        println!("seed {seed}: shares {got:?}");
+        for (g, want) in got.iter().zip([0.25, 0.5, 0.25]) {
+            assert!((g / want - 1.0).abs() < 0.03, "seed {seed}: shares {got:?}, want 25/50/25 %");
+        }
+        // Inside group b the two stations split the group's air equally (their deficits).
+        let (b1, b2) = (share(&r, &["b1"]), share(&r, &["b2"]));
+        assert!((b1 / b2 - 1.0).abs() < 0.05, "b1 {b1} b2 {b2}");
+    }
+}
+
+#[test]
+fn recursive_groups_divide_their_parents_share() {
+    // home (3) holds kids (1) and adults (2); guests (1) beside home: 75 % to home, split 1:2.
+    let groups = r#"
+[[airtime_group]]
+name = "home"
+weight = 3
+[[airtime_group]]
+name = "kids"
+parent = "home"
+weight = 1
+stations = ["k"]
+[[airtime_group]]
+name = "adults"
+parent = "home"
+weight = 2
+stations = ["p"]
+[[airtime_group]]
+name = "guests"
+weight = 1
+stations = ["g"]
+"#;
+    let r = run(&cell(&[("k", 7, ""), ("p", 2, ""), ("g", 5, "")], groups, 4, 6));
+    let got = [share(&r, &["k"]), share(&r, &["p"]), share(&r, &["g"])];
+    println!("shares {got:?}");
+    for (g, want) in got.iter().zip([0.25, 0.5, 0.25]) {
+        assert!((g / want - 1.0).abs() < 0.03, "shares {got:?}, want 25/50/25 %");
+    }
+}
+
+#[test]
+fn a_guest_cap_of_20_percent_holds() {
+    // Two guests at a fast and a slow rate, capped at 20 % of the air; one home station. Without
+    // the cap the guests would take 2/3 of the AP's airtime. (The per-second bound is checked
+    // exactly on the scheduler in mac80211/airtime/tests.rs.)
+    let groups = r#"
+[[airtime_group]]
+name = "guests"
+stations = ["g1", "g2"]
+airtime_cap = "20%"
+"#;
+    for seed in [1, 2] {
+        let r = run(&cell(&[("home", 7, ""), ("g1", 7, ""), ("g2", 1, "")], groups, seed, 8));
+        let t = r.summary.measured_seconds;
+        let used: f64 =
+            r.stations.iter().filter(|s| s.name.starts_with('g')).map(|s| s.airtime_down_s).sum::<f64>() / t;
+        // One aggregate (4 ms A-MPDU + its BlockAck) may straddle each end of the window.
+        let bound = 0.20 + 2.0 * 0.0041 / t;
+        println!("seed {seed}: guests used {used:.5} of the air (bound {bound:.5})");
+        assert!(used <= bound, "seed {seed}: guests used {used}");
+        assert!(used > 0.19, "the cap should be used up: {used}");
+        // The home station takes the rest: the cap does not idle the air while others wait.
+        let busy = r.summary.medium_busy_share;
+        println!("seed {seed}: medium busy {busy:.4}");
+        assert!(busy > 0.95, "seed {seed}: the air should stay busy, {busy}");
+    }
+}
+
+#[test]
+fn a_guest_cap_leaves_the_air_idle_when_only_guests_send() {
+    // A cap is not a weight: alone on the air the capped station still gets 20 %.
+    let groups = "[[airtime_group]]\nname = \"guests\"\nstations = [\"g\"]\nairtime_cap = \"20%\"\n";
+    let r = run(&cell(&[("g", 7, "")], groups, 1, 4));
+    let busy = r.summary.medium_busy_share;
+    println!("medium busy {busy:.4}");
+    assert!(busy > 0.18 && busy < 0.205, "a 20 % cap alone on the air: busy {busy}");
+}
+
+#[test]
+fn a_minimum_rate_is_met_when_feasible_and_reported_when_not() {
+    // Three stations, one slow (MCS 0, 6.5 Mb/s): its fair third of the air gives ~1.7 Mb/s.
+    let fair = run(&cell(&[("f1", 7, ""), ("f2", 7, ""), ("slow", 0, "")], "", 1, 5));
+    let fair_slow = fair.flows.iter().find(|f| f.name == "udp-slow").unwrap().goodput_mbps;
+    println!("fair: slow gets {fair_slow:.3} Mb/s");
+    assert!(fair_slow < 2.5);
+    // A feasible minimum of 3 Mb/s is met (within 2 %) and nothing is reported.
+    let r = run(&cell(&[("f1", 7, ""), ("f2", 7, ""), ("slow", 0, "min_rate = \"3mbit\"")], "", 1, 5));
+    let slow = r.flows.iter().find(|f| f.name == "udp-slow").unwrap().goodput_mbps;
+    let fast = r.flows.iter().find(|f| f.name == "udp-f1").unwrap().goodput_mbps;
+    println!("min 3 Mb/s: slow {slow:.3}, fast {fast:.3}, warnings {:?}", r.warnings);
+    assert!(slow >= 3.0 * 0.98, "slow got {slow}");
+    assert!(r.warnings.iter().all(|w| !w.contains("min_rate")), "{:?}", r.warnings);
+    // 6.4 Mb/s is below the PHY rate (6.5) but beyond any goodput at MCS 0: reported.
+    let r = run(&cell(&[("f1", 7, ""), ("f2", 7, ""), ("slow", 0, "min_rate = \"6.4mbit\"")], "", 1, 5));
+    println!("min 6.4 Mb/s: warnings {:?}", r.warnings);
+    assert!(r.warnings.iter().any(|w| w.contains("station[2].min_rate") && w.contains("not met")), "{:?}", r.warnings);
+}
+
+fn errors(text: &str) -> String {
+    match parse_scenario(text, "bad.toml") {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn bad_policies_are_one_line_errors_naming_file_line_and_key() {
+    let two = [("s1", 7, ""), ("s2", 7, "")];
+    let cases: &[(&str, &str)] = &[
+        ("[[airtime_group]]\nname = \"a\"\nweight = 0\nstations = [\"s1\"]\n", "airtime_group[0].weight: must be between 1"),
+        ("[[airtime_group]]\nname = \"a\"\nairtime_cap = \"120%\"\n", "airtime_group[0].airtime_cap: must be above 0% and at most 100%"),
+        (
+            "[[airtime_group]]\nname = \"a\"\nstations = [\"s1\"]\n[[airtime_group]]\nname = \"b\"\nstations = [\"s1\"]\n",
+            "airtime_group[1].stations: station \"s1\" is already in group \"a\"",
+        ),
+        (
+            "[[airtime_group]]\nname = \"a\"\nparent = \"b\"\n[[airtime_group]]\nname = \"b\"\nparent = \"a\"\n",
+            "airtime_group[0].parent: groups form a cycle: a -> b -> a",
+        ),
+    ];
+    for (extra, want) in cases {
+        let e = errors(&cell(&two, extra, 1, 2));
+        println!("{e}");
+        assert_eq!(e.lines().count(), 1, "one line: {e}");
+        assert!(e.contains(want), "want {want:?} in:\n{e}");
+        let line = e.lines().find(|l| l.contains(want)).unwrap();
+        assert!(line.starts_with("bad.toml:"), "{line}");
+    }
+    // A minimum rate at or above the PHY rate (MCS 0: 6.5 Mb/s).
+    let e = errors(&cell(&[("s1", 0, "min_rate = \"7mbit\"")], "", 1, 2));
+    println!("{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("station[0].min_rate: 7 Mb/s is not below the station's PHY rate (6.5 Mb/s"), "{e}");
+    // Groups without the mac80211 scheduler.
+    let text = cell(&two, "[[airtime_group]]\nname = \"a\"\nstations = [\"s1\"]\n", 1, 2)
+        .replace("airtime = \"mac80211\"", "airtime = \"ath9k\"");
+    let e = errors(&text);
+    assert!(e.contains("airtime_group[0]: airtime groups extend mac80211's airtime scheduler"), "{e}");
+}
+
+#[test]
+fn policies_are_deterministic() {
+    let groups = "[[airtime_group]]\nname = \"g\"\nstations = [\"b\"]\nairtime_cap = \"30%\"\n";
+    let text = cell(&[("a", 7, "min_rate = \"2mbit\""), ("b", 2, "")], groups, 9, 2);
+    let (x, y) = (run(&text), run(&text));
+    assert_eq!(format!("{:?}", x.stations), format!("{:?}", y.stations));
+}
+
+/// The largest A-MPDU (MPDUs) sent to `station`.
+fn largest_aggregate(r: &RunResults, station: &str) -> u32 {
+    r.aggregates.iter().filter(|a| a.station == station && a.direction == "down").map(|a| a.mpdus).max().unwrap()
+}
+
+#[test]
+fn a_1ms_dynamic_aggregate_cap_is_never_exceeded_when_more_than_k_stations_wait() {
+    // Stations at MCS 7, 4 and 15; saturated. The static cap `max_aggregate_time = "1ms"` (its
+    // MPDU counts validated against the standard's TXTIME in ht_sim.rs) gives the largest
+    // aggregate that fits 1 ms at each rate; the dynamic cap must never build a larger one.
+    let stations = [("a", 7, ""), ("b", 4, ""), ("c", 15, "")];
+    let base = cell(&stations, "", 1, 3);
+    let fixed = run(&base.replace("beacons = false", "beacons = false\nmax_aggregate_time = \"1ms\""));
+    let dynamic =
+        run(&base.replace("airtime = \"mac80211\"", "airtime = \"mac80211\"\ndynamic_aggregate_time = \"1ms\""));
+    let full = run(&base);
+    for (name, _, _) in stations {
+        let (f, d, u) =
+            (largest_aggregate(&fixed, name), largest_aggregate(&dynamic, name), largest_aggregate(&full, name));
+        println!("{name}: 1 ms static {f}, dynamic {d}, uncapped {u} MPDUs");
+        assert!(d <= f, "{name}: dynamic aggregates of {d} MPDUs exceed 1 ms ({f})");
+        assert!(u > f, "{name}: the uncapped run should build longer aggregates");
+    }
+    // Shorter aggregates cost throughput (the trade-off the paper names).
+    let tput = |r: &RunResults| r.flows.iter().map(|f| f.goodput_mbps).sum::<f64>();
+    assert!(tput(&dynamic) < tput(&full), "{} vs {}", tput(&dynamic), tput(&full));
+    // With K = 3 (more than three stations must wait) three stations keep full aggregates.
+    let k3 = run(&base.replace(
+        "airtime = \"mac80211\"",
+        "airtime = \"mac80211\"\ndynamic_aggregate_time = \"1ms\"\ndynamic_aggregate_stations = 3",
+    ));
+    for (name, _, _) in stations {
+        assert_eq!(largest_aggregate(&k3, name), largest_aggregate(&full, name), "{name}");
+    }
+}
