@@ -12,9 +12,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from ..result import OPTIONAL_TABLES
 from ._app import EXIT_BAD_INPUT, EXIT_INTERRUPTED, _bad_input, _check_writable, _reported_errors, _warn, _write_results
 from ._options import DURATION_FORMS, ScenarioArg, SetOption, _duration
-from ._tables import OPTIONAL_TABLES, _print_report
+from ._tables import _print_report
 
 
 def emulate_command(
