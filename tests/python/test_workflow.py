@@ -229,7 +229,7 @@ def test_sweep_pool_workers_exit_when_the_sweep_is_killed(tmp_path):
     import time
 
     spec = tmp_path / "s.toml"
-    spec.write_text(f'[sweep]\nscenario = "{ANOMALY}"\nseeds = {{from = 1, count = 6}}\n[set]\n"run.duration" = "600s"\n',
+    spec.write_text(f'[sweep]\nscenario = "{ANOMALY}"\nseeds = {{from = 1, count = 6}}\n[set]\n"run.duration" = "100000s"\n',
                     encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "airsched", "sweep", str(spec), "-o", str(tmp_path / "out"), "-j", "2"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
