@@ -592,24 +592,25 @@ def read_saved(directory: str | os.PathLike[str], devs: Iterable[str]) -> list[D
     return out
 
 
-def _read_input(path: Path) -> str:
+def _read_input(path: Path, what: str = "tc") -> str:
+    """The text of a saved ``what`` output (tc, or iw for ``import --cell``): bounded, UTF-8, no NUL."""
     try:
         with path.open("rb") as f:
             data = f.read(MAX_INPUT_BYTES + 1)
     except IsADirectoryError:
-        raise ImportError_(f"{path}: is a directory, not tc output") from None
+        raise ImportError_(f"{path}: is a directory, not {what} output") from None
     except OSError as exc:
         raise ImportError_(f"{path}: cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_INPUT_BYTES:
-        raise ImportError_(f"{path}: larger than {MAX_INPUT_BYTES >> 20} MiB: not tc output")
+        raise ImportError_(f"{path}: larger than {MAX_INPUT_BYTES >> 20} MiB: not {what} output")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, col = line_col(data, exc.start)
-        raise ImportError_(f"{path}:{line}:{col}: not UTF-8 text: tc prints text or JSON") from None
+        raise ImportError_(f"{path}:{line}:{col}: not UTF-8 text: {what} prints text" + (" or JSON" if what == "tc" else "")) from None
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
-        raise ImportError_(f"{path}:{line}: a NUL byte: a binary file, not tc output")
+        raise ImportError_(f"{path}:{line}: a NUL byte: a binary file, not {what} output")
     return text
 
 

@@ -474,7 +474,7 @@ def import_cell(dev: str, from_dir: str | None = None, *, duration: str = "30s",
     --from`` reads (``DEV.qdisc.json``, ``DEV.class.txt``, ``DEV.filter.PARENT.json``)."""
     from pathlib import Path
 
-    from .importer import DeviceInput, import_devices
+    from .importer import _read_input, import_devices, read_saved
     from .importer import read_live as read_live_tc
 
     if from_dir is None:
@@ -485,20 +485,17 @@ def import_cell(dev: str, from_dir: str | None = None, *, duration: str = "30s",
     else:
         d = Path(from_dir)
         ipath, spath = d / f"{dev}.iw-info.txt", d / f"{dev}.station-dump.txt"
-        try:
-            info_text, dump_text = ipath.read_text(), spath.read_text()
-        except OSError as exc:
-            raise IwError(f"{exc.filename}: cannot read: {exc.strerror} (--cell --from DIR reads DIR/{dev}.iw-info.txt "
-                          f"(iw dev {dev} info) and DIR/{dev}.station-dump.txt (iw dev {dev} station dump))") from None
+        for p in (ipath, spath):
+            if not p.exists():
+                raise IwError(f"{p}: no such file (--cell --from DIR reads DIR/{dev}.iw-info.txt (iw dev {dev} info) "
+                              f"and DIR/{dev}.station-dump.txt (iw dev {dev} station dump))")
+        # The importer's readers: size-bounded, UTF-8 text, one error line naming the file.
+        info_text, dump_text = _read_input(ipath, "iw"), _read_input(spath, "iw")
         info_src, dump_src = str(ipath), str(spath)
         q = d / f"{dev}.qdisc.json"
         tc_inputs, tc_src = [], ""
         if q.exists():
-            c = d / f"{dev}.class.txt"
-            filters = {fp.name[len(dev) + len(".filter."):-len(".json")].replace("_", ":"): fp.read_text()
-                       for fp in sorted(d.glob(f"{dev}.filter.*.json"))}
-            tc_inputs = [DeviceInput(dev, q.read_text(), c.read_text() if c.exists() else "", filters)]
-            tc_src = str(q)
+            tc_inputs, tc_src = read_saved(d, [dev]), str(q)
     info = parse_info(info_text, info_src)
     stations = parse_station_dump(dump_text, dump_src)
     tc_text = ""

@@ -145,3 +145,20 @@ def test_cli_import_cell(tmp_path: Path) -> None:
     p = subprocess.run([*cmd, str(bad)], capture_output=True, text=True)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "wlan0.station-dump.txt:75: station 3c:22:fb:00:00:03 (line 67)" in p.stderr
+
+
+def test_cli_import_cell_reads_saved_files_as_the_tc_import_does(tmp_path: Path) -> None:
+    """--cell --from reads through the importer's bounded readers: a binary dump is one line
+    naming it, an unwritable -o is one line too (no traceback)."""
+    cmd = [sys.executable, "-m", "airsched", "import", "wlan0", "--cell", "--from"]
+    bad = tmp_path / "bin"
+    bad.mkdir()
+    (bad / "wlan0.iw-info.txt").write_text((HT / "wlan0.iw-info.txt").read_text())
+    (bad / "wlan0.station-dump.txt").write_bytes(b"Station 3c:22:fb:00:00:01\n\x00\x01")
+    p = subprocess.run([*cmd, str(bad)], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == f"error: {bad / 'wlan0.station-dump.txt'}:2: a NUL byte: a binary file, not iw output\n"
+    p = subprocess.run([*cmd, str(HT), "-o", str(tmp_path / "no" / "cell.toml")], capture_output=True, text=True)
+    assert p.returncode != 0
+    assert p.stderr.splitlines()[-1].startswith(f"error: {tmp_path / 'no' / 'cell.toml'}: cannot write")
+    assert "Traceback" not in p.stderr

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -73,7 +73,6 @@ def import_command(
 ) -> None:
     """Write the tc text that rebuilds the devices' qdisc, class and filter trees, for a
     scenario's tc_file (see docs/export.md); with --cell, a scenario of the AP's cell."""
-    from .._errors import one_line
     from ..importer import ImportError_, import_devices, read_live, read_saved
 
     if cell:
@@ -83,18 +82,30 @@ def import_command(
         inputs = read_live(devices, netns) if from_dir is None else read_saved(from_dir, devices)
         result = import_devices(inputs)
     except (ImportError_, OSError) as exc:
-        for line in str(exc).splitlines():
-            print(f"error: {one_line(line)}", file=sys.stderr)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+        _import_failed(exc)
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    _write_text(result.text, out)
+
+
+def _import_failed(exc: Exception) -> NoReturn:
+    """An import that cannot be done: its error, one line per line of the message, exit 2."""
+    from .._errors import one_line
+
+    for line in str(exc).splitlines():
+        print(f"error: {one_line(line)}", file=sys.stderr)
+    raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def _write_text(text: str, out: Path | None) -> None:
+    """``text`` to stdout, or to ``out`` (one error line if it cannot be written)."""
     if out is None:
-        sys.stdout.write(result.text)
-    else:
-        try:
-            out.write_text(result.text, encoding="utf-8")
-        except OSError as exc:
-            _cannot_write(out, exc)
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _cannot_write(out, exc)
 
 
 def _import_cell(devices: list[str], from_dir: Path | None, out: Path | None) -> None:
@@ -106,11 +117,7 @@ def _import_cell(devices: list[str], from_dir: Path | None, out: Path | None) ->
             raise ImportError_(f"--cell reads one wireless device, got {len(devices)}: {' '.join(devices)}")
         made = import_cell(devices[0], None if from_dir is None else str(from_dir))
     except (ImportError_, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+        _import_failed(exc)
     for g in made.guesses:
         print(f"note: {g}", file=sys.stderr)
-    if out is None:
-        sys.stdout.write(made.text)
-    else:
-        out.write_text(made.text)
+    _write_text(made.text, out)
