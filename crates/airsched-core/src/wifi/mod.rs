@@ -20,6 +20,7 @@ pub mod pcf;
 
 use crate::ctx::Ctx;
 use crate::packet::PacketId;
+use crate::phy::TxRate;
 
 pub use ifs::IfsRules;
 pub use medium::{Medium, Radio};
@@ -69,14 +70,10 @@ impl Wifi {
 
     /// The end of a decoded data PPDU.
     pub fn on_tx_end(&mut self, cx: &mut Ctx) {
-        let m = &mut self.medium;
-        let in_cfp = matches!(&self.mac, Mac::Legacy(l) if l.cfp.as_deref().is_some_and(|c| c.active()));
-        if let (Some(a), false) = (m.lone_frame(), in_cfp) {
-            let receiver = match &self.mac {
-                Mac::Legacy(l) => l.lone_frame(m, a).1,
-                Mac::Ht(h) => h.lone_frame(a).1,
-            };
-            m.receiver_senses_idle(receiver, cx.now);
+        if !self.in_cfp() {
+            if let Some((_, receiver)) = self.lone_frame() {
+                self.medium.receiver_senses_idle(receiver, cx.now);
+            }
         }
         match &mut self.mac {
             Mac::Legacy(l) => l.on_tx_end(&mut self.medium, cx),
@@ -84,24 +81,37 @@ impl Wifi {
         }
     }
 
+    /// PCF: a contention-free period is under way.
+    #[inline]
+    fn in_cfp(&self) -> bool {
+        matches!(&self.mac, Mac::Legacy(l) if l.cfp.as_deref().is_some_and(|c| c.active()))
+    }
+
+    /// The lone frame on the air (no collision, no beacon): its (Block)Ack's rate and its
+    /// receiver's contenders.
+    #[inline]
+    fn lone_frame(&self) -> Option<(TxRate, std::ops::Range<usize>)> {
+        self.medium.lone_frame().map(|a| match &self.mac {
+            Mac::Legacy(l) => l.lone_frame(&self.medium, a),
+            Mac::Ht(h) => h.lone_frame(a),
+        })
+    }
+
     /// The busy period ends: every contender's interframe space (`IfsRules::after_busy`, for
     /// both MACs), the monitor's report, every transmitter's TX status.
     pub fn on_exchange_end(&mut self, cx: &mut Ctx) {
-        let m = &mut self.medium;
-        if let Mac::Legacy(l) = &mut self.mac {
-            if l.cfp.as_deref().is_some_and(|c| c.active()) {
-                return l.cfp_finish(m, cx);
-            }
-        }
-        if m.ack_pending() {
+        if self.in_cfp() {
             if let Mac::Legacy(l) = &mut self.mac {
-                l.coex_ack_end(m, cx);
+                return l.cfp_finish(&mut self.medium, cx);
             }
         }
-        let lone = m.lone_frame().map(|a| match &self.mac {
-            Mac::Legacy(l) => l.lone_frame(m, a),
-            Mac::Ht(h) => h.lone_frame(a),
-        });
+        if self.medium.ack_pending() {
+            if let Mac::Legacy(l) = &mut self.mac {
+                l.coex_ack_end(&mut self.medium, cx);
+            }
+        }
+        let lone = self.lone_frame();
+        let m = &mut self.medium;
         let (response, receiver) = lone.map_or((None, 0..0), |(r, rx)| (Some(r), rx));
         m.after_busy(response, receiver, cx.now);
         m.radio_mut().deliver_report(cx);
