@@ -247,6 +247,28 @@ fn tc_script_sources() {
     check(&errs[0], 21, 11, "server.tc_file", "cannot read tc script");
 }
 
+/// A named file is read with a bound: a device, a directory, a file over 16 MiB or one that is
+/// not UTF-8 is one error at the key, never an unbounded read (`/dev/zero` used to fill memory).
+#[test]
+fn tc_file_reads_are_bounded() {
+    let at = |name: &str, fragment: &str| {
+        let errs = errors(&example_plus(&format!("[server]\ntc_file = \"{name}\"\n")));
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        check(&errs[0], 21, 11, "server.tc_file", fragment);
+    };
+    at("/dev/zero", "not a regular file");
+    at("/", "not a regular file");
+    let dir = std::env::temp_dir().join(format!("airsched-bounded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.tc");
+    std::fs::File::create(&big).unwrap().set_len((16 << 20) + 1).unwrap();
+    at(big.to_str().unwrap(), "larger than 16 MiB");
+    let binary = dir.join("binary.tc");
+    std::fs::write(&binary, [0x71, 0xff, 0xfe, 0x0a]).unwrap();
+    at(binary.to_str().unwrap(), "not UTF-8");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // ------------------------------------------------------------------------------------------------
 // 802.11n cells
 

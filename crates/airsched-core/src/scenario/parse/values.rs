@@ -268,7 +268,7 @@ pub(super) fn read_relative(
 ) -> Option<(String, String)> {
     let base = std::path::Path::new(rd.file).parent().unwrap_or(std::path::Path::new(""));
     let full = base.join(name);
-    match std::fs::read_to_string(&full) {
+    match read_bounded(&full) {
         Ok(text) => Some((full.display().to_string(), text)),
         Err(e) => {
             rd.error(
@@ -279,6 +279,28 @@ pub(super) fn read_relative(
             None
         }
     }
+}
+
+/// The largest file a scenario may name (a tc script, a calibration table): 16 MiB, the bound
+/// the Python front end puts on the scenario itself (`airsched.scenario.MAX_FILE_BYTES`).
+const MAX_REFERENCED_FILE_BYTES: u64 = 16 << 20;
+
+/// Reads a UTF-8 regular file of at most [`MAX_REFERENCED_FILE_BYTES`]: a device such as
+/// `/dev/zero`, a FIFO or a directory is refused before it is read, and a file that grows past
+/// the bound while being read is cut at one byte over it and refused, so memory stays bounded.
+fn read_bounded(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    let mut data = Vec::new();
+    file.take(MAX_REFERENCED_FILE_BYTES + 1).read_to_end(&mut data).map_err(|e| e.to_string())?;
+    if data.len() as u64 > MAX_REFERENCED_FILE_BYTES {
+        return Err(format!("larger than {} MiB", MAX_REFERENCED_FILE_BYTES >> 20));
+    }
+    String::from_utf8(data).map_err(|_| "not UTF-8 text".into())
 }
 
 /// The elements of `[[name]]`, each with its span; reports non-table elements.
