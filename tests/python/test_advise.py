@@ -270,3 +270,29 @@ def test_advise_an_imported_cell_end_to_end(tmp_path: Path) -> None:
         assert settings["ap.tc"].split(" root ")[1] in script.split("batch_wlan0()")[1].split("}")[0]
     if dict(a.recommended.candidate.labels).get("weights", CURRENT) == CURRENT:  # sta4's weight kept
         assert "3c:22:fb:00:00:04" in script and "512" in script
+
+
+@pytest.mark.parametrize("command", ["sweep", "advise"])
+@pytest.mark.parametrize(
+    ("options", "line"),
+    [
+        (["--jobs", "0"], "error: --jobs: must be at least 1, got 0\n"),
+        (["--seeds", "3-1"], "error: --seeds: "),
+        (["--executor", "ray"], "error: --executor: must be one of local, dask, got 'ray'\n"),
+        (["--executor", "dask"], "error: --executor dask: needs Dask distributed (pip install 'airsched[cluster]')\n"),
+    ],
+)
+def test_sweep_and_advise_check_their_run_options_alike(command, options, line, tmp_path: Path, monkeypatch) -> None:
+    """Both commands hand runs to the sweep engine and refuse the same bad --jobs, --seeds and
+    --executor with the same line, before anything runs (Dask made absent for the last case)."""
+    from typer.testing import CliRunner
+
+    from airsched import cli
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` raises ImportError
+    spec = ROOT / "sweeps" / "garroppo-1-1.toml" if command == "sweep" else SC / "anomaly.toml"
+    args = [command, str(spec), "--out", str(tmp_path / "o"), *options]
+    result = CliRunner().invoke(cli.app, args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(line) and result.stderr.count("\n") == 1, result.stderr
+    assert not (tmp_path / "o").exists()

@@ -91,6 +91,26 @@ def _check_option(option: str, value: str, allowed: Any) -> None:
         _bad_input(f"{option}: must be one of {', '.join(choices)}, got {value!r}")
 
 
+def _runs_options(executor: str, jobs: int | None, seeds: str | None) -> list[int] | None:
+    """The checks every command that hands runs to the sweep engine makes of its --executor,
+    --jobs and --seeds (``airsched sweep``, ``airsched advise``): exit 2 naming the option, and
+    the parsed seeds (None: the file's or the default)."""
+    from ..sweeps import parse_seeds
+
+    _check_option("--executor", executor, ("local", "dask"))
+    if executor == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            _bad_input("--executor dask: needs Dask distributed (pip install 'airsched[cluster]')")
+    if jobs is not None and jobs < 1:
+        _bad_input(f"--jobs: must be at least 1, got {jobs}")
+    try:
+        return None if seeds is None else parse_seeds(seeds)
+    except ValueError as exc:
+        _bad_input(f"--seeds: {exc}")
+
+
 def _bad_input(message: str) -> NoReturn:
     print(f"error: {message}", file=sys.stderr)
     raise typer.Exit(EXIT_BAD_INPUT)

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ._app import EXIT_BAD_INPUT, _bad_input, _cannot_write, _check_option, _reported_errors
+from ._app import EXIT_BAD_INPUT, _cannot_write, _reported_errors, _runs_options
 from ._options import ScenarioArg, _duration
 
 
@@ -62,15 +62,8 @@ def advise_command(
     per-station changes, the winner's apply/revert script and an HTML report into --out."""
     from ..advise import grid, load_problem, prepare, search
     from ..advise.answer import write_answer
-    from ..sweeps import parse_seeds
 
-    _check_option("--executor", executor, ("local", "dask"))
-    if jobs < 1:
-        _bad_input(f"--jobs: must be at least 1, got {jobs}")
-    try:
-        seed_list = None if seeds is None else parse_seeds(seeds)
-    except ValueError as exc:
-        _bad_input(f"--seeds: {exc}")
+    seed_list = _runs_options(executor, jobs, seeds)
     with _reported_errors(EXIT_BAD_INPUT):
         problem = load_problem(objectives, maximise=maximise or (), minimise=minimise or (), constraints=constraint or (),
                                mix=[m for m in (mix or "").split(",") if m.strip()], seeds=seed_list,

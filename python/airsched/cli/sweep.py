@@ -14,10 +14,9 @@ from ._app import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
     EXIT_INVALID,
-    _bad_input,
     _cannot_write,
-    _check_option,
     _reported_errors,
+    _runs_options,
 )
 from ._options import SetOption
 from ._progress import _sweep_progress
@@ -48,20 +47,7 @@ def sweep_command(
     from .. import stats
     from ..sweeps import collect, execute, load_sweep
 
-    _check_option("--executor", executor, ("local", "dask"))
-    if executor == "dask":
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            _bad_input("--executor dask: needs Dask distributed (pip install 'airsched[cluster]')")
-    if jobs is not None and jobs < 1:
-        _bad_input(f"--jobs: must be at least 1, got {jobs}")
-    from ..sweeps import parse_seeds
-
-    try:
-        seed_list = None if seeds is None else parse_seeds(seeds)
-    except ValueError as exc:
-        _bad_input(f"--seeds: {exc}")
+    seed_list = _runs_options(executor, jobs, seeds)
     with _reported_errors(EXIT_BAD_INPUT):
         sw = load_sweep(spec, overrides or [], seed_list)
         runs = sw.runs()
