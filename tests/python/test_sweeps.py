@@ -3,6 +3,7 @@ alone, resuming an interrupted sweep, the Dask executor, and the reproductions a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -76,6 +77,17 @@ def test_identity_is_the_resolved_scenario(tmp_path: Path) -> None:
     shutil.copy(ANOMALY, moved / "a.toml")
     c = sweeps.load_sweep(write_sweep(moved, 'seeds = [1]\n[parameters]\n"cell.retry_limit" = [7]\n', moved / "a.toml")).runs()
     assert c[0].run_id == a[0].run_id
+
+
+def test_identity_changes_with_the_core_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core rebuilt from changed code (same version) gives every run a new identity, so a
+    sweep directory never reuses what the old code computed; the build is the file's hash."""
+    spec = write_sweep(tmp_path, 'seeds = [1]\n[parameters]\n"cell.retry_limit" = [7]\n')
+    before = sweeps.load_sweep(spec).runs()[0].run_id
+    with open(airsched._core.__file__, "rb") as f:
+        assert sweeps.core_build() == hashlib.sha256(f.read()).hexdigest()
+    monkeypatch.setattr(sweeps, "core_build", lambda: "0" * 64)
+    assert sweeps.load_sweep(spec).runs()[0].run_id != before
 
 
 def test_bad_sweep_files_name_file_line_and_key(tmp_path: Path) -> None:
