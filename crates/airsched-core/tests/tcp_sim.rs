@@ -162,14 +162,16 @@ fn run_sack(text: &str, sack: bool) -> RunResults {
 
 #[test]
 fn sack_repairs_a_download_behind_a_long_fifo() {
-    // Behind the default 1000-packet pfifo, slow start overshoots by hundreds of segments and
-    // the FIFO drops many segments per window. Without SACK NewReno recovery repairs one hole
-    // per RTT and the RTO's go-back-N resends whole windows; with SACK one recovery repairs
-    // them all. What is left with SACK is mostly spurious RTOs: the queue holds ~2.4 s, the
-    // RTT keeps rising while the station ACKs every out-of-order segment, and RFC 6298's RTO
-    // (SRTT + 4 RTTVAR, RTTVAR small after many samples) falls below it (Linux would undo with
-    // F-RTO, not modelled).
-    let pfifo = "tc qdisc replace dev wlan0 root pfifo limit 1000";
+    // Linux 6.1 TCP (the default era) behind a 100-packet pfifo: slow start overshoots and the
+    // FIFO drops bursts of segments. Without SACK, NewReno-style recovery repairs one hole per
+    // RTT and the RTO's go-back-N resends whole windows; with SACK one recovery repairs them
+    // all. Goodput barely differs (the 100-packet queue keeps the 11 Mb/s link busy through
+    // either recovery); what SACK saves is retransmissions and RTOs. What is left with SACK is
+    // mostly the RTOs' go-back-N: the queue's delay swings faster than the RTO (SRTT + 4 RTTVAR)
+    // follows, and Linux would undo a spurious one with F-RTO, which is not modelled.
+    // (Before issue 27 made 6.1 the default this test ran the era-less model, whose fixed
+    // 6 MiB window overflowed a 1000-packet FIFO; 6.1's autotuned window does not.)
+    let pfifo = "tc qdisc replace dev wlan0 root pfifo limit 100";
     let mut goodput = [[0.0; 2]; 2];
     for (c, cc) in ["cubic", "newreno"].into_iter().enumerate() {
         let text = cell(&tcp("dl", "a", cc), pfifo);
@@ -179,7 +181,7 @@ fn sack_repairs_a_download_behind_a_long_fifo() {
             let res = run_sack(&text, sack);
             let f = res.flows[0].clone();
             eprintln!(
-                "{cc} pfifo 1000, sack {sack}: {:.3} Mb/s (fq_codel {reference:.3}), retransmits {}, queue drops {}, fast recoveries {}, RTOs {}, srtt {:.0} ms",
+                "{cc} pfifo 100, sack {sack}: {:.3} Mb/s (fq_codel {reference:.3}), retransmits {}, queue drops {}, fast recoveries {}, RTOs {}, srtt {:.0} ms",
                 f.goodput_mbps, f.tcp_retransmits, f.drops_queue, f.tcp_fast_recoveries, f.tcp_rtos, f.tcp_srtt_ms
             );
             goodput[c][sack as usize] = f.goodput_mbps;
@@ -187,22 +189,17 @@ fn sack_repairs_a_download_behind_a_long_fifo() {
         }
         if cc == "cubic" {
             let ((off, _), (on, fq)) = (&r[0], &r[1]);
-            // Measured (seed 3): 3.236 → 4.225 Mb/s against 4.952 with fq_codel; 5447 → 2909
-            // retransmissions for 1934 / 2251 queue drops; 3 RTOs either way.
-            assert!(on.goodput_mbps > 1.2 * off.goodput_mbps, "SACK {} vs {}", on.goodput_mbps, off.goodput_mbps);
-            assert!(on.goodput_mbps > 0.8 * fq, "SACK {} vs fq_codel {fq}", on.goodput_mbps);
+            // Measured (seed 3): 4.898 → 4.940 Mb/s against 4.989 with fq_codel; 916 → 395
+            // retransmissions for 208 / 30 queue drops; 6 → 4 RTOs.
+            assert!(off.drops_queue > 0 && on.drops_queue > 0, "the FIFO must overflow");
+            assert!(on.goodput_mbps >= off.goodput_mbps, "SACK {} vs {}", on.goodput_mbps, off.goodput_mbps);
+            assert!(on.goodput_mbps > 0.95 * fq, "SACK {} vs fq_codel {fq}", on.goodput_mbps);
             assert!(on.tcp_rtos <= off.tcp_rtos, "RTOs {} vs {}", on.tcp_rtos, off.tcp_rtos);
             assert!(
                 on.tcp_retransmits * 10 < off.tcp_retransmits * 7,
                 "retransmits {} vs {}",
                 on.tcp_retransmits,
                 off.tcp_retransmits
-            );
-            assert!(
-                on.tcp_retransmits * 10 < on.drops_queue * 14,
-                "{} retransmits for {} drops",
-                on.tcp_retransmits,
-                on.drops_queue
             );
         }
     }

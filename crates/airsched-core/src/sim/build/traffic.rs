@@ -15,9 +15,13 @@ use crate::traffic::ping::{PingConfig, PingSource};
 use crate::traffic::source::{FlowState, Traffic};
 use crate::traffic::{SATURATE_BACKLOG, SATURATE_BACKLOG_HT};
 
-/// The kernel era scenarios run when neither the flow nor the node names one (None: the model
-/// as it was before eras: a fixed 6 MiB window, no send buffer, local drops are losses, no TSQ).
-pub const DEFAULT_KERNEL_ERA: Option<KernelEra> = None;
+/// The kernel era scenarios run when neither the flow nor the node names one: Linux 6.1, the
+/// TCP a host of today runs (CUBIC with HyStart, RACK-TLP, TSQ, the 6.1 buffer autotuning;
+/// docs/model-tcp.md). Until issue 27 the default was no era at all (a fixed 6 MiB window, no
+/// send buffer, local drops counted as losses, no TSQ), a TCP no Linux host runs; the papers'
+/// scenarios pin their testbeds' eras ("2.4" for Valenzuela and Yip & Kwok, "4.9" for
+/// Høiland-Jørgensen). The era-less model stays for the core's own unit tests only.
+pub const DEFAULT_KERNEL_ERA: Option<KernelEra> = Some(KernelEra::Linux6_1);
 
 /// The era of a TCP flow's end at `at`: the flow's `kernel`, else the node's, else the default.
 pub fn tcp_era(scn: &Scenario, f: &FlowConfig, at: Endpoint) -> Option<KernelEra> {
