@@ -10,12 +10,12 @@ from __future__ import annotations
 import base64
 import html
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from . import _scenarios, garroppo, hoiland, valenzuela, yipkwok
+from . import _scenarios, garroppo, hoiland, scoreboard, valenzuela, yipkwok
 
 #: The parts, in the report's order, and their weight in the progress bar (runs).
 PARTS = (
@@ -36,16 +36,26 @@ def run_all(
     seed: int | None = 1,
     progress: Callable[[float], None] | None = None,
     scenarios_dir: str | os.PathLike[str] | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> Path:
     """Run every reproduction into ``out_dir`` (tables as CSV, figures as PNG, each Høiland run's
     tables) and write ``out_dir/report.html``; returns the report's path. ``duration`` bounds
-    every run (e.g. ``"10s"``; the Høiland runs need more than their 2 s warm-up)."""
+    every run (e.g. ``"10s"``; the Høiland runs need more than their 2 s warm-up).
+
+    ``seeds`` (default: ``[seed]``) are the seeds of the scoreboard
+    (:mod:`airsched.repro.scoreboard`): every reproduction runs once per seed, the tables and
+    figures show the first, and ``scoreboard.csv``, ``scoreboard-cells.csv`` and
+    ``scoreboard-claims.csv`` hold the per-paper score, every cell of every seed and every claim's
+    seeds."""
     from ..report import _CSS, _SCRIPT, _table
 
+    seeds = [seed if seed is not None else 1] if not seeds else list(dict.fromkeys(seeds))
+    seed = seeds[0]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    total = sum(w for _, w in PARTS)
+    total = sum(w for _, w in PARTS) * len(seeds)
     done = 0
+    first: dict[str, object] = {}
 
     def sub(weight: int) -> Callable[[float], None] | None:
         if progress is None:
@@ -67,6 +77,7 @@ def run_all(
         done += _TABLE_RUNS
         warnings += [w for w in df.attrs.get("warnings", []) if w not in warnings]
         df.to_csv(out / f"{stem}.csv", index=False)
+        first.setdefault("garroppo", []).append(df)  # type: ignore[union-attr]
         claims = garroppo.check_claims(df)
         garroppo.write_claims_csv(claims, out / f"{stem}-claims.csv")
         figs = [garroppo.plot_occupancy(df, out / f"{stem}-occupancy.png"), garroppo.plot_goodput(df, out / f"{stem}-goodput.png")]
@@ -88,15 +99,21 @@ def run_all(
     rep = hoiland.run_testbed("both", duration=duration, seed=seed, progress=sub(8), scenarios_dir=scenarios_dir)
     done += 8
     warnings += [w for w in rep.warnings if w not in warnings]
+    first["hoiland"] = rep.summary
+    h_claims = hoiland.check_claims(rep.summary)
+    score.append(("hoiland", "Høiland-Jørgensen: the orderings and bounds of the blog and next steps",
+                  sum(c.holds for c in h_claims), len(h_claims)))
     hoiland.write(rep, out / "hoiland")
     figs = hoiland.plot_all(rep, out / "hoiland")
     sections.append(
         _section("hoiland", "Høiland-Jørgensen's testbed: per-station airtime and throughput, ping latency",
-                 _table(rep.totals(), "repro-totals") + _table(rep.summary, "repro"), figs)
+                 _table(rep.totals(), "repro-totals") + _table(rep.summary, "repro")
+                 + _table(pd.DataFrame([c._asdict() for c in h_claims]), "repro-claims"), figs)
     )
     df = valenzuela.run_tables(duration=duration, seed=seed, progress=sub(10), scenarios_dir=scenarios_dir)
     done += 10
     df.to_csv(out / "valenzuela.csv", index=False)
+    first["valenzuela"] = df
     sigma = valenzuela.sigma_claims(df)
     score.append(("valenzuela", "Valenzuela et al., Tables I-IV: the standard deviations' ordering",
                   int(sigma["holds"].sum()), len(sigma)))
@@ -114,6 +131,18 @@ def run_all(
         _section("yip-kwok", "Yip & Kwok's dual-radio NAP: bytes out of wlan0, bnep0 and imq0 under four disciplines",
                  _table(yk.summary, "repro") + _table(checks, "repro-claims"), [yipkwok.plot(yk, out / "yip-kwok" / "yip-kwok.png")])
     )
+    cells, claims = scoreboard.seed_tables(seed, first["garroppo"], first["hoiland"], first["valenzuela"], yk.summary)  # type: ignore[arg-type]
+    all_cells, all_claims = [cells], [claims]
+    for other in seeds[1:]:
+        c, k = scoreboard.run_seed(other, duration=duration, progress=sub(sum(w for _, w in PARTS)), scenarios_dir=scenarios_dir)
+        done += sum(w for _, w in PARTS)
+        all_cells.append(c)
+        all_claims.append(k)
+    cells, claims = pd.concat(all_cells, ignore_index=True), pd.concat(all_claims, ignore_index=True)
+    board = scoreboard.score(cells, claims)
+    board.to_csv(out / "scoreboard.csv", index=False, float_format="%.6g")
+    cells.to_csv(out / "scoreboard-cells.csv", index=False, float_format="%.10g")
+    scoreboard.claim_rates(claims).to_csv(out / "scoreboard-claims.csv", index=False)
     if progress is not None:
         progress(1.0)
     note = "".join(f"<li>{html.escape(w)}</li>" for w in warnings)
@@ -121,8 +150,8 @@ def run_all(
     page = (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>airsched: every reproduction</title>"
         f"<style>{_CSS}</style></head><body><h1>airsched: every reproduction</h1>"
-        + _scoreboard(score)
-        + f"<p>Seed {seed}; {bound}. Details: docs/repro-garroppo.md, docs/repro-hoiland.md, docs/repro-valenzuela.md, docs/repro-yip-kwok.md.</p>"
+        + _scoreboard(score, board, seeds)
+        + f"<p>Tables and figures: seed {seed}; {bound}. Details: docs/repro-garroppo.md, docs/repro-hoiland.md, docs/repro-valenzuela.md, docs/repro-yip-kwok.md.</p>"
         + (f"<h2>warnings</h2><ul>{note}</ul>" if note else "")
         + "".join(sections) + _SCRIPT + "</body></html>\n"
     )
@@ -134,17 +163,30 @@ def run_all(
     return path
 
 
-def _scoreboard(score: list[tuple[str, str, int, int]]) -> str:
-    """The first thing on the page: per reproduction, how many of the paper's claims hold."""
+def _scoreboard(score: list[tuple[str, str, int, int]], board: pd.DataFrame, seeds: list[int]) -> str:
+    """The first thing on the page: per paper, the cells within 10 % and 25 % and the claims
+    that hold over ``seeds``; then per reproduction, how many of its claims hold at the first."""
+    per_paper = "".join(
+        f"<tr><td>{html.escape(scoreboard.PAPERS[r.paper])}</td><td>{r.seeds}</td>"
+        f"<td>{r.within_10} of {r.cells}</td><td>{r.within_25} of {r.cells}</td>"
+        f"<td>{r.median_error:.1%} ± {r.median_error_ci:.1%}</td>"
+        f"<td>{r.claims_hold} of {r.claims}</td><td>{r.claims_mean_per_seed:.1f} ± {r.claims_ci:.1f}</td></tr>"
+        for r in board.itertuples()
+    )
+    over = (f"<table class=\"scoreboard\" id=\"papers\"><tr><th>paper</th><th>seeds</th><th>cells within 10 %</th>"
+            "<th>cells within 25 %</th><th>median |error| (95 % CI)</th>"
+            f"<th>claims holding in ≥ {scoreboard.HOLD_FRACTION:.0%} of the seeds</th><th>claims held per seed (95 % CI)</th></tr>{per_paper}</table>"
+            f"<p class=\"note\">Seeds {html.escape(', '.join(map(str, seeds)))}; cells compare the mean over the seeds with "
+            "the paper's number; scoreboard.csv, scoreboard-cells.csv and scoreboard-claims.csv hold the details.</p>")
     rows = "".join(
         f'<tr><td><a href="#{a}">{html.escape(what)}</a></td><td>{held} of {total}</td>'
         f'<td>{"all hold" if held == total else f"{total - held} do not hold"}</td></tr>'
         for a, what, held, total in score
     )
-    return ('<section id="scoreboard"><h2>scoreboard</h2><table class="scoreboard"><tr><th>reproduction</th>'
+    return ('<section id="scoreboard"><h2>scoreboard</h2>' + over + f'<h3>seed {seeds[0]}</h3><table class="scoreboard"><tr><th>reproduction</th>'
             f"<th>claims that hold</th><th>verdict</th></tr>{rows}</table>"
-            '<p class="note">Høiland-Jørgensen\'s testbed and Garroppo et al.\'s walks (Figs. 8 and 9) are '
-            "compared by their tables and figures below.</p></section>")
+            '<p class="note">Garroppo et al.\'s walks (Figs. 8 and 9) are compared by their tables and figures '
+            "below.</p></section>")
 
 
 def _section(anchor: str, title: str, body: str, figures: list[Path]) -> str:

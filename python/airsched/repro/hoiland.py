@@ -423,6 +423,113 @@ def totals(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(TOTAL_COLUMNS))
 
 
+# ----- the papers' statements as checks ----------------------------------------------------------
+
+#: Two values within this fraction of the larger are tied: a tie is not an ordering.
+TIE = 0.01
+
+
+class Claim(NamedTuple):
+    """One statement of the papers (a :data:`PAPER` entry that is not a number to compare, or a
+    bound), checked on one run: the key, the words, the numbers and whether it holds."""
+
+    traffic: str
+    quantity: str
+    configuration: str
+    station: str
+    claim: str
+    holds: bool
+    measured: str
+
+
+def _greater(a: float, b: float) -> bool:
+    """``a`` above ``b`` by more than a tie (:data:`TIE`); NaN is never greater."""
+    return bool(a > b and (a - b) > TIE * max(abs(a), abs(b)))
+
+
+def check_claims(summary: pd.DataFrame) -> list[Claim]:
+    """Every statement of :data:`PAPER` that is an ordering or a bound, checked on ``summary``
+    (:data:`SUMMARY_COLUMNS`, one seed): the anomaly's airtime under FIFO, FQ-MAC's improvement,
+    aggregation, the ping-only station, TCP's throughput ordering and latency bounds. Statements
+    about a traffic type or configuration not in ``summary`` are left out. "Several hundred ms"
+    is read as at least 200 ms at every station; "improves things a lot" as the slow station's
+    airtime share falling by at least a quarter from FIFO; "full aggregation" as the fast
+    stations' mean A-MPDU at least 0.9 of the largest any configuration reached for them, "not
+    full" below 0.5 of it; "slightly higher" as higher by more than a tie and less than 1.5x."""
+    tot = totals(summary).set_index(["traffic", "configuration"])
+    cell = summary.set_index(["traffic", "configuration", "station"])
+
+    def has(traffic: str, *configurations: str) -> bool:
+        return all((traffic, c) in tot.index for c in configurations)
+
+    def v(traffic: str, configuration: str, station: str, column: str) -> float:
+        return float(cell.loc[(traffic, configuration, station), column])
+
+    def fast(traffic: str, configuration: str, column: str) -> float:
+        return sum(v(traffic, configuration, s, column) for s in FAST_STATIONS) / len(FAST_STATIONS)
+
+    out: list[Claim] = []
+
+    def add(key: tuple[str, str, str, str], holds: bool, measured: str) -> None:
+        out.append(Claim(*key, PAPER[key].text, bool(holds), measured))
+
+    t = "udp"
+    if has(t, "fifo"):
+        slow, f1, f2 = (v(t, "fifo", s, "airtime_share") for s in ("slow", "fast1", "fast2"))
+        add((t, "airtime_share", "fifo", "slow"), _greater(slow, f1 + f2), f"slow {slow:.3f}, fast1 + fast2 {f1 + f2:.3f}")
+    if has(t, "fifo", "fq-mac"):
+        a, b = v(t, "fifo", "slow", "airtime_share"), v(t, "fq-mac", "slow", "airtime_share")
+        add((t, "airtime_share", "fq-mac", "all"), b <= 0.75 * a, f"slow station's share {a:.3f} (FIFO) -> {b:.3f} (FQ-MAC)")
+    if has(t, "fq_codel", "fq-mac"):
+        full = max(fast(t, c, "ampdu_mean_down") for c in CONFIGURATIONS if has(t, c))
+        codel, fqmac = fast(t, "fq_codel", "ampdu_mean_down"), fast(t, "fq-mac", "ampdu_mean_down")
+        add((t, "ampdu_mean_down", "fq_codel", "fast"), codel < 0.5 * full, f"fast stations {codel:.1f} MPDUs, largest {full:.1f}")
+        add((t, "ampdu_mean_down", "fq-mac", "fast"), fqmac >= 0.9 * full, f"fast stations {fqmac:.1f} MPDUs, largest {full:.1f}")
+    if has(t, "fq-mac", "airtime"):
+        a, b = v(t, "fq-mac", PING_ONLY, "ping_p50_ms"), v(t, "airtime", PING_ONLY, "ping_p50_ms")
+        add((t, "pingonly", "airtime", PING_ONLY), _greater(a, b), f"ping-only p50 {b:.1f} ms (Airtime) against {a:.1f} (FQ-MAC)")
+        a, b = float(tot.loc[(t, "fq-mac"), "ping_mean_ms"]), float(tot.loc[(t, "airtime"), "ping_mean_ms"])
+        add((t, "ping_mean_ms", "airtime", "all"), _greater(a, b), f"mean ping {b:.1f} ms (Airtime) against {a:.1f} (FQ-MAC): a notch lower")
+    t = "tcp"
+    for c, than in (("fq_codel", "fifo"), ("fq-mac", "fifo"), ("airtime", "fq-mac")):
+        if has(t, c, than):
+            a, b = float(tot.loc[(t, c), "throughput_mbps"]), float(tot.loc[(t, than), "throughput_mbps"])
+            add((t, "throughput_mbps", c, "all"), _greater(a, b), f"{a:.1f} against {b:.1f} Mb/s")
+    for c in ("fq_codel", "fq-mac"):
+        if has(t, c, "fifo"):
+            a, b = fast(t, c, "ampdu_mean_down"), fast(t, "fifo", "ampdu_mean_down")
+            add((t, "ampdu_mean_down", c, "fast"), _greater(a, b), f"fast stations {a:.1f} against {b:.1f} MPDUs (FIFO)")
+    if has(t, "fifo"):
+        p50 = {s: v(t, "fifo", s, "ping_p50_ms") for s in STATIONS}
+        add((t, "ping_p50_ms", "fifo", "all"), min(p50.values()) >= 200.0, ", ".join(f"{s} {x:.0f}" for s, x in p50.items()) + " ms")
+    if has(t, "fq_codel"):
+        x = v(t, "fq_codel", "slow", "ping_p50_ms")
+        add((t, "ping_p50_ms", "fq_codel", "slow"), x > 200.0, f"slow station p50 {x:.0f} ms")
+    if has(t, "fq-mac", "airtime"):
+        a, b = v(t, "fq-mac", PING_ONLY, "ping_p50_ms"), v(t, "airtime", PING_ONLY, "ping_p50_ms")
+        add((t, "pingonly", "airtime", PING_ONLY), _greater(b, a) and b < 1.5 * a, f"ping-only p50 {b:.1f} ms (Airtime) against {a:.1f} (FQ-MAC)")
+    return out
+
+
+def paper_cells(summary: pd.DataFrame) -> list[tuple[str, float, float]]:
+    """The cells where the papers' text gives a number to compare (a :data:`PAPER` entry with a
+    value whose words are not a bound), as (cell, simulated, paper): UDP throughput and mean
+    ping per configuration, the airtime scheduler's shares, the TCP medians per station."""
+    tot = totals(summary).set_index(["traffic", "configuration"])
+    cell = summary.set_index(["traffic", "configuration", "station"])
+    out = []
+    for (traffic, quantity, configuration, station), p in PAPER.items():
+        if p.value is None or p.text.startswith((">", "<")) or (traffic, configuration) not in tot.index:
+            continue
+        if station == "all" and quantity in ("throughput_mbps", "ping_mean_ms"):
+            out.append((f"{traffic} {configuration} {quantity}", float(tot.loc[(traffic, configuration), quantity]), p.value))
+            continue
+        stations = BULK_STATIONS if station == "all" else FAST_STATIONS if station == "fast" else (station,)
+        for s in stations:
+            out.append((f"{traffic} {configuration} {s} {quantity}", float(cell.loc[(traffic, configuration, s), quantity]), p.value))
+    return out
+
+
 # ----- the tables ------------------------------------------------------------------------------
 
 #: The printed tables, in order: the key of each and what it shows.
