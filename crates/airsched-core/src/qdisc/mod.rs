@@ -20,6 +20,7 @@ mod fq_codel;
 mod fq_pie;
 mod htb;
 pub mod kinds;
+mod netem;
 mod pfifo_fast;
 mod pie;
 mod prio;
@@ -359,6 +360,7 @@ pub enum QdiscImpl {
     FqCodel(Box<fq_codel::FqCodel>),
     Pie(pie::Pie),
     FqPie(Box<fq_pie::FqPie>),
+    Netem(Box<netem::Netem>),
 }
 
 macro_rules! dispatch {
@@ -377,6 +379,7 @@ macro_rules! dispatch {
             QdiscImpl::FqCodel($q) => $e,
             QdiscImpl::Pie($q) => $e,
             QdiscImpl::FqPie($q) => $e,
+            QdiscImpl::Netem($q) => $e,
         }
     };
 }
