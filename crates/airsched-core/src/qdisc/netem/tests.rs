@@ -64,6 +64,8 @@ fn mean_sd(xs: impl Iterator<Item = f64> + Clone) -> (f64, f64, usize) {
     (m, v.sqrt(), n)
 }
 
+/// Every expected line below is what `tc qdisc show` printed for the same options on Debian's
+/// Linux 6.1.0-56 with iproute2 6.1 (the QEMU guest of docs/kernel-conformance.md).
 #[test]
 fn defaults_and_options_print_as_tc_does() {
     let q = make("");
@@ -94,6 +96,14 @@ fn defaults_and_options_print_as_tc_does() {
         ("loss 5% ecn", "limit 1000 loss 5% ecn "),
         ("delay 1ms reorder 10% gap 3 loss 1% ecn", "limit 1000 delay 1ms loss 1% reorder 10% ecn  gap 3"),
         ("delay 10ms duplicate 1% corrupt 0.1%", "limit 1000 delay 10ms duplicate 1% corrupt 0.1%"),
+        // The tick rounding and %g printing, as Linux 6.1 with iproute2 6.1 showed them.
+        ("delay 1us", "limit 1000 delay 0us"),
+        ("delay 1500us 333us", "limit 1000 delay 1.5ms  332us"),
+        ("delay 10ms 5ms distribution paretonormal", "limit 1000 delay 10ms  5ms"),
+        ("rate 100gbit", "limit 1000 rate 100Gbit"),
+        ("delay 10ms reorder 10%", "limit 1000 delay 10ms reorder 10% gap 1"),
+        ("loss 0.001%", "limit 1000 loss 0.00100001%"),
+        ("delay 1ms duplicate 5% 10% corrupt 1% 20%", "limit 1000 delay 1ms duplicate 5% 10% corrupt 1% 20%"),
     ];
     for (opts, shown) in cases {
         let (q, d) = build(qdisc(1, &format!("tc qdisc add dev eth0 root handle 1: netem {opts}")));
