@@ -199,6 +199,24 @@ def qdisc_options_from_json(kind: str, o: dict[str, Any]) -> str | None:
         w += [k for k in ("ecn", "bytemode", "dq_rate_estimator") if o.get(k)]
     elif kind == "netem":
         w += _netem_from_json(o)
+    elif kind == "fq":
+        # iproute2 6.1 fq_print_opt: sizes in bytes, rates in bytes per second, refill_delay,
+        # ce_threshold and horizon in microseconds, timer_slack in nanoseconds.
+        for k in ("limit", "flow_limit", "buckets", "orphan_mask", "quantum", "initial_quantum"):
+            if k in o:
+                w += [k, str(_num(o[k]))]
+        if o.get("pacing") is False:
+            w += ["nopacing"]
+        for k in ("maxrate", "low_rate_threshold"):
+            if k in o:
+                w += [k, _rate_bits(_num(o[k]))]
+        for k in ("refill_delay", "ce_threshold", "horizon"):
+            if k in o:
+                w += [k, f"{_num(o[k])}us"]
+        if "timer_slack" in o:
+            w += ["timer_slack", f"{_num(o['timer_slack'])}ns"]
+        if "horizon_drop" in o:
+            w += ["horizon_drop" if o["horizon_drop"] else "horizon_cap"]
     else:
         return None
     return " ".join(w)
@@ -273,6 +291,18 @@ def netem_import_notes(opts: str) -> list[str]:
     return notes
 
 
+#: The valued option words of fq as tc prints them.
+_FQ_KEYS = ("limit", "flow_limit", "buckets", "orphan_mask", "quantum", "initial_quantum", "maxrate",
+            "low_rate_threshold", "refill_delay", "ce_threshold", "timer_slack", "horizon")
+
+
+def _tc_size_bytes(word: str) -> int:
+    """A size as tc's sprint_size prints it (``3028b``, ``15Kb``, ``1Mb``) in bytes."""
+    from .kernel import size_bytes  # kernel imports this module
+
+    return size_bytes(word)
+
+
 #: The labels netem's show text puts before values that tc reads by position.
 _NETEM_LABELS = {"p13", "p31", "p32", "p23", "p14", "p", "r", "1-h", "1-k", "packetoverhead", "cellsize",
                  "celloverhead"}
@@ -329,6 +359,21 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         elif "lat" in d:
             parts += ["latency", d["lat"]]
         return " ".join(parts)
+    if kind == "fq":
+        out, i = [], 0
+        while i < len(w):
+            if w[i] in _FQ_KEYS and i + 1 < len(w):
+                v = w[i + 1]
+                if w[i] in ("limit", "flow_limit"):
+                    v = v.rstrip("p")
+                elif w[i] in ("quantum", "initial_quantum"):
+                    v = str(_tc_size_bytes(v))
+                out += [w[i], v]
+                i += 2
+            else:
+                out += [w[i]] if w[i] in ("nopacing", "horizon_drop", "horizon_cap") else []
+                i += 1
+        return " ".join(out)
     if kind == "netem":
         # q_netem.c prints what tc reads back, but for the labels of values read by position.
         out = [x for x in w if x not in _NETEM_LABELS]

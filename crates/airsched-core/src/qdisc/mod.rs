@@ -16,6 +16,7 @@ mod codel;
 mod common;
 mod drr;
 mod fifo;
+mod fq;
 mod fq_codel;
 mod fq_pie;
 mod htb;
@@ -361,6 +362,7 @@ pub enum QdiscImpl {
     Pie(pie::Pie),
     FqPie(Box<fq_pie::FqPie>),
     Netem(Box<netem::Netem>),
+    Fq(Box<fq::Fq>),
 }
 
 macro_rules! dispatch {
@@ -380,6 +382,7 @@ macro_rules! dispatch {
             QdiscImpl::Pie($q) => $e,
             QdiscImpl::FqPie($q) => $e,
             QdiscImpl::Netem($q) => $e,
+            QdiscImpl::Fq($q) => $e,
         }
     };
 }
