@@ -51,6 +51,13 @@ fn option_errors_and_warnings() {
         assert_eq!((e.line, e.token.as_str()), (4, tok), "{tail}: {d:?}");
         assert!(e.message.contains(msg), "{tail}: {}", e.message);
     }
+    // low_rate_threshold 0 (tc's get_rate takes it) turns the threshold off: not shown.
+    let q = make("maxrate 400kbit low_rate_threshold 0");
+    assert_eq!(
+        q.reports()[0].options,
+        "limit 10000p flow_limit 100p buckets 1024 orphan_mask 1023 quantum 3028b initial_quantum 15140b \
+         maxrate 400Kbit refill_delay 40ms timer_slack 10us horizon 10s horizon_drop"
+    );
     for opts in ["horizon 1s", "horizon_cap", "ce_threshold 1ms"] {
         let (q, d) = build(qdisc(1, &format!("tc qdisc add dev eth0 root fq {opts}")));
         assert!(q.is_some() && warnings(&d).len() == 1, "{opts}: {d:?}");
