@@ -185,7 +185,9 @@ fn rate_u32(p: &mut OptParser<'_, '_>, k: Tok<'_>) -> Option<u32> {
     let at = p.peek();
     // tc's get_rate takes 0 (low_rate_threshold 0 turns the threshold off); airsched's rate
     // parser refuses a zero rate elsewhere.
-    if let Some(t) = at.filter(|t| t.text.starts_with('0') && !t.text[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.')) {
+    if let Some(t) =
+        at.filter(|t| t.text.starts_with('0') && !t.text[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.'))
+    {
         if crate::units::parse_rate_bps(&format!("1{}", &t.text[1..])).is_ok() {
             p.next();
             return Some(0);
