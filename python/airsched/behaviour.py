@@ -53,6 +53,12 @@ tc class add dev eth0 parent 1:1 classid 1:10 htb rate 2mbit ceil 4mbit
 tc class add dev eth0 parent 1:1 classid 1:20 htb rate 2mbit ceil 10mbit
 tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff flowid 1:10
 """, (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    Case("netem delay 20ms 5ms, loss 2%", "tc qdisc add dev eth0 root handle 1: netem delay 20ms 5ms loss 2% limit 10000\n",
+         (("a", 5001, 4_000_000), ("b", 5002, 2_000_000))),
+    Case("netem rate 5mbit", "tc qdisc add dev eth0 root handle 1: netem rate 5mbit limit 100\n",
+         (("a", 5001, 8_000_000),)),
+    Case("fq maxrate 3mbit", "tc qdisc add dev eth0 root handle 1: fq maxrate 3mbit\n",
+         (("a", 5001, 5_000_000), ("b", 5002, 1_000_000))),
 )
 
 

@@ -197,9 +197,115 @@ def qdisc_options_from_json(kind: str, o: dict[str, Any]) -> str | None:
             if k in o:
                 w += [k, str(_num(o[k]))]
         w += [k for k in ("ecn", "bytemode", "dq_rate_estimator") if o.get(k)]
+    elif kind == "netem":
+        w += _netem_from_json(o)
+    elif kind == "fq":
+        # iproute2 6.1 fq_print_opt: sizes in bytes, rates in bytes per second, refill_delay,
+        # ce_threshold and horizon in microseconds, timer_slack in nanoseconds.
+        for k in ("limit", "flow_limit", "buckets", "orphan_mask", "quantum", "initial_quantum"):
+            if k in o:
+                w += [k, str(_num(o[k]))]
+        if o.get("pacing") is False:
+            w += ["nopacing"]
+        for k in ("maxrate", "low_rate_threshold"):
+            if k in o:
+                w += [k, _rate_bits(_num(o[k]))]
+        for k in ("refill_delay", "ce_threshold", "horizon"):
+            if k in o:
+                w += [k, f"{_num(o[k])}us"]
+        if "timer_slack" in o:
+            w += ["timer_slack", f"{_num(o['timer_slack'])}ns"]
+        if "horizon_drop" in o:
+            w += ["horizon_drop" if o["horizon_drop"] else "horizon_cap"]
     else:
         return None
     return " ".join(w)
+
+
+def _pct(frac: Any) -> str:
+    """A fraction as iproute2's netem JSON prints it (0.01), as tc reads it back (``1%``)."""
+    return f"{float(frac) * 100:.10g}%"
+
+
+def _secs(v: Any) -> str:
+    """Seconds (netem's JSON times) as tc reads them back, in whole nanoseconds."""
+    return f"{round(float(v) * 1e9)}ns"
+
+
+def _netem_from_json(o: dict[str, Any]) -> list[str]:
+    """iproute2 6.1 netem_print_opt's JSON: objects per option, fractions for percentages,
+    seconds for times, the rate in bytes per second. The distribution table's name is not in
+    the kernel's dump (tc -j cannot say which table a qdisc has)."""
+    w = ["limit", str(_num(o["limit"]))] if "limit" in o else []
+    d = o.get("delay") or {}
+    if d.get("delay"):
+        w += ["delay", f"{round(float(d['delay']) * 1e6)}us"]
+        if d.get("jitter"):
+            w += [f"{round(float(d['jitter']) * 1e6)}us"]
+            if d.get("correlation"):
+                w += [_pct(d["correlation"])]
+    lr = o.get("loss-random") or {}
+    if lr.get("loss"):
+        w += ["loss", "random", _pct(lr["loss"])] + ([_pct(lr["correlation"])] if lr.get("correlation") else [])
+    ls = o.get("loss-state")
+    if ls:
+        w += ["loss", "state"] + [_pct(ls[k]) for k in ("p13", "p31", "p32", "p23", "p14")]
+    ge = o.get("loss-gemodel")
+    if ge:
+        w += ["loss", "gemodel"] + [_pct(ge[k]) for k in ("p", "r", "1-h", "1-k")]
+    for key in ("duplicate", "reorder", "corrupt"):
+        x = o.get(key) or {}
+        if x.get(key):
+            w += [key, _pct(x[key])] + ([_pct(x["correlation"])] if x.get("correlation") else [])
+    r = o.get("rate") or {}
+    if r.get("rate"):
+        w += ["rate", _rate_bits(_num(r["rate"]))]
+        po, cs, co = (int(r.get(k, 0) or 0) for k in ("packetoverhead", "cellsize", "celloverhead"))
+        if po or cs or co:
+            w += [str(po)] + ([str(cs)] if cs or co else []) + ([str(co)] if co else [])
+    sl = o.get("slot")
+    if sl:
+        if "distribution" in sl:
+            w += ["slot", "distribution", "normal", _secs(sl["distribution"]), _secs(sl["jitter"])]
+        else:
+            w += ["slot", _secs(sl["min-delay"]), _secs(sl["max-delay"])]
+        for k in ("packets", "bytes"):
+            if sl.get(k):
+                w += [k, str(_num(sl[k]))]
+    if o.get("ecn"):
+        w += ["ecn"]
+    if o.get("gap"):
+        w += ["gap", str(_num(o["gap"]))]
+    return w
+
+
+def netem_import_notes(opts: str) -> list[str]:
+    """What tc's netem output cannot say, and what the import assumed instead."""
+    w = opts.split()
+    notes = []
+    if "delay" in w and w[w.index("delay") + 2:][:1] and w[w.index("delay") + 2][:1].isdigit():
+        notes.append("tc does not print netem's delay distribution table: imported as uniform jitter (tc's "
+                     "default); add `distribution normal|pareto|paretonormal` if the qdisc had one")
+    if "slot" in w and w[w.index("slot") + 1:][:1] == ["distribution"]:
+        notes.append("tc does not print the slot distribution's table: imported as `normal`")
+    return notes
+
+
+#: The valued option words of fq as tc prints them.
+_FQ_KEYS = ("limit", "flow_limit", "buckets", "orphan_mask", "quantum", "initial_quantum", "maxrate",
+            "low_rate_threshold", "refill_delay", "ce_threshold", "timer_slack", "horizon")
+
+
+def _tc_size_bytes(word: str) -> int:
+    """A size as tc's sprint_size prints it (``3028b``, ``15Kb``, ``1Mb``) in bytes."""
+    from .kernel import size_bytes  # kernel imports this module
+
+    return size_bytes(word)
+
+
+#: The labels netem's show text puts before values that tc reads by position.
+_NETEM_LABELS = {"p13", "p31", "p32", "p23", "p14", "p", "r", "1-h", "1-k", "packetoverhead", "cellsize",
+                 "celloverhead"}
 
 
 _SHOW_LINE = re.compile(r"^(qdisc|class)\s+(\S+)\s+(\S+)\s+(root|parent\s+\S+)?\s*(.*)$")
@@ -253,6 +359,27 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         elif "lat" in d:
             parts += ["latency", d["lat"]]
         return " ".join(parts)
+    if kind == "fq":
+        out, i = [], 0
+        while i < len(w):
+            if w[i] in _FQ_KEYS and i + 1 < len(w):
+                v = w[i + 1]
+                if w[i] in ("limit", "flow_limit"):
+                    v = v.rstrip("p")
+                elif w[i] in ("quantum", "initial_quantum"):
+                    v = str(_tc_size_bytes(v))
+                out += [w[i], v]
+                i += 2
+            else:
+                out += [w[i]] if w[i] in ("nopacing", "horizon_drop", "horizon_cap") else []
+                i += 1
+        return " ".join(out)
+    if kind == "netem":
+        # q_netem.c prints what tc reads back, but for the labels of values read by position.
+        out = [x for x in w if x not in _NETEM_LABELS]
+        if "slot" in out and out[out.index("slot") + 1:][:1] == ["distribution"]:
+            out.insert(out.index("slot") + 2, "normal")
+        return " ".join(out)
     if kind in ("pie", "fq_pie"):
         out, i = [], 0
         while i < len(w):
@@ -468,6 +595,8 @@ def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
                 continue
             if q.get("parent", "").startswith("ffff:"):
                 continue
+            if kind == "netem":
+                warnings += [f"{where}: qdisc {handle}: {n}" for n in netem_import_notes(opts)]
             place = "root" if q.get("root") else f"parent {q['parent']}"
             handles.add(handle)
             qlines.append((handle, f"tc qdisc add dev {d.dev} {place} handle {handle} {kind} {opts}".rstrip()))

@@ -14,6 +14,8 @@
 # `airsched conformance kernel` (the corpus table). PY picks the Python (default: the
 # checkout's .venv, else python3). ICOUNT=1 boots with `-icount shift=auto,sleep=on` (software
 # emulation, an exact guest clock: for behaviour numbers); otherwise KVM when /dev/kvm exists.
+# `-cpu max`: the host's numpy (pandas, for `conformance behaviour`) needs more than QEMU's
+# default qemu64 CPU model offers (it died with SIGILL, "Illegal instruction").
 set -eu
 deb=${1:?usage: kernel_guest.sh KERNEL.deb [COMMAND...]}
 shift
@@ -60,7 +62,7 @@ chmod +x "$init/init"
 (cd "$init" && find . | busybox cpio -o -H newc | gzip -1) > "$work/initrd.gz"
 if [ "${ICOUNT:-0}" = 1 ]; then accel="-icount shift=auto,sleep=on"; elif [ -w /dev/kvm ] && [ "${KVM:-1}" = 1 ]; then accel="-enable-kvm"; else accel=""; fi
 # shellcheck disable=SC2086
-qemu-system-x86_64 $accel -m 2048 -smp 1 -nographic -no-reboot \
+qemu-system-x86_64 $accel -cpu max -m 2048 -smp 1 -nographic -no-reboot \
     -kernel "$work/k/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
     -append "console=ttyS0 earlyprintk=serial,ttyS0 panic=-1 loglevel=4" \
     -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on \

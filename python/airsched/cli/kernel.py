@@ -80,4 +80,10 @@ def conformance_behaviour_command(
     if seconds < 2:
         print("error: --seconds: at least 2 (1 s is warm-up)", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT)
-    print(behaviour.table(behaviour.compare(seconds=seconds)))
+    with kernel.Netns() as ns:
+        have = ns.kinds()
+    cases = tuple(c for c in behaviour.CASES if kernel.kinds_used(c.tc) <= have)
+    for c in behaviour.CASES:
+        if c not in cases:
+            print(f"skipped: {c.name} (kinds this kernel lacks: {', '.join(sorted(kernel.kinds_used(c.tc) - have))})")
+    print(behaviour.table(behaviour.compare(cases, seconds=seconds)))

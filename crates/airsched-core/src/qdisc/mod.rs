@@ -16,10 +16,12 @@ mod codel;
 mod common;
 mod drr;
 mod fifo;
+mod fq;
 mod fq_codel;
 mod fq_pie;
 mod htb;
 pub mod kinds;
+mod netem;
 mod pfifo_fast;
 mod pie;
 mod prio;
@@ -359,6 +361,8 @@ pub enum QdiscImpl {
     FqCodel(Box<fq_codel::FqCodel>),
     Pie(pie::Pie),
     FqPie(Box<fq_pie::FqPie>),
+    Netem(Box<netem::Netem>),
+    Fq(Box<fq::Fq>),
 }
 
 macro_rules! dispatch {
@@ -377,6 +381,8 @@ macro_rules! dispatch {
             QdiscImpl::FqCodel($q) => $e,
             QdiscImpl::Pie($q) => $e,
             QdiscImpl::FqPie($q) => $e,
+            QdiscImpl::Netem($q) => $e,
+            QdiscImpl::Fq($q) => $e,
         }
     };
 }
