@@ -249,3 +249,99 @@ fn a_1ms_dynamic_aggregate_cap_is_never_exceeded_when_more_than_k_stations_wait(
         assert_eq!(largest_aggregate(&k3, name), largest_aggregate(&full, name), "{name}");
     }
 }
+
+// ---- Time-based retry limit (§4.1): docs/next-steps-latency.md ----
+
+/// Two lossy stations (MCS 7 at 22 dB, MCS 2 at 9.5 dB), saturated downloads; `ap` is appended to
+/// the `[ap]` table.
+fn lossy_cell(ap: &str, seed: u64) -> String {
+    cell(&[("fast", 7, "snr = 22"), ("slow", 2, "snr = 9.5")], "", seed, 3)
+        .replace("airtime = \"mac80211\"", &format!("airtime = \"mac80211\"\n{ap}"))
+}
+
+fn run_with_stats(text: &str) -> (RunResults, airsched_core::NextStepsStats) {
+    let scn = parse_scenario(text, "budget.toml").unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = airsched_core::Simulation::new(&scn).expect("builds");
+    let r = sim.finish().expect("conservation holds");
+    (r, sim.next_steps_stats().expect("an 802.11n cell"))
+}
+
+#[test]
+fn a_time_based_retry_limit_never_lets_a_frame_exceed_its_budget() {
+    let (base, base_stats) = run_with_stats(&lossy_cell("", 1));
+    let retries: u64 = base.stations.iter().map(|s| s.retries).sum();
+    for s in &base.stations {
+        println!(
+            "{}: goodput {:.1} retries {} tx_frames {} drops_retry {} data_errors {}",
+            s.name, s.goodput_mbps, s.retries, s.tx_frames, s.drops_retry, s.data_errors
+        );
+    }
+    println!(
+        "no budget: retries {retries}, retry drops {}, worst retried {} us",
+        base.summary.conservation.dropped_retry, base_stats.budget_worst_retried_us
+    );
+    assert!(retries > 1000, "the links must be lossy for the test to mean anything");
+    for (budget_ms, sojourn) in [(2u32, false), (5, false), (5, true), (12, true)] {
+        for seed in [1, 2, 3] {
+            let ap = format!("retry_budget = \"{budget_ms}ms\"\nretry_budget_sojourn = {sojourn}");
+            let (r, st) = run_with_stats(&lossy_cell(&ap, seed));
+            println!(
+                "budget {budget_ms} ms sojourn {sojourn} seed {seed}: budget drops {}, worst retried {} us, retry drops {}",
+                st.budget_drops, st.budget_worst_retried_us, r.summary.conservation.dropped_retry
+            );
+            assert!(
+                st.budget_worst_retried_us <= budget_ms * 1000,
+                "a retried frame spent {} us",
+                st.budget_worst_retried_us
+            );
+            assert!(st.budget_drops > 0, "a budget this short must give frames up");
+            assert!(r.summary.conservation.dropped_retry >= st.budget_drops);
+        }
+    }
+    // Without the budget retried frames take far longer than these budgets (the test would
+    // catch a budget that did nothing).
+    assert!(base_stats.budget_worst_retried_us == 0, "the statistic is kept only with a budget");
+}
+
+#[test]
+fn a_retry_budget_that_never_binds_changes_nothing() {
+    let (base, _) = run_with_stats(&lossy_cell("", 4));
+    let (wide, st) = run_with_stats(&lossy_cell("retry_budget = \"1s\"", 4));
+    assert_eq!(st.budget_drops, 0);
+    assert!(st.budget_worst_retried_us > 0);
+    assert_eq!(format!("{:?}", base.without_wall_time()), format!("{:?}", wide.without_wall_time()));
+}
+
+#[test]
+fn a_retry_budget_gives_up_sooner_at_a_low_rate() {
+    // The per-rate limit of Nomoto et al. (the paper's [4]): the same budget allows fewer
+    // tries of a slow station's (longer) PPDUs, so its share of retry drops per retry is higher.
+    let (r, _) = run_with_stats(&lossy_cell("retry_budget = \"6ms\"", 5));
+    let per = |name: &str| {
+        let s = r.stations.iter().find(|s| s.name == name).unwrap();
+        s.drops_retry as f64 / (s.retries + s.drops_retry).max(1) as f64
+    };
+    println!("drops per failed try: fast {:.3}, slow {:.3}", per("fast"), per("slow"));
+    assert!(per("slow") > per("fast"));
+}
+
+#[test]
+fn bad_retry_budgets_are_one_line_errors() {
+    let cases: &[(&str, &str)] = &[
+        ("retry_budget = \"0ms\"", "ap.retry_budget: must be at least 1us and at most 1s"),
+        ("retry_budget = 5", "ap.retry_budget"),
+        ("retry_budget_sojourn = true", "ap.retry_budget_sojourn: applies only with retry_budget"),
+    ];
+    for (ap, want) in cases {
+        let e = errors(&lossy_cell(ap, 1));
+        println!("{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.starts_with("bad.toml:") && e.contains(want), "want {want:?}: {e}");
+    }
+    let fifo = lossy_cell("", 1).replace(
+        "mac_queue = \"fq-mac\"\nairtime = \"mac80211\"\n",
+        "retry_budget = \"4ms\"\nretry_budget_sojourn = true\n",
+    );
+    let e = errors(&fifo);
+    assert!(e.contains("ap.retry_budget_sojourn: counts the sojourn time CoDel records in FQ-MAC"), "{e}");
+}

@@ -490,6 +490,12 @@ impl Simulation {
         self.wifi.mac_pending()
     }
 
+    /// 802.11n: what the AP's next-steps mechanisms (`[ap] retry_budget`, ...) did so far;
+    /// None in an 802.11b cell.
+    pub fn next_steps_stats(&self) -> Option<crate::wifi::ht::NextStepsStats> {
+        self.wifi.next_steps_stats()
+    }
+
     /// Every interface's qdisc tree with its current statistics.
     pub fn tc_reports(&self) -> Vec<crate::results::InterfaceTc> {
         self.interface_names()

@@ -170,6 +170,14 @@ impl Wifi {
             Mac::Ht(h) => (h.drivers[0].aql.total_pending(), h.drivers[0].frames),
         }
     }
+
+    /// 802.11n: what the AP's next-steps mechanisms did; None in an 802.11b cell.
+    pub fn next_steps_stats(&self) -> Option<ht::NextStepsStats> {
+        match &self.mac {
+            Mac::Legacy(_) => None,
+            Mac::Ht(h) => Some(h.next_stats),
+        }
+    }
 }
 
 #[cfg(test)]

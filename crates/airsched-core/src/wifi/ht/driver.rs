@@ -31,6 +31,9 @@ pub struct Mpdu {
     pub est_us: u32,
     /// 802.11 sequence number within its tin (the BlockAck session).
     pub sn: u32,
+    /// The AP's retry budget (`[ap] retry_budget`): air its tries have taken, plus its FQ-MAC
+    /// sojourn when that counts (µs); 0 when off.
+    pub spent_us: u32,
 }
 
 pub const RX_EMPTY: u32 = u32::MAX;

@@ -85,6 +85,20 @@ pub struct Ht {
     /// The AP driver's timer (a capped group waits for its balance), armed as `Event::Cfp`,
     /// which an 802.11n cell does not otherwise use.
     pub wake_at: Option<Nanos>,
+    /// The AP's next-steps mechanisms (`[ap] retry_budget`, ...), off by default.
+    pub next: params::NextSteps,
+    /// What they did, for `Simulation::next_steps_stats`.
+    pub next_stats: NextStepsStats,
+}
+
+/// Counters of the AP's next-steps mechanisms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NextStepsStats {
+    /// MPDUs the retry budget dropped (counted in `drops_retry` too).
+    pub budget_drops: u64,
+    /// The most any MPDU had spent (µs, tries + counted sojourn) at a TX status after it had
+    /// been retried at least once: with the budget on, at most the budget.
+    pub budget_worst_retried_us: u32,
 }
 
 /// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL: the data bits at
@@ -251,6 +265,8 @@ impl Ht {
             policy_on,
             wake_at: None,
             dynamic_aggregate: mac.dynamic_aggregate,
+            next: mac.next,
+            next_stats: NextStepsStats::default(),
         }
     }
 
@@ -412,11 +428,17 @@ impl Ht {
         if !cx.dropped.is_empty() {
             cx.account_dropped(m.dev(node), m.acct(node), None);
         }
+        let ht_budget_sojourn = node == 0 && self.next.retry_budget.is_some_and(|b| b.sojourn);
         let d = &mut self.drivers[node as usize];
         pkt.map(|pkt| {
             let sn = d.next_sn[tin.index()];
             d.next_sn[tin.index()] = sn.wrapping_add(1);
-            Mpdu { pkt, attempts: 0, delivered: false, est_us, sn }
+            // The retry budget counts CoDel's sojourn (enqueue to dequeue) when asked to.
+            let spent_us = match ht_budget_sojourn {
+                true => (now.saturating_sub(cx.pkts.get(pkt).enqueued).0 / 1000).min(u32::MAX as u64) as u32,
+                false => 0,
+            };
+            Mpdu { pkt, attempts: 0, delivered: false, est_us, sn, spent_us }
         })
     }
 
@@ -508,7 +530,6 @@ impl Ht {
                 break;
             }
         }
-        let d = &mut self.drivers[n];
         // The tin may have nothing to send: mac80211's scheduler keeps a TXQ listed until it is
         // returned empty (`ieee80211_next_txq` does not look), and FQ-MAC's overflow drop (the
         // fattest flow of any tin) can empty a listed tin, as `ieee80211_tx_dequeue` then
@@ -516,6 +537,14 @@ impl Ht {
         if count == 0 {
             return;
         }
+        if node == 0 && self.next.retry_budget.is_some() {
+            psdu = self.trim_to_budget(m, tin, ac, slot, tx, psdu, cx);
+            count = self.drivers[n].hw[ac].aggs[slot].mpdus.len() as u32;
+            if count == 0 {
+                return;
+            }
+        }
+        let d = &mut self.drivers[n];
         // A lone MPDU goes without the A-MPDU delimiter and is answered by a normal ACK.
         if count == 1 {
             psdu -= ht::MPDU_DELIMITER_BYTES;
@@ -537,6 +566,44 @@ impl Ht {
         d.hw[ac].len += 1;
         if d.hw[ac].len == 1 {
             self.head_to_mac(m, node, ac, cx);
+        }
+    }
+
+    /// The time-based retry limit, as the AP builds an aggregate for `tin` in slot `slot` of
+    /// AC `ac`'s hardware queue, sent at `tx`, of `psdu` bytes (delimiter included): a retried
+    /// MPDU whose air so far plus this PPDU would pass its budget is given up instead of sent.
+    /// The aggregate only shrinks, so the others still fit. Returns the new PSDU bytes.
+    #[allow(clippy::too_many_arguments)]
+    fn trim_to_budget(
+        &mut self,
+        m: &Medium,
+        tin: TinId,
+        ac: usize,
+        slot: usize,
+        tx: HtTxVector,
+        mut psdu: u32,
+        cx: &mut Ctx,
+    ) -> u32 {
+        let Some(budget) = self.next.retry_budget else { return psdu };
+        let band = self.band;
+        loop {
+            let mpdus = &self.drivers[0].hw[ac].aggs[slot].mpdus;
+            let lone = if mpdus.len() == 1 { ht::MPDU_DELIMITER_BYTES } else { 0 };
+            let air_us = (ht::txtime(band, tx, psdu - lone).0 / 1000) as u32;
+            let over =
+                mpdus.iter().position(|mp| mp.attempts > 0 && mp.spent_us.saturating_add(air_us) > budget.budget_us);
+            let Some(i) = over else { return psdu };
+            let mp = self.drivers[0].hw[ac].aggs[slot].mpdus.remove(i);
+            if !mp.delivered {
+                self.next_stats.budget_drops += 1;
+            }
+            self.give_up(m, 0, tin, mp, cx);
+            let mpdus = &self.drivers[0].hw[ac].aggs[slot].mpdus;
+            let Some((last, rest)) = mpdus.split_last() else { return 0 };
+            let bytes = |mp: &Mpdu| ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            psdu = rest.iter().map(|mp| ht::ampdu_subframe_bytes(bytes(mp))).sum::<u32>()
+                + ht::MPDU_DELIMITER_BYTES
+                + bytes(last);
         }
     }
 
