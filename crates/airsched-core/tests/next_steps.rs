@@ -345,3 +345,70 @@ fn bad_retry_budgets_are_one_line_errors() {
     let e = errors(&fifo);
     assert!(e.contains("ap.retry_budget_sojourn: counts the sojourn time CoDel records in FQ-MAC"), "{e}");
 }
+
+// ---- Minimal hardware queue (§4.1): docs/next-steps-latency.md ----
+
+/// The Høiland testbed (`traffic`: "udp" or "tcp") under FQ-MAC + mac80211 + AQL, `ap` keys
+/// added, `secs` long.
+fn hoiland(traffic: &str, ap: &str, seed: u64, secs: u32) -> String {
+    let path = format!("{}/../../scenarios/hoiland/{traffic}.toml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).expect("the Høiland scenario");
+    let text = text.replace("queueing = \"fifo\"", &format!("mac_queue = \"fq-mac\"\nairtime = \"mac80211\"\n{ap}"));
+    let text = regex_free_set(&text, "duration", &format!("\"{secs}s\""));
+    regex_free_set(&text, "seed", &seed.to_string())
+}
+
+/// `key = value` in place of the line that sets `key` (the first, in `[run]`).
+fn regex_free_set(text: &str, key: &str, value: &str) -> String {
+    let mut done = false;
+    text.lines()
+        .map(|l| {
+            if !done && l.starts_with(&format!("{key} =")) {
+                done = true;
+                format!("{key} = {value}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn median_rtt(r: &RunResults, flow: &str) -> f64 {
+    let mut v: Vec<f64> = r.pings.iter().filter(|p| p.flow == flow).map(|p| p.rtt_ms).collect();
+    assert!(!v.is_empty(), "no pings of {flow}");
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+fn a_minimal_hardware_queue_builds_within_its_lead_time_and_cuts_latency() {
+    for seed in [1, 2] {
+        let base = run(&hoiland("udp", "", seed, 5));
+        for lead_us in [0u64, 250, 1000] {
+            let (r, st) = run_with_stats(&hoiland("udp", &format!("hw_queue_lead = \"{lead_us}us\""), seed, 5));
+            let (b, l) = (median_rtt(&base, "ping-pingonly"), median_rtt(&r, "ping-pingonly"));
+            let tput = |r: &RunResults| r.flows.iter().map(|f| f.goodput_mbps).sum::<f64>();
+            println!(
+                "seed {seed} lead {lead_us} us: {} aggregates built behind one on the air, at most {} ns early; \
+                 ping p50 {b:.2} -> {l:.2} ms, goodput {:.1} -> {:.1} Mb/s",
+                st.lead_builds,
+                st.lead_worst_early_ns,
+                tput(&base),
+                tput(&r)
+            );
+            // Never built earlier than the lead time before the aggregate ahead ends.
+            assert!(st.lead_worst_early_ns <= lead_us * 1000);
+            if lead_us > 0 {
+                assert!(st.lead_builds > 100, "the second aggregate is built within the lead");
+            }
+            // One aggregate less ahead of a new frame: the idle station's pings wait less.
+            assert!(l < 0.8 * b, "ping p50 {l} vs {b} ms");
+            // The UDP floods keep the air busy: throughput within 1 %.
+            assert!((tput(&r) / tput(&base) - 1.0).abs() < 0.01);
+        }
+    }
+    let e = errors(&hoiland("udp", "hw_queue_lead = \"20ms\"", 1, 5));
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("ap.hw_queue_lead: must be at most 10ms"), "{e}");
+}

@@ -43,7 +43,13 @@ _POLICY = {
 #: Proposal -> its variants (the first is the baseline).
 PROPOSALS: dict[str, list[str]] = {
     "airtime-policies": ["baseline", "groups-1-2-1", "guest-cap-20", "min-rate"],
-    "latency": ["baseline", "dynamic-aggregates-1ms", "retry-budget-4ms", "retry-budget-8ms-sojourn"],
+    "latency": [
+        "baseline",
+        "dynamic-aggregates-1ms",
+        "retry-budget-4ms",
+        "retry-budget-8ms-sojourn",
+        "hw-queue-lead-250us",
+    ],
 }
 
 #: Variants that add ``[ap]`` keys to the baseline (docs/next-steps-latency.md).
@@ -51,6 +57,7 @@ _AP_VARIANTS = {
     "dynamic-aggregates-1ms": 'dynamic_aggregate_time = "1ms"',
     "retry-budget-4ms": 'retry_budget = "4ms"',
     "retry-budget-8ms-sojourn": 'retry_budget = "8ms"\nretry_budget_sojourn = true',
+    "hw-queue-lead-250us": 'hw_queue_lead = "250us"',
 }
 
 #: Columns of the tables, in order, with their headings (the runs column counts the last one's

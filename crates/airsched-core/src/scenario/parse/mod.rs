@@ -186,6 +186,7 @@ const AP_KEYS: &[&str] = &[
     // next_steps.rs (NEXT_STEPS_AP_KEYS)
     "retry_budget",
     "retry_budget_sojourn",
+    "hw_queue_lead",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",

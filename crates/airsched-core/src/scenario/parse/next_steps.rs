@@ -1,12 +1,16 @@
 //! The `[ap]` keys of the next-steps paper's driver mechanisms in an 802.11n cell
-//! (`wifi::ht::params::NextSteps`, docs/next-steps-latency.md): the time-based retry limit.
+//! (`wifi::ht::params::NextSteps`, docs/next-steps-latency.md): the time-based retry limit and
+//! the minimal hardware queue.
 
 use super::*;
 use crate::wifi::ht::params::{NextSteps, RetryBudget};
 
 /// The `[ap]` keys this file reads (listed in `AP_KEYS`).
 #[cfg(test)]
-const NEXT_STEPS_AP_KEYS: &[&str] = &["retry_budget", "retry_budget_sojourn"];
+const NEXT_STEPS_AP_KEYS: &[&str] = &["retry_budget", "retry_budget_sojourn", "hw_queue_lead"];
+
+/// The longest lead time of the minimal hardware queue: 10 ms (two 5.484 ms PPDUs).
+const MAX_HW_QUEUE_LEAD: Nanos = Nanos::from_ms(10);
 
 /// The longest retry budget: 1 s (a frame retried for longer has long been given up on by TCP).
 const MAX_RETRY_BUDGET: Nanos = Nanos::from_secs(1);
@@ -46,7 +50,23 @@ pub(super) fn parse_next_steps<'t, 'i: 't>(
         }
         Some(b)
     });
-    NextSteps { retry_budget: budget.map(|budget_us| RetryBudget { budget_us, sojourn: sojourn.unwrap_or(false) }) }
+    let hw_queue_lead = get(rd, "hw_queue_lead").and_then(|v| {
+        let key = "ap.hw_queue_lead";
+        let t = time_value(rd, v, key, "250us")?;
+        if t > MAX_HW_QUEUE_LEAD {
+            rd.error(
+                &v.span(),
+                key,
+                format!("must be at most {MAX_HW_QUEUE_LEAD}, got {t} (0 builds the next aggregate when the last completes)"),
+            );
+            return None;
+        }
+        Some(t)
+    });
+    NextSteps {
+        hw_queue_lead,
+        retry_budget: budget.map(|budget_us| RetryBudget { budget_us, sojourn: sojourn.unwrap_or(false) }),
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::phy::{ht, ofdm};
 use crate::radio::Dir;
 use crate::time::Nanos;
 
-use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_EMPTY, RX_SKIP};
+use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, NOT_DUE, RX_EMPTY, RX_SKIP};
 use super::Ht;
 use crate::node::Node;
 use crate::phy::ht::HtTxVector;
@@ -29,6 +29,7 @@ impl Ht {
         // stay.
         m.dcf_mut().resolve_internal_collisions(|a, b| node_ac(a).0 == node_ac(b).0);
         let mut busy_end = ta;
+        let mut lead_wake = false;
         let band = self.band;
         if m.dcf().beacon_in_air() {
             let rate = self.beacon_rate;
@@ -54,6 +55,18 @@ impl Ht {
             let dir = (node != 0) as usize;
             sc.ampdu_mpdus[dir][n_mpdus.min(64)] += 1;
             sc.mcs_attempts[dir][mcs] += 1;
+            if node == 0 && self.next.hw_queue_lead.is_some() {
+                // The minimal hardware queue: when this exchange is expected to end.
+                let agg = self.drivers[0].hw[ac].head();
+                let resp = if n_mpdus == 1 {
+                    ht::ack_time(band, &self.basic, ht_mcs)
+                } else {
+                    ht::block_ack_time(band, &self.basic, ht_mcs)
+                };
+                let due = ta + agg.txtime + band.sifs() + resp;
+                self.drivers[0].hw[ac].due = due;
+                lead_wake = true;
+            }
             // `AirTx::node` holds the contender in an 802.11n cell.
             let f = DataPpdu { contender: c, node, station: s, start: ta, airtime: t, rate: TxRate::Ht(ht_mcs) };
             busy_end = busy_end.max(m.put_frame(cx, f));
@@ -79,6 +92,9 @@ impl Ht {
                 cx.counters.stations[s].data_errors += 1;
             }
             Outcome::Collision => m.count_collisions(cx),
+        }
+        if lead_wake {
+            self.arm_lead_wake(cx);
         }
         if cx.tap.is_some() {
             self.tap_exchange(m, cx, ta);
@@ -321,6 +337,7 @@ impl Ht {
             agg.tx = HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), agg.tx.width, agg.tx.gi);
             agg.txtime = ht::txtime(self.band, agg.tx, agg.psdu);
             agg.ok = 0;
+            self.drivers[n].hw[ac].due = NOT_DUE;
             m.dcf_mut().on_ppdu_end(c as usize, false);
             self.load_head(m, node, ac);
             return;
@@ -404,6 +421,7 @@ impl Ht {
         d.hw[ac].aggs[head].mpdus.clear();
         d.hw[ac].head = (head + 1) % HW_QUEUE_AGGS;
         d.hw[ac].len -= 1;
+        d.hw[ac].due = NOT_DUE;
         if Driver::has_frames(&d.src, &d.held, tin) {
             d.sched.wake(tin, now, &d.aql);
         }

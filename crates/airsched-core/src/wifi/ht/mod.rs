@@ -34,7 +34,7 @@ use params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig,
 
 use super::medium::Medium;
 use driver::Reorder;
-pub use driver::{contender, node_ac, Driver, HwQueue, Mpdu, Source, HW_QUEUE_AGGS};
+pub use driver::{contender, node_ac, Driver, HwQueue, Mpdu, Source, HW_QUEUE_AGGS, NOT_DUE};
 
 /// Minstrel (the legacy algorithm of `mac/rate.rs`) run over a station's HT MCS, as a
 /// Minstrel-HT-like controller: one rate per A-MPDU, every MPDU's fate a sample.
@@ -99,6 +99,11 @@ pub struct NextStepsStats {
     /// The most any MPDU had spent (µs, tries + counted sojourn) at a TX status after it had
     /// been retried at least once: with the budget on, at most the budget.
     pub budget_worst_retried_us: u32,
+    /// The minimal hardware queue: aggregates built behind one on the air.
+    pub lead_builds: u64,
+    /// The longest any of them was built before the expected end of the one ahead (ns): at
+    /// most the lead time.
+    pub lead_worst_early_ns: u64,
 }
 
 /// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL: the data bits at
@@ -357,9 +362,21 @@ impl Ht {
         for ac in Ac::ALL {
             loop {
                 let d = &mut self.drivers[n];
-                if d.hw[ac.index()].len >= HW_QUEUE_AGGS {
+                let q = &d.hw[ac.index()];
+                if q.len >= HW_QUEUE_AGGS {
                     break;
                 }
+                // The minimal hardware queue: a second aggregate only within the lead time of
+                // the expected end of the one on the air.
+                if let (0, 1, Some(lead)) = (node, q.len, self.next.hw_queue_lead) {
+                    if q.due == NOT_DUE || q.due > cx.now + lead {
+                        break;
+                    }
+                    let early = q.due.saturating_sub(cx.now).0;
+                    self.next_stats.lead_builds += 1;
+                    self.next_stats.lead_worst_early_ns = self.next_stats.lead_worst_early_ns.max(early);
+                }
+                let d = &mut self.drivers[n];
                 let Driver { src, held, sched, aql, .. } = d;
                 sched.schedule_start(ac, aql, cx.now);
                 let Some(tin) = sched.next_tin(ac, aql, |t| Driver::has_frames(src, held, t)) else { break };
@@ -371,15 +388,32 @@ impl Ht {
             }
         }
         if node == 0 && self.policy_on {
-            self.arm_cap_wake(cx);
+            if let Some(t) = self.drivers[0].sched.cap_wake(cx.now) {
+                self.arm_wake(t, cx);
+            }
+        }
+        if node == 0 && self.next.hw_queue_lead.is_some() {
+            self.arm_lead_wake(cx);
         }
     }
 
-    /// A capped group waits for its balance: wake the AP's scheduler when it is back at zero
-    /// (the cap may leave the air idle; nothing else would call the scheduler then).
+    /// The minimal hardware queue: wake the AP's scheduler the lead time before the expected
+    /// end of each AC's aggregate on the air that has none queued behind it.
     #[cold]
-    fn arm_cap_wake(&mut self, cx: &mut Ctx) {
-        let Some(t) = self.drivers[0].sched.cap_wake(cx.now) else { return };
+    pub(super) fn arm_lead_wake(&mut self, cx: &mut Ctx) {
+        let Some(lead) = self.next.hw_queue_lead else { return };
+        let hw = &self.drivers[0].hw;
+        if let Some(t) = hw.iter().filter(|q| q.len == 1 && q.due != NOT_DUE).map(|q| q.due.saturating_sub(lead)).min()
+        {
+            self.arm_wake(t, cx);
+        }
+    }
+
+    /// Wake the AP's scheduler at `t` (a capped group back at zero balance, the lead time of
+    /// the minimal hardware queue): the earliest armed wins, and `schedule` arms the next from
+    /// the state it leaves.
+    #[cold]
+    fn arm_wake(&mut self, t: Nanos, cx: &mut Ctx) {
         let t = t.max(cx.now + Nanos(1));
         if self.wake_at.is_none_or(|w| w <= cx.now || t < w) {
             self.wake_at = Some(t);

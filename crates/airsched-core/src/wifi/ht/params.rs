@@ -124,6 +124,10 @@ pub struct NextSteps {
     /// `retry_budget`, `retry_budget_sojourn`: the time-based retry limit; None: off (the
     /// count `mpdu_retry_limit` alone).
     pub retry_budget: Option<RetryBudget>,
+    /// `hw_queue_lead`: the minimal hardware queue of a driver that builds aggregates in
+    /// software (ath9k): the next aggregate of an AC is built only this long before the one on
+    /// the air is expected to complete, instead of keeping two queued; None: off.
+    pub hw_queue_lead: Option<Nanos>,
 }
 
 /// Time-based retry limit (`[ap] retry_budget = "4ms"`, next-steps §4.1 "Reducing the number of
