@@ -412,3 +412,58 @@ fn a_minimal_hardware_queue_builds_within_its_lead_time_and_cuts_latency() {
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(e.contains("ap.hw_queue_lead: must be at most 10ms"), "{e}");
 }
+
+// ---- Statistics (§4.4): docs/next-steps-statistics.md ----
+
+#[test]
+fn mac80211_statistics_add_up_to_what_the_run_measured() {
+    // Warm-up 0 s: the kernel's counters cover the whole run, as the measured window then does.
+    let text =
+        cell(&[("a", 7, "airtime_weight = 512"), ("b", 2, "")], "", 3, 3).replace("warmup = \"1s\"", "warmup = \"0s\"");
+    let scn = parse_scenario(&text, "stats.toml").unwrap_or_else(|e| panic!("{e}"));
+    let plain = airsched_core::Simulation::new(&scn).expect("builds").finish().expect("runs");
+    assert!(plain.mac_stations.is_empty() && plain.mac_txqs.is_empty(), "only when asked");
+    let mut sim = airsched_core::Simulation::new(&scn).expect("builds");
+    sim.enable_mac_stats();
+    let r = sim.finish().expect("runs");
+    // Asking changes no other number.
+    let strip = |r: &RunResults| {
+        let mut r = r.without_wall_time();
+        r.mac_stations.clear();
+        r.mac_txqs.clear();
+        format!("{r:?}")
+    };
+    assert_eq!(strip(&plain), strip(&r));
+    assert_eq!(r.mac_stations.len(), 2);
+    assert_eq!(r.mac_txqs.len(), 2 * 8, "every TID of every station, as debugfs lists them");
+    for (s, st) in r.mac_stations.iter().zip(&r.stations) {
+        println!("{s:?}");
+        assert_eq!(s.station, st.name);
+        // TX airtime: the PPDUs of every try to the station; the run's downlink airtime adds
+        // the stations' BlockAcks, so it is a little larger.
+        let down_us = st.airtime_down_s * 1e6;
+        let tx = s.tx_airtime_us as f64;
+        assert!(tx <= down_us && tx > 0.9 * down_us, "{}: tx {tx} us, downlink air {down_us} us", s.station);
+        assert_eq!(s.rx_airtime_us, 0, "no uplink data");
+        assert!(s.mac.starts_with("02:00:00:00:"), "{}", s.mac);
+    }
+    assert_eq!(r.mac_stations[0].airtime_weight, 512);
+    assert_eq!(r.mac_stations[1].airtime_weight, 256);
+    for (s, f) in r.stations.iter().zip(&r.flows) {
+        // TID 0 (best effort) carried the station's flow: what left FQ-MAC is what arrived plus
+        // what the driver still holds or gave up at the retry limit.
+        let t = r.mac_txqs.iter().find(|t| t.station == s.name && t.tid == 0).unwrap();
+        println!("{t:?}");
+        assert_eq!(t.ac, 2, "TID 0 is AC_BE (mac80211 index 2)");
+        let rx = f.received_packets;
+        assert!(
+            t.tx_packets as u64 >= rx && (t.tx_packets as u64) <= rx + 300,
+            "{} left FQ-MAC, {rx} arrived",
+            t.tx_packets
+        );
+        assert!(t.backlog_packets > 0, "saturated");
+        assert!(t.tx_bytes >= t.tx_packets as u64 * 1500);
+        let others = r.mac_txqs.iter().filter(|x| x.station == s.name && x.tid != 0);
+        assert!(others.into_iter().all(|x| x.tx_packets == 0 && x.backlog_packets == 0));
+    }
+}

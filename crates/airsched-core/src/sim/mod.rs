@@ -69,6 +69,8 @@ pub struct Simulation {
     queue_trace: Option<Box<crate::metrics::queues::QueueTrace>>,
     /// Interface counters at each sample, when asked for (`enable_interface_counters`).
     iface_counters: bool,
+    /// mac80211's statistics tables in the results, when asked for (`enable_mac_stats`).
+    mac_stats: bool,
 }
 
 /// The transmit path of a node's stack: offer `pkt` to device `dev`'s qdisc and, if it took
@@ -458,6 +460,14 @@ impl Simulation {
     /// delay at each sample from now on (`crate::metrics::queues`). Results are the same.
     pub fn enable_queue_trace(&mut self) {
         self.queue_trace = Some(Box::new(crate::metrics::queues::QueueTrace::new(&self.cx.counters.flows)));
+    }
+
+    /// Report mac80211's per-station airtime and per-TID FQ statistics at the end (the
+    /// results' `mac80211_stations` and `mac80211_txqs` tables, `airsched run --mac-stats`): an
+    /// 802.11n cell whose AP queues in FQ-MAC; off by default, and the other results are the
+    /// same either way.
+    pub fn enable_mac_stats(&mut self) {
+        self.mac_stats = true;
     }
 
     /// Record what every interface sends out (bytes, packets, drops) in each sample interval

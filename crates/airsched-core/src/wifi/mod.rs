@@ -171,6 +171,15 @@ impl Wifi {
         }
     }
 
+    /// 802.11n with FQ-MAC at the AP: the AP's driver (its scheduler, FQ-MAC and AQL state),
+    /// for the statistics views; None otherwise.
+    pub fn ap_mac80211(&self) -> Option<&ht::Driver> {
+        match &self.mac {
+            Mac::Ht(h) if matches!(h.drivers[0].src, ht::Source::Fq(_)) => Some(&h.drivers[0]),
+            _ => None,
+        }
+    }
+
     /// 802.11n: what the AP's next-steps mechanisms did; None in an 802.11b cell.
     pub fn next_steps_stats(&self) -> Option<ht::NextStepsStats> {
         match &self.mac {
