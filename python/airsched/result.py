@@ -53,9 +53,10 @@ SUMMARY_KEYS: tuple[str, ...] = (*_columns("summary"), "conservation")
 #: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
 JSON_TABLES = ("stations", "flows", "nodes", "rates", "aggregates")
 #: Tables of what only some cells have (a Bluetooth piconet and its coexistence with the WLAN, a
-#: PCF's polls and CFPs) or only some runs ask for (mac80211's statistics, ``--mac-stats``):
+#: PCF's polls and CFPs, the AP's soft admission control) or only some runs ask for (mac80211's
+#: statistics, ``--mac-stats``):
 #: printed after the flows, and written by :meth:`Result.write`, only when they have rows.
-OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp", "mac80211_stations", "mac80211_txqs")
+OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp", "mac80211_stations", "mac80211_txqs", "demotions")
 
 Columns = dict[str, list[Any]]
 
@@ -197,6 +198,13 @@ class Result:
         """Per station and TID, FQ-MAC's counters at the end of the run as debugfs
         ``stations/*/aqm`` lists them. Empty unless asked for, as ``mac80211_stations``."""
         return self._frame("mac80211_txqs")
+
+    @cached_property
+    def demotions(self) -> pd.DataFrame:
+        """Per flow through the AP, the soft admission control of VO and VI (``[ap]
+        admission_sojourn``): times demoted to best effort, packets queued there while demoted
+        (docs/next-steps-qos.md). Empty when it is off."""
+        return self._frame("demotions")
 
     def _frame(self, table: str) -> pd.DataFrame:
         import pandas as pd

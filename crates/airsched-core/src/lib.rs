@@ -60,9 +60,9 @@ pub use metrics::queues::QueueTrace;
 pub use metrics::SampleKind;
 pub use pcap::{LINKTYPE_ETHERNET, LINKTYPE_RADIOTAP};
 pub use results::{
-    schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, FlowResult, InterfaceRow,
-    InterfaceTc, MacStationRow, MacTxqRow, NodeResult, PingRow, PollRow, RateRow, RunResults, SampleRow, StationResult,
-    Summary, Table, SAMPLE_INTERVAL_COLUMN,
+    schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, DemotionRow, FlowResult,
+    InterfaceRow, InterfaceTc, MacStationRow, MacTxqRow, NodeResult, PingRow, PollRow, RateRow, RunResults, SampleRow,
+    StationResult, Summary, Table, SAMPLE_INTERVAL_COLUMN,
 };
 
 // Traffic control: tc scripts, qdisc trees and their reports, classifiers.

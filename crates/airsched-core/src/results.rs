@@ -517,6 +517,22 @@ result_table! {
     }
 }
 
+result_table! {
+    /// Per flow through the AP, the soft admission control of VO and VI (`[ap]
+    /// admission_sojourn`; empty when it is off): whole run.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct DemotionRow as "demotions" {
+        /// The flow's name.
+        pub flow: String,
+        /// Its DSCP's TID (`cfg80211_classify8021d`).
+        pub tid: u32,
+        /// Times it was demoted to best effort (a frame of it waited too long in VO or VI).
+        pub demotions: u32,
+        /// Its packets the AP queued in best effort while it was demoted.
+        pub demoted_packets: u64,
+    }
+}
+
 /// A goodput sample as a row of the samples table: the sample and the name of its station or
 /// flow.
 pub struct SampleRow<'a> {
@@ -609,6 +625,8 @@ pub struct RunResults {
     /// (`Simulation::enable_mac_stats`) in an 802.11n cell with FQ-MAC.
     pub mac_stations: Vec<MacStationRow>,
     pub mac_txqs: Vec<MacTxqRow>,
+    /// Soft admission control per flow; empty when off.
+    pub demotions: Vec<DemotionRow>,
 }
 
 /// As derived, except that the Bluetooth tables appear only when the cell has a piconet, and
@@ -636,6 +654,9 @@ impl std::fmt::Debug for RunResults {
         }
         if !self.mac_stations.is_empty() || !self.mac_txqs.is_empty() {
             d.field("mac_stations", &self.mac_stations).field("mac_txqs", &self.mac_txqs);
+        }
+        if !self.demotions.is_empty() {
+            d.field("demotions", &self.demotions);
         }
         d.finish()
     }
@@ -674,6 +695,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Column>)> {
         of::<PollRow>(),
         of::<MacStationRow>(),
         of::<MacTxqRow>(),
+        of::<DemotionRow>(),
         summary,
         of::<Conservation>(),
     ]

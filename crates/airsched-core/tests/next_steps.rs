@@ -467,3 +467,51 @@ fn mac80211_statistics_add_up_to_what_the_run_measured() {
         assert!(others.into_iter().all(|x| x.tx_packets == 0 && x.backlog_packets == 0));
     }
 }
+
+// ---- QoS (§4.3): soft admission control, docs/next-steps-qos.md ----
+
+/// A VO flood (UDP 100 Mbit/s, more than the link carries marked EF) to "v", a VoIP-like EF flow to "p" (64 kbit/s, 160 B
+/// every 20 ms) and a best-effort download to "b".
+fn qos_cell(ap: &str, seed: u64) -> String {
+    let mut s = cell(&[("v", 7, ""), ("p", 7, ""), ("b", 7, "")], "", seed, 4)
+        .replace("airtime = \"mac80211\"", &format!("airtime = \"mac80211\"\n{ap}"));
+    // cell() gave every station a saturated best-effort flow; keep b's, make v's an EF flood
+    // and p's a small EF flow.
+    s = s.replace(
+        "name = \"udp-v\"\nsrc = \"server\"\ndst = \"v\"\nrate = \"saturate\"\nsize = 1472\n",
+        "name = \"udp-v\"\nsrc = \"server\"\ndst = \"v\"\nrate = \"100Mbit\"\nsize = 1472\ndscp = 46\n",
+    );
+    s.replace(
+        "name = \"udp-p\"\nsrc = \"server\"\ndst = \"p\"\nrate = \"saturate\"\nsize = 1472\n",
+        "name = \"udp-p\"\nsrc = \"server\"\ndst = \"p\"\nrate = \"64kbit\"\nsize = 160\ndscp = 46\n",
+    )
+}
+
+#[test]
+fn soft_admission_control_demotes_the_flow_that_builds_a_vo_queue_and_only_it() {
+    for seed in [1, 2] {
+        let base = run(&qos_cell("", seed));
+        assert!(base.demotions.is_empty(), "no table when off");
+        let r = run(&qos_cell("admission_sojourn = \"5ms\"", seed));
+        let row = |name: &str| r.demotions.iter().find(|d| d.flow == name).unwrap().clone();
+        let (flood, voip, be) = (row("udp-v"), row("udp-p"), row("udp-b"));
+        println!("seed {seed}: {flood:?} {voip:?} {be:?}");
+        assert_eq!((flood.tid, voip.tid, be.tid), (6, 6, 0));
+        assert!(flood.demotions >= 1 && flood.demoted_packets > 1000, "the flood builds a VO queue");
+        assert_eq!((voip.demotions, voip.demoted_packets), (0, 0), "the small EF flow is never demoted");
+        assert_eq!((be.demotions, be.demoted_packets), (0, 0));
+        let good = |r: &RunResults, f: &str| r.flows.iter().find(|x| x.name == f).unwrap().clone();
+        let (b0, b1) = (good(&base, "udp-b").goodput_mbps, good(&r, "udp-b").goodput_mbps);
+        let (d0, d1) = (good(&base, "udp-p").delay_mean_ms, good(&r, "udp-p").delay_mean_ms);
+        println!("seed {seed}: best effort {b0:.1} -> {b1:.1} Mb/s; VoIP delay {d0:.2} -> {d1:.2} ms");
+        // Demoted, the flood no longer takes VO's EDCA priority over the best-effort station.
+        assert!(b1 > 1.1 * b0, "best effort {b0} -> {b1}");
+    }
+    let e = errors(&qos_cell("admission_sojourn = \"0ms\"", 1));
+    assert!(e.contains("ap.admission_sojourn: must be greater than zero"), "{e}");
+    let fifo =
+        qos_cell("", 1).replace("mac_queue = \"fq-mac\"\nairtime = \"mac80211\"\n", "admission_sojourn = \"5ms\"\n");
+    let e = errors(&fifo);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("ap.admission_sojourn: measures the sojourn of frames in mac80211's VO and VI TXQs"), "{e}");
+}

@@ -50,7 +50,11 @@ PROPOSALS: dict[str, list[str]] = {
         "retry-budget-8ms-sojourn",
         "hw-queue-lead-250us",
     ],
+    "qos": ["baseline", "ef-flood", "ef-flood-admission-5ms"],
 }
+
+#: The QoS variants' misbehaving flow: 100 Mbit/s of UDP marked EF (VO) to a fast station.
+_EF_FLOOD_TO = {"hoiland": "fast1", "dense": "f1"}
 
 #: Variants that add ``[ap]`` keys to the baseline (docs/next-steps-latency.md).
 _AP_VARIANTS = {
@@ -82,6 +86,15 @@ def variant_text(base: str, testbed: str, variant: str) -> str:
     Høiland file's queueing becomes FQ-MAC + mac80211 + AQL, then the variant's keys."""
     text = base.replace('queueing = "fifo"', 'mac_queue = "fq-mac"\nairtime = "mac80211"')
     if variant == "baseline":
+        return text
+    if variant.startswith("ef-flood"):
+        dst = _EF_FLOOD_TO[testbed]
+        text += (
+            f'\n[[flow]]\nname = "ef-flood"\nsrc = "server"\ndst = "{dst}"\nrate = "100Mbit"\n'
+            "size = 1472\ndscp = 46\n"
+        )
+        if variant.endswith("admission-5ms"):
+            text = text.replace('airtime = "mac80211"', 'airtime = "mac80211"\nadmission_sojourn = "5ms"', 1)
         return text
     if variant in _AP_VARIANTS:
         return text.replace('airtime = "mac80211"', f'airtime = "mac80211"\n{_AP_VARIANTS[variant]}', 1)

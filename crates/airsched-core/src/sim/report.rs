@@ -330,6 +330,7 @@ impl Simulation {
             polls,
             mac_stations,
             mac_txqs,
+            demotions: self.demotion_rows(),
             pings: self
                 .rec
                 .pings
@@ -514,6 +515,22 @@ impl Simulation {
             }
         }
         (stations, txqs)
+    }
+
+    /// The soft admission control's demotions per flow through the AP; empty when it is off.
+    fn demotion_rows(&self) -> Vec<crate::results::DemotionRow> {
+        let Some(h) = self.wifi.ht() else { return Vec::new() };
+        h.demotions
+            .iter()
+            .zip(&self.scn.flows)
+            .enumerate()
+            .map(|(f, (&(demotions, demoted_packets), cfg))| crate::results::DemotionRow {
+                flow: cfg.name.clone(),
+                tid: h.flow_tid[f] as u32,
+                demotions,
+                demoted_packets,
+            })
+            .collect()
     }
 
     fn min_rate_warnings(&self, stations: &[crate::results::StationResult]) -> Vec<String> {

@@ -180,6 +180,14 @@ impl Wifi {
         }
     }
 
+    /// The 802.11n MAC; None in an 802.11b cell.
+    pub fn ht(&self) -> Option<&ht::Ht> {
+        match &self.mac {
+            Mac::Ht(h) => Some(h),
+            Mac::Legacy(_) => None,
+        }
+    }
+
     /// 802.11n: what the AP's next-steps mechanisms did; None in an 802.11b cell.
     pub fn next_steps_stats(&self) -> Option<ht::NextStepsStats> {
         match &self.mac {

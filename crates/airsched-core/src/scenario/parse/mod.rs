@@ -187,6 +187,7 @@ const AP_KEYS: &[&str] = &[
     "retry_budget",
     "retry_budget_sojourn",
     "hw_queue_lead",
+    "admission_sojourn",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",

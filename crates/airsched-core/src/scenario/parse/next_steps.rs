@@ -1,13 +1,13 @@
 //! The `[ap]` keys of the next-steps paper's driver mechanisms in an 802.11n cell
-//! (`wifi::ht::params::NextSteps`, docs/next-steps-latency.md): the time-based retry limit and
-//! the minimal hardware queue.
+//! (`wifi::ht::params::NextSteps`, docs/next-steps-latency.md): the time-based retry limit,
+//! the minimal hardware queue and the soft admission control of VO and VI.
 
 use super::*;
 use crate::wifi::ht::params::{NextSteps, RetryBudget};
 
 /// The `[ap]` keys this file reads (listed in `AP_KEYS`).
 #[cfg(test)]
-const NEXT_STEPS_AP_KEYS: &[&str] = &["retry_budget", "retry_budget_sojourn", "hw_queue_lead"];
+const NEXT_STEPS_AP_KEYS: &[&str] = &["retry_budget", "retry_budget_sojourn", "hw_queue_lead", "admission_sojourn"];
 
 /// The longest lead time of the minimal hardware queue: 10 ms (two 5.484 ms PPDUs).
 const MAX_HW_QUEUE_LEAD: Nanos = Nanos::from_ms(10);
@@ -63,7 +63,26 @@ pub(super) fn parse_next_steps<'t, 'i: 't>(
         }
         Some(t)
     });
+    let admission_sojourn = get(rd, "admission_sojourn").and_then(|v| {
+        let key = "ap.admission_sojourn";
+        let t = time_value(rd, v, key, "5ms")?;
+        if t == Nanos::ZERO || t > MAX_RETRY_BUDGET {
+            rd.error(&v.span(), key, format!("must be greater than zero and at most {MAX_RETRY_BUDGET}, got {t}"));
+            return None;
+        }
+        if fq == Some(false) {
+            rd.error(
+                &v.span(),
+                key,
+                "measures the sojourn of frames in mac80211's VO and VI TXQs, which mac_queue = \"fifo\" does not \
+                 have; set mac_queue = \"fq-mac\" or leave the key out",
+            );
+            return None;
+        }
+        Some(t)
+    });
     NextSteps {
+        admission_sojourn,
         hw_queue_lead,
         retry_budget: budget.map(|budget_us| RetryBudget { budget_us, sojourn: sojourn.unwrap_or(false) }),
     }

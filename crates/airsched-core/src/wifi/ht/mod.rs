@@ -89,6 +89,10 @@ pub struct Ht {
     pub next: params::NextSteps,
     /// What they did, for `Simulation::next_steps_stats`.
     pub next_stats: NextStepsStats,
+    /// Soft admission control, per flow: demoted until then (zero: not demoted), and how many
+    /// times and packets (empty when off).
+    pub demoted_until: Vec<Nanos>,
+    pub demotions: Vec<(u32, u64)>,
 }
 
 /// Counters of the AP's next-steps mechanisms.
@@ -272,6 +276,12 @@ impl Ht {
             dynamic_aggregate: mac.dynamic_aggregate,
             next: mac.next,
             next_stats: NextStepsStats::default(),
+            demoted_until: if mac.next.admission_sojourn.is_some() {
+                vec![Nanos::ZERO; flow_keys.len()]
+            } else {
+                Vec::new()
+            },
+            demotions: if mac.next.admission_sojourn.is_some() { vec![(0, 0); flow_keys.len()] } else { Vec::new() },
         }
     }
 
@@ -338,7 +348,13 @@ impl Ht {
         let station = cx.station_of(m.acct(node), f).expect("wifi frames have a station");
         let now = cx.now;
         let ht = &mut *self;
-        let tin = Ht::tin(node, station, ht.flow_tid[f]);
+        let mut tid = ht.flow_tid[f];
+        if node == 0 && !ht.demoted_until.is_empty() && ht.demoted_until[f] > now {
+            // Soft admission control: a demoted flow's frames go to best effort.
+            tid = 0;
+            ht.demotions[f].1 += 1;
+        }
+        let tin = Ht::tin(node, station, tid);
         let d = &mut ht.drivers[node as usize];
         match &mut d.src {
             Source::Fifo { q, .. } => {
@@ -449,6 +465,20 @@ impl Ht {
                 p
             }
         };
+        if let (0, Some(p), Some(limit)) = (node, pkt, ht.next.admission_sojourn) {
+            let ac = tin.ac();
+            if matches!(ac, Ac::Vo | Ac::Vi) {
+                // Soft admission control: a frame that waited longer than the limit in a VO or
+                // VI TXQ demotes its flow (Cake's tins demote by sojourn, as the paper asks).
+                let pk = cx.pkts.get(p);
+                let f = pk.flow as usize;
+                if now.saturating_sub(pk.enqueued) > limit && ht.demoted_until[f] <= now {
+                    ht.demoted_until[f] = now + params::ADMISSION_HOLD;
+                    ht.demotions[f].0 += 1;
+                }
+            }
+        }
+        let d = &mut ht.drivers[node as usize];
         let est_us = match pkt {
             Some(p) if d.aql_on || matches!(d.src, Source::Fq(_)) => {
                 let station = if node == 0 { tin.station().0 as usize } else { node as usize - 1 };

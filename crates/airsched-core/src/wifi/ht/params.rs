@@ -128,7 +128,15 @@ pub struct NextSteps {
     /// software (ath9k): the next aggregate of an AC is built only this long before the one on
     /// the air is expected to complete, instead of keeping two queued; None: off.
     pub hw_queue_lead: Option<Nanos>,
+    /// `admission_sojourn`: soft admission control of the VO and VI access categories: a flow
+    /// whose frame waited longer than this in a VO or VI TXQ is demoted to best effort (TID 0)
+    /// for [`ADMISSION_HOLD`]; None: off.
+    pub admission_sojourn: Option<Nanos>,
 }
+
+/// How long a flow demoted by the soft admission control stays in best effort before its
+/// frames are classified by their DSCP again.
+pub const ADMISSION_HOLD: Nanos = Nanos::from_secs(1);
 
 /// Time-based retry limit (`[ap] retry_budget = "4ms"`, next-steps §4.1 "Reducing the number of
 /// retransmissions"): an MPDU is sent again only if the air its attempts have taken (the PPDU
