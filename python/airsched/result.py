@@ -53,9 +53,10 @@ SUMMARY_KEYS: tuple[str, ...] = (*_columns("summary"), "conservation")
 #: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
 JSON_TABLES = ("stations", "flows", "nodes", "rates", "aggregates")
 #: Tables of what only some cells have (a Bluetooth piconet and its coexistence with the WLAN, a
-#: PCF's polls and CFPs): printed after the flows, and written by :meth:`Result.write`, only when
-#: they have rows.
-OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp")
+#: PCF's polls and CFPs, the AP's soft admission control) or only some runs ask for (mac80211's
+#: statistics, ``--mac-stats``):
+#: printed after the flows, and written by :meth:`Result.write`, only when they have rows.
+OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp", "mac80211_stations", "mac80211_txqs", "demotions")
 
 Columns = dict[str, list[Any]]
 
@@ -184,6 +185,26 @@ class Result:
         """Per station, its part of the contention-free periods: polls, data frames down and
         up, Null answers, polls it did not decode. Empty without PCF."""
         return self._frame("polls")
+
+    @cached_property
+    def mac80211_stations(self) -> pd.DataFrame:
+        """Per station, mac80211's airtime counters at the end of the run (``iw station dump``'s
+        tx/rx duration and airtime weight, debugfs ``airtime``'s deficits, AQL pending).
+        Empty unless the run was asked for them (``mac_stats``) in an FQ-MAC cell."""
+        return self._frame("mac80211_stations")
+
+    @cached_property
+    def mac80211_txqs(self) -> pd.DataFrame:
+        """Per station and TID, FQ-MAC's counters at the end of the run as debugfs
+        ``stations/*/aqm`` lists them. Empty unless asked for, as ``mac80211_stations``."""
+        return self._frame("mac80211_txqs")
+
+    @cached_property
+    def demotions(self) -> pd.DataFrame:
+        """Per flow through the AP, the soft admission control of VO and VI (``[ap]
+        admission_sojourn``): times demoted to best effort, packets queued there while demoted
+        (docs/next-steps-qos.md). Empty when it is off."""
+        return self._frame("demotions")
 
     def _frame(self, table: str) -> pd.DataFrame:
         import pandas as pd

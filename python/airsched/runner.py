@@ -31,6 +31,7 @@ def run(
     partial_on_interrupt: bool = False,
     pcap: str | os.PathLike[str] | None = None,
     queues: bool = False,
+    mac_stats: bool = False,
 ) -> Result:
     """Simulate a scenario file (or ``text=``, TOML) and return its :class:`Result`.
 
@@ -45,6 +46,8 @@ def run(
     the simulated timestamps (see :func:`write_pcaps`); the results are the same without it.
     ``queues`` also records every interface's queue length and every flow's queueing delay at
     each sample (``result.queues``, ``result.flow_delays``), again without changing the results.
+    ``mac_stats`` adds mac80211's per-station airtime and per-TID FQ statistics (the
+    ``mac80211_stations`` and ``mac80211_txqs`` tables; 802.11n with FQ-MAC at the AP).
 
     Ctrl-C (KeyboardInterrupt) takes effect within a few tens of milliseconds of wall time. It
     propagates, unless ``partial_on_interrupt``: then the run ends where it stands and the
@@ -60,6 +63,8 @@ def run(
             sim.enable_pcap()
         if queues:
             sim.enable_queue_trace()
+        if mac_stats:
+            sim.enable_mac_stats()
         try:
             _advance(sim, progress)
         except KeyboardInterrupt:

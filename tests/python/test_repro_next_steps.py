@@ -22,6 +22,11 @@ def test_variants_add_only_their_keys():
     assert 'min_rate = "3mbit"' in next_steps.variant_text(base, "hoiland", "min-rate")
     assert 'dynamic_aggregate_time = "1ms"' in next_steps.variant_text(base, "hoiland", "dynamic-aggregates-1ms")
     assert "airtime_cap" in next_steps.variant_text(base, "hoiland", "guest-cap-20")
+    assert 'retry_budget = "4ms"' in next_steps.variant_text(base, "hoiland", "retry-budget-4ms")
+    assert 'hw_queue_lead = "250us"' in next_steps.variant_text(base, "hoiland", "hw-queue-lead-250us")
+    flood = next_steps.variant_text(base, "hoiland", "ef-flood")
+    assert 'name = "ef-flood"' in flood and "admission_sojourn" not in flood
+    assert 'admission_sojourn = "5ms"' in next_steps.variant_text(base, "hoiland", "ef-flood-admission-5ms")
 
 
 @pytest.mark.slow

@@ -22,10 +22,12 @@ DOC = ROOT / "docs" / "results.md"
 PY_TYPES = {"str": str, "float": float, "int": int}
 
 
-def native(scenario: str, duration: str) -> dict[str, Any]:
+def native(scenario: str, duration: str, mac_stats: bool = False, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     source = load(ROOT / scenario)
-    sim = _core.Simulation(source.text, source.path, overrides=run_overrides(None, duration))
+    sim = _core.Simulation(source.text, source.path, overrides=[*extra, *run_overrides(None, duration)])
     sim.enable_interface_counters()  # as airsched.run does
+    if mac_stats:
+        sim.enable_mac_stats()  # as airsched run --mac-stats does
     sim.advance(sim.end_ns)
     return sim.finish()
 
@@ -33,10 +35,10 @@ def native(scenario: str, duration: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def raws() -> list[dict[str, Any]]:
     # 802.11b with radio conditions and the channel monitor; 802.11n with TCP and pings;
-    # Bluetooth; PCF: between them every table has rows.
+    # Bluetooth; PCF; mac80211's statistics and admission control: between them every table has rows.
     return [
         native("scenarios/garroppo/share-1-4-whtb.toml", "3s"),
-        native("scenarios/80211n-edca-minstrel.toml", "3s"),
+        native("scenarios/80211n-edca-minstrel.toml", "3s", mac_stats=True, extra=('ap.admission_sojourn="5ms"',)),
         native("scenarios/yip-kwok/coexistence.toml", "3s"),
         native("scenarios/pcf-anomaly.toml", "3s"),
     ]

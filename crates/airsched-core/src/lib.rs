@@ -53,15 +53,16 @@ pub use sim::{SimError, Simulation};
 pub use time::Nanos;
 pub use traffic::flow::{Endpoint, MAX_UDP_PAYLOAD};
 pub use units::parse_time;
+pub use wifi::ht::NextStepsStats;
 
 // Results and their schema.
 pub use metrics::queues::QueueTrace;
 pub use metrics::SampleKind;
 pub use pcap::{LINKTYPE_ETHERNET, LINKTYPE_RADIOTAP};
 pub use results::{
-    schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, FlowResult, InterfaceRow,
-    InterfaceTc, NodeResult, PingRow, PollRow, RateRow, RunResults, SampleRow, StationResult, Summary, Table,
-    SAMPLE_INTERVAL_COLUMN,
+    schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, DemotionRow, FlowResult,
+    InterfaceRow, InterfaceTc, MacStationRow, MacTxqRow, NodeResult, PingRow, PollRow, RateRow, RunResults, SampleRow,
+    StationResult, Summary, Table, SAMPLE_INTERVAL_COLUMN,
 };
 
 // Traffic control: tc scripts, qdisc trees and their reports, classifiers.

@@ -444,6 +444,95 @@ result_table! {
     }
 }
 
+result_table! {
+    /// Per station, at the end of the run, what mac80211 keeps of its airtime (802.11n, an AP
+    /// with mac80211's queues, `fq-mac`; only when asked: `airsched run --mac-stats`): the
+    /// `tx duration`, `rx duration` and `airtime weight` lines of `iw dev wlan0 station dump`
+    /// and debugfs `stations/<mac>/airtime` (Linux 6.x). Whole run: the kernel's counters are
+    /// not reset at the warm-up.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct MacStationRow as "mac80211_stations" {
+        /// The station's name.
+        pub station: String,
+        /// Its MAC address (the scenario's `mac`, else the one the captures use).
+        pub mac: String,
+        /// Airtime of the AP's PPDUs to it, every try (iw `tx duration`).
+        #[unit = "us"]
+        pub tx_airtime_us: u64,
+        /// Airtime of the PPDUs the AP received from it (iw `rx duration`).
+        #[unit = "us"]
+        pub rx_airtime_us: u64,
+        /// `airtime weight` (mac80211's default 256).
+        pub airtime_weight: u32,
+        /// The scheduler's deficit in AC_VO at the end (debugfs `Deficit:`).
+        #[unit = "us"]
+        pub deficit_vo_us: i32,
+        /// Its deficit in AC_VI.
+        #[unit = "us"]
+        pub deficit_vi_us: i32,
+        /// Its deficit in AC_BE.
+        #[unit = "us"]
+        pub deficit_be_us: i32,
+        /// Its deficit in AC_BK.
+        #[unit = "us"]
+        pub deficit_bk_us: i32,
+        /// AQL: airtime queued to the hardware and not completed, all ACs (debugfs `aql`).
+        #[unit = "us"]
+        pub aql_pending_us: u32,
+    }
+}
+
+result_table! {
+    /// Per station and TID (0-7), at the end of the run: FQ-MAC's counters as
+    /// debugfs `stations/<mac>/aqm` lays them out (and nl80211's per-TID TXQ statistics), with
+    /// the same condition as `mac80211_stations`. Whole run.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct MacTxqRow as "mac80211_txqs" {
+        /// The station's name.
+        pub station: String,
+        /// The TID (0-7).
+        pub tid: u32,
+        /// mac80211's AC index: 0 VO, 1 VI, 2 BE, 3 BK.
+        pub ac: u32,
+        /// Bytes queued at the end.
+        #[unit = "B"]
+        pub backlog_bytes: u64,
+        /// Packets queued at the end.
+        pub backlog_packets: u32,
+        /// Flows the tin took ownership of (`new-flows`).
+        pub flows: u32,
+        /// Packets CoDel dropped.
+        pub drops: u32,
+        /// Packets CoDel marked (ECN CE) instead.
+        pub marks: u32,
+        /// Overflow rounds that took packets from the tin's flows.
+        pub overlimit: u32,
+        /// Packets that hashed to another tin's flow (and went to the tin's default flow).
+        pub collisions: u32,
+        /// Bytes that left the tin to the driver.
+        #[unit = "B"]
+        pub tx_bytes: u64,
+        /// Packets that left the tin to the driver.
+        pub tx_packets: u32,
+    }
+}
+
+result_table! {
+    /// Per flow through the AP, the soft admission control of VO and VI (`[ap]
+    /// admission_sojourn`; empty when it is off): whole run.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct DemotionRow as "demotions" {
+        /// The flow's name.
+        pub flow: String,
+        /// Its DSCP's TID (`cfg80211_classify8021d`).
+        pub tid: u32,
+        /// Times it was demoted to best effort (a frame of it waited too long in VO or VI).
+        pub demotions: u32,
+        /// Its packets the AP queued in best effort while it was demoted.
+        pub demoted_packets: u64,
+    }
+}
+
 /// A goodput sample as a row of the samples table: the sample and the name of its station or
 /// flow.
 pub struct SampleRow<'a> {
@@ -532,6 +621,12 @@ pub struct RunResults {
     /// `pcf`.
     pub cfp: Vec<CfpRow>,
     pub polls: Vec<PollRow>,
+    /// mac80211's per-station airtime and per-TID FQ statistics; empty unless asked for
+    /// (`Simulation::enable_mac_stats`) in an 802.11n cell with FQ-MAC.
+    pub mac_stations: Vec<MacStationRow>,
+    pub mac_txqs: Vec<MacTxqRow>,
+    /// Soft admission control per flow; empty when off.
+    pub demotions: Vec<DemotionRow>,
 }
 
 /// As derived, except that the Bluetooth tables appear only when the cell has a piconet, and
@@ -556,6 +651,12 @@ impl std::fmt::Debug for RunResults {
         }
         if !self.cfp.is_empty() || !self.polls.is_empty() {
             d.field("cfp", &self.cfp).field("polls", &self.polls);
+        }
+        if !self.mac_stations.is_empty() || !self.mac_txqs.is_empty() {
+            d.field("mac_stations", &self.mac_stations).field("mac_txqs", &self.mac_txqs);
+        }
+        if !self.demotions.is_empty() {
+            d.field("demotions", &self.demotions);
         }
         d.finish()
     }
@@ -592,6 +693,9 @@ pub fn schema() -> Vec<(&'static str, Vec<Column>)> {
         of::<CoexRow>(),
         of::<CfpRow>(),
         of::<PollRow>(),
+        of::<MacStationRow>(),
+        of::<MacTxqRow>(),
+        of::<DemotionRow>(),
         summary,
         of::<Conservation>(),
     ]

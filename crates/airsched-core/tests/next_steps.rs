@@ -249,3 +249,269 @@ fn a_1ms_dynamic_aggregate_cap_is_never_exceeded_when_more_than_k_stations_wait(
         assert_eq!(largest_aggregate(&k3, name), largest_aggregate(&full, name), "{name}");
     }
 }
+
+// ---- Time-based retry limit (§4.1): docs/next-steps-latency.md ----
+
+/// Two lossy stations (MCS 7 at 22 dB, MCS 2 at 9.5 dB), saturated downloads; `ap` is appended to
+/// the `[ap]` table.
+fn lossy_cell(ap: &str, seed: u64) -> String {
+    cell(&[("fast", 7, "snr = 22"), ("slow", 2, "snr = 9.5")], "", seed, 3)
+        .replace("airtime = \"mac80211\"", &format!("airtime = \"mac80211\"\n{ap}"))
+}
+
+fn run_with_stats(text: &str) -> (RunResults, airsched_core::NextStepsStats) {
+    let scn = parse_scenario(text, "budget.toml").unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = airsched_core::Simulation::new(&scn).expect("builds");
+    let r = sim.finish().expect("conservation holds");
+    (r, sim.next_steps_stats().expect("an 802.11n cell"))
+}
+
+#[test]
+fn a_time_based_retry_limit_never_lets_a_frame_exceed_its_budget() {
+    let (base, base_stats) = run_with_stats(&lossy_cell("", 1));
+    let retries: u64 = base.stations.iter().map(|s| s.retries).sum();
+    for s in &base.stations {
+        println!(
+            "{}: goodput {:.1} retries {} tx_frames {} drops_retry {} data_errors {}",
+            s.name, s.goodput_mbps, s.retries, s.tx_frames, s.drops_retry, s.data_errors
+        );
+    }
+    println!(
+        "no budget: retries {retries}, retry drops {}, worst retried {} us",
+        base.summary.conservation.dropped_retry, base_stats.budget_worst_retried_us
+    );
+    assert!(retries > 1000, "the links must be lossy for the test to mean anything");
+    for (budget_ms, sojourn) in [(2u32, false), (5, false), (5, true), (12, true)] {
+        for seed in [1, 2, 3] {
+            let ap = format!("retry_budget = \"{budget_ms}ms\"\nretry_budget_sojourn = {sojourn}");
+            let (r, st) = run_with_stats(&lossy_cell(&ap, seed));
+            println!(
+                "budget {budget_ms} ms sojourn {sojourn} seed {seed}: budget drops {}, worst retried {} us, retry drops {}",
+                st.budget_drops, st.budget_worst_retried_us, r.summary.conservation.dropped_retry
+            );
+            assert!(
+                st.budget_worst_retried_us <= budget_ms * 1000,
+                "a retried frame spent {} us",
+                st.budget_worst_retried_us
+            );
+            assert!(st.budget_drops > 0, "a budget this short must give frames up");
+            assert!(r.summary.conservation.dropped_retry >= st.budget_drops);
+        }
+    }
+    // Without the budget retried frames take far longer than these budgets (the test would
+    // catch a budget that did nothing).
+    assert!(base_stats.budget_worst_retried_us == 0, "the statistic is kept only with a budget");
+}
+
+#[test]
+fn a_retry_budget_that_never_binds_changes_nothing() {
+    let (base, _) = run_with_stats(&lossy_cell("", 4));
+    let (wide, st) = run_with_stats(&lossy_cell("retry_budget = \"1s\"", 4));
+    assert_eq!(st.budget_drops, 0);
+    assert!(st.budget_worst_retried_us > 0);
+    assert_eq!(format!("{:?}", base.without_wall_time()), format!("{:?}", wide.without_wall_time()));
+}
+
+#[test]
+fn a_retry_budget_gives_up_sooner_at_a_low_rate() {
+    // The per-rate limit of Nomoto et al. (the paper's [4]): the same budget allows fewer
+    // tries of a slow station's (longer) PPDUs, so its share of retry drops per retry is higher.
+    let (r, _) = run_with_stats(&lossy_cell("retry_budget = \"6ms\"", 5));
+    let per = |name: &str| {
+        let s = r.stations.iter().find(|s| s.name == name).unwrap();
+        s.drops_retry as f64 / (s.retries + s.drops_retry).max(1) as f64
+    };
+    println!("drops per failed try: fast {:.3}, slow {:.3}", per("fast"), per("slow"));
+    assert!(per("slow") > per("fast"));
+}
+
+#[test]
+fn bad_retry_budgets_are_one_line_errors() {
+    let cases: &[(&str, &str)] = &[
+        ("retry_budget = \"0ms\"", "ap.retry_budget: must be at least 1us and at most 1s"),
+        ("retry_budget = 5", "ap.retry_budget"),
+        ("retry_budget_sojourn = true", "ap.retry_budget_sojourn: applies only with retry_budget"),
+    ];
+    for (ap, want) in cases {
+        let e = errors(&lossy_cell(ap, 1));
+        println!("{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.starts_with("bad.toml:") && e.contains(want), "want {want:?}: {e}");
+    }
+    let fifo = lossy_cell("", 1).replace(
+        "mac_queue = \"fq-mac\"\nairtime = \"mac80211\"\n",
+        "retry_budget = \"4ms\"\nretry_budget_sojourn = true\n",
+    );
+    let e = errors(&fifo);
+    assert!(e.contains("ap.retry_budget_sojourn: counts the sojourn time CoDel records in FQ-MAC"), "{e}");
+}
+
+// ---- Minimal hardware queue (§4.1): docs/next-steps-latency.md ----
+
+/// The Høiland testbed (`traffic`: "udp" or "tcp") under FQ-MAC + mac80211 + AQL, `ap` keys
+/// added, `secs` long.
+fn hoiland(traffic: &str, ap: &str, seed: u64, secs: u32) -> String {
+    let path = format!("{}/../../scenarios/hoiland/{traffic}.toml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).expect("the Høiland scenario");
+    let text = text.replace("queueing = \"fifo\"", &format!("mac_queue = \"fq-mac\"\nairtime = \"mac80211\"\n{ap}"));
+    let text = regex_free_set(&text, "duration", &format!("\"{secs}s\""));
+    regex_free_set(&text, "seed", &seed.to_string())
+}
+
+/// `key = value` in place of the line that sets `key` (the first, in `[run]`).
+fn regex_free_set(text: &str, key: &str, value: &str) -> String {
+    let mut done = false;
+    text.lines()
+        .map(|l| {
+            if !done && l.starts_with(&format!("{key} =")) {
+                done = true;
+                format!("{key} = {value}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn median_rtt(r: &RunResults, flow: &str) -> f64 {
+    let mut v: Vec<f64> = r.pings.iter().filter(|p| p.flow == flow).map(|p| p.rtt_ms).collect();
+    assert!(!v.is_empty(), "no pings of {flow}");
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+fn a_minimal_hardware_queue_builds_within_its_lead_time_and_cuts_latency() {
+    for seed in [1, 2] {
+        let base = run(&hoiland("udp", "", seed, 5));
+        for lead_us in [0u64, 250, 1000] {
+            let (r, st) = run_with_stats(&hoiland("udp", &format!("hw_queue_lead = \"{lead_us}us\""), seed, 5));
+            let (b, l) = (median_rtt(&base, "ping-pingonly"), median_rtt(&r, "ping-pingonly"));
+            let tput = |r: &RunResults| r.flows.iter().map(|f| f.goodput_mbps).sum::<f64>();
+            println!(
+                "seed {seed} lead {lead_us} us: {} aggregates built behind one on the air, at most {} ns early; \
+                 ping p50 {b:.2} -> {l:.2} ms, goodput {:.1} -> {:.1} Mb/s",
+                st.lead_builds,
+                st.lead_worst_early_ns,
+                tput(&base),
+                tput(&r)
+            );
+            // Never built earlier than the lead time before the aggregate ahead ends.
+            assert!(st.lead_worst_early_ns <= lead_us * 1000);
+            if lead_us > 0 {
+                assert!(st.lead_builds > 100, "the second aggregate is built within the lead");
+            }
+            // One aggregate less ahead of a new frame: the idle station's pings wait less.
+            assert!(l < 0.8 * b, "ping p50 {l} vs {b} ms");
+            // The UDP floods keep the air busy: throughput within 1 %.
+            assert!((tput(&r) / tput(&base) - 1.0).abs() < 0.01);
+        }
+    }
+    let e = errors(&hoiland("udp", "hw_queue_lead = \"20ms\"", 1, 5));
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("ap.hw_queue_lead: must be at most 10ms"), "{e}");
+}
+
+// ---- Statistics (§4.4): docs/next-steps-statistics.md ----
+
+#[test]
+fn mac80211_statistics_add_up_to_what_the_run_measured() {
+    // Warm-up 0 s: the kernel's counters cover the whole run, as the measured window then does.
+    let text =
+        cell(&[("a", 7, "airtime_weight = 512"), ("b", 2, "")], "", 3, 3).replace("warmup = \"1s\"", "warmup = \"0s\"");
+    let scn = parse_scenario(&text, "stats.toml").unwrap_or_else(|e| panic!("{e}"));
+    let plain = airsched_core::Simulation::new(&scn).expect("builds").finish().expect("runs");
+    assert!(plain.mac_stations.is_empty() && plain.mac_txqs.is_empty(), "only when asked");
+    let mut sim = airsched_core::Simulation::new(&scn).expect("builds");
+    sim.enable_mac_stats();
+    let r = sim.finish().expect("runs");
+    // Asking changes no other number.
+    let strip = |r: &RunResults| {
+        let mut r = r.without_wall_time();
+        r.mac_stations.clear();
+        r.mac_txqs.clear();
+        format!("{r:?}")
+    };
+    assert_eq!(strip(&plain), strip(&r));
+    assert_eq!(r.mac_stations.len(), 2);
+    assert_eq!(r.mac_txqs.len(), 2 * 8, "every TID of every station, as debugfs lists them");
+    for (s, st) in r.mac_stations.iter().zip(&r.stations) {
+        println!("{s:?}");
+        assert_eq!(s.station, st.name);
+        // TX airtime: the PPDUs of every try to the station; the run's downlink airtime adds
+        // the stations' BlockAcks, so it is a little larger.
+        let down_us = st.airtime_down_s * 1e6;
+        let tx = s.tx_airtime_us as f64;
+        assert!(tx <= down_us && tx > 0.9 * down_us, "{}: tx {tx} us, downlink air {down_us} us", s.station);
+        assert_eq!(s.rx_airtime_us, 0, "no uplink data");
+        assert!(s.mac.starts_with("02:00:00:00:"), "{}", s.mac);
+    }
+    assert_eq!(r.mac_stations[0].airtime_weight, 512);
+    assert_eq!(r.mac_stations[1].airtime_weight, 256);
+    for (s, f) in r.stations.iter().zip(&r.flows) {
+        // TID 0 (best effort) carried the station's flow: what left FQ-MAC is what arrived plus
+        // what the driver still holds or gave up at the retry limit.
+        let t = r.mac_txqs.iter().find(|t| t.station == s.name && t.tid == 0).unwrap();
+        println!("{t:?}");
+        assert_eq!(t.ac, 2, "TID 0 is AC_BE (mac80211 index 2)");
+        let rx = f.received_packets;
+        assert!(
+            t.tx_packets as u64 >= rx && (t.tx_packets as u64) <= rx + 300,
+            "{} left FQ-MAC, {rx} arrived",
+            t.tx_packets
+        );
+        assert!(t.backlog_packets > 0, "saturated");
+        assert!(t.tx_bytes >= t.tx_packets as u64 * 1500);
+        let others = r.mac_txqs.iter().filter(|x| x.station == s.name && x.tid != 0);
+        assert!(others.into_iter().all(|x| x.tx_packets == 0 && x.backlog_packets == 0));
+    }
+}
+
+// ---- QoS (§4.3): soft admission control, docs/next-steps-qos.md ----
+
+/// A VO flood (UDP 100 Mbit/s, more than the link carries marked EF) to "v", a VoIP-like EF flow to "p" (64 kbit/s, 160 B
+/// every 20 ms) and a best-effort download to "b".
+fn qos_cell(ap: &str, seed: u64) -> String {
+    let mut s = cell(&[("v", 7, ""), ("p", 7, ""), ("b", 7, "")], "", seed, 4)
+        .replace("airtime = \"mac80211\"", &format!("airtime = \"mac80211\"\n{ap}"));
+    // cell() gave every station a saturated best-effort flow; keep b's, make v's an EF flood
+    // and p's a small EF flow.
+    s = s.replace(
+        "name = \"udp-v\"\nsrc = \"server\"\ndst = \"v\"\nrate = \"saturate\"\nsize = 1472\n",
+        "name = \"udp-v\"\nsrc = \"server\"\ndst = \"v\"\nrate = \"100Mbit\"\nsize = 1472\ndscp = 46\n",
+    );
+    s.replace(
+        "name = \"udp-p\"\nsrc = \"server\"\ndst = \"p\"\nrate = \"saturate\"\nsize = 1472\n",
+        "name = \"udp-p\"\nsrc = \"server\"\ndst = \"p\"\nrate = \"64kbit\"\nsize = 160\ndscp = 46\n",
+    )
+}
+
+#[test]
+fn soft_admission_control_demotes_the_flow_that_builds_a_vo_queue_and_only_it() {
+    for seed in [1, 2] {
+        let base = run(&qos_cell("", seed));
+        assert!(base.demotions.is_empty(), "no table when off");
+        let r = run(&qos_cell("admission_sojourn = \"5ms\"", seed));
+        let row = |name: &str| r.demotions.iter().find(|d| d.flow == name).unwrap().clone();
+        let (flood, voip, be) = (row("udp-v"), row("udp-p"), row("udp-b"));
+        println!("seed {seed}: {flood:?} {voip:?} {be:?}");
+        assert_eq!((flood.tid, voip.tid, be.tid), (6, 6, 0));
+        assert!(flood.demotions >= 1 && flood.demoted_packets > 1000, "the flood builds a VO queue");
+        assert_eq!((voip.demotions, voip.demoted_packets), (0, 0), "the small EF flow is never demoted");
+        assert_eq!((be.demotions, be.demoted_packets), (0, 0));
+        let good = |r: &RunResults, f: &str| r.flows.iter().find(|x| x.name == f).unwrap().clone();
+        let (b0, b1) = (good(&base, "udp-b").goodput_mbps, good(&r, "udp-b").goodput_mbps);
+        let (d0, d1) = (good(&base, "udp-p").delay_mean_ms, good(&r, "udp-p").delay_mean_ms);
+        println!("seed {seed}: best effort {b0:.1} -> {b1:.1} Mb/s; VoIP delay {d0:.2} -> {d1:.2} ms");
+        // Demoted, the flood no longer takes VO's EDCA priority over the best-effort station.
+        assert!(b1 > 1.1 * b0, "best effort {b0} -> {b1}");
+    }
+    let e = errors(&qos_cell("admission_sojourn = \"0ms\"", 1));
+    assert!(e.contains("ap.admission_sojourn: must be greater than zero"), "{e}");
+    let fifo =
+        qos_cell("", 1).replace("mac_queue = \"fq-mac\"\nairtime = \"mac80211\"\n", "admission_sojourn = \"5ms\"\n");
+    let e = errors(&fifo);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("ap.admission_sojourn: measures the sojourn of frames in mac80211's VO and VI TXQs"), "{e}");
+}

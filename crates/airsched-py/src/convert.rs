@@ -5,8 +5,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use airsched_core::{
-    schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, FlowResult, InterfaceRow,
-    NodeResult, PingRow, PollRow, RateRow, SampleRow, StationResult, Summary, Table, SAMPLE_INTERVAL_COLUMN,
+    schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, DemotionRow, FlowResult,
+    InterfaceRow, MacStationRow, MacTxqRow, NodeResult, PingRow, PollRow, RateRow, SampleRow, StationResult, Summary,
+    Table, SAMPLE_INTERVAL_COLUMN,
 };
 use airsched_core::{QdiscReport, QdiscStats};
 use airsched_core::{RunResults, Scenario};
@@ -115,6 +116,9 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
     out.set_item(CoexRow::NAME, table_to_py(py, &r.coexistence)?)?;
     out.set_item(CfpRow::NAME, table_to_py(py, &r.cfp)?)?;
     out.set_item(PollRow::NAME, table_to_py(py, &r.polls)?)?;
+    out.set_item(MacStationRow::NAME, table_to_py(py, &r.mac_stations)?)?;
+    out.set_item(MacTxqRow::NAME, table_to_py(py, &r.mac_txqs)?)?;
+    out.set_item(DemotionRow::NAME, table_to_py(py, &r.demotions)?)?;
     let stations: Vec<&str> = scn.stations.iter().map(|s| s.name.as_str()).collect();
     let flows: Vec<&str> = scn.flows.iter().map(|f| f.name.as_str()).collect();
     let samples: Vec<SampleRow<'_>> = r.samples.iter().map(|s| SampleRow::new(s, &stations, &flows)).collect();

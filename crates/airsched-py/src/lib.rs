@@ -457,6 +457,12 @@ impl Simulation {
         self.inner.enable_queue_trace();
     }
 
+    /// Report mac80211's per-station airtime and per-TID FQ statistics at the end (the results'
+    /// mac80211_stations and mac80211_txqs tables; `airsched run --mac-stats`).
+    fn enable_mac_stats(&mut self) {
+        self.inner.enable_mac_stats();
+    }
+
     /// Record the bytes, packets and drops out of every interface at each sample (the results'
     /// interfaces table); the runner always asks for it.
     fn enable_interface_counters(&mut self) {

@@ -70,6 +70,15 @@ def run_command(
         Path | None,
         typer.Option(help="Write the run as a flent data file (FILE.flent.gz, test tcp_download) that flent plots."),
     ] = None,
+    mac_stats: Annotated[
+        bool,
+        typer.Option(
+            "--mac-stats",
+            help="Also report mac80211's per-station airtime and per-TID FQ statistics (802.11n, fq-mac): "
+            "the mac80211_stations and mac80211_txqs tables, and their text as `iw dev wlan0 station dump` "
+            "and debugfs stations/*/airtime and aqm print it.",
+        ),
+    ] = False,
 ) -> None:
     """Simulate SCENARIO and print per-station and per-flow results.
 
@@ -93,6 +102,7 @@ def run_command(
                     partial_on_interrupt=out is not None,
                     pcap=pcap,
                     queues=queues,
+                    mac_stats=mac_stats,
                 )
             except OSError as exc:
                 _cannot_write(pcap or Path("."), exc)
@@ -133,6 +143,8 @@ def run_command(
         _print_report(Console(), dict(report, **{t: result.rows(t) for t in OPTIONAL_TABLES}))
         if tc_stats:
             _print_tc_stats(result)
+        if mac_stats:
+            _print_mac_stats(result)
 
 
 def _print_tc_stats(result: Result) -> None:
@@ -143,6 +155,18 @@ def _print_tc_stats(result: Result) -> None:
         class_text = iface.get("class_text", "")
         if class_text:
             sys.stdout.write(class_text)
+
+
+def _print_mac_stats(result: Result) -> None:
+    """The station dump and debugfs files of the AP's mac80211, or why there are none."""
+    from ..mac_stats import text
+
+    shown = text(result.rows("mac80211_stations"), result.rows("mac80211_txqs"))
+    if shown:
+        print()
+        sys.stdout.write(shown)
+    else:
+        _warn("--mac-stats: no mac80211 statistics (an 802.11n cell whose AP has mac_queue = \"fq-mac\")")
 
 
 def validate_command(scenario: ScenarioArg, overrides: SetOption = None) -> None:

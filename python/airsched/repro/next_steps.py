@@ -43,7 +43,25 @@ _POLICY = {
 #: Proposal -> its variants (the first is the baseline).
 PROPOSALS: dict[str, list[str]] = {
     "airtime-policies": ["baseline", "groups-1-2-1", "guest-cap-20", "min-rate"],
-    "latency": ["baseline", "dynamic-aggregates-1ms"],
+    "latency": [
+        "baseline",
+        "dynamic-aggregates-1ms",
+        "retry-budget-4ms",
+        "retry-budget-8ms-sojourn",
+        "hw-queue-lead-250us",
+    ],
+    "qos": ["baseline", "ef-flood", "ef-flood-admission-5ms"],
+}
+
+#: The QoS variants' misbehaving flow: 100 Mbit/s of UDP marked EF (VO) to a fast station.
+_EF_FLOOD_TO = {"hoiland": "fast1", "dense": "f1"}
+
+#: Variants that add ``[ap]`` keys to the baseline (docs/next-steps-latency.md).
+_AP_VARIANTS = {
+    "dynamic-aggregates-1ms": 'dynamic_aggregate_time = "1ms"',
+    "retry-budget-4ms": 'retry_budget = "4ms"',
+    "retry-budget-8ms-sojourn": 'retry_budget = "8ms"\nretry_budget_sojourn = true',
+    "hw-queue-lead-250us": 'hw_queue_lead = "250us"',
 }
 
 #: Columns of the tables, in order, with their headings (the runs column counts the last one's
@@ -54,6 +72,7 @@ METRICS = {
     "ping_p50_ms": "ping p50, ms",
     "ping_p99_ms": "ping p99, ms",
     "jain": "Jain (airtime)",
+    "retry_drops": "retry drops",
     "throughput_mbps": "throughput, Mb/s",
 }
 
@@ -68,8 +87,17 @@ def variant_text(base: str, testbed: str, variant: str) -> str:
     text = base.replace('queueing = "fifo"', 'mac_queue = "fq-mac"\nairtime = "mac80211"')
     if variant == "baseline":
         return text
-    if variant == "dynamic-aggregates-1ms":
-        return text.replace('airtime = "mac80211"', 'airtime = "mac80211"\ndynamic_aggregate_time = "1ms"', 1)
+    if variant.startswith("ef-flood"):
+        dst = _EF_FLOOD_TO[testbed]
+        text += (
+            f'\n[[flow]]\nname = "ef-flood"\nsrc = "server"\ndst = "{dst}"\nrate = "100Mbit"\n'
+            "size = 1472\ndscp = 46\n"
+        )
+        if variant.endswith("admission-5ms"):
+            text = text.replace('airtime = "mac80211"', 'airtime = "mac80211"\nadmission_sojourn = "5ms"', 1)
+        return text
+    if variant in _AP_VARIANTS:
+        return text.replace('airtime = "mac80211"', f'airtime = "mac80211"\n{_AP_VARIANTS[variant]}', 1)
     spec = _POLICY[testbed][variant]
     if isinstance(spec, tuple):
         station, rate = spec
@@ -161,6 +189,7 @@ def run(
             "seed": int(seed),
             "throughput_mbps": float(bulk["goodput_mbps"].sum()),
             "jain": _jain(st[st["name"].isin(down_dst)]["airtime_down_share"].tolist()),
+            "retry_drops": float(st["drops_retry"].sum()),
             "ping_p50_ms": _pct(other, 50),
             "ping_p99_ms": _pct(other, 99),
             "vo_p50_ms": _pct(vo, 50),

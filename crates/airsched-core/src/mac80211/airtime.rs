@@ -189,7 +189,6 @@ impl AirtimeScheduler {
     }
 
     /// One station's airtime state (debugfs `stations/<sta>/airtime`).
-    #[cfg(test)]
     pub fn station(&self, sta: StationId) -> &StationAirtime {
         &self.stations[sta.0 as usize]
     }

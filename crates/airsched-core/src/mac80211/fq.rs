@@ -308,7 +308,7 @@ impl Fq {
         self.stats
     }
 
-    #[cfg(test)]
+    /// One tin's counters (debugfs `stations/<sta>/aqm`).
     pub fn tin_stats(&self, tin: TinId) -> TinStats {
         self.tins[tin.index()].stats
     }

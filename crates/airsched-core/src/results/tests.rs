@@ -139,11 +139,14 @@ fn schema_names_types_units_and_docs() {
             "coexistence",
             "cfp",
             "polls",
+            "mac80211_stations",
+            "mac80211_txqs",
+            "demotions",
             "summary",
             "conservation"
         ]
     );
-    let units = ["", "s", "ms", "Mb/s", "dB", "B", "B/s", "1/s"];
+    let units = ["", "s", "ms", "us", "Mb/s", "dB", "B", "B/s", "1/s"];
     for (table, columns) in &schema {
         for (i, c) in columns.iter().enumerate() {
             let at = format!("{table}.{}", c.name);

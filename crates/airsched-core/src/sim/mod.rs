@@ -69,6 +69,8 @@ pub struct Simulation {
     queue_trace: Option<Box<crate::metrics::queues::QueueTrace>>,
     /// Interface counters at each sample, when asked for (`enable_interface_counters`).
     iface_counters: bool,
+    /// mac80211's statistics tables in the results, when asked for (`enable_mac_stats`).
+    mac_stats: bool,
 }
 
 /// The transmit path of a node's stack: offer `pkt` to device `dev`'s qdisc and, if it took
@@ -460,6 +462,14 @@ impl Simulation {
         self.queue_trace = Some(Box::new(crate::metrics::queues::QueueTrace::new(&self.cx.counters.flows)));
     }
 
+    /// Report mac80211's per-station airtime and per-TID FQ statistics at the end (the
+    /// results' `mac80211_stations` and `mac80211_txqs` tables, `airsched run --mac-stats`): an
+    /// 802.11n cell whose AP queues in FQ-MAC; off by default, and the other results are the
+    /// same either way.
+    pub fn enable_mac_stats(&mut self) {
+        self.mac_stats = true;
+    }
+
     /// Record what every interface sends out (bytes, packets, drops) in each sample interval
     /// of the measured window: the results' `interfaces` table (`airsched run` always asks;
     /// off by default, so a run's results are those it had without it). Call before the run
@@ -488,6 +498,12 @@ impl Simulation {
     /// return to zero once every queue has drained.
     pub fn mac_pending(&self) -> (u32, u32) {
         self.wifi.mac_pending()
+    }
+
+    /// 802.11n: what the AP's next-steps mechanisms (`[ap] retry_budget`, ...) did so far;
+    /// None in an 802.11b cell.
+    pub fn next_steps_stats(&self) -> Option<crate::wifi::ht::NextStepsStats> {
+        self.wifi.next_steps_stats()
     }
 
     /// Every interface's qdisc tree with its current statistics.

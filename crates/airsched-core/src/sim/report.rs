@@ -306,6 +306,7 @@ impl Simulation {
             .map(|f| c.flows[f].received_payload_bytes - base.flows[f].received_payload_bytes)
             .sum();
         let warnings = self.min_rate_warnings(&stations);
+        let (mac_stations, mac_txqs) = if self.mac_stats { self.mac_stats_rows() } else { (Vec::new(), Vec::new()) };
         RunResults {
             summary: Summary {
                 sim_seconds: self.end.as_secs_f64(),
@@ -327,6 +328,9 @@ impl Simulation {
             coexistence,
             cfp,
             polls,
+            mac_stations,
+            mac_txqs,
+            demotions: self.demotion_rows(),
             pings: self
                 .rec
                 .pings
@@ -465,6 +469,70 @@ impl Simulation {
 
     /// The scenario's warnings, and one per station whose `min_rate` (an airtime policy of
     /// mac80211's scheduler) its measured downlink goodput fell short of by more than 1 %.
+    /// mac80211's statistics as the kernel keeps them at the end of the run (whole run): per
+    /// station its airtime (`iw station dump`, debugfs `airtime`), per station and TID its FQ-MAC
+    /// counters (debugfs `aqm`). Empty without FQ-MAC at the AP.
+    fn mac_stats_rows(&self) -> (Vec<crate::results::MacStationRow>, Vec<crate::results::MacTxqRow>) {
+        use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
+        let Some(d) = self.wifi.ap_mac80211() else { return (Vec::new(), Vec::new()) };
+        let crate::wifi::ht::Source::Fq(fq) = &d.src else { return (Vec::new(), Vec::new()) };
+        let mut stations = Vec::with_capacity(self.scn.stations.len());
+        let mut txqs = Vec::new();
+        for (i, st) in self.scn.stations.iter().enumerate() {
+            let sta = StationId(i as u16);
+            let a = d.sched.station(sta);
+            let mac = st.mac.unwrap_or_else(|| crate::pcap::wifi_mac(i as u32 + 1));
+            let mac = mac.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":");
+            stations.push(crate::results::MacStationRow {
+                station: st.name.clone(),
+                mac,
+                tx_airtime_us: a.tx_airtime_us.iter().sum(),
+                rx_airtime_us: a.rx_airtime_us.iter().sum(),
+                airtime_weight: a.weight,
+                deficit_vo_us: a.deficit_us[Ac::Vo.index()],
+                deficit_vi_us: a.deficit_us[Ac::Vi.index()],
+                deficit_be_us: a.deficit_us[Ac::Be.index()],
+                deficit_bk_us: a.deficit_us[Ac::Bk.index()],
+                aql_pending_us: Ac::ALL.iter().map(|&ac| d.aql.pending(sta, ac)).sum(),
+            });
+            for tid in 0..NUM_TIDS as u8 {
+                let tin = TinId::new(sta, tid);
+                let t = fq.tin_stats(tin);
+                txqs.push(crate::results::MacTxqRow {
+                    station: st.name.clone(),
+                    tid: tid as u32,
+                    ac: tin.ac().index() as u32,
+                    backlog_bytes: t.backlog_bytes,
+                    backlog_packets: t.backlog_packets,
+                    flows: t.flows,
+                    drops: t.drops,
+                    marks: t.ecn_marks,
+                    overlimit: t.overlimit,
+                    collisions: t.collisions,
+                    tx_bytes: t.tx_bytes,
+                    tx_packets: t.tx_packets,
+                });
+            }
+        }
+        (stations, txqs)
+    }
+
+    /// The soft admission control's demotions per flow through the AP; empty when it is off.
+    fn demotion_rows(&self) -> Vec<crate::results::DemotionRow> {
+        let Some(h) = self.wifi.ht() else { return Vec::new() };
+        h.demotions
+            .iter()
+            .zip(&self.scn.flows)
+            .enumerate()
+            .map(|(f, (&(demotions, demoted_packets), cfg))| crate::results::DemotionRow {
+                flow: cfg.name.clone(),
+                tid: h.flow_tid[f] as u32,
+                demotions,
+                demoted_packets,
+            })
+            .collect()
+    }
+
     fn min_rate_warnings(&self, stations: &[crate::results::StationResult]) -> Vec<String> {
         let mut out = self.scn.warnings.clone();
         for (i, (st, r)) in self.scn.stations.iter().zip(stations).enumerate() {

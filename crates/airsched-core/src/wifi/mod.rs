@@ -170,6 +170,31 @@ impl Wifi {
             Mac::Ht(h) => (h.drivers[0].aql.total_pending(), h.drivers[0].frames),
         }
     }
+
+    /// 802.11n with FQ-MAC at the AP: the AP's driver (its scheduler, FQ-MAC and AQL state),
+    /// for the statistics views; None otherwise.
+    pub fn ap_mac80211(&self) -> Option<&ht::Driver> {
+        match &self.mac {
+            Mac::Ht(h) if matches!(h.drivers[0].src, ht::Source::Fq(_)) => Some(&h.drivers[0]),
+            _ => None,
+        }
+    }
+
+    /// The 802.11n MAC; None in an 802.11b cell.
+    pub fn ht(&self) -> Option<&ht::Ht> {
+        match &self.mac {
+            Mac::Ht(h) => Some(h),
+            Mac::Legacy(_) => None,
+        }
+    }
+
+    /// 802.11n: what the AP's next-steps mechanisms did; None in an 802.11b cell.
+    pub fn next_steps_stats(&self) -> Option<ht::NextStepsStats> {
+        match &self.mac {
+            Mac::Legacy(_) => None,
+            Mac::Ht(h) => Some(h.next_stats),
+        }
+    }
 }
 
 #[cfg(test)]

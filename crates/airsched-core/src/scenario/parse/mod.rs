@@ -49,6 +49,7 @@ mod cell;
 mod flow;
 mod ht;
 mod limits;
+mod next_steps;
 mod node;
 mod overrides;
 mod pcf;
@@ -182,6 +183,11 @@ const AP_KEYS: &[&str] = &[
     "dynamic_aggregate_time",
     "dynamic_aggregate_stations",
     "kernel",
+    // next_steps.rs (NEXT_STEPS_AP_KEYS)
+    "retry_budget",
+    "retry_budget_sojourn",
+    "hw_queue_lead",
+    "admission_sojourn",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",

@@ -364,6 +364,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
             fq_kernel: FqKernel::Linux4_11,
             policy: Default::default(),
             dynamic_aggregate: None,
+            next: Default::default(),
         }
     );
     assert_eq!(s.ap.tc, None);
@@ -457,6 +458,7 @@ sack = false
             fq_kernel: FqKernel::Linux4_11,
             policy: Default::default(),
             dynamic_aggregate: None,
+            next: Default::default(),
         }
     );
     assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512, min_rate_bps: 0 }));

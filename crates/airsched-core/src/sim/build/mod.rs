@@ -84,6 +84,7 @@ impl Simulation {
             finished: false,
             queue_trace: None,
             iface_counters: false,
+            mac_stats: false,
         })
     }
 }

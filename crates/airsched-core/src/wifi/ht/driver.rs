@@ -31,7 +31,13 @@ pub struct Mpdu {
     pub est_us: u32,
     /// 802.11 sequence number within its tin (the BlockAck session).
     pub sn: u32,
+    /// The AP's retry budget (`[ap] retry_budget`): air its tries have taken, plus its FQ-MAC
+    /// sojourn when that counts (µs); 0 when off.
+    pub spent_us: u32,
 }
+
+/// [`HwQueue::due`] when the head is not on the air.
+pub const NOT_DUE: Nanos = Nanos(u64::MAX);
 
 pub const RX_EMPTY: u32 = u32::MAX;
 pub const RX_SKIP: u32 = u32::MAX - 1;
@@ -132,6 +138,9 @@ pub struct HwQueue {
     pub aggs: [Agg; HW_QUEUE_AGGS],
     pub head: usize,
     pub len: usize,
+    /// `[ap] hw_queue_lead`: when the head's exchange (PPDU, SIFS, (Block)Ack) is expected to
+    /// end, while it is on the air; `NOT_DUE` otherwise (and always without the lead).
+    pub due: Nanos,
 }
 
 impl Default for HwQueue {
@@ -142,7 +151,7 @@ impl Default for HwQueue {
 
 impl HwQueue {
     pub fn new() -> HwQueue {
-        HwQueue { aggs: [Agg::new(), Agg::new()], head: 0, len: 0 }
+        HwQueue { aggs: [Agg::new(), Agg::new()], head: 0, len: 0, due: NOT_DUE }
     }
 
     pub fn head(&self) -> &Agg {

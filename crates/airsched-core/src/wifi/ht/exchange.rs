@@ -12,7 +12,7 @@ use crate::phy::{ht, ofdm};
 use crate::radio::Dir;
 use crate::time::Nanos;
 
-use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, RX_EMPTY, RX_SKIP};
+use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, NOT_DUE, RX_EMPTY, RX_SKIP};
 use super::Ht;
 use crate::node::Node;
 use crate::phy::ht::HtTxVector;
@@ -29,6 +29,7 @@ impl Ht {
         // stay.
         m.dcf_mut().resolve_internal_collisions(|a, b| node_ac(a).0 == node_ac(b).0);
         let mut busy_end = ta;
+        let mut lead_wake = false;
         let band = self.band;
         if m.dcf().beacon_in_air() {
             let rate = self.beacon_rate;
@@ -54,6 +55,18 @@ impl Ht {
             let dir = (node != 0) as usize;
             sc.ampdu_mpdus[dir][n_mpdus.min(64)] += 1;
             sc.mcs_attempts[dir][mcs] += 1;
+            if node == 0 && self.next.hw_queue_lead.is_some() {
+                // The minimal hardware queue: when this exchange is expected to end.
+                let agg = self.drivers[0].hw[ac].head();
+                let resp = if n_mpdus == 1 {
+                    ht::ack_time(band, &self.basic, ht_mcs)
+                } else {
+                    ht::block_ack_time(band, &self.basic, ht_mcs)
+                };
+                let due = ta + agg.txtime + band.sifs() + resp;
+                self.drivers[0].hw[ac].due = due;
+                lead_wake = true;
+            }
             // `AirTx::node` holds the contender in an 802.11n cell.
             let f = DataPpdu { contender: c, node, station: s, start: ta, airtime: t, rate: TxRate::Ht(ht_mcs) };
             busy_end = busy_end.max(m.put_frame(cx, f));
@@ -79,6 +92,9 @@ impl Ht {
                 cx.counters.stations[s].data_errors += 1;
             }
             Outcome::Collision => m.count_collisions(cx),
+        }
+        if lead_wake {
+            self.arm_lead_wake(cx);
         }
         if cx.tap.is_some() {
             self.tap_exchange(m, cx, ta);
@@ -290,11 +306,28 @@ impl Ht {
             let ap_tin = TinId::new(StationId(station as u16), tin.tid());
             ap.sched.report_airtime(ap_tin, 0, tx_us, now);
         }
+        let budget = if node == 0 { self.next.retry_budget.map(|b| b.budget_us) } else { None };
         let d = &mut self.drivers[n];
         let agg = &mut d.hw[ac].aggs[head];
         let mrr = agg.chain.len > 0;
         let tries = agg.tries as u32 + 1;
-        if mrr && !acked && tries < agg.chain.total_tries() {
+        let mut budget_ends_chain = false;
+        if let Some(b) = budget {
+            // The retry budget counts the air of every try that carried the MPDU.
+            for mp in agg.mpdus.iter_mut() {
+                mp.spent_us = mp.spent_us.saturating_add(tx_us);
+            }
+            if mrr && !acked && tries < agg.chain.total_tries() {
+                // The hardware retries only if the next try fits every MPDU's budget; else the
+                // chain ends here with a TX status (the driver would have cut it at build).
+                let stage = agg.chain.stage_of_try(tries).expect("a try within the chain");
+                let next = HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), agg.tx.width, agg.tx.gi);
+                let lone = if agg.mpdus.len() == 1 { ht::MPDU_DELIMITER_BYTES } else { 0 };
+                let next_us = (ht::txtime(self.band, next, agg.psdu - lone).0 / 1000) as u32;
+                budget_ends_chain = agg.mpdus.iter().any(|mp| !mp.delivered && mp.spent_us.saturating_add(next_us) > b);
+            }
+        }
+        if mrr && !acked && tries < agg.chain.total_tries() && !budget_ends_chain {
             // ath9k: no BlockAck, and the chain has tries left: the hardware sends the whole
             // A-MPDU again at the try's series rate after a new backoff (CW doubled), with no TX
             // status to the software. The receiver keeps what it decoded.
@@ -304,6 +337,7 @@ impl Ht {
             agg.tx = HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), agg.tx.width, agg.tx.gi);
             agg.txtime = ht::txtime(self.band, agg.tx, agg.psdu);
             agg.ok = 0;
+            self.drivers[n].hw[ac].due = NOT_DUE;
             m.dcf_mut().on_ppdu_end(c as usize, false);
             self.load_head(m, node, ac);
             return;
@@ -354,35 +388,40 @@ impl Ht {
             let d = &mut self.drivers[n];
             let mp = d.hw[ac].aggs[head].mpdus[i];
             let ok = acked && agg_ok & (1 << i) != 0;
-            if ok || (mp.attempts as u32) >= limit {
-                d.frames -= 1;
-                if mp.est_us > 0 {
-                    d.aql.on_completed(tin.station(), tin.ac(), mp.est_us);
-                }
+            // The time-based retry limit: no further try fits what is left of the budget.
+            let spent = match budget {
+                Some(b) => self.budget_spent(mp, tries, b),
+                None => false,
+            };
+            if ok || (mp.attempts as u32) >= limit || spent {
                 if ok {
+                    let d = &mut self.drivers[n];
+                    d.frames -= 1;
+                    if mp.est_us > 0 {
+                        d.aql.on_completed(tin.station(), tin.ac(), mp.est_us);
+                    }
                     cx.counters.stations[station as usize].acked_mpdus += 1;
                     if mp.pkt.0 != u32::MAX {
                         // The receiver had it already (an earlier BlockAck was lost).
                         cx.left_first_hop(m.dev(node), mp.pkt);
                         cx.pkts.free(mp.pkt);
                     }
-                } else if mp.delivered {
-                    cx.left_first_hop(m.dev(node), mp.pkt);
-                    cx.pkts.free(mp.pkt);
                 } else {
-                    cx.left_first_hop(m.dev(node), mp.pkt);
-                    cx.drop_packet(mp.pkt, m.acct(node), DropCause::Retry);
-                    self.rx(node, tin, mp.sn, RX_SKIP, cx);
+                    if spent && !mp.delivered && (mp.attempts as u32) < limit {
+                        self.next_stats.budget_drops += 1;
+                    }
+                    self.give_up(m, node, tin, mp, cx);
                 }
             } else {
                 cx.counters.stations[station as usize].retries += 1;
-                d.held[tin.index()].push_front(mp);
+                self.drivers[n].held[tin.index()].push_front(mp);
             }
         }
         let d = &mut self.drivers[n];
         d.hw[ac].aggs[head].mpdus.clear();
         d.hw[ac].head = (head + 1) % HW_QUEUE_AGGS;
         d.hw[ac].len -= 1;
+        d.hw[ac].due = NOT_DUE;
         if Driver::has_frames(&d.src, &d.held, tin) {
             d.sched.wake(tin, now, &d.aql);
         }
@@ -392,6 +431,35 @@ impl Ht {
             // Planned by `end_busy` like any node holding a frame.
             self.load_head(m, node, ac);
         }
+    }
+
+    /// The driver gives up `mp` of `node`'s tin `tin` (retry limit, retry budget): it leaves the
+    /// driver; a frame the receiver has is freed, any other is a retry drop, and the receiver's
+    /// window moves past it.
+    pub(super) fn give_up(&mut self, m: &Medium, node: u32, tin: TinId, mp: Mpdu, cx: &mut Ctx) {
+        let d = &mut self.drivers[node as usize];
+        d.frames -= 1;
+        if mp.est_us > 0 {
+            d.aql.on_completed(tin.station(), tin.ac(), mp.est_us);
+        }
+        cx.left_first_hop(m.dev(node), mp.pkt);
+        if mp.delivered {
+            cx.pkts.free(mp.pkt);
+        } else {
+            cx.drop_packet(mp.pkt, m.acct(node), DropCause::Retry);
+            self.rx(node, tin, mp.sn, RX_SKIP, cx);
+        }
+    }
+
+    /// The retry budget at a TX status of `mp` after `tries` hardware tries: whether it is spent
+    /// (no try can fit). Also keeps the worst air any retried MPDU had taken.
+    #[cold]
+    fn budget_spent(&mut self, mp: Mpdu, tries: u32, budget: u32) -> bool {
+        if mp.attempts >= 2 || tries >= 2 {
+            let worst = &mut self.next_stats.budget_worst_retried_us;
+            *worst = (*worst).max(mp.spent_us);
+        }
+        mp.spent_us >= budget
     }
 
     /// Packets held by the 802.11n drivers, for the conservation check: `count` for each one

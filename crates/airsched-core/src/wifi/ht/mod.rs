@@ -34,7 +34,7 @@ use params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig,
 
 use super::medium::Medium;
 use driver::Reorder;
-pub use driver::{contender, node_ac, Driver, HwQueue, Mpdu, Source, HW_QUEUE_AGGS};
+pub use driver::{contender, node_ac, Driver, HwQueue, Mpdu, Source, HW_QUEUE_AGGS, NOT_DUE};
 
 /// Minstrel (the legacy algorithm of `mac/rate.rs`) run over a station's HT MCS, as a
 /// Minstrel-HT-like controller: one rate per A-MPDU, every MPDU's fate a sample.
@@ -85,6 +85,29 @@ pub struct Ht {
     /// The AP driver's timer (a capped group waits for its balance), armed as `Event::Cfp`,
     /// which an 802.11n cell does not otherwise use.
     pub wake_at: Option<Nanos>,
+    /// The AP's next-steps mechanisms (`[ap] retry_budget`, ...), off by default.
+    pub next: params::NextSteps,
+    /// What they did, for `Simulation::next_steps_stats`.
+    pub next_stats: NextStepsStats,
+    /// Soft admission control, per flow: demoted until then (zero: not demoted), and how many
+    /// times and packets (empty when off).
+    pub demoted_until: Vec<Nanos>,
+    pub demotions: Vec<(u32, u64)>,
+}
+
+/// Counters of the AP's next-steps mechanisms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NextStepsStats {
+    /// MPDUs the retry budget dropped (counted in `drops_retry` too).
+    pub budget_drops: u64,
+    /// The most any MPDU had spent (µs, tries + counted sojourn) at a TX status after it had
+    /// been retried at least once: with the budget on, at most the budget.
+    pub budget_worst_retried_us: u32,
+    /// The minimal hardware queue: aggregates built behind one on the air.
+    pub lead_builds: u64,
+    /// The longest any of them was built before the expected end of the one ahead (ns): at
+    /// most the lead time.
+    pub lead_worst_early_ns: u64,
 }
 
 /// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL: the data bits at
@@ -251,6 +274,14 @@ impl Ht {
             policy_on,
             wake_at: None,
             dynamic_aggregate: mac.dynamic_aggregate,
+            next: mac.next,
+            next_stats: NextStepsStats::default(),
+            demoted_until: if mac.next.admission_sojourn.is_some() {
+                vec![Nanos::ZERO; flow_keys.len()]
+            } else {
+                Vec::new()
+            },
+            demotions: if mac.next.admission_sojourn.is_some() { vec![(0, 0); flow_keys.len()] } else { Vec::new() },
         }
     }
 
@@ -317,7 +348,13 @@ impl Ht {
         let station = cx.station_of(m.acct(node), f).expect("wifi frames have a station");
         let now = cx.now;
         let ht = &mut *self;
-        let tin = Ht::tin(node, station, ht.flow_tid[f]);
+        let mut tid = ht.flow_tid[f];
+        if node == 0 && !ht.demoted_until.is_empty() && ht.demoted_until[f] > now {
+            // Soft admission control: a demoted flow's frames go to best effort.
+            tid = 0;
+            ht.demotions[f].1 += 1;
+        }
+        let tin = Ht::tin(node, station, tid);
         let d = &mut ht.drivers[node as usize];
         match &mut d.src {
             Source::Fifo { q, .. } => {
@@ -341,9 +378,21 @@ impl Ht {
         for ac in Ac::ALL {
             loop {
                 let d = &mut self.drivers[n];
-                if d.hw[ac.index()].len >= HW_QUEUE_AGGS {
+                let q = &d.hw[ac.index()];
+                if q.len >= HW_QUEUE_AGGS {
                     break;
                 }
+                // The minimal hardware queue: a second aggregate only within the lead time of
+                // the expected end of the one on the air.
+                if let (0, 1, Some(lead)) = (node, q.len, self.next.hw_queue_lead) {
+                    if q.due == NOT_DUE || q.due > cx.now + lead {
+                        break;
+                    }
+                    let early = q.due.saturating_sub(cx.now).0;
+                    self.next_stats.lead_builds += 1;
+                    self.next_stats.lead_worst_early_ns = self.next_stats.lead_worst_early_ns.max(early);
+                }
+                let d = &mut self.drivers[n];
                 let Driver { src, held, sched, aql, .. } = d;
                 sched.schedule_start(ac, aql, cx.now);
                 let Some(tin) = sched.next_tin(ac, aql, |t| Driver::has_frames(src, held, t)) else { break };
@@ -355,15 +404,32 @@ impl Ht {
             }
         }
         if node == 0 && self.policy_on {
-            self.arm_cap_wake(cx);
+            if let Some(t) = self.drivers[0].sched.cap_wake(cx.now) {
+                self.arm_wake(t, cx);
+            }
+        }
+        if node == 0 && self.next.hw_queue_lead.is_some() {
+            self.arm_lead_wake(cx);
         }
     }
 
-    /// A capped group waits for its balance: wake the AP's scheduler when it is back at zero
-    /// (the cap may leave the air idle; nothing else would call the scheduler then).
+    /// The minimal hardware queue: wake the AP's scheduler the lead time before the expected
+    /// end of each AC's aggregate on the air that has none queued behind it.
     #[cold]
-    fn arm_cap_wake(&mut self, cx: &mut Ctx) {
-        let Some(t) = self.drivers[0].sched.cap_wake(cx.now) else { return };
+    pub(super) fn arm_lead_wake(&mut self, cx: &mut Ctx) {
+        let Some(lead) = self.next.hw_queue_lead else { return };
+        let hw = &self.drivers[0].hw;
+        if let Some(t) = hw.iter().filter(|q| q.len == 1 && q.due != NOT_DUE).map(|q| q.due.saturating_sub(lead)).min()
+        {
+            self.arm_wake(t, cx);
+        }
+    }
+
+    /// Wake the AP's scheduler at `t` (a capped group back at zero balance, the lead time of
+    /// the minimal hardware queue): the earliest armed wins, and `schedule` arms the next from
+    /// the state it leaves.
+    #[cold]
+    fn arm_wake(&mut self, t: Nanos, cx: &mut Ctx) {
         let t = t.max(cx.now + Nanos(1));
         if self.wake_at.is_none_or(|w| w <= cx.now || t < w) {
             self.wake_at = Some(t);
@@ -399,6 +465,20 @@ impl Ht {
                 p
             }
         };
+        if let (0, Some(p), Some(limit)) = (node, pkt, ht.next.admission_sojourn) {
+            let ac = tin.ac();
+            if matches!(ac, Ac::Vo | Ac::Vi) {
+                // Soft admission control: a frame that waited longer than the limit in a VO or
+                // VI TXQ demotes its flow (Cake's tins demote by sojourn, as the paper asks).
+                let pk = cx.pkts.get(p);
+                let f = pk.flow as usize;
+                if now.saturating_sub(pk.enqueued) > limit && ht.demoted_until[f] <= now {
+                    ht.demoted_until[f] = now + params::ADMISSION_HOLD;
+                    ht.demotions[f].0 += 1;
+                }
+            }
+        }
+        let d = &mut ht.drivers[node as usize];
         let est_us = match pkt {
             Some(p) if d.aql_on || matches!(d.src, Source::Fq(_)) => {
                 let station = if node == 0 { tin.station().0 as usize } else { node as usize - 1 };
@@ -412,11 +492,17 @@ impl Ht {
         if !cx.dropped.is_empty() {
             cx.account_dropped(m.dev(node), m.acct(node), None);
         }
+        let ht_budget_sojourn = node == 0 && self.next.retry_budget.is_some_and(|b| b.sojourn);
         let d = &mut self.drivers[node as usize];
         pkt.map(|pkt| {
             let sn = d.next_sn[tin.index()];
             d.next_sn[tin.index()] = sn.wrapping_add(1);
-            Mpdu { pkt, attempts: 0, delivered: false, est_us, sn }
+            // The retry budget counts CoDel's sojourn (enqueue to dequeue) when asked to.
+            let spent_us = match ht_budget_sojourn {
+                true => (now.saturating_sub(cx.pkts.get(pkt).enqueued).0 / 1000).min(u32::MAX as u64) as u32,
+                false => 0,
+            };
+            Mpdu { pkt, attempts: 0, delivered: false, est_us, sn, spent_us }
         })
     }
 
@@ -508,7 +594,6 @@ impl Ht {
                 break;
             }
         }
-        let d = &mut self.drivers[n];
         // The tin may have nothing to send: mac80211's scheduler keeps a TXQ listed until it is
         // returned empty (`ieee80211_next_txq` does not look), and FQ-MAC's overflow drop (the
         // fattest flow of any tin) can empty a listed tin, as `ieee80211_tx_dequeue` then
@@ -516,6 +601,14 @@ impl Ht {
         if count == 0 {
             return;
         }
+        if node == 0 && self.next.retry_budget.is_some() {
+            psdu = self.trim_to_budget(m, tin, ac, slot, tx, psdu, cx);
+            count = self.drivers[n].hw[ac].aggs[slot].mpdus.len() as u32;
+            if count == 0 {
+                return;
+            }
+        }
+        let d = &mut self.drivers[n];
         // A lone MPDU goes without the A-MPDU delimiter and is answered by a normal ACK.
         if count == 1 {
             psdu -= ht::MPDU_DELIMITER_BYTES;
@@ -537,6 +630,44 @@ impl Ht {
         d.hw[ac].len += 1;
         if d.hw[ac].len == 1 {
             self.head_to_mac(m, node, ac, cx);
+        }
+    }
+
+    /// The time-based retry limit, as the AP builds an aggregate for `tin` in slot `slot` of
+    /// AC `ac`'s hardware queue, sent at `tx`, of `psdu` bytes (delimiter included): a retried
+    /// MPDU whose air so far plus this PPDU would pass its budget is given up instead of sent.
+    /// The aggregate only shrinks, so the others still fit. Returns the new PSDU bytes.
+    #[allow(clippy::too_many_arguments)]
+    fn trim_to_budget(
+        &mut self,
+        m: &Medium,
+        tin: TinId,
+        ac: usize,
+        slot: usize,
+        tx: HtTxVector,
+        mut psdu: u32,
+        cx: &mut Ctx,
+    ) -> u32 {
+        let Some(budget) = self.next.retry_budget else { return psdu };
+        let band = self.band;
+        loop {
+            let mpdus = &self.drivers[0].hw[ac].aggs[slot].mpdus;
+            let lone = if mpdus.len() == 1 { ht::MPDU_DELIMITER_BYTES } else { 0 };
+            let air_us = (ht::txtime(band, tx, psdu - lone).0 / 1000) as u32;
+            let over =
+                mpdus.iter().position(|mp| mp.attempts > 0 && mp.spent_us.saturating_add(air_us) > budget.budget_us);
+            let Some(i) = over else { return psdu };
+            let mp = self.drivers[0].hw[ac].aggs[slot].mpdus.remove(i);
+            if !mp.delivered {
+                self.next_stats.budget_drops += 1;
+            }
+            self.give_up(m, 0, tin, mp, cx);
+            let mpdus = &self.drivers[0].hw[ac].aggs[slot].mpdus;
+            let Some((last, rest)) = mpdus.split_last() else { return 0 };
+            let bytes = |mp: &Mpdu| ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            psdu = rest.iter().map(|mp| ht::ampdu_subframe_bytes(bytes(mp))).sum::<u32>()
+                + ht::MPDU_DELIMITER_BYTES
+                + bytes(last);
         }
     }
 

@@ -112,6 +112,44 @@ pub struct ApMacConfig {
     /// `[[airtime_group]]`: groups, weights and caps for the mac80211 scheduler (the stations'
     /// minimum rates are in [`HtStationConfig::min_rate_bps`]); empty by default.
     pub policy: PolicyParams,
+    /// The next-steps paper's other AP mechanisms (§4.1 retry budget, §4.1 hardware queue,
+    /// §4.3 QoS), each off by default.
+    pub next: NextSteps,
+}
+
+/// The AP driver's next-steps mechanisms (Høiland-Jørgensen, "Bufferbloat mitigation in the
+/// WiFi stack - status and next steps", §4.1 and §4.3); docs/next-steps-latency.md.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NextSteps {
+    /// `retry_budget`, `retry_budget_sojourn`: the time-based retry limit; None: off (the
+    /// count `mpdu_retry_limit` alone).
+    pub retry_budget: Option<RetryBudget>,
+    /// `hw_queue_lead`: the minimal hardware queue of a driver that builds aggregates in
+    /// software (ath9k): the next aggregate of an AC is built only this long before the one on
+    /// the air is expected to complete, instead of keeping two queued; None: off.
+    pub hw_queue_lead: Option<Nanos>,
+    /// `admission_sojourn`: soft admission control of the VO and VI access categories: a flow
+    /// whose frame waited longer than this in a VO or VI TXQ is demoted to best effort (TID 0)
+    /// for [`ADMISSION_HOLD`]; None: off.
+    pub admission_sojourn: Option<Nanos>,
+}
+
+/// How long a flow demoted by the soft admission control stays in best effort before its
+/// frames are classified by their DSCP again.
+pub const ADMISSION_HOLD: Nanos = Nanos::from_secs(1);
+
+/// Time-based retry limit (`[ap] retry_budget = "4ms"`, next-steps §4.1 "Reducing the number of
+/// retransmissions"): an MPDU is sent again only if the air its attempts have taken (the PPDU
+/// durations of every try that carried it), plus its FQ-MAC sojourn time when `sojourn`, plus
+/// the retry's own PPDU stays within `budget`. The first attempt is always made. At a low rate
+/// fewer retries fit (Nomoto et al., ICN 2017, the paper's reference [4]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryBudget {
+    /// The budget, µs.
+    pub budget_us: u32,
+    /// `retry_budget_sojourn = true`: the time the frame waited in FQ-MAC (CoDel's sojourn,
+    /// enqueue to dequeue) counts against the budget too.
+    pub sojourn: bool,
 }
 
 impl Default for ApMacConfig {
@@ -124,6 +162,7 @@ impl Default for ApMacConfig {
             fq_kernel: FqKernel::Linux4_11,
             policy: PolicyParams::default(),
             dynamic_aggregate: None,
+            next: NextSteps::default(),
         }
     }
 }
