@@ -2,8 +2,10 @@
 
 pub mod dsss;
 pub mod error_rate;
+pub mod he;
 pub mod ht;
 pub mod ofdm;
+pub mod vht;
 
 /// The cell's standard: which PHY and MAC its frames use (`[cell] standard`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
