@@ -183,9 +183,6 @@ pub fn txtime(tx: VhtTxVector, psdu_bytes: u32) -> Nanos {
 
 /// Largest VHT A-MPDU: maximum A-MPDU length exponent 7, 2^20 - 1 octets (9.4.2.157.2).
 pub const AMPDU_MAX_BYTES: u32 = (1 << 20) - 1;
-/// Largest VHT MPDU a station may advertise (3895, 7991 or 11 454 octets, 9.4.2.157.2); the
-/// A-MSDU inside it is bounded by it.
-pub const MPDU_MAX_BYTES: [u32; 3] = [3895, 7991, 11_454];
 
 #[cfg(test)]
 mod tests {
