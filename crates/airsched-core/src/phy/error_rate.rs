@@ -193,19 +193,6 @@ impl DenseQam {
     }
 }
 
-/// The error model's mode for VHT/HE MCS `mcs` (0-11) under NIST: MCS 0-6 are the legacy rate
-/// of the same modulation and code rate (the non-HT reference rate), MCS 7-11 [`DenseQam`].
-pub const fn nist_vht_he(mcs: u8) -> ErrMode {
-    match mcs {
-        7 => ErrMode::NistQam(DenseQam::Q64R5_6),
-        8 => ErrMode::NistQam(DenseQam::Q256R3_4),
-        9 => ErrMode::NistQam(DenseQam::Q256R5_6),
-        10 => ErrMode::NistQam(DenseQam::Q1024R3_4),
-        11 => ErrMode::NistQam(DenseQam::Q1024R5_6),
-        m => ErrMode::nist(crate::phy::vht::non_ht_reference_rate(m)),
-    }
-}
-
 const N_MODES: usize = 4 + 2 * 8 + 5;
 
 impl ErrMode {
@@ -571,21 +558,6 @@ mod tests {
                     .flat_map(|m| OfdmRate::ALL.into_iter().map(move |r| ErrMode::Ofdm(r, m))),
             )
             .chain(DenseQam::ALL.into_iter().map(ErrMode::NistQam))
-    }
-
-    #[test]
-    fn vht_he_modes_need_more_snr_as_the_mcs_grows() {
-        // The SNR (dB) where a 1500-byte frame has a 10 % error rate rises with every MCS
-        // (NIST, 802.11-2020 Table 21-30 order); 1024-QAM needs well over 256-QAM's.
-        let need: Vec<f64> = (0..=11).map(|m| snr_for_per(nist_vht_he(m), Preamble::Long, 1500, 0.1)).collect();
-        for w in need.windows(2) {
-            assert!(w[1] > w[0], "{need:?}");
-        }
-        assert!(need[11] - need[9] > 4.0 && need[9] - need[7] > 4.0, "{need:?}");
-        // MCS 0-6 are exactly the legacy rates'.
-        assert_eq!(nist_vht_he(4), ErrMode::nist(OfdmRate::R36));
-        // 64-QAM 5/6 needs more than 64-QAM 3/4 (the 54 Mb/s curve HT MCS 7 uses).
-        assert!(need[7] > snr_for_per(ErrMode::nist(OfdmRate::R54), Preamble::Long, 1500, 0.1));
     }
 
     #[test]

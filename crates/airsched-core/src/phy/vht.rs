@@ -17,7 +17,7 @@
 //! Not modelled: LDPC's extra symbol, STBC, 80+80 MHz, 5-8 streams, VHT MU-MIMO. VHT exists
 //! only at 5 GHz (and 6 GHz is HE-only); the scenario parser refuses 2.4 GHz.
 
-use crate::phy::error_rate::OfdmRate;
+use crate::phy::error_rate::{DenseQam, ErrMode, OfdmRate};
 use crate::phy::ht::GuardInterval;
 use crate::phy::ofdm;
 use crate::time::Nanos;
@@ -101,6 +101,19 @@ pub const fn non_ht_reference_rate(mcs: u8) -> OfdmRate {
         4 => OfdmRate::R36,
         5 => OfdmRate::R48,
         _ => OfdmRate::R54,
+    }
+}
+
+/// The error model's mode for VHT/HE MCS `mcs` (0-11) under NIST: MCS 0-6 are the legacy rate
+/// of the same modulation and code rate (the non-HT reference rate), MCS 7-11 [`DenseQam`].
+pub const fn error_mode(mcs: u8) -> ErrMode {
+    match mcs {
+        7 => ErrMode::NistQam(DenseQam::Q64R5_6),
+        8 => ErrMode::NistQam(DenseQam::Q256R3_4),
+        9 => ErrMode::NistQam(DenseQam::Q256R5_6),
+        10 => ErrMode::NistQam(DenseQam::Q1024R3_4),
+        11 => ErrMode::NistQam(DenseQam::Q1024R5_6),
+        m => ErrMode::nist(non_ht_reference_rate(m)),
     }
 }
 
@@ -311,5 +324,30 @@ mod tests {
         assert_eq!(non_ht_reference_rate(9), OfdmRate::R54);
         assert_eq!(non_ht_reference_rate(8), OfdmRate::R54);
         assert_eq!(non_ht_reference_rate(4), OfdmRate::R36);
+    }
+
+    #[test]
+    fn vht_he_modes_need_more_snr_as_the_mcs_grows() {
+        // The SNR (dB) where a 1500-byte frame has a 10 % error rate rises with every MCS
+        // (NIST, 802.11-2020 Table 21-30 order); 1024-QAM needs well over 256-QAM's.
+        let need: Vec<f64> = (0..=11)
+            .map(|m| crate::phy::error_rate::snr_for_per(error_mode(m), crate::phy::dsss::Preamble::Long, 1500, 0.1))
+            .collect();
+        for w in need.windows(2) {
+            assert!(w[1] > w[0], "{need:?}");
+        }
+        assert!(need[11] - need[9] > 4.0 && need[9] - need[7] > 4.0, "{need:?}");
+        // MCS 0-6 are exactly the legacy rates'.
+        assert_eq!(error_mode(4), ErrMode::nist(OfdmRate::R36));
+        // 64-QAM 5/6 needs more than 64-QAM 3/4 (the 54 Mb/s curve HT MCS 7 uses).
+        assert!(
+            need[7]
+                > crate::phy::error_rate::snr_for_per(
+                    ErrMode::nist(OfdmRate::R54),
+                    crate::phy::dsss::Preamble::Long,
+                    1500,
+                    0.1
+                )
+        );
     }
 }

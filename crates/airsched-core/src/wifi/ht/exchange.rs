@@ -154,7 +154,7 @@ impl Ht {
         let mode = match tx {
             // HT: the non-HT reference rate's curve (MCS 7 on 64-QAM 3/4's, as always here).
             TxVector::Ht(_) => ErrMode::nist(tx.non_ht_reference_rate()),
-            _ => crate::phy::error_rate::nist_vht_he(tx.mcs_index()),
+            _ => crate::phy::vht::error_mode(tx.mcs_index()),
         };
         // The spatial streams share the transmit power: with two each sees 3 dB less SNR.
         let snr = r.snr_cdb(s, ta, data_dir).expect("a channel") - STREAM_SPLIT_CDB[tx.nss() as usize];
