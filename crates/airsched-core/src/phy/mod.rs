@@ -58,6 +58,16 @@ impl TxVector {
     pub fn txtime(self, band: ofdm::OfdmBand, psdu_bytes: u32) -> crate::time::Nanos {
         match self {
             TxVector::Ht(t) => ht::txtime(band, t, psdu_bytes),
+            other => other.wide_txtime(band, psdu_bytes),
+        }
+    }
+
+    /// [`TxVector::txtime`] of a VHT or HE vector, kept out of line so the 802.11n path (which
+    /// the MAC calls once per MPDU it aggregates) stays as small as before.
+    #[inline(never)]
+    fn wide_txtime(self, band: ofdm::OfdmBand, psdu_bytes: u32) -> crate::time::Nanos {
+        match self {
+            TxVector::Ht(t) => ht::txtime(band, t, psdu_bytes),
             TxVector::Vht(t) => vht::txtime(t, psdu_bytes) + band.signal_extension(),
             TxVector::He(t) => {
                 let b = if band.is_2_4ghz() { he::HeBand::Ghz24 } else { he::HeBand::Ghz5 };

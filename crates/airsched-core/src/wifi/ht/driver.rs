@@ -110,6 +110,9 @@ impl AckMap {
 
     /// The first `n` MPDUs.
     pub fn first(n: usize) -> AckMap {
+        if n < 64 {
+            return AckMap([(1u64 << n) - 1, 0, 0, 0]);
+        }
         let mut m = [0u64; 4];
         for (w, word) in m.iter_mut().enumerate() {
             let bits = n.saturating_sub(64 * w).min(64);
@@ -120,12 +123,12 @@ impl AckMap {
 
     #[inline]
     pub fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
+        self.0[(i / 64) & 3] |= 1 << (i % 64);
     }
 
     #[inline]
     pub fn has(&self, i: usize) -> bool {
-        self.0[i / 64] & (1 << (i % 64)) != 0
+        self.0[(i / 64) & 3] & (1 << (i % 64)) != 0
     }
 
     pub fn count(&self) -> u32 {
