@@ -24,7 +24,7 @@ pub(super) const DEFER_IN_HT: &str = "`eifs` and `collision_defer` choose betwee
      cell defers EIFS - DIFS + AIFS after an undecodable PPDU and the BlockAck timeout + AIFS after a collision \
      (docs/model-80211n-mac.md); leave the key out";
 pub(super) const RATE_IN_HT: &str =
-    "802.11n/ac/ax stations take `mcs` (802.11n 0-15, 802.11ac 0-9, 802.11ax 0-11, e.g. mcs = 7), not `rate`";
+    "802.11n stations take `mcs` (0-15, e.g. mcs = 7), not `rate` (802.11ac stations MCS 0-9, 802.11ax 0-11)";
 
 const DEFAULT_MCS: u8 = 7;
 /// The AP's spatial streams in an 802.11ac/ax cell unless `nss` says otherwise (a 2x2 AP).
