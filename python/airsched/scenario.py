@@ -71,6 +71,8 @@ class StationLink:
     rate_control: str = "fixed"
     mcs: int | None = None
     airtime_weight: int | None = None
+    #: 802.11ac/ax links: the spatial streams (an 802.11n MCS carries its own).
+    nss: int | None = None
 
     @classmethod
     def from_native(cls, d: Mapping[str, Any]) -> StationLink:
@@ -80,12 +82,15 @@ class StationLink:
             rate_control=str(d.get("rate_control", "fixed")),
             mcs=None if d.get("mcs") is None else int(d["mcs"]),
             airtime_weight=None if d.get("airtime_weight") is None else int(d["airtime_weight"]),
+            nss=None if d.get("nss") is None else int(d["nss"]),
         )
 
     def describe(self) -> str:
         """``"MCS 7, 65 Mb/s"`` or ``"11 Mb/s (arf)"``."""
         rate = f"{self.rate_mbps:.4g} Mb/s"
         text = f"MCS {self.mcs}, {rate}" if self.mcs is not None else rate
+        if self.nss is not None:
+            text = text.replace(", ", f" x {self.nss} SS, ", 1)
         if self.airtime_weight is not None and self.airtime_weight != 256:
             text += f", airtime weight {self.airtime_weight}"
         if self.rate_control != "fixed":
@@ -101,7 +106,7 @@ class ScenarioInfo:
     stations: int
     flows: int
     duration_ns: int
-    #: ``"802.11b"`` or ``"802.11n"``.
+    #: ``"802.11b"``, ``"802.11n"``, ``"802.11ac"`` or ``"802.11ax"``.
     standard: str = "802.11b"
     #: The cell's settings: 802.11b (preamble, basic rates...) or 802.11n (band, width_mhz,
     #: guard_interval, basic rates, aggregation limits).
@@ -123,9 +128,11 @@ class ScenarioInfo:
     def describe_cell(self) -> str:
         """One line: ``"802.11n, 5GHz, 20 MHz, long GI; A-MPDU up to 4ms / 64 MPDUs"``."""
         c = self.cell
-        if self.standard != "802.11n" or not c:
+        if self.standard == "802.11b" or not c:
             return self.standard
         text = f"{self.standard}, {c['band']}, {c['width_mhz']} MHz, {c['guard_interval']} GI"
+        if "nss" in c:
+            text += f", {c['nss']} streams" + (f", {c['ltf']} HE-LTF" if "ltf" in c else "")
         return text + f"; A-MPDU up to {format_ns(int(c['max_aggregate_time_ns']))} / {c['max_aggregate_mpdus']} MPDUs"
 
     def describe_ap(self) -> str | None:

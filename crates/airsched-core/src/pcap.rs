@@ -353,11 +353,16 @@ impl Tap {
     /// The radiotap header: TSFT, Flags, Rate (DSSS/OFDM) or MCS + A-MPDU status (HT),
     /// Channel, antenna signal and noise.
     fn radiotap(&self, buf: &mut Vec<u8>, phy: &Phy) {
-        let ht = matches!(phy.rate, TxRate::Ht(_));
-        // Bits: 0 TSFT, 1 Flags, 2 Rate, 3 Channel, 5 signal, 6 noise, 19 MCS, 20 A-MPDU.
+        let ht = matches!(phy.rate, TxRate::Ht(_) | TxRate::Vht(_) | TxRate::He(_));
+        // Bits: 0 TSFT, 1 Flags, 2 Rate, 3 Channel, 5 signal, 6 noise, 19 MCS, 20 A-MPDU,
+        // 21 VHT, 23 HE.
         let mut present: u32 = 1 | 1 << 1 | 1 << 3 | 1 << 5 | 1 << 6;
         if ht {
-            present |= 1 << 19;
+            present |= match phy.rate {
+                TxRate::Vht(_) => 1 << 21,
+                TxRate::He(_) => 1 << 23,
+                _ => 1 << 19,
+            };
             if phy.ampdu.is_some() {
                 present |= 1 << 20;
             }
@@ -380,7 +385,7 @@ impl Tap {
         let (chan_flags, rate) = match phy.rate {
             TxRate::Dsss(r) => (0x0020 | 0x0080, Some(dsss_rate_500k(r))),
             TxRate::Ofdm(r) => (0x0040 | self.band_flag(), Some((r.mbps() * 2) as u8)),
-            TxRate::Ht(_) => (0x0040 | self.band_flag(), None),
+            TxRate::Ht(_) | TxRate::Vht(_) | TxRate::He(_) => (0x0040 | self.band_flag(), None),
         };
         if let Some(r) = rate {
             buf.push(r);
@@ -399,6 +404,8 @@ impl Tap {
                 f |= 0x04;
             }
             buf.extend_from_slice(&[known, f, mcs.index()]);
+        }
+        if ht {
             if let Some((reference, last)) = phy.ampdu {
                 while !(buf.len() - start).is_multiple_of(4) {
                     buf.push(0);
@@ -409,6 +416,7 @@ impl Tap {
                 buf.extend_from_slice(&[0, 0]);
             }
         }
+        wide_radiotap(buf, start, phy.rate);
         let len = (buf.len() - start) as u16;
         buf[start + 2..start + 4].copy_from_slice(&len.to_le_bytes());
     }
@@ -471,6 +479,67 @@ fn dsss_rate_500k(r: DsssRate) -> u8 {
         DsssRate::R2 => 4,
         DsssRate::R5_5 => 11,
         DsssRate::R11 => 22,
+    }
+}
+
+/// The radiotap VHT (bit 21) or HE (bit 23) field of a VHT/HE frame (radiotap.org field
+/// definitions): VHT: known (GI, bandwidth), flags, bandwidth, MCS/NSS of user 0; HE: data1-6
+/// with the PPDU format, MCS, bandwidth, GI, HE-LTF size and streams.
+fn wide_radiotap(buf: &mut Vec<u8>, start: usize, rate: TxRate) {
+    let align2 = |buf: &mut Vec<u8>| {
+        if !(buf.len() - start).is_multiple_of(2) {
+            buf.push(0);
+        }
+    };
+    match rate {
+        TxRate::Vht(t) => {
+            align2(buf);
+            let known: u16 = 0x0004 | 0x0040;
+            let flags = if t.gi == GuardInterval::Short { 0x04 } else { 0 };
+            let bw = match t.width.mhz() {
+                20 => 0,
+                40 => 1,
+                80 => 4,
+                _ => 11,
+            };
+            buf.extend_from_slice(&known.to_le_bytes());
+            buf.extend_from_slice(&[flags, bw, t.mcs << 4 | t.nss, 0, 0, 0, 0, 0, 0, 0]);
+        }
+        TxRate::He(t) => {
+            use crate::phy::he::{HeFormat, HeGi, HeLtf};
+            align2(buf);
+            let format: u16 = match t.format {
+                HeFormat::Su => 0,
+                HeFormat::ErSu => 1,
+                HeFormat::Mu => 2,
+                HeFormat::Tb => 3,
+            };
+            let data1 = format | 0x0020 | 0x4000; // data MCS known, data BW/RU allocation known
+            let data2: u16 = 0x0002; // GI known
+            let data3 = u16::from(t.mcs) << 8;
+            let bw: u16 = match t.ru.tones() {
+                242 => 0,
+                484 => 1,
+                996 => 2,
+                _ => 3,
+            };
+            let gi: u16 = match t.gi {
+                HeGi::Us0_8 => 0,
+                HeGi::Us1_6 => 1,
+                HeGi::Us3_2 => 2,
+            };
+            let ltf: u16 = match t.ltf {
+                HeLtf::X1 => 1,
+                HeLtf::X2 => 2,
+                HeLtf::X4 => 3,
+            };
+            let data5 = bw | gi << 4 | ltf << 6;
+            let data6 = u16::from(t.nss);
+            for w in [data1, data2, data3, 0, data5, data6] {
+                buf.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        _ => {}
     }
 }
 

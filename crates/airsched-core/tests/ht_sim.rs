@@ -26,9 +26,10 @@ fn to_ht(mut scn: Scenario, mcs: &[u8], gi: GuardInterval, mac: ApMacConfig) -> 
         max_aggregate_mpdus: 64,
         mpdu_retry_limit: 31,
         txop_limits: airsched_core::TxopTable::Ieee2016,
+        wide: None,
     });
     for (st, &m) in scn.stations.iter_mut().zip(mcs) {
-        st.ht = Some(HtStationConfig { mcs: HtMcs::new(m).unwrap(), airtime_weight: 256, min_rate_bps: 0 });
+        st.ht = Some(HtStationConfig { mcs: HtMcs::new(m).unwrap(), airtime_weight: 256, min_rate_bps: 0, link: None });
     }
     scn.ap_mac = mac;
     scn

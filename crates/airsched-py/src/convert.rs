@@ -222,9 +222,26 @@ pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'p
                 OfdmBand::Ghz5 => "5GHz",
                 OfdmBand::Ghz24ShortSlot | OfdmBand::Ghz24LongSlot => "2.4GHz",
             };
-            cell.set_item("band", band)?;
-            cell.set_item("width_mhz", if ht.width == ChannelWidth::Mhz40 { 40 } else { 20 })?;
-            cell.set_item("guard_interval", ht.gi.name())?;
+            match &ht.wide {
+                None => {
+                    cell.set_item("band", band)?;
+                    cell.set_item("width_mhz", if ht.width == ChannelWidth::Mhz40 { 40 } else { 20 })?;
+                    cell.set_item("guard_interval", ht.gi.name())?;
+                }
+                // 802.11ac/ax: the BSS width, the AP's streams, the HE GI and HE-LTF.
+                Some(w) => {
+                    cell.set_item("band", if w.six_ghz { "6GHz" } else { band })?;
+                    cell.set_item("width_mhz", w.width.mhz())?;
+                    cell.set_item("nss", w.nss)?;
+                    if w.standard == airsched_core::Standard::Dot11ax {
+                        cell.set_item("guard_interval", w.he_gi.name())?;
+                        cell.set_item("ltf", w.ltf.name())?;
+                        cell.set_item("packet_padding", w.padding.name())?;
+                    } else {
+                        cell.set_item("guard_interval", w.vht_gi.name())?;
+                    }
+                }
+            }
             cell.set_item("basic_rates_mbps", ht.basic_rates.iter().map(|r| f64::from(r.mbps())).collect::<Vec<_>>())?;
             cell.set_item("max_aggregate_time_ns", ht.max_aggregate_time.as_ns())?;
             cell.set_item("max_aggregate_mpdus", ht.max_aggregate_mpdus)?;
@@ -241,8 +258,17 @@ pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'p
         l.set_item("rate_control", st.rate_control.name())?;
         match (&st.ht, &c.ht) {
             (Some(sht), Some(cht)) => {
-                l.set_item("mcs", sht.mcs.index())?;
-                l.set_item("rate_mbps", sht.mcs.mbps(cht.width, cht.gi))?;
+                match sht.link {
+                    Some(t) => {
+                        l.set_item("mcs", t.mcs_index())?;
+                        l.set_item("nss", t.nss())?;
+                        l.set_item("rate_mbps", t.mbps())?;
+                    }
+                    None => {
+                        l.set_item("mcs", sht.mcs.index())?;
+                        l.set_item("rate_mbps", sht.mcs.mbps(cht.width, cht.gi))?;
+                    }
+                }
                 l.set_item("airtime_weight", sht.airtime_weight)?;
             }
             _ => {

@@ -180,8 +180,8 @@ def validate_command(scenario: ScenarioArg, overrides: SetOption = None) -> None
     print(f"{scenario}: ok ({counts}, duration {info.duration})")
     for warning in info.warnings:
         _warn(warning)
-    if info.standard == "802.11n":
-        # The 802.11b summary stays one line; an 802.11n cell has more settings worth seeing.
+    if info.standard != "802.11b":
+        # The 802.11b summary stays one line; an 802.11n/ac/ax cell has more settings worth seeing.
         print(f"  cell: {info.describe_cell()}")
         ap = info.describe_ap()
         if ap:

@@ -162,9 +162,38 @@ pub enum OfdmModel {
 pub enum ErrMode {
     Dsss(DsssRate),
     Ofdm(OfdmRate, OfdmModel),
+    /// A VHT/HE modulation with no legacy rate of the same modulation and code rate, under the
+    /// NIST model: 64-QAM 5/6 (MCS 7), 256-QAM (MCS 8, 9), 1024-QAM (HE MCS 10, 11).
+    NistQam(DenseQam),
 }
 
-const N_MODES: usize = 4 + 2 * 8;
+/// The VHT/HE modulation and coding schemes the legacy rates do not cover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DenseQam {
+    Q64R5_6,
+    Q256R3_4,
+    Q256R5_6,
+    Q1024R3_4,
+    Q1024R5_6,
+}
+
+impl DenseQam {
+    pub const ALL: [DenseQam; 5] =
+        [DenseQam::Q64R5_6, DenseQam::Q256R3_4, DenseQam::Q256R5_6, DenseQam::Q1024R3_4, DenseQam::Q1024R5_6];
+
+    /// Constellation size and code rate.
+    pub const fn params(self) -> (u32, CodeRate) {
+        match self {
+            DenseQam::Q64R5_6 => (64, CodeRate::R5_6),
+            DenseQam::Q256R3_4 => (256, CodeRate::R3_4),
+            DenseQam::Q256R5_6 => (256, CodeRate::R5_6),
+            DenseQam::Q1024R3_4 => (1024, CodeRate::R3_4),
+            DenseQam::Q1024R5_6 => (1024, CodeRate::R5_6),
+        }
+    }
+}
+
+const N_MODES: usize = 4 + 2 * 8 + 5;
 
 impl ErrMode {
     #[cfg(test)]
@@ -182,6 +211,7 @@ impl ErrMode {
             ErrMode::Dsss(r) => r as usize,
             ErrMode::Ofdm(r, OfdmModel::Yans) => 4 + r.index(),
             ErrMode::Ofdm(r, OfdmModel::Nist) => 12 + r.index(),
+            ErrMode::NistQam(q) => 20 + q as usize,
         }
     }
 }
@@ -196,6 +226,7 @@ pub const fn header(mode: ErrMode, preamble: Preamble) -> (ErrMode, u32) {
         }
         (ErrMode::Dsss(_), Preamble::Short) => (ErrMode::Dsss(DsssRate::R2), DSSS_HEADER_BITS),
         (ErrMode::Ofdm(_, model), _) => (ErrMode::Ofdm(OfdmRate::R6, model), OFDM_HEADER_BITS),
+        (ErrMode::NistQam(_), _) => (ErrMode::Ofdm(OfdmRate::R6, OfdmModel::Nist), OFDM_HEADER_BITS),
     }
 }
 
@@ -227,6 +258,10 @@ pub fn ln_bit_success(mode: ErrMode, snr: f64) -> f64 {
         ErrMode::Dsss(rate) => ln_bit_success_dsss(rate, snr),
         ErrMode::Ofdm(rate, OfdmModel::Yans) => ln_1m(yans_coded_error(rate, snr)),
         ErrMode::Ofdm(rate, OfdmModel::Nist) => ln_1m(nist_coded_error(rate, snr)),
+        ErrMode::NistQam(q) => {
+            let (size, code) = q.params();
+            ln_1m(nist_qam_coded_error(size, code, snr))
+        }
     };
     ln.max(f64::MIN)
 }
@@ -406,13 +441,18 @@ fn binomial(n: u32, k: u32) -> f64 {
 /// NIST coded bit error probability (capped at 1): uncoded BER from the SNR per symbol, then
 /// P_e = 1/(2b) sum_d c_d D^d, D = sqrt(4p(1-p)), over the code's distance spectrum.
 fn nist_coded_error(rate: OfdmRate, snr: f64) -> f64 {
-    let ber = match rate.modulation() {
-        Modulation::Bpsk => 0.5 * libm::erfc(snr.sqrt()),
-        Modulation::Qpsk => 0.5 * libm::erfc((snr / 2.0).sqrt()),
-        m => {
-            let size = m.constellation_size();
+    nist_qam_coded_error(rate.modulation().constellation_size(), rate.code_rate(), snr)
+}
+
+/// [`nist_coded_error`] for a constellation of `size` points (2, 4, 16, 64, 256, 1024) and
+/// `code`: the M-QAM uncoded BER formula ns-3 applies to 16- and 64-QAM, with the same integer
+/// (2 (M - 1)) / 3 (exact for 256 and 1024 too: 170, 682).
+fn nist_qam_coded_error(size: u32, code: CodeRate, snr: f64) -> f64 {
+    let ber = match size {
+        2 => 0.5 * libm::erfc(snr.sqrt()),
+        4 => 0.5 * libm::erfc((snr / 2.0).sqrt()),
+        _ => {
             let sqrt_m = (size as f64).sqrt();
-            // ns-3 divides by the integer (2 (M - 1)) / 3, exact for M = 16 and 64.
             let z = (snr / ((2 * (size - 1)) / 3) as f64).sqrt();
             (sqrt_m - 1.0) / (sqrt_m * sqrt_m.log2()) * libm::erfc(z)
         }
@@ -423,7 +463,7 @@ fn nist_coded_error(rate: OfdmRate, snr: f64) -> f64 {
     let d = (4.0 * ber * (1.0 - ber)).sqrt();
     // (b, dfree, c_dfree, c_dfree+1, ...): spectra of the punctured K = 7 code as used by ns-3
     // (rate 1/2: only even distances occur).
-    let (b, first, step, spectrum): (f64, i32, i32, &[f64]) = match rate.code_rate() {
+    let (b, first, step, spectrum): (f64, i32, i32, &[f64]) = match code {
         CodeRate::R1_2 => (1.0, 10, 2, &NIST_SPECTRUM_1_2),
         CodeRate::R2_3 => (2.0, 6, 1, &NIST_SPECTRUM_2_3),
         CodeRate::R3_4 => (3.0, 5, 1, &NIST_SPECTRUM_3_4),
@@ -509,11 +549,15 @@ mod tests {
     use DsssRate::*;
 
     fn all_modes() -> impl Iterator<Item = ErrMode> {
-        DsssRate::ALL.into_iter().map(ErrMode::Dsss).chain(
-            [OfdmModel::Yans, OfdmModel::Nist]
-                .into_iter()
-                .flat_map(|m| OfdmRate::ALL.into_iter().map(move |r| ErrMode::Ofdm(r, m))),
-        )
+        DsssRate::ALL
+            .into_iter()
+            .map(ErrMode::Dsss)
+            .chain(
+                [OfdmModel::Yans, OfdmModel::Nist]
+                    .into_iter()
+                    .flat_map(|m| OfdmRate::ALL.into_iter().map(move |r| ErrMode::Ofdm(r, m))),
+            )
+            .chain(DenseQam::ALL.into_iter().map(ErrMode::NistQam))
     }
 
     #[test]

@@ -213,11 +213,14 @@ pub fn txtime(band: OfdmBand, tx: HtTxVector, psdu_bytes: u32) -> Nanos {
 
 /// Legacy OFDM rate of the control response (ACK, BlockAck) to an HT frame at `mcs`: the highest
 /// basic rate <= its non-HT reference rate (MCS 7 -> 54 -> 24 Mb/s with basic {6, 12, 24}).
+/// The MAC reaches it through `phy::TxVector::response_time`.
+#[cfg(test)]
 pub fn control_response_rate(basic_rates: &[OfdmRate], mcs: HtMcs) -> OfdmRate {
     ofdm::control_response_rate(basic_rates, mcs.non_ht_reference_rate())
 }
 
 /// Airtime of the normal ACK answering a single (non-aggregated) MPDU at `mcs`.
+#[cfg(test)]
 pub fn ack_time(band: OfdmBand, basic_rates: &[OfdmRate], mcs: HtMcs) -> Nanos {
     ofdm::ack_time(band, basic_rates, mcs.non_ht_reference_rate())
 }

@@ -32,6 +32,9 @@ pub const ACK_BYTES: u32 = 14;
 /// Compressed BlockAck with a 64-bit bitmap: FC, Duration, RA, TA (16) + BA Control 2 +
 /// Starting Sequence Control 2 + bitmap 8 + FCS 4.
 pub const BLOCK_ACK_BYTES: u32 = 32;
+/// Compressed BlockAck with the 256-bit bitmap of an HE agreement (802.11ax-2021 9.3.1.8):
+/// 16 + 2 + 2 + 32 + 4.
+pub const BLOCK_ACK_256_BYTES: u32 = 56;
 
 /// The rates every OFDM STA supports (Clause 17.3.5.7): 6, 12 and 24 Mb/s. A control response
 /// falls back to these when no basic rate qualifies; they are also the usual basic rate set.
@@ -174,6 +177,7 @@ pub fn control_response_rate(basic_rates: &[OfdmRate], data_rate: OfdmRate) -> O
 }
 
 /// Airtime of the ACK answering a frame at `data_rate`.
+#[cfg(test)]
 pub fn ack_time(band: OfdmBand, basic_rates: &[OfdmRate], data_rate: OfdmRate) -> Nanos {
     txtime(band, control_response_rate(basic_rates, data_rate), ACK_BYTES)
 }

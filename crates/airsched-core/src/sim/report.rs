@@ -224,7 +224,11 @@ impl Simulation {
                     let total: u64 = d.mcs_attempts[dir].iter().sum();
                     let mut weighted = 0.0;
                     for (m, &k) in d.mcs_attempts[dir].iter().enumerate().filter(|(_, k)| **k > 0) {
-                        let mbps = crate::phy::ht::HtMcs::ALL[m].mbps(cell.width, cell.gi);
+                        let mbps = match st.ht.and_then(|h| h.link) {
+                            // A VHT/HE index, or an HT station with its own width.
+                            Some(t) => t.with_mcs(m as u8).map_or(f64::NAN, |t| t.mbps()),
+                            None => crate::phy::ht::HtMcs::ALL[m].mbps(cell.width, cell.gi),
+                        };
                         weighted += mbps * k as f64;
                         rates.push(crate::results::RateRow {
                             station: st.name.clone(),
@@ -243,6 +247,7 @@ impl Simulation {
             stations.push(StationResult {
                 name: st.name.clone(),
                 rate_mbps: match (&self.scn.cell.ht, st.ht) {
+                    (_, Some(h)) if h.link.is_some() => h.link.map_or(f64::NAN, |t| t.mbps()),
                     (Some(cell), Some(h)) => h.mcs.mbps(cell.width, cell.gi),
                     _ => st.rate.mbps(),
                 },

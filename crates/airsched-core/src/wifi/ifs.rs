@@ -70,6 +70,8 @@ impl IfsRules {
             (IfsRules::Dsss { preamble, .. }, TxRate::Dsss(r)) => dsss::SIFS + dsss::estimated_ack_time(preamble, r),
             (IfsRules::Ht { sifs }, TxRate::Ht(m)) => sifs + ht::estimated_ack_time(m),
             (IfsRules::Ht { sifs }, TxRate::Ofdm(r)) => sifs + ofdm::estimated_ack_time(r),
+            (IfsRules::Ht { sifs }, TxRate::Vht(t)) => sifs + crate::phy::estimated_ack_time_mcs(t.mcs),
+            (IfsRules::Ht { sifs }, TxRate::He(t)) => sifs + crate::phy::estimated_ack_time_mcs(t.mcs),
             (rules, rate) => unreachable!("{rate:?} in a cell with {rules:?}"),
         }
     }
@@ -91,16 +93,28 @@ impl IfsRules {
                 };
                 air.iter().max_by_key(|a| (a.end, dsss_rate(a))).map(|a| a.rate)
             }
-            IfsRules::Ht { .. } => air
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !(*i == 0 && beacon_in_air))
-                .filter_map(|(_, a)| match a.rate {
-                    TxRate::Ht(m) => Some(m),
-                    _ => None,
+            IfsRules::Ht { .. } => {
+                let data = air.iter().enumerate().filter(|(i, _)| !(*i == 0 && beacon_in_air)).map(|(_, a)| a.rate);
+                let ht = data
+                    .clone()
+                    .filter_map(|r| match r {
+                        TxRate::Ht(m) => Some(m),
+                        _ => None,
+                    })
+                    .min()
+                    .map(TxRate::Ht);
+                // Without an HT frame among them, the VHT/HE frame of the lowest MCS (a
+                // collision of HT with VHT/HE frames is reckoned from the HT one).
+                ht.or_else(|| {
+                    data.filter_map(|r| match r {
+                        TxRate::Vht(t) => Some((t.mcs, r)),
+                        TxRate::He(t) => Some((t.mcs, r)),
+                        _ => None,
+                    })
+                    .min_by_key(|(m, _)| *m)
+                    .map(|(_, r)| r)
                 })
-                .min()
-                .map(TxRate::Ht),
+            }
         }
     }
 

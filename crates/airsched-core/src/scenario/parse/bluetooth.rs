@@ -119,7 +119,7 @@ pub(super) fn parse_bluetooth(
                 format!("an 8th Bluetooth slave; a piconet has at most {MAX_SLAVES} active slaves (3-bit LT_ADDR)"),
             );
         }
-        if i == 0 && standard == Some(Standard::Dot11n) {
+        if i == 0 && standard.is_some_and(Standard::is_ht_mac) {
             rd.error(
                 &tspan,
                 "bluetooth",

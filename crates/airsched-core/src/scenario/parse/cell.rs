@@ -3,8 +3,7 @@
 
 use super::*;
 
-pub(super) const UNSUPPORTED_STANDARDS: &[&str] =
-    &["802.11", "802.11a", "802.11g", "802.11ac", "802.11ax", "802.11be", "802.11p"];
+pub(super) const UNSUPPORTED_STANDARDS: &[&str] = &["802.11", "802.11a", "802.11g", "802.11be", "802.11p"];
 
 /// The cell's settings and its standard; the standard is None when `cell.standard` is invalid
 /// (reported), and the keys that depend on it are then parsed without checking that they fit.
@@ -15,24 +14,21 @@ pub(super) fn parse_cell(rd: &mut Reader<'_>, t: Option<(&DeTable<'_>, Span)>) -
 
     let standard = match tbl.get("standard") {
         None => Some(Standard::Dot11b),
-        Some(v) => string(rd, v, "cell.standard", "a string, \"802.11b\" or \"802.11n\"").and_then(|s| {
+        Some(v) => string(rd, v, "cell.standard", &format!("a string, {}", Standard::expected())).and_then(|s| {
+            if let Some(st) = Standard::from_word(s) {
+                return Some(st);
+            }
             let s = s.trim();
-            if s.eq_ignore_ascii_case("802.11b") {
-                return Some(Standard::Dot11b);
-            }
-            if s.eq_ignore_ascii_case("802.11n") {
-                return Some(Standard::Dot11n);
-            }
             let msg = if UNSUPPORTED_STANDARDS.iter().any(|u| u.eq_ignore_ascii_case(s)) {
-                format!("{s:?} is not supported yet; only \"802.11b\" or \"802.11n\"")
+                format!("{s:?} is not supported yet; only {}", Standard::expected())
             } else {
-                format!("unknown standard {s:?}; \"802.11b\" and \"802.11n\" are supported")
+                format!("unknown standard {s:?}; {} are supported", Standard::expected())
             };
             rd.error(&v.span(), "cell.standard", msg);
             None
         }),
     };
-    let is_n = standard == Some(Standard::Dot11n);
+    let is_n = standard.is_some_and(Standard::is_ht_mac);
 
     let preamble = ht::not_ht(rd, tbl, "cell", "preamble", standard, ht::PREAMBLE_IN_HT)
         .and_then(|v| word::<Preamble>(rd, v, "cell.preamble"));

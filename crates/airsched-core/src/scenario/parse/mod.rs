@@ -143,6 +143,9 @@ const CELL_KEYS: &[&str] = &[
     "band",
     "width",
     "guard_interval",
+    "nss",
+    "ltf",
+    "packet_padding",
     "max_aggregate_time",
     "max_aggregate_mpdus",
     "mpdu_retry_limit",
@@ -204,6 +207,9 @@ const STATION_KEYS: &[&str] = &[
     "snr_up_offset",
     "fading",
     "mcs",
+    "nss",
+    "width",
+    "standard",
     "airtime_weight",
     "min_rate",
     "mac",
@@ -379,7 +385,7 @@ fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
     let ap_mac = ht::parse_ap_mac(rd, ap_t, standard, &mut ap);
     let (server, _) = node_section(rd, root, "server", NODE_KEYS);
 
-    let (stations, names) = parse_stations(rd, root.get("station"), cell.rate_control, standard);
+    let (stations, names) = parse_stations(rd, root.get("station"), &cell, standard);
     let mut ap_mac = ap_mac;
     ap_mac.policy =
         airtime::parse_airtime_groups(rd, root.get("airtime_group"), &names, stations.len(), standard, ap_mac.airtime);

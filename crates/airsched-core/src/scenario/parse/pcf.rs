@@ -29,7 +29,7 @@ pub(super) fn parse_pcf(
         return None;
     }
     let pcf_span = tbl.get("pcf").map(|v| v.span()).unwrap_or(0..0);
-    if standard == Some(Standard::Dot11n) {
+    if standard.is_some_and(Standard::is_ht_mac) {
         rd.error(
             &pcf_span,
             "cell.pcf",

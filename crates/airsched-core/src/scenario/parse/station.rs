@@ -12,9 +12,10 @@ pub(super) fn valid_name_char(c: char) -> bool {
 pub(super) fn parse_stations(
     rd: &mut Reader<'_>,
     v: Option<&Value<'_>>,
-    default_rc: crate::mac::rate::RateControl,
+    cell: &CellConfig,
     standard: Option<Standard>,
 ) -> (Vec<StationConfig>, HashMap<String, usize>) {
+    let default_rc = cell.rate_control;
     let mut stations = Vec::new();
     let mut names: HashMap<String, (usize, Span)> = HashMap::new();
     for (i, tbl, tspan) in array_of_tables(rd, v, "station") {
@@ -63,7 +64,7 @@ pub(super) fn parse_stations(
             && standard == Some(Standard::Dot11b)
             && !tbl.contains_key("mcs"))
         .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
-        let rate_v = if standard == Some(Standard::Dot11n) {
+        let rate_v = if standard.is_some_and(Standard::is_ht_mac) {
             ht::not_ht(rd, tbl, &path, "rate", standard, ht::RATE_IN_HT)
         } else {
             lookup(rd, tbl, &tspan, &path, "rate", rate_required)
@@ -80,7 +81,7 @@ pub(super) fn parse_stations(
                 }
             }
         });
-        let ht = ht::station_ht(rd, tbl, &path, standard);
+        let ht = ht::station_ht(rd, tbl, &path, standard, cell.ht.as_ref(), rate_control);
         let channel = radio::channel(rd, tbl, &path);
         let node = parse_node(rd, tbl, &path);
         let mac = tbl.get("mac").and_then(|v| {

@@ -350,6 +350,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
                 max_aggregate_mpdus: 64,
                 mpdu_retry_limit: 31,
                 txop_limits: crate::mac::edca::TxopTable::Ieee2016,
+                wide: None,
             }),
             ..default_cell()
         }
@@ -372,8 +373,8 @@ fn an_80211n_scenario_parses_with_its_defaults() {
     assert_eq!(
         ht,
         vec![
-            Some(HtStationConfig { mcs: mcs(15), airtime_weight: 256, min_rate_bps: 0 }),
-            Some(HtStationConfig { mcs: mcs(0), airtime_weight: 256, min_rate_bps: 0 }),
+            Some(HtStationConfig { mcs: mcs(15), airtime_weight: 256, min_rate_bps: 0, link: None }),
+            Some(HtStationConfig { mcs: mcs(0), airtime_weight: 256, min_rate_bps: 0, link: None }),
         ]
     );
     // `rate` keeps its placeholder; the radio keys work as in 802.11b.
@@ -387,7 +388,10 @@ fn an_80211n_scenario_parses_with_its_defaults() {
     let s = parse_scenario("[cell]\nstandard = \"802.11N\"\n[[station]]\nname = \"a\"\n", "f").unwrap();
     assert_eq!(s.ap_mac, ApMacConfig::default());
     assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: crate::wifi::ht::params::ATH_MAX_QDEPTH });
-    assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(7), airtime_weight: 256, min_rate_bps: 0 }));
+    assert_eq!(
+        s.stations[0].ht,
+        Some(HtStationConfig { mcs: mcs(7), airtime_weight: 256, min_rate_bps: 0, link: None })
+    );
     assert_eq!(s.cell.ht.unwrap().basic_rates, crate::phy::ofdm::MANDATORY_RATES.to_vec());
 }
 
@@ -445,6 +449,7 @@ sack = false
             max_aggregate_mpdus: 32,
             mpdu_retry_limit: 10,
             txop_limits: crate::mac::edca::TxopTable::Ieee2020,
+            wide: None,
         })
     );
     assert_eq!((s.cell.retry_limit, s.cell.beacons), (4, false));
@@ -461,7 +466,10 @@ sack = false
             next: Default::default(),
         }
     );
-    assert_eq!(s.stations[0].ht, Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512, min_rate_bps: 0 }));
+    assert_eq!(
+        s.stations[0].ht,
+        Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512, min_rate_bps: 0, link: None })
+    );
     assert!(!s.flows[0].sack);
 
     // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.
@@ -712,4 +720,99 @@ rack = true
         .replace("kernel = \"6.1\"\n", "");
     let err = parse_scenario(&bad, "loss.toml").unwrap_err().to_string();
     assert!(err.contains("flow[0].rack") && err.contains("TCP flows"), "{err}");
+}
+
+/// An 802.11ac/ax cell with one station; `cell` and `station` are extra lines.
+fn wide_cell(standard: &str, cell: &str, station: &str) -> String {
+    format!("[cell]\nstandard = \"{standard}\"\n{cell}\n[[station]]\nname = \"a\"\n{station}\n")
+}
+
+/// The one error of `text`: its line and key.
+fn one_error(text: &str) -> (u32, String, String) {
+    let e = parse_scenario(text, "w.toml").unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+    let e = &e.0[0];
+    assert_eq!(e.file, "w.toml");
+    assert!(!e.to_string().contains('\n'), "one line: {e}");
+    (e.line, e.key.clone(), e.message.clone())
+}
+
+#[test]
+fn vht_and_he_cells_parse_with_their_defaults() {
+    use crate::phy::he::{HeGi, HeLtf, PacketPadding};
+    use crate::phy::ht::{ChannelWidth, GuardInterval};
+    use crate::phy::vht::{VhtTxVector, Width};
+    use crate::phy::TxVector;
+    let s = parse_scenario(&wide_cell("802.11ac", "", "mcs = 9"), "f").unwrap();
+    let ht = s.cell.ht.unwrap();
+    let w = ht.wide.unwrap();
+    assert_eq!((w.standard, w.width, w.nss, w.vht_gi), (Standard::Dot11ac, Width::Mhz80, 2, GuardInterval::Long));
+    // 802.11n stations of the cell use 40 MHz.
+    assert_eq!(ht.width, ChannelWidth::Mhz40);
+    let link = s.stations[0].ht.unwrap().link.unwrap();
+    assert_eq!(link, TxVector::Vht(VhtTxVector::new(9, 2, Width::Mhz80, GuardInterval::Long).unwrap()));
+    assert_eq!(ht.max_aggregate_mpdus, 64);
+
+    let text = wide_cell(
+        "802.11ax",
+        "band = \"6GHz\"\nwidth = 160\nnss = 4\nguard_interval = \"3.2us\"\nltf = \"4x\"\npacket_padding = \"16us\"",
+        "mcs = 11\nnss = 3",
+    );
+    let s = parse_scenario(&text, "f").unwrap();
+    let ht = s.cell.ht.unwrap();
+    let w = ht.wide.unwrap();
+    assert!(w.six_ghz);
+    assert_eq!((w.he_gi, w.ltf, w.padding, ht.max_aggregate_mpdus), (HeGi::Us3_2, HeLtf::X4, PacketPadding::Us16, 256));
+    let Some(TxVector::He(t)) = s.stations[0].ht.unwrap().link else { panic!("an HE link") };
+    assert_eq!((t.mcs, t.nss, t.ru, t.gi, t.ltf), (11, 3, crate::phy::he::RuSize::Tones2x996, HeGi::Us3_2, HeLtf::X4));
+    // A legacy station in an HE cell keeps an HT link; one narrower than the cell gets its own.
+    let s = parse_scenario(&wide_cell("802.11ax", "", "standard = \"802.11n\"\nmcs = 15\nwidth = 20"), "f").unwrap();
+    let Some(TxVector::Ht(t)) = s.stations[0].ht.unwrap().link else { panic!("an HT link") };
+    assert_eq!((t.mcs.index(), t.width), (15, ChannelWidth::Mhz20));
+}
+
+#[test]
+fn bad_vht_and_he_combinations_are_one_line_errors() {
+    // MCS 10 in VHT.
+    let (line, key, msg) = one_error(&wide_cell("802.11ac", "", "mcs = 10"));
+    assert_eq!((line, key.as_str()), (6, "station[0].mcs"));
+    assert!(msg.contains("0-9"), "{msg}");
+    // MCS 9 at 20 MHz with one stream (802.11-2020 21.5).
+    let (line, key, msg) = one_error(&wide_cell("802.11ac", "width = 20", "mcs = 9\nnss = 1"));
+    assert_eq!((line, key.as_str()), (6, "station[0].mcs"));
+    assert!(msg.contains("20 MHz"), "{msg}");
+    // 160 MHz on 2.4 GHz.
+    let (line, key, msg) = one_error(&wide_cell("802.11ax", "band = \"2.4GHz\"\nwidth = 160", ""));
+    assert_eq!((line, key.as_str()), (4, "cell.width"));
+    assert!(msg.contains("2.4 GHz"), "{msg}");
+    // VHT is 5 GHz only; 6 GHz is HE only.
+    assert_eq!(one_error(&wide_cell("802.11ac", "band = \"2.4GHz\"", "")).1, "cell.band");
+    assert_eq!(one_error(&wide_cell("802.11n", "band = \"6GHz\"", "")).1, "cell.band");
+    // Five spatial streams.
+    let (line, key, msg) = one_error(&wide_cell("802.11ax", "nss = 5", ""));
+    assert_eq!((line, key.as_str()), (3, "cell.nss"));
+    assert!(msg.contains("at most 4"), "{msg}");
+    assert_eq!(one_error(&wide_cell("802.11ax", "nss = 2", "nss = 3")).1, "station[0].nss");
+    // HE on a legacy station: an HE standard in a VHT cell, an HE MCS on an 802.11n station.
+    let (_, key, msg) = one_error(&wide_cell("802.11ac", "", "standard = \"802.11ax\""));
+    assert_eq!(key, "station[0].standard");
+    assert!(msg.contains("802.11ac"), "{msg}");
+    // (MCS 11 on an 802.11n station is HT MCS 11, two streams of 16-QAM 1/2: valid.)
+    let (_, key, msg) = one_error(&wide_cell("802.11ax", "", "standard = \"802.11n\"\nmcs = 16"));
+    assert_eq!(key, "station[0].mcs");
+    assert!(msg.contains("0-15"), "{msg}");
+    let (_, key, _) = one_error(&wide_cell("802.11ax", "", "standard = \"802.11n\"\nnss = 2"));
+    assert_eq!(key, "station[0].nss");
+    let (_, key, _) = one_error(&wide_cell("802.11n", "", "standard = \"802.11ax\""));
+    assert_eq!(key, "station[0].standard");
+    // HE keys in a VHT cell, a bad LTF/GI pair, a 1024 window.
+    assert_eq!(one_error(&wide_cell("802.11ac", "ltf = \"2x\"", "")).1, "cell.ltf");
+    assert_eq!(one_error(&wide_cell("802.11ax", "ltf = \"1x\"\nguard_interval = \"3.2us\"", "")).1, "cell.ltf");
+    let (_, key, msg) = one_error(&wide_cell("802.11ax", "max_aggregate_mpdus = 1024", ""));
+    assert_eq!(key, "cell.max_aggregate_mpdus");
+    assert!(msg.contains("802.11be"), "{msg}");
+    // VHT/HE links take a fixed rate.
+    assert_eq!(one_error(&wide_cell("802.11ac", "", "rate_control = \"minstrel_ht\"")).1, "station[0].rate_control");
+    // An 80 MHz 802.11n cell.
+    assert_eq!(one_error(&wide_cell("802.11n", "width = 80", "")).1, "cell.width");
 }

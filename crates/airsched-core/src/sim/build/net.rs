@@ -2,13 +2,12 @@
 //! the nodes' tc scripts, and the wire.
 
 use crate::net::{netdev, Link, Net, Netdev, Node, Wire};
-use crate::phy::Standard;
 use crate::scenario::{tc_trees, Scenario};
 
 /// The devices of every node of a scenario, by name, with the qdisc trees of the nodes' tc
 /// scripts. Fails with the scripts' errors if one does not build.
 pub(crate) fn net(scn: &Scenario) -> Result<Net, Vec<String>> {
-    let is_ht = scn.cell.standard == Standard::Dot11n;
+    let is_ht = scn.cell.standard.is_ht_mac();
     let mut topo = scn.topology();
     let mut devs: Vec<Netdev> = topo
         .devs

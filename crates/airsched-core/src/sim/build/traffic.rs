@@ -4,7 +4,6 @@
 use crate::ctx::FlowBook;
 use crate::engine::{named, StreamKind};
 use crate::net::{Node, Topology};
-use crate::phy::Standard;
 use crate::scenario::Scenario;
 use crate::tcp::sender::AppLimit;
 use crate::tcp::{KernelEra, TcpConfig};
@@ -94,7 +93,7 @@ fn node_of(e: Endpoint) -> Node {
 /// The applications of a scenario's flows (reply flows included: `reply_of` from
 /// `Scenario::with_reply_flows`), and each flow's ledger entry.
 pub(crate) fn traffic(scn: &Scenario, topo: &Topology, reply_of: Vec<Option<u32>>) -> (Traffic, Vec<FlowBook>) {
-    let is_ht = scn.cell.standard == Standard::Dot11n;
+    let is_ht = scn.cell.standard.is_ht_mac();
     let mut flows = Vec::with_capacity(scn.flows.len());
     let mut books = Vec::with_capacity(scn.flows.len());
     let mut saturating_at = vec![Vec::new(); topo.devs.len()];

@@ -7,7 +7,6 @@ use crate::monitor::{Monitor, MonitorConfig};
 use crate::net::{Acct, DevId, Node, Topology};
 use crate::packet::FlowKey;
 use crate::phy::error_rate::ErrorModel;
-use crate::phy::Standard;
 use crate::radio::Channel;
 use crate::scenario::Scenario;
 use crate::time::Nanos;
@@ -25,7 +24,7 @@ pub(crate) fn wifi(scn: &Scenario, topo: &Topology, flow_dst: &[Node], flow_keys
         .map(|d| (d, topo.devs[d as usize].acct))
         .collect();
     let dev_names: Vec<String> = devs.iter().map(|&(d, _)| topo.dev_name(d)).collect();
-    let is_ht = scn.cell.standard == Standard::Dot11n;
+    let is_ht = scn.cell.standard.is_ht_mac();
     let n = scn.stations.len();
     let cell = &scn.cell;
     let seed = scn.run.seed;

@@ -13,6 +13,7 @@ use crate::mac80211::fq::Fq;
 use crate::mac80211::{TinId, NUM_ACS};
 use crate::packet::PacketId;
 use crate::phy::ht::{self, HtTxVector};
+use crate::phy::TxVector;
 use crate::time::Nanos;
 
 /// Aggregates the driver keeps queued to the hardware (ath9k `ATH_AGGR_MIN_QDEPTH`): the
@@ -54,9 +55,9 @@ pub struct Reorder {
 /// One A-MPDU (or a single MPDU when it holds one) in the hardware queue.
 pub struct Agg {
     pub tin: TinId,
-    /// The MCS it is sent at (rate control picks it when the aggregate is built), and its
-    /// index in the link's Minstrel table.
-    pub tx: HtTxVector,
+    /// The transmit vector it is sent with (rate control picks the MCS when the aggregate is
+    /// built), and the MCS's index in the link's Minstrel table.
+    pub tx: TxVector,
     pub rate_idx: u8,
     /// The station it is to (AP) or from (station).
     pub station: u32,
@@ -64,7 +65,7 @@ pub struct Agg {
     pub psdu: u32,
     pub txtime: Nanos,
     /// Bit i: MPDU i was decoded by the receiver in the current attempt.
-    pub ok: u64,
+    pub ok: AckMap,
     /// Minstrel-HT links: the multi-rate retry chain the hardware walks through before the TX
     /// status (`len == 0`: no hardware retries, every attempt ends in a TX status).
     pub chain: RateChain,
@@ -87,21 +88,61 @@ impl Agg {
         Agg {
             tin: TinId(0),
             rate_idx: 0,
-            tx: HtTxVector::new(
+            tx: TxVector::Ht(HtTxVector::new(
                 crate::phy::ht::HtMcs::ALL[0],
                 crate::phy::ht::ChannelWidth::Mhz20,
                 crate::phy::ht::GuardInterval::Long,
-            ),
+            )),
             station: 0,
             mpdus: Vec::with_capacity(ht::AMPDU_MAX_MPDUS as usize),
             psdu: 0,
             txtime: Nanos::ZERO,
-            ok: 0,
+            ok: AckMap::NONE,
             chain: RateChain::default(),
             tries: 0,
             air_us: 0,
             built_us: 0,
         }
+    }
+}
+
+/// Which MPDUs of an aggregate the receiver decoded: a BlockAck bitmap of up to 256 entries
+/// (an HE agreement's window; 64 for HT and VHT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckMap([u64; 4]);
+
+impl AckMap {
+    pub const NONE: AckMap = AckMap([0; 4]);
+
+    /// The first `n` MPDUs.
+    pub fn first(n: usize) -> AckMap {
+        if n < 64 {
+            return AckMap([(1u64 << n) - 1, 0, 0, 0]);
+        }
+        let mut m = [0u64; 4];
+        for (w, word) in m.iter_mut().enumerate() {
+            let bits = n.saturating_sub(64 * w).min(64);
+            *word = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        }
+        AckMap(m)
+    }
+
+    #[inline]
+    pub fn set(&mut self, i: usize) {
+        self.0[(i / 64) & 3] |= 1 << (i % 64);
+    }
+
+    #[inline]
+    pub fn has(&self, i: usize) -> bool {
+        self.0[(i / 64) & 3] & (1 << (i % 64)) != 0
+    }
+
+    pub fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0 == [0; 4]
     }
 }
 

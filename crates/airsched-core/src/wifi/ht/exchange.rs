@@ -12,13 +12,17 @@ use crate::phy::{ht, ofdm};
 use crate::radio::Dir;
 use crate::time::Nanos;
 
-use super::driver::{contender, node_ac, Driver, Mpdu, Source, HW_QUEUE_AGGS, NOT_DUE, RX_EMPTY, RX_SKIP};
+use super::driver::{contender, node_ac, AckMap, Driver, Mpdu, Source, HW_QUEUE_AGGS, NOT_DUE, RX_EMPTY, RX_SKIP};
 use super::Ht;
 use crate::node::Node;
 use crate::phy::ht::HtTxVector;
-use crate::phy::TxRate;
+use crate::phy::{TxRate, TxVector};
 use crate::wifi::air::{AirTx, Outcome};
 use crate::wifi::medium::{DataPpdu, Medium};
+
+/// SNR lost per stream when the transmit power is split over 1-4 spatial streams (centi-dB,
+/// 10 log10 N; two streams: 3 dB as the 802.11n model has always used).
+const STREAM_SPLIT_CDB: [i32; 5] = [0, 0, 300, 477, 602];
 
 impl Ht {
     pub fn on_access(&mut self, m: &mut Medium, cx: &mut Ctx) {
@@ -42,8 +46,8 @@ impl Ht {
             m.dcf_mut().start_attempt(c as usize);
             let d = &mut self.drivers[node as usize];
             let agg = d.hw[ac].head_mut();
-            let (s, t, n_mpdus, ht_mcs) = (agg.station as usize, agg.txtime, agg.mpdus.len(), agg.tx.mcs);
-            let mcs = ht_mcs.index() as usize;
+            let (s, t, n_mpdus, tx) = (agg.station as usize, agg.txtime, agg.mpdus.len(), agg.tx);
+            let mcs = tx.mcs_index() as usize;
             // An MPDU's attempts count TX statuses (ath9k's software retries): a hardware retry
             // through the chain is not one.
             if agg.tries == 0 {
@@ -58,17 +62,13 @@ impl Ht {
             if node == 0 && self.next.hw_queue_lead.is_some() {
                 // The minimal hardware queue: when this exchange is expected to end.
                 let agg = self.drivers[0].hw[ac].head();
-                let resp = if n_mpdus == 1 {
-                    ht::ack_time(band, &self.basic, ht_mcs)
-                } else {
-                    ht::block_ack_time(band, &self.basic, ht_mcs)
-                };
+                let resp = agg.tx.response_time(band, &self.basic, n_mpdus == 1, self.ba_bytes[s]);
                 let due = ta + agg.txtime + band.sifs() + resp;
                 self.drivers[0].hw[ac].due = due;
                 lead_wake = true;
             }
             // `AirTx::node` holds the contender in an 802.11n cell.
-            let f = DataPpdu { contender: c, node, station: s, start: ta, airtime: t, rate: TxRate::Ht(ht_mcs) };
+            let f = DataPpdu { contender: c, node, station: s, start: ta, airtime: t, rate: tx.rate() };
             busy_end = busy_end.max(m.put_frame(cx, f));
         }
         let outcome = if m.collided() { Outcome::Collision } else { self.draw_outcome(m, cx, ta) };
@@ -79,11 +79,7 @@ impl Ht {
                 let ht = &*self;
                 let agg = ht.drivers[node as usize].head(ac);
                 let s = agg.station as usize;
-                let resp = if agg.mpdus.len() == 1 {
-                    ht::ack_time(ht.band, &ht.basic, agg.tx.mcs)
-                } else {
-                    ht::block_ack_time(ht.band, &ht.basic, agg.tx.mcs)
-                };
+                let resp = agg.tx.response_time(ht.band, &ht.basic, agg.mpdus.len() == 1, ht.ba_bytes[s]);
                 busy_end = m.respond(cx, node, s, busy_end, band.sifs(), resp);
             }
             Outcome::DataLost => {
@@ -133,17 +129,17 @@ impl Ht {
                     key,
                     pkt,
                 };
-                let fcs_ok = decoded && agg.ok & (1 << k) != 0;
+                let fcs_ok = decoded && agg.ok.has(k);
                 let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
                 let ampdu = reference.map(|r| (r, k + 1 == n));
                 tap.air_frame(data, Phy { start: ta, rate: a.rate, len, fcs_ok, snr_cdb: snr, ampdu });
             }
             if decoded {
                 let start = ta + agg.txtime + self.band.sifs();
-                let rate = TxRate::Ofdm(ht::control_response_rate(&self.basic, agg.tx.mcs));
+                let rate = TxRate::Ofdm(ofdm::control_response_rate(&self.basic, agg.tx.non_ht_reference_rate()));
                 let snr = m.radio_mut().snr_cdb(s as usize, start, back);
                 let block = n > 1;
-                let len = if block { ofdm::BLOCK_ACK_BYTES } else { ofdm::ACK_BYTES };
+                let len = if block { self.ba_bytes[s as usize] } else { ofdm::ACK_BYTES };
                 let phy = Phy { start, rate, len, fcs_ok: m.outcome() == Outcome::Success, snr_cdb: snr, ampdu: None };
                 tap.air_frame(Kind::Ack { from: to, to: node, block }, phy);
             }
@@ -162,29 +158,33 @@ impl Ht {
         let s = agg.station as usize;
         let r = m.radio_mut();
         if !r.has_channel(s) {
-            agg.ok = if agg.mpdus.len() >= 64 { u64::MAX } else { (1u64 << agg.mpdus.len()) - 1 };
+            agg.ok = AckMap::first(agg.mpdus.len());
             return Outcome::Success;
         }
         let (data_dir, ack_dir) = if node == 0 { (Dir::Down, Dir::Up) } else { (Dir::Up, Dir::Down) };
         let tx = agg.tx;
-        let mode = ErrMode::nist(tx.mcs.non_ht_reference_rate());
-        // Two spatial streams share the transmit power: each sees 3 dB less SNR.
-        let snr = r.snr_cdb(s, ta, data_dir).expect("a channel") - if tx.mcs.n_ss() == 2 { 300 } else { 0 };
-        agg.ok = 0;
+        let mode = match tx {
+            // HT: the non-HT reference rate's curve (MCS 7 on 64-QAM 3/4's, as always here).
+            TxVector::Ht(_) => ErrMode::nist(tx.non_ht_reference_rate()),
+            _ => crate::phy::vht::error_mode(tx.mcs_index()),
+        };
+        // The spatial streams share the transmit power: with two each sees 3 dB less SNR.
+        let snr = r.snr_cdb(s, ta, data_dir).expect("a channel") - STREAM_SPLIT_CDB[tx.nss() as usize];
+        agg.ok = AckMap::NONE;
         for (i, mp) in agg.mpdus.iter().enumerate() {
             let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
             if r.decodes(node, mode, Preamble::Long, snr, bytes) {
-                agg.ok |= 1 << i;
+                agg.ok.set(i);
             }
         }
-        if agg.ok == 0 {
+        if agg.ok.is_empty() {
             return Outcome::DataLost;
         }
         if data_dir == Dir::Up {
             r.queue_report(s as u32, snr);
         }
-        let resp_rate = ht::control_response_rate(&ht.basic, tx.mcs);
-        let resp_bytes = if agg.mpdus.len() == 1 { ofdm::ACK_BYTES } else { ofdm::BLOCK_ACK_BYTES };
+        let resp_rate = ofdm::control_response_rate(&ht.basic, tx.non_ht_reference_rate());
+        let resp_bytes = if agg.mpdus.len() == 1 { ofdm::ACK_BYTES } else { ht.ba_bytes[s] };
         let ack_snr = r.snr_cdb(s, ta + agg.txtime + ht.band.sifs(), ack_dir).expect("a channel");
         if !r.decodes(node, ErrMode::nist(resp_rate), Preamble::Long, ack_snr, resp_bytes) {
             return Outcome::AckLost;
@@ -205,7 +205,7 @@ impl Ht {
         for i in 0..n_mpdus {
             let d = &mut self.drivers[node as usize];
             let agg = d.hw[ac].head_mut();
-            if agg.ok & (1 << i) == 0 || agg.mpdus[i].delivered {
+            if !agg.ok.has(i) || agg.mpdus[i].delivered {
                 continue;
             }
             let station = agg.station;
@@ -272,7 +272,7 @@ impl Ht {
         let head = self.drivers[node as usize].head(ac);
         let receiver = if node == 0 { head.station + 1 } else { 0 };
         let r0 = contender(receiver, 0) as usize;
-        (TxRate::Ofdm(ht::control_response_rate(&self.basic, head.tx.mcs)), r0..r0 + NUM_ACS)
+        (TxRate::Ofdm(ofdm::control_response_rate(&self.basic, head.tx.non_ht_reference_rate())), r0..r0 + NUM_ACS)
     }
 
     /// TX status of every transmitted aggregate at the end of the busy period.
@@ -321,9 +321,10 @@ impl Ht {
                 // The hardware retries only if the next try fits every MPDU's budget; else the
                 // chain ends here with a TX status (the driver would have cut it at build).
                 let stage = agg.chain.stage_of_try(tries).expect("a try within the chain");
-                let next = HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), agg.tx.width, agg.tx.gi);
+                let h = agg.tx.ht();
+                let next = TxVector::Ht(HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), h.width, h.gi));
                 let lone = if agg.mpdus.len() == 1 { ht::MPDU_DELIMITER_BYTES } else { 0 };
-                let next_us = (ht::txtime(self.band, next, agg.psdu - lone).0 / 1000) as u32;
+                let next_us = (next.txtime(self.band, agg.psdu - lone).0 / 1000) as u32;
                 budget_ends_chain = agg.mpdus.iter().any(|mp| !mp.delivered && mp.spent_us.saturating_add(next_us) > b);
             }
         }
@@ -334,9 +335,10 @@ impl Ht {
             agg.tries = tries as u8;
             agg.air_us += tx_us;
             let stage = agg.chain.stage_of_try(tries).expect("a try within the chain");
-            agg.tx = HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), agg.tx.width, agg.tx.gi);
-            agg.txtime = ht::txtime(self.band, agg.tx, agg.psdu);
-            agg.ok = 0;
+            let h = agg.tx.ht();
+            agg.tx = TxVector::Ht(HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), h.width, h.gi));
+            agg.txtime = agg.tx.txtime(self.band, agg.psdu);
+            agg.ok = AckMap::NONE;
             self.drivers[n].hw[ac].due = NOT_DUE;
             m.dcf_mut().on_ppdu_end(c as usize, false);
             self.load_head(m, node, ac);
@@ -353,18 +355,15 @@ impl Ht {
             // Groups' shares count PPDU airtime (as the deficits do); caps also the
             // (Block)Ack exchange of every try, as `build` estimated it.
             let agg = &self.drivers[0].hw[ac].aggs[head];
-            let resp = if agg.mpdus.len() == 1 {
-                ht::ack_time(self.band, &self.basic, agg.tx.mcs)
-            } else {
-                ht::block_ack_time(self.band, &self.basic, agg.tx.mcs)
-            };
+            let resp =
+                agg.tx.response_time(self.band, &self.basic, agg.mpdus.len() == 1, self.ba_bytes[station as usize]);
             let exchange_us = ((self.band.sifs() + resp).0 / 1000) as u32 * tries;
             self.drivers[0].sched.report_policy_airtime(tin, air_us, exchange_us, built_us, now);
         }
         let d = &mut self.drivers[n];
         let agg_ok = d.hw[ac].aggs[head].ok;
         let n_mpdus = d.hw[ac].aggs[head].mpdus.len();
-        let (rate_idx, mcs) = (d.hw[ac].aggs[head].rate_idx, d.hw[ac].aggs[head].tx.mcs.index() as usize);
+        let (rate_idx, mcs) = (d.hw[ac].aggs[head].rate_idx, d.hw[ac].aggs[head].tx.mcs_index() as usize);
         if acked {
             cx.counters.stations[station as usize].mcs_acked[(node != 0) as usize][mcs] += 1;
         }
@@ -374,12 +373,12 @@ impl Ht {
             let chain = self.drivers[n].hw[ac].aggs[head].chain;
             let stage = chain.stage_of_try(tries - 1).expect("a try within the chain");
             let before: u32 = chain.series()[..stage].iter().map(|s| s.count as u32).sum();
-            let acked_mpdus = if acked { agg_ok.count_ones() } else { 0 };
+            let acked_mpdus = if acked { agg_ok.count() } else { 0 };
             r.tx_status(now, &chain, stage, (tries - before) as u8, n_mpdus as u32, acked_mpdus);
         }
         if let Some(r) = self.rc[link].as_mut() {
             for i in 0..n_mpdus {
-                r.ctl.on_attempt(now, rate_idx, acked && agg_ok & (1 << i) != 0);
+                r.ctl.on_attempt(now, rate_idx, acked && agg_ok.has(i));
             }
             r.ctl.on_frame_end(now, acked);
         }
@@ -387,7 +386,7 @@ impl Ht {
         for i in (0..n_mpdus).rev() {
             let d = &mut self.drivers[n];
             let mp = d.hw[ac].aggs[head].mpdus[i];
-            let ok = acked && agg_ok & (1 << i) != 0;
+            let ok = acked && agg_ok.has(i);
             // The time-based retry limit: no further try fits what is left of the budget.
             let spent = match budget {
                 Some(b) => self.budget_spent(mp, tries, b),

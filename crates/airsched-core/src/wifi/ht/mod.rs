@@ -10,6 +10,7 @@
 //! access categories are DCF contenders `node * 4 + ac`. The AP's tins are (station, TID); a
 //! station's are (AP, TID).
 
+mod airtime_est;
 pub mod driver;
 mod exchange;
 pub mod params;
@@ -29,6 +30,7 @@ use crate::packet::{FlowKey, PacketId};
 use crate::phy::error_rate::OfdmRate;
 use crate::phy::ht::{self, AmpduLimits, HtTxVector};
 use crate::phy::ofdm::OfdmBand;
+use crate::phy::{he, vht, TxVector};
 use crate::time::Nanos;
 use params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ATH_MAX_QDEPTH};
 
@@ -60,8 +62,12 @@ fn ht_ref_airtime(band: OfdmBand, basic: &[OfdmRate], tx: HtTxVector) -> Nanos {
 pub struct Ht {
     pub band: OfdmBand,
     pub basic: Vec<OfdmRate>,
-    /// Per station: the HT transmit vector of its link at its top MCS (both directions).
-    pub tx: Vec<HtTxVector>,
+    /// Per station: the transmit vector of its link at its top MCS (both directions): HT, or
+    /// in an 802.11ac/ax cell VHT/HE for the stations of that standard.
+    pub tx: Vec<TxVector>,
+    /// Per station: the length of the compressed BlockAck answering its A-MPDUs (32 B with a
+    /// 64-bit bitmap; 56 B with the 256-bit bitmap of an HE agreement wider than 64).
+    pub ba_bytes: Vec<u32>,
     /// Per link (`s`: the AP's to station s, `n + s`: station s's own): Minstrel over the
     /// station's MCS table, None for a fixed MCS.
     pub rc: Vec<Option<HtRateCtl>>,
@@ -110,14 +116,32 @@ pub struct NextStepsStats {
     pub lead_worst_early_ns: u64,
 }
 
-/// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL: the data bits at
-/// the PHY rate, plus the per-PPDU overhead (preamble, SIFS, BlockAck, AIFS, ~100 µs) shared by
-/// the 16 MPDUs `ieee80211_calc_expected_tx_airtime` assumes an aggregate to hold.
-fn est_airtime_us(tx: HtTxVector, bytes: u32) -> u32 {
-    const PPDU_OVERHEAD_US: u64 = 100;
-    const MPDUS_PER_AMPDU: u64 = 16;
-    let data = (bytes as u64 + ht::MPDU_DELIMITER_BYTES as u64) * 8 * 1_000_000 / tx.bits_per_second();
-    (data + PPDU_OVERHEAD_US / MPDUS_PER_AMPDU) as u32
+/// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL. 802.11n: the data
+/// bits at the PHY rate, plus the per-PPDU overhead (preamble, SIFS, BlockAck, AIFS, ~100 µs)
+/// shared by the 16 MPDUs an aggregate is taken to hold (this model's simplification of
+/// `ieee80211_calc_expected_tx_airtime`, kept so 802.11n results stay). VHT and HE: the
+/// kernel's own formula (`airtime_est.rs`), aggregated on every AC but VO.
+fn est_airtime_us(tx: TxVector, bytes: u32, ac: Ac) -> u32 {
+    if let TxVector::Ht(tx) = tx {
+        const PPDU_OVERHEAD_US: u64 = 100;
+        const MPDUS_PER_AMPDU: u64 = 16;
+        let data = (bytes as u64 + ht::MPDU_DELIMITER_BYTES as u64) * 8 * 1_000_000 / tx.bits_per_second();
+        return (data + PPDU_OVERHEAD_US / MPDUS_PER_AMPDU) as u32;
+    }
+    // mac80211 holds the frame without its FCS.
+    let len = bytes - ht::FCS_BYTES;
+    airtime_est::expected_tx_airtime_us(tx, len, ac != Ac::Vo).expect("a VHT or HE vector")
+}
+
+/// The A-MPDU limits of a link at `tx` within the cell's `limits`: the standard's largest
+/// A-MPDU (HT 65 535 B, VHT 2^20 - 1, HE 2^23 - 1) and BlockAck window (64; 256 for HE).
+fn link_limits(limits: AmpduLimits, tx: TxVector) -> AmpduLimits {
+    let (bytes, window) = match tx {
+        TxVector::Ht(_) => (ht::AMPDU_MAX_BYTES, ht::AMPDU_MAX_MPDUS),
+        TxVector::Vht(_) => (vht::AMPDU_MAX_BYTES, ht::AMPDU_MAX_MPDUS),
+        TxVector::He(_) => (he::AMPDU_MAX_BYTES, he::BA_WINDOW_MAX),
+    };
+    AmpduLimits { max_bytes: bytes, max_mpdus: limits.max_mpdus.min(window), ..limits }
 }
 
 /// One station's link as the 802.11n MAC builds it: the station's name (which keys the link's
@@ -141,7 +165,10 @@ impl Ht {
         ap_dev: &str,
     ) -> Ht {
         let n = stations.len();
-        let tx: Vec<HtTxVector> = stations.iter().map(|st| HtTxVector::new(st.ht.mcs, cell.width, cell.gi)).collect();
+        let tx: Vec<TxVector> = stations
+            .iter()
+            .map(|st| st.ht.link.unwrap_or(TxVector::Ht(HtTxVector::new(st.ht.mcs, cell.width, cell.gi))))
+            .collect();
         let be = EdcaParams::default_for(AccessCategory::Be, TxopTable::Ieee2016);
         let contention = crate::mac::rate::Contention { slot: cell.band.slot(), cw_min: be.cw_min, cw_max: be.cw_max };
         let mut rc = Vec::with_capacity(2 * n);
@@ -150,20 +177,21 @@ impl Ht {
             for (i, st) in stations.iter().enumerate() {
                 mrr.push((st.rate_control == RateControl::MinstrelHt).then(|| {
                     let mut rng = named(seed, StreamKind::RateControl, &super::medium::link_name(st.name, dir == 0), 0);
-                    let groups = minstrel_ht::Group::for_link(tx[i].mcs, cell.width, cell.gi);
+                    let top = tx[i].ht();
+                    let groups = minstrel_ht::Group::for_link(top.mcs, top.width, top.gi);
                     Box::new(MinstrelHt::new(groups, Nanos::ZERO, &mut rng))
                 }));
                 if st.rate_control != RateControl::Minstrel {
                     rc.push(None);
                     continue;
                 }
-                let top = tx[i];
+                let top = tx[i].ht();
                 let mut table: Vec<ht::HtMcs> =
                     ht::HtMcs::ALL.iter().copied().filter(|m| m.index() <= top.mcs.index()).collect();
-                table.sort_by_key(|m| (m.bits_per_second(cell.width, cell.gi), m.n_ss()));
+                table.sort_by_key(|m| (m.bits_per_second(top.width, top.gi), m.n_ss()));
                 let ref_air: Vec<Nanos> = table
                     .iter()
-                    .map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, cell.width, cell.gi)))
+                    .map(|&m| ht_ref_airtime(cell.band, &cell.basic_rates, HtTxVector::new(m, top.width, top.gi)))
                     .collect();
                 let rng = named(seed, StreamKind::RateControl, &super::medium::link_name(st.name, dir == 0), 0);
                 let ctl = crate::mac::rate::RateCtl::with_contention(
@@ -197,6 +225,8 @@ impl Ht {
                     MacQueue::FqMac => {
                         let p = match mac.fq_kernel {
                             FqKernel::Linux4_11 => FqParams::linux_4_11(),
+                            // mac80211 gives a radio with a VHT (or HE) band 16 MiB.
+                            FqKernel::Linux6_18 if cell.wide.is_some() => FqParams::linux_6_18(),
                             FqKernel::Linux6_18 => FqParams::linux_6_18().without_vht(),
                         };
                         let mut fq = Fq::with_hash_stream(p, peers, &mut named(seed, StreamKind::FqMac, ap_dev, 0));
@@ -258,10 +288,21 @@ impl Ht {
                     .collect(),
             });
         }
+        let ba_bytes = tx
+            .iter()
+            .map(|t| {
+                if link_limits(limits, *t).max_mpdus > ht::AMPDU_MAX_MPDUS {
+                    crate::phy::ofdm::BLOCK_ACK_256_BYTES
+                } else {
+                    crate::phy::ofdm::BLOCK_ACK_BYTES
+                }
+            })
+            .collect();
         Ht {
             band: cell.band,
             basic: cell.basic_rates.clone(),
             tx,
+            ba_bytes,
             rc,
             mrr,
             limits,
@@ -483,7 +524,7 @@ impl Ht {
             Some(p) if d.aql_on || matches!(d.src, Source::Fq(_)) => {
                 let station = if node == 0 { tin.station().0 as usize } else { node as usize - 1 };
                 let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(p).ip_len);
-                let est = tx_time_est(est_airtime_us(ht.tx[station], bytes));
+                let est = tx_time_est(est_airtime_us(ht.tx[station], bytes, tin.ac()));
                 d.aql.on_queued(tin.station(), tin.ac(), est);
                 est
             }
@@ -526,14 +567,16 @@ impl Ht {
                     limits.max_duration = limits.max_duration.min(dynamic.time);
                 }
             }
-            (ht.tx[station as usize], ht.band, limits)
+            let tx = ht.tx[station as usize];
+            (tx, ht.band, link_limits(limits, tx))
         };
         let now = cx.now;
         let link = super::medium::link_index(node, station, self.n_stations);
         let (tx, rate_idx) = match self.rc[link].as_mut() {
             Some(r) => {
                 let i = r.ctl.rate_for_attempt(now, 1);
-                (HtTxVector::new(r.table[i as usize], tx.width, tx.gi), i)
+                let h = tx.ht();
+                (TxVector::Ht(HtTxVector::new(r.table[i as usize], h.width, h.gi)), i)
             }
             None => (tx, 0),
         };
@@ -542,7 +585,8 @@ impl Ht {
         let (chain, tx, tx_limit, limits) = match self.mrr[link].as_mut() {
             Some(r) => {
                 let chain = r.get_rates();
-                let at = |i: u8| HtTxVector::new(minstrel_ht::mcs_of(i), tx.width, tx.gi);
+                let h = tx.ht();
+                let at = |i: u8| TxVector::Ht(HtTxVector::new(minstrel_ht::mcs_of(i), h.width, h.gi));
                 let slowest = chain
                     .series()
                     .iter()
@@ -563,7 +607,7 @@ impl Ht {
             agg.mpdus.clear();
             agg.tin = tin;
             agg.station = station;
-            agg.ok = 0;
+            agg.ok = driver::AckMap::NONE;
             agg.tx = tx;
             agg.rate_idx = rate_idx;
             agg.chain = chain;
@@ -580,7 +624,7 @@ impl Ht {
             let with = padded + ht::MPDU_DELIMITER_BYTES + mpdu;
             let fits = count == 0
                 || (with <= limits.max_bytes
-                    && ht::txtime(band, tx_limit, with) - band.signal_extension() <= limits.max_duration);
+                    && tx_limit.txtime(band, with) - band.signal_extension() <= limits.max_duration);
             let d = &mut self.drivers[n];
             if !fits {
                 d.held[tin.index()].push_front(mp);
@@ -615,14 +659,10 @@ impl Ht {
         }
         let agg = &mut d.hw[ac].aggs[slot];
         agg.psdu = psdu;
-        agg.txtime = ht::txtime(band, tx, psdu);
+        agg.txtime = tx.txtime(band, psdu);
         if node == 0 && self.policy_on {
             // A cap pays for the PPDU and its (Block)Ack exchange: the air the group holds.
-            let resp = if count == 1 {
-                ht::ack_time(band, &self.basic, tx.mcs)
-            } else {
-                ht::block_ack_time(band, &self.basic, tx.mcs)
-            };
+            let resp = tx.response_time(band, &self.basic, count == 1, self.ba_bytes[station as usize]);
             let us = ((agg.txtime + band.sifs() + resp).0 / 1000) as u32;
             agg.built_us = us;
             d.sched.on_built(tin, us, now);
@@ -644,7 +684,7 @@ impl Ht {
         tin: TinId,
         ac: usize,
         slot: usize,
-        tx: HtTxVector,
+        tx: TxVector,
         mut psdu: u32,
         cx: &mut Ctx,
     ) -> u32 {
@@ -653,7 +693,7 @@ impl Ht {
         loop {
             let mpdus = &self.drivers[0].hw[ac].aggs[slot].mpdus;
             let lone = if mpdus.len() == 1 { ht::MPDU_DELIMITER_BYTES } else { 0 };
-            let air_us = (ht::txtime(band, tx, psdu - lone).0 / 1000) as u32;
+            let air_us = (tx.txtime(band, psdu - lone).0 / 1000) as u32;
             let over =
                 mpdus.iter().position(|mp| mp.attempts > 0 && mp.spent_us.saturating_add(air_us) > budget.budget_us);
             let Some(i) = over else { return psdu };

@@ -5,8 +5,11 @@
 use crate::mac::edca::TxopTable;
 use crate::mac80211::policy::PolicyParams;
 use crate::phy::error_rate::OfdmRate;
+use crate::phy::he::{HeGi, HeLtf, PacketPadding};
 use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs};
 use crate::phy::ofdm::OfdmBand;
+use crate::phy::vht::Width;
+use crate::phy::{Standard, TxVector};
 use crate::time::Nanos;
 use crate::words::words;
 
@@ -32,6 +35,31 @@ pub struct HtCellConfig {
     /// `txop_limits`: the edition whose default TXOP limits the access categories use (default
     /// 802.11-2016's, which Linux mac80211 and hostapd set).
     pub txop_limits: TxopTable,
+    /// The VHT/HE settings of an 802.11ac or 802.11ax cell; None in an 802.11n cell. `width`
+    /// and `gi` above are then what the cell's 802.11n stations use (at most 40 MHz).
+    pub wide: Option<WideCellConfig>,
+}
+
+/// The settings of an 802.11ac (VHT) or 802.11ax (HE) cell (`[cell]`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WideCellConfig {
+    /// `Dot11ac` or `Dot11ax`.
+    pub standard: Standard,
+    /// `width = 20 | 40 | 80 | 160` (default 80 MHz).
+    pub width: Width,
+    /// `nss`: the AP's spatial streams, 1-4 (default 2); a station's default.
+    pub nss: u8,
+    /// 802.11ac: `guard_interval = "long" | "short"` (default long).
+    pub vht_gi: GuardInterval,
+    /// 802.11ax: `guard_interval = "0.8us" | "1.6us" | "3.2us"` (default 0.8 us).
+    pub he_gi: HeGi,
+    /// 802.11ax: `ltf = "1x" | "2x" | "4x"` (default 2x).
+    pub ltf: HeLtf,
+    /// 802.11ax: `packet_padding = "0us" | "8us" | "16us"`, the stations' nominal packet
+    /// padding (default 0 us).
+    pub padding: PacketPadding,
+    /// 802.11ax: `band = "6GHz"` (timing as at 5 GHz; recorded for the docs and captures).
+    pub six_ghz: bool,
 }
 
 /// A station's 802.11n settings.
@@ -44,6 +72,10 @@ pub struct HtStationConfig {
     /// `min_rate`: the downlink rate, bit/s, the mac80211 scheduler lets the station exceed its
     /// fair share of the air to reach (0: none; `mac80211/policy.rs`).
     pub min_rate_bps: u64,
+    /// The link's transmit vector when the cell's defaults do not give it: a VHT or HE
+    /// station's (its `standard`, `mcs`, `nss`, `width` with the cell's GI/LTF), or an 802.11n
+    /// station's with its own `width`; None: `mcs` at the cell's HT width and GI.
+    pub link: Option<TxVector>,
 }
 
 /// What sits between a WiFi interface's qdisc and the air (`[ap] mac_queue`).

@@ -1,0 +1,80 @@
+//! 802.11ac/ax cells in the simulator: single-station saturation throughput against the
+//! analytic EDCA cycle of the standard's PPDU arithmetic, and the airtime scheduler on a WiFi 5
+//! cell with a slow station (docs/model-vht-he.md).
+
+use airsched_core::{parse_scenario, run_scenario};
+
+/// One station, downlink UDP saturating the AP (1472-byte payloads: 1538-byte MPDUs), FQ-MAC so
+/// that the driver FIFO does not limit the aggregates; `cell` and `station` are extra lines.
+fn saturated(cell: &str, station: &str) -> f64 {
+    let text = format!(
+        "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 3\n[cell]\n{cell}\n[wired]\nrate = \"10Gbit\"\n\
+         [ap]\nmac_queue = \"fq-mac\"\n[[station]]\nname = \"a\"\n{station}\n\
+         [[flow]]\nname = \"down\"\nsrc = \"server\"\ndst = \"a\"\nrate = \"saturate\"\nsize = 1472\n"
+    );
+    let scn = parse_scenario(&text, "sat.toml").unwrap();
+    run_scenario(&scn).unwrap().flows[0].goodput_mbps
+}
+
+/// Goodput of back-to-back A-MPDUs of `n` MPDUs lasting `ppdu_us`, each after AIFS(BE) 43 us and
+/// the mean backoff 7.5 x 9 us, answered SIFS later by a BlockAck of `ba_us`.
+fn analytic(n: u32, ppdu_us: f64, ba_us: f64) -> f64 {
+    let cycle = 43.0 + 67.5 + ppdu_us + 16.0 + ba_us;
+    n as f64 * 1472.0 * 8.0 / cycle
+}
+
+fn assert_close(sim: f64, expect: f64, tol: f64) {
+    assert!((sim / expect - 1.0).abs() <= tol, "simulated {sim:.2} Mb/s, analytic {expect:.2} Mb/s");
+}
+
+#[test]
+fn vht_saturation_matches_the_edca_cycle() {
+    // VHT MCS 9, 2 SS, 80 MHz, short GI: 64 MPDUs (98 814 B) in 960 us (phy/vht.rs), BlockAck 32 B
+    // at 24 Mb/s = 32 us: 673.9 Mb/s.
+    let sim = saturated(
+        "standard = \"802.11ac\"\nwidth = 80\nnss = 2\nguard_interval = \"short\"\nbeacons = false",
+        "mcs = 9\nnss = 2",
+    );
+    assert_close(sim, analytic(64, 960.0, 32.0), 0.02);
+    // MCS 0, 1 SS, 20 MHz, long GI: 26 bits per symbol; 4 ms caps the aggregate at 2 MPDUs
+    // (3086 B: 40 + 4 x ceil((16 + 24 688 + 6) / 26) = 3844 us; a third would take 5.4 ms),
+    // answered at 6 Mb/s (MCS 0 -> 6): BlockAck 20 + 4 x ceil(278 / 24) = 68 us.
+    let sim = saturated("standard = \"802.11ac\"\nwidth = 20\nnss = 1\nbeacons = false", "mcs = 0\nnss = 1");
+    assert_close(sim, analytic(2, 3844.0, 68.0), 0.02);
+}
+
+#[test]
+fn he_saturation_uses_the_256_window() {
+    // HE MCS 11, 2 SS, 80 MHz, 0.8 us, 2x LTF: 256 MPDUs (395 262 B): ceil((3 162 096 + 16) /
+    // 16 333) = 194 symbols -> 50.4 + 2638.4 = 2688.8 us; the 256-bit BlockAck (56 B) at 24 Mb/s
+    // is 40 us: 1055.7 Mb/s. With the window at 64 the same link makes 64 MPDUs per PPDU.
+    let cell = "standard = \"802.11ax\"\nwidth = 80\nnss = 2\nbeacons = false";
+    let sim = saturated(cell, "mcs = 11\nnss = 2");
+    assert_close(sim, analytic(256, 2688.8, 40.0), 0.02);
+    // 64: 98 814 B -> ceil(790 528 / 16 333) = 49 symbols -> 50.4 + 666.4 = 716.8 us; 32 us BA.
+    let sim64 = saturated(&format!("{cell}\nmax_aggregate_mpdus = 64"), "mcs = 11\nnss = 2");
+    assert_close(sim64, analytic(64, 716.8, 32.0), 0.02);
+}
+
+#[test]
+fn the_airtime_scheduler_ends_the_anomaly_on_a_wifi5_cell() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/wifi5-anomaly.toml"))
+        .unwrap()
+        .replace("duration = \"12s\"", "duration = \"4s\"");
+    let share = |queueing: &str| {
+        let t = text.replace("queueing = \"fifo\"", queueing);
+        let r = run_scenario(&parse_scenario(&t, "wifi5-anomaly.toml").unwrap()).unwrap();
+        let air: Vec<f64> = r.stations.iter().take(3).map(|s| s.airtime_share).collect();
+        (air, r.flows.iter().take(3).map(|f| f.goodput_mbps).sum::<f64>())
+    };
+    // FIFO: every station gets the same number of aggregates, so the 27 times slower one holds
+    // most of the air and the cell's throughput collapses.
+    let (fifo, fifo_total) = share("queueing = \"fifo\"");
+    assert!(fifo[2] > 0.7, "{fifo:?}");
+    // mac80211's airtime scheduler: a third each, and several times the throughput.
+    let (atf, atf_total) = share("mac_queue = \"fq-mac\"\nairtime = \"mac80211\"");
+    for a in &atf {
+        assert!((a - atf[0]).abs() < 0.03, "{atf:?}");
+    }
+    assert!(atf_total > 4.0 * fifo_total, "{fifo_total} -> {atf_total}");
+}
