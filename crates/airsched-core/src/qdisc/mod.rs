@@ -10,6 +10,7 @@
 //! depth, like `qdisc_tree_reduce_backlog`), so `offered = sent + dropped + qlen` holds at
 //! every node of a tree ([`QdiscStats::identity_holds`]).
 
+mod cake;
 mod cbq;
 pub mod classify;
 mod codel;
@@ -359,6 +360,7 @@ pub enum QdiscImpl {
     FqCodel(Box<fq_codel::FqCodel>),
     Pie(pie::Pie),
     FqPie(Box<fq_pie::FqPie>),
+    Cake(Box<cake::Cake>),
 }
 
 macro_rules! dispatch {
@@ -377,6 +379,7 @@ macro_rules! dispatch {
             QdiscImpl::FqCodel($q) => $e,
             QdiscImpl::Pie($q) => $e,
             QdiscImpl::FqPie($q) => $e,
+            QdiscImpl::Cake($q) => $e,
         }
     };
 }
