@@ -434,6 +434,8 @@ pub struct Cake {
     fwmark_shift: u32,
     filters: Vec<Filter>,
     hash_key: SipKey,
+    /// Per flow index: its three hashes ([`Cake::hashes`]).
+    hash_cache: Vec<[u32; 3]>,
     rng: Xoshiro256PlusPlus,
     stash: Option<PacketId>,
     stats: QdiscStats,
@@ -495,6 +497,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         max_adjlen: 0,
         fwmark_shift,
         filters,
+        hash_cache: Vec::new(),
         hash_key: SipKey::draw(&mut stream(cx.seed, StreamKind::Qdisc, CAKE_STREAM_TAG ^ cx.stream)),
         rng: stream(cx.seed, StreamKind::Qdisc, CAKE_STREAM_TAG ^ cx.stream.rotate_left(32) ^ d.handle.0 as u64 ^ 1),
         stash: None,
@@ -594,16 +597,16 @@ impl Cake {
         }
     }
 
-    /// `cake_hash`: the queue (in tin `tin`) of a packet, with overrides from a filter.
-    fn hash(&mut self, tin: usize, key: &FlowKey, flow_override: u16, host_override: u16) -> usize {
-        let mode = self.conf.flow_mode;
-        if mode == CakeFlowMode::Flowblind {
-            return 0;
+    /// The 5-tuple, source-host and destination-host hashes of flow `flow` (airsched's flow
+    /// index; its key never changes), computed once and kept: a flow hash is never 0, so 0
+    /// marks an entry not yet computed. The table grows only when a new flow index appears.
+    #[inline]
+    fn hashes(&mut self, flow: u32, key: &FlowKey) -> [u32; 3] {
+        let i = flow as usize;
+        if i >= self.hash_cache.len() {
+            self.hash_cache.resize(i + 1, [0; 3]);
         }
-        let bits = mode.bits();
-        let mut flow = 0u32;
-        let (mut src, mut dst) = (0u32, 0u32);
-        if host_override == 0 && bits & 3 != 0 {
+        if self.hash_cache[i][0] == 0 {
             let host = |addr: u32| FlowKey {
                 src_ip: addr,
                 dst_ip: 0,
@@ -614,13 +617,34 @@ impl Cake {
                 mark: 0,
                 priority: 0,
             };
-            dst = flow_hash(&host(key.dst_ip), self.hash_key);
-            src = flow_hash(&host(key.src_ip), self.hash_key);
+            self.hash_cache[i] = [
+                flow_hash(key, self.hash_key),
+                flow_hash(&host(key.src_ip), self.hash_key),
+                flow_hash(&host(key.dst_ip), self.hash_key),
+            ];
+        }
+        self.hash_cache[i]
+    }
+
+    /// `cake_hash`: the queue (in tin `tin`) of a packet of flow `flow`, with overrides from a
+    /// filter.
+    fn hash(&mut self, tin: usize, flow_idx: u32, key: &FlowKey, flow_override: u16, host_override: u16) -> usize {
+        let mode = self.conf.flow_mode;
+        if mode == CakeFlowMode::Flowblind {
+            return 0;
+        }
+        let bits = mode.bits();
+        let mut flow = 0u32;
+        let (mut src, mut dst) = (0u32, 0u32);
+        let [h5, hs, hd] = self.hashes(flow_idx, key);
+        if host_override == 0 && bits & 3 != 0 {
+            dst = hd;
+            src = hs;
         }
         if flow_override > 0 {
             flow = flow_override as u32 - 1;
         } else if bits & 4 != 0 {
-            flow = flow_hash(key, self.hash_key);
+            flow = h5;
         }
         if host_override > 0 {
             src = host_override as u32 - 1;
@@ -767,7 +791,7 @@ impl Cake {
             }
         }
         let tin = self.select_tin(&key);
-        let idx = self.hash(tin, &key, flow_ov, host_ov);
+        let idx = self.hash(tin, cx.pkts.get(pkt).flow, &key, flow_ov, host_ov);
         // Make sure the shaper's state is not stale.
         if self.tins[tin].tin_backlog == 0 {
             let b = &mut self.tins[tin];
