@@ -95,6 +95,8 @@ const NO_LIST: u8 = 3;
 struct Flow {
     queue: VecDeque<PacketId>,
     deficit: i32,
+    /// Packets this queue lost (AQM and overflow), for its class statistics.
+    dropped: u32,
     cvars: Cobalt,
     set: FlowSet,
     srchost: u16,
@@ -162,6 +164,7 @@ impl Tin {
                 .map(|_| Flow {
                     queue: VecDeque::new(),
                     deficit: 0,
+                    dropped: 0,
                     cvars: Cobalt::new(),
                     set: FlowSet::None,
                     srchost: 0,
@@ -763,6 +766,7 @@ impl Cake {
         b.backlogs[idx] -= len;
         b.tin_backlog -= len;
         b.st.dropped += 1;
+        b.flows[idx].dropped += 1;
         self.buffer_used -= truesize(len);
         self.qlen -= 1;
         if self.ingress() {
@@ -1041,6 +1045,7 @@ impl Cake {
                         b.tin_deficit -= len;
                     }
                     self.tins[tin].st.dropped += 1;
+                    self.tins[tin].flows[f].dropped += 1;
                     cx.drop(p);
                     if self.ingress() {
                         continue 'retry;
@@ -1065,6 +1070,37 @@ impl Cake {
                 return Some(p);
             }
         }
+    }
+
+    /// `cake_walk`: every queue on a flowchain (a tin's new, old or decaying list) is a class
+    /// `MAJOR:(tin · 1024 + queue + 1)`, tins in display order, with the queue's packets, bytes
+    /// and drops (`cake_dump_class_stats`).
+    fn flow_classes(&self) -> Vec<super::ClassReport> {
+        let mut out = vec![];
+        for (i, &ti) in self.tin_order.iter().enumerate() {
+            let b = &self.tins[ti as usize];
+            for (j, f) in b.flows.iter().enumerate() {
+                if f.list == NO_LIST {
+                    continue;
+                }
+                out.push(super::ClassReport {
+                    kind: "cake",
+                    classid: Handle::new(self.handle.major(), (i * QUEUES + j + 1) as u16),
+                    parent: self.handle,
+                    leaf: None,
+                    options: String::new(),
+                    stats: QdiscStats {
+                        qlen: f.queue.len() as u64,
+                        backlog_bytes: b.backlogs[j] as u64,
+                        drops: f.dropped as u64,
+                        ..QdiscStats::default()
+                    },
+                    xstats: vec![],
+                    xstats_text: String::new(),
+                });
+            }
+        }
+        out
     }
 
     fn tin_stats_text(&self) -> String {
@@ -1307,7 +1343,7 @@ impl Qdisc for Cake {
             stats: self.stats,
             xstats,
             xstats_text: text,
-            classes: vec![],
+            classes: self.flow_classes(),
         });
     }
 }

@@ -479,3 +479,31 @@ fn statistics_print_as_tc_s_does() {
     assert_eq!(x["tins.0.flow_quantum"], 300);
     assert_eq!(x["memory_limit"], 4 << 20);
 }
+
+#[test]
+fn active_queues_are_listed_as_classes_as_cake_walk_does() {
+    // diffserv3 display order Bulk, Best Effort, Voice: a best-effort packet in queue q is class
+    // 1:(1024 + q + 1), as the kernel showed `class cake 1:4fe parent 1:` for queue 253.
+    let mut q = add("flows");
+    assert!(q.reports()[0].classes.is_empty());
+    let mut b = Bench::new(1);
+    let p = b.pkt(0, 100);
+    q.enqueue(p, &mut b.cx(), Nanos(1));
+    let r = q.reports();
+    assert_eq!(r[0].classes.len(), 1);
+    let c = &r[0].classes[0];
+    let queue = cake(&q).tins[0].flows.iter().position(|f| !f.queue.is_empty()).unwrap();
+    assert_eq!(c.classid, Handle::new(1, (1024 + queue + 1) as u16));
+    assert_eq!((c.parent, c.stats.qlen, c.stats.backlog_bytes), (Handle::new(1, 0), 1, 114));
+    assert_eq!(
+        crate::tc::show::class_show("eth0", &r, false),
+        format!("class cake 1:{:x} parent 1: \n", 1024 + queue + 1)
+    );
+    // Sent and empty, the queue stays on the decaying list while its COBALT state is active
+    // (drop_next doubles as an activity timeout, one interval): still a class, with no packet.
+    // A dequeue of an empty cake returns at once, so only later traffic ages it off the list.
+    q.dequeue(&mut b.cx(), Nanos(2));
+    q.dequeue(&mut b.cx(), Nanos(3));
+    let r = q.reports();
+    assert_eq!((r[0].classes.len(), r[0].classes[0].stats.qlen), (1, 0));
+}
