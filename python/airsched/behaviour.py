@@ -53,6 +53,10 @@ tc class add dev eth0 parent 1:1 classid 1:10 htb rate 2mbit ceil 4mbit
 tc class add dev eth0 parent 1:1 classid 1:20 htb rate 2mbit ceil 10mbit
 tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff flowid 1:10
 """, (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    # cake's deficit-mode shaper and DRR++ between two flows (one host pair here, so the host
+    # modes cannot show): 10 Mbit/s of 1042-byte frames, an equal share each.
+    Case("cake 10mbit flows", "tc qdisc add dev eth0 root handle 1: cake bandwidth 10mbit besteffort flows\n",
+         (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
 )
 
 
