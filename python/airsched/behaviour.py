@@ -59,6 +59,10 @@ tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xff
          (("a", 5001, 8_000_000),)),
     Case("fq maxrate 3mbit", "tc qdisc add dev eth0 root handle 1: fq maxrate 3mbit\n",
          (("a", 5001, 5_000_000), ("b", 5002, 1_000_000))),
+    # cake's deficit-mode shaper and DRR++ between two flows (one host pair here, so the host
+    # modes cannot show): 10 Mbit/s of 1042-byte frames, an equal share each.
+    Case("cake 10mbit flows", "tc qdisc add dev eth0 root handle 1: cake bandwidth 10mbit besteffort flows\n",
+         (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
 )
 
 

@@ -528,6 +528,8 @@ def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str
     """The OpenWrt ``/etc/config/sqm`` section for a node whose tree fits sqm-scripts' model, which
     is one shaper at the root of a device: a root ``tbf`` (with no leaf or an fq_codel leaf) or a
     root ``htb`` with one class whose leaf is fq_codel (``simplest_tbf.qos`` / ``simplest.qos``).
+    A root ``cake`` alone on a device is ``piece_of_cake.qos`` (besteffort) or ``layer_cake.qos``,
+    with cake's words sqm-scripts does not write itself in ``eqdisc_opts``.
     Anything else is an ExportError that says so. What sqm-scripts does differently from the
     tree (simplest_tbf.qos always puts fq_codel under the tbf and computes the tbf's burst and
     latency itself) is appended to ``warnings`` and written as comments in the section."""
@@ -543,6 +545,7 @@ def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str
         rate = None
         script = None
         notes = []
+        cake_lines: list[str] = []
         if root["kind"] == "tbf" and (len(qs) == 1 or (len(qs) == 2 and qs[1]["kind"] == "fq_codel")):
             rate = _option(root["options"], "rate")
             script = "simplest_tbf.qos"
@@ -557,13 +560,19 @@ def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str
               and all(q["kind"] == "fq_codel" for q in qs[1:])):
             rate = _option(root["classes"][0]["options"], "rate")
             script = "simplest.qos"
+        elif root["kind"] == "cake" and len(qs) == 1:
+            rate, script, cake_lines = _sqm_cake(root["options"], notes)
         if rate is None or script is None:
             raise ExportError(
                 f"{source.path}: node {node} dev {t['dev']}: the tree ({', '.join(q['kind'] for q in qs)}) does not fit "
-                "sqm-scripts' one-shaper model (a root tbf, or a root htb with one class and an fq_codel leaf); "
+                "sqm-scripts' one-shaper model (a root tbf, a root htb with one class and an fq_codel leaf, or a root cake "
+                "with a bandwidth); "
                 "use the apply script instead"
             )
         kbit = _rate_kbit(rate)
+        qdisc_lines = ["\toption qdisc 'fq_codel'", f"\toption script '{script}'", "\toption linklayer 'none'"]
+        if root["kind"] == "cake":
+            qdisc_lines = ["\toption qdisc 'cake'", f"\toption script '{script}'", *cake_lines]
         for note in notes:
             if warnings is not None:
                 warnings.append(f"node {node} dev {t['dev']}: {note}")
@@ -575,14 +584,66 @@ def sqm_config(source: ScenarioSource, node: str = "ap", overrides: Iterable[str
                 f"\toption interface '{t['dev']}'",
                 "\toption download '0'",
                 f"\toption upload '{kbit}'",
-                "\toption qdisc 'fq_codel'",
-                f"\toption script '{script}'",
-                "\toption linklayer 'none'",
+                *qdisc_lines,
             ])
         )
     if not sections:
         raise ExportError(f"{source.path}: node {node} has no tc tree to express as sqm")
     return "\n\n".join(sections) + "\n"
+
+
+def _sqm_cake(options: str, notes: list[str]) -> tuple[str | None, str, list[str]]:
+    """A root cake as sqm-scripts writes one: the rate (None if unlimited, which sqm's upload
+    cannot say), the script (piece_of_cake.qos appends ``besteffort`` itself; layer_cake.qos
+    keeps defaults.sh's diffserv3), and the section's link-layer and advanced-option lines.
+    sqm-scripts' cake link-layer adaptation writes ``overhead N`` (and ``mpu N``) and ``atm`` for
+    an ATM link; cake's words beyond those and the defaults go to ``eqdisc_opts``."""
+    # The script's words as the kernel keeps them: cake's own `tc qdisc show` line (keywords such
+    # as `ethernet` or `docsis` resolved into overhead, mpu and framing).
+    shown = _core.tc_check(f"tc qdisc add dev eth0 root cake {options}", "sqm.tc", [("eth0", 1000)])
+    line = shown["devices"][0]["qdisc_text"].splitlines()[0]
+    options = line.split(" refcnt 2 ", 1)[1]
+    w = options.split()
+    rate = _option(options, "bandwidth")
+    if rate == "unlimited":
+        rate = None
+    script = "piece_of_cake.qos" if "besteffort" in w else "layer_cake.qos"
+    lines: list[str] = []
+    if "raw" in w:
+        lines.append("\toption linklayer 'none'")
+    else:
+        lines += ["\toption linklayer 'atm'" if "atm" in w else "\toption linklayer 'ethernet'",
+                  f"\toption overhead '{_option(options, 'overhead') or 0}'", "\toption linklayer_advanced '1'",
+                  "\toption linklayer_adaptation_mechanism 'cake'"]
+        if _option(options, "mpu"):
+            lines.append(f"\toption tcMPU '{_option(options, 'mpu')}'")
+        if "ptm" in w:
+            notes.append("sqm-scripts' cake link-layer adaptation has no PTM framing: the 64b/65b overhead is not carried")
+    extra: list[str] = []
+    defaults = {"bandwidth", "unlimited", "besteffort", "diffserv3", "triple-isolate", "nonat", "nowash", "no-ack-filter",
+                "split-gso", "raw", "noatm", "atm", "ptm"}
+    valued = {"bandwidth", "overhead", "mpu"}
+    i = 0
+    while i < len(w):
+        x = w[i]
+        if x in valued:
+            i += 2
+            continue
+        if x == "rtt":
+            if w[i + 1] != "100ms":
+                extra += ["rtt", w[i + 1]]
+            i += 2
+            continue
+        if x in ("memlimit", "fwmark"):
+            extra += w[i:i + 2]
+            i += 2
+            continue
+        if x not in defaults:
+            extra.append(x)
+        i += 1
+    if extra:
+        lines += ["\toption qdisc_advanced '1'", f"\toption eqdisc_opts '{' '.join(extra)}'"]
+    return rate, script, lines
 
 
 def _option(words: str, key: str) -> str | None:

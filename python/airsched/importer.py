@@ -142,6 +142,8 @@ def _rate_bits(bytes_per_s: int) -> str:
 def qdisc_options_from_json(kind: str, o: dict[str, Any]) -> str | None:
     """The tc option words that rebuild a qdisc from its ``tc -j qdisc show`` options (iproute2
     6.1's print_opt functions name the fields); None if the kind is not one airsched models."""
+    if kind == "cake":
+        return _cake_words_from_json(o)
     w: list[str] = []
     if kind == "htb":
         w += ["r2q", str(o["r2q"])] if "r2q" in o else []
@@ -333,6 +335,8 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
     w = [x for x in words]
     if w[:1] == ["refcnt"]:
         w = w[2:]
+    if kind == "cake":
+        return _cake_words_from_text(w)
     if kind == "htb":
         keep = []
         i = 0
@@ -766,3 +770,66 @@ def read_live(devs: Iterable[str], netns: str | None = None, tc: str = "tc") -> 
         filters = {p: run("-j", "filter", "show", "dev", dev, "parent", p) for p in parents}
         out.append(DeviceInput(dev, q, c, filters))
     return out
+
+
+def _cake_words_from_json(o: dict[str, Any]) -> str:
+    """cake's options from ``tc -j`` (iproute2 ``cake_print_opt``): ``bandwidth`` is bytes/s or
+    "unlimited", ``rtt`` microseconds, the flags booleans, ``ack-filter`` enabled/aggressive/
+    disabled; ``raw`` true means no overhead keyword was given."""
+    w: list[str] = []
+    bw = o.get("bandwidth")
+    if bw == "unlimited" or bw is None:
+        w.append("unlimited")
+    else:
+        w += ["bandwidth", _rate_bits(_num(bw))]
+    if o.get("autorate") == "autorate-ingress":
+        w.append("autorate-ingress")
+    for k in ("diffserv", "flowmode"):
+        if isinstance(o.get(k), str) and o[k] != "unknown":
+            w.append(o[k])
+    for k, on, off in (("nat", "nat", "nonat"), ("wash", "wash", "nowash"), ("split_gso", "split-gso", "no-split-gso")):
+        if k in o:
+            w.append(on if o[k] else off)
+    if o.get("ingress"):
+        w.append("ingress")
+    w.append({"enabled": "ack-filter", "aggressive": "ack-filter-aggressive"}.get(o.get("ack-filter", ""), "no-ack-filter"))
+    if "rtt" in o:
+        w += ["rtt", f"{_num(o['rtt'])}us"]
+    if o.get("raw"):
+        w.append("raw")
+    else:
+        w += [o.get("atm", "noatm"), "overhead", str(_num(o.get("overhead", 0)))]
+    if o.get("mpu"):
+        w += ["mpu", str(_num(o["mpu"]))]
+    if o.get("memlimit"):
+        w += ["memlimit", str(_num(o["memlimit"]))]
+    if o.get("fwmark"):
+        w += ["fwmark", str(_num(o["fwmark"]))]
+    return " ".join(w)
+
+
+def _cake_words_from_text(w: list[str]) -> str:
+    """cake's ``tc qdisc show`` words, which tc reads back as printed except two forms tc prints
+    and does not read: ``bandwidth unlimited`` (tc reads ``unlimited``) and an rtt in %g's
+    exponent form (``1e+03s``), written back in microseconds. After ``raw`` the overhead is 0 and
+    is left out so that no overhead keyword is sent (tc's ``raw``)."""
+    out: list[str] = []
+    i = 0
+    raw = "raw" in w
+    while i < len(w):
+        x = w[i]
+        nxt = w[i + 1] if i + 1 < len(w) else None
+        if x == "bandwidth" and nxt == "unlimited":
+            out.append("unlimited")
+            i += 2
+        elif x == "rtt" and nxt is not None and "e" in nxt.lower().rstrip("s"):
+            m = re.fullmatch(r"([0-9.e+-]+)(s|ms|us)", nxt)
+            scale = {"s": 1e6, "ms": 1e3, "us": 1.0}
+            out += ["rtt", f"{round(float(m.group(1)) * scale[m.group(2)])}us" if m else nxt]
+            i += 2
+        elif x == "overhead" and raw:
+            i += 2
+        else:
+            out.append(x)
+            i += 1
+    return " ".join(out)

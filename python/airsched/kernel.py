@@ -32,6 +32,7 @@ PROBE_KINDS = {
     "htb": "", "tbf": "rate 1mbit burst 10k latency 50ms", "cbq": "bandwidth 10mbit avpkt 1000",
     "red": "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit", "codel": "", "fq_codel": "",
     "pie": "", "fq_pie": "", "netem": "", "fq": "",
+    "cake": "",
 }
 #: Filter kinds airsched models: the tail of a `tc filter add` (kind included: fw's handle comes
 #: before it) probed on an htb root.

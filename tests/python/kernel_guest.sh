@@ -61,6 +61,9 @@ EOF
 chmod +x "$init/init"
 (cd "$init" && find . | busybox cpio -o -H newc | gzip -1) > "$work/initrd.gz"
 if [ "${ICOUNT:-0}" = 1 ]; then accel="-icount shift=auto,sleep=on"; elif [ -w /dev/kvm ] && [ "${KVM:-1}" = 1 ]; then accel="-enable-kvm"; else accel=""; fi
+# Software emulation's default CPU model (qemu64) lacks the SSE4/AVX that numpy's wheels need
+# (`airsched conformance behaviour` imports pandas: "Illegal instruction"); emulate them all.
+case "$accel" in *enable-kvm*) ;; *) accel="$accel -cpu max" ;; esac
 # shellcheck disable=SC2086
 qemu-system-x86_64 $accel -cpu max -m 2048 -smp 1 -nographic -no-reboot \
     -kernel "$work/k/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \

@@ -5,7 +5,7 @@
 //! The rows are in the order `tc` documents the kinds, then airsched's own `whtb` (which Linux
 //! does not have); error messages list them in this order.
 
-use super::{cbq, codel, drr, fifo, fq, fq_codel, fq_pie, htb, netem, pfifo_fast, pie, prio, red, sfq, tbf};
+use super::{cake, cbq, codel, drr, fifo, fq, fq_codel, fq_pie, htb, netem, pfifo_fast, pie, prio, red, sfq, tbf};
 use super::{BuildCx, QdiscDecl, QdiscImpl};
 use crate::tc::lex::TcDiag;
 
@@ -169,6 +169,9 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
     // fq has no class operations (no filters); tc sends only the options given and fq_change
     // keeps the rest.
     classless("fq", FilterBlock::None, true, fq::build),
+    // cake_class_ops has a tcf_block: filters attach to the qdisc and override the tin's flow
+    // and host hashes. tc sends only the options given and cake_change keeps the rest.
+    classless("cake", FilterBlock::Qdisc, true, cake::build),
     // HTB with the channel-aware options of Garroppo et al. (qdisc/htb/wireless.rs).
     QdiscKind { name: "whtb", ..HTB },
 ];
@@ -193,7 +196,7 @@ mod tests {
     fn names_are_unique_and_in_tcs_order() {
         assert_eq!(
             kind_names(),
-            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, fq_pie, netem, fq, whtb"
+            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, fq_pie, netem, fq, cake, whtb"
         );
         for (i, k) in QDISC_KINDS.iter().enumerate() {
             assert!(QDISC_KINDS[i + 1..].iter().all(|o| o.name != k.name), "{} twice", k.name);

@@ -10,6 +10,7 @@
 //! depth, like `qdisc_tree_reduce_backlog`), so `offered = sent + dropped + qlen` holds at
 //! every node of a tree ([`QdiscStats::identity_holds`]).
 
+mod cake;
 mod cbq;
 pub mod classify;
 mod codel;
@@ -363,6 +364,7 @@ pub enum QdiscImpl {
     FqPie(Box<fq_pie::FqPie>),
     Netem(Box<netem::Netem>),
     Fq(Box<fq::Fq>),
+    Cake(Box<cake::Cake>),
 }
 
 macro_rules! dispatch {
@@ -383,6 +385,7 @@ macro_rules! dispatch {
             QdiscImpl::FqPie($q) => $e,
             QdiscImpl::Netem($q) => $e,
             QdiscImpl::Fq($q) => $e,
+            QdiscImpl::Cake($q) => $e,
         }
     };
 }

@@ -64,7 +64,7 @@ impl<'a> Model<'a> {
                 diags,
                 at,
                 format!(
-                    "qdisc {} is a {}, which cannot hold filters (prio, htb, whtb, drr, cbq, sfq and fq_codel can)",
+                    "qdisc {} is a {}, which cannot hold filters (prio, htb, whtb, drr, cbq, sfq, fq_codel and cake can)",
                     q.handle, q.kind.text
                 ),
             );
