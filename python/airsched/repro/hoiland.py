@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..runner import run
+from ._compare import greater
 from ._scenarios import display_path as _display_path
 from ._scenarios import find_scenarios_dir as _find_scenarios_dir
 
@@ -425,10 +426,6 @@ def totals(summary: pd.DataFrame) -> pd.DataFrame:
 
 # ----- the papers' statements as checks ----------------------------------------------------------
 
-#: Two values within this fraction of the larger are tied: a tie is not an ordering.
-TIE = 0.01
-
-
 class Claim(NamedTuple):
     """One statement of the papers (a :data:`PAPER` entry that is not a number to compare, or a
     bound), checked on one run: the key, the words, the numbers and whether it holds."""
@@ -440,11 +437,6 @@ class Claim(NamedTuple):
     claim: str
     holds: bool
     measured: str
-
-
-def _greater(a: float, b: float) -> bool:
-    """``a`` above ``b`` by more than a tie (:data:`TIE`); NaN is never greater."""
-    return bool(a > b and (a - b) > TIE * max(abs(a), abs(b)))
 
 
 def check_claims(summary: pd.DataFrame) -> list[Claim]:
@@ -476,7 +468,7 @@ def check_claims(summary: pd.DataFrame) -> list[Claim]:
     t = "udp"
     if has(t, "fifo"):
         slow, f1, f2 = (v(t, "fifo", s, "airtime_share") for s in ("slow", "fast1", "fast2"))
-        add((t, "airtime_share", "fifo", "slow"), _greater(slow, f1 + f2), f"slow {slow:.3f}, fast1 + fast2 {f1 + f2:.3f}")
+        add((t, "airtime_share", "fifo", "slow"), greater(slow, f1 + f2), f"slow {slow:.3f}, fast1 + fast2 {f1 + f2:.3f}")
     if has(t, "fifo", "fq-mac"):
         a, b = v(t, "fifo", "slow", "airtime_share"), v(t, "fq-mac", "slow", "airtime_share")
         add((t, "airtime_share", "fq-mac", "all"), b <= 0.75 * a, f"slow station's share {a:.3f} (FIFO) -> {b:.3f} (FQ-MAC)")
@@ -487,18 +479,18 @@ def check_claims(summary: pd.DataFrame) -> list[Claim]:
         add((t, "ampdu_mean_down", "fq-mac", "fast"), fqmac >= 0.9 * full, f"fast stations {fqmac:.1f} MPDUs, largest {full:.1f}")
     if has(t, "fq-mac", "airtime"):
         a, b = v(t, "fq-mac", PING_ONLY, "ping_p50_ms"), v(t, "airtime", PING_ONLY, "ping_p50_ms")
-        add((t, "pingonly", "airtime", PING_ONLY), _greater(a, b), f"ping-only p50 {b:.1f} ms (Airtime) against {a:.1f} (FQ-MAC)")
+        add((t, "pingonly", "airtime", PING_ONLY), greater(a, b), f"ping-only p50 {b:.1f} ms (Airtime) against {a:.1f} (FQ-MAC)")
         a, b = float(tot.loc[(t, "fq-mac"), "ping_mean_ms"]), float(tot.loc[(t, "airtime"), "ping_mean_ms"])
-        add((t, "ping_mean_ms", "airtime", "all"), _greater(a, b), f"mean ping {b:.1f} ms (Airtime) against {a:.1f} (FQ-MAC): a notch lower")
+        add((t, "ping_mean_ms", "airtime", "all"), greater(a, b), f"mean ping {b:.1f} ms (Airtime) against {a:.1f} (FQ-MAC): a notch lower")
     t = "tcp"
     for c, than in (("fq_codel", "fifo"), ("fq-mac", "fifo"), ("airtime", "fq-mac")):
         if has(t, c, than):
             a, b = float(tot.loc[(t, c), "throughput_mbps"]), float(tot.loc[(t, than), "throughput_mbps"])
-            add((t, "throughput_mbps", c, "all"), _greater(a, b), f"{a:.1f} against {b:.1f} Mb/s")
+            add((t, "throughput_mbps", c, "all"), greater(a, b), f"{a:.1f} against {b:.1f} Mb/s")
     for c in ("fq_codel", "fq-mac"):
         if has(t, c, "fifo"):
             a, b = fast(t, c, "ampdu_mean_down"), fast(t, "fifo", "ampdu_mean_down")
-            add((t, "ampdu_mean_down", c, "fast"), _greater(a, b), f"fast stations {a:.1f} against {b:.1f} MPDUs (FIFO)")
+            add((t, "ampdu_mean_down", c, "fast"), greater(a, b), f"fast stations {a:.1f} against {b:.1f} MPDUs (FIFO)")
     if has(t, "fifo"):
         p50 = {s: v(t, "fifo", s, "ping_p50_ms") for s in STATIONS}
         add((t, "ping_p50_ms", "fifo", "all"), min(p50.values()) >= 200.0, ", ".join(f"{s} {x:.0f}" for s, x in p50.items()) + " ms")
@@ -507,7 +499,7 @@ def check_claims(summary: pd.DataFrame) -> list[Claim]:
         add((t, "ping_p50_ms", "fq_codel", "slow"), x > 200.0, f"slow station p50 {x:.0f} ms")
     if has(t, "fq-mac", "airtime"):
         a, b = v(t, "fq-mac", PING_ONLY, "ping_p50_ms"), v(t, "airtime", PING_ONLY, "ping_p50_ms")
-        add((t, "pingonly", "airtime", PING_ONLY), _greater(b, a) and b < 1.5 * a, f"ping-only p50 {b:.1f} ms (Airtime) against {a:.1f} (FQ-MAC)")
+        add((t, "pingonly", "airtime", PING_ONLY), greater(b, a) and b < 1.5 * a, f"ping-only p50 {b:.1f} ms (Airtime) against {a:.1f} (FQ-MAC)")
     return out
 
 

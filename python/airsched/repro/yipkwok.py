@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..runner import run
+from ._compare import tied
 from ._scenarios import display_path as _display_path
 from ._scenarios import find_scenarios_dir as _find_scenarios_dir
 from ._scenarios import short_run_warmup
@@ -116,14 +117,6 @@ class Reproduction:
         return dict(zip(agg["configuration"], agg["mean_kBps"].astype(float), strict=True))
 
 
-#: Two configurations whose mean aggregates differ by less than this fraction are tied.
-TIE = 0.01
-
-
-def _tied(a: float, b: float) -> bool:
-    return abs(a - b) <= TIE * max(abs(a), abs(b), 1e-9)
-
-
 def ranking_text(mean: dict[str, float]) -> str:
     """The configurations best first, ``>`` between them or ``=`` where tied:
     ``"PRIO+TBF 515 > HTB+SFQ 452 > FIFO 425 = SFQ 425"``."""
@@ -131,7 +124,7 @@ def ranking_text(mean: dict[str, float]) -> str:
     text = ""
     for k, c in enumerate(order):
         if k:
-            text += " = " if _tied(mean[order[k - 1]], mean[c]) else " > "
+            text += " = " if tied(mean[order[k - 1]], mean[c]) else " > "
         text += f"{CONFIGURATION_LABELS[c]} {mean[c]:.0f}"
     return text
 
@@ -140,7 +133,7 @@ def ranking_agrees(mean: dict[str, float]) -> bool:
     """Whether the means order the configurations as the paper does, ties allowed: no
     configuration ranked lower by the paper is ahead of one it ranks higher by more than a tie."""
     order = [c for c in PAPER_RANKING if c in mean]
-    return all(mean[a] >= mean[b] or _tied(mean[a], mean[b]) for i, a in enumerate(order) for b in order[i + 1 :])
+    return all(mean[a] >= mean[b] or tied(mean[a], mean[b]) for i, a in enumerate(order) for b in order[i + 1 :])
 
 
 def find_scenarios_dir(scenarios_dir: str | os.PathLike[str] | None = None) -> Path:
