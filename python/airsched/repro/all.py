@@ -55,7 +55,7 @@ def run_all(
     out.mkdir(parents=True, exist_ok=True)
     total = sum(w for _, w in PARTS) * len(seeds)
     done = 0
-    first: dict[str, object] = {}
+    garroppo_tables: list[pd.DataFrame] = []
 
     def sub(weight: int) -> Callable[[float], None] | None:
         if progress is None:
@@ -77,7 +77,7 @@ def run_all(
         done += _TABLE_RUNS
         warnings += [w for w in df.attrs.get("warnings", []) if w not in warnings]
         df.to_csv(out / f"{stem}.csv", index=False)
-        first.setdefault("garroppo", []).append(df)  # type: ignore[union-attr]
+        garroppo_tables.append(df)
         claims = garroppo.check_claims(df)
         garroppo.write_claims_csv(claims, out / f"{stem}-claims.csv")
         figs = [garroppo.plot_occupancy(df, out / f"{stem}-occupancy.png"), garroppo.plot_goodput(df, out / f"{stem}-goodput.png")]
@@ -99,7 +99,6 @@ def run_all(
     rep = hoiland.run_testbed("both", duration=duration, seed=seed, progress=sub(8), scenarios_dir=scenarios_dir)
     done += 8
     warnings += [w for w in rep.warnings if w not in warnings]
-    first["hoiland"] = rep.summary
     h_claims = hoiland.check_claims(rep.summary)
     score.append(("hoiland", "Høiland-Jørgensen: the orderings and bounds of the blog and next steps",
                   sum(c.holds for c in h_claims), len(h_claims)))
@@ -110,16 +109,15 @@ def run_all(
                  _table(rep.totals(), "repro-totals") + _table(rep.summary, "repro")
                  + _table(pd.DataFrame([c._asdict() for c in h_claims]), "repro-claims"), figs)
     )
-    df = valenzuela.run_tables(duration=duration, seed=seed, progress=sub(10), scenarios_dir=scenarios_dir)
+    val = valenzuela.run_tables(duration=duration, seed=seed, progress=sub(10), scenarios_dir=scenarios_dir)
     done += 10
-    df.to_csv(out / "valenzuela.csv", index=False)
-    first["valenzuela"] = df
-    sigma = valenzuela.sigma_claims(df)
+    val.to_csv(out / "valenzuela.csv", index=False)
+    sigma = valenzuela.sigma_claims(val)
     score.append(("valenzuela", "Valenzuela et al., Tables I-IV: the standard deviations' ordering",
                   int(sigma["holds"].sum()), len(sigma)))
     sections.append(
         _section("valenzuela", "Valenzuela et al., Tables I-IV: throughput and standard deviation, simulated and paper",
-                 _table(df, "repro") + _table(sigma, "repro-claims"), [])
+                 _table(val, "repro") + _table(sigma, "repro-claims"), [])
     )
     yk = yipkwok.run_testbed(duration=duration, seed=seed, progress=sub(4), scenarios_dir=scenarios_dir)
     done += 4
@@ -131,7 +129,7 @@ def run_all(
         _section("yip-kwok", "Yip & Kwok's dual-radio NAP: bytes out of wlan0, bnep0 and imq0 under four disciplines",
                  _table(yk.summary, "repro") + _table(checks, "repro-claims"), [yipkwok.plot(yk, out / "yip-kwok" / "yip-kwok.png")])
     )
-    cells, claims = scoreboard.seed_tables(seed, first["garroppo"], first["hoiland"], first["valenzuela"], yk.summary)  # type: ignore[arg-type]
+    cells, claims = scoreboard.seed_tables(seed, garroppo_tables, rep.summary, val, yk.summary)
     all_cells, all_claims = [cells], [claims]
     for other in seeds[1:]:
         c, k = scoreboard.run_seed(other, duration=duration, progress=sub(sum(w for _, w in PARTS)), scenarios_dir=scenarios_dir)
