@@ -658,7 +658,7 @@ kernel = "4.9"
     // tc units: MB = 1024 · 1024 bytes.
     assert_eq!(s.flows[0].bytes, Some(600 * 1024 * 1024));
     // The flow's settings over 4.9's: the window of 2.4's buffer, no TSQ.
-    let cfg = crate::sim::build::traffic::tcp_config(&s.flows[0], o.kernel);
+    let cfg = crate::sim::build::traffic::tcp_config(&s.flows[0], o.kernel.unwrap());
     assert_eq!((cfg.rcv_wnd, cfg.tsq, cfg.initial_cwnd_segments), (65535, None, 2));
 
     let bad = text
@@ -701,14 +701,14 @@ rack = true
     let s = parse_scenario(text, "loss.toml").unwrap();
     let (a, b) = (s.flows[0].tcp, s.flows[1].tcp);
     assert_eq!((a.rack, a.tlp, a.frto, b.rack, b.tlp), (Some(false), Some(false), Some(false), Some(true), None));
-    let cfg = crate::sim::build::traffic::tcp_config(&s.flows[0], a.kernel);
+    let cfg = crate::sim::build::traffic::tcp_config(&s.flows[0], a.kernel.unwrap());
     assert_eq!((cfg.rack, cfg.tlp, cfg.frto), (None, None, false));
     // The era's defaults: 6.1 all on, 4.9 its own versions, 2.4 none (here RACK asked: 6.1's).
     let c61 = KernelEra::Linux6_1.config(crate::tcp::CcKind::Cubic);
     assert_eq!((c61.rack, c61.tlp, c61.frto), (Some(LossEra::Linux6_1), Some(LossEra::Linux6_1), true));
     let c49 = KernelEra::Linux4_9.config(crate::tcp::CcKind::Cubic);
     assert_eq!((c49.rack, c49.tlp, c49.frto), (Some(LossEra::Linux4_9), Some(LossEra::Linux4_9), true));
-    let cfg = crate::sim::build::traffic::tcp_config(&s.flows[1], b.kernel);
+    let cfg = crate::sim::build::traffic::tcp_config(&s.flows[1], b.kernel.unwrap());
     assert_eq!((cfg.rack, cfg.tlp, cfg.frto), (Some(LossEra::Linux6_1), None, false));
 
     let bad = text.replace("rack = false", "rack = \"yes\"").replace("rack = true", "rack = true\nsack = false");

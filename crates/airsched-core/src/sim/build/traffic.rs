@@ -15,32 +15,28 @@ use crate::traffic::source::{FlowState, Traffic};
 use crate::traffic::{SATURATE_BACKLOG, SATURATE_BACKLOG_HT};
 
 /// The kernel era scenarios run when neither the flow nor the node names one: Linux 6.1, the
-/// TCP a host of today runs (CUBIC with HyStart, RACK-TLP, TSQ, the 6.1 buffer autotuning;
-/// docs/model-tcp.md). Until issue 27 the default was no era at all (a fixed 6 MiB window, no
+/// TCP a host of today runs (CUBIC, RACK-TLP, TSQ, the 6.1 buffer autotuning; docs/model-tcp.md). Until issue 27 the default was no era at all (a fixed 6 MiB window, no
 /// send buffer, local drops counted as losses, no TSQ), a TCP no Linux host runs; the papers'
 /// scenarios pin their testbeds' eras ("2.4" for Valenzuela and Yip & Kwok, "4.9" for
-/// Høiland-Jørgensen). The era-less model stays for the core's own unit tests only.
-pub const DEFAULT_KERNEL_ERA: Option<KernelEra> = Some(KernelEra::Linux6_1);
+/// Høiland-Jørgensen). The era-less model (`TcpConfig::new`) stays for the TCP unit tests only.
+pub const DEFAULT_KERNEL_ERA: KernelEra = KernelEra::Linux6_1;
 
 /// The era of a TCP flow's end at `at`: the flow's `kernel`, else the node's, else the default.
-pub fn tcp_era(scn: &Scenario, f: &FlowConfig, at: Endpoint) -> Option<KernelEra> {
+pub fn tcp_era(scn: &Scenario, f: &FlowConfig, at: Endpoint) -> KernelEra {
     let node = match at {
         Endpoint::Server => scn.server.kernel,
         Endpoint::Ap => scn.ap.kernel,
         Endpoint::Station(i) => scn.stations[i].node.kernel,
         Endpoint::Bt(i) => scn.bluetooth[i].node.kernel,
     };
-    f.tcp.kernel.or(node).or(DEFAULT_KERNEL_ERA)
+    f.tcp.kernel.or(node).unwrap_or(DEFAULT_KERNEL_ERA)
 }
 
-/// One end's TCP settings: the era's (or the model's without one), then the flow's overrides.
-pub fn tcp_config(f: &FlowConfig, era: Option<KernelEra>) -> TcpConfig {
+/// One end's TCP settings: the era's, then the flow's overrides.
+pub fn tcp_config(f: &FlowConfig, era: KernelEra) -> TcpConfig {
     let o = &f.tcp;
-    let cc = match era {
-        Some(e) if !o.cc_given => e.default_cc(),
-        _ => f.cc,
-    };
-    let mut cfg = era.map_or_else(|| TcpConfig::new(cc), |e| e.config(cc));
+    let cc = if o.cc_given { f.cc } else { era.default_cc() };
+    let mut cfg = era.config(cc);
     let base = KernelEra::Linux6_1.config(cc);
     cfg.mss = f.size;
     cfg.sack = f.sack;
@@ -117,7 +113,9 @@ pub(crate) fn traffic(scn: &Scenario, topo: &Topology, reply_of: Vec<Option<u32>
             stop: f.stop.unwrap_or(Nanos(u64::MAX)),
             stations: [st(src), st(dst)],
         });
-        let tcp_local = f.protocol == Protocol::Tcp && tcp_era(scn, f, f.src).is_some();
+        // Every TCP source has a kernel era (the default's when none is named), so Linux's
+        // local-congestion path.
+        let tcp_local = f.protocol == Protocol::Tcp;
         books.push(FlowBook { first_hop, saturate, outstanding: 0, dst_station: st(dst), tcp_local, queued: 0 });
     }
     let tcp = scn
