@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from importlib import metadata
 
 import pytest
@@ -172,3 +174,25 @@ def test_console_script_is_the_cli_main():
         pytest.skip("airsched is imported from a source tree, not installed")
     assert script.group == "console_scripts"
     assert script.load() is cli.main
+
+
+def test_json_run_imports_no_table_drawing_nor_validation_library(data):
+    """`airsched run --json` is the path sweeps, scripts and the emulator call once per run: it
+    loads neither rich (tables, bars) nor pydantic (typer >= 0.29 coerces every option through
+    it) nor numpy/pandas; each would add tens of milliseconds and megabytes to every run
+    (issue 28, bench/README.md)."""
+    code = (
+        "import sys\n"
+        "from airsched.cli import main\n"
+        f"sys.argv = ['airsched', 'run', {str(data / 'cbr.toml')!r}, '--duration', '2s', '--json']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "heavy = [m for m in ('rich', 'pydantic', 'numpy', 'pandas') if m in sys.modules]\n"
+        "sys.stderr.write('HEAVY=' + ','.join(heavy))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert '"total_goodput_mbps"' in proc.stdout
+    assert proc.stderr.endswith("HEAVY="), proc.stderr

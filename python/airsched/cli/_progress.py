@@ -7,10 +7,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+if TYPE_CHECKING:  # rich loads only where a bar may be drawn: `run --json` never imports it
+    from rich.console import Console
+    from rich.progress import Progress
 
 #: The progress bar appears only for runs that take longer than this (wall-clock seconds).
 PROGRESS_DELAY_S = 1.0
@@ -19,8 +20,13 @@ PROGRESS_DELAY_S = 1.0
 @contextmanager
 def _progress_bar(enabled: bool) -> Iterator[Callable[[float], None] | None]:
     """A progress callback drawing on stderr, or None where no bar should be drawn."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+
     console = Console(stderr=True)
-    if not (enabled and console.is_terminal):
+    if not console.is_terminal:
         yield None
         return
     progress = _LazyProgress(console)
@@ -44,6 +50,8 @@ class _LazyProgress:
         if self._bar is None:
             if time.monotonic() - self._started < PROGRESS_DELAY_S or fraction >= 1.0:
                 return
+            from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
             self._bar = Progress(
                 TextColumn("simulating"),
                 BarColumn(),
@@ -64,6 +72,9 @@ class _LazyProgress:
 @contextmanager
 def _sweep_progress() -> Iterator[Callable[[int, int, int, int], None] | None]:
     """A progress hook drawing runs done, failed and time left on stderr (a terminal only)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
     console = Console(stderr=True)
     if not console.is_terminal:
         yield None

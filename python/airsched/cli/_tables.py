@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, RenderableType
-from rich.measure import Measurement
-from rich.table import Table
-from rich.text import Text
+if TYPE_CHECKING:  # rich is imported where a table is drawn: `run --json` never loads it
+    from rich.console import Console, RenderableType
+    from rich.table import Table
 
 #: Width of the console that measures a table's natural width (wider than any table).
 _MEASURE_WIDTH = 100_000
@@ -20,6 +19,11 @@ def _wide_enough(console: Console, renderables: list[RenderableType]) -> Console
     a pipe, tables get their natural width (nothing wraps); on a terminal, cells fold (wrap
     onto more lines) rather than being cut, and a table whose narrowest form is wider than the
     terminal is printed at that width (the terminal wraps its lines)."""
+    from rich.console import Console
+    from rich.measure import Measurement
+    from rich.table import Table
+    from rich.text import Text
+
     for renderable in renderables:
         if isinstance(renderable, Table):
             for column in renderable.columns:
@@ -41,6 +45,8 @@ def _wide_enough(console: Console, renderables: list[RenderableType]) -> Console
 def _print_tables(tables: list[RenderableType], gap: bool = False) -> None:
     """Print rich tables on stdout without cutting any cell (see :func:`_wide_enough`); with
     ``gap``, an empty line after each."""
+    from rich.console import Console
+
     console = _wide_enough(Console(), tables)
     for table in tables:
         console.print(table)
@@ -82,6 +88,9 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
 
 
 def _stations_table(stations: list[dict[str, Any]]) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title="stations", title_justify="left")
     headers = ["station", "rate Mb/s", "goodput Mb/s", "std Mb/s", "airtime %", "frames", "retries", "drops"]
     # 802.11n: mean MPDUs per A-MPDU to the station.
@@ -109,6 +118,9 @@ def _stations_table(stations: list[dict[str, Any]]) -> Table:
 
 
 def _flows_table(flows: list[dict[str, Any]]) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title="flows", title_justify="left")
     pings = any(fl.get("rtt_samples") for fl in flows)
     headers = ["flow", "path", "goodput Mb/s", "sent", "received", "lost", "delay ms"]
@@ -134,6 +146,9 @@ def _flows_table(flows: list[dict[str, Any]]) -> Table:
 
 def _bluetooth_table(rows: list[dict[str, Any]]) -> Table:
     """Per slave and direction ("down": the AP's bnepN to the slave): docs/model-bluetooth.md."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title="bluetooth", title_justify="left")
     headers = ["slave", "dir", "types", "L2CAP Mb/s", "data pkts", "retrans", "POLL/NULL", "slots %", "hit by WLAN", "lost", "dups", "delivered"]
     for header in headers:
@@ -159,6 +174,9 @@ def _bluetooth_table(rows: list[dict[str, Any]]) -> Table:
 
 def _polls_table(rows: list[dict[str, Any]], cfps: list[dict[str, Any]], measured_s: float) -> Table:
     """PCF: each station's polls, under a title summing up the CFPs (docs/model-pcf.md)."""
+    from rich.table import Table
+    from rich.text import Text
+
     total_ms = sum(c["duration_ms"] for c in cfps)
     mean = _fmt(total_ms / len(cfps) if cfps else None, 2)
     share = _fmt(100 * total_ms / 1e3 / measured_s if measured_s else None, 1)
@@ -183,6 +201,9 @@ def _polls_table(rows: list[dict[str, Any]], cfps: list[dict[str, Any]], measure
 
 def _coexistence_table(rows: list[dict[str, Any]]) -> Table:
     """Per WLAN station and direction: frames checked against the piconet and those it hit."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title="coexistence", title_justify="left")
     for header in ["station", "dir", "data frames", "hit by BT", "hit %", "ACKs", "ACKs hit", "ACK hit %"]:
         table.add_column(header, justify="left" if header in ("station", "dir") else "right")

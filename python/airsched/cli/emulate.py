@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from ..result import OPTIONAL_TABLES
 from ._app import EXIT_BAD_INPUT, EXIT_INTERRUPTED, _bad_input, _check_writable, _reported_errors, _warn, _write_results
@@ -92,6 +91,8 @@ def emulate_command(
     if json_output:
         sys.stdout.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     else:
+        from rich.console import Console
+
         _print_report(Console(), dict(report, **{t: result.rows(t) for t in OPTIONAL_TABLES}))
     if s.get("partial"):
         raise typer.Exit(EXIT_INTERRUPTED)

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from ..result import plural
 from ._app import EXIT_BAD_INPUT, _bad_input, _cannot_write, _check_option, _reported_errors, _warn, _write_results
@@ -99,6 +98,8 @@ def repro_garroppo_walk_command(
         walk_file = garroppo.walk_file(scheduler, scenarios)
     for warning in result.warnings:
         _warn(warning)
+    from rich.console import Console
+
     _print_report(Console(), result.to_json_dict())
     if out is not None:
         _write_results(result, out)

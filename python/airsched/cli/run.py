@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from ..result import OPTIONAL_TABLES, Result, plural
 from ..runner import run as run_scenario
@@ -140,6 +139,8 @@ def run_command(
         sys.stdout.write(json_text(report))
     else:
         # The piconet's tables are printed (not in the JSON: summary.json keeps its keys).
+        from rich.console import Console
+
         _print_report(Console(), dict(report, **{t: result.rows(t) for t in OPTIONAL_TABLES}))
         if tc_stats:
             _print_tc_stats(result)
