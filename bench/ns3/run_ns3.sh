@@ -1,0 +1,24 @@
+#!/bin/sh
+# Builds su_saturation.cc against the ns-3 3.44 wheel from PyPI (`pip install ns3==3.44.post0`)
+# and runs every case of cases.csv, writing su_saturation.csv (bench/ns3/README.md).
+#   NS3_VENV=/path/to/venv sh bench/ns3/run_ns3.sh
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+venv=${NS3_VENV:-$here/.venv}
+[ -x "$venv/bin/python" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q "ns3==3.44.post0"; }
+ns=$("$venv/bin/python" -c 'import os, importlib.util as u; print(os.path.dirname(u.find_spec("ns3").origin or u.find_spec("ns3").submodule_search_locations[0]))' 2>/dev/null || true)
+[ -d "$ns/include" ] || ns=$(echo "$venv"/lib/python3*/site-packages/ns3)
+bin=$here/su_saturation
+libs=""
+for m in core network internet applications mobility wifi propagation spectrum antenna energy stats bridge traffic-control point-to-point; do
+    libs="$libs $ns/lib64/libns3.44-$m.so"
+done
+g++ -O2 -std=c++20 -I"$ns/include" "$here/su_saturation.cc" -o "$bin" -Wl,-rpath,"$ns/lib64" $libs
+out=$here/su_saturation.csv
+echo "standard,mcs,nss,width,gi_ns,window,phy_mbps,ns3_goodput_mbps" > "$out"
+tail -n +2 "$here/cases.csv" | while IFS=, read -r std mcs nss width gi window; do
+    line=$("$bin" --standard="$std" --mcs="$mcs" --nss="$nss" --width="$width" --gi="$gi" --window="$window" --duration=3 --warmup=1)
+    phy=$(echo "$line" | sed 's/.*phy_mbps=\([0-9.]*\).*/\1/')
+    good=$(echo "$line" | sed 's/.*goodput_mbps=\([0-9.]*\).*/\1/')
+    echo "$std,$mcs,$nss,$width,$gi,$window,$phy,$good" | tee -a "$out"
+done
