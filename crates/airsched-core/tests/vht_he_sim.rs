@@ -56,25 +56,37 @@ fn he_saturation_uses_the_256_window() {
     assert_close(sim64, analytic(64, 716.8, 32.0), 0.02);
 }
 
-#[test]
-fn the_airtime_scheduler_ends_the_anomaly_on_a_wifi5_cell() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/wifi5-anomaly.toml"))
+/// Airtime shares of fast1, fast2 and slow and the three UDP floods' total goodput of a
+/// Høiland anomaly scenario (4 s) with the AP's `[ap]` lines replaced by `ap`.
+fn anomaly(file: &str, ap: &str) -> (Vec<f64>, f64) {
+    let text = std::fs::read_to_string(format!("{}/../../scenarios/{file}", env!("CARGO_MANIFEST_DIR")))
         .unwrap()
-        .replace("duration = \"12s\"", "duration = \"4s\"");
-    let share = |queueing: &str| {
-        let t = text.replace("queueing = \"fifo\"", queueing);
-        let r = run_scenario(&parse_scenario(&t, "wifi5-anomaly.toml").unwrap()).unwrap();
-        let air: Vec<f64> = r.stations.iter().take(3).map(|s| s.airtime_share).collect();
-        (air, r.flows.iter().take(3).map(|f| f.goodput_mbps).sum::<f64>())
-    };
-    // FIFO: every station gets the same number of aggregates, so the 27 times slower one holds
-    // most of the air and the cell's throughput collapses.
-    let (fifo, fifo_total) = share("queueing = \"fifo\"");
-    assert!(fifo[2] > 0.7, "{fifo:?}");
-    // mac80211's airtime scheduler: a third each, and several times the throughput.
-    let (atf, atf_total) = share("mac_queue = \"fq-mac\"\nairtime = \"mac80211\"");
-    for a in &atf {
-        assert!((a - atf[0]).abs() < 0.03, "{atf:?}");
+        .replace("duration = \"12s\"", "duration = \"4s\"")
+        .replace("queueing = \"fifo\"", ap);
+    let r = run_scenario(&parse_scenario(&text, file).unwrap()).unwrap();
+    let air: Vec<f64> = r.stations.iter().take(3).map(|s| s.airtime_share).collect();
+    (air, r.flows.iter().take(3).map(|f| f.goodput_mbps).sum::<f64>())
+}
+
+#[test]
+fn the_airtime_scheduler_ends_the_anomaly_on_wifi5_and_wifi6_cells() {
+    for file in ["wifi5-anomaly.toml", "wifi6-anomaly.toml"] {
+        // FIFO: every station gets the same number of aggregates, so the ~30 times slower one
+        // holds most of the air and the cell's throughput collapses.
+        let (fifo, fifo_total) = anomaly(file, "queueing = \"fifo\"");
+        assert!(fifo[2] > 0.7, "{file}: {fifo:?}");
+        // mac80211's airtime scheduler: a third each, and several times the throughput.
+        let (atf, atf_total) = anomaly(file, "mac_queue = \"fq-mac\"\nairtime = \"mac80211\"");
+        for a in &atf {
+            assert!((a - atf[0]).abs() < 0.03, "{file}: {atf:?}");
+        }
+        assert!(atf_total > 4.0 * fifo_total, "{file}: {fifo_total} -> {atf_total}");
     }
-    assert!(atf_total > 4.0 * fifo_total, "{fifo_total} -> {atf_total}");
+    // Round robin between stations (FQ-MAC without airtime fairness) on the WiFi 6 cell: a fast
+    // station's 256-MPDU aggregate lasts 2.6 ms against the slow one's 4 ms-capped aggregate, so
+    // equal turns already leave the slow station well under half the air (62 % on WiFi 5, whose
+    // fast aggregates of 64 MPDUs last under 1 ms).
+    let (rr5, _) = anomaly("wifi5-anomaly.toml", "queueing = \"fq-mac\"");
+    let (rr6, _) = anomaly("wifi6-anomaly.toml", "queueing = \"fq-mac\"");
+    assert!(rr5[2] > 0.55 && rr6[2] < 0.45, "slow station's share: WiFi 5 {rr5:?}, WiFi 6 {rr6:?}");
 }
