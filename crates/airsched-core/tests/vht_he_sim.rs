@@ -7,13 +7,17 @@ use airsched_core::{parse_scenario, run_scenario};
 /// One station, downlink UDP saturating the AP (1472-byte payloads: 1538-byte MPDUs), FQ-MAC so
 /// that the driver FIFO does not limit the aggregates; `cell` and `station` are extra lines.
 fn saturated(cell: &str, station: &str) -> f64 {
+    saturated_run(cell, station).flows[0].goodput_mbps
+}
+
+fn saturated_run(cell: &str, station: &str) -> airsched_core::RunResults {
     let text = format!(
         "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 3\n[cell]\n{cell}\n[wired]\nrate = \"10Gbit\"\n\
          [ap]\nmac_queue = \"fq-mac\"\n[[station]]\nname = \"a\"\n{station}\n\
          [[flow]]\nname = \"down\"\nsrc = \"server\"\ndst = \"a\"\nrate = \"saturate\"\nsize = 1472\n"
     );
     let scn = parse_scenario(&text, "sat.toml").unwrap();
-    run_scenario(&scn).unwrap().flows[0].goodput_mbps
+    run_scenario(&scn).unwrap()
 }
 
 /// Goodput of back-to-back A-MPDUs of `n` MPDUs lasting `ppdu_us`, each after AIFS(BE) 43 us and
@@ -49,8 +53,12 @@ fn he_saturation_uses_the_256_window() {
     // 16 333) = 194 symbols -> 50.4 + 2638.4 = 2688.8 us; the 256-bit BlockAck (56 B) at 24 Mb/s
     // is 40 us: 1055.7 Mb/s. With the window at 64 the same link makes 64 MPDUs per PPDU.
     let cell = "standard = \"802.11ax\"\nwidth = 80\nnss = 2\nbeacons = false";
-    let sim = saturated(cell, "mcs = 11\nnss = 2");
-    assert_close(sim, analytic(256, 2688.8, 40.0), 0.02);
+    let run = saturated_run(cell, "mcs = 11\nnss = 2");
+    assert_close(run.flows[0].goodput_mbps, analytic(256, 2688.8, 40.0), 0.02);
+    // The aggregates table counts them as 256-MPDU PPDUs (not in a last bucket of 64).
+    let mean = run.stations[0].ampdu_mean_down;
+    assert!(mean > 250.0 && mean <= 256.0, "mean A-MPDU {mean}");
+    assert!(run.aggregates.iter().any(|a| a.direction == "down" && a.mpdus == 256 && a.share > 0.9));
     // 64: 98 814 B -> ceil(790 528 / 16 333) = 49 symbols -> 50.4 + 666.4 = 716.8 us; 32 us BA.
     let sim64 = saturated(&format!("{cell}\nmax_aggregate_mpdus = 64"), "mcs = 11\nnss = 2");
     assert_close(sim64, analytic(64, 716.8, 32.0), 0.02);

@@ -45,7 +45,8 @@ pub struct StationCounters {
     /// Air time per direction (0 down: the AP's PPDUs to the station and the station's
     /// (Block)Acks; 1 up), every attempt.
     pub air_dir_ns: [u64; 2],
-    /// 802.11n: PPDU attempts per direction by the number of MPDUs they carried (index 1-64).
+    /// 802.11n/ac/ax: PPDU attempts per direction by the number of MPDUs they carried (index
+    /// 1-256: an 802.11ax BlockAck window holds 256).
     pub ampdu_mpdus: [AmpduHist; 2],
     /// 802.11n: MPDUs acknowledged by a BlockAck (or ACK), both directions.
     pub acked_mpdus: u64,
@@ -54,13 +55,17 @@ pub struct StationCounters {
     pub mcs_acked: [[u64; 16]; 2],
 }
 
-/// Counts of aggregates by their number of MPDUs (index 0 unused, 1..=64).
+/// Counts of aggregates by their number of MPDUs (index 0 unused, 1..=256, the largest
+/// BlockAck window: IEEE80211_MAX_AMPDU_BUF_HE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AmpduHist(pub [u64; 65]);
+pub struct AmpduHist(pub [u64; AMPDU_HIST_LEN]);
+
+/// Entries of [`AmpduHist`]: 0 (unused) to 256 MPDUs.
+pub const AMPDU_HIST_LEN: usize = 257;
 
 impl Default for AmpduHist {
     fn default() -> Self {
-        AmpduHist([0; 65])
+        AmpduHist([0; AMPDU_HIST_LEN])
     }
 }
 

@@ -57,7 +57,7 @@ impl Ht {
             }
             let sc = &mut cx.counters.stations[s];
             let dir = (node != 0) as usize;
-            sc.ampdu_mpdus[dir][n_mpdus.min(64)] += 1;
+            sc.ampdu_mpdus[dir][n_mpdus.min(crate::metrics::AMPDU_HIST_LEN - 1)] += 1;
             sc.mcs_attempts[dir][mcs] += 1;
             if node == 0 && self.next.hw_queue_lead.is_some() {
                 // The minimal hardware queue: when this exchange is expected to end.
