@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds su_saturation.cc against the ns-3 3.44 wheel from PyPI (`pip install ns3==3.44.post0`)
-# and runs every case of cases.csv, writing su_saturation.csv (bench/ns3/README.md).
+# (and he_cell.cc, the speed comparison's cell, which it does not run) and runs every case of
+# cases.csv, writing su_saturation.csv (bench/ns3/README.md).
 #   NS3_VENV=/path/to/venv sh bench/ns3/run_ns3.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,7 +14,9 @@ libs=""
 for m in core network internet applications mobility wifi propagation spectrum antenna energy stats bridge traffic-control point-to-point; do
     libs="$libs $ns/lib64/libns3.44-$m.so"
 done
-g++ -O2 -std=c++20 -I"$ns/include" "$here/su_saturation.cc" -o "$bin" -Wl,-rpath,"$ns/lib64" $libs
+for prog in su_saturation he_cell; do
+    g++ -O2 -std=c++20 -I"$ns/include" "$here/$prog.cc" -o "$here/$prog" -Wl,-rpath,"$ns/lib64" $libs
+done
 out=$here/su_saturation.csv
 echo "standard,mcs,nss,width,gi_ns,window,phy_mbps,ns3_goodput_mbps" > "$out"
 tail -n +2 "$here/cases.csv" | while IFS=, read -r std mcs nss width gi window; do
