@@ -80,7 +80,12 @@ impl Netdev {
 
     /// Take the next packet from the qdisc, with the bookkeeping every dequeue needs. When the
     /// qdisc holds packets but may not send yet (a shaper), its watchdog is armed.
+    #[inline]
     pub fn dequeue(&mut self, id: DevId, cx: &mut Ctx) -> Option<crate::packet::PacketId> {
+        // An empty FIFO: its dequeue of nothing changes nothing (no drop, no watchdog).
+        if self.qdisc.idle_dequeue_is_noop() && self.qdisc.stats().qlen == 0 {
+            return None;
+        }
         cx.dropped.clear();
         let now = cx.now;
         let out = self.qdisc.dequeue(&mut cx.qctx(), now);
