@@ -25,8 +25,12 @@ sys.path.insert(0, str(HERE))
 
 from run_bench import OVERRIDES, SCENARIOS  # noqa: E402
 
-#: The 60-station 802.11n cell with FQ-MAC and the airtime scheduler (60 s simulated).
-EXTRA = {"CELL-60": (HERE / "cell-60-stations.toml").read_text()}
+#: The 60-station 802.11n cell with FQ-MAC and the airtime scheduler, and the 20-station cell
+#: with cake on the AP's wlan0 (60 s simulated each).
+EXTRA = {
+    "CELL-60": (HERE / "cell-60-stations.toml").read_text(),
+    "CAKE-20": (HERE / "cell-20-cake.toml").read_text(),
+}
 
 
 def with_overrides(name: str, text: str) -> str:

@@ -175,7 +175,14 @@ impl Ctx {
     /// Packets a queue of device `dev` dropped during the last operation: each leaves its
     /// first hop (but `offered`, the packet the operation was offered, never entered it), is
     /// counted and freed.
+    #[inline]
     pub fn account_dropped(&mut self, dev: DevId, acct: Acct, offered: Option<PacketId>) {
+        if !self.dropped.is_empty() {
+            self.account_drops(dev, acct, offered);
+        }
+    }
+
+    fn account_drops(&mut self, dev: DevId, acct: Acct, offered: Option<PacketId>) {
         for i in 0..self.dropped.len() {
             let d = self.dropped[i];
             if Some(d) != offered {

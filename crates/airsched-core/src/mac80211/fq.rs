@@ -15,7 +15,7 @@
 
 #[cfg(test)]
 use crate::engine::{stream, StreamKind};
-use crate::packet::PacketId;
+use crate::packet::{FlowKey, PacketId};
 use crate::qdisc::codel_aqm::{us_to_codel, CodelParams, CodelStats, CodelVars};
 use crate::qdisc::flow_hash::{flow_hash, SipKey};
 use crate::qdisc::{truesize, Enq, QCtx};
@@ -266,6 +266,10 @@ pub struct Fq {
     backlogged: Vec<u32>,
     order_clock: i64,
     stats: FqStats,
+    /// Per simulated flow: the header fields last hashed and the hashed flow they map to. A
+    /// flow's fields are fixed (an external flow's are bound once), so the hash is computed
+    /// once per flow rather than once per packet; the fields are compared to be sure.
+    index_of_flow: Vec<Option<(FlowKey, u32)>>,
 }
 
 impl Fq {
@@ -300,6 +304,7 @@ impl Fq {
             backlogged: Vec::with_capacity(n_flows),
             order_clock: 0,
             stats: FqStats::default(),
+            index_of_flow: Vec::new(),
         }
     }
 
@@ -338,6 +343,24 @@ impl Fq {
     /// `reciprocal_scale(hash, flows_cnt)`: the hashed flow a packet maps to.
     pub fn flow_index(&self, cx: &QCtx<'_>, pkt: PacketId) -> u32 {
         ((flow_hash(cx.key(pkt), self.hash_key) as u64 * self.params.flows_cnt as u64) >> 32) as u32
+    }
+
+    /// [`Fq::flow_index`], remembered per simulated flow.
+    #[inline]
+    fn cached_flow_index(&mut self, cx: &QCtx<'_>, pkt: PacketId) -> u32 {
+        let f = cx.pkts.get(pkt).flow as usize;
+        let key = cx.key(pkt);
+        if let Some(Some((k, idx))) = self.index_of_flow.get(f) {
+            if k == key {
+                return *idx;
+            }
+        }
+        let idx = self.flow_index(cx, pkt);
+        if self.index_of_flow.len() <= f {
+            self.index_of_flow.resize(f + 1, None);
+        }
+        self.index_of_flow[f] = Some((*key, idx));
+        idx
     }
 
     fn default_flow(&self, tin: u32) -> u32 {
@@ -455,7 +478,7 @@ impl Fq {
         let t = tin.0;
         cx.stamp(pkt, now);
         let len = Self::frame_len(cx, pkt);
-        let idx = self.flow_index(cx, pkt);
+        let idx = self.cached_flow_index(cx, pkt);
         let mut f = idx;
         let owner = self.flows[f as usize].tin;
         if owner != NIL && owner != t {

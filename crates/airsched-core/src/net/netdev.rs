@@ -78,9 +78,35 @@ impl Netdev {
         res != Enq::Dropped
     }
 
+    /// Whether `pkt`, offered now, would go through the root qdisc at once: the root is an
+    /// empty FIFO with room (Linux bypasses such a qdisc, `TCQ_F_CAN_BYPASS`), so if the
+    /// device takes a packet now it takes this one ([`Netdev::bypass`]).
+    #[inline]
+    pub fn can_bypass(&self, pkt: crate::packet::PacketId, cx: &mut Ctx) -> bool {
+        matches!(&self.qdisc, QdiscImpl::Fifo(f) if f.takes_at_once(pkt, &cx.qctx()))
+    }
+
+    /// The device takes `pkt` straight through its empty root FIFO: the same counters, stamps
+    /// and first-hop release as its enqueue and immediate dequeue.
+    #[inline]
+    pub fn bypass(&mut self, id: DevId, pkt: crate::packet::PacketId, cx: &mut Ctx) {
+        if let QdiscImpl::Fifo(f) = &mut self.qdisc {
+            let now = cx.now;
+            f.pass(pkt, &mut cx.qctx(), now);
+        }
+        if self.leaves_at_dequeue {
+            cx.left_first_hop(id, pkt);
+        }
+    }
+
     /// Take the next packet from the qdisc, with the bookkeeping every dequeue needs. When the
     /// qdisc holds packets but may not send yet (a shaper), its watchdog is armed.
+    #[inline]
     pub fn dequeue(&mut self, id: DevId, cx: &mut Ctx) -> Option<crate::packet::PacketId> {
+        // An empty FIFO: its dequeue of nothing changes nothing (no drop, no watchdog).
+        if self.qdisc.idle_dequeue_is_noop() && self.qdisc.stats().qlen == 0 {
+            return None;
+        }
         cx.dropped.clear();
         let now = cx.now;
         let out = self.qdisc.dequeue(&mut cx.qctx(), now);

@@ -4,6 +4,7 @@
 use crate::ctx::Ctx;
 use crate::engine::Event;
 use crate::node::Node;
+use crate::packet::PacketId;
 use crate::time::Nanos;
 
 use super::netdev::Netdev;
@@ -33,7 +34,11 @@ impl Wire {
     /// still busy), and forgotten if it lies before (the device is idle, as that `WireTxDone`
     /// would have left it). The events keep their order (`EventQueue::before_current`) and the
     /// results are those of one `WireTxDone` per packet; only the count of events changes.
-    pub fn kick(&self, id: DevId, to: Node, dev: &mut Netdev, cx: &mut Ctx) -> bool {
+    ///
+    /// `offered`: a packet being sent on the device whose empty root FIFO it would go
+    /// through at once (`Netdev::can_bypass`); the wire takes it instead of dequeuing, and
+    /// leaves `offered` empty, if it is idle.
+    pub fn kick(&self, id: DevId, to: Node, dev: &mut Netdev, cx: &mut Ctx, offered: &mut Option<PacketId>) -> bool {
         if dev.busy {
             return false;
         }
@@ -46,7 +51,14 @@ impl Wire {
                 return false;
             }
         }
-        if let Some(pkt) = dev.dequeue(id, cx) {
+        let next = match offered.take() {
+            Some(pkt) => {
+                dev.bypass(id, pkt, cx);
+                Some(pkt)
+            }
+            None => dev.dequeue(id, cx),
+        };
+        if let Some(pkt) = next {
             let p = *cx.pkts.get(pkt);
             if let Some(tap) = cx.tap.as_deref_mut() {
                 tap.wire_frame(cx.now, to == Node::Ap, &cx.keys[p.flow as usize], &p);

@@ -91,8 +91,23 @@ fn xmit(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: Dev
 
 /// `dev`'s own qdisc and driver, without its egress hook (`skb->tc_skip_classify` on the way
 /// back from an ifb: the filters still classify, their actions are skipped once).
+///
+/// A packet that the device's empty root FIFO would pass on at once goes straight to the
+/// device when it takes one now (Linux's `TCQ_F_CAN_BYPASS`; [`crate::net::Netdev::bypass`]
+/// keeps the FIFO's counters as its enqueue and dequeue would); otherwise it is queued, which
+/// is what the enqueue before the device ran would have left (the device, finding no room,
+/// looked at nothing of the qdisc). Results are identical either way.
 #[inline]
 fn xmit_own(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+    let d = &net.devs[dev as usize];
+    if matches!(d.link, Link::Wifi(_) | Link::Wire(_)) && d.can_bypass(pkt, cx) {
+        let mut offered = Some(pkt);
+        run_dev_offered(net, wifi, bt, cx, dev, &mut offered);
+        if offered.is_none() {
+            return true;
+        }
+        return net.devs[dev as usize].enqueue(dev, pkt, cx);
+    }
     let ok = net.devs[dev as usize].enqueue(dev, pkt, cx);
     if ok {
         run_dev(net, wifi, bt, cx, dev);
@@ -104,10 +119,30 @@ fn xmit_own(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev:
 /// takes the next packet.
 #[inline]
 fn run_dev(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId) {
+    run_dev_offered(net, wifi, bt, cx, dev, &mut None);
+}
+
+/// [`run_dev`], with a packet `offered` to a WiFi or wired device ahead of its empty root FIFO
+/// (see [`xmit_own`]): taken first if the device takes a packet (`offered` is then empty).
+#[inline]
+fn run_dev_offered(
+    net: &mut Net,
+    wifi: &mut Wifi,
+    bt: &mut Piconet,
+    cx: &mut Ctx,
+    dev: DevId,
+    offered: &mut Option<PacketId>,
+) {
     let d = &mut net.devs[dev as usize];
     let looked = match d.link {
-        Link::Wifi(node) => wifi.pull(node, cx, |cx| d.dequeue(dev, cx)),
-        Link::Wire(to) => net.wire.kick(dev, to, d, cx),
+        Link::Wifi(node) => wifi.pull(node, cx, |cx| match offered.take() {
+            Some(p) => {
+                d.bypass(dev, p, cx);
+                Some(p)
+            }
+            None => d.dequeue(dev, cx),
+        }),
+        Link::Wire(to) => net.wire.kick(dev, to, d, cx, offered),
         Link::Bt { slave, up } => match bt.as_deref_mut() {
             Some(bt) => bt.pull(slave as usize, up, cx, |cx| d.dequeue(dev, cx)),
             None => false,

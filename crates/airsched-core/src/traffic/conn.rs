@@ -10,6 +10,10 @@ pub struct TcpConn {
     pub receiver: TcpReceiver,
     /// The instant of the armed `TcpTimer` (the earlier of the two ends' timers).
     pub armed: Option<Nanos>,
+    /// The instant of the live `TcpTimer` event in the queue, if any: it may lie before
+    /// `armed` (the timer was pushed back since; the event re-arms itself when it fires)
+    /// but never after it.
+    pub queued: Option<Nanos>,
     pub gen: u64,
     /// In-order bytes the receiver has delivered to its application.
     pub delivered: u64,
@@ -38,6 +42,7 @@ impl TcpConn {
             sender: TcpSender::new(sender, app),
             receiver: TcpReceiver::new(receiver),
             armed: None,
+            queued: None,
             gen: 0,
             delivered: 0,
             at_warmup: [0; 3],

@@ -28,9 +28,14 @@ pub const SATURATE_BACKLOG_HT: u32 = 128;
 pub fn cbr_send_time(cfg: &FlowConfig, k: u64) -> Option<Nanos> {
     match cfg.rate {
         FlowRate::Cbr { bits_per_second } => {
-            let bits = cfg.size as u128 * 8;
-            let off = (k as u128 * bits * 1_000_000_000u128) / bits_per_second as u128;
-            u64::try_from(off).ok().map(|o| cfg.start + Nanos(o))
+            let bits = cfg.size as u64 * 8;
+            // In 64 bits while the product fits (the first ~10^18 bit-nanoseconds: every
+            // packet of a run of hours at Gbit/s); the same quotient in 128 bits after.
+            let off = match k.checked_mul(bits).and_then(|b| b.checked_mul(1_000_000_000)) {
+                Some(num) => num / bits_per_second,
+                None => u64::try_from((k as u128 * bits as u128 * 1_000_000_000u128) / bits_per_second as u128).ok()?,
+            };
+            Some(cfg.start + Nanos(off))
         }
         FlowRate::Periodic { interval } => k.checked_mul(interval.0).map(|o| cfg.start + Nanos(o)),
         FlowRate::Saturate | FlowRate::Reactive | FlowRate::Window => None,
@@ -72,6 +77,13 @@ mod tests {
         let k = 6_000_000u64 * 3600 / 8192;
         let t = cbr_send_time(&cfg, k).unwrap();
         assert!(t.0 - 5_000_000 <= 3600 * 1_000_000_000);
+        // Either side of the last k whose numerator fits 64 bits, the quotient is the 128-bit
+        // one.
+        let last64 = u64::MAX / (8192 * 1_000_000_000);
+        for k in [last64 - 1, last64, last64 + 1, last64 + 2] {
+            let exact = (k as u128 * 8192 * 1_000_000_000) / 6_000_000;
+            assert_eq!(cbr_send_time(&cfg, k), Some(Nanos::from_ms(5) + Nanos(exact as u64)), "k = {k}");
+        }
     }
 }
 

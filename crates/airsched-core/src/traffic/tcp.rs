@@ -62,7 +62,17 @@ impl Traffic {
         self.tcp_arm(f, cx);
     }
 
-    /// Arm the connection's timer event at the earlier of the sender's and receiver's timers.
+    /// Arm the connection's timer at the earlier of the sender's and receiver's timers.
+    ///
+    /// The timer is re-armed rather than re-scheduled: a timer pushed later (every ACK moves
+    /// the retransmission timer forward) schedules nothing while an event at or before its new
+    /// time is queued; that event, when it fires before the timer is due, schedules one at
+    /// the timer's time and does nothing else (`on_tcp_timer`). Only a timer moved earlier
+    /// than the queued event schedules a new one (and the old one goes stale through `gen`).
+    /// The expiry is handled at the same instant, class and component as with one event per
+    /// arming (events of one flow's timer at one instant other than the live one change
+    /// nothing), so the results are those of one event per arming; only the count of events
+    /// changes, and the queue no longer fills with stale timers.
     fn tcp_arm(&mut self, f: u32, cx: &mut Ctx) {
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
         let next = match (conn.sender.next_timer(), conn.receiver.next_timer()) {
@@ -71,10 +81,14 @@ impl Traffic {
         };
         if next != conn.armed {
             conn.armed = next;
-            conn.gen += 1;
             if let Some(t) = next {
                 if t <= self.end {
-                    cx.schedule(t.max(cx.now), Event::TcpTimer { flow: f, gen: conn.gen });
+                    let t = t.max(cx.now);
+                    if conn.queued.is_none_or(|q| q > t) {
+                        conn.gen += 1;
+                        conn.queued = Some(t);
+                        cx.schedule(t, Event::TcpTimer { flow: f, gen: conn.gen });
+                    }
                 }
             }
         }
@@ -97,6 +111,20 @@ impl Traffic {
         }
         if gen != conn.gen {
             return;
+        }
+        conn.queued = None;
+        match conn.armed {
+            None => return,
+            Some(t) if t > now => {
+                // Pushed back since this event was scheduled: re-arm at the timer's time.
+                if t <= self.end {
+                    conn.gen += 1;
+                    conn.queued = Some(t);
+                    cx.schedule(t, Event::TcpTimer { flow: f, gen: conn.gen });
+                }
+                return;
+            }
+            Some(_) => {}
         }
         conn.armed = None;
         if conn.receiver.next_timer().is_some_and(|t| t <= now) {
