@@ -25,6 +25,7 @@ pub mod kinds;
 mod netem;
 mod pfifo_fast;
 mod pie;
+pub mod police;
 mod prio;
 mod red;
 mod sfq;
