@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -63,12 +64,41 @@ tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xff
     # modes cannot show): 10 Mbit/s of 1042-byte frames, an equal share each.
     Case("cake 10mbit flows", "tc qdisc add dev eth0 root handle 1: cake bandwidth 10mbit besteffort flows\n",
          (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    # cake's other isolation modes with one host pair: flowblind is one queue (the shares follow
+    # the offered loads), triple-isolate (the default) is per-flow fair between the two flows
+    Case("cake 10mbit flowblind", "tc qdisc add dev eth0 root handle 1: cake bandwidth 10mbit besteffort flowblind\n",
+         (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    Case("cake 10mbit triple-isolate", "tc qdisc add dev eth0 root handle 1: cake bandwidth 10mbit besteffort\n",
+         (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    # a policer on a filter (act_police): flow a is policed to 4 Mbit/s of frames, b passes
+    Case("police 4mbit on prio", """tc qdisc add dev eth0 root handle 1: prio
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff police rate 4mbit burst 20k drop flowid 1:1
+""", (("a", 5001, 6_000_000), ("b", 5002, 2_000_000))),
     # fq_pie needs a bottleneck of its own to queue at: an htb class shapes, fq_pie is its leaf
     Case("htb 10mbit, fq_pie leaf", """tc qdisc add dev eth0 root handle 1: htb default 1
 tc class add dev eth0 parent 1: classid 1:1 htb rate 10mbit
 tc qdisc add dev eth0 parent 1:1 handle 10: fq_pie
 """, (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
 )
+
+
+_RATE = re.compile(r"\b(\d+(?:\.\d+)?)(mbit|kbit)\b")
+
+
+def scaled(case: Case, factor: float) -> Case:
+    """The same tree and flows with every rate (tc's ``Nmbit``/``Nkbit`` and the flows' offered
+    loads) times ``factor``. A QEMU guest under ``-icount shift=0`` (1 ns per instruction)
+    sends about 1000 packets/s from a Python sender and sink on its one CPU; a factor of 0.4
+    keeps the 10 Mbit/s trees below that, both sides running the same scaled tree."""
+    if factor == 1.0:
+        return case
+
+    def one(m: re.Match[str]) -> str:
+        kbit = float(m.group(1)) * (1000 if m.group(2) == "mbit" else 1) * factor
+        return f"{round(kbit)}kbit"
+
+    return Case(f"{case.name} (x{factor:g})", _RATE.sub(one, case.tc),
+                tuple((n, port, round(r * factor)) for n, port, r in case.flows))
 
 
 @dataclass

@@ -376,7 +376,7 @@ def flower_keys(keys: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     out: dict[str, Any] = {}
     for k, v in keys.items():
         if k == "ip_proto":
-            out[k] = v if isinstance(v, int) else _IP_PROTO.get(v, int(str(v), 16))
+            out[k] = v if isinstance(v, int) else _IP_PROTO[v] if v in _IP_PROTO else int(str(v), 16)
         elif k in ("src_ip", "dst_ip"):
             if isinstance(v, (list, tuple)):
                 out[k] = (int(v[0]), int(v[1]))

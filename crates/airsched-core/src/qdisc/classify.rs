@@ -291,4 +291,49 @@ mod tests {
         k.mark = 7;
         assert!(!f.matches(&k, 100));
     }
+
+    fn policed(prio: u32, minor: u16, exceed: Control) -> Filter {
+        use crate::qdisc::police::{xmittime_ticks, LinkLayer, PoliceParams, RateCfg};
+        let rate = RateCfg { bytes_per_sec: 125_000, overhead: 0, mpu: 0, linklayer: LinkLayer::Ethernet };
+        let params = PoliceParams {
+            rate: Some(rate),
+            peak: None,
+            burst_ticks: xmittime_ticks(125_000, 1514),
+            burst: 1514,
+            given_mtu: 0,
+            mtu: 2040,
+            exceed,
+            conform: None,
+            index: 0,
+            legacy: true,
+        };
+        let mut f = u32f(vec![], prio, minor);
+        f.police = Some(Box::new(Police::new(params, 1)));
+        f
+    }
+
+    #[test]
+    fn a_policers_result_decides_as_tcf_classify_does() {
+        let at = Handle::new(1, 0);
+        // 1500 bytes at the qdisc: the 1514-byte bucket takes one, the next exceeds.
+        let ip_len = 1486;
+        for (exceed, want) in [
+            (Control::Drop, Verdict::Shot),
+            (Control::Continue, Verdict::Class(Handle::new(1, 2))), // on to the next filter
+            (Control::Ok, Verdict::Class(Handle::new(1, 1))),
+            (Control::Reclassify, Verdict::Shot), // 16 restarts, then shot
+        ] {
+            let mut fs = vec![policed(1, 1, exceed), u32f(vec![], 2, 2)];
+            sort_filters(&mut fs);
+            assert_eq!(classify_at(&fs, at, &key(), ip_len, Nanos::ZERO), Verdict::Class(Handle::new(1, 1)));
+            assert_eq!(classify_at(&fs, at, &key(), ip_len, Nanos::ZERO), want, "{exceed:?}");
+            let st = fs[0].police.as_ref().unwrap().stats();
+            // A reclassified packet meets the policer 17 times, each an overlimit.
+            let evaluations = if exceed == Control::Reclassify { 1 + 17 } else { 2 };
+            assert_eq!((st.packets, st.overlimits), (evaluations, evaluations - 1), "{exceed:?}");
+            assert_eq!(st.drops, u64::from(exceed == Control::Drop), "{exceed:?}");
+            // 12 ms later the bucket has refilled (1500 bytes at 125 kB/s).
+            assert_eq!(classify_at(&fs, at, &key(), ip_len, Nanos(12_000_000)), Verdict::Class(Handle::new(1, 1)));
+        }
+    }
 }

@@ -380,6 +380,9 @@ mod tests {
         let mut p = police(1_000_000, 2_000, Control::Continue);
         p.params.conform = Some(Control::Pipe);
         let p = Police::new(p.params, 1);
+        // A 2000-byte bucket: two 1000-byte packets conform (the second leaves exactly 0), the
+        // third exceeds.
+        assert_eq!(p.act(1000, Nanos(0)), Control::Pipe);
         assert_eq!(p.act(1000, Nanos(0)), Control::Pipe);
         assert_eq!(p.act(1000, Nanos(0)), Control::Continue);
         // 8 ms later there are 1000 bytes of tokens again.

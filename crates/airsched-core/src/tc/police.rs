@@ -40,7 +40,11 @@ fn size_and_cell(v: Tok<'_>, what: &str, diags: &mut Vec<TcDiag>) -> Option<(u64
 
 fn rate_bytes(v: Tok<'_>, what: &str, diags: &mut Vec<TcDiag>) -> Option<u64> {
     if v.text.ends_with('%') {
-        err(diags, v, format!("invalid {what} \"{}\": a percentage needs a device speed; give a rate like 10mbit", v.text));
+        err(
+            diags,
+            v,
+            format!("invalid {what} \"{}\": a percentage needs a device speed; give a rate like 10mbit", v.text),
+        );
         return None;
     }
     match parse_rate_bps(v.text) {
@@ -135,7 +139,11 @@ pub fn parse_police<'a>(
             }
             peak = Some((rate_bytes(v, "peakrate", diags)?, v));
         } else if w == "avrate" {
-            err(diags, t, "police avrate (EWMA policing on the action's rate estimator) is not modelled; use rate and burst");
+            err(
+                diags,
+                t,
+                "police avrate (EWMA policing on the action's rate estimator) is not modelled; use rate and burst",
+            );
             return None;
         } else if matches(w, "pkts_rate") || matches(w, "pkts_burst") {
             err(diags, t, format!("police {w} (a packets-per-second policer) is not modelled; use rate and burst"));
@@ -158,7 +166,11 @@ pub fn parse_police<'a>(
             match v.text.parse::<u16>() {
                 Ok(n) => overhead = n,
                 Err(_) => {
-                    err(diags, v, format!("invalid overhead \"{}\"; expected a number of bytes from 0 to 65535", v.text));
+                    err(
+                        diags,
+                        v,
+                        format!("invalid overhead \"{}\"; expected a number of bytes from 0 to 65535", v.text),
+                    );
                     return None;
                 }
             }
@@ -174,7 +186,13 @@ pub fn parse_police<'a>(
                 }
             };
         } else if w == "goto" || w == "jump" || w == "trap" {
-            err(diags, t, format!("\"{w}\" (filter chains and jumps) is not modelled; use drop, continue, reclassify, pipe or ok"));
+            err(
+                diags,
+                t,
+                format!(
+                    "\"{w}\" (filter chains and jumps) is not modelled; use drop, continue, reclassify, pipe or ok"
+                ),
+            );
             return None;
         } else if let Some(ctl) = Control::from_word(w) {
             c.next();
@@ -192,7 +210,11 @@ pub fn parse_police<'a>(
         return None;
     }
     if index != 0 && rate.is_none() && mtu.is_none() {
-        err(diags, key, "police index N alone binds an existing action by its index, which is not modelled; give rate and burst");
+        err(
+            diags,
+            key,
+            "police index N alone binds an existing action by its index, which is not modelled; give rate and burst",
+        );
         return None;
     }
     if rate.is_none() && mtu.is_none() {
@@ -201,7 +223,11 @@ pub fn parse_police<'a>(
     }
     let Some(end) = c.peek().or(Some(key)) else { return None };
     if rate.is_some() && burst.is_none() {
-        err(diags, rate.map_or(end, |r| r.1), "police rate needs a burst: 'burst' requires 'rate' (tc), like rate 1mbit burst 10k");
+        err(
+            diags,
+            rate.map_or(end, |r| r.1),
+            "police rate needs a burst: 'burst' requires 'rate' (tc), like rate 1mbit burst 10k",
+        );
         return None;
     }
     if let Some((_, pt)) = peak {
@@ -259,12 +285,23 @@ pub fn parse_police<'a>(
 
 fn control(w: &str, at: Tok<'_>, diags: &mut Vec<TcDiag>) -> Option<Control> {
     if w == "goto" || w == "jump" || w == "trap" {
-        err(diags, at, format!("\"{w}\" (filter chains and jumps) is not modelled; use drop, continue, reclassify, pipe or ok"));
+        err(
+            diags,
+            at,
+            format!("\"{w}\" (filter chains and jumps) is not modelled; use drop, continue, reclassify, pipe or ok"),
+        );
         return None;
     }
     let c = Control::from_word(w);
     if c.is_none() {
-        err(diags, at, format!("invalid police action \"{w}\" in \"{}\"; expected drop, continue, reclassify, pipe or ok", at.text));
+        err(
+            diags,
+            at,
+            format!(
+                "invalid police action \"{w}\" in \"{}\"; expected drop, continue, reclassify, pipe or ok",
+                at.text
+            ),
+        );
     }
     c
 }
