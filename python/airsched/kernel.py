@@ -370,8 +370,8 @@ def _ipv4(text: str) -> int:
 
 def flower_keys(keys: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     """flower's keys in one comparable form, from the kernel's ``tc -j`` (``"src_ip":
-    "10.0.0.0/8"``, ``"dst_port": 80`` or ``{"start": 1000, "end": 2000}``, ``"ip_tos":
-    "0x10/ff"``) or from airsched (numbers and pairs): ip_proto a number, addresses (value,
+    "10.0.0.0/8"``, ``"dst_port": 80`` or ``{"start": 1000, "end": 2000}``, ``"ip_tos": 184,
+    "ip_tos_mask": "fc"``, as iproute2 6.1 prints them in the guest) or from airsched (numbers and pairs): ip_proto a number, addresses (value,
     prefix length), ports (min, max), tos (value, mask)."""
     out: dict[str, Any] = {}
     for k, v in keys.items():
@@ -394,11 +394,13 @@ def flower_keys(keys: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
             else:
                 out[k] = (int(v), int(v))
         elif k == "ip_tos":
+            # airsched: (value, mask); iproute2 6.1's tc -j: "ip_tos": 184 with "ip_tos_mask": "fc"
             if isinstance(v, (list, tuple)):
                 out[k] = (int(v[0]), int(v[1]))
             else:
-                val, _, mask = str(v).partition("/")
-                out[k] = (int(val, 16), int(mask, 16) if mask else 0xFF)
+                out[k] = (int(v), int(str(keys.get("ip_tos_mask", "ff")), 16))
+        elif k == "ip_tos_mask":
+            continue
         elif k != "eth_type":
             out[k] = v
     return tuple(sorted(out.items()))

@@ -27,6 +27,7 @@ mod pfifo_fast;
 mod pie;
 pub mod police;
 mod prio;
+mod rate;
 mod red;
 mod sfq;
 mod tbf;

@@ -20,7 +20,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-pub use super::tbf::{LinkLayer, RateCfg};
+pub use super::rate::{LinkLayer, RateCfg};
 use crate::time::Nanos;
 
 /// A control word of an action (`TC_ACT_*`, iproute2 `action_n2a`).
