@@ -120,7 +120,9 @@ import socket, struct, sys, time, json, select
 ports = [int(p) for p in sys.argv[1].split(',')]
 socks = []
 for p in ports:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try: s.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE: past net.core.rmem_max
+    except OSError: s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     s.bind(('10.99.0.2', p)); s.setblocking(False); socks.append((p, s))
 print('ready', flush=True)
 t_end, warm = (float(x) for x in sys.stdin.readline().split())
@@ -142,7 +144,12 @@ _SENDER = r"""
 import socket, struct, sys, time
 size = int(sys.argv[1])
 flows = [tuple(int(x) for x in f.split(':')) for f in sys.argv[2].split(',')]
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+socks = []
+for _ in flows:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try: s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)  # SO_SNDBUFFORCE: past net.core.wmem_max
+    except OSError: s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    s.setblocking(False); socks.append(s)
 print('ready', flush=True)
 t0, t_end = (float(x) for x in sys.stdin.readline().split())
 gap = [size * 8 / rate for _, rate in flows]
@@ -153,7 +160,7 @@ while True:
     if now >= t_end: break
     i = min(range(len(flows)), key=lambda k: nxt[k])
     if nxt[i] > now: time.sleep(min(nxt[i] - now, 0.0005)); continue
-    try: s.sendto(struct.pack('!d', time.time()) + pad, ('10.99.0.2', flows[i][0]))
+    try: socks[i].sendto(struct.pack('!d', time.time()) + pad, ('10.99.0.2', flows[i][0]))
     except (BlockingIOError, OSError): pass
     nxt[i] += gap[i]
 """
@@ -182,6 +189,11 @@ def run_kernel(case: Case, seconds: float, warmup: float = 1.0) -> dict[str, tup
         # emulation), so the sender found the window over and sent nothing: 0 Mbit/s.
         ports = ",".join(str(f[1]) for f in case.flows)
         flows = ",".join(f"{f[1]}:{f[2]}" for f in case.flows)
+        # One socket per flow, non-blocking, with buffers forced past net.core.wmem_max/rmem_max
+        # (212992 bytes by default, as in the guest): with one shared blocking socket, a flow
+        # whose class queue held ~200 packets filled the send buffer and blocked the sender,
+        # starving the other flow (htb ceil: 0.7 of 1.6 Mbit/s) and delaying its packets, and
+        # the qdisc never saw the load airsched's generator offers. Now the qdisc limits.
         # -S: no site-packages, only the standard library (a fast start over 9p in the guest)
         sink = subprocess.Popen(["ip", "netns", "exec", rx.name, sys.executable, "-S", "-c", _SINK, ports],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
