@@ -84,8 +84,8 @@ pub struct FilterSpec {
     pub skip_sw: bool,
     /// `action mirred egress redirect dev NAME`: the device the matched packets go to.
     pub redirect: Option<Redirect>,
-    /// `police ...` or `action police ...` (tc/police.rs).
-    pub police: Option<PoliceParams>,
+    /// `police ...` or `action police ...` (tc/police.rs); boxed: most filters have none.
+    pub police: Option<Box<PoliceParams>>,
 }
 
 /// The target of `action mirred egress redirect dev NAME`, where the name was written.
@@ -535,7 +535,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             order,
             skip_sw,
             redirect: self.redirect.take(),
-            police: self.police.take(),
+            police: self.police.take().map(Box::new),
         })
     }
 
@@ -819,7 +819,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             order: None,
             skip_sw: false,
             redirect: self.redirect.take(),
-            police: self.police.take(),
+            police: self.police.take().map(Box::new),
         })
     }
 
@@ -1001,7 +1001,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             order: None,
             skip_sw,
             redirect: self.redirect.take(),
-            police: self.police.take(),
+            police: self.police.take().map(Box::new),
         })
     }
 
@@ -1056,7 +1056,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             order: None,
             skip_sw,
             redirect,
-            police: self.police.take(),
+            police: self.police.take().map(Box::new),
         })
     }
 }

@@ -155,8 +155,7 @@ pub fn parse_police<'a>(
                 Some((a, b)) => (a, Some(b)),
                 None => (v.text, None),
             };
-            let Some(e) = control(a, v, diags) else { return None };
-            exceed = e;
+            exceed = control(a, v, diags)?;
             if let Some(b) = b {
                 conform = Some(control(b, v, diags)?);
             }
@@ -221,7 +220,7 @@ pub fn parse_police<'a>(
         err(diags, key, "'rate' or 'avrate' or 'mtu' or 'pkts_rate' MUST be specified (tc)");
         return None;
     }
-    let Some(end) = c.peek().or(Some(key)) else { return None };
+    let end = c.peek().unwrap_or(key);
     if rate.is_some() && burst.is_none() {
         err(
             diags,

@@ -213,7 +213,7 @@ impl<'a> Model<'a> {
             FilterKind::MatchAll => true,
             _ => q.filters[i].handle == handle,
         });
-        let police = spec.police.map(|p| {
+        let police = spec.police.as_deref().map(|&p| {
             self.police_index += 1;
             let index = if p.index != 0 { p.index } else { self.police_index };
             Box::new(Police::new(p, index))
