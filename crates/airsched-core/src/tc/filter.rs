@@ -16,10 +16,14 @@
 //! the destination port. airsched does the same ([`NEXTHDR_BASE`]) and warns; hash tables,
 //! links and `offset` are not modelled.
 //!
-//! Actions and policing change what happens to matched packets and are errors, except the
-//! no-op `action pass`/`action ok` (a warning) and `action mirred egress redirect dev IFB`
-//! (`act_mirred.c`, Linux 6.6), which hands the packet to an ifb device (docs/tc.md, "One
-//! qdisc over several interfaces"); the builder checks that the device is an ifb.
+//! flower (`f_flower.c`, iproute2 6.1; `cls_flower.c`) reads the IPv4/L4/TOS keys airsched's
+//! packets carry (docs/tc-flower.md).
+//!
+//! Actions change what happens to matched packets and are errors, except the no-op `action
+//! pass`/`action ok` (a warning), `police`/`action police` (tc/police.rs, docs/tc-police.md)
+//! and `action mirred egress redirect dev IFB` (`act_mirred.c`, Linux 6.6), which hands the
+//! packet to an ifb device (docs/tc.md, "One qdisc over several interfaces"); the builder
+//! checks that the device is an ifb.
 
 use super::lex::{
     err, err_at, matches, parse_c_u32, parse_classid, parse_hex_u32, parse_ipv4_prefix, warn, Cursor, Handle, TcDiag,
