@@ -305,15 +305,18 @@ def size_bytes(word: str) -> int:
 
 def repair_json(text: str) -> str:
     """iproute2 6.1's ``tc -j filter show`` prints fw's options as text inside the braces
-    (``"options":{handle 0x6 classid 1:1 }``), which is not JSON: such a block becomes an object
-    of its key/value words. Well-formed output is returned unchanged."""
+    (``"options":{handle 0x6 classid 1:1 }``, and before a legacy policer's fields
+    ``"options":{handle 0x6 classid 1:1 "kind":"police",...}``), which is not JSON: the words become
+    key/value pairs of the object. Well-formed output is returned unchanged."""
 
     def fix(m: re.Match[str]) -> str:
         words = m.group(1).split()
         pairs = [f"{json.dumps(k)}:{json.dumps(v)}" for k, v in zip(words[::2], words[1::2], strict=False)]
-        return '"options":{' + ",".join(pairs) + "}"
+        # With a legacy policer the JSON fields of the police follow the text:
+        # ``"options":{handle 0x6 classid 1:1 "kind":"police",...}`` (seen in the guest).
+        return '"options":{' + ",".join(pairs) + ("," if m.group(2) == '"' else "") + m.group(2)
 
-    return re.sub(r'"options":\{([^{}"]*[^{}"\s][^{}"]*)\}', fix, text)
+    return re.sub(r'"options":\{([^{}"]*[^{}"\s][^{}"]*)(\}|")', fix, text)
 
 
 def kernel_tree(ns: Netns, dev: str) -> Tree:
