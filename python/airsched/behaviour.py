@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -63,7 +64,41 @@ tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xff
     # modes cannot show): 10 Mbit/s of 1042-byte frames, an equal share each.
     Case("cake 10mbit flows", "tc qdisc add dev eth0 root handle 1: cake bandwidth 10mbit besteffort flows\n",
          (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    # cake's other isolation modes with one host pair: flowblind is one queue (the shares follow
+    # the offered loads), triple-isolate (the default) is per-flow fair between the two flows
+    Case("cake 10mbit flowblind", "tc qdisc add dev eth0 root handle 1: cake bandwidth 10mbit besteffort flowblind\n",
+         (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    Case("cake 10mbit triple-isolate", "tc qdisc add dev eth0 root handle 1: cake bandwidth 10mbit besteffort\n",
+         (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    # a policer on a filter (act_police): flow a is policed to 4 Mbit/s of frames, b passes
+    Case("police 4mbit on prio", """tc qdisc add dev eth0 root handle 1: prio
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff police rate 4mbit burst 20k drop flowid 1:1
+""", (("a", 5001, 6_000_000), ("b", 5002, 2_000_000))),
+    # fq_pie needs a bottleneck of its own to queue at: an htb class shapes, fq_pie is its leaf
+    Case("htb 10mbit, fq_pie leaf", """tc qdisc add dev eth0 root handle 1: htb default 1
+tc class add dev eth0 parent 1: classid 1:1 htb rate 10mbit
+tc qdisc add dev eth0 parent 1:1 handle 10: fq_pie
+""", (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
 )
+
+
+_RATE = re.compile(r"\b(\d+(?:\.\d+)?)(mbit|kbit)\b")
+
+
+def scaled(case: Case, factor: float) -> Case:
+    """The same tree and flows with every rate (tc's ``Nmbit``/``Nkbit`` and the flows' offered
+    loads) times ``factor``. A QEMU guest under ``-icount shift=0`` (1 ns per instruction)
+    sends about 1000 packets/s from a Python sender and sink on its one CPU; a factor of 0.4
+    keeps the 10 Mbit/s trees below that, both sides running the same scaled tree."""
+    if factor == 1.0:
+        return case
+
+    def one(m: re.Match[str]) -> str:
+        kbit = float(m.group(1)) * (1000 if m.group(2) == "mbit" else 1) * factor
+        return f"{round(kbit)}kbit"
+
+    return Case(f"{case.name} (x{factor:g})", _RATE.sub(one, case.tc),
+                tuple((n, port, round(r * factor)) for n, port, r in case.flows))
 
 
 @dataclass
@@ -83,12 +118,14 @@ class FlowResult:
 _SINK = r"""
 import socket, struct, sys, time, json, select
 ports = [int(p) for p in sys.argv[1].split(',')]
-t_end = float(sys.argv[2]); warm = float(sys.argv[3])
 socks = []
 for p in ports:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try: s.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE: past net.core.rmem_max
+    except OSError: s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     s.bind(('10.99.0.2', p)); s.setblocking(False); socks.append((p, s))
 print('ready', flush=True)
+t_end, warm = (float(x) for x in sys.stdin.readline().split())
 got = {p: 0 for p in ports}; delays = {p: [] for p in ports}
 while time.time() < t_end + 0.2:
     r, _, _ = select.select([s for _, s in socks], [], [], 0.1)
@@ -105,9 +142,16 @@ print(json.dumps({'bytes': got, 'delays': delays}), flush=True)
 
 _SENDER = r"""
 import socket, struct, sys, time
-t0 = float(sys.argv[1]); t_end = float(sys.argv[2]); size = int(sys.argv[3])
-flows = [tuple(int(x) for x in f.split(':')) for f in sys.argv[4].split(',')]
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+size = int(sys.argv[1])
+flows = [tuple(int(x) for x in f.split(':')) for f in sys.argv[2].split(',')]
+socks = []
+for _ in flows:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try: s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)  # SO_SNDBUFFORCE: past net.core.wmem_max
+    except OSError: s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    s.setblocking(False); socks.append(s)
+print('ready', flush=True)
+t0, t_end = (float(x) for x in sys.stdin.readline().split())
 gap = [size * 8 / rate for _, rate in flows]
 nxt = [t0 for _ in flows]
 pad = bytes(size - 8)
@@ -116,7 +160,7 @@ while True:
     if now >= t_end: break
     i = min(range(len(flows)), key=lambda k: nxt[k])
     if nxt[i] > now: time.sleep(min(nxt[i] - now, 0.0005)); continue
-    try: s.sendto(struct.pack('!d', time.time()) + pad, ('10.99.0.2', flows[i][0]))
+    try: socks[i].sendto(struct.pack('!d', time.time()) + pad, ('10.99.0.2', flows[i][0]))
     except (BlockingIOError, OSError): pass
     nxt[i] += gap[i]
 """
@@ -139,18 +183,36 @@ def run_kernel(case: Case, seconds: float, warmup: float = 1.0) -> dict[str, tup
             p = tx.tc(*words)
             if p.returncode != 0:
                 raise RuntimeError(f"{case.name}: tc {' '.join(words)}: {p.stderr.strip()}")
-        t0 = time.time() + 1.0
-        t_end = t0 + seconds
+        # Both ends start first and say "ready"; only then is the clock read and the window
+        # handed to them. Reading it before (as this harness once did) put the whole window
+        # inside the two Pythons' start-up when that is slow (seconds under QEMU's software
+        # emulation), so the sender found the window over and sent nothing: 0 Mbit/s.
         ports = ",".join(str(f[1]) for f in case.flows)
-        sink = subprocess.Popen(["ip", "netns", "exec", rx.name, sys.executable, "-c", _SINK, ports, str(t_end),
-                                 str(t0 + warmup)], stdout=subprocess.PIPE, text=True)
-        assert sink.stdout is not None
-        sink.stdout.readline()
         flows = ",".join(f"{f[1]}:{f[2]}" for f in case.flows)
-        sender = subprocess.run(["ip", "netns", "exec", tx.name, sys.executable, "-c", _SENDER, str(t0), str(t_end),
-                                 str(PAYLOAD), flows], capture_output=True, text=True)
+        # One socket per flow, non-blocking, with buffers forced past net.core.wmem_max/rmem_max
+        # (212992 bytes by default, as in the guest): with one shared blocking socket, a flow
+        # whose class queue held ~200 packets filled the send buffer and blocked the sender,
+        # starving the other flow (htb ceil: 0.7 of 1.6 Mbit/s) and delaying its packets, and
+        # the qdisc never saw the load airsched's generator offers. Now the qdisc limits.
+        # -S: no site-packages, only the standard library (a fast start over 9p in the guest)
+        sink = subprocess.Popen(["ip", "netns", "exec", rx.name, sys.executable, "-S", "-c", _SINK, ports],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        sender = subprocess.Popen(["ip", "netns", "exec", tx.name, sys.executable, "-S", "-c", _SENDER,
+                                   str(PAYLOAD), flows], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        assert sink.stdin and sink.stdout and sender.stdin and sender.stdout
+        for proc in (sink, sender):
+            if proc.stdout.readline().strip() != "ready":
+                raise RuntimeError(f"{case.name}: the UDP {'sink' if proc is sink else 'sender'} did not start")
+        t0 = time.time() + 0.2
+        t_end = t0 + seconds
+        sink.stdin.write(f"{t_end} {t0 + warmup}\n")
+        sink.stdin.flush()
+        sender.stdin.write(f"{t0} {t_end}\n")
+        sender.stdin.flush()
+        _, err = sender.communicate()
         if sender.returncode != 0:
-            raise RuntimeError(sender.stderr)
+            raise RuntimeError(err)
         out = json.loads(sink.stdout.readline())
         sink.wait()
     res = {}

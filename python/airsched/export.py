@@ -80,20 +80,48 @@ def protocol_word(proto: int) -> str:
     return PROTOCOL_NAMES.get(proto, f"0x{proto:04x}")
 
 
+def flower_words(keys: dict[str, Any]) -> str:
+    """flower's keys (airsched's numbers and pairs, or the kernel's tc -j forms) as tc words."""
+    from .kernel import flower_keys
+
+    words = []
+    for k, v in flower_keys(keys):
+        if k == "ip_proto":
+            words += [k, {6: "tcp", 17: "udp", 132: "sctp", 1: "icmp"}.get(v, f"{v:x}")]
+        elif k in ("src_ip", "dst_ip"):
+            addr = ".".join(str(v[0] >> s & 255) for s in (24, 16, 8, 0))
+            words += [k, f"{addr}/{v[1]}"]
+        elif k in ("src_port", "dst_port"):
+            words += [k, str(v[0]) if v[0] == v[1] else f"{v[0]}-{v[1]}"]
+        elif k == "ip_tos":
+            words += [k, f"0x{v[0]:x}/0x{v[1]:x}"]
+    # tc wants ip_proto before the ports
+    order = ["ip_proto", "src_ip", "dst_ip", "src_port", "dst_port", "ip_tos"]
+    pairs = sorted(zip(words[::2], words[1::2], strict=True), key=lambda p: order.index(p[0]))
+    return " ".join(f"{k} {v}" for k, v in pairs)
+
+
 def filter_command(dev: str, f: dict[str, Any]) -> str:
     """One declared filter as a ``tc -batch`` line that makes the kernel hold the same filter."""
     head = f"filter add dev {dev} parent {f['parent']} protocol {protocol_word(int(f['protocol']))} prio {f['prio']}"
     kind = f["kind"]
+    # The policer (docs/tc-police.md), in the form it was given: u32/fw's own `police`
+    # attribute or `action police`; its words carry exact bytes and bits.
+    police = ""
+    if f.get("police_words"):
+        police = (" police " if f.get("police_legacy") and kind in ("u32", "fw") else " action police ") + f["police_words"]
     if kind == "u32":
         keys = f["keys"] or [(0, 0, 0)]
         matches = " ".join(f"match u32 0x{v:08x} 0x{m:08x} at {off}" for v, m, off in keys)
-        return f"{head} u32 {matches} flowid {f['classid']}"
+        return f"{head} u32 {matches}{police} flowid {f['classid']}"
     if kind == "fw":
         mask = int(f["mask"])
         handle = f"0x{int(f['mark']):x}" + ("" if mask == 0xFFFFFFFF else f"/0x{mask:x}")
-        return f"{head} handle {handle} fw classid {f['classid']}"
+        return f"{head} handle {handle} fw{police} classid {f['classid']}"
     if kind == "matchall":
-        return f"{head} matchall classid {f['classid']}"
+        return f"{head} matchall{police} classid {f['classid']}"
+    if kind == "flower":
+        return f"{head} flower {flower_words(f['flower'])}{police} classid {f['classid']}"
     raise ExportError(f"filter kind {kind!r} cannot be exported")
 
 

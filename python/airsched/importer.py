@@ -473,11 +473,40 @@ def filters_from_json(data: list[dict[str, Any]], warnings: list[str], where: st
             rec["classid"] = o.get("classid", o.get("flowid"))
         elif kind == "matchall":
             rec["classid"] = o.get("flowid", o.get("classid"))
+        elif kind == "flower":
+            rec["classid"] = o.get("classid", o.get("flowid"))
+            rec["flower"] = o.get("keys", {})
         else:
             warnings.append(f"{where}: filter kind {kind} (pref {rec['pref']}) is not modelled by airsched: not imported")
             continue
+        if "police" in json.dumps(o):
+            warnings.append(f"{where}: the {kind} filter of pref {rec['pref']} has a policer, whose rate, burst and mtu "
+                            "iproute2 6.1's tc -j does not print: imported without it; import the tc filter show text instead")
         out.append(rec)
     return out
+
+
+#: A policer in ``tc filter show`` text, legacy (`` police 0x1 rate ...``) or as an action.
+_POLICE_TEXT = re.compile(r"^(action order \d+:\s+)?police 0x[0-9a-f]+ (.*)$")
+
+
+def police_words(printed: str) -> str:
+    """tc words for a policer as ``print_police`` showed it (docs/tc-police.md): ``rate 1Mbit
+    burst 10Kb mtu 2Kb action drop/pipe overhead 0b`` -> ``rate 1Mbit burst 10Kb conform-exceed
+    drop/pipe``. ``mtu 2Kb`` is left out: it is how the kernel's default mtu (2040 bytes)
+    prints."""
+    w = printed.split()
+    out = []
+    for k, v in zip(w[::2], w[1::2], strict=False):
+        if k in ("rate", "burst", "peakrate", "linklayer"):
+            out += [k, v]
+        elif k == "mtu" and v != "2Kb":
+            out += [k, v]
+        elif k == "overhead" and v.rstrip("b") != "0":
+            out += [k, v.rstrip("b")]
+        elif k == "action":
+            out += ["conform-exceed", v]
+    return " ".join(out)
 
 
 _FILTER_TEXT = re.compile(r"^filter\s+(?:parent\s+(\S+)\s+)?protocol\s+(\S+)\s+pref\s+(\d+)\s+(\S+)(.*)$")
@@ -506,12 +535,17 @@ def filters_from_text(text: str, warnings: list[str], where: str, parent_default
             elif kind == "fw":
                 h = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "handle"), None)
                 rec["handle"], rec["classid"] = h, cid
+                cur = rec
             elif kind == "matchall":
                 rec["classid"] = cid
+                cur = rec
             else:
                 warnings.append(f"{where}: filter kind {kind} (pref {pref}) is not modelled by airsched: not imported")
                 continue
             out.append(rec)
+        elif (pm := _POLICE_TEXT.match(s)) and cur is not None:
+            cur["police"] = police_words(pm.group(2))
+            cur["police_legacy"] = pm.group(1) is None
         elif s.startswith("match ") and cur is not None:
             mm = re.match(r"match\s+([0-9a-fA-F]+)/([0-9a-fA-F]+)\s+at\s+(-?\d+)", s)
             if mm:
@@ -676,14 +710,22 @@ def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
                     if f.get("fh"):
                         seen_fh.add(f["fh"])
                 head = f"tc filter add dev {d.dev} parent {f['parent']} protocol {f['protocol']} prio {f['pref']}"
+                pol = ""
+                if f.get("police"):
+                    legacy = f.get("police_legacy") and f["kind"] in ("u32", "fw")
+                    pol = (" police " if legacy else " action police ") + f["police"]
                 if f["kind"] == "u32":
                     keys = f["keys"] or [(0, 0, 0)]
                     m = " ".join(f"match u32 0x{v:08x} 0x{mk:08x} at {off}" for v, mk, off in keys)
-                    emitted.append(f"{head} u32 {m} flowid {f['classid']}")
+                    emitted.append(f"{head} u32 {m}{pol} flowid {f['classid']}")
                 elif f["kind"] == "fw":
-                    emitted.append(f"{head} handle {f['handle']} fw classid {f['classid']}")
+                    emitted.append(f"{head} handle {f['handle']} fw{pol} classid {f['classid']}")
+                elif f["kind"] == "flower":
+                    from .export import flower_words
+
+                    emitted.append(f"{head} flower {flower_words(f['flower'])}{pol} classid {f['classid']}")
                 else:
-                    emitted.append(f"{head} matchall classid {f['classid']}")
+                    emitted.append(f"{head} matchall{pol} classid {f['classid']}")
         for (major, pref), parents in sorted(prio_parents.items()):
             if len(parents) > 1:
                 warnings.append(

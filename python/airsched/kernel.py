@@ -36,7 +36,10 @@ PROBE_KINDS = {
 }
 #: Filter kinds airsched models: the tail of a `tc filter add` (kind included: fw's handle comes
 #: before it) probed on an htb root.
-PROBE_FILTERS = {"u32": "u32 match u32 0 0 flowid 1:1", "fw": "handle 1 fw classid 1:1", "matchall": "matchall classid 1:1"}
+PROBE_FILTERS = {"u32": "u32 match u32 0 0 flowid 1:1", "fw": "handle 1 fw classid 1:1", "matchall": "matchall classid 1:1",
+                 "flower": "flower ip_proto udp classid 1:1"}
+#: Actions airsched models on filters, probed the same way (act_police is a module of its own).
+PROBE_ACTIONS = {"police": "u32 match u32 0 0 action police rate 1mbit burst 10k drop flowid 1:1"}
 
 
 def unavailable() -> str | None:
@@ -120,6 +123,11 @@ class Netns:
             self.tc("qdisc", "add", "dev", dev, "root", "handle", "1:", "htb")
             if self.tc("filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", *opts.split()).returncode == 0:
                 have.add(kind)
+        for kind, opts in PROBE_ACTIONS.items():
+            self.reset()
+            self.tc("qdisc", "add", "dev", dev, "root", "handle", "1:", "htb")
+            if self.tc("filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", *opts.split()).returncode == 0:
+                have.add(kind)
         self.reset()
         return have
 
@@ -158,6 +166,8 @@ def kinds_used(text: str) -> set[str]:
     for _, w in split_commands(text):
         if len(w) < 3 or w[0] not in ("qdisc", "class", "filter") or w[1] in ("del", "delete", "show"):
             continue
+        if w[0] == "filter" and "police" in w:
+            used.add("police")
         i = 2
         skip = _SKIP_FILTER_ARGS if w[0] == "filter" else _SKIP_ARGS
         while i < len(w):
@@ -280,6 +290,9 @@ class Tree:
     #: priority (the tables share one tc_u_common per qdisc): which parent a node hangs from is
     #: not in the dump, only which priorities each parent has.
     protos: list[tuple[Any, ...]] = field(default_factory=list)
+    #: every policer as ``tc filter show`` prints it after ``police 0xINDEX`` (rate, burst, mtu,
+    #: peakrate, actions, overhead, linklayer), without the index, once per distinct text
+    police: list[str] = field(default_factory=list)
 
 
 def size_bytes(word: str) -> int:
@@ -292,15 +305,18 @@ def size_bytes(word: str) -> int:
 
 def repair_json(text: str) -> str:
     """iproute2 6.1's ``tc -j filter show`` prints fw's options as text inside the braces
-    (``"options":{handle 0x6 classid 1:1 }``), which is not JSON: such a block becomes an object
-    of its key/value words. Well-formed output is returned unchanged."""
+    (``"options":{handle 0x6 classid 1:1 }``, and before a legacy policer's fields
+    ``"options":{handle 0x6 classid 1:1 "kind":"police",...}``), which is not JSON: the words become
+    key/value pairs of the object. Well-formed output is returned unchanged."""
 
     def fix(m: re.Match[str]) -> str:
         words = m.group(1).split()
         pairs = [f"{json.dumps(k)}:{json.dumps(v)}" for k, v in zip(words[::2], words[1::2], strict=False)]
-        return '"options":{' + ",".join(pairs) + "}"
+        # With a legacy policer the JSON fields of the police follow the text:
+        # ``"options":{handle 0x6 classid 1:1 "kind":"police",...}`` (seen in the guest).
+        return '"options":{' + ",".join(pairs) + ("," if m.group(2) == '"' else "") + m.group(2)
 
-    return re.sub(r'"options":\{([^{}"]*[^{}"\s][^{}"]*)\}', fix, text)
+    return re.sub(r'"options":\{([^{}"]*[^{}"\s][^{}"]*)(\}|")', fix, text)
 
 
 def kernel_tree(ns: Netns, dev: str) -> Tree:
@@ -315,7 +331,9 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
     handles += [cl["classid"] for cl in classes_from_text(c)]
     seen: set[str] = set()
     protos = set()
+    police: set[str] = set()
     for h in handles:
+        police.update(m.group(1).strip() for m in _POLICE.finditer(ns.tc("filter", "show", "dev", dev, "parent", h).stdout))
         out = ns.tc("-j", "filter", "show", "dev", dev, "parent", h).stdout.strip()
         if not out:
             continue
@@ -329,6 +347,11 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
                 protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
                 t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("classid", o.get("flowid")), ()))
                 continue
+            if kind == "flower":
+                protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
+                t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("classid", o.get("flowid")),
+                                  flower_keys(o.get("keys", {}))))
+                continue
             if kind != "u32" or "flowid" not in o or o["fh"] in seen:
                 continue
             seen.add(o["fh"])
@@ -336,7 +359,58 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
             t.filters.append((int(f["pref"]), f["protocol"], "u32", o["flowid"], keys))
     t.protos = sorted(protos)
     t.filters.sort()
+    t.police = sorted(police)
     return t
+
+
+_IP_PROTO = {"tcp": 6, "udp": 17, "sctp": 132, "icmp": 1, "icmpv6": 58}
+
+
+def _ipv4(text: str) -> int:
+    a, b, c, d = (int(x) for x in text.split("."))
+    return a << 24 | b << 16 | c << 8 | d
+
+
+def flower_keys(keys: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """flower's keys in one comparable form, from the kernel's ``tc -j`` (``"src_ip":
+    "10.0.0.0/8"``, ``"dst_port": 80`` or ``{"start": 1000, "end": 2000}``, ``"ip_tos": 184,
+    "ip_tos_mask": "fc"``, as iproute2 6.1 prints them in the guest) or from airsched (numbers and pairs): ip_proto a number, addresses (value,
+    prefix length), ports (min, max), tos (value, mask)."""
+    out: dict[str, Any] = {}
+    for k, v in keys.items():
+        if k == "ip_proto":
+            out[k] = v if isinstance(v, int) else _IP_PROTO[v] if v in _IP_PROTO else int(str(v), 16)
+        elif k in ("src_ip", "dst_ip"):
+            if isinstance(v, (list, tuple)):
+                out[k] = (int(v[0]), int(v[1]))
+            else:
+                addr, _, plen = str(v).partition("/")
+                out[k] = (_ipv4(addr), int(plen) if plen else 32)
+        elif k in ("src_port", "dst_port"):
+            if isinstance(v, dict):
+                out[k] = (int(v["start"]), int(v["end"]))
+            elif isinstance(v, (list, tuple)):
+                out[k] = (int(v[0]), int(v[1]))
+            elif isinstance(v, str) and "-" in v:
+                lo, hi = v.split("-")
+                out[k] = (int(lo), int(hi))
+            else:
+                out[k] = (int(v), int(v))
+        elif k == "ip_tos":
+            # airsched: (value, mask); iproute2 6.1's tc -j: "ip_tos": 184 with "ip_tos_mask": "fc"
+            if isinstance(v, (list, tuple)):
+                out[k] = (int(v[0]), int(v[1]))
+            else:
+                out[k] = (int(v), int(str(keys.get("ip_tos_mask", "ff")), 16))
+        elif k == "ip_tos_mask":
+            continue
+        elif k != "eth_type":
+            out[k] = v
+    return tuple(sorted(out.items()))
+
+
+#: A policer in ``tc filter show`` text: ``police 0x1 rate 1Mbit burst 10Kb mtu 2Kb action drop overhead 0b``
+_POLICE = re.compile(r"police 0x[0-9a-f]+ ([^\n]*)")
 
 
 _PROTO = {0x0800: "ip", 0x0003: "all"}
@@ -364,14 +438,20 @@ def airsched_trees(text: str, path: str, devices: Sequence[str], txqueuelen: int
         for t in ap["trees"]:
             fl = []
             protos = set()
+            police = set()
             for q in t["qdiscs"]:
                 for f in q["filters"]:
                     proto = _PROTO.get(int(f["protocol"]), f"0x{int(f['protocol']):04x}")
                     keys = tuple(sorted(tuple(k) for k in f.get("keys", []))) if f["kind"] == "u32" else ()
+                    if f["kind"] == "flower":
+                        keys = flower_keys(f["flower"])
                     fl.append((int(f["prio"]), proto, f["kind"], f["classid"], keys))
                     protos.add((f["parent"], int(f["prio"]), proto, f["kind"]))
+                    if f.get("police"):
+                        police.add(f["police"].split(" ", 1)[1].strip())
             out[t["dev"]].filters = sorted(fl)
             out[t["dev"]].protos = sorted(protos)
+            out[t["dev"]].police = sorted(police)
     return out
 
 
@@ -425,7 +505,7 @@ class ScriptResult:
                 out.append(f"line {line}: kernel {'accepts' if k else 'refuses'} ({self.kernel_errors.get(line, '')}), "
                            f"airsched {'accepts' if a else 'refuses'}")
         for dev, (k, a) in self.trees.items():
-            for what in ("show", "quantum", "filters", "protos"):
+            for what in ("show", "quantum", "filters", "protos", "police"):
                 kv, av = getattr(k, what), getattr(a, what)
                 if kv != av:
                     out.append(f"{dev} {what}: kernel {kv!r} != airsched {av!r}")
@@ -435,7 +515,7 @@ class ScriptResult:
 def run_script(ns: Netns, path: Path, have: set[str]) -> ScriptResult:
     text = path.read_text()
     res = ScriptResult(path.name)
-    lacking = sorted(k for k in kinds_used(text) if k not in have and (k in PROBE_KINDS or k in PROBE_FILTERS))
+    lacking = sorted(k for k in kinds_used(text) if k not in have and (k in PROBE_KINDS or k in PROBE_FILTERS or k in PROBE_ACTIONS))
     if lacking:
         res.skipped = f"this kernel lacks {', '.join(lacking)}"
         return res

@@ -12,8 +12,12 @@
 #
 # Needs: qemu-system-x86, busybox-static (apt), root. The default command is
 # `airsched conformance kernel` (the corpus table). PY picks the Python (default: the
-# checkout's .venv, else python3). ICOUNT=1 boots with `-icount shift=auto,sleep=on` (software
-# emulation, an exact guest clock: for behaviour numbers); otherwise KVM when /dev/kvm exists.
+# checkout's .venv, else python3). ICOUNT=1 boots with `-icount shift=0,sleep=on` (software
+# emulation; the guest's clock advances 2^shift ns per instruction, so the guest is a fixed
+# 1-instruction-per-ns machine however slow the emulation: for behaviour numbers; ICOUNT_SHIFT
+# sets another shift). `shift=auto` instead ties the guest clock to the host's wall clock: the
+# emulated CPU is then too slow for a Python UDP sender to offer 12 Mbit/s (the kernel rows read
+# a third of the rate). Otherwise KVM when /dev/kvm exists.
 # `-cpu max`: the host's numpy (pandas, for `conformance behaviour`) needs more than QEMU's
 # default qemu64 CPU model offers (it died with SIGILL, "Illegal instruction").
 set -eu
@@ -60,7 +64,7 @@ exec switch_root /newroot /bin/sh -c 'export HOME=/root PATH=/usr/local/sbin:/us
 EOF
 chmod +x "$init/init"
 (cd "$init" && find . | busybox cpio -o -H newc | gzip -1) > "$work/initrd.gz"
-if [ "${ICOUNT:-0}" = 1 ]; then accel="-icount shift=auto,sleep=on"; elif [ -w /dev/kvm ] && [ "${KVM:-1}" = 1 ]; then accel="-enable-kvm"; else accel=""; fi
+if [ "${ICOUNT:-0}" = 1 ]; then accel="-icount shift=${ICOUNT_SHIFT:-0},sleep=on"; elif [ -w /dev/kvm ] && [ "${KVM:-1}" = 1 ]; then accel="-enable-kvm"; else accel=""; fi
 # Software emulation's default CPU model (qemu64) lacks the SSE4/AVX that numpy's wheels need
 # (`airsched conformance behaviour` imports pandas: "Illegal instruction"); emulate them all.
 case "$accel" in *enable-kvm*) ;; *) accel="$accel -cpu max" ;; esac

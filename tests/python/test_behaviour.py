@@ -28,3 +28,15 @@ def test_htb_shares_a_shaped_veth_link_as_airsched_says() -> None:
     # and the split is HTB's, not an even one: 3:1 within 5 %
     a, b = rows
     assert a.kernel_mbps / b.kernel_mbps == pytest.approx(3.0, rel=0.05)
+
+
+def test_scaling_multiplies_every_rate_of_the_tree_and_the_flows() -> None:
+    c = behaviour.scaled(behaviour.CASES[2], 0.4)  # htb 10mbit, ceil 4mbit
+    assert "htb rate 4000kbit" in c.tc and "rate 800kbit ceil 1600kbit" in c.tc
+    assert c.flows == (("a", 5001, 3_200_000), ("b", 5002, 1_600_000))
+    assert behaviour.scaled(c, 1.0) is c
+
+
+def test_a_policed_tree_needs_act_police() -> None:
+    police = next(c for c in behaviour.CASES if c.name.startswith("police"))
+    assert "police" in kernel.kinds_used(police.tc)

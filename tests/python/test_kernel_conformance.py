@@ -106,6 +106,11 @@ def test_iproute2_61_fw_options_are_read_as_an_object() -> None:
     assert data[1]["options"] == {"handle": "0x6", "classid": "1:1"}
     good = '[{"kind":"u32","options":{"fh":"800:","flowid":"1:1"}}]'
     assert kernel.repair_json(good) == good
+    # and with a legacy policer its fields follow the text (the Debian 6.1 guest, corpus 128)
+    text = '[{"kind":"fw","options":{handle 0x6 classid 1:1 "kind":"police","index":1,' \
+           '"control_action":{"type":"reclassify"},"overhead":0,"ref":1,"bind":1}}]'
+    data = kernel.json.loads(kernel.repair_json(text))
+    assert data[0]["options"]["classid"] == "1:1" and data[0]["options"]["control_action"] == {"type": "reclassify"}
 
 
 def test_sizes_are_read_with_or_without_a_unit() -> None:

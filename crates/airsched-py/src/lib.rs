@@ -138,7 +138,32 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
                                 fd.set_item("mask", *mask)?;
                             }
                             FilterKind::MatchAll => fd.set_item("kind", "matchall")?,
+                            FilterKind::Flower(k) => {
+                                fd.set_item("kind", "flower")?;
+                                let kd = PyDict::new(py);
+                                if let Some(p) = k.ip_proto {
+                                    kd.set_item("ip_proto", p)?;
+                                }
+                                for (name, a) in [("src_ip", k.src_ip), ("dst_ip", k.dst_ip)] {
+                                    if let Some((addr, len)) = a {
+                                        kd.set_item(name, (addr, len))?;
+                                    }
+                                }
+                                for (name, r) in [("src_port", k.src_port), ("dst_port", k.dst_port)] {
+                                    if let Some((lo, hi)) = r {
+                                        kd.set_item(name, (lo, hi))?;
+                                    }
+                                }
+                                if let Some((v, m)) = k.ip_tos {
+                                    kd.set_item("ip_tos", (v, m))?;
+                                }
+                                fd.set_item("flower", kd)?;
+                            }
                         }
+                        // The policer as `tc filter show` prints it after "police ".
+                        fd.set_item("police", f.police.as_ref().map(|p| p.options_text()))?;
+                        fd.set_item("police_words", f.police.as_ref().map(|p| p.tc_words()))?;
+                        fd.set_item("police_legacy", f.police.as_ref().is_some_and(|p| p.params.legacy))?;
                         fl.append(fd)?;
                     }
                     qd.set_item("filters", fl)?;

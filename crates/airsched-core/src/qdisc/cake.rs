@@ -39,7 +39,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use self::cobalt::{Cobalt, CobaltParams, Verdict};
 pub use self::config::{CakeAckFilter, CakeAtm, CakeConfig, CakeDiffserv, CakeFlowMode};
-use super::classify::{classify, sort_filters};
+use super::classify::{classify_at, sort_filters, Verdict as Classified};
 use super::common::{errors_since, StashPeek};
 use super::sfq::flow_hash::{flow_hash, SipKey};
 use super::{
@@ -785,7 +785,13 @@ impl Cake {
         // cake_classify: a filter's class id overrides the flow (minor) and host (major) hash.
         let (mut flow_ov, mut host_ov) = (0u16, 0u16);
         if !self.filters.is_empty() {
-            if let Some(c) = classify(&self.filters, self.handle, &key, cx.pkts.get(pkt).ip_len) {
+            let v = classify_at(&self.filters, self.handle, &key, cx.pkts.get(pkt).ip_len, now);
+            if v == Classified::Shot {
+                // cake_classify returns 0: cake_enqueue drops the packet (qdisc_qstats_drop).
+                cx.drop(pkt);
+                return Enq::Dropped;
+            }
+            if let Some(c) = v.class() {
                 if c.minor() as usize <= QUEUES {
                     flow_ov = c.minor();
                 }

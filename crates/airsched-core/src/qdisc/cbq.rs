@@ -30,7 +30,7 @@ mod tests;
 
 use params::RateTable;
 
-use super::classify::{classify, sort_filters, Filter};
+use super::classify::{classify_at, sort_filters, Filter, Verdict};
 use super::common::{errors_since, filter_diag, pending_wakeup};
 use super::{diag_error, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::packet::PacketId;
@@ -233,17 +233,23 @@ impl Cbq {
     /// `cbq_classify`: skb->priority naming a class; else filters from the root down through
     /// inner classes (a result without major is a priority for the node's defmap); on failure the
     /// defmap of the node where it stopped (priority, then best effort), else that node itself.
-    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> usize {
+    /// None: a filter's action dropped the packet (cbq_enqueue drops and counts it).
+    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId, now: Nanos) -> Option<usize> {
         let key = cx.key(pkt);
         let prio = key.priority;
         if (prio ^ self.handle.0) >> 16 == 0 {
             if let Some(c) = self.lookup(Handle(prio)) {
-                return c;
+                return Some(c);
             }
         }
         let ip_len = cx.pkts.get(pkt).ip_len;
         let mut head = 0;
-        while let Some(res) = classify(&self.filters, self.classes[head].classid, key, ip_len) {
+        loop {
+            let res = match classify_at(&self.filters, self.classes[head].classid, key, ip_len, now) {
+                Verdict::Class(res) => res,
+                Verdict::Shot => return None,
+                Verdict::Miss => break,
+            };
             let found = if res.major() != 0 {
                 self.lookup(res)
             } else {
@@ -255,17 +261,17 @@ impl Cbq {
                 break;
             }
             if self.classes[cl].level == 0 {
-                return cl;
+                return Some(cl);
             }
             head = cl;
         }
         if prio >> 16 == 0 {
             let d = &self.classes[head].defaults;
             if let Some(c) = d[prio as usize & TC_PRIO_MAX].or(d[0]) {
-                return c;
+                return Some(c);
             }
         }
-        head
+        Some(head)
     }
 
     /// `cbq_activate_class`: append to the tail of its band's circular list.
@@ -556,8 +562,12 @@ impl Cbq {
 
 impl Qdisc for Cbq {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
-        let cl = self.classify(cx, pkt);
         let mark = cx.mark();
+        let Some(cl) = self.classify(cx, pkt, now) else {
+            cx.drop(pkt);
+            self.stats.after_enqueue(pkt, Enq::Dropped, cx, mark);
+            return Enq::Dropped;
+        };
         let res = self.classes[cl].q.enqueue(pkt, cx, now);
         self.classes[cl].own.after_enqueue(pkt, res, cx, mark);
         self.stats.after_enqueue(pkt, res, cx, mark);

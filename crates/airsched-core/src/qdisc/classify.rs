@@ -8,8 +8,10 @@
 //! sugar is turned into such keys by the tc parser. The skb->priority shortcut (a priority whose
 //! major equals the qdisc handle selects a class directly) is each qdisc's own business.
 
+use super::police::{Control, Police};
 use super::Handle;
 use crate::packet::FlowKey;
+use crate::time::Nanos;
 
 /// One u32 key: the 32-bit big-endian word at byte offset `off` of the IP header, masked,
 /// must equal `val` (already masked).
@@ -64,6 +66,40 @@ pub enum FilterKind {
     Fw { handle: u32, mask: u32 },
     /// matchall: every packet.
     MatchAll,
+    /// cls_flower: the IPv4/L4 keys airsched's packets carry, each under its mask.
+    Flower(FlowerKeys),
+}
+
+/// cls_flower's keys that airsched models (`fl_classify` masks the packet's dissected keys and
+/// compares; a port range is `min <= port <= max`, `fl_range_port_dst_cmp`). `None`: not
+/// given, any value matches. Addresses are (value, prefix length); ports inclusive ranges (a
+/// single port is min = max); tos (value, mask).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowerKeys {
+    pub ip_proto: Option<u8>,
+    pub src_ip: Option<(u32, u32)>,
+    pub dst_ip: Option<(u32, u32)>,
+    pub src_port: Option<(u16, u16)>,
+    pub dst_port: Option<(u16, u16)>,
+    pub ip_tos: Option<(u8, u8)>,
+}
+
+impl FlowerKeys {
+    #[inline]
+    pub fn matches(&self, key: &FlowKey) -> bool {
+        let prefix = |(addr, len): (u32, u32), ip: u32| {
+            let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+            ip & mask == addr & mask
+        };
+        // Ports are dissected only for TCP, UDP and SCTP; tc requires ip_proto for them.
+        let ports = matches!(key.proto, 6 | 17 | 132);
+        self.ip_proto.is_none_or(|p| key.proto == p)
+            && self.src_ip.is_none_or(|a| prefix(a, key.src_ip))
+            && self.dst_ip.is_none_or(|a| prefix(a, key.dst_ip))
+            && self.src_port.is_none_or(|(lo, hi)| ports && (lo..=hi).contains(&key.sport))
+            && self.dst_port.is_none_or(|(lo, hi)| ports && (lo..=hi).contains(&key.dport))
+            && self.ip_tos.is_none_or(|(v, m)| key.tos & m == v & m)
+    }
 }
 
 /// One `tc filter add` line.
@@ -80,7 +116,33 @@ pub struct Filter {
     pub classid: Handle,
     /// Script line, for messages.
     pub line: u32,
+    /// `police ...` / `action police ...`: the policer the filter's matches go through.
+    pub police: Option<Box<Police>>,
 }
+
+/// What classification decided (`tcf_classify`'s result as a qdisc reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A filter matched and names this class.
+    Class(Handle),
+    /// No filter took the packet.
+    Miss,
+    /// An action said drop (TC_ACT_SHOT): the qdisc drops the packet and counts it.
+    Shot,
+}
+
+impl Verdict {
+    /// The class, if any (a shot packet has none).
+    pub fn class(self) -> Option<Handle> {
+        match self {
+            Verdict::Class(h) => Some(h),
+            _ => None,
+        }
+    }
+}
+
+/// `max_reclassify_loop` of `__tcf_classify` (Linux 6.1).
+const MAX_RECLASSIFY_LOOP: u32 = 16;
 
 pub const ETH_P_IP: u16 = 0x0800;
 pub const ETH_P_ALL: u16 = 0x0003;
@@ -97,15 +159,46 @@ impl Filter {
             }
             FilterKind::Fw { handle, mask } => key.mark & mask == *handle,
             FilterKind::MatchAll => true,
+            FilterKind::Flower(k) => k.matches(key),
         }
     }
 }
 
 /// Run the filters attached to `at` (a qdisc handle or class id), in priority order; the first
 /// match's class id, if any. `filters` must be sorted by (prio, script order), which
-/// [`sort_filters`] does once at build time.
+/// [`sort_filters`] does once at build time. A policer's drop is a miss here; qdiscs that
+/// drop on it call [`classify_at`].
 pub fn classify(filters: &[Filter], at: Handle, key: &FlowKey, ip_len: u32) -> Option<Handle> {
-    filters.iter().filter(|f| f.parent == at).find(|f| f.matches(key, ip_len)).map(|f| f.classid)
+    classify_at(filters, at, key, ip_len, Nanos::ZERO).class()
+}
+
+/// [`classify`] with the filters' actions run at `now` (`__tcf_classify`, Linux 6.1): a
+/// policer's result decides: ok/pipe take the class, continue goes on to the next filter,
+/// reclassify starts again at the first filter (at most 16 times, then the packet is shot),
+/// drop shoots the packet. The policer sees `qdisc_pkt_len`, the IP datagram + 14.
+pub fn classify_at(filters: &[Filter], at: Handle, key: &FlowKey, ip_len: u32, now: Nanos) -> Verdict {
+    let mut loops = 0;
+    'reclassify: loop {
+        for f in filters.iter().filter(|f| f.parent == at) {
+            if !f.matches(key, ip_len) {
+                continue;
+            }
+            let Some(p) = &f.police else { return Verdict::Class(f.classid) };
+            match p.act(ip_len + super::L2_HEADER_BYTES, now) {
+                Control::Ok | Control::Pipe => return Verdict::Class(f.classid),
+                Control::Drop => return Verdict::Shot,
+                Control::Continue => continue,
+                Control::Reclassify => {
+                    if loops >= MAX_RECLASSIFY_LOOP {
+                        return Verdict::Shot;
+                    }
+                    loops += 1;
+                    continue 'reclassify;
+                }
+            }
+        }
+        return Verdict::Miss;
+    }
 }
 
 /// Order filters as the kernel runs them: by priority, then in the order they were added.
@@ -138,6 +231,7 @@ mod tests {
             kind: FilterKind::U32 { keys },
             classid: Handle::new(1, minor),
             line: 1,
+            police: None,
         }
     }
 
@@ -190,10 +284,56 @@ mod tests {
             kind: FilterKind::Fw { handle: 6, mask: 0xffff_ffff },
             classid: Handle::new(1, 0x30),
             line: 1,
+            police: None,
         };
         assert!(f.matches(&key(), 100));
         let mut k = key();
         k.mark = 7;
         assert!(!f.matches(&k, 100));
+    }
+
+    fn policed(prio: u32, minor: u16, exceed: Control) -> Filter {
+        use crate::qdisc::police::{xmittime_ticks, LinkLayer, PoliceParams, RateCfg};
+        let rate = RateCfg { bytes_per_sec: 125_000, overhead: 0, mpu: 0, linklayer: LinkLayer::Ethernet };
+        let params = PoliceParams {
+            rate: Some(rate),
+            peak: None,
+            burst_ticks: xmittime_ticks(125_000, 1514),
+            burst: 1514,
+            given_mtu: 0,
+            mtu: 2040,
+            exceed,
+            conform: None,
+            index: 0,
+            legacy: true,
+        };
+        let mut f = u32f(vec![], prio, minor);
+        f.police = Some(Box::new(Police::new(params, 1)));
+        f
+    }
+
+    #[test]
+    fn a_policers_result_decides_as_tcf_classify_does() {
+        let at = Handle::new(1, 0);
+        // 1500 bytes at the qdisc: the 1514-byte bucket takes one, the next exceeds.
+        let ip_len = 1486;
+        for (exceed, want) in [
+            (Control::Drop, Verdict::Shot),
+            (Control::Continue, Verdict::Class(Handle::new(1, 2))), // on to the next filter
+            (Control::Ok, Verdict::Class(Handle::new(1, 1))),
+            (Control::Reclassify, Verdict::Shot), // 16 restarts, then shot
+        ] {
+            let mut fs = vec![policed(1, 1, exceed), u32f(vec![], 2, 2)];
+            sort_filters(&mut fs);
+            assert_eq!(classify_at(&fs, at, &key(), ip_len, Nanos::ZERO), Verdict::Class(Handle::new(1, 1)));
+            assert_eq!(classify_at(&fs, at, &key(), ip_len, Nanos::ZERO), want, "{exceed:?}");
+            let st = fs[0].police.as_ref().unwrap().stats();
+            // A reclassified packet meets the policer 17 times, each an overlimit.
+            let evaluations = if exceed == Control::Reclassify { 1 + 17 } else { 2 };
+            assert_eq!((st.packets, st.overlimits), (evaluations, evaluations - 1), "{exceed:?}");
+            assert_eq!(st.drops, u64::from(exceed == Control::Drop), "{exceed:?}");
+            // 12 ms later the bucket has refilled (1500 bytes at 125 kB/s).
+            assert_eq!(classify_at(&fs, at, &key(), ip_len, Nanos(12_000_000)), Verdict::Class(Handle::new(1, 1)));
+        }
     }
 }

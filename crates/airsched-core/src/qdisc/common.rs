@@ -2,7 +2,7 @@
 //! cannot be undone ([`StashPeek`]), a child's pending watchdog as its parent sees it
 //! ([`pending_wakeup`]), and the diagnostics a build reports about filter lines.
 
-use super::classify::classify;
+use super::classify::classify_at;
 use super::{Filter, Handle, QCtx, Qdisc, QdiscImpl, QdiscStats};
 use crate::packet::PacketId;
 use crate::tc::lex::{Severity, TcDiag};
@@ -23,6 +23,7 @@ pub(super) fn bucket_of(
     n: u32,
     cx: &QCtx<'_>,
     pkt: PacketId,
+    now: Nanos,
     hash: impl FnOnce() -> u32,
 ) -> Option<u32> {
     let key = cx.key(pkt);
@@ -38,7 +39,7 @@ pub(super) fn bucket_of(
     if filters.is_empty() {
         return Some(hash());
     }
-    let m = classify(filters, handle, key, cx.pkts.get(pkt).ip_len)?.minor() as u32;
+    let m = classify_at(filters, handle, key, cx.pkts.get(pkt).ip_len, now).class()?.minor() as u32;
     (m > 0 && m <= n).then(|| m - 1)
 }
 

@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use super::classify::{classify, sort_filters};
+use super::classify::{classify_at, sort_filters};
 use super::common::{errors_since, filter_diag, pending_wakeup, StashPeek};
 use super::{
     default_child, opt_parser, BuildCx, ClassReport, Enq, Filter, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl,
@@ -159,7 +159,7 @@ impl Drr {
 
     /// `drr_classify`: priority naming one of the classes, else the first matching filter's
     /// class; None (dropped) if neither names an existing class.
-    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> Option<usize> {
+    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId, now: Nanos) -> Option<usize> {
         let key = cx.key(pkt);
         let prio = Handle(key.priority);
         // A kernel qdisc always has a handle (8001: and up when none is given); one declared
@@ -169,7 +169,7 @@ impl Drr {
                 return Some(i);
             }
         }
-        self.find(classify(&self.filters, self.handle, key, cx.pkts.get(pkt).ip_len)?)
+        self.find(classify_at(&self.filters, self.handle, key, cx.pkts.get(pkt).ip_len, now).class()?)
     }
 
     /// The class at the head of the active list leaves it (its child is empty).
@@ -225,7 +225,7 @@ impl StashPeek for Drr {
 impl Qdisc for Drr {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
         let mark = cx.mark();
-        let res = match self.classify(cx, pkt) {
+        let res = match self.classify(cx, pkt, now) {
             None => {
                 cx.drop(pkt);
                 Enq::Dropped
@@ -323,6 +323,7 @@ mod tests {
             kind: FilterKind::U32 { keys },
             classid: Handle::new(1, minor),
             line,
+            police: None,
         }
     }
 

@@ -240,10 +240,10 @@ impl FqCodel {
     }
 
     /// `fq_codel_classify`: the flow index (0-based), or None: dropped as unclassified.
-    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> Option<u32> {
+    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId, now: Nanos) -> Option<u32> {
         // reciprocal_scale: the hash's share of 2^32 scaled to the number of flows.
         let hash = || ((flow_hash(cx.key(pkt), self.hash_key) as u64 * self.flows_cnt as u64) >> 32) as u32;
-        bucket_of(self.handle, &self.filters, self.flows_cnt, cx, pkt, hash)
+        bucket_of(self.handle, &self.filters, self.flows_cnt, cx, pkt, now, hash)
     }
 
     /// `fq_codel_drop`: from the flow with the largest byte backlog (the first such), drop
@@ -278,7 +278,7 @@ impl FqCodel {
     }
 
     fn enqueue_inner(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
-        let Some(idx) = self.classify(cx, pkt) else {
+        let Some(idx) = self.classify(cx, pkt, now) else {
             cx.drop(pkt);
             return Enq::Dropped;
         };
@@ -549,7 +549,7 @@ mod tests {
         (0..flows)
             .map(|f| {
                 let p = b.pkt(f, 100);
-                let i = fq(q).classify(&b.cx(), p).unwrap();
+                let i = fq(q).classify(&b.cx(), p, Nanos::ZERO).unwrap();
                 b.pkts.free(p);
                 i
             })
@@ -711,6 +711,7 @@ mod tests {
             kind: FilterKind::U32 { keys: vec![sport] },
             classid: Handle::new(1, 9),
             line: 2,
+            police: None,
         }];
         let mut q = build_ok(d);
         let res: Vec<_> = (0..3).map(|f| enq(&mut q, &mut b, f, 100, 1)[0].1).collect();

@@ -184,9 +184,9 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
 impl FqPie {
     /// `fq_pie_classify` without filters (fq_pie has no class operations, so no filter can be
     /// attached to it): a skb priority `handle:m` picks flow m - 1, else the hash.
-    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> Option<u32> {
+    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId, now: Nanos) -> Option<u32> {
         let hash = || ((flow_hash(cx.key(pkt), self.hash_key) as u64 * self.flows_cnt as u64) >> 32) as u32;
-        bucket_of(self.handle, &[], self.flows_cnt, cx, pkt, hash)
+        bucket_of(self.handle, &[], self.flows_cnt, cx, pkt, now, hash)
     }
 
     fn unsettle(&mut self, f: usize) {
@@ -231,7 +231,7 @@ impl FqPie {
     }
 
     fn enqueue_inner(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
-        let Some(idx) = self.classify(cx, pkt) else {
+        let Some(idx) = self.classify(cx, pkt, now) else {
             cx.drop(pkt);
             return Enq::Dropped;
         };

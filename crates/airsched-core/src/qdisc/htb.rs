@@ -38,7 +38,7 @@
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 
-use super::classify::{classify, Filter};
+use super::classify::{classify_at, Filter, Verdict};
 use super::common::{pending_wakeup, StashPeek};
 use super::{
     default_child, diag_warning, BuildCx, ClassReport, Enq, Handle, QCtx, Qdisc, QdiscImpl, QdiscReport, QdiscStats,
@@ -186,6 +186,8 @@ struct Class {
 enum Target {
     Direct,
     Leaf(usize),
+    /// A filter's action dropped the packet (htb_classify returns NULL: dropped and counted).
+    Shot,
 }
 
 pub struct Htb {
@@ -846,7 +848,7 @@ impl Htb {
     }
 
     /// `htb_classify`.
-    fn classify(&self, pkt: PacketId, cx: &QCtx<'_>) -> Target {
+    fn classify(&self, pkt: PacketId, cx: &QCtx<'_>, now: Nanos) -> Target {
         let key = cx.key(pkt);
         let ip_len = cx.pkts.get(pkt).ip_len;
         let priority = key.priority;
@@ -862,7 +864,11 @@ impl Htb {
         }
         // Each step descends to a deeper inner class unless filters form a loop; bound it.
         for _ in 0..=self.classes.len() {
-            let Some(res) = classify(&self.filters, at, key, ip_len) else { break };
+            let res = match classify_at(&self.filters, at, key, ip_len, now) {
+                Verdict::Class(res) => res,
+                Verdict::Shot => return Target::Shot,
+                Verdict::Miss => break,
+            };
             if res == self.handle {
                 return Target::Direct;
             }
@@ -968,7 +974,11 @@ impl StashPeek for Htb {
 impl Qdisc for Htb {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
         let mark = cx.mark();
-        let res = match self.classify(pkt, cx) {
+        let res = match self.classify(pkt, cx, now) {
+            Target::Shot => {
+                cx.drop(pkt);
+                Enq::Dropped
+            }
             Target::Direct => {
                 if self.direct.len() < self.direct_qlen as usize {
                     cx.stamp(pkt, now);

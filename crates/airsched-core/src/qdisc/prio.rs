@@ -13,7 +13,7 @@
 //! Deviations: filter actions (`action drop`, ...) are not part of airsched's filters; tc's
 //! `multiqueue` flag is accepted with a warning and ignored.
 
-use super::classify::{classify, sort_filters};
+use super::classify::{classify_at, sort_filters, Verdict};
 use super::common::{filter_diag, pending_wakeup};
 use super::tbf::child_handle;
 use super::{
@@ -54,28 +54,26 @@ impl Prio {
     }
 
     /// prio_classify: the band of a packet (reference 2.2).
-    pub fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> usize {
+    /// None: a filter's action dropped the packet.
+    pub fn classify(&self, cx: &QCtx<'_>, pkt: PacketId, now: Nanos) -> Option<usize> {
         let key = cx.key(pkt);
         let prio = key.priority;
         let bands = self.children.len() as u32;
         let minor = if self.handle != Handle::UNSPEC && Handle(prio).qdisc() == self.handle {
             prio & 0xFFFF
         } else {
-            match classify(&self.filters, self.handle, key, cx.pkts.get(pkt).ip_len) {
-                Some(classid) => classid.minor() as u32,
-                None => {
+            match classify_at(&self.filters, self.handle, key, cx.pkts.get(pkt).ip_len, now) {
+                Verdict::Class(classid) => classid.minor() as u32,
+                Verdict::Shot => return None,
+                Verdict::Miss => {
                     let p = if prio >> 16 != 0 { 0 } else { prio };
-                    return self.priomap[(p & 15) as usize] as usize;
+                    return Some(self.priomap[(p & 15) as usize] as usize);
                 }
             }
         };
         // TC_H_MIN(band) - 1 in u32: minor 0 wraps and falls back too.
         let band = minor.wrapping_sub(1);
-        if band >= bands {
-            self.priomap[0] as usize
-        } else {
-            band as usize
-        }
+        Some(if band >= bands { self.priomap[0] as usize } else { band as usize })
     }
 }
 
@@ -221,8 +219,13 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
 impl Qdisc for Prio {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
         let mark = cx.mark();
-        let band = self.classify(cx, pkt);
-        let res = self.children[band].enqueue(pkt, cx, now);
+        let res = match self.classify(cx, pkt, now) {
+            Some(band) => self.children[band].enqueue(pkt, cx, now),
+            None => {
+                cx.drop(pkt);
+                Enq::Dropped
+            }
+        };
         self.stats.after_enqueue(pkt, res, cx, mark);
         res
     }
@@ -431,6 +434,7 @@ mod tests {
             kind: FilterKind::U32 { keys: vec![U32Key::from_field(20, 2, sport, 0xffff)] },
             classid: Handle::new(1, minor),
             line: 3,
+            police: None,
         };
         // Flows: sport 40000+i.
         let filters = vec![filt(40001, 10, 3), filt(40002, 10, 9), filt(40003, 10, 0), filt(40001, 5, 2)];
@@ -455,12 +459,12 @@ mod tests {
         let want = [0, 1, 3, 3, 2, 3];
         for (f, &w) in want.iter().enumerate() {
             let id = b.pkt(f as u32, 100);
-            assert_eq!(p.classify(&b.cx(), id), w, "flow {f}");
+            assert_eq!(p.classify(&b.cx(), id, Nanos::ZERO), Some(w), "flow {f}");
         }
         // The priority shortcut also applies out of range: 1:7 -> priomap[0].
         b.keys[4].priority = 0x1_0007;
         let id = b.pkt(4, 100);
-        assert_eq!(p.classify(&b.cx(), id), 3);
+        assert_eq!(p.classify(&b.cx(), id, Nanos::ZERO), Some(3));
     }
 
     #[test]
@@ -472,6 +476,7 @@ mod tests {
             kind: FilterKind::U32 { keys: vec![U32Key::from_field(20, 2, 40001, 0xffff)] },
             classid: Handle::new(1, 1),
             line: 2,
+            police: None,
         };
         let (q, _) = build_full("prio", Handle::new(1, 0), "", vec![], vec![f], &BuildCx::for_tests());
         let mut q = q.unwrap();
@@ -559,6 +564,7 @@ mod tests {
             kind: FilterKind::MatchAll,
             classid: Handle::new(1, 1),
             line: 4,
+            police: None,
         };
         let (q, diags) = build_full("prio", Handle::new(1, 0), "", vec![], vec![f], &BuildCx::for_tests());
         assert!(q.is_none());

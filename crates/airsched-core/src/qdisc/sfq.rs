@@ -346,8 +346,8 @@ impl Sfq {
     }
 
     /// The bucket (0-based) of a packet, or None: dropped as unclassified.
-    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId) -> Option<u32> {
-        bucket_of(self.handle, &self.filters, self.divisor, cx, pkt, || self.hash(cx, pkt))
+    fn classify(&self, cx: &QCtx<'_>, pkt: PacketId, now: Nanos) -> Option<u32> {
+        bucket_of(self.handle, &self.filters, self.divisor, cx, pkt, now, || self.hash(cx, pkt))
     }
 
     /// The slot of `bucket`, taking a free one if it has none; None if every slot is in use.
@@ -410,7 +410,7 @@ impl Sfq {
     }
 
     fn enqueue_inner(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
-        let Some(bucket) = self.classify(cx, pkt) else {
+        let Some(bucket) = self.classify(cx, pkt, now) else {
             cx.drop(pkt);
             return Enq::Dropped;
         };
@@ -818,6 +818,7 @@ mod tests {
                 kind: FilterKind::U32 { keys: vec![dport] },
                 classid: Handle::new(1, 7),
                 line: 2,
+                police: None,
             },
             Filter {
                 parent: Handle::new(1, 0),
@@ -826,6 +827,7 @@ mod tests {
                 kind: FilterKind::Fw { handle: 9, mask: 0xffff_ffff },
                 classid: Handle::new(1, 0x401),
                 line: 3,
+                police: None,
             },
         ];
         b.keys[2].mark = 9;
@@ -884,6 +886,7 @@ mod tests {
             kind: FilterKind::MatchAll,
             classid: Handle::new(1, 1),
             line: 4,
+            police: None,
         }];
         let (q, diags) = build(d);
         assert!(q.is_none());

@@ -29,36 +29,7 @@ use crate::tc::lex::{Severity, TcDiag, Tok};
 use crate::tc::opts::{format_rate_bytes, format_size, format_time_us, OptParser};
 use crate::time::Nanos;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LinkLayer {
-    Ethernet,
-    /// `linklayer atm` / `adsl`: every packet padded to whole 53-byte cells of 48 payload bytes.
-    Atm,
-}
-
-/// `struct psched_ratecfg`: a rate with its per-packet length adjustments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RateCfg {
-    pub bytes_per_sec: u64,
-    pub overhead: u16,
-    pub mpu: u16,
-    pub linklayer: LinkLayer,
-}
-
-impl RateCfg {
-    /// `psched_l2t_ns`: nanoseconds to send `len` bytes (floor).
-    #[inline]
-    pub fn l2t_ns(&self, len: u32) -> i64 {
-        let mut l = len as u64 + self.overhead as u64;
-        if l < self.mpu as u64 {
-            l = self.mpu as u64;
-        }
-        if self.linklayer == LinkLayer::Atm {
-            l = l.div_ceil(48) * 53;
-        }
-        (l as u128 * 1_000_000_000 / self.bytes_per_sec as u128) as i64
-    }
-}
+pub use super::rate::{LinkLayer, RateCfg};
 
 /// 64-ns psched ticks per microsecond, as tc derives it from /proc/net/psched.
 const TICKS_PER_US: f64 = 1000.0 / 64.0;

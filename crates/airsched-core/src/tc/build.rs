@@ -173,6 +173,8 @@ struct Model<'a> {
     /// The kernel's automatic handle counter (major number).
     autohandle: u16,
     seq: u64,
+    /// The last policer index given (the kernel's per-namespace action index, from 1).
+    police_index: u32,
 }
 
 impl<'a> Model<'a> {
@@ -229,6 +231,7 @@ fn run_model<'a>(
             .collect(),
         autohandle: 0x8000,
         seq: 0,
+        police_index: 0,
     };
     for cmd in &script.commands {
         model.apply(cmd, diags);

@@ -16,21 +16,57 @@
 //! the destination port. airsched does the same ([`NEXTHDR_BASE`]) and warns; hash tables,
 //! links and `offset` are not modelled.
 //!
-//! Actions and policing change what happens to matched packets and are errors, except the
-//! no-op `action pass`/`action ok` (a warning) and `action mirred egress redirect dev IFB`
-//! (`act_mirred.c`, Linux 6.6), which hands the packet to an ifb device (docs/tc.md, "One
-//! qdisc over several interfaces"); the builder checks that the device is an ifb.
+//! flower (`f_flower.c`, iproute2 6.1; `cls_flower.c`) reads the IPv4/L4/TOS keys airsched's
+//! packets carry (docs/tc-flower.md).
+//!
+//! Actions change what happens to matched packets and are errors, except the no-op `action
+//! pass`/`action ok` (a warning), `police`/`action police` (tc/police.rs, docs/tc-police.md)
+//! and `action mirred egress redirect dev IFB` (`act_mirred.c`, Linux 6.6), which hands the
+//! packet to an ifb device (docs/tc.md, "One qdisc over several interfaces"); the builder
+//! checks that the device is an ifb.
 
 use super::lex::{
     err, err_at, matches, parse_c_u32, parse_classid, parse_hex_u32, parse_ipv4_prefix, warn, Cursor, Handle, TcDiag,
     Tok,
 };
-use crate::qdisc::classify::{FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
+use crate::qdisc::classify::{FilterKind, FlowerKeys, U32Key, ETH_P_ALL, ETH_P_IP};
+use crate::qdisc::police::PoliceParams;
 
 /// What `nexthdr+N` adds to N: the offset the u32 root table sees, 0 as in the kernel (see the
 /// module documentation). A model that followed a `link ... offset at 0 mask 0f00 shift 6`
 /// would use the IP header length, 20 bytes in airsched.
 pub const NEXTHDR_BASE: u32 = 0;
+
+/// flower keys tc accepts that airsched's packets do not carry (a trailing `_` is a prefix).
+const FLOWER_UNMODELLED: &[&str] = &[
+    "dst_mac",
+    "src_mac",
+    "vlan_",
+    "cvlan_",
+    "mpls",
+    "mpls_",
+    "ip_ttl",
+    "ip_flags",
+    "tcp_flags",
+    "icmp_",
+    "arp_",
+    "enc_",
+    "geneve_opts",
+    "vxlan_opts",
+    "erspan_opts",
+    "gtp_opts",
+    "ct_",
+    "l2_miss",
+    "num_of_vlans",
+    "pppoe_sid",
+    "ppp_proto",
+    "l2tpv3_sid",
+    "spi",
+    "cfm",
+    "hw_tc",
+    "eth_type",
+    "lse",
+];
 
 /// Bytes of header airsched packets carry for u32 (IPv4 without options + UDP header).
 const MODELLED_BYTES: i64 = 28;
@@ -52,6 +88,8 @@ pub struct FilterSpec {
     pub skip_sw: bool,
     /// `action mirred egress redirect dev NAME`: the device the matched packets go to.
     pub redirect: Option<Redirect>,
+    /// `police ...` or `action police ...` (tc/police.rs); boxed: most filters have none.
+    pub police: Option<Box<PoliceParams>>,
 }
 
 /// The target of `action mirred egress redirect dev NAME`, where the name was written.
@@ -73,6 +111,7 @@ pub fn kind_name(k: &FilterKind) -> &'static str {
         FilterKind::U32 { .. } => "u32",
         FilterKind::Fw { .. } => "fw",
         FilterKind::MatchAll => "matchall",
+        FilterKind::Flower(_) => "flower",
     }
 }
 
@@ -161,16 +200,18 @@ pub fn u32_handle_text(h: u32) -> String {
 pub fn parse_filter<'a>(
     kind: Tok<'a>,
     handle: Option<Tok<'a>>,
+    protocol: u16,
     opts: &[Tok<'a>],
     end: (u32, u32),
     diags: &mut Vec<TcDiag>,
 ) -> Option<FilterSpec> {
-    let mut p = P { cur: Cursor::new(opts, end), diags, redirect: None };
+    let mut p = P { cur: Cursor::new(opts, end), diags, redirect: None, police: None };
     match kind.text {
         "u32" => p.u32(kind, handle),
         "fw" => p.fw(kind, handle),
         "matchall" => p.matchall(kind, handle),
-        "basic" | "flower" | "bpf" | "route" | "flow" | "cgroup" | "tcindex" | "rsvp" | "rsvp6" => {
+        "flower" => p.flower(kind, handle, protocol),
+        "basic" | "bpf" | "route" | "flow" | "cgroup" | "tcindex" | "rsvp" | "rsvp6" => {
             err(
                 p.diags,
                 kind,
@@ -191,6 +232,8 @@ struct P<'t, 'a, 'd> {
     diags: &'d mut Vec<TcDiag>,
     /// The `action mirred egress redirect` seen so far.
     redirect: Option<Redirect>,
+    /// The policer seen so far.
+    police: Option<PoliceParams>,
 }
 
 /// One key while packing: offset (before adding the nexthdr base), nexthdr flag, value, mask
@@ -260,7 +303,14 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             return true;
         }
         if v.text == "mirred" {
+            if self.police.is_some() {
+                err(self.diags, v, "a policer and a mirred redirect on one filter are not modelled together");
+                return false;
+            }
             return self.mirred(v);
+        }
+        if v.text == "police" {
+            return self.police(v, false);
         }
         err(
             self.diags,
@@ -315,8 +365,23 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
         true
     }
 
-    fn police(&mut self, key: Tok<'a>) {
-        err(self.diags, key, "policing (police ...) drops or reclassifies packets above a rate; not modelled");
+    /// `police ...` (legacy: u32/fw's own attribute) or `action police ...`.
+    fn police(&mut self, key: Tok<'a>, legacy: bool) -> bool {
+        if self.police.is_some() {
+            err(self.diags, key, "a second policer on one filter is not modelled; one police per filter");
+            return false;
+        }
+        if self.redirect.is_some() {
+            err(self.diags, key, "a policer and a mirred redirect on one filter are not modelled together");
+            return false;
+        }
+        match super::police::parse_police(&mut self.cur, key, legacy, self.diags) {
+            Some(p) => {
+                self.police = Some(p);
+                true
+            }
+            None => false,
+        }
     }
 
     fn u32(&mut self, kind: Tok<'a>, handle: Option<Tok<'a>>) -> Option<FilterSpec> {
@@ -406,8 +471,9 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
                     return None;
                 }
             } else if matches(w, "police") {
-                self.police(t);
-                return None;
+                if !self.police(t, true) {
+                    return None;
+                }
             } else if w == "skip_hw" {
                 // Only hardware offload is skipped: no effect on the software path.
             } else if w == "skip_sw" {
@@ -473,6 +539,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             order,
             skip_sw,
             redirect: self.redirect.take(),
+            police: self.police.take().map(Box::new),
         })
     }
 
@@ -723,8 +790,9 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             if matches(w, "classid") || matches(w, "flowid") {
                 classid = Some(self.classid(t)?);
             } else if matches(w, "police") {
-                self.police(t);
-                return None;
+                if !self.police(t, true) {
+                    return None;
+                }
             } else if matches(w, "action") {
                 if !self.action(t) {
                     return None;
@@ -755,6 +823,189 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             order: None,
             skip_sw: false,
             redirect: self.redirect.take(),
+            police: self.police.take().map(Box::new),
+        })
+    }
+
+    /// cls_flower's options as iproute2 6.1 `f_flower.c` reads them, the keys airsched's
+    /// packets carry: `ip_proto`, `src_ip`/`dst_ip` (prefixes), `src_port`/`dst_port` (a port or
+    /// MIN-MAX), `ip_tos VAL[/MASK]`; `classid`/`flowid`, `action ...`, `skip_sw`/`skip_hw`,
+    /// `verbose`. Keys airsched's packets do not carry are one-line errors.
+    fn flower(&mut self, _kind: Tok<'a>, handle: Option<Tok<'a>>, protocol: u16) -> Option<FilterSpec> {
+        let mut id = 0;
+        if let Some(t) = handle {
+            match parse_c_u32(t.text) {
+                Some(v) => id = v,
+                None => {
+                    err(self.diags, t, format!("invalid flower handle \"{}\"; expected a number", t.text));
+                    return None;
+                }
+            }
+        }
+        let ip = protocol == ETH_P_IP;
+        let mut k = FlowerKeys::default();
+        let mut classid = None;
+        let mut skip_sw = false;
+        while let Some(t) = self.next() {
+            let w = t.text;
+            let need_ip = |d: &mut Vec<TcDiag>, what: &str| {
+                if !ip {
+                    err(d, t, format!("flower {what} needs protocol ip on the filter (tc: Illegal \"eth_type\" for {what}); airsched's packets are IPv4"));
+                }
+                ip
+            };
+            match w {
+                "classid" | "flowid" => classid = Some(self.classid(t)?),
+                "skip_hw" | "verbose" => {}
+                "skip_sw" => {
+                    warn(self.diags, t, "skip_sw: the filter runs in hardware only, so the software path airsched models never sees it; left out");
+                    skip_sw = true;
+                }
+                "action" => {
+                    if !self.action(t) {
+                        return None;
+                    }
+                }
+                "ip_proto" => {
+                    let v = self.value(t, "tcp, udp, sctp, icmp or a hexadecimal number")?;
+                    if !need_ip(self.diags, "ip_proto") {
+                        return None;
+                    }
+                    // flower_parse_ip_proto: names, else get_u8 in base 16 ("11" is 17).
+                    k.ip_proto = match v.text {
+                        "tcp" => Some(6),
+                        "udp" => Some(17),
+                        "sctp" => Some(132),
+                        "icmp" => Some(1),
+                        other => {
+                            match u8::from_str_radix(other.trim_start_matches("0x").trim_start_matches("0X"), 16) {
+                                Ok(n) => Some(n),
+                                Err(_) => {
+                                    err(self.diags, v, format!("invalid ip_proto \"{other}\"; expected tcp, udp, sctp, icmp or a hexadecimal number up to ff"));
+                                    return None;
+                                }
+                            }
+                        }
+                    };
+                }
+                "src_ip" | "dst_ip" => {
+                    let v = self.value(t, "an IPv4 address or prefix, like 192.168.1.0/24")?;
+                    if !need_ip(self.diags, w) {
+                        return None;
+                    }
+                    let Some(a) = parse_ipv4_prefix(v.text) else {
+                        err(
+                            self.diags,
+                            v,
+                            format!(
+                                "invalid {w} \"{}\"; expected an IPv4 address or prefix, like 192.168.1.0/24",
+                                v.text
+                            ),
+                        );
+                        return None;
+                    };
+                    if w == "src_ip" {
+                        k.src_ip = Some(a)
+                    } else {
+                        k.dst_ip = Some(a)
+                    }
+                }
+                "src_port" | "dst_port" => {
+                    let v = self.value(t, "a port or a range MIN-MAX")?;
+                    if !matches!(k.ip_proto, Some(6 | 17 | 132)) {
+                        err(
+                            self.diags,
+                            t,
+                            format!("flower {w} needs ip_proto tcp, udp or sctp before it (tc: Illegal \"{w}\")"),
+                        );
+                        return None;
+                    }
+                    let port = |s: &str| s.parse::<u16>().ok();
+                    let r = match v.text.split_once('-') {
+                        None => port(v.text).map(|p| (p, p)),
+                        Some((a, b)) => match (port(a), port(b)) {
+                            // fl_set_key_port_range: min must be strictly smaller than max.
+                            (Some(lo), Some(hi)) if lo < hi => Some((lo, hi)),
+                            (Some(_), Some(_)) => {
+                                err(self.diags, v, format!("invalid {w} range \"{}\": min must be strictly smaller than max (the kernel's words)", v.text));
+                                return None;
+                            }
+                            _ => None,
+                        },
+                    };
+                    let Some(r) = r else {
+                        err(
+                            self.diags,
+                            v,
+                            format!("invalid {w} \"{}\"; expected a port from 0 to 65535 or MIN-MAX", v.text),
+                        );
+                        return None;
+                    };
+                    if w == "src_port" {
+                        k.src_port = Some(r)
+                    } else {
+                        k.dst_port = Some(r)
+                    }
+                }
+                "ip_tos" => {
+                    let v = self.value(t, "a TOS byte, like 0x10 or 0x10/0xfc")?;
+                    if !need_ip(self.diags, "ip_tos") {
+                        return None;
+                    }
+                    // flower_parse_ip_tos_ttl: base 10, else base 16; the mask defaults to 0xff.
+                    let byte = |s: &str| {
+                        s.parse::<u8>().ok().or_else(|| {
+                            u8::from_str_radix(s.trim_start_matches("0x").trim_start_matches("0X"), 16).ok()
+                        })
+                    };
+                    let (a, m) = match v.text.split_once('/') {
+                        Some((a, m)) => (a, Some(m)),
+                        None => (v.text, None),
+                    };
+                    match (byte(a), m.map(byte)) {
+                        (Some(val), None) => k.ip_tos = Some((val, 0xff)),
+                        (Some(val), Some(Some(mask))) => k.ip_tos = Some((val, mask)),
+                        _ => {
+                            err(
+                                self.diags,
+                                v,
+                                format!("invalid ip_tos \"{}\"; expected a byte, like 0x10 or 0x10/0xfc", v.text),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                "indev" => {
+                    err(self.diags, t, "indev (the interface a forwarded packet came in on) is not modelled");
+                    return None;
+                }
+                "help" => warn(self.diags, t, "\"help\" prints usage; ignored"),
+                _ if FLOWER_UNMODELLED.iter().any(|u| w == *u || (u.ends_with('_') && w.starts_with(u))) => {
+                    err(self.diags, t, format!("flower key \"{w}\" is not modelled: airsched's packets carry IPv4 addresses, protocol, ports and TOS (ip_proto, src_ip, dst_ip, src_port, dst_port, ip_tos)"));
+                    return None;
+                }
+                _ => {
+                    err(self.diags, t, format!("unknown flower option \"{w}\" (tc: What is \"{w}\"?); airsched reads ip_proto, src_ip, dst_ip, src_port, dst_port, ip_tos, classid, action, skip_sw, skip_hw"));
+                    return None;
+                }
+            }
+        }
+        let classid = match classid {
+            Some(c) => c,
+            None => {
+                err_at(self.diags, self.cur.end(), "flower filter without classid/flowid; add classid MAJOR:MINOR");
+                return None;
+            }
+        };
+        Some(FilterSpec {
+            kind: FilterKind::Flower(k),
+            classid,
+            handle: id,
+            ht: None,
+            order: None,
+            skip_sw,
+            redirect: self.redirect.take(),
+            police: self.police.take().map(Box::new),
         })
     }
 
@@ -801,7 +1052,16 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             }
         };
         let redirect = self.redirect.take();
-        Some(FilterSpec { kind: FilterKind::MatchAll, classid, handle: id, ht: None, order: None, skip_sw, redirect })
+        Some(FilterSpec {
+            kind: FilterKind::MatchAll,
+            classid,
+            handle: id,
+            ht: None,
+            order: None,
+            skip_sw,
+            redirect,
+            police: self.police.take().map(Box::new),
+        })
     }
 }
 
@@ -825,7 +1085,7 @@ mod tests {
         let t = toks(opts);
         let kind = Tok { text: "u32", line: 1, col: 1 };
         let mut d = vec![];
-        let s = parse_filter(kind, None, &t, (1, 99), &mut d);
+        let s = parse_filter(kind, None, ETH_P_IP, &t, (1, 99), &mut d);
         (s, d)
     }
 
@@ -900,8 +1160,6 @@ mod tests {
         let (s, d) = u32_keys("match ip dport 80 0xfffff flowid 1:1");
         assert!(s.is_none());
         assert_eq!(d[0].token, "0xfffff");
-        let (_, d) = u32_keys("match ip dport 80 0xffff police rate 1mbit burst 10k drop flowid 1:1");
-        assert!(d[0].message.contains("policing"));
         let (s, d) = u32_keys("match ip dport 80 0xffff action pass flowid 1:1");
         assert!(s.is_some());
         assert_eq!(d[0].severity, Severity::Warning);
@@ -916,17 +1174,17 @@ mod tests {
         let h = Tok { text: "0x10/0xff", line: 1, col: 5 };
         let t = toks("flowid 1:30");
         let mut d = vec![];
-        let s = parse_filter(kind, Some(h), &t, (1, 20), &mut d).unwrap();
+        let s = parse_filter(kind, Some(h), ETH_P_IP, &t, (1, 20), &mut d).unwrap();
         assert_eq!(s.kind, FilterKind::Fw { handle: 0x10, mask: 0xff });
         assert_eq!(s.classid, Handle::new(1, 0x30));
-        assert!(parse_filter(kind, None, &t, (1, 20), &mut d).is_none());
+        assert!(parse_filter(kind, None, ETH_P_IP, &t, (1, 20), &mut d).is_none());
         assert!(d.last().unwrap().message.contains("legacy"));
         let kind = Tok { text: "matchall", line: 1, col: 1 };
         let t = toks("classid 1:1");
-        let s = parse_filter(kind, None, &t, (1, 20), &mut d).unwrap();
+        let s = parse_filter(kind, None, ETH_P_IP, &t, (1, 20), &mut d).unwrap();
         assert_eq!(s.kind, FilterKind::MatchAll);
         let kind = Tok { text: "basic", line: 1, col: 1 };
-        assert!(parse_filter(kind, None, &t, (1, 20), &mut d).is_none());
+        assert!(parse_filter(kind, None, ETH_P_IP, &t, (1, 20), &mut d).is_none());
         assert!(d.last().unwrap().message.contains("not modelled"));
     }
 
@@ -943,5 +1201,125 @@ mod tests {
         assert_eq!(parse_protocol("all"), Some(3));
         assert_eq!(parse_protocol("0x86dd"), Some(0x86dd));
         assert_eq!(parse_protocol("bogus"), None);
+    }
+
+    fn flower(opts: &str, protocol: u16) -> (Option<FilterSpec>, Vec<TcDiag>) {
+        let t = toks(opts);
+        let kind = Tok { text: "flower", line: 1, col: 1 };
+        let mut d = vec![];
+        let s = parse_filter(kind, None, protocol, &t, (1, 99), &mut d);
+        (s, d)
+    }
+
+    fn flower_keys(s: FilterSpec) -> FlowerKeys {
+        match s.kind {
+            FilterKind::Flower(k) => k,
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn flower_reads_tc_words_and_matches_exactly_its_packets() {
+        let (s, d) =
+            flower("ip_proto udp src_ip 192.168.1.0/24 dst_port 5000-5009 ip_tos 0xb8/0xfc classid 1:3", ETH_P_IP);
+        assert!(d.is_empty(), "{d:?}");
+        let s = s.unwrap();
+        assert_eq!(s.classid, Handle::new(1, 3));
+        let k = flower_keys(s);
+        assert_eq!(k.ip_proto, Some(17));
+        assert_eq!(k.src_ip, Some((0xc0a8_0100, 24)));
+        assert_eq!(k.dst_port, Some((5000, 5009)));
+        assert_eq!(k.ip_tos, Some((0xb8, 0xfc)));
+        let base = crate::packet::FlowKey {
+            src_ip: 0xc0a8_0107,
+            dst_ip: 0x0a00_0001,
+            sport: 40000,
+            dport: 5003,
+            proto: 17,
+            tos: 0xb9, // EF + ECT(1): the mask keeps DSCP only
+            mark: 0,
+            priority: 0,
+        };
+        assert!(k.matches(&base));
+        // Each key, one at a time, off by the least: no match.
+        for f in [
+            |p: &mut crate::packet::FlowKey| p.proto = 6,
+            |p: &mut crate::packet::FlowKey| p.src_ip = 0xc0a8_0207,
+            |p: &mut crate::packet::FlowKey| p.dport = 5010,
+            |p: &mut crate::packet::FlowKey| p.dport = 4999,
+            |p: &mut crate::packet::FlowKey| p.tos = 0xb4,
+        ] {
+            let mut p = base;
+            f(&mut p);
+            assert!(!k.matches(&p), "{p:?}");
+        }
+        // ip_proto is hexadecimal when not a name (flower_parse_ip_proto: get_u8 base 16).
+        assert_eq!(flower_keys(flower("ip_proto 11 classid 1:1", ETH_P_IP).0.unwrap()).ip_proto, Some(17));
+        // A single port is min = max; a /32 is the address.
+        let k = flower_keys(flower("ip_proto tcp dst_ip 10.1.2.3 src_port 80 classid 1:1", ETH_P_IP).0.unwrap());
+        assert_eq!((k.dst_ip, k.src_port), (Some((0x0a01_0203, 32)), Some((80, 80))));
+    }
+
+    #[test]
+    fn flower_errors_are_one_line_at_the_word() {
+        for (opts, proto, tok, what) in [
+            ("dst_port 80 classid 1:1", ETH_P_IP, "dst_port", "needs ip_proto"),
+            ("ip_proto tcp dst_port 2000-1000 classid 1:1", ETH_P_IP, "2000-1000", "strictly smaller"),
+            ("src_ip 300.1.1.1 classid 1:1", ETH_P_IP, "300.1.1.1", "invalid src_ip"),
+            ("ip_proto bogus classid 1:1", ETH_P_IP, "bogus", "invalid ip_proto"),
+            ("colour red classid 1:1", ETH_P_IP, "colour", "unknown flower option"),
+            ("ip_proto udp classid 1:1", ETH_P_ALL, "ip_proto", "protocol ip"),
+            ("dst_mac 00:11:22:33:44:55 classid 1:1", ETH_P_IP, "dst_mac", "not modelled"),
+            ("vlan_id 5 classid 1:1", ETH_P_IP, "vlan_id", "not modelled"),
+            ("ip_proto udp", ETH_P_IP, "", "without classid"),
+        ] {
+            let (s, d) = flower(opts, proto);
+            assert!(s.is_none(), "{opts}");
+            assert_eq!(d.len(), 1, "{opts}: {d:?}");
+            assert!(d[0].message.contains(what), "{opts}: {}", d[0].message);
+            if !tok.is_empty() {
+                assert_eq!(d[0].token, tok, "{opts}");
+            }
+        }
+    }
+
+    #[test]
+    fn police_reads_tc_words() {
+        use crate::qdisc::police::Control;
+        let (s, d) = u32_keys("match ip dport 80 0xffff police rate 1mbit burst 10k drop flowid 1:1");
+        assert!(d.is_empty(), "{d:?}");
+        let p = s.unwrap().police.unwrap();
+        assert_eq!(p.rate.unwrap().bytes_per_sec, 125_000);
+        assert_eq!((p.burst, p.mtu, p.exceed, p.conform, p.legacy), (10_240, 2040, Control::Drop, None, true));
+        let (s, d) = u32_keys("match u32 0 0 action police rate 8mbit burst 100k peakrate 10mbit mtu 1600 overhead 10 linklayer atm conform-exceed drop/pipe flowid 1:1");
+        assert!(d.is_empty(), "{d:?}");
+        let p = s.unwrap().police.unwrap();
+        assert_eq!((p.mtu, p.exceed, p.conform, p.legacy), (1600, Control::Drop, Some(Control::Pipe), false));
+        assert_eq!(p.peak.unwrap().bytes_per_sec, 1_250_000);
+        assert_eq!(p.rate.unwrap().overhead, 10);
+        // tc's default exceed action is reclassify; burst/8 sets cell_log 3 -> mtu 2040.
+        let p = u32_keys("match u32 0 0 police rate 1mbit burst 10k/16 flowid 1:1").0.unwrap().police.unwrap();
+        assert_eq!((p.exceed, p.mtu), (Control::Reclassify, 255 << 4));
+        for (opts, tok, what) in [
+            ("match u32 0 0 police rate 1mbit drop flowid 1:1", "1mbit", "'burst' requires 'rate'"),
+            ("match u32 0 0 police rate 1mbit burst 10k peakrate 2mbit drop flowid 1:1", "2mbit", "'mtu' is required"),
+            ("match u32 0 0 police burst 10k drop flowid 1:1", "police", "MUST be specified"),
+            (
+                "match u32 0 0 action police rate 1mbit burst 10k conform-exceed drop/nothing flowid 1:1",
+                "drop/nothing",
+                "invalid police action",
+            ),
+            ("match u32 0 0 police rate fast burst 10k drop flowid 1:1", "fast", "invalid rate"),
+            ("match u32 0 0 police rate 1mbit burst 10k burst 20k drop flowid 1:1", "burst", "duplicate"),
+            ("match u32 0 0 police rate 1mbit burst 10k linklayer token drop flowid 1:1", "token", "invalid linklayer"),
+            ("match u32 0 0 police avrate 1mbit drop flowid 1:1", "avrate", "not modelled"),
+        ] {
+            let (s, d) = u32_keys(opts);
+            assert!(s.is_none(), "{opts}");
+            let e: Vec<_> = d.iter().filter(|d| d.severity == Severity::Error).collect();
+            assert_eq!(e.len(), 1, "{opts}: {d:?}");
+            assert!(e[0].message.contains(what), "{opts}: {}", e[0].message);
+            assert_eq!(e[0].token, tok, "{opts}");
+        }
     }
 }

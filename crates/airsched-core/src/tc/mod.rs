@@ -11,6 +11,7 @@ pub mod check;
 pub mod filter;
 pub mod lex;
 pub mod opts;
+pub mod police;
 pub mod script;
 pub mod show;
 pub mod virt;

@@ -837,7 +837,7 @@ fn parse_filter_cmd<'a>(c: &mut Cursor<'_, 'a>, line: u32, diags: &mut Vec<TcDia
             return None;
         }
         (_, Some(k)) => {
-            spec = Some(parse_filter(k, handle, &opts, c.end(), diags)?);
+            spec = Some(parse_filter(k, handle, protocol.map_or(ETH_P_ALL, |p| p.1), &opts, c.end(), diags)?);
             if let Some((t, p)) = protocol {
                 if p != ETH_P_IP && p != ETH_P_ALL {
                     warn(

@@ -435,6 +435,7 @@ fn a_filter_overrides_the_flow_queue() {
         kind: FilterKind::MatchAll,
         classid: Handle::new(0, 7),
         line: 2,
+        police: None,
     };
     let mut d = qdisc(1, "tc qdisc add dev eth0 root handle 1: cake besteffort flows");
     d.filters = vec![f];

@@ -419,7 +419,15 @@ fn default_prio_classes_get_weight_one_and_repaired_quanta() {
 }
 
 fn u32_filter(parent: Handle, prio: u32, key: U32Key, flowid: Handle) -> Filter {
-    Filter { parent, prio, protocol: ETH_P_IP, kind: FilterKind::U32 { keys: vec![key] }, classid: flowid, line: 9 }
+    Filter {
+        parent,
+        prio,
+        protocol: ETH_P_IP,
+        kind: FilterKind::U32 { keys: vec![key] },
+        classid: flowid,
+        line: 9,
+        police: None,
+    }
 }
 
 #[test]

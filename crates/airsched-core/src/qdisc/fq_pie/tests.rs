@@ -12,7 +12,7 @@ fn flow_of(q: &QdiscImpl, b: &mut Bench, flows: u32) -> Vec<u32> {
     (0..flows)
         .map(|f| {
             let p = b.pkt(f, 100);
-            let i = fqp(q).classify(&b.cx(), p).unwrap();
+            let i = fqp(q).classify(&b.cx(), p, Nanos::ZERO).unwrap();
             b.pkts.free(p);
             i
         })

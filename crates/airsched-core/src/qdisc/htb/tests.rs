@@ -72,6 +72,7 @@ pub(super) fn dst(parent: &str, flow: u32, to: &str) -> Filter {
         kind: FilterKind::U32 { keys: vec![U32Key { off: 16, mask: 0xffff_ffff, val: 0xc0a8_0102 + flow }] },
         classid: handle(to),
         line: 40 + flow,
+        police: None,
     }
 }
 
@@ -83,6 +84,7 @@ fn matchall(parent: &str, to: &str) -> Filter {
         kind: FilterKind::MatchAll,
         classid: handle(to),
         line: 49,
+        police: None,
     }
 }
 

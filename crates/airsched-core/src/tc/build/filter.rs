@@ -6,6 +6,7 @@
 
 use crate::qdisc::classify::{Filter, FilterKind, ETH_P_ALL};
 use crate::qdisc::kinds::{qdisc_kind, FilterBlock};
+use crate::qdisc::police::Police;
 use crate::tc::filter::{parse_filter_handle, u32_handle_text};
 use crate::tc::lex::{err, warn, Handle, TcDiag};
 use crate::tc::script::{FilterCmd, Op};
@@ -196,13 +197,29 @@ impl<'a> Model<'a> {
                     spec.handle
                 }
             }
+            // fl_change: the handle given, else the lowest free one from 1 (idr_alloc_u32).
+            FilterKind::Flower(_) => {
+                if spec.handle == 0 {
+                    let q = &self.devs[di].qdiscs[qi];
+                    let used: Vec<u32> = same_tp.iter().map(|&i| q.filters[i].handle).collect();
+                    (1..).find(|n| !used.contains(n)).unwrap_or(1)
+                } else {
+                    spec.handle
+                }
+            }
         };
         let q = &mut self.devs[di].qdiscs[qi];
         let dupe = same_tp.iter().copied().find(|&i| match spec.kind {
             FilterKind::MatchAll => true,
             _ => q.filters[i].handle == handle,
         });
-        let filter = Filter { parent, prio, protocol, kind: spec.kind.clone(), classid: spec.classid, line: c.line };
+        let police = spec.police.as_deref().map(|&p| {
+            self.police_index += 1;
+            let index = if p.index != 0 { p.index } else { self.police_index };
+            Box::new(Police::new(p, index))
+        });
+        let filter =
+            Filter { parent, prio, protocol, kind: spec.kind.clone(), classid: spec.classid, line: c.line, police };
         self.seq += 1;
         let node =
             FNode { filter, handle, at: kind, seq: self.seq, skip: spec.skip_sw, redirect: spec.redirect.clone() };
@@ -212,6 +229,7 @@ impl<'a> Model<'a> {
                     FilterKind::U32 { .. } => format!("u32 filter {}", u32_handle_text(handle)),
                     FilterKind::Fw { .. } => format!("fw filter for mark {handle:#x}"),
                     FilterKind::MatchAll => "matchall filter".to_string(),
+                    FilterKind::Flower(_) => format!("flower filter with handle {handle:#x}"),
                 };
                 err(diags, c.handle.unwrap_or(kind), format!("priority {prio} of {parent} already has a {what} (the kernel: Filter already exists); use replace"));
             }

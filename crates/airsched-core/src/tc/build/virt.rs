@@ -105,6 +105,10 @@ impl<'a> Model<'a> {
                     hook.retain(|f| f.filter.prio != prio);
                 }
                 let protocol = c.protocol.map(|p| p.1).unwrap_or(ETH_P_ALL);
+                if spec.police.is_some() {
+                    err(diags, kind, "a policer on the clsact egress hook is not modelled; put the filter on the device's root qdisc");
+                    return;
+                }
                 let filter = Filter {
                     parent: Handle::CLSACT_EGRESS,
                     prio,
@@ -112,6 +116,7 @@ impl<'a> Model<'a> {
                     kind: spec.kind.clone(),
                     classid: spec.classid,
                     line: c.line,
+                    police: None,
                 };
                 self.seq += 1;
                 hook.push(FNode {
