@@ -5,7 +5,9 @@
 //! The rows are in the order `tc` documents the kinds, then airsched's own `whtb` (which Linux
 //! does not have); error messages list them in this order.
 
-use super::{cake, cbq, codel, drr, fifo, fq, fq_codel, fq_pie, htb, netem, pfifo_fast, pie, prio, red, sfq, tbf};
+use super::{
+    cake, cbq, codel, drr, fifo, fq, fq_codel, fq_pie, hfsc, htb, netem, pfifo_fast, pie, prio, red, sfq, tbf,
+};
 use super::{BuildCx, QdiscDecl, QdiscImpl};
 use crate::tc::lex::TcDiag;
 
@@ -172,6 +174,20 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
     // cake_class_ops has a tcf_block: filters attach to the qdisc and override the tin's flow
     // and host hashes. tc sends only the options given and cake_change keeps the rest.
     classless("cake", FilterBlock::Qdisc, true, cake::build),
+    // hfsc_class_ops has a tcf_block per class (filters on the qdisc and on inner classes); a
+    // leaf that gets a child keeps its qdisc, purged; tc always sends `default` (0 if absent).
+    QdiscKind {
+        name: "hfsc",
+        classful: true,
+        explicit_classes: true,
+        class_kinds: &["hfsc"],
+        filters: FilterBlock::QdiscAndClasses,
+        partial_change: false,
+        change_op: true,
+        first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
+        build: hfsc::build,
+    },
     // HTB with the channel-aware options of Garroppo et al. (qdisc/htb/wireless.rs).
     QdiscKind { name: "whtb", ..HTB },
 ];
@@ -196,7 +212,7 @@ mod tests {
     fn names_are_unique_and_in_tcs_order() {
         assert_eq!(
             kind_names(),
-            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, fq_pie, netem, fq, cake, whtb"
+            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, fq_pie, netem, fq, cake, hfsc, whtb"
         );
         for (i, k) in QDISC_KINDS.iter().enumerate() {
             assert!(QDISC_KINDS[i + 1..].iter().all(|o| o.name != k.name), "{} twice", k.name);

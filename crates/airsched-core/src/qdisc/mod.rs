@@ -20,6 +20,7 @@ mod fifo;
 mod fq;
 mod fq_codel;
 mod fq_pie;
+mod hfsc;
 mod htb;
 pub mod kinds;
 mod netem;
@@ -365,6 +366,7 @@ pub enum QdiscImpl {
     Netem(Box<netem::Netem>),
     Fq(Box<fq::Fq>),
     Cake(Box<cake::Cake>),
+    Hfsc(Box<hfsc::Hfsc>),
 }
 
 macro_rules! dispatch {
@@ -386,6 +388,7 @@ macro_rules! dispatch {
             QdiscImpl::Netem($q) => $e,
             QdiscImpl::Fq($q) => $e,
             QdiscImpl::Cake($q) => $e,
+            QdiscImpl::Hfsc($q) => $e,
         }
     };
 }

@@ -140,6 +140,11 @@ impl<'a> Model<'a> {
             (Op::Change | Op::Replace | Op::Link, Some(ci)) => {
                 let Some(kind) = c.kind else { return };
                 if let Some(p) = c.parent {
+                    if q.classes[ci].parent != pnorm && q.kind.text == "hfsc" {
+                        // hfsc_change_class: a parent other than the class's is -EINVAL.
+                        err(diags, p.tok, format!("class {clid} is under {}, not {pnorm}: hfsc refuses to move a class (the kernel: Invalid argument)", q.classes[ci].parent));
+                        return;
+                    }
                     if q.classes[ci].parent != pnorm {
                         warn(
                             diags,
@@ -151,8 +156,15 @@ impl<'a> Model<'a> {
                         );
                     }
                 }
+                let hfsc = q.kind.text == "hfsc";
                 let cl = &mut self.devs[di].qdiscs[qi].classes[ci];
-                cl.opts = c.opts.clone();
+                if hfsc {
+                    // The kernel keeps the curves a change does not send: hfsc reads the
+                    // earlier commands' words first, the later curves replacing theirs.
+                    cl.opts.extend(c.opts.iter().copied());
+                } else {
+                    cl.opts = c.opts.clone();
+                }
                 cl.kind = kind;
                 cl.end = c.end;
                 cl.at = c.classid.tok;
