@@ -33,6 +33,8 @@ PROBE_KINDS = {
     "red": "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit", "codel": "", "fq_codel": "",
     "pie": "", "fq_pie": "", "netem": "", "fq": "",
     "cake": "",
+    "hfsc": "",
+    "ets": "bands 2",
 }
 #: Filter kinds airsched models: the tail of a `tc filter add` (kind included: fw's handle comes
 #: before it) probed on an htb root.

@@ -16,6 +16,7 @@ pub mod classify;
 mod codel;
 mod common;
 mod drr;
+mod ets;
 mod fifo;
 mod fq;
 mod fq_codel;
@@ -367,6 +368,7 @@ pub enum QdiscImpl {
     Fq(Box<fq::Fq>),
     Cake(Box<cake::Cake>),
     Hfsc(Box<hfsc::Hfsc>),
+    Ets(Box<ets::Ets>),
 }
 
 macro_rules! dispatch {
@@ -389,6 +391,7 @@ macro_rules! dispatch {
             QdiscImpl::Fq($q) => $e,
             QdiscImpl::Cake($q) => $e,
             QdiscImpl::Hfsc($q) => $e,
+            QdiscImpl::Ets($q) => $e,
         }
     };
 }
