@@ -206,7 +206,7 @@ impl<'a> Model<'a> {
         let q = &self.devs[di].qdiscs[qi];
         let qhandle = q.handle;
         if c.op == Op::Delete {
-            err(diags, c.classid.tok, format!("class {clid} is a band of ets {qhandle}: bands go with the qdisc and cannot be deleted (the kernel: Operation not supported)"));
+            err(diags, c.classid.tok, format!("class {clid} is a band of ets {qhandle} (bands go with the qdisc) and cannot be deleted (the kernel: Operation not supported)"));
             return;
         }
         let Some(kind) = c.kind else { return };
@@ -219,7 +219,7 @@ impl<'a> Model<'a> {
             err(
                 diags,
                 c.classid.tok,
-                format!("class {clid} already exists: it is a band of ets {qhandle}; use change"),
+                format!("class {clid} already exists as a band of ets {qhandle}; use change"),
             );
             return;
         }
