@@ -294,8 +294,9 @@ def size_bytes(word: str) -> int:
 
 def repair_json(text: str) -> str:
     """iproute2 6.1's ``tc -j filter show`` prints fw's options as text inside the braces
-    (``"options":{handle 0x6 classid 1:1 }``), which is not JSON: such a block becomes an object
-    of its key/value words. Well-formed output is returned unchanged."""
+    (``"options":{handle 0x6 classid 1:1 }``), and ``tc -j qdisc show`` hfsc's (``"options":{default
+    10 }``), which is not JSON: such a block becomes an object of its key/value words.
+    Well-formed output is returned unchanged."""
 
     def fix(m: re.Match[str]) -> str:
         words = m.group(1).split()
@@ -312,7 +313,8 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
     for cl in classes_from_text(ns.tc("-d", "class", "show", "dev", dev).stdout):
         if "quantum" in cl["opts"]:
             t.quantum[cl["classid"]] = size_bytes(cl["opts"]["quantum"])
-    parents = [json.loads(ns.tc("-j", "qdisc", "show", "dev", dev).stdout or "[]")]
+    # iproute2 6.1 prints hfsc's options inside tc -j's braces as words, as it does fw's.
+    parents = [json.loads(repair_json(ns.tc("-j", "qdisc", "show", "dev", dev).stdout or "[]"))]
     handles = [r["handle"] for r in parents[0] if r.get("kind") not in ("noqueue", "ingress", "clsact")]
     handles += [cl["classid"] for cl in classes_from_text(c)]
     seen: set[str] = set()

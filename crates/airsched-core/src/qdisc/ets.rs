@@ -6,7 +6,8 @@
 //! prio); the others share what is left by deficit round robin with their `quanta` (default
 //! `psched_mtu`, 1514 here), check before send: a band whose deficit covers its head packet sends
 //! it, otherwise it gets another quantum and goes to the tail of the active list.
-//! Classification (`ets_classify`): skb->priority `MAJOR:band` names a band, else the filters'
+//! Quanta are clamped to 256 ... 1 MiB as the kernels since mid-2025 do (Debian's 6.1.0-56
+//! included, checked in the guest). Classification (`ets_classify`): skb->priority `MAJOR:band` names a band, else the filters'
 //! flowid, else the `priomap` of the low 4 bits of skb->priority (default: every priority to the
 //! last band); a band number out of range goes to `priomap[0]`.
 //!
@@ -32,6 +33,12 @@ use crate::time::Nanos;
 const MAX_BANDS: usize = 16;
 /// `TC_PRIO_MAX`: the priomap has 16 entries.
 const PRIO_MAX: usize = 15;
+
+/// `ets_quantum_parse` (Linux 6.18, and Debian's 6.1.0-56, which has the backport): a quantum
+/// is clamped to 256 ... 1 MiB bytes.
+fn clamp_quantum(q: u32) -> u32 {
+    q.clamp(256, 1 << 20)
+}
 
 struct Band {
     child: QdiscImpl,
@@ -287,7 +294,8 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
     let major = d.handle.major();
     let mut bands: Vec<Band> = (0..o.nbands)
         .map(|i| {
-            let quantum = if i < o.nstrict { 0 } else { o.quanta.get(i - o.nstrict).copied().unwrap_or(cx.mtu) };
+            let quantum =
+                if i < o.nstrict { 0 } else { clamp_quantum(o.quanta.get(i - o.nstrict).copied().unwrap_or(cx.mtu)) };
             Band {
                 child: default_child(cx, Handle::new(major, i as u16 + 1)),
                 leaf: Handle::UNSPEC,
@@ -319,7 +327,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
                 ));
                 continue;
             }
-            bands[band - 1].quantum = q;
+            bands[band - 1].quantum = clamp_quantum(q);
         }
     }
     for g in d.grafts {
@@ -634,6 +642,9 @@ mod tests {
         let opts: Vec<&str> = r[0].classes.iter().map(|c| c.options.as_str()).collect();
         assert_eq!(opts, vec!["", "quantum 3000", "quantum 2000", "quantum 500"]);
         assert_eq!((r[0].classes[0].parent, r.len()), (Handle::ROOT, 5));
+        // The kernel's clamp (Debian 6.1.0-56 printed these: corpus script 125).
+        let q = build_ok(ets("quanta 100 2000000 1514", 0));
+        assert!(q.reports()[0].options.starts_with("bands 3 quanta 256 1048576 1514 "));
         for (opts, needle) in [
             ("", "needs bands"),
             ("bands 17", "must be <= 16"),
