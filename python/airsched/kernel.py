@@ -319,7 +319,8 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
     handles += [cl["classid"] for cl in classes_from_text(c)]
     seen: set[str] = set()
     protos = set()
-    for h in handles:
+    # hfsc's root class has the qdisc's own handle (`class hfsc 1: root`): ask each parent once.
+    for h in dict.fromkeys(handles):
         out = ns.tc("-j", "filter", "show", "dev", dev, "parent", h).stdout.strip()
         if not out:
             continue
