@@ -68,14 +68,14 @@ pub(crate) fn seg_y2x(y: u64, ism: u64) -> u64 {
 }
 
 pub(crate) fn m2sm(m: u32) -> u64 {
-    (((m as u64) << SM_SHIFT) + TICKS_PER_SEC - 1) / TICKS_PER_SEC
+    ((m as u64) << SM_SHIFT).div_ceil(TICKS_PER_SEC)
 }
 
 pub(crate) fn m2ism(m: u32) -> u64 {
     if m == 0 {
         INFINITY
     } else {
-        ((TICKS_PER_SEC << ISM_SHIFT) + m as u64 - 1) / m as u64
+        (TICKS_PER_SEC << ISM_SHIFT).div_ceil(m as u64)
     }
 }
 

@@ -25,7 +25,7 @@ fn flow_to(flow: u16, classid: Handle, line: u32) -> Filter {
 /// hfsc 1: with `classes` (`(parent, classid, curves)`, in order) and a filter sending bench flow
 /// i to `flows[i]`.
 fn tree(qopts: &str, classes: &[(&str, &str, &str)], flows: &[&str]) -> QdiscDecl<'static> {
-    let mut d = qdisc(1, &format!("tc qdisc add dev eth0 root handle 1: hfsc {qopts}").trim_end().to_string());
+    let mut d = qdisc(1, format!("tc qdisc add dev eth0 root handle 1: hfsc {qopts}").trim_end());
     for (i, (p, c, opts)) in classes.iter().enumerate() {
         d.classes.push(class(2 + i as u32, &format!("tc class add dev eth0 parent {p} classid {c} hfsc {opts}")));
     }

@@ -216,11 +216,7 @@ impl<'a> Model<'a> {
             return;
         }
         if c.op == Op::Add {
-            err(
-                diags,
-                c.classid.tok,
-                format!("class {clid} already exists as a band of ets {qhandle}; use change"),
-            );
+            err(diags, c.classid.tok, format!("class {clid} already exists as a band of ets {qhandle}; use change"));
             return;
         }
         let q = &mut self.devs[di].qdiscs[qi];
