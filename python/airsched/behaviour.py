@@ -79,6 +79,27 @@ tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xff
 tc class add dev eth0 parent 1: classid 1:1 htb rate 10mbit
 tc qdisc add dev eth0 parent 1:1 handle 10: fq_pie
 """, (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    # hfsc as a shaper (ul on the parent): a link-sharing split 3:7 between two saturating flows,
+    # the rt curve of the first (2 Mbit/s) below its share.
+    Case("hfsc ls 3:7 under ul 10mbit", """tc qdisc add dev eth0 root handle 1: hfsc default 20
+tc class add dev eth0 parent 1: classid 1:1 hfsc sc rate 10mbit ul rate 10mbit
+tc class add dev eth0 parent 1:1 classid 1:10 hfsc rt m2 2mbit ls m2 3mbit
+tc class add dev eth0 parent 1:1 classid 1:20 hfsc ls m2 7mbit
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff flowid 1:10
+""", (("a", 5001, 8_000_000), ("b", 5002, 8_000_000))),
+    # hfsc's real-time criterion: a concave rt-only class gets all it offers (3 Mbit/s) however
+    # much the other class sends; the other gets the rest of the ul.
+    Case("hfsc rt curve under ul 10mbit", """tc qdisc add dev eth0 root handle 1: hfsc default 20
+tc class add dev eth0 parent 1: classid 1:1 hfsc sc rate 10mbit ul rate 10mbit
+tc class add dev eth0 parent 1:1 classid 1:10 hfsc rt m1 8mbit d 5ms m2 4mbit
+tc class add dev eth0 parent 1:1 classid 1:20 hfsc ls m2 10mbit
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff flowid 1:10
+""", (("a", 5001, 3_000_000), ("b", 5002, 10_000_000))),
+    # ets under tbf: quanta 3000 and 1500 bytes split the 10 Mbit/s 2:1.
+    Case("ets quanta 2:1 under tbf 10mbit", """tc qdisc add dev eth0 root handle 1: tbf rate 10mbit burst 10k latency 50ms
+tc qdisc add dev eth0 parent 1:1 handle 10: ets quanta 3000 1500
+tc filter add dev eth0 parent 10: protocol ip prio 1 u32 match ip dport 5001 0xffff flowid 10:1
+""", (("a", 5001, 8_000_000), ("b", 5002, 8_000_000))),
 )
 
 

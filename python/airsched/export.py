@@ -155,6 +155,11 @@ def device_batch(dev: str, qdiscs: Sequence[dict[str, Any]], opts: ExportOptions
             plan.kinds.append((kind, options))
         for c in q["classes"]:
             ckind = "htb" if c["kind"] == "whtb" else c["kind"]
+            if ckind == "ets":
+                # ets's bands come with the qdisc: a class line changes a band's quantum.
+                if c["options"]:
+                    plan.batch.append(f"class change dev {dev} classid {c['classid']} ets {c['options']}")
+                continue
             plan.batch.append(f"class add dev {dev} parent {c['parent']} classid {c['classid']} {ckind} {c['options']}".rstrip())
     # Filters after every class and qdisc (a flowid may name a class of a deeper qdisc), in the
     # order they run: priorities are pinned, so the kernel runs them in the same order.

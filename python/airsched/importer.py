@@ -70,12 +70,26 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+#: An ``"options":{...}`` block of words, not JSON: iproute2 6.1 prints hfsc's options (and fw's)
+#: with fprintf inside tc -j's braces (``"options":{default 10 }``).
+_RAW_OPTIONS = re.compile(r'"options":\s*\{([^{}"]*[^{}"\s][^{}"]*)\}')
+
+
+def _raw_options_json(m: re.Match[str]) -> str:
+    """Such a block as an object: ``words`` (the words in order, what hfsc's import reads) and the
+    words paired as keys and values (what fw's needs)."""
+    words = m.group(1).split()
+    pairs = "".join(f",{json.dumps(k)}:{json.dumps(v)}" for k, v in zip(words[::2], words[1::2], strict=False))
+    return '"options":{"words":' + json.dumps(words) + pairs + "}"
+
+
 def _json(text: str, where: str) -> list[dict[str, Any]] | None:
     """``text`` as tc -j's JSON array of objects, or None if it is not JSON (tc's text form).
     Anything that starts as JSON but is not an array of objects is an :class:`ImportError_`."""
     s = text.strip()
     if not s.startswith(("[", "{")):
         return None
+    s = _RAW_OPTIONS.sub(_raw_options_json, s)
     try:
         data = json.loads(s, object_pairs_hook=_pairs)
     except json.JSONDecodeError as exc:
@@ -144,6 +158,13 @@ def qdisc_options_from_json(kind: str, o: dict[str, Any]) -> str | None:
     6.1's print_opt functions name the fields); None if the kind is not one airsched models."""
     if kind == "cake":
         return _cake_words_from_json(o)
+    if kind == "hfsc":
+        return qdisc_options_from_words(kind, list(o.get("words", [])))
+    if kind == "ets":
+        # q_ets.c: bands, strict (when not 0), the sharing bands' quanta, the 16-entry priomap.
+        ew = ["bands", str(o["bands"])] + (["strict", str(o["strict"])] if o.get("strict") else [])
+        ew += ["quanta"] + [str(q) for q in o["quanta"]] if o.get("quanta") else []
+        return " ".join(ew + ["priomap"] + [str(p) for p in o.get("priomap", [])])
     w: list[str] = []
     if kind == "htb":
         w += ["r2q", str(o["r2q"])] if "r2q" in o else []
@@ -337,6 +358,9 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         w = w[2:]
     if kind == "cake":
         return _cake_words_from_text(w)
+    if kind in ("hfsc", "ets"):
+        # q_hfsc.c prints `default 20` (hex, as tc reads it); q_ets.c its words as tc reads them.
+        return " ".join(w)
     if kind == "htb":
         keep = []
         i = 0
@@ -424,6 +448,7 @@ def classes_from_text(text: str) -> list[dict[str, Any]]:
             else:
                 i += 1
         rec = {"kind": kind, "classid": classid, "opts": opts}
+        rec["words"] = words[2:] if words[:1] == ["leaf"] else words
         rec["parent"] = place.split()[1] if place.startswith("parent") else None
         out.append(rec)
     return out
@@ -438,7 +463,8 @@ def classes_from_json(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if k in o:
                 v = o[k]
                 opts[k] = _rate_bits(int(v)) if k in ("rate", "ceil") and not isinstance(v, str) else str(v)
-        out.append({"kind": c["class"] if "class" in c else c.get("kind"), "classid": c["handle"], "parent": c.get("parent"), "opts": opts})
+        out.append({"kind": c["class"] if "class" in c else c.get("kind"), "classid": c["handle"], "parent": c.get("parent"), "opts": opts,
+                    "words": list(o.get("words", [])) if isinstance(o, dict) else []})
     return out
 
 
@@ -646,7 +672,11 @@ def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
         classes = classes_from_json(cdata) if cdata is not None else classes_from_text(d.classes)
         if not classes and d.classes.strip() and cdata is None and not re.search(r"^\s*class\s", d.classes, re.M):
             raise ImportError_(f"{where} class:1:1: neither tc -j JSON nor tc class show text (no line starts with \"class\")")
-        classes = [c for c in classes if c["kind"] in ("htb", "whtb", "drr", "cbq") and c["classid"].split(":")[0] + ":" in handles]
+        # hfsc's root class (`class hfsc 1: root`) comes with its qdisc; ets's bands too, with
+        # their quanta in the qdisc's options.
+        bands = {c["classid"] for c in classes if c["kind"] == "ets"}
+        classes = [c for c in classes if c["kind"] in ("htb", "whtb", "drr", "cbq", "hfsc") and c["classid"].split(":")[0] + ":" in handles
+                   and not c["classid"].endswith(":")]
         byid = {c["classid"]: c for c in classes}
 
         def depth(c: dict[str, Any]) -> int:
@@ -659,7 +689,7 @@ def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
         emitted: list[str] = []
         pending = list(qlines)
         # The root qdisc first, then classes by depth, each qdisc once its parent class exists.
-        made: set[str] = set()
+        made: set[str] = set(bands)
 
         def flush_qdiscs() -> None:
             nonlocal pending
@@ -679,6 +709,8 @@ def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
             words = [f"{k} {o[k]}" for k in ("rate", "ceil", "burst", "cburst", "prio", "quantum") if k in o]
             if c["kind"] == "drr":
                 words = [f"quantum {o['quantum']}"] if "quantum" in o else []
+            elif c["kind"] == "hfsc":
+                words = c.get("words") or []
             parent = c["parent"] or c["classid"].split(":")[0] + ":"
             emitted.append(f"tc class add dev {d.dev} parent {parent} classid {c['classid']} {c['kind']} {' '.join(words)}".rstrip())
             made.add(c["classid"])

@@ -33,6 +33,8 @@ PROBE_KINDS = {
     "red": "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit", "codel": "", "fq_codel": "",
     "pie": "", "fq_pie": "", "netem": "", "fq": "",
     "cake": "",
+    "hfsc": "",
+    "ets": "bands 2",
 }
 #: Filter kinds airsched models: the tail of a `tc filter add` (kind included: fw's handle comes
 #: before it) probed on an htb root.
@@ -306,8 +308,9 @@ def size_bytes(word: str) -> int:
 def repair_json(text: str) -> str:
     """iproute2 6.1's ``tc -j filter show`` prints fw's options as text inside the braces
     (``"options":{handle 0x6 classid 1:1 }``, and before a legacy policer's fields
-    ``"options":{handle 0x6 classid 1:1 "kind":"police",...}``), which is not JSON: the words become
-    key/value pairs of the object. Well-formed output is returned unchanged."""
+    ``"options":{handle 0x6 classid 1:1 "kind":"police",...}``), and ``tc -j qdisc show`` hfsc's
+    (``"options":{default 10 }``), which is not JSON: the words become key/value pairs of the
+    object. Well-formed output is returned unchanged."""
 
     def fix(m: re.Match[str]) -> str:
         words = m.group(1).split()
@@ -326,13 +329,15 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
     for cl in classes_from_text(ns.tc("-d", "class", "show", "dev", dev).stdout):
         if "quantum" in cl["opts"]:
             t.quantum[cl["classid"]] = size_bytes(cl["opts"]["quantum"])
-    parents = [json.loads(ns.tc("-j", "qdisc", "show", "dev", dev).stdout or "[]")]
+    # iproute2 6.1 prints hfsc's options inside tc -j's braces as words, as it does fw's.
+    parents = [json.loads(repair_json(ns.tc("-j", "qdisc", "show", "dev", dev).stdout or "[]"))]
     handles = [r["handle"] for r in parents[0] if r.get("kind") not in ("noqueue", "ingress", "clsact")]
     handles += [cl["classid"] for cl in classes_from_text(c)]
     seen: set[str] = set()
     protos = set()
     police: set[str] = set()
-    for h in handles:
+    # hfsc's root class has the qdisc's own handle (`class hfsc 1: root`): ask each parent once.
+    for h in dict.fromkeys(handles):
         police.update(m.group(1).strip() for m in _POLICE.finditer(ns.tc("filter", "show", "dev", dev, "parent", h).stdout))
         out = ns.tc("-j", "filter", "show", "dev", dev, "parent", h).stdout.strip()
         if not out:

@@ -56,6 +56,17 @@ const KINDS: &[Kind] = &[
         lines: "tc qdisc add dev eth0 {P} handle {H}: tbf rate 3mbit burst 10kb latency 50ms\n",
         takes_child: true,
     },
+    Kind {
+        name: "hfsc",
+        lines: "tc qdisc add dev eth0 {P} handle {H}: hfsc default 1\n\
+                tc class add dev eth0 parent {H}: classid {H}:1 hfsc sc rate 6mbit ul rate 6mbit\n",
+        takes_child: true,
+    },
+    Kind {
+        name: "ets",
+        lines: "tc qdisc add dev eth0 {P} handle {H}: ets bands 3 strict 1 priomap 0 1 2\n",
+        takes_child: true,
+    },
     Kind { name: "pfifo", lines: "tc qdisc add dev eth0 {P} handle {H}: pfifo limit 100\n", takes_child: false },
     Kind { name: "sfq", lines: "tc qdisc add dev eth0 {P} handle {H}: sfq\n", takes_child: false },
     Kind { name: "fq_codel", lines: "tc qdisc add dev eth0 {P} handle {H}: fq_codel\n", takes_child: false },

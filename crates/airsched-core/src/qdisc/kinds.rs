@@ -5,7 +5,9 @@
 //! The rows are in the order `tc` documents the kinds, then airsched's own `whtb` (which Linux
 //! does not have); error messages list them in this order.
 
-use super::{cake, cbq, codel, drr, fifo, fq, fq_codel, fq_pie, htb, netem, pfifo_fast, pie, prio, red, sfq, tbf};
+use super::{
+    cake, cbq, codel, drr, ets, fifo, fq, fq_codel, fq_pie, hfsc, htb, netem, pfifo_fast, pie, prio, red, sfq, tbf,
+};
 use super::{BuildCx, QdiscDecl, QdiscImpl};
 use crate::tc::lex::TcDiag;
 
@@ -172,6 +174,34 @@ pub static QDISC_KINDS: &[QdiscKind] = &[
     // cake_class_ops has a tcf_block: filters attach to the qdisc and override the tin's flow
     // and host hashes. tc sends only the options given and cake_change keeps the rest.
     classless("cake", FilterBlock::Qdisc, true, cake::build),
+    // hfsc_class_ops has a tcf_block per class (filters on the qdisc and on inner classes); a
+    // leaf that gets a child keeps its qdisc, purged; tc always sends `default` (0 if absent).
+    QdiscKind {
+        name: "hfsc",
+        classful: true,
+        explicit_classes: true,
+        class_kinds: &["hfsc"],
+        filters: FilterBlock::QdiscAndClasses,
+        partial_change: false,
+        change_op: true,
+        first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
+        build: hfsc::build,
+    },
+    // ets: its bands exist with the qdisc (no `tc class add`); filters on the qdisc only ("ETS
+    // classid must be zero"); tc sends every option and ets_qdisc_change replaces them all.
+    QdiscKind {
+        name: "ets",
+        classful: true,
+        explicit_classes: false,
+        class_kinds: &["ets"],
+        filters: FilterBlock::Qdisc,
+        partial_change: false,
+        change_op: true,
+        first_child_drops_leaf_qdisc: false,
+        find_ignores_minor: false,
+        build: ets::build,
+    },
     // HTB with the channel-aware options of Garroppo et al. (qdisc/htb/wireless.rs).
     QdiscKind { name: "whtb", ..HTB },
 ];
@@ -196,7 +226,7 @@ mod tests {
     fn names_are_unique_and_in_tcs_order() {
         assert_eq!(
             kind_names(),
-            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, fq_pie, netem, fq, cake, whtb"
+            "pfifo, bfifo, pfifo_head_drop, pfifo_fast, prio, tbf, sfq, drr, htb, cbq, red, codel, fq_codel, pie, fq_pie, netem, fq, cake, hfsc, ets, whtb"
         );
         for (i, k) in QDISC_KINDS.iter().enumerate() {
             assert!(QDISC_KINDS[i + 1..].iter().all(|o| o.name != k.name), "{} twice", k.name);
@@ -230,6 +260,7 @@ mod tests {
             ("tbf", "rate 1mbit burst 10k latency 50ms"),
             ("red", "limit 400000 min 30000 max 90000 avpkt 1000 burst 55 bandwidth 10mbit"),
             ("cbq", "bandwidth 10mbit avpkt 1000"),
+            ("ets", "bands 3"),
         ];
         for k in QDISC_KINDS {
             let opts = needs_opts.iter().find(|(n, _)| *n == k.name).map_or("", |(_, o)| *o);

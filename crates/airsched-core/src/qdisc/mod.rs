@@ -16,10 +16,12 @@ pub mod classify;
 mod codel;
 mod common;
 mod drr;
+mod ets;
 mod fifo;
 mod fq;
 mod fq_codel;
 mod fq_pie;
+mod hfsc;
 mod htb;
 pub mod kinds;
 mod netem;
@@ -367,6 +369,8 @@ pub enum QdiscImpl {
     Netem(Box<netem::Netem>),
     Fq(Box<fq::Fq>),
     Cake(Box<cake::Cake>),
+    Hfsc(Box<hfsc::Hfsc>),
+    Ets(Box<ets::Ets>),
 }
 
 macro_rules! dispatch {
@@ -388,6 +392,8 @@ macro_rules! dispatch {
             QdiscImpl::Netem($q) => $e,
             QdiscImpl::Fq($q) => $e,
             QdiscImpl::Cake($q) => $e,
+            QdiscImpl::Hfsc($q) => $e,
+            QdiscImpl::Ets($q) => $e,
         }
     };
 }

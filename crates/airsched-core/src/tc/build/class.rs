@@ -100,6 +100,9 @@ impl<'a> Model<'a> {
                 }
             }
         }
+        if q.kind.text == "ets" {
+            return self.ets_class(di, qi, clid, c, diags);
+        }
         let existing = q.classes.iter().position(|cl| cl.classid == clid);
         let explicit = explicit_classes(q.kind.text);
         match (c.op, existing) {
@@ -140,6 +143,11 @@ impl<'a> Model<'a> {
             (Op::Change | Op::Replace | Op::Link, Some(ci)) => {
                 let Some(kind) = c.kind else { return };
                 if let Some(p) = c.parent {
+                    if q.classes[ci].parent != pnorm && q.kind.text == "hfsc" {
+                        // hfsc_change_class: a parent other than the class's is -EINVAL.
+                        err(diags, p.tok, format!("class {clid} is under {}, not {pnorm}: hfsc refuses to move a class (the kernel: Invalid argument)", q.classes[ci].parent));
+                        return;
+                    }
                     if q.classes[ci].parent != pnorm {
                         warn(
                             diags,
@@ -151,8 +159,15 @@ impl<'a> Model<'a> {
                         );
                     }
                 }
+                let hfsc = q.kind.text == "hfsc";
                 let cl = &mut self.devs[di].qdiscs[qi].classes[ci];
-                cl.opts = c.opts.clone();
+                if hfsc {
+                    // The kernel keeps the curves a change does not send: hfsc reads the
+                    // earlier commands' words first, the later curves replacing theirs.
+                    cl.opts.extend(c.opts.iter().copied());
+                } else {
+                    cl.opts = c.opts.clone();
+                }
                 cl.kind = kind;
                 cl.end = c.end;
                 cl.at = c.classid.tok;
@@ -182,6 +197,45 @@ impl<'a> Model<'a> {
                 q.classes.remove(ci);
                 q.filters.retain(|f| f.filter.parent != clid);
             }
+        }
+    }
+
+    /// A class command on an ets qdisc: its bands exist with it (`ets_class_change`), so a command
+    /// changes a band's quantum, and nothing is added or deleted.
+    fn ets_class(&mut self, di: usize, qi: usize, clid: Handle, c: &ClassCmd<'a>, diags: &mut Vec<TcDiag>) {
+        let q = &self.devs[di].qdiscs[qi];
+        let qhandle = q.handle;
+        if c.op == Op::Delete {
+            err(diags, c.classid.tok, format!("class {clid} is a band of ets {qhandle} (bands go with the qdisc) and cannot be deleted (the kernel: Operation not supported)"));
+            return;
+        }
+        let Some(kind) = c.kind else { return };
+        let trial =
+            ClassDecl { at: c.classid.tok, classid: clid, parent: qhandle, kind, opts: c.opts.clone(), end: c.end };
+        if self.refused(di, q.kind, qhandle, &q.opts, q.end, Some(trial), diags) {
+            return;
+        }
+        if c.op == Op::Add {
+            err(diags, c.classid.tok, format!("class {clid} already exists as a band of ets {qhandle}; use change"));
+            return;
+        }
+        let q = &mut self.devs[di].qdiscs[qi];
+        match q.classes.iter_mut().find(|cl| cl.classid == clid) {
+            // A change without options configures nothing.
+            Some(_) if c.opts.is_empty() => {}
+            Some(cl) => {
+                cl.opts = c.opts.clone();
+                cl.at = c.classid.tok;
+                cl.end = c.end;
+            }
+            None => q.classes.push(CNode {
+                at: c.classid.tok,
+                classid: clid,
+                parent: qhandle,
+                kind,
+                opts: c.opts.clone(),
+                end: c.end,
+            }),
         }
     }
 }

@@ -65,8 +65,10 @@ impl<'a> Model<'a> {
                 diags,
                 at,
                 format!(
-                    "qdisc {} is a {}, which cannot hold filters (prio, htb, whtb, drr, cbq, sfq, fq_codel and cake can)",
-                    q.handle, q.kind.text
+                    "qdisc {} is a {}, which cannot hold filters ({} can)",
+                    q.handle,
+                    q.kind.text,
+                    filter_holders()
                 ),
             );
             return;
@@ -364,4 +366,14 @@ pub(super) fn sorted_filters(q: &QNode<'_>) -> Vec<Filter> {
     let mut fl: Vec<&FNode<'_>> = q.filters.iter().filter(|f| !f.skip).collect();
     fl.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
     fl.into_iter().map(|f| f.filter.clone()).collect()
+}
+
+/// The kinds that hold filters, as the registry says, for messages: `prio, htb, ... and cake`.
+fn filter_holders() -> String {
+    let names: Vec<&str> =
+        crate::qdisc::kinds::QDISC_KINDS.iter().filter(|k| k.filters != FilterBlock::None).map(|k| k.name).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }

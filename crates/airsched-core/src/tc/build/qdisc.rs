@@ -99,6 +99,15 @@ impl<'a> Model<'a> {
                 return;
             }
             let pq = &dev.qdiscs[pi];
+            if pq.kind.text == "hfsc" && pq.classes.iter().any(|cl| cl.parent == target) {
+                // hfsc_graft_class: `if (cl->level > 0) return -EINVAL`.
+                err(
+                    diags,
+                    p.tok,
+                    format!("{target} is an inner class of hfsc {}: qdiscs attach to leaf classes only (the kernel: Invalid argument)", pq.handle),
+                );
+                return;
+            }
             if explicit_classes(pq.kind.text) && !pq.classes.iter().any(|cl| cl.classid == target) {
                 err(
                     diags,
