@@ -146,8 +146,8 @@ pub(super) fn parse_next_steps<'t, 'i: 't>(
                 &v.span(),
                 "ap.hw_queue_lead",
                 format!(
-                    "defers a driver's own aggregate building, which a firmware that aggregates does not let it do; \
-                     use firmware_limit = {:?} for a firmware's queue, or aggregation = {:?}",
+                    "defers a driver's own aggregate building, which a firmware that aggregates does not let it do \
+                     (firmware_limit = {:?} bounds a firmware's queue); leave it out or set aggregation = {:?}",
                     FirmwareLimit::Dql.name(),
                     Aggregation::Software.name()
                 ),
