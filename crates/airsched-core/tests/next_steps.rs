@@ -557,7 +557,12 @@ fn a_firmware_queue_under_dql_holds_what_completes_not_a_fixed_count() {
         assert_eq!(sf.dql_max_limit, 0, "no DQL with a fixed count");
         // BQL stops the queue once it is over its limit: at most one frame beyond it.
         assert!(sd.dql_max_limit > 0);
-        assert!(sd.fw_max_bytes <= sd.dql_max_limit + MAX_MPDU, "{} B held, limit {}", sd.fw_max_bytes, sd.dql_max_limit);
+        assert!(
+            sd.fw_max_bytes <= sd.dql_max_limit + MAX_MPDU,
+            "{} B held, limit {}",
+            sd.fw_max_bytes,
+            sd.dql_max_limit
+        );
         // The limit settles near what the air completes between TX statuses (a few
         // aggregates), far below the fixed count's bytes.
         assert!(sd.fw_max_bytes * 3 < sf.fw_max_bytes, "{} vs {} B", sd.fw_max_bytes, sf.fw_max_bytes);
@@ -586,12 +591,13 @@ fn bad_firmware_and_qos_keys_are_one_line_errors() {
         assert_eq!(e.lines().count(), 1, "{e}");
         assert!(e.starts_with("bad.toml:") && e.contains(want), "want {want:?}: {e}");
     }
-    let ath9k = lossy_cell("schedule_order = \"station-first\"", 1).replace("airtime = \"mac80211\"", "airtime = \"ath9k\"");
+    let ath9k =
+        lossy_cell("schedule_order = \"station-first\"", 1).replace("airtime = \"mac80211\"", "airtime = \"ath9k\"");
     let e = errors(&ath9k);
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(e.contains("ap.schedule_order: \"station-first\" picks stations by mac80211's airtime deficits"), "{e}");
-    let fifo = lossy_cell("", 1)
-        .replace("mac_queue = \"fq-mac\"\nairtime = \"mac80211\"\n", "aggregation = \"firmware\"\n");
+    let fifo =
+        lossy_cell("", 1).replace("mac_queue = \"fq-mac\"\nairtime = \"mac80211\"\n", "aggregation = \"firmware\"\n");
     let e = errors(&fifo);
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(e.contains("ap.aggregation: a firmware-aggregating driver is fed from mac80211's TXQs"), "{e}");

@@ -158,7 +158,11 @@ pub(super) fn parse_next_steps<'t, 'i: 't>(
         let key = "ap.vo_piggyback";
         let n = integer(rd, v, key, 1, 64)? as u32;
         if firmware {
-            rd.error(&v.span(), key, "is a software-aggregating driver's choice in this model; leave it out with aggregation = \"firmware\"");
+            rd.error(
+                &v.span(),
+                key,
+                "is a software-aggregating driver's choice in this model; leave it out with aggregation = \"firmware\"",
+            );
             return None;
         }
         Some(n)
@@ -179,7 +183,10 @@ pub(super) fn parse_next_steps<'t, 'i: 't>(
             rd.error(
                 &v.span(),
                 key,
-                format!("{:?} is modelled for software aggregation only; leave it out with aggregation = \"firmware\"", o.name()),
+                format!(
+                    "{:?} is modelled for software aggregation only; leave it out with aggregation = \"firmware\"",
+                    o.name()
+                ),
             );
             return None;
         }

@@ -116,8 +116,10 @@ impl Dql {
             self.lowest_slack = u32::MAX;
         } else if inprogress != 0 && prev_inprogress != 0 && !all_prev_completed {
             // Busy the whole interval: the slack is what was queued beyond twice what completed.
-            let slack =
-                posdiff(limit.wrapping_add(self.prev_ovlimit), 2u32.wrapping_mul(completed.wrapping_sub(self.num_completed)));
+            let slack = posdiff(
+                limit.wrapping_add(self.prev_ovlimit),
+                2u32.wrapping_mul(completed.wrapping_sub(self.num_completed)),
+            );
             let slack_last_objs =
                 if self.prev_ovlimit != 0 { posdiff(self.prev_last_obj_cnt, self.prev_ovlimit) } else { 0 };
             let slack = slack.max(slack_last_objs);

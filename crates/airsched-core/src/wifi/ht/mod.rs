@@ -438,7 +438,8 @@ impl Ht {
                 fq.enqueue(tin, pkt, &mut cx, now);
             }
         }
-        let st = if node == 0 && ht.next.order == ScheduleOrder::StationFirst { TinId::new(tin.station(), 0) } else { tin };
+        let st =
+            if node == 0 && ht.next.order == ScheduleOrder::StationFirst { TinId::new(tin.station(), 0) } else { tin };
         let d = &mut ht.drivers[node as usize];
         d.sched.wake(st, now, &d.aql);
         cx.account_dropped(m.dev(node), m.acct(node), None);
@@ -448,11 +449,12 @@ impl Ht {
     /// hardware queue holds fewer than two.
     fn schedule(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx) {
         let n = node as usize;
-        if node == 0 && (self.fw.is_some() || self.next.order == ScheduleOrder::StationFirst) {
+        let own_order = node == 0 && (self.fw.is_some() || self.next.order == ScheduleOrder::StationFirst);
+        if own_order {
             self.schedule_next_steps(m, cx);
         }
         for ac in Ac::ALL {
-            if node == 0 && (self.fw.is_some() || self.next.order == ScheduleOrder::StationFirst) {
+            if own_order {
                 break;
             }
             loop {
@@ -888,15 +890,7 @@ impl Ht {
     /// MPDU whose air so far plus this PPDU would pass its budget is given up instead of sent.
     /// The aggregate only shrinks, so the others still fit. Returns the new PSDU bytes.
     #[allow(clippy::too_many_arguments)]
-    fn trim_to_budget(
-        &mut self,
-        m: &Medium,
-        ac: usize,
-        slot: usize,
-        tx: TxVector,
-        mut psdu: u32,
-        cx: &mut Ctx,
-    ) -> u32 {
+    fn trim_to_budget(&mut self, m: &Medium, ac: usize, slot: usize, tx: TxVector, mut psdu: u32, cx: &mut Ctx) -> u32 {
         let Some(budget) = self.next.retry_budget else { return psdu };
         let band = self.band;
         loop {
