@@ -35,8 +35,6 @@ pub struct Mpdu {
     /// The AP's retry budget (`[ap] retry_budget`): air its tries have taken, plus its FQ-MAC
     /// sojourn when that counts (µs); 0 when off.
     pub spent_us: u32,
-    /// Its MPDU length, bytes (what a firmware's Byte Queue Limits count).
-    pub bytes: u16,
 }
 
 /// [`HwQueue::due`] when the head is not on the air.

@@ -213,6 +213,11 @@ impl Ht {
             let pkt = agg.mpdus[i].pkt;
             cx.counters.stations[station as usize].tx_frames += 1;
             let deliver = if acked {
+                if node == 0 && self.fw.is_some() {
+                    // The frame leaves the firmware (its bytes are known only while the sender
+                    // owns it).
+                    self.fw_left(tin, pkt, cx);
+                }
                 if node == 0 && self.policy_on {
                     let bytes = cx.pkts.get(pkt).payload;
                     self.drivers[0].sched.on_delivered(tin, bytes, cx.now);
@@ -398,8 +403,9 @@ impl Ht {
             };
             if ok || (mp.attempts as u32) >= limit || spent {
                 if ok {
-                    if let (0, Some(fw)) = (node, self.fw.as_deref_mut()) {
-                        fw.left(mp_tin.ac().index(), mp.bytes as u32);
+                    if node == 0 && mp.pkt.0 != u32::MAX && self.fw.is_some() {
+                        // Acknowledged now, delivered by an earlier try: leaves the firmware.
+                        self.fw_left(mp_tin, mp.pkt, cx);
                     }
                     let d = &mut self.drivers[n];
                     d.frames -= 1;
@@ -463,8 +469,8 @@ impl Ht {
     /// driver; a frame the receiver has is freed, any other is a retry drop, and the receiver's
     /// window moves past it.
     pub(super) fn give_up(&mut self, m: &Medium, node: u32, tin: TinId, mp: Mpdu, cx: &mut Ctx) {
-        if let (0, Some(fw)) = (node, self.fw.as_deref_mut()) {
-            fw.left(tin.ac().index(), mp.bytes as u32);
+        if node == 0 && self.fw.is_some() {
+            self.fw_left(tin, mp.pkt, cx);
         }
         let d = &mut self.drivers[node as usize];
         d.frames -= 1;
@@ -477,6 +483,15 @@ impl Ht {
         } else {
             cx.drop_packet(mp.pkt, m.acct(node), DropCause::Retry);
             self.rx(node, tin, mp.sn, RX_SKIP, cx);
+        }
+    }
+
+    /// The AP's MPDU `pkt` of `tin` leaves the firmware (acknowledged or given up).
+    #[cold]
+    fn fw_left(&mut self, tin: TinId, pkt: PacketId, cx: &Ctx) {
+        let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(pkt).ip_len);
+        if let Some(fw) = self.fw.as_deref_mut() {
+            fw.left(tin.ac().index(), bytes);
         }
     }
 

@@ -134,6 +134,14 @@ pub struct NextStepsStats {
     pub station_first_inversions: u64,
 }
 
+/// The running sizes of an aggregate being built: padded subframes so far, the PSDU with the
+/// last MPDU unpadded, and the MPDUs.
+struct Fill {
+    padded: u32,
+    psdu: u32,
+    count: u32,
+}
+
 /// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL. 802.11n: the data
 /// bits at the PHY rate, plus the per-PPDU overhead (preamble, SIFS, BlockAck, AIFS, ~100 µs)
 /// shared by the 16 MPDUs an aggregate is taken to hold (this model's simplification of
@@ -528,8 +536,9 @@ impl Ht {
                     break;
                 }
                 let Some(mp) = self.take_new(m, 0, tin, cx) else { break };
+                let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
                 let fw = self.fw.as_deref_mut().expect("a firmware");
-                fw.handed(ac.index(), tin, mp.bytes as u32);
+                fw.handed(ac.index(), tin, bytes);
                 self.drivers[0].held[tin.index()].push_back(mp);
                 handed += 1;
             }
@@ -731,8 +740,7 @@ impl Ht {
                 true => (now.saturating_sub(cx.pkts.get(pkt).enqueued).0 / 1000).min(u32::MAX as u64) as u32,
                 false => 0,
             };
-            let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(pkt).ip_len).min(u16::MAX as u32) as u16;
-            Mpdu { pkt, attempts: 0, delivered: false, est_us, sn, spent_us, bytes }
+            Mpdu { pkt, attempts: 0, delivered: false, est_us, sn, spent_us }
         })
     }
 
@@ -805,51 +813,25 @@ impl Ht {
             agg.vo_head = 0;
             slot
         };
-        let mut padded = 0u32;
-        let mut psdu = 0u32;
-        let mut count = 0u32;
+        let mut f = Fill { padded: 0, psdu: 0, count: 0 };
         // VO at the head of a lower-priority aggregate: the station's VO frames first while
         // they are at least `vo_piggyback` (they wait: VO's hardware queue or AQL is full).
-        let mut vo = match (node, self.next.vo_piggyback) {
-            (0, Some(min)) if tin.ac() != Ac::Vo => self.vo_to_piggyback(tin.station(), min),
-            _ => None,
-        };
-        while count < limits.max_mpdus {
-            let from = match vo {
-                Some(v) => v,
-                None => tin,
-            };
-            let Some(mp) = self.take(m, node, from, cx) else {
-                if vo.take().is_some() {
-                    continue;
+        let mut full = false;
+        if let (0, Some(min)) = (node, self.next.vo_piggyback) {
+            if tin.ac() != Ac::Vo {
+                if let Some(vo) = self.vo_to_piggyback(tin.station(), min) {
+                    full = self.fill(m, node, vo, tin, slot, limits, tx_limit, &mut f, cx);
+                    let agg = &mut self.drivers[n].hw[ac].aggs[slot];
+                    agg.vo_head = f.count as u8;
+                    agg.vo_tid = vo.tid();
+                    self.next_stats.vo_piggybacked += f.count as u64;
                 }
-                break;
-            };
-            let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
-            let with = padded + ht::MPDU_DELIMITER_BYTES + mpdu;
-            let fits = count == 0
-                || (with <= limits.max_bytes
-                    && tx_limit.txtime(band, with) - band.signal_extension() <= limits.max_duration);
-            let d = &mut self.drivers[n];
-            if !fits {
-                d.held[from.index()].push_front(mp);
-                break;
-            }
-            d.hw[ac].aggs[slot].mpdus.push(mp);
-            if vo.is_some() {
-                let agg = &mut d.hw[ac].aggs[slot];
-                agg.vo_head += 1;
-                agg.vo_tid = from.tid();
-                self.next_stats.vo_piggybacked += 1;
-            }
-            let d = &mut self.drivers[n];
-            padded += ht::ampdu_subframe_bytes(mpdu);
-            psdu = with;
-            count += 1;
-            if d.aql_on && !d.aql.can_queue(tin.station(), tin.ac()) {
-                break;
             }
         }
+        if !full {
+            self.fill(m, node, tin, tin, slot, limits, tx_limit, &mut f, cx);
+        }
+        let (mut psdu, mut count) = (f.psdu, f.count);
         // The tin may have nothing to send: mac80211's scheduler keeps a TXQ listed until it is
         // returned empty (`ieee80211_next_txq` does not look), and FQ-MAC's overflow drop (the
         // fattest flow of any tin) can empty a listed tin, as `ieee80211_tx_dequeue` then
@@ -883,6 +865,47 @@ impl Ht {
         if d.hw[ac].len == 1 {
             self.head_to_mac(m, node, ac, cx);
         }
+    }
+
+    /// Take MPDUs of `from` into the aggregate in slot `slot` of `agg`'s AC (the aggregate's
+    /// tin, whose AQL budget bounds it) while they fit the limits. Returns true when the
+    /// aggregate is full (an MPDU did not fit, the MPDU count, or AQL), false when `from` ran out.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn fill(
+        &mut self,
+        m: &Medium,
+        node: u32,
+        from: TinId,
+        agg: TinId,
+        slot: usize,
+        limits: AmpduLimits,
+        tx_limit: TxVector,
+        f: &mut Fill,
+        cx: &mut Ctx,
+    ) -> bool {
+        let (n, ac, band) = (node as usize, agg.ac().index(), self.band);
+        while f.count < limits.max_mpdus {
+            let Some(mp) = self.take(m, node, from, cx) else { return false };
+            let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            let with = f.padded + ht::MPDU_DELIMITER_BYTES + mpdu;
+            let fits = f.count == 0
+                || (with <= limits.max_bytes
+                    && tx_limit.txtime(band, with) - band.signal_extension() <= limits.max_duration);
+            let d = &mut self.drivers[n];
+            if !fits {
+                d.held[from.index()].push_front(mp);
+                return true;
+            }
+            d.hw[ac].aggs[slot].mpdus.push(mp);
+            f.padded += ht::ampdu_subframe_bytes(mpdu);
+            f.psdu = with;
+            f.count += 1;
+            if d.aql_on && !d.aql.can_queue(agg.station(), agg.ac()) {
+                return true;
+            }
+        }
+        true
     }
 
     /// The time-based retry limit, as the AP builds an aggregate for `tin` in slot `slot` of
