@@ -32,7 +32,9 @@ def test_variants_add_only_their_keys():
     assert 'firmware_limit = "dql"' in next_steps.variant_text(base, "hoiland", "firmware-dql")
     fixed = next_steps.variant_text(base, "hoiland", "firmware-fixed-256")
     assert 'aggregation = "firmware"' in fixed and "firmware_limit" not in fixed
-    assert "vo_piggyback = 4" in next_steps.variant_text(base, "hoiland", "vo-piggyback-4")
+    assert "vo_piggyback = 1" in next_steps.variant_text(base, "hoiland", "vo-piggyback-1")
+    ride = next_steps.variant_text(base, "hoiland", "ef-flood-vo-piggyback-1")
+    assert "vo_piggyback = 1" in ride and 'name = "ef-flood"' in ride
 
 
 @pytest.mark.slow

@@ -54,16 +54,16 @@ PROPOSALS: dict[str, list[str]] = {
     "qos": [
         "baseline",
         "vo-piggyback-1",
-        "vo-piggyback-4",
         "ef-flood",
         "ef-flood-admission-5ms",
         "ef-flood-station-first",
+        "ef-flood-vo-piggyback-1",
     ],
 }
 
 #: The variants CI's bounded form (``--ci-form``) runs on the Høiland testbed only, to keep it short.
 SMALL_CELL_ONLY_IN_CI = frozenset(
-    {"firmware-fixed-256", "firmware-dql", "vo-piggyback-1", "vo-piggyback-4", "ef-flood-station-first"}
+    {"firmware-fixed-256", "firmware-dql", "vo-piggyback-1", "ef-flood-station-first", "ef-flood-vo-piggyback-1"}
 )
 
 #: The QoS variants' misbehaving flow: 100 Mbit/s of UDP marked EF (VO) to a fast station.
@@ -78,11 +78,14 @@ _AP_VARIANTS = {
     "firmware-fixed-256": 'aggregation = "firmware"\nfirmware_frames = 256',
     "firmware-dql": 'aggregation = "firmware"\nfirmware_frames = 256\nfirmware_limit = "dql"',
     "vo-piggyback-1": "vo_piggyback = 1",
-    "vo-piggyback-4": "vo_piggyback = 4",
 }
 
 #: The ``ef-flood`` variants' ``[ap]`` keys.
-_EF_FLOOD_AP = {"ef-flood-admission-5ms": 'admission_sojourn = "5ms"', "ef-flood-station-first": 'schedule_order = "station-first"'}
+_EF_FLOOD_AP = {
+    "ef-flood-admission-5ms": 'admission_sojourn = "5ms"',
+    "ef-flood-station-first": 'schedule_order = "station-first"',
+    "ef-flood-vo-piggyback-1": "vo_piggyback = 1",
+}
 
 #: Columns of the tables, in order, with their headings (the runs column counts the last one's
 #: values, so it is one every run has).
@@ -285,11 +288,25 @@ def plot(rep: Report) -> Path:
 
     testbeds = list(dict.fromkeys(rep.rows["testbed"]))
     fig, axes = plt.subplots(1, len(testbeds), figsize=(6 * len(testbeds), 4.5), squeeze=False)
+    # One colour and marker per variant (more variants than one colour cycle holds).
+    variants = list(dict.fromkeys(rep.rows["variant"]))
+    colours = plt.get_cmap("tab20").colors
+    markers = "os^vDP*X<>ph"
     for ax, tb in zip(axes[0], testbeds):
         for v, g in rep.rows[rep.rows["testbed"] == tb].groupby("variant", sort=False):
             _, x, _, xh = mean_ci(g["throughput_mbps"])
             _, y, _, yh = mean_ci(g["ping_p99_ms"])
-            ax.errorbar(x, y, xerr=0 if xh != xh else xh, yerr=0 if yh != yh else yh, fmt="o", capsize=3, label=v)
+            k = variants.index(v)
+            ax.errorbar(
+                x,
+                y,
+                xerr=0 if xh != xh else xh,
+                yerr=0 if yh != yh else yh,
+                fmt=markers[k % len(markers)],
+                color=colours[k % len(colours)],
+                capsize=3,
+                label=v,
+            )
         ax.set_xlabel("throughput of the bulk flows, Mb/s")
         ax.set_ylabel("ping RTT p99, ms")
         ax.set_title(f"{tb}: latency against throughput ({rep.rows['seed'].nunique()} seeds)")
