@@ -80,3 +80,12 @@ def test_next_steps_writes_one_csv_per_proposal_and_the_figure(tmp_path):
     assert cap["airtime_share_slow"].max() < 0.30
     dense = pol[pol["testbed"] == "dense"]
     assert all(math.isfinite(x) and x < 20 for x in dense["vo_p50_ms"])
+    # The firmware queue under BQL holds less than the fixed count: the testbed's pings wait less
+    # and the airtime scheduler decides the order again; station first undoes the EF flood.
+    fw = pd.read_csv(tmp_path / "next-steps-firmware.csv")
+    fw = fw[fw["testbed"] == "hoiland"].groupby("variant").mean(numeric_only=True)
+    assert fw.loc["firmware-dql", "ping_p50_ms"] < 0.7 * fw.loc["firmware-fixed-256", "ping_p50_ms"]
+    assert fw.loc["firmware-dql", "jain"] > fw.loc["firmware-fixed-256", "jain"]
+    qos = pd.read_csv(tmp_path / "next-steps-qos.csv")
+    qos = qos[qos["testbed"] == "hoiland"].groupby("variant").mean(numeric_only=True)
+    assert qos.loc["ef-flood-station-first", "jain"] > 0.95 > qos.loc["ef-flood", "jain"]

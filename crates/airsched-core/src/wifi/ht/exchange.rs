@@ -202,6 +202,7 @@ impl Ht {
         let (node, ac) = node_ac(m.air()[0].node);
         let acked = m.outcome() == Outcome::Success;
         let n_mpdus = self.drivers[node as usize].head(ac).mpdus.len();
+        let fw_on = node == 0 && self.fw.is_some();
         for i in 0..n_mpdus {
             let d = &mut self.drivers[node as usize];
             let agg = d.hw[ac].head_mut();
@@ -213,7 +214,7 @@ impl Ht {
             let pkt = agg.mpdus[i].pkt;
             cx.counters.stations[station as usize].tx_frames += 1;
             let deliver = if acked {
-                if node == 0 && self.fw.is_some() {
+                if fw_on {
                     // The frame leaves the firmware (its bytes are known only while the sender
                     // owns it).
                     self.fw_left(tin, pkt, cx);
@@ -391,6 +392,7 @@ impl Ht {
             r.ctl.on_frame_end(now, acked);
         }
         // Failed MPDUs go back to the head of the tin in their original order.
+        let fw_on = node == 0 && self.fw.is_some();
         for i in (0..n_mpdus).rev() {
             let d = &mut self.drivers[n];
             let mp = d.hw[ac].aggs[head].mpdus[i];
@@ -403,7 +405,7 @@ impl Ht {
             };
             if ok || (mp.attempts as u32) >= limit || spent {
                 if ok {
-                    if node == 0 && mp.pkt.0 != u32::MAX && self.fw.is_some() {
+                    if fw_on && mp.pkt.0 != u32::MAX {
                         // Acknowledged now, delivered by an earlier try: leaves the firmware.
                         self.fw_left(mp_tin, mp.pkt, cx);
                     }

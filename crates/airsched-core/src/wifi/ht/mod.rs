@@ -687,6 +687,7 @@ impl Ht {
     }
 
     /// A new frame of `tin` from the FIFO or FQ-MAC, as an MPDU.
+    #[inline(always)]
     fn take_new(&mut self, m: &Medium, node: u32, tin: TinId, cx: &mut Ctx) -> Option<Mpdu> {
         let now = cx.now;
         let ht = &mut *self;
@@ -816,20 +817,23 @@ impl Ht {
         let mut f = Fill { padded: 0, psdu: 0, count: 0 };
         // VO at the head of a lower-priority aggregate: the station's VO frames first while
         // they are at least `vo_piggyback` (they wait: VO's hardware queue or AQL is full).
-        let mut full = false;
-        if let (0, Some(min)) = (node, self.next.vo_piggyback) {
-            if tin.ac() != Ac::Vo {
-                if let Some(vo) = self.vo_to_piggyback(tin.station(), min) {
-                    full = self.fill(m, node, vo, tin, slot, limits, tx_limit, &mut f, cx);
-                    let agg = &mut self.drivers[n].hw[ac].aggs[slot];
-                    agg.vo_head = f.count as u8;
-                    agg.vo_tid = vo.tid();
-                    self.next_stats.vo_piggybacked += f.count as u64;
-                }
+        let vo = match (node, self.next.vo_piggyback) {
+            (0, Some(min)) if tin.ac() != Ac::Vo => self.vo_to_piggyback(tin.station(), min),
+            _ => None,
+        };
+        // One pass per source (the VO TXQ first when it rides), so `fill` is inlined once.
+        for (from, is_vo) in [(vo, true), (Some(tin), false)] {
+            let Some(from) = from else { continue };
+            let full = self.fill(m, node, from, tin, slot, limits, tx_limit, &mut f, cx);
+            if is_vo {
+                let agg = &mut self.drivers[n].hw[ac].aggs[slot];
+                agg.vo_head = f.count as u8;
+                agg.vo_tid = from.tid();
+                self.next_stats.vo_piggybacked += f.count as u64;
             }
-        }
-        if !full {
-            self.fill(m, node, tin, tin, slot, limits, tx_limit, &mut f, cx);
+            if full {
+                break;
+            }
         }
         let (mut psdu, mut count) = (f.psdu, f.count);
         // The tin may have nothing to send: mac80211's scheduler keeps a TXQ listed until it is
@@ -871,7 +875,7 @@ impl Ht {
     /// tin, whose AQL budget bounds it) while they fit the limits. Returns true when the
     /// aggregate is full (an MPDU did not fit, the MPDU count, or AQL), false when `from` ran out.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn fill(
         &mut self,
         m: &Medium,
