@@ -27,6 +27,14 @@ def test_variants_add_only_their_keys():
     flood = next_steps.variant_text(base, "hoiland", "ef-flood")
     assert 'name = "ef-flood"' in flood and "admission_sojourn" not in flood
     assert 'admission_sojourn = "5ms"' in next_steps.variant_text(base, "hoiland", "ef-flood-admission-5ms")
+    first = next_steps.variant_text(base, "hoiland", "ef-flood-station-first")
+    assert 'schedule_order = "station-first"' in first and 'name = "ef-flood"' in first
+    assert 'firmware_limit = "dql"' in next_steps.variant_text(base, "hoiland", "firmware-dql")
+    fixed = next_steps.variant_text(base, "hoiland", "firmware-fixed-256")
+    assert 'aggregation = "firmware"' in fixed and "firmware_limit" not in fixed
+    assert "vo_piggyback = 1" in next_steps.variant_text(base, "hoiland", "vo-piggyback-1")
+    ride = next_steps.variant_text(base, "hoiland", "ef-flood-vo-piggyback-1")
+    assert "vo_piggyback = 1" in ride and 'name = "ef-flood"' in ride
 
 
 @pytest.mark.slow
@@ -41,16 +49,22 @@ def test_next_steps_writes_one_csv_per_proposal_and_the_figure(tmp_path):
             "--seeds",
             SEEDS,
             *(["--duration", DURATION] if DURATION else []),
+            *([] if SLOW else ["--ci-form"]),
         ],
     )
     assert result.exit_code == 0, result.output
     import pandas as pd
 
+    n_seeds = 10 if SLOW else 2
+
+    def cells(v: str) -> int:
+        return 1 if not SLOW and v in next_steps.SMALL_CELL_ONLY_IN_CI else 2
+
     for p in next_steps.PROPOSALS:
         df = pd.read_csv(tmp_path / f"next-steps-{p}.csv")
         assert set(df["testbed"]) == {"hoiland", "dense"}
         assert set(df["variant"]) == set(next_steps.PROPOSALS[p])
-        assert len(df) == len(next_steps.PROPOSALS[p]) * 2 * len(SEEDS.split(","))
+        assert len(df) == sum(cells(v) for v in next_steps.PROPOSALS[p]) * n_seeds
         assert df["throughput_mbps"].gt(0).all()
         summary = pd.read_csv(tmp_path / f"next-steps-{p}-summary.csv")
         assert {"mean", "ci_low", "ci_high"} <= set(summary.columns)
@@ -66,3 +80,12 @@ def test_next_steps_writes_one_csv_per_proposal_and_the_figure(tmp_path):
     assert cap["airtime_share_slow"].max() < 0.30
     dense = pol[pol["testbed"] == "dense"]
     assert all(math.isfinite(x) and x < 20 for x in dense["vo_p50_ms"])
+    # The firmware queue under BQL holds less than the fixed count: the testbed's pings wait less
+    # and the airtime scheduler decides the order again; station first undoes the EF flood.
+    fw = pd.read_csv(tmp_path / "next-steps-firmware.csv")
+    fw = fw[fw["testbed"] == "hoiland"].groupby("variant").mean(numeric_only=True)
+    assert fw.loc["firmware-dql", "ping_p50_ms"] < 0.7 * fw.loc["firmware-fixed-256", "ping_p50_ms"]
+    assert fw.loc["firmware-dql", "jain"] > fw.loc["firmware-fixed-256", "jain"]
+    qos = pd.read_csv(tmp_path / "next-steps-qos.csv")
+    qos = qos[qos["testbed"] == "hoiland"].groupby("variant").mean(numeric_only=True)
+    assert qos.loc["ef-flood-station-first", "jain"] > 0.95 > qos.loc["ef-flood", "jain"]

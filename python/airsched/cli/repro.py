@@ -258,11 +258,16 @@ def repro_next_steps_command(
     ] = Path("next-steps"),
     jobs: Annotated[int | None, typer.Option(help="Parallel runs (default: every core).")] = None,
     scenarios: ScenariosOption = None,
+    ci_form: Annotated[
+        bool, typer.Option("--ci-form", hidden=True, help="CI's bounded form: the newest variants on the testbed only.")
+    ] = False,
 ) -> None:
     """Høiland-Jørgensen's next steps (§4): airtime policies (groups 1:2:1, a 20 % guest cap, a
-    minimum rate) and dynamic aggregate sizing against their baseline, on the Høiland testbed and
-    a denser 12-station cell, over seeds; prints one table per proposal with 95 % intervals and
-    writes one CSV per proposal and the latency/throughput figure (see docs/next-steps.md)."""
+    minimum rate), latency (dynamic aggregate sizing, retry budgets, the minimal hardware queue,
+    a firmware queue under Byte Queue Limits) and QoS (VO in lower aggregates, admission control,
+    station-first order) against their baselines, on the Høiland testbed and a denser 12-station
+    cell, over seeds; prints one table per proposal with 95 % intervals and writes one CSV per
+    proposal and the latency/throughput figure (see docs/next-steps.md)."""
     from ..repro import next_steps
     from ..sweeps import parse_seeds
 
@@ -272,7 +277,14 @@ def repro_next_steps_command(
         _bad_input(f"--seeds: {exc}")
     with _reported_errors(EXIT_BAD_INPUT):
         try:
-            rep = next_steps.run(out, duration=_duration(duration), seeds=seed_list, jobs=jobs, scenarios_dir=scenarios)
+            rep = next_steps.run(
+                out,
+                duration=_duration(duration),
+                seeds=seed_list,
+                jobs=jobs,
+                scenarios_dir=scenarios,
+                small_only=next_steps.SMALL_CELL_ONLY_IN_CI if ci_form else (),
+            )
             paths = [*next_steps.write(rep), next_steps.plot(rep)]
         except OSError as exc:
             _cannot_write(out, exc)

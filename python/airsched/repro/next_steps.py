@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,8 +50,21 @@ PROPOSALS: dict[str, list[str]] = {
         "retry-budget-8ms-sojourn",
         "hw-queue-lead-250us",
     ],
-    "qos": ["baseline", "ef-flood", "ef-flood-admission-5ms"],
+    "firmware": ["firmware-fixed-256", "firmware-dql", "baseline"],
+    "qos": [
+        "baseline",
+        "vo-piggyback-1",
+        "ef-flood",
+        "ef-flood-admission-5ms",
+        "ef-flood-station-first",
+        "ef-flood-vo-piggyback-1",
+    ],
 }
+
+#: The variants CI's bounded form (``--ci-form``) runs on the Høiland testbed only, to keep it short.
+SMALL_CELL_ONLY_IN_CI = frozenset(
+    {"firmware-fixed-256", "firmware-dql", "vo-piggyback-1", "ef-flood-station-first", "ef-flood-vo-piggyback-1"}
+)
 
 #: The QoS variants' misbehaving flow: 100 Mbit/s of UDP marked EF (VO) to a fast station.
 _EF_FLOOD_TO = {"hoiland": "fast1", "dense": "f1"}
@@ -62,6 +75,16 @@ _AP_VARIANTS = {
     "retry-budget-4ms": 'retry_budget = "4ms"',
     "retry-budget-8ms-sojourn": 'retry_budget = "8ms"\nretry_budget_sojourn = true',
     "hw-queue-lead-250us": 'hw_queue_lead = "250us"',
+    "firmware-fixed-256": 'aggregation = "firmware"\nfirmware_frames = 256',
+    "firmware-dql": 'aggregation = "firmware"\nfirmware_frames = 256\nfirmware_limit = "dql"',
+    "vo-piggyback-1": "vo_piggyback = 1",
+}
+
+#: The ``ef-flood`` variants' ``[ap]`` keys.
+_EF_FLOOD_AP = {
+    "ef-flood-admission-5ms": 'admission_sojourn = "5ms"',
+    "ef-flood-station-first": 'schedule_order = "station-first"',
+    "ef-flood-vo-piggyback-1": "vo_piggyback = 1",
 }
 
 #: Columns of the tables, in order, with their headings (the runs column counts the last one's
@@ -72,6 +95,8 @@ METRICS = {
     "ping_p50_ms": "ping p50, ms",
     "ping_p99_ms": "ping p99, ms",
     "jain": "Jain (airtime)",
+    "share_min": "airtime share min",
+    "share_max": "airtime share max",
     "retry_drops": "retry drops",
     "throughput_mbps": "throughput, Mb/s",
 }
@@ -93,8 +118,8 @@ def variant_text(base: str, testbed: str, variant: str) -> str:
             f'\n[[flow]]\nname = "ef-flood"\nsrc = "server"\ndst = "{dst}"\nrate = "100Mbit"\n'
             "size = 1472\ndscp = 46\n"
         )
-        if variant.endswith("admission-5ms"):
-            text = text.replace('airtime = "mac80211"', 'airtime = "mac80211"\nadmission_sojourn = "5ms"', 1)
+        if variant in _EF_FLOOD_AP:
+            text = text.replace('airtime = "mac80211"', f'airtime = "mac80211"\n{_EF_FLOOD_AP[variant]}', 1)
         return text
     if variant in _AP_VARIANTS:
         return text.replace('airtime = "mac80211"', f'airtime = "mac80211"\n{_AP_VARIANTS[variant]}', 1)
@@ -140,9 +165,11 @@ def run(
     jobs: int | None = None,
     scenarios_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[int, int, int, int], None] | None = None,
+    small_only: Collection[str] = (),
 ) -> Report:
     """Write every variant's scenario into ``out/scenarios``, run them for ``seeds`` through the
-    sweep engine (runs kept in ``out/runs``, reused when present) and measure each run."""
+    sweep engine (runs kept in ``out/runs``, reused when present) and measure each run. The
+    variants in ``small_only`` run on the first testbed only."""
     import pandas as pd
 
     from ..sweeps import SCENARIO, Axis, Sweep, collect, execute
@@ -155,6 +182,8 @@ def run(
     for tb in testbeds:
         base = (sdir / TESTBEDS[tb]).read_text(encoding="utf-8")
         for v in variants:
+            if v in small_only and tb != testbeds[0]:
+                continue
             path = out / "scenarios" / f"{tb}-{v}.toml"
             path.write_text(variant_text(base, tb, v), encoding="utf-8")
             settings: dict[str, Any] = {SCENARIO: str(path.resolve())}
@@ -183,12 +212,15 @@ def run(
         down_dst = set(bulk[bulk["src"] == "server"]["dst"])
         vo = pg[pg["flow"].str.startswith("vo-ping")]["rtt_ms"].tolist()
         other = pg[~pg["flow"].str.startswith("vo-ping")]["rtt_ms"].tolist()
+        bulk_shares = st[st["name"].isin(down_dst)]["airtime_down_share"].tolist()
         row = {
             "testbed": tb,
             "variant": v,
             "seed": int(seed),
             "throughput_mbps": float(bulk["goodput_mbps"].sum()),
-            "jain": _jain(st[st["name"].isin(down_dst)]["airtime_down_share"].tolist()),
+            "jain": _jain(bulk_shares),
+            "share_min": min(bulk_shares, default=math.nan),
+            "share_max": max(bulk_shares, default=math.nan),
             "retry_drops": float(st["drops_retry"].sum()),
             "ping_p50_ms": _pct(other, 50),
             "ping_p99_ms": _pct(other, 99),
@@ -256,11 +288,25 @@ def plot(rep: Report) -> Path:
 
     testbeds = list(dict.fromkeys(rep.rows["testbed"]))
     fig, axes = plt.subplots(1, len(testbeds), figsize=(6 * len(testbeds), 4.5), squeeze=False)
+    # One colour and marker per variant (more variants than one colour cycle holds).
+    variants = list(dict.fromkeys(rep.rows["variant"]))
+    colours = plt.get_cmap("tab20").colors
+    markers = "os^vDP*X<>ph"
     for ax, tb in zip(axes[0], testbeds):
         for v, g in rep.rows[rep.rows["testbed"] == tb].groupby("variant", sort=False):
             _, x, _, xh = mean_ci(g["throughput_mbps"])
             _, y, _, yh = mean_ci(g["ping_p99_ms"])
-            ax.errorbar(x, y, xerr=0 if xh != xh else xh, yerr=0 if yh != yh else yh, fmt="o", capsize=3, label=v)
+            k = variants.index(v)
+            ax.errorbar(
+                x,
+                y,
+                xerr=0 if xh != xh else xh,
+                yerr=0 if yh != yh else yh,
+                fmt=markers[k % len(markers)],
+                color=colours[k % len(colours)],
+                capsize=3,
+                label=v,
+            )
         ax.set_xlabel("throughput of the bulk flows, Mb/s")
         ax.set_ylabel("ping RTT p99, ms")
         ax.set_title(f"{tb}: latency against throughput ({rep.rows['seed'].nunique()} seeds)")

@@ -192,7 +192,7 @@ impl Wifi {
     pub fn next_steps_stats(&self) -> Option<ht::NextStepsStats> {
         match &self.mac {
             Mac::Legacy(_) => None,
-            Mac::Ht(h) => Some(h.next_stats),
+            Mac::Ht(h) => Some(h.next_steps_stats()),
         }
     }
 }

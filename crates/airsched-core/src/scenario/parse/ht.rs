@@ -735,7 +735,7 @@ pub(super) fn parse_ap_mac(
         policy: Default::default(),
         dynamic_aggregate: dyn_time
             .map(|time| DynamicAggregate { time, stations: dyn_stations.unwrap_or(DYNAMIC_AGGREGATE_STATIONS) }),
-        next: super::next_steps::parse_next_steps(rd, tbl, get, fq),
+        next: super::next_steps::parse_next_steps(rd, tbl, get, fq, mac80211),
     }
 }
 

@@ -191,6 +191,11 @@ const AP_KEYS: &[&str] = &[
     "retry_budget_sojourn",
     "hw_queue_lead",
     "admission_sojourn",
+    "aggregation",
+    "firmware_limit",
+    "firmware_frames",
+    "vo_piggyback",
+    "schedule_order",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",

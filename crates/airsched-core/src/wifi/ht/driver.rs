@@ -75,6 +75,10 @@ pub struct Agg {
     pub air_us: u32,
     /// Airtime (µs) of its first try, paid to the airtime policy's caps when it was built.
     pub built_us: u32,
+    /// `[ap] vo_piggyback`: its first `vo_head` MPDUs are the station's VO frames (TID
+    /// `vo_tid`), sent at the head of this lower-priority aggregate; 0 otherwise.
+    pub vo_head: u8,
+    pub vo_tid: u8,
 }
 
 impl Default for Agg {
@@ -102,6 +106,18 @@ impl Agg {
             tries: 0,
             air_us: 0,
             built_us: 0,
+            vo_head: 0,
+            vo_tid: 0,
+        }
+    }
+
+    /// The tin MPDU `i` belongs to: the aggregate's, or the VO tin for the piggybacked head.
+    #[inline]
+    pub fn tin_of(&self, i: usize) -> TinId {
+        if i < self.vo_head as usize {
+            TinId::new(self.tin.station(), self.vo_tid)
+        } else {
+            self.tin
         }
     }
 }
@@ -218,11 +234,24 @@ pub fn node_ac(c: u32) -> (u32, usize) {
 
 impl Driver {
     pub fn has_frames(src: &Source, held: &[VecDeque<Mpdu>], tin: TinId) -> bool {
-        !held[tin.index()].is_empty()
-            || match src {
-                Source::Fifo { q, .. } => !q[tin.index()].is_empty(),
-                Source::Fq(fq) => fq.tin_has_queue(tin),
-            }
+        !held[tin.index()].is_empty() || Driver::src_has(src, tin)
+    }
+
+    /// Frames of `tin` in the FIFO or FQ-MAC (not yet taken by the driver).
+    #[inline]
+    pub fn src_has(src: &Source, tin: TinId) -> bool {
+        match src {
+            Source::Fifo { q, .. } => !q[tin.index()].is_empty(),
+            Source::Fq(fq) => fq.tin_has_queue(tin),
+        }
+    }
+
+    /// Packets of `tin` in the FIFO or FQ-MAC.
+    pub fn src_len(src: &Source, tin: TinId) -> u32 {
+        match src {
+            Source::Fifo { q, .. } => q[tin.index()].len() as u32,
+            Source::Fq(fq) => fq.tin_stats(tin).backlog_packets,
+        }
     }
 
     /// The aggregate at the head of access category `ac`'s hardware queue.

@@ -124,7 +124,7 @@ impl Ht {
                     from: node,
                     to,
                     retry: mp.attempts > 1,
-                    tid: Some(agg.tin.tid()),
+                    tid: Some(agg.tin_of(k).tid()),
                     seq: mp.sn as u16 & 0x0fff,
                     key,
                     pkt,
@@ -202,6 +202,7 @@ impl Ht {
         let (node, ac) = node_ac(m.air()[0].node);
         let acked = m.outcome() == Outcome::Success;
         let n_mpdus = self.drivers[node as usize].head(ac).mpdus.len();
+        let fw_on = node == 0 && self.fw.is_some();
         for i in 0..n_mpdus {
             let d = &mut self.drivers[node as usize];
             let agg = d.hw[ac].head_mut();
@@ -209,10 +210,15 @@ impl Ht {
                 continue;
             }
             let station = agg.station;
-            let (tin, sn) = (agg.tin, agg.mpdus[i].sn);
+            let (tin, sn) = (agg.tin_of(i), agg.mpdus[i].sn);
             let pkt = agg.mpdus[i].pkt;
             cx.counters.stations[station as usize].tx_frames += 1;
             let deliver = if acked {
+                if fw_on {
+                    // The frame leaves the firmware (its bytes are known only while the sender
+                    // owns it).
+                    self.fw_left(tin, pkt, cx);
+                }
                 if node == 0 && self.policy_on {
                     let bytes = cx.pkts.get(pkt).payload;
                     self.drivers[0].sched.on_delivered(tin, bytes, cx.now);
@@ -302,9 +308,8 @@ impl Ht {
         let tx_us = (txtime.0 / 1000) as u32;
         if node != 0 && decoded {
             // The AP received this PPDU from the station: RX airtime of the station's TXQ.
-            let ap = &mut self.drivers[0];
-            let ap_tin = TinId::new(StationId(station as u16), tin.tid());
-            ap.sched.report_airtime(ap_tin, 0, tx_us, now);
+            let ap_tin = self.sched_tin(TinId::new(StationId(station as u16), tin.tid()));
+            self.drivers[0].sched.report_airtime(ap_tin, 0, tx_us, now);
         }
         let budget = if node == 0 { self.next.retry_budget.map(|b| b.budget_us) } else { None };
         let d = &mut self.drivers[n];
@@ -350,7 +355,9 @@ impl Ht {
         // `ieee80211_sta_register_airtime`.
         let air_us = agg.air_us + tx_us;
         let built_us = agg.built_us;
-        d.sched.report_airtime(tin, air_us, 0, now);
+        let sched_tin = if node == 0 { self.sched_tin(tin) } else { tin };
+        let d = &mut self.drivers[n];
+        d.sched.report_airtime(sched_tin, air_us, 0, now);
         if node == 0 && self.policy_on {
             // Groups' shares count PPDU airtime (as the deficits do); caps also the
             // (Block)Ack exchange of every try, as `build` estimated it.
@@ -358,10 +365,12 @@ impl Ht {
             let resp =
                 agg.tx.response_time(self.band, &self.basic, agg.mpdus.len() == 1, self.ba_bytes[station as usize]);
             let exchange_us = ((self.band.sifs() + resp).0 / 1000) as u32 * tries;
-            self.drivers[0].sched.report_policy_airtime(tin, air_us, exchange_us, built_us, now);
+            self.drivers[0].sched.report_policy_airtime(sched_tin, air_us, exchange_us, built_us, now);
         }
         let d = &mut self.drivers[n];
         let agg_ok = d.hw[ac].aggs[head].ok;
+        let vo_head = d.hw[ac].aggs[head].vo_head as usize;
+        let vo_tin = TinId::new(tin.station(), d.hw[ac].aggs[head].vo_tid);
         let n_mpdus = d.hw[ac].aggs[head].mpdus.len();
         let (rate_idx, mcs) = (d.hw[ac].aggs[head].rate_idx, d.hw[ac].aggs[head].tx.mcs_index() as usize);
         if acked {
@@ -383,9 +392,11 @@ impl Ht {
             r.ctl.on_frame_end(now, acked);
         }
         // Failed MPDUs go back to the head of the tin in their original order.
+        let fw_on = node == 0 && self.fw.is_some();
         for i in (0..n_mpdus).rev() {
             let d = &mut self.drivers[n];
             let mp = d.hw[ac].aggs[head].mpdus[i];
+            let mp_tin = if i < vo_head { vo_tin } else { tin };
             let ok = acked && agg_ok.has(i);
             // The time-based retry limit: no further try fits what is left of the budget.
             let spent = match budget {
@@ -394,10 +405,14 @@ impl Ht {
             };
             if ok || (mp.attempts as u32) >= limit || spent {
                 if ok {
+                    if fw_on && mp.pkt.0 != u32::MAX {
+                        // Acknowledged now, delivered by an earlier try: leaves the firmware.
+                        self.fw_left(mp_tin, mp.pkt, cx);
+                    }
                     let d = &mut self.drivers[n];
                     d.frames -= 1;
                     if mp.est_us > 0 {
-                        d.aql.on_completed(tin.station(), tin.ac(), mp.est_us);
+                        d.aql.on_completed(mp_tin.station(), mp_tin.ac(), mp.est_us);
                     }
                     cx.counters.stations[station as usize].acked_mpdus += 1;
                     if mp.pkt.0 != u32::MAX {
@@ -409,20 +424,40 @@ impl Ht {
                     if spent && !mp.delivered && (mp.attempts as u32) < limit {
                         self.next_stats.budget_drops += 1;
                     }
-                    self.give_up(m, node, tin, mp, cx);
+                    self.give_up(m, node, mp_tin, mp, cx);
                 }
             } else {
                 cx.counters.stations[station as usize].retries += 1;
-                self.drivers[n].held[tin.index()].push_front(mp);
+                self.drivers[n].held[mp_tin.index()].push_front(mp);
             }
         }
+        if node == 0 {
+            if let Some(fw) = self.fw.as_deref_mut() {
+                for a in 0..NUM_ACS {
+                    fw.report(a, now);
+                }
+                // A retried MPDU stays in the firmware: its TID is served again.
+                for t in [tin, vo_tin] {
+                    if !self.drivers[0].held[t.index()].is_empty() && !fw.listed[t.index()] {
+                        fw.listed[t.index()] = true;
+                        fw.order[t.ac().index()].push_back(t);
+                    }
+                }
+            }
+        }
+        let fw = node == 0 && self.fw.is_some();
+        let vo_sched = if node == 0 { self.sched_tin(vo_tin) } else { vo_tin };
         let d = &mut self.drivers[n];
         d.hw[ac].aggs[head].mpdus.clear();
         d.hw[ac].head = (head + 1) % HW_QUEUE_AGGS;
         d.hw[ac].len -= 1;
         d.hw[ac].due = NOT_DUE;
-        if Driver::has_frames(&d.src, &d.held, tin) {
-            d.sched.wake(tin, now, &d.aql);
+        let has = |t: TinId| if fw { Driver::src_has(&d.src, t) } else { Driver::has_frames(&d.src, &d.held, t) };
+        if has(tin) {
+            d.sched.wake(sched_tin, now, &d.aql);
+        }
+        if vo_head > 0 && has(vo_tin) {
+            d.sched.wake(vo_sched, now, &d.aql);
         }
         // A chain that ran out resets CW as the retry limit does (802.11-2016 10.3.3).
         m.dcf_mut().on_ppdu_end(c as usize, acked || mrr);
@@ -436,6 +471,9 @@ impl Ht {
     /// driver; a frame the receiver has is freed, any other is a retry drop, and the receiver's
     /// window moves past it.
     pub(super) fn give_up(&mut self, m: &Medium, node: u32, tin: TinId, mp: Mpdu, cx: &mut Ctx) {
+        if node == 0 && self.fw.is_some() {
+            self.fw_left(tin, mp.pkt, cx);
+        }
         let d = &mut self.drivers[node as usize];
         d.frames -= 1;
         if mp.est_us > 0 {
@@ -447,6 +485,15 @@ impl Ht {
         } else {
             cx.drop_packet(mp.pkt, m.acct(node), DropCause::Retry);
             self.rx(node, tin, mp.sn, RX_SKIP, cx);
+        }
+    }
+
+    /// The AP's MPDU `pkt` of `tin` leaves the firmware (acknowledged or given up).
+    #[cold]
+    fn fw_left(&mut self, tin: TinId, pkt: PacketId, cx: &Ctx) {
+        let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(pkt).ip_len);
+        if let Some(fw) = self.fw.as_deref_mut() {
+            fw.left(tin.ac().index(), bytes);
         }
     }
 

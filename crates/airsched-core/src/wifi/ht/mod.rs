@@ -13,6 +13,7 @@
 mod airtime_est;
 pub mod driver;
 mod exchange;
+pub mod firmware;
 pub mod params;
 
 use std::collections::VecDeque;
@@ -32,7 +33,10 @@ use crate::phy::ht::{self, AmpduLimits, HtTxVector};
 use crate::phy::ofdm::OfdmBand;
 use crate::phy::{he, vht, TxVector};
 use crate::time::Nanos;
-use params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ATH_MAX_QDEPTH};
+use firmware::Firmware;
+use params::{
+    AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ScheduleOrder, ATH_MAX_QDEPTH,
+};
 
 use super::medium::Medium;
 use driver::Reorder;
@@ -99,6 +103,8 @@ pub struct Ht {
     /// times and packets (empty when off).
     pub demoted_until: Vec<Nanos>,
     pub demotions: Vec<(u32, u64)>,
+    /// The AP's firmware when its driver aggregates in firmware (`[ap] aggregation`).
+    pub fw: Option<Box<Firmware>>,
 }
 
 /// Counters of the AP's next-steps mechanisms.
@@ -114,6 +120,26 @@ pub struct NextStepsStats {
     /// The longest any of them was built before the expected end of the one ahead (ns): at
     /// most the lead time.
     pub lead_worst_early_ns: u64,
+    /// Firmware aggregation: the most frames and bytes the firmware held in one access
+    /// category, and the largest byte limit DQL set.
+    pub fw_max_frames: u32,
+    pub fw_max_bytes: u32,
+    pub dql_max_limit: u32,
+    /// VO MPDUs sent at the head of a lower-priority aggregate, and the fewest VO frames the
+    /// station's VO TXQ held when that was decided (at least `vo_piggyback`).
+    pub vo_piggybacked: u64,
+    pub vo_piggyback_min_queued: u32,
+    /// Station-first order: aggregates built for a station's lower TID while it had frames of
+    /// a higher TID it could not send (that AC's hardware queue full).
+    pub station_first_inversions: u64,
+}
+
+/// The running sizes of an aggregate being built: padded subframes so far, the PSDU with the
+/// last MPDU unpadded, and the MPDUs.
+struct Fill {
+    padded: u32,
+    psdu: u32,
+    count: u32,
 }
 
 /// Airtime of one MPDU of `bytes` at `tx` as mac80211 estimates it for AQL. 802.11n: the data
@@ -323,7 +349,19 @@ impl Ht {
                 Vec::new()
             },
             demotions: if mac.next.admission_sojourn.is_some() { vec![(0, 0); flow_keys.len()] } else { Vec::new() },
+            fw: mac.next.firmware.map(|c| Box::new(Firmware::new(c, n * NUM_TIDS))),
         }
+    }
+
+    /// The next-steps counters, the firmware's included.
+    pub fn next_steps_stats(&self) -> NextStepsStats {
+        let mut s = self.next_stats;
+        if let Some(fw) = self.fw.as_deref() {
+            s.fw_max_frames = fw.max_frames;
+            s.fw_max_bytes = fw.max_bytes;
+            s.dql_max_limit = fw.max_limit_seen;
+        }
+        s
     }
 
     /// Give every contender (node, AC) its access category's EDCA parameters.
@@ -408,7 +446,10 @@ impl Ht {
                 fq.enqueue(tin, pkt, &mut cx, now);
             }
         }
-        d.sched.wake(tin, now, &d.aql);
+        let st =
+            if node == 0 && ht.next.order == ScheduleOrder::StationFirst { TinId::new(tin.station(), 0) } else { tin };
+        let d = &mut ht.drivers[node as usize];
+        d.sched.wake(st, now, &d.aql);
         cx.account_dropped(m.dev(node), m.acct(node), None);
     }
 
@@ -416,7 +457,14 @@ impl Ht {
     /// hardware queue holds fewer than two.
     fn schedule(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx) {
         let n = node as usize;
+        let own_order = node == 0 && (self.fw.is_some() || self.next.order == ScheduleOrder::StationFirst);
+        if own_order {
+            self.schedule_next_steps(m, cx);
+        }
         for ac in Ac::ALL {
+            if own_order {
+                break;
+            }
             loop {
                 let d = &mut self.drivers[n];
                 let q = &d.hw[ac.index()];
@@ -454,6 +502,146 @@ impl Ht {
         }
     }
 
+    /// The AP's scheduling with a firmware that aggregates, or in station-first order.
+    #[cold]
+    fn schedule_next_steps(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        if self.next.order == ScheduleOrder::StationFirst {
+            self.schedule_station_first(m, cx);
+            return;
+        }
+        for ac in Ac::ALL {
+            self.fill_firmware(m, ac, cx);
+            self.firmware_build(m, ac, cx);
+        }
+    }
+
+    /// The host hands the firmware frames of AC `ac` while it takes them (below its frame
+    /// count, and with DQL while `dql_avail` is not negative): the scheduler picks a TXQ and
+    /// the driver moves up to one aggregate's worth of its frames (checking AQL before each), as
+    /// mt76's `mt76_txq_send_burst` moves a burst per TXQ.
+    fn fill_firmware(&mut self, m: &Medium, ac: Ac, cx: &mut Ctx) {
+        let burst = self.limits.max_mpdus;
+        loop {
+            if !self.fw.as_deref().is_some_and(|f| f.may_queue(ac.index())) {
+                break;
+            }
+            let d = &mut self.drivers[0];
+            let Driver { src, sched, aql, .. } = d;
+            sched.schedule_start(ac, aql, cx.now);
+            let Some(tin) = sched.next_tin(ac, aql, |t| Driver::src_has(src, t)) else { break };
+            let mut handed = 0;
+            while handed < burst && self.fw.as_deref().is_some_and(|f| f.may_queue(ac.index())) {
+                let d = &self.drivers[0];
+                if d.aql_on && !d.aql.can_queue(tin.station(), ac) {
+                    break;
+                }
+                let Some(mp) = self.take_new(m, 0, tin, cx) else { break };
+                let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+                let fw = self.fw.as_deref_mut().expect("a firmware");
+                fw.handed(ac.index(), tin, bytes);
+                self.drivers[0].held[tin.index()].push_back(mp);
+                handed += 1;
+            }
+            let now = cx.now;
+            let d = &mut self.drivers[0];
+            let has = Driver::src_has(&d.src, tin);
+            d.sched.return_tin(tin, has, now, &d.aql);
+            if handed == 0 && has {
+                break;
+            }
+        }
+    }
+
+    /// The firmware builds aggregates of AC `ac` from the frames it holds while its hardware
+    /// queue has room: its TIDs in turn, one aggregate each.
+    fn firmware_build(&mut self, m: &mut Medium, ac: Ac, cx: &mut Ctx) {
+        let i = ac.index();
+        while self.drivers[0].hw[i].len < HW_QUEUE_AGGS {
+            let fw = self.fw.as_deref_mut().expect("a firmware");
+            let Some(tin) = fw.order[i].pop_front() else { break };
+            if self.drivers[0].held[tin.index()].is_empty() {
+                fw.listed[tin.index()] = false;
+                continue;
+            }
+            self.build(m, 0, tin, cx);
+            let fw = self.fw.as_deref_mut().expect("a firmware");
+            if self.drivers[0].held[tin.index()].is_empty() {
+                fw.listed[tin.index()] = false;
+            } else {
+                fw.order[i].push_back(tin);
+            }
+        }
+    }
+
+    /// Station first, then TID (next-steps §4.3): one airtime deficit per station over all its
+    /// access categories (the scheduler's AC_BE list holds one entry per station, its TID 0
+    /// TXQ standing for the station), and for the station picked, an aggregate of its
+    /// highest-priority TID with frames whose AC's hardware queue has room. Rounds repeat while
+    /// they build something and a hardware queue has room.
+    fn schedule_station_first(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        loop {
+            let mut built = false;
+            let d = &mut self.drivers[0];
+            d.sched.schedule_start(Ac::Be, &d.aql, cx.now);
+            loop {
+                let d = &mut self.drivers[0];
+                if d.hw.iter().all(|q| q.len >= HW_QUEUE_AGGS) {
+                    return;
+                }
+                let Driver { src, held, sched, aql, hw, .. } = d;
+                let Some(rep) = sched.next_tin(Ac::Be, aql, |t| Ht::sendable_tin(src, held, hw, t.station()).is_some())
+                else {
+                    break;
+                };
+                let sta = rep.station();
+                if let Some(tin) = Ht::sendable_tin(src, held, hw, sta) {
+                    // A higher TID with frames whose AC is full: fairness first sends lower.
+                    let top = (0..NUM_TIDS as u8)
+                        .map(|t| TinId::new(sta, t))
+                        .filter(|&t| Driver::has_frames(src, held, t))
+                        .max_by_key(|t| (std::cmp::Reverse(t.ac().index()), t.tid()));
+                    if top.is_some_and(|t| t.ac() != tin.ac()) {
+                        self.next_stats.station_first_inversions += 1;
+                    }
+                    self.build(m, 0, tin, cx);
+                    built = true;
+                }
+                let now = cx.now;
+                let d = &mut self.drivers[0];
+                let has = (0..NUM_TIDS as u8).any(|t| Driver::has_frames(&d.src, &d.held, TinId::new(sta, t)));
+                d.sched.return_tin(rep, has, now, &d.aql);
+            }
+            if !built {
+                return;
+            }
+        }
+    }
+
+    /// The station's highest-priority TID with frames whose AC's hardware queue has room (VO,
+    /// VI, BE, BK; within an AC the higher TID).
+    fn sendable_tin(
+        src: &Source,
+        held: &[VecDeque<Mpdu>],
+        hw: &[HwQueue; crate::mac80211::NUM_ACS],
+        sta: StationId,
+    ) -> Option<TinId> {
+        Ac::ALL.into_iter().filter(|ac| hw[ac.index()].len < HW_QUEUE_AGGS).find_map(|ac| {
+            (0..NUM_TIDS as u8)
+                .rev()
+                .map(|t| TinId::new(sta, t))
+                .find(|&t| t.ac() == ac && Driver::has_frames(src, held, t))
+        })
+    }
+
+    /// The scheduler's entry for `tin`: the station's TID 0 TXQ in station-first order.
+    #[inline]
+    fn sched_tin(&self, tin: TinId) -> TinId {
+        match self.next.order {
+            ScheduleOrder::Priority => tin,
+            ScheduleOrder::StationFirst => TinId::new(tin.station(), 0),
+        }
+    }
+
     /// The minimal hardware queue: wake the AP's scheduler the lead time before the expected
     /// end of each AC's aggregate on the air that has none queued behind it.
     #[cold]
@@ -486,14 +674,24 @@ impl Ht {
         }
     }
 
-    /// The next MPDU of `tin`: a held one first, else a new frame from the FIFO or FQ-MAC.
+    /// The next MPDU of `tin`: a held one first, else a new frame from the FIFO or FQ-MAC
+    /// (a firmware builds only from what the host handed it: its held queues).
     fn take(&mut self, m: &Medium, node: u32, tin: TinId, cx: &mut Ctx) -> Option<Mpdu> {
+        if let Some(held) = self.drivers[node as usize].held[tin.index()].pop_front() {
+            return Some(held);
+        }
+        if node == 0 && self.fw.is_some() {
+            return None;
+        }
+        self.take_new(m, node, tin, cx)
+    }
+
+    /// A new frame of `tin` from the FIFO or FQ-MAC, as an MPDU.
+    #[inline(always)]
+    fn take_new(&mut self, m: &Medium, node: u32, tin: TinId, cx: &mut Ctx) -> Option<Mpdu> {
         let now = cx.now;
         let ht = &mut *self;
         let d = &mut ht.drivers[node as usize];
-        if let Some(held) = d.held[tin.index()].pop_front() {
-            return Some(held);
-        }
         let pkt = match &mut d.src {
             Source::Fifo { q, .. } => q[tin.index()].pop_front(),
             Source::Fq(fq) => {
@@ -613,31 +811,31 @@ impl Ht {
             agg.chain = chain;
             agg.tries = 0;
             agg.air_us = 0;
+            agg.vo_head = 0;
             slot
         };
-        let mut padded = 0u32;
-        let mut psdu = 0u32;
-        let mut count = 0u32;
-        while count < limits.max_mpdus {
-            let Some(mp) = self.take(m, node, tin, cx) else { break };
-            let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
-            let with = padded + ht::MPDU_DELIMITER_BYTES + mpdu;
-            let fits = count == 0
-                || (with <= limits.max_bytes
-                    && tx_limit.txtime(band, with) - band.signal_extension() <= limits.max_duration);
-            let d = &mut self.drivers[n];
-            if !fits {
-                d.held[tin.index()].push_front(mp);
-                break;
+        let mut f = Fill { padded: 0, psdu: 0, count: 0 };
+        // VO at the head of a lower-priority aggregate: the station's VO frames first while
+        // they are at least `vo_piggyback` (they wait: VO's hardware queue or AQL is full).
+        let vo = match (node, self.next.vo_piggyback) {
+            (0, Some(min)) if tin.ac() != Ac::Vo => self.vo_to_piggyback(tin.station(), min),
+            _ => None,
+        };
+        // One pass per source (the VO TXQ first when it rides), so `fill` is inlined once.
+        for (from, is_vo) in [(vo, true), (Some(tin), false)] {
+            let Some(from) = from else { continue };
+            let full = self.fill(m, node, from, tin, slot, limits, tx_limit, &mut f, cx);
+            if is_vo {
+                let agg = &mut self.drivers[n].hw[ac].aggs[slot];
+                agg.vo_head = f.count as u8;
+                agg.vo_tid = from.tid();
+                self.next_stats.vo_piggybacked += f.count as u64;
             }
-            d.hw[ac].aggs[slot].mpdus.push(mp);
-            padded += ht::ampdu_subframe_bytes(mpdu);
-            psdu = with;
-            count += 1;
-            if d.aql_on && !d.aql.can_queue(tin.station(), tin.ac()) {
+            if full {
                 break;
             }
         }
+        let (mut psdu, mut count) = (f.psdu, f.count);
         // The tin may have nothing to send: mac80211's scheduler keeps a TXQ listed until it is
         // returned empty (`ieee80211_next_txq` does not look), and FQ-MAC's overflow drop (the
         // fattest flow of any tin) can empty a listed tin, as `ieee80211_tx_dequeue` then
@@ -646,7 +844,7 @@ impl Ht {
             return;
         }
         if node == 0 && self.next.retry_budget.is_some() {
-            psdu = self.trim_to_budget(m, tin, ac, slot, tx, psdu, cx);
+            psdu = self.trim_to_budget(m, ac, slot, tx, psdu, cx);
             count = self.drivers[n].hw[ac].aggs[slot].mpdus.len() as u32;
             if count == 0 {
                 return;
@@ -673,21 +871,53 @@ impl Ht {
         }
     }
 
+    /// Take MPDUs of `from` into the aggregate in slot `slot` of `agg`'s AC (the aggregate's
+    /// tin, whose AQL budget bounds it) while they fit the limits. Returns true when the
+    /// aggregate is full (an MPDU did not fit, the MPDU count, or AQL), false when `from` ran out.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn fill(
+        &mut self,
+        m: &Medium,
+        node: u32,
+        from: TinId,
+        agg: TinId,
+        slot: usize,
+        limits: AmpduLimits,
+        tx_limit: TxVector,
+        f: &mut Fill,
+        cx: &mut Ctx,
+    ) -> bool {
+        let (n, ac, band) = (node as usize, agg.ac().index(), self.band);
+        while f.count < limits.max_mpdus {
+            let Some(mp) = self.take(m, node, from, cx) else { return false };
+            let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            let with = f.padded + ht::MPDU_DELIMITER_BYTES + mpdu;
+            let fits = f.count == 0
+                || (with <= limits.max_bytes
+                    && tx_limit.txtime(band, with) - band.signal_extension() <= limits.max_duration);
+            let d = &mut self.drivers[n];
+            if !fits {
+                d.held[from.index()].push_front(mp);
+                return true;
+            }
+            d.hw[ac].aggs[slot].mpdus.push(mp);
+            f.padded += ht::ampdu_subframe_bytes(mpdu);
+            f.psdu = with;
+            f.count += 1;
+            if d.aql_on && !d.aql.can_queue(agg.station(), agg.ac()) {
+                return true;
+            }
+        }
+        true
+    }
+
     /// The time-based retry limit, as the AP builds an aggregate for `tin` in slot `slot` of
     /// AC `ac`'s hardware queue, sent at `tx`, of `psdu` bytes (delimiter included): a retried
     /// MPDU whose air so far plus this PPDU would pass its budget is given up instead of sent.
     /// The aggregate only shrinks, so the others still fit. Returns the new PSDU bytes.
     #[allow(clippy::too_many_arguments)]
-    fn trim_to_budget(
-        &mut self,
-        m: &Medium,
-        tin: TinId,
-        ac: usize,
-        slot: usize,
-        tx: TxVector,
-        mut psdu: u32,
-        cx: &mut Ctx,
-    ) -> u32 {
+    fn trim_to_budget(&mut self, m: &Medium, ac: usize, slot: usize, tx: TxVector, mut psdu: u32, cx: &mut Ctx) -> u32 {
         let Some(budget) = self.next.retry_budget else { return psdu };
         let band = self.band;
         loop {
@@ -697,11 +927,16 @@ impl Ht {
             let over =
                 mpdus.iter().position(|mp| mp.attempts > 0 && mp.spent_us.saturating_add(air_us) > budget.budget_us);
             let Some(i) = over else { return psdu };
-            let mp = self.drivers[0].hw[ac].aggs[slot].mpdus.remove(i);
+            let agg = &mut self.drivers[0].hw[ac].aggs[slot];
+            let mp_tin = agg.tin_of(i);
+            if i < agg.vo_head as usize {
+                agg.vo_head -= 1;
+            }
+            let mp = agg.mpdus.remove(i);
             if !mp.delivered {
                 self.next_stats.budget_drops += 1;
             }
-            self.give_up(m, 0, tin, mp, cx);
+            self.give_up(m, 0, mp_tin, mp, cx);
             let mpdus = &self.drivers[0].hw[ac].aggs[slot].mpdus;
             let Some((last, rest)) = mpdus.split_last() else { return 0 };
             let bytes = |mp: &Mpdu| ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
@@ -709,6 +944,25 @@ impl Ht {
                 + ht::MPDU_DELIMITER_BYTES
                 + bytes(last);
         }
+    }
+
+    /// `[ap] vo_piggyback`: the VO tin of `sta` whose frames go at the head of its next
+    /// lower-priority aggregate, if its VO TXQ (FQ-MAC or FIFO, plus frames held for retry)
+    /// holds at least `min` frames (the queue-occupancy condition: they are waiting).
+    #[cold]
+    fn vo_to_piggyback(&mut self, sta: StationId, min: u32) -> Option<TinId> {
+        let d = &self.drivers[0];
+        let (tin, queued) = [7u8, 6]
+            .into_iter()
+            .map(|t| TinId::new(sta, t))
+            .map(|t| (t, Driver::src_len(&d.src, t) + d.held[t.index()].len() as u32))
+            .find(|&(_, q)| q > 0)?;
+        if queued < min {
+            return None;
+        }
+        let s = &mut self.next_stats;
+        s.vo_piggyback_min_queued = if s.vo_piggybacked == 0 { queued } else { s.vo_piggyback_min_queued.min(queued) };
+        Some(tin)
     }
 
     /// Stations with frames at the AP (in its FIFOs or FQ-MAC, held for retry, or in the

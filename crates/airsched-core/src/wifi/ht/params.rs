@@ -164,7 +164,70 @@ pub struct NextSteps {
     /// whose frame waited longer than this in a VO or VI TXQ is demoted to best effort (TID 0)
     /// for [`ADMISSION_HOLD`]; None: off.
     pub admission_sojourn: Option<Nanos>,
+    /// `aggregation = "firmware"` (with `firmware_limit`, `firmware_frames`): the AP's driver
+    /// hands frames to firmware that builds the aggregates (mt76/ath10k style) instead of
+    /// building them itself (ath9k); None: software aggregation (every other number).
+    pub firmware: Option<FirmwareQueue>,
+    /// `vo_piggyback = N`: a station's VO frames waiting in its VO TXQ (at least N of them) go
+    /// at the head of the next lower-priority aggregate built for it; None: off.
+    pub vo_piggyback: Option<u32>,
+    /// `schedule_order`: which the AP's scheduler picks first, the access category (strict
+    /// priority, every kernel) or the station (fairness first).
+    pub order: ScheduleOrder,
 }
+
+/// How the AP's driver builds aggregates (`[ap] aggregation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aggregation {
+    /// The driver builds each A-MPDU from mac80211's TXQs when its hardware queue has room
+    /// (ath9k; `[ap] hw_queue_lead` shortens that queue).
+    Software,
+    /// The driver hands frames to firmware (up to a limit per access category) and the
+    /// firmware builds the A-MPDUs from what it holds (mt76, ath10k style).
+    Firmware,
+}
+
+words!(Aggregation: "software" => Aggregation::Software, "firmware" => Aggregation::Firmware);
+
+/// What bounds the frames a firmware-aggregating driver has handed to its firmware, per access
+/// category (`[ap] firmware_limit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirmwareLimit {
+    /// A fixed count of frames (`firmware_frames`), as the drivers do today.
+    Fixed,
+    /// A byte limit that adapts to what the firmware completes: Byte Queue Limits' algorithm
+    /// (Linux 6.6 `lib/dynamic_queue_limits.c`, `wifi/ht/firmware.rs`), with the count as a bound.
+    Dql,
+}
+
+words!(FirmwareLimit: "fixed" => FirmwareLimit::Fixed, "dql" => FirmwareLimit::Dql);
+
+/// The firmware-aggregating driver's queue (`[ap] aggregation = "firmware"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FirmwareQueue {
+    pub limit: FirmwareLimit,
+    /// `firmware_frames`: frames handed to the firmware per access category at most.
+    pub frames: u32,
+}
+
+/// Default `firmware_frames`: a stand-in for the tens to thousands of frames real firmware
+/// queues take (docs/next-steps-firmware.md).
+pub const FIRMWARE_FRAMES: u32 = 256;
+
+/// The order the AP's scheduler picks in (`[ap] schedule_order`, next-steps §4.3 "Interaction
+/// with airtime fairness").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScheduleOrder {
+    /// Each access category has its own scheduler list and hardware queue, served VO first;
+    /// the airtime deficits are per station and AC (mac80211, every kernel).
+    #[default]
+    Priority,
+    /// The station first, by one airtime deficit over all its access categories, then its
+    /// highest-priority TID with frames (whose AC's hardware queue has room).
+    StationFirst,
+}
+
+words!(ScheduleOrder: "priority" => ScheduleOrder::Priority, "station-first" => ScheduleOrder::StationFirst);
 
 /// How long a flow demoted by the soft admission control stays in best effort before its
 /// frames are classified by their DSCP again.
