@@ -100,22 +100,19 @@ main(int argc, char* argv[])
 
     WifiMacHelper mac;
     Ssid ssid("speed");
-    mac.SetType("ns3::StaWifiMac",
-                "Ssid",
-                SsidValue(ssid),
-                "BE_MaxAmpduSize",
-                UintegerValue(6500631),
-                "MpduBufferSize",
-                UintegerValue(256));
-    NetDeviceContainer staDevs = wifi.Install(phy, mac, stas);
-    mac.SetType("ns3::ApWifiMac",
-                "Ssid",
-                SsidValue(ssid),
-                "BE_MaxAmpduSize",
-                UintegerValue(6500631),
-                "MpduBufferSize",
-                UintegerValue(256));
-    NetDeviceContainer apDev = wifi.Install(phy, mac, apNode);
+    // The station's and the AP's MAC take the same A-MPDU length and BlockAck window.
+    auto install = [&](const std::string& type, NodeContainer nodes) {
+        mac.SetType(type,
+                    "Ssid",
+                    SsidValue(ssid),
+                    "BE_MaxAmpduSize",
+                    UintegerValue(6500631),
+                    "MpduBufferSize",
+                    UintegerValue(256));
+        return wifi.Install(phy, mac, nodes);
+    };
+    NetDeviceContainer staDevs = install("ns3::StaWifiMac", stas);
+    NetDeviceContainer apDev = install("ns3::ApWifiMac", apNode);
 
     MobilityHelper mobility;
     Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();

@@ -156,22 +156,19 @@ main(int argc, char* argv[])
     WifiMacHelper mac;
     Ssid ssid("anchor");
     const uint32_t maxAmpdu = he ? 6500631 : 1048575;
-    mac.SetType("ns3::StaWifiMac",
-                "Ssid",
-                SsidValue(ssid),
-                "BE_MaxAmpduSize",
-                UintegerValue(maxAmpdu),
-                "MpduBufferSize",
-                UintegerValue(window));
-    NetDeviceContainer staDev = wifi.Install(phy, mac, sta);
-    mac.SetType("ns3::ApWifiMac",
-                "Ssid",
-                SsidValue(ssid),
-                "BE_MaxAmpduSize",
-                UintegerValue(maxAmpdu),
-                "MpduBufferSize",
-                UintegerValue(window));
-    NetDeviceContainer apDev = wifi.Install(phy, mac, ap);
+    // The station's and the AP's MAC take the same A-MPDU length and BlockAck window.
+    auto install = [&](const std::string& type, NodeContainer nodes) {
+        mac.SetType(type,
+                    "Ssid",
+                    SsidValue(ssid),
+                    "BE_MaxAmpduSize",
+                    UintegerValue(maxAmpdu),
+                    "MpduBufferSize",
+                    UintegerValue(window));
+        return wifi.Install(phy, mac, nodes);
+    };
+    NetDeviceContainer staDev = install("ns3::StaWifiMac", sta);
+    NetDeviceContainer apDev = install("ns3::ApWifiMac", ap);
 
     MobilityHelper mobility;
     Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
