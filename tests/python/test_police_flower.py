@@ -30,6 +30,23 @@ def test_a_policer_passes_its_rate_and_flower_picks_exactly_its_flow() -> None:
         assert got["b"][0] == pytest.approx(2.0, rel=0.01), tc
 
 
+def test_hfsc_and_ets_drop_what_their_filters_policer_shoots() -> None:
+    # hfsc_classify and ets_classify return no class for TC_ACT_SHOT: the packet is dropped, so
+    # flow a gets the policed rate under either root, as under prio above.
+    want = 4.0 * 1000 / 1042
+    police = ("tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff "
+              "police rate 4mbit burst 20k drop flowid 1:{minor}\n")
+    for tc in (
+        "tc qdisc add dev eth0 root handle 1: hfsc default 20\n"
+        "tc class add dev eth0 parent 1: classid 1:10 hfsc ls m2 50mbit\n"
+        "tc class add dev eth0 parent 1: classid 1:20 hfsc ls m2 50mbit\n" + police.format(minor=10),
+        "tc qdisc add dev eth0 root handle 1: ets bands 3 strict 3\n" + police.format(minor=1),
+    ):
+        got = behaviour.run_airsched(_police_case(tc), 4.0)
+        assert got["a"][0] == pytest.approx(want, rel=0.01), tc
+        assert got["b"][0] == pytest.approx(2.0, rel=0.01), tc
+
+
 def test_continue_hands_the_exceeding_packets_to_the_next_filter() -> None:
     # The exceeding part of a goes on to prio 2, which sends it to band 3: nothing is lost.
     tc = ("tc qdisc add dev eth0 root handle 1: prio\n"
