@@ -204,6 +204,14 @@ impl AirtimeScheduler {
         self.lists.listed[tin.index()] != Listed::No
     }
 
+    /// Whether a scheduling pass on `ac` ([`Self::schedule_start`], then [`Self::next_tin`])
+    /// would find nothing and change nothing: an ath9k scheduler with no tin listed on `ac`.
+    /// (mac80211's round advances on every pass, so it never answers yes.)
+    #[inline]
+    pub fn nothing_listed(&self, ac: Ac) -> bool {
+        self.kind == AtfKind::Ath9k && self.active_count(ac) == 0
+    }
+
     /// Tins on the AC's lists (mac80211: the length of `active_txqs[ac]`).
     pub fn active_count(&self, ac: Ac) -> usize {
         self.lists.new[ac.index()].len() + self.lists.old[ac.index()].len()

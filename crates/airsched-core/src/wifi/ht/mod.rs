@@ -483,6 +483,9 @@ impl Ht {
                 }
                 let d = &mut self.drivers[n];
                 let Driver { src, held, sched, aql, .. } = d;
+                if sched.nothing_listed(ac) {
+                    break;
+                }
                 sched.schedule_start(ac, aql, cx.now);
                 let Some(tin) = sched.next_tin(ac, aql, |t| Driver::has_frames(src, held, t)) else { break };
                 self.build(m, node, tin, cx);
