@@ -7,6 +7,20 @@
 //! `minstrel_calc_retransmit` fits into the 6 ms segment. A sans-I/O state machine: it is
 //! handed `now` and every TX status (docs/model-rate-control.md, "Minstrel-HT").
 //!
+//! VHT links (802.11ac) run on VHT groups only, as the kernel does by default
+//! (`minstrel_vht_only`): one group of MCS 0-9 per stream count at the link's width and guard
+//! interval, the combinations the standard excludes left unsupported
+//! (`minstrel_get_valid_vht_rates`), the durations from the per-stream data bits per symbol of
+//! the kernel's `BW2VBPS` table. The groups are Linux 5.10's (1 to 4 streams; durations per
+//! frame of an average 16-frame A-MPDU, which separates rates that the 4.11 table's single
+//! 1200-byte frame rounds to the same symbol count, such as VHT MCS 8 and 9 with two streams at
+//! 80 MHz); 160 MHz, which 5.10's Minstrel-HT lacks, is added with the same arithmetic. The
+//! algorithm that runs on them is the 4.11 one of this file: 5.10's other changes (the
+//! probability filter of 5.7, the sampling rewrite of 5.11) are not followed. An HT-only link keeps groups of 8
+//! rates and an 8-wide sample table, as the kernel before VHT support (3.18) had them; with VHT
+//! support compiled in, the kernel's HT groups also take 10 slots (two never supported), which
+//! changes only the order of the sample table's draws.
+//!
 //! Fixed-point values follow the kernel: probabilities in `MINSTREL_SCALE` = 12 bits, the EWMA
 //! `old + (128 − 96) · (new − old) / 128` with C's truncating division, durations in ns.
 //!
@@ -20,11 +34,18 @@
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs};
+use crate::phy::ht::{ChannelWidth, GuardInterval, HtMcs, HtTxVector};
+use crate::phy::vht::{self, VhtTxVector};
+use crate::phy::TxVector;
 use crate::time::Nanos;
 
-/// Rates per group (`MCS_GROUP_RATES`).
+/// Rates per HT group (MCS 0-7 of one stream count).
 pub const MCS_GROUP_RATES: usize = 8;
+/// Rates per VHT group (MCS 0-9 of one stream count; the kernel's `MCS_GROUP_RATES` once VHT
+/// groups exist).
+pub const VHT_GROUP_RATES: usize = 10;
+/// The rate slots of a group's arrays: the larger of the two.
+const MAX_GROUP_RATES: usize = VHT_GROUP_RATES;
 /// `MAX_THR_RATES`: the ranked max-throughput rates.
 pub const MAX_THR_RATES: usize = 4;
 /// `MINSTREL_SCALE`: fixed-point bits of probabilities.
@@ -81,14 +102,17 @@ pub const fn mcs_duration_ns(streams: u32, sgi: bool, bps: u32) -> u32 {
     }
 }
 
-/// One rate group: 8 MCS of one stream count at the cell's width and guard interval.
+/// One rate group: the MCS of one stream count at the link's width and guard interval (8 HT
+/// MCS, or 10 VHT MCS).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Group {
     pub streams: u8,
-    /// Bit i: MCS `(streams − 1) · 8 + i` is supported.
-    pub supported: u8,
+    /// Rates in the group: [`MCS_GROUP_RATES`] (HT) or [`VHT_GROUP_RATES`].
+    pub rates: u8,
+    /// Bit i: the group's rate i is supported (HT MCS `(streams − 1) · 8 + i`, VHT MCS i).
+    pub supported: u16,
     /// `duration[i]`, ns.
-    pub duration: [u32; MCS_GROUP_RATES],
+    pub duration: [u32; MAX_GROUP_RATES],
 }
 
 impl Group {
@@ -97,9 +121,9 @@ impl Group {
         let sgi = gi == GuardInterval::Short;
         (1..=top.n_ss())
             .map(|s| {
-                let mut supported = 0u8;
-                let mut duration = [0; MCS_GROUP_RATES];
-                for (i, d) in duration.iter_mut().enumerate() {
+                let mut supported = 0u16;
+                let mut duration = [0; MAX_GROUP_RATES];
+                for (i, d) in duration.iter_mut().enumerate().take(MCS_GROUP_RATES) {
                     let mcs = (s - 1) as u8 * 8 + i as u8;
                     if mcs <= top.index() {
                         supported |= 1 << i;
@@ -107,15 +131,87 @@ impl Group {
                     let bps = HtMcs::new(i as u8).expect("MCS 0-7").n_dbps(width);
                     *d = mcs_duration_ns(s, sgi, bps);
                 }
-                Group { streams: s as u8, supported, duration }
+                Group { streams: s as u8, rates: MCS_GROUP_RATES as u8, supported, duration }
             })
             .collect()
     }
 }
 
-/// The HT MCS of rate index `index` (`group · 8 + i`) in groups ordered by stream count.
-pub fn mcs_of(index: u8) -> HtMcs {
-    HtMcs::new(index).expect("two stream groups hold MCS 0-15")
+/// `AVG_AMPDU_SIZE` of the VHT groups' durations (Linux 5.10).
+pub const AVG_AMPDU_SIZE: u32 = 16;
+
+/// Per-stream data bits per symbol of VHT MCS `mcs` at `width` (the kernel's `BW2VBPS`
+/// table: the standard's N_DBPS of one stream, rounded down, defined for MCS 9 at 20 MHz too).
+fn vht_bps(mcs: u8, width: vht::Width) -> u32 {
+    let (bpscs, num, den) = vht::modulation_and_rate(mcs);
+    vht::n_sd(width) * bpscs * num / den
+}
+
+/// `MCS_DURATION` of the VHT groups as Linux 5.10 computes it: ns per 1200-byte frame of an
+/// average 16-frame A-MPDU, `MCS_SYMBOL_TIME(sgi, ceil(1200 · 16 · 8 / (streams · bps))) / 16`.
+pub const fn vht_duration_ns(streams: u32, sgi: bool, bps: u32) -> u32 {
+    let syms = (AVG_PKT_BYTES * AVG_AMPDU_SIZE * 8).div_ceil(streams * bps);
+    let t = if sgi { (syms * 18000 + 4000) / 5 } else { syms * 4000 };
+    t / AVG_AMPDU_SIZE
+}
+
+/// The VHT groups of a link whose top rate is `top`: one per stream count up to `top.nss`, MCS 0
+/// to `top.mcs` in each, without the combinations the standard excludes
+/// (`minstrel_get_valid_vht_rates`), at `top`'s width and guard interval. The durations are
+/// Linux 5.10's for VHT groups ([`vht_duration_ns`] with the kernel's per-stream data bits per
+/// symbol, `BW2VBPS`: 26 to 346 at 20 MHz, 54 to 720 at 40, 117 to 1560 at 80; 160 MHz, which
+/// 5.10's Minstrel-HT lacks, 234 to 3120 as its airtime table has them), stored with the
+/// group's shift as the kernel stores them.
+pub fn vht_groups(top: VhtTxVector) -> Vec<Group> {
+    let sgi = top.gi == GuardInterval::Short;
+    (1..=top.nss)
+        .map(|s| {
+            let mut supported = 0u16;
+            let mut duration = [0; MAX_GROUP_RATES];
+            for (i, d) in duration.iter_mut().enumerate() {
+                let mcs = i as u8;
+                if mcs <= top.mcs && vht::combination_allowed(mcs, top.width, s) {
+                    supported |= 1 << i;
+                }
+                *d = vht_duration_ns(s as u32, sgi, vht_bps(mcs, top.width));
+            }
+            // The kernel keeps durations in 16 bits, shifted right by the group's shift (from
+            // its MCS 0 duration), and shifts them back when it uses them.
+            let shift = 16u32.saturating_sub(vht_duration_ns(s as u32, sgi, vht_bps(0, top.width)).leading_zeros());
+            for d in duration.iter_mut() {
+                *d = (*d >> shift) << shift;
+            }
+            Group { streams: s, rates: VHT_GROUP_RATES as u8, supported, duration }
+        })
+        .collect()
+}
+
+/// The rate groups Minstrel-HT runs on a link whose top rate is `top`: HT groups for an HT link,
+/// VHT groups only for a VHT one (the kernel's default `minstrel_vht_only`).
+pub fn groups_for(top: TxVector) -> Vec<Group> {
+    match top {
+        TxVector::Ht(t) => Group::for_link(t.mcs, t.width, t.gi),
+        TxVector::Vht(t) => vht_groups(t),
+        TxVector::He(_) => unreachable!("HE links take fixed rates (checked when the scenario is read)"),
+    }
+}
+
+/// The transmit vector of rate index `index` on the link whose current vector is `link` (its
+/// format, width and guard interval are the link's): HT MCS `index` (`group · 8 + i`), or VHT
+/// MCS `i` with `group + 1` streams (`group · 10 + i`).
+#[inline]
+pub fn vector_at(link: TxVector, index: u8) -> TxVector {
+    match link {
+        TxVector::Ht(h) => {
+            TxVector::Ht(HtTxVector::new(HtMcs::new(index).expect("HT groups hold MCS 0-15"), h.width, h.gi))
+        }
+        TxVector::Vht(v) => TxVector::Vht(VhtTxVector {
+            mcs: index % VHT_GROUP_RATES as u8,
+            nss: index / VHT_GROUP_RATES as u8 + 1,
+            ..v
+        }),
+        TxVector::He(_) => unreachable!("HE links take fixed rates"),
+    }
 }
 
 /// One entry of the multi-rate retry chain: a rate index and its tries.
@@ -192,7 +288,10 @@ struct GroupData {
 pub struct MinstrelHt {
     groups: Vec<Group>,
     gd: Vec<GroupData>,
-    stats: Vec<[Stats; MCS_GROUP_RATES]>,
+    stats: Vec<[Stats; MAX_GROUP_RATES]>,
+    /// Rates per group: [`MCS_GROUP_RATES`] (HT) or [`VHT_GROUP_RATES`]; a rate's index is
+    /// `group · rates + i`.
+    rates: usize,
     max_tp_rate: [u8; MAX_THR_RATES],
     max_prob_rate: u8,
     avg_ampdu_len: i32,
@@ -203,7 +302,7 @@ pub struct MinstrelHt {
     sample_count: i32,
     sample_slow: i32,
     sample_group: usize,
-    sample_table: [[u8; MCS_GROUP_RATES]; SAMPLE_COLUMNS],
+    sample_table: [[u8; MAX_GROUP_RATES]; SAMPLE_COLUMNS],
     last_stats_update: Nanos,
     overhead_us: u32,
     overhead_rtscts_us: u32,
@@ -222,13 +321,15 @@ impl MinstrelHt {
         let ack = ofdm6_frame_duration_us(10);
         let overhead_us = ofdm6_frame_duration_us(0) + ack;
         // `init_sample_table`: column by column, each rate at a random offset, probing on.
-        let mut sample_table = [[0xffu8; MCS_GROUP_RATES]; SAMPLE_COLUMNS];
+        let rates = groups[0].rates as usize;
+        assert!(groups.iter().all(|g| g.rates as usize == rates), "one kind of group per link");
+        let mut sample_table = [[0xffu8; MAX_GROUP_RATES]; SAMPLE_COLUMNS];
         for col in sample_table.iter_mut() {
-            for i in 0..MCS_GROUP_RATES {
+            for i in 0..rates {
                 let rnd: u8 = rng.random();
-                let mut new_idx = (i + rnd as usize) % MCS_GROUP_RATES;
+                let mut new_idx = (i + rnd as usize) % rates;
                 while col[new_idx] != 0xff {
-                    new_idx = (new_idx + 1) % MCS_GROUP_RATES;
+                    new_idx = (new_idx + 1) % rates;
                 }
                 col[new_idx] = i as u8;
             }
@@ -236,7 +337,8 @@ impl MinstrelHt {
         let n = groups.len();
         let mut m = MinstrelHt {
             gd: vec![GroupData::default(); n],
-            stats: vec![[Stats::default(); MCS_GROUP_RATES]; n],
+            stats: vec![[Stats::default(); MAX_GROUP_RATES]; n],
+            rates,
             groups,
             max_tp_rate: [0; MAX_THR_RATES],
             max_prob_rate: 0,
@@ -262,19 +364,19 @@ impl MinstrelHt {
     }
 
     fn st(&self, index: u8) -> &Stats {
-        &self.stats[index as usize / MCS_GROUP_RATES][index as usize % MCS_GROUP_RATES]
+        &self.stats[index as usize / self.rates][index as usize % self.rates]
     }
 
     fn st_mut(&mut self, index: u8) -> &mut Stats {
-        &mut self.stats[index as usize / MCS_GROUP_RATES][index as usize % MCS_GROUP_RATES]
+        &mut self.stats[index as usize / self.rates][index as usize % self.rates]
     }
 
     fn duration(&self, index: u8) -> u32 {
-        self.groups[index as usize / MCS_GROUP_RATES].duration[index as usize % MCS_GROUP_RATES]
+        self.groups[index as usize / self.rates].duration[index as usize % self.rates]
     }
 
     fn streams(&self, index: u8) -> u8 {
-        self.groups[index as usize / MCS_GROUP_RATES].streams
+        self.groups[index as usize / self.rates].streams
     }
 
     /// The rate table the hardware currently uses.
@@ -354,7 +456,7 @@ impl MinstrelHt {
         let g = self.sample_group;
         let gd = self.gd[g];
         let i = self.sample_table[gd.column][gd.index];
-        let sample_idx = (g * MCS_GROUP_RATES) as u8 + i;
+        let sample_idx = (g * self.rates) as u8 + i;
         self.next_sample_idx();
         if self.groups[g].supported & (1 << i) == 0 {
             // The kernel's table holds only supported rates' stats; an unsupported one is
@@ -399,7 +501,7 @@ impl MinstrelHt {
             }
             let gd = &mut self.gd[g];
             gd.index += 1;
-            if gd.index >= MCS_GROUP_RATES {
+            if gd.index >= self.rates {
                 gd.index = 0;
                 gd.column += 1;
                 if gd.column >= SAMPLE_COLUMNS {
@@ -458,7 +560,7 @@ impl MinstrelHt {
     /// `minstrel_downgrade_rate`: the best rate (primary) or second best of the next group
     /// down with no more streams.
     fn downgrade_rate(&mut self, k: usize) {
-        let orig = self.max_tp_rate[k] as usize / MCS_GROUP_RATES;
+        let orig = self.max_tp_rate[k] as usize / self.rates;
         let mut g = orig;
         while g > 0 {
             g -= 1;
@@ -509,7 +611,7 @@ impl MinstrelHt {
     /// `minstrel_ht_set_best_prob_rate`: above 75 % the best throughput wins, below it the best
     /// probability; per group and overall.
     fn set_best_prob_rate(&mut self, index: u8) {
-        let g = index as usize / MCS_GROUP_RATES;
+        let g = index as usize / self.rates;
         let cur_prob = self.st(index).prob_ewma;
         let tmp_prob = self.st(self.max_prob_rate).prob_ewma;
         let tmp_tp = self.tp_avg(self.max_prob_rate, tmp_prob);
@@ -551,11 +653,11 @@ impl MinstrelHt {
             self.sample_count += 1;
             // The kernel's quirk: the group list starts filled with the group number.
             let mut tmp_group_tp_rate = [g as u8; MAX_THR_RATES];
-            for i in 0..MCS_GROUP_RATES {
+            for i in 0..self.rates {
                 if self.groups[g].supported & (1 << i) == 0 {
                     continue;
                 }
-                let index = (g * MCS_GROUP_RATES + i) as u8;
+                let index = (g * self.rates + i) as u8;
                 let st = &mut self.stats[g][i];
                 st.retry_updated = false;
                 Self::calc_rate_stats(st);

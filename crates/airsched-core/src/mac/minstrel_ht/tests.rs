@@ -193,3 +193,87 @@ fn sudden_death_of_two_streams_falls_back_to_one() {
     assert!(m.max_tp_rate()[0] < 8, "still {:?}", m.max_tp_rate());
     assert!(k <= 3, "took {k} A-MPDUs");
 }
+
+fn vht(mcs: u8, nss: u8, width: vht::Width, gi: GuardInterval) -> VhtTxVector {
+    VhtTxVector::new(mcs, nss, width, gi).unwrap()
+}
+
+#[test]
+fn vht_groups_are_the_kernels() {
+    use vht::Width::{Mhz20, Mhz80};
+    // Linux 5.10's VHT durations: symbols for 16 frames of 1200 bytes (153 600 bits), the time
+    // divided by 16, then cut to the group's 16-bit shift. 80 MHz long GI, one stream: MCS 0
+    // (117 bits per symbol) ceil(153600 / 117) = 1313 symbols, 5 252 000 / 16 = 328 250 ns,
+    // 19 bits long: shift 3. MCS 0 → 328 248; MCS 9 (1560 bits) 99 symbols, 396 000 / 16 =
+    // 24 750 → 24 744. Two streams: MCS 0 657 symbols, 164 250 ns, 18 bits: shift 2; MCS 9
+    // (3120) 50 symbols, 12 500 → 12 500.
+    let g = vht_groups(vht(9, 2, Mhz80, GuardInterval::Long));
+    assert_eq!(g.len(), 2);
+    assert_eq!((g[0].rates, g[0].supported, g[1].supported), (10, 0x3ff, 0x3ff));
+    assert_eq!((g[0].duration[0], g[0].duration[9], g[1].duration[9]), (328_248, 24_744, 12_500));
+    // Short GI: 99 symbols, (99 · 18000 + 4000) / 5 = 357 200, / 16 = 22 325; MCS 0
+    // (1313 · 18000 + 4000) / 5 / 16 = 295 475, 19 bits: shift 3 → 22 320.
+    assert_eq!(vht_groups(vht(9, 1, Mhz80, GuardInterval::Short))[0].duration[9], 22_320);
+    // 20 MHz: MCS 9 exists only with 3 streams (N_DBPS 346.67 per stream is not an integer);
+    // 80 MHz: MCS 6 does not exist with 3 streams. Kernel masks 0x1ff and 0x3bf.
+    let g = vht_groups(vht(8, 3, Mhz20, GuardInterval::Long));
+    assert_eq!(g.iter().map(|g| g.supported).collect::<Vec<_>>(), vec![0x1ff, 0x1ff, 0x1ff]);
+    let g = vht_groups(vht(9, 3, Mhz20, GuardInterval::Long));
+    assert_eq!(g.iter().map(|g| g.supported).collect::<Vec<_>>(), vec![0x1ff, 0x1ff, 0x3ff]);
+    // MCS 9 at 20 MHz, one stream, 346 bits as the kernel's table has it: 444 symbols,
+    // 1 776 000 / 16 = 111 000; MCS 0 5908 symbols, 1 477 000 ns, 21 bits: shift 5 → 110 976.
+    assert_eq!(g[0].duration[9], 110_976);
+    let g = vht_groups(vht(9, 3, Mhz80, GuardInterval::Long));
+    assert_eq!(g[2].supported, 0x3bf);
+    // A rate index is group · 10 + MCS; the vector keeps the link's width and GI.
+    let top = TxVector::Vht(vht(9, 2, Mhz80, GuardInterval::Short));
+    assert_eq!(vector_at(top, 19), TxVector::Vht(vht(9, 2, Mhz80, GuardInterval::Short)));
+    assert_eq!(vector_at(top, 4), TxVector::Vht(vht(4, 1, Mhz80, GuardInterval::Short)));
+    let ht = TxVector::Ht(HtTxVector::new(HtMcs::new(15).unwrap(), ChannelWidth::Mhz40, GuardInterval::Long));
+    assert_eq!(vector_at(ht, 12), TxVector::Ht(HtTxVector::new(HtMcs::new(12).unwrap(), ChannelWidth::Mhz40, GuardInterval::Long)));
+}
+
+/// Like [`send`], with the link's behaviour given per rate index.
+fn send_if(m: &mut MinstrelHt, now: Nanos, c: &RateChain, works: impl Fn(u8) -> bool, len: u32) {
+    for (i, s) in c.series().iter().enumerate() {
+        if works(s.rate) {
+            m.tx_status(now, c, i, 1, len, len);
+            return;
+        }
+    }
+    let last = c.len as usize - 1;
+    m.tx_status(now, c, last, c.s[last].count, len, 0);
+}
+
+#[test]
+fn on_vht_groups_the_best_working_rate_leads() {
+    use vht::Width::Mhz80;
+    let top = TxVector::Vht(vht(9, 2, Mhz80, GuardInterval::Short));
+    // Every rate up to MCS 7 works with one or two streams, MCS 8-9 never: the two-stream MCS 7
+    // (index 17: 66 symbols per 16 frames, 14 900 ns a frame) leads, the two-stream MCS 6 (73
+    // symbols, 16 472 ns) is second. (With 4.11's one-frame table both took 5 symbols and tied.)
+    let works = |i: u8| i % 10 <= 7;
+    let mut m = MinstrelHt::new(groups_for(top), Nanos::ZERO, &mut rng(11));
+    let mut probed = [false; 20];
+    for k in 0..6000u64 {
+        let c = m.get_rates();
+        if c.probe {
+            probed[c.s[0].rate as usize] = true;
+        }
+        send_if(&mut m, Nanos::from_us(k * 300), &c, works, if c.probe { 1 } else { 16 });
+    }
+    assert_eq!(&m.max_tp_rate()[..2], &[17, 16], "{:?}", m.max_tp_rate());
+    assert_eq!(vector_at(top, m.max_tp_rate()[0]), TxVector::Vht(vht(7, 2, Mhz80, GuardInterval::Short)));
+    // Sampling reaches the VHT-only rates MCS 8 and 9 of both groups.
+    assert!(probed[8] || probed[9], "one-stream MCS 8/9 never sampled");
+    assert!(probed[18] || probed[19], "two-stream MCS 8/9 never sampled");
+    // Two streams die: the leader falls back to the one-stream group.
+    let t0 = Nanos::from_us(6000 * 300) + Nanos::from_ms(60);
+    let mut k = 0;
+    while m.max_tp_rate()[0] >= 10 && k < 10 {
+        let c = m.get_rates();
+        send_if(&mut m, t0 + Nanos::from_us(k), &c, |i| i < 10 && works(i), 16);
+        k += 1;
+    }
+    assert!(m.max_tp_rate()[0] < 10, "still {:?}", m.max_tp_rate());
+}

@@ -500,15 +500,17 @@ pub(super) fn station_ht(
         }
         Some(r)
     });
-    if is_wide_sta && rate_control != RateControl::Fixed {
+    let vht_minstrel = own == Some(Standard::Dot11ac) && rate_control == RateControl::MinstrelHt;
+    if is_wide_sta && rate_control != RateControl::Fixed && !vht_minstrel {
         if let Some(v) = tbl.get("rate_control") {
-            rd.error(
-                &v.span(),
-                &join(path, "rate_control"),
-                "802.11ac/ax links take rate_control = \"fixed\" (the station's mcs and nss): Minstrel-HT's VHT groups are \
-                 not modelled yet, and HE drivers (mt76, ath11k, iwlwifi) run rate control in firmware \
-                 (docs/model-vht-he.md)",
-            );
+            let msg = if own == Some(Standard::Dot11ac) {
+                "an 802.11ac link takes rate_control = \"fixed\" (the station's mcs and nss) or \"minstrel_ht\" \
+                 (Minstrel-HT on its VHT groups, up to its mcs and nss)"
+            } else {
+                "an 802.11ax link takes rate_control = \"fixed\" (the station's mcs and nss): HE drivers (mt76, \
+                 ath11k, iwlwifi) run rate control in firmware (docs/model-vht-he.md)"
+            };
+            rd.error(&v.span(), &join(path, "rate_control"), msg);
         }
     }
     if !standard.is_some_and(Standard::is_ht_mac) {

@@ -811,8 +811,13 @@ fn bad_vht_and_he_combinations_are_one_line_errors() {
     let (_, key, msg) = one_error(&wide_cell("802.11ax", "max_aggregate_mpdus = 1024", ""));
     assert_eq!(key, "cell.max_aggregate_mpdus");
     assert!(msg.contains("802.11be"), "{msg}");
-    // VHT/HE links take a fixed rate.
-    assert_eq!(one_error(&wide_cell("802.11ac", "", "rate_control = \"minstrel_ht\"")).1, "station[0].rate_control");
+    // A VHT link takes a fixed rate or Minstrel-HT (its VHT groups); an HE link a fixed rate.
+    assert_eq!(one_error(&wide_cell("802.11ac", "", "rate_control = \"minstrel\"")).1, "station[0].rate_control");
+    let (_, key, msg) = one_error(&wide_cell("802.11ax", "", "rate_control = \"minstrel_ht\""));
+    assert_eq!(key, "station[0].rate_control");
+    assert!(msg.contains("firmware"), "{msg}");
+    let s = parse_scenario(&wide_cell("802.11ac", "", "rate_control = \"minstrel_ht\""), "f").unwrap();
+    assert_eq!(s.stations[0].rate_control, crate::mac::rate::RateControl::MinstrelHt);
     // An 80 MHz 802.11n cell.
     assert_eq!(one_error(&wide_cell("802.11n", "width = 80", "")).1, "cell.width");
 }

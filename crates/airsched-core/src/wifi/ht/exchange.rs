@@ -15,7 +15,6 @@ use crate::time::Nanos;
 use super::driver::{contender, node_ac, AckMap, Driver, Mpdu, Source, HW_QUEUE_AGGS, NOT_DUE, RX_EMPTY, RX_SKIP};
 use super::Ht;
 use crate::node::Node;
-use crate::phy::ht::HtTxVector;
 use crate::phy::{TxRate, TxVector};
 use crate::wifi::air::{AirTx, Outcome};
 use crate::wifi::medium::{DataPpdu, Medium};
@@ -326,8 +325,7 @@ impl Ht {
                 // The hardware retries only if the next try fits every MPDU's budget; else the
                 // chain ends here with a TX status (the driver would have cut it at build).
                 let stage = agg.chain.stage_of_try(tries).expect("a try within the chain");
-                let h = agg.tx.ht();
-                let next = TxVector::Ht(HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), h.width, h.gi));
+                let next = minstrel_ht::vector_at(agg.tx, agg.chain.s[stage].rate);
                 let lone = if agg.mpdus.len() == 1 { ht::MPDU_DELIMITER_BYTES } else { 0 };
                 let next_us = (next.txtime(self.band, agg.psdu - lone).0 / 1000) as u32;
                 budget_ends_chain = agg.mpdus.iter().any(|mp| !mp.delivered && mp.spent_us.saturating_add(next_us) > b);
@@ -340,8 +338,7 @@ impl Ht {
             agg.tries = tries as u8;
             agg.air_us += tx_us;
             let stage = agg.chain.stage_of_try(tries).expect("a try within the chain");
-            let h = agg.tx.ht();
-            agg.tx = TxVector::Ht(HtTxVector::new(minstrel_ht::mcs_of(agg.chain.s[stage].rate), h.width, h.gi));
+            agg.tx = minstrel_ht::vector_at(agg.tx, agg.chain.s[stage].rate);
             agg.txtime = agg.tx.txtime(self.band, agg.psdu);
             agg.ok = AckMap::NONE;
             self.drivers[n].hw[ac].due = NOT_DUE;

@@ -203,9 +203,7 @@ impl Ht {
             for (i, st) in stations.iter().enumerate() {
                 mrr.push((st.rate_control == RateControl::MinstrelHt).then(|| {
                     let mut rng = named(seed, StreamKind::RateControl, &super::medium::link_name(st.name, dir == 0), 0);
-                    let top = tx[i].ht();
-                    let groups = minstrel_ht::Group::for_link(top.mcs, top.width, top.gi);
-                    Box::new(MinstrelHt::new(groups, Nanos::ZERO, &mut rng))
+                    Box::new(MinstrelHt::new(minstrel_ht::groups_for(tx[i]), Nanos::ZERO, &mut rng))
                 }));
                 if st.rate_control != RateControl::Minstrel {
                     rc.push(None);
@@ -786,8 +784,7 @@ impl Ht {
         let (chain, tx, tx_limit, limits) = match self.mrr[link].as_mut() {
             Some(r) => {
                 let chain = r.get_rates();
-                let h = tx.ht();
-                let at = |i: u8| TxVector::Ht(HtTxVector::new(minstrel_ht::mcs_of(i), h.width, h.gi));
+                let at = |i: u8| minstrel_ht::vector_at(tx, i);
                 let slowest = chain
                     .series()
                     .iter()
