@@ -98,3 +98,29 @@ fn the_airtime_scheduler_ends_the_anomaly_on_wifi5_and_wifi6_cells() {
     let (rr6, _) = anomaly("wifi6-anomaly.toml", "queueing = \"fq-mac\"");
     assert!(rr5[2] > 0.55 && rr6[2] < 0.45, "slow station's share: WiFi 5 {rr5:?}, WiFi 6 {rr6:?}");
 }
+
+#[test]
+fn minstrel_ht_on_vht_groups_finds_the_rate_the_snr_allows() {
+    // An 802.11ac station at 80 MHz, 2 x 2, short GI, on a NIST-model channel: Minstrel-HT on
+    // its VHT groups against fixed VHT rates at the same SNR (the best found by trying every MCS
+    // with 1 and 2 streams). 3 s runs, 2 s measured.
+    let cell = "standard = \"802.11ac\"\nwidth = 80\nnss = 2\nguard_interval = \"short\"\nbeacons = false";
+    let fixed = |snr: u32, mcs: u8, nss: u8| saturated(cell, &format!("mcs = {mcs}\nnss = {nss}\nsnr = {snr}"));
+    let minstrel =
+        |snr: u32| saturated(cell, &format!("mcs = 9\nnss = 2\nrate_control = \"minstrel_ht\"\nsnr = {snr}"));
+    // 45 dB: every rate works; Minstrel-HT climbs to MCS 9 x 2 and pays only its sampling and
+    // its first 50 ms: within 3 % of the fixed rate, above MCS 8 x 2.
+    let (m, top, below) = (minstrel(45), fixed(45, 9, 2), fixed(45, 8, 2));
+    assert!(
+        m > below && m >= 0.97 * top && m <= 1.001 * top,
+        "45 dB: Minstrel-HT {m:.1}, MCS 9x2 {top:.1}, 8x2 {below:.1}"
+    );
+    // 22 dB: a cliff. MCS 4 x 2 (336 Mb/s) and MCS 5 x 1 (229) work, MCS 5 x 2 and MCS 7 x 1
+    // deliver nothing. Minstrel-HT always holds at least the best one-stream rate and never
+    // settles on a dead one; whether it reaches MCS 4 x 2 within these 2 s depends on the sample
+    // table's draw: 4.11 samples one A-MPDU in 16 + 2 x avg_ampdu_len TX statuses (138 at these
+    // 61-MPDU aggregates, about 4 a second over 20 rates). With this seed it has not yet
+    // (docs/model-rate-control.md gives seeds 1-5 over 6 s: three at 337 Mb/s, two at 260).
+    let (m, two, one) = (minstrel(22), fixed(22, 4, 2), fixed(22, 5, 1));
+    assert!(m >= 0.97 * one && m <= 1.001 * two, "22 dB: Minstrel-HT {m:.1}, MCS 4x2 {two:.1}, 5x1 {one:.1}");
+}

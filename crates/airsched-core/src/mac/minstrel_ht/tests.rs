@@ -230,7 +230,10 @@ fn vht_groups_are_the_kernels() {
     assert_eq!(vector_at(top, 19), TxVector::Vht(vht(9, 2, Mhz80, GuardInterval::Short)));
     assert_eq!(vector_at(top, 4), TxVector::Vht(vht(4, 1, Mhz80, GuardInterval::Short)));
     let ht = TxVector::Ht(HtTxVector::new(HtMcs::new(15).unwrap(), ChannelWidth::Mhz40, GuardInterval::Long));
-    assert_eq!(vector_at(ht, 12), TxVector::Ht(HtTxVector::new(HtMcs::new(12).unwrap(), ChannelWidth::Mhz40, GuardInterval::Long)));
+    assert_eq!(
+        vector_at(ht, 12),
+        TxVector::Ht(HtTxVector::new(HtMcs::new(12).unwrap(), ChannelWidth::Mhz40, GuardInterval::Long))
+    );
 }
 
 /// Like [`send`], with the link's behaviour given per rate index.
