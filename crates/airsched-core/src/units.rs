@@ -201,12 +201,54 @@ fn split(s: &str) -> Split<'_> {
     } else {
         (false, t)
     };
-    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+    let mut end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+    // An exponent, as C's strtod (which iproute2 reads numbers with) takes it: `e` or `E`, an
+    // optional sign, at least one digit.
+    let tail = rest[end..].as_bytes();
+    if end > 0 && matches!(tail.first(), Some(b'e' | b'E')) {
+        let signed = usize::from(matches!(tail.get(1), Some(b'+' | b'-')));
+        let digits = tail[1 + signed..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 {
+            end += 1 + signed + digits;
+        }
+    }
     Split { negative, number: &rest[..end], unit: rest[end..].trim_start() }
 }
 
-/// Reads digits with at most one '.'; `None` if malformed. `Err(())` on integer-part overflow.
+/// `number` with its exponent (if any) applied by moving the decimal point: "1.5e+03" is
+/// "1500", "25e-1" is "2.5". Exponents beyond ±64 give a number too large or with too many
+/// fraction digits for any quantity here, written so that [`parse_decimal`] reports it so.
+fn without_exponent(number: &str) -> std::borrow::Cow<'_, str> {
+    let Some(at) = number.find(['e', 'E']) else {
+        return std::borrow::Cow::Borrowed(number);
+    };
+    let (mantissa, exp) = (&number[..at], &number[at + 1..]);
+    if mantissa.matches('.').count() > 1 {
+        return std::borrow::Cow::Borrowed(".."); // malformed, as without an exponent
+    }
+    // `split` leaves only digits after the sign; a longer run than i64 holds is out of range.
+    let exp = match exp.parse::<i64>() {
+        Ok(e) => e.clamp(-64, 64),
+        Err(_) if exp.starts_with('-') => -64,
+        Err(_) => 64,
+    };
+    let (int_s, frac_s) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int_s}{frac_s}");
+    let point = int_s.len() as i64 + exp;
+    let text = if point <= 0 {
+        format!("0.{}{digits}", "0".repeat((-point) as usize))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+    };
+    std::borrow::Cow::Owned(text)
+}
+
+/// Reads digits with at most one '.' and an optional exponent; `None` if malformed. `Err(())`
+/// on integer-part overflow.
 fn parse_decimal(number: &str) -> Option<Result<Decimal, ()>> {
+    let number = &*without_exponent(number);
     if number.is_empty() || number.bytes().filter(|&b| b == b'.').count() > 1 {
         return None;
     }
@@ -496,10 +538,32 @@ mod tests {
             ("1.5kibit", 1_536),
             ("0.125bps", 1),
             ("18446744073709551615", u64::MAX),
+            // Exponents, as strtod reads them (a sweep's 1e+03 written by Python).
+            ("1e3kbit", 1_000_000),
+            ("1E+03kbit", 1_000_000),
+            ("2.5e-1kbit", 250),
+            (".5e1mbit", 5_000_000),
+            ("125e-3bps", 1),
+            ("1e6", 1_000_000),
         ];
         for &(s, want) in cases {
             assert_eq!(parse_rate_bps(s), Ok(want), "{s}");
         }
+    }
+
+    #[test]
+    fn exponents_move_the_decimal_point() {
+        assert_eq!(parse_time("1e+03s"), Ok(Nanos::from_secs(1000)));
+        assert_eq!(parse_time("1.5e-3s"), Ok(Nanos::from_us(1500)));
+        assert_eq!(parse_size_bytes("1.5e1k"), Ok(15 * 1024));
+        // Too many fraction digits for a whole value, too large, malformed, or a unit that only
+        // starts with an `e`: errors, never a panic.
+        assert!(parse_time("1e-20s").is_err());
+        assert!(parse_rate_bps("1e99999999999999999999999bit").is_err());
+        assert!(parse_rate_bps("1.2.3e4bit").is_err());
+        assert!(parse_rate_bps("5ebit").is_err());
+        assert_eq!(without_exponent("25e-1"), "2.5");
+        assert_eq!(without_exponent("25"), "25");
     }
 
     #[test]
@@ -515,7 +579,8 @@ mod tests {
             ("NaN", K::NotANumber),
             ("6Mbt", K::UnknownUnit("Mbt".into())),
             ("6 mbits", K::UnknownUnit("mbits".into())),
-            ("1e6", K::UnknownUnit("e6".into())),
+            ("1e", K::UnknownUnit("e".into())),
+            ("1e+", K::UnknownUnit("e+".into())),
             ("-1mbit", K::Negative),
             ("0", K::Zero),
             ("0.0mbit", K::Zero),
@@ -731,7 +796,7 @@ mod tests {
 
         #[test]
         fn number_like_strings_never_panic(
-            s in "[+-]?[0-9]{0,45}(\\.[0-9]{0,45})?[ ]?(bit|kbit|tibps|k|gb|s|ms|ns|us|Mbps|%|x)?"
+            s in "[+-]?[0-9]{0,45}(\\.[0-9]{0,45}){0,2}([eE][+-]?[0-9]{0,25})?[ ]?(bit|kbit|tibps|k|gb|s|ms|ns|us|Mbps|%|x|e)?"
         ) {
             let _ = parse_rate_bps(&s).map_err(|e| e.to_string());
             let _ = parse_size_bytes(&s).map_err(|e| e.to_string());
