@@ -233,6 +233,12 @@ def plan_node(source: ScenarioSource, node: str, overrides: Iterable[str] | None
             "the scenario's AP is a point coordinator (cell.pcf); Linux (mac80211, hostapd) has no "
             "point coordinator, so the real AP runs DCF only and its numbers will differ"
         )
+    if node == "ap":
+        for key, why in info.get("simulator_only", []):
+            notes.append(
+                f"{key} is one of the WiFi next-steps paper's mechanisms, which no kernel has: {why}; "
+                "the script sets nothing for it and the real AP's numbers will differ"
+            )
     weights: list[tuple[str, int]] = []
     debugfs: dict[str, str] = {}
     if node == "ap" and info["standard"] == "Dot11n":

@@ -129,6 +129,15 @@ def test_what_current_kernels_cannot_set_is_a_note_in_the_header() -> None:
     assert all(f"# note: {n}" in render_script(src(fifo), plan) for n in plan.notes)
 
 
+def test_the_next_steps_mechanisms_are_notes_naming_their_key() -> None:
+    # Off by default: no note. Each one on (in the file or by an override): a note naming its key.
+    assert not any("next-steps" in n for n in plan_node(src(HT), "ap").notes)
+    on = HT.replace('mac_queue = "fq-mac"', 'mac_queue = "fq-mac"\nvo_piggyback = 4\nschedule_order = "station-first"')
+    notes = [n for n in plan_node(src(on), "ap", overrides=["ap.hw_queue_lead=\"1ms\""]).notes if "next-steps" in n]
+    assert [n.split(" ")[0] for n in notes] == ["ap.hw_queue_lead", "ap.vo_piggyback", "ap.schedule_order"], notes
+    assert all(f"# note: {n}" in export_script(src(on), overrides=["ap.hw_queue_lead=\"1ms\""]) for n in notes)
+
+
 def test_a_bad_mac_is_a_located_error() -> None:
     with pytest.raises(airsched.ScenarioError, match=r"station\[0\].mac: \"02:00\" is not a MAC address"):
         export_script(src(HT.replace("02:00:00:00:00:0A", "02:00")))

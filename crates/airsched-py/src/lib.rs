@@ -193,6 +193,7 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
     out.set_item("airtime_rx", scn.ap_mac.airtime_rx)?;
     out.set_item("fq_kernel", scn.ap_mac.fq_kernel.name())?;
     out.set_item("mac_queue", scn.ap_mac.queue.name())?;
+    out.set_item("simulator_only", scn.ap_mac.simulator_only())?;
     Ok(out)
 }
 

@@ -149,6 +149,68 @@ pub struct ApMacConfig {
     pub next: NextSteps,
 }
 
+impl ApMacConfig {
+    /// The keys of the next-steps paper's mechanisms that this configuration turns on and that
+    /// no Linux kernel has a setting for (they are proposals, or the driver's own design), with
+    /// what a real AP does instead: `airsched export` writes them as notes, since its script
+    /// cannot reproduce them.
+    pub fn simulator_only(&self) -> Vec<(&'static str, &'static str)> {
+        let mut out = Vec::new();
+        let mut say = |on: bool, key, why| {
+            if on {
+                out.push((key, why));
+            }
+        };
+        let n = &self.next;
+        say(
+            self.dynamic_aggregate.is_some(),
+            "ap.dynamic_aggregate_time",
+            "mac80211 and ath9k size aggregates by the 4 ms / 64-frame limits only; no kernel caps them by load",
+        );
+        say(
+            !self.policy.groups.is_empty(),
+            "airtime_group",
+            "mac80211's scheduler has per-station weights (set here) but no groups or caps",
+        );
+        say(
+            self.policy.min_rate_bps.iter().any(|&r| r > 0),
+            "station.min_rate",
+            "no kernel reserves a minimum rate per station",
+        );
+        say(
+            n.retry_budget.is_some(),
+            "ap.retry_budget",
+            "drivers limit retries by count (ath9k: 10 software retries), not by time",
+        );
+        say(
+            n.hw_queue_lead.is_some(),
+            "ap.hw_queue_lead",
+            "ath9k keeps two aggregates in its hardware queue (ATH_AGGR_MIN_QDEPTH); no setting shortens it",
+        );
+        say(
+            n.admission_sojourn.is_some(),
+            "ap.admission_sojourn",
+            "mac80211 has no soft admission control: VO and VI keep their access categories",
+        );
+        say(
+            n.firmware.is_some(),
+            "ap.aggregation",
+            "whether aggregates are built in firmware is the driver's (mt76, ath10k) or not (ath9k); a script cannot choose it",
+        );
+        say(
+            n.vo_piggyback.is_some(),
+            "ap.vo_piggyback",
+            "no driver puts VO frames at the head of lower-priority aggregates",
+        );
+        say(
+            n.order == ScheduleOrder::StationFirst,
+            "ap.schedule_order",
+            "mac80211 schedules by access category first (strict priority), then station",
+        );
+        out
+    }
+}
+
 /// The AP driver's next-steps mechanisms (Høiland-Jørgensen, "Bufferbloat mitigation in the
 /// WiFi stack - status and next steps", §4.1 and §4.3); docs/next-steps-latency.md.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
