@@ -204,7 +204,7 @@ fn split(s: &str) -> Split<'_> {
     let mut end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
     // An exponent, as C's strtod (which iproute2 reads numbers with) takes it: `e` or `E`, an
     // optional sign, at least one digit.
-    let tail = rest[end..].as_bytes();
+    let tail = &rest.as_bytes()[end..];
     if end > 0 && matches!(tail.first(), Some(b'e' | b'E')) {
         let signed = usize::from(matches!(tail.get(1), Some(b'+' | b'-')));
         let digits = tail[1 + signed..].iter().take_while(|b| b.is_ascii_digit()).count();
