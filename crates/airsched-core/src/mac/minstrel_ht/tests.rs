@@ -88,14 +88,7 @@ fn retry_counts_fit_the_six_ms_segment() {
 /// One A-MPDU of `len` MPDUs through `c`: the first stage whose rate is at or below `works`
 /// delivers everything, faster rates lose everything.
 fn send(m: &mut MinstrelHt, now: Nanos, c: &RateChain, works: u8, len: u32) {
-    for (i, s) in c.series().iter().enumerate() {
-        if s.rate <= works {
-            m.tx_status(now, c, i, 1, len, len);
-            return;
-        }
-    }
-    let last = c.len as usize - 1;
-    m.tx_status(now, c, last, c.s[last].count, len, 0);
+    send_if(m, now, c, |rate| rate <= works, len);
 }
 
 #[test]
