@@ -83,13 +83,36 @@ def _raw_options_json(m: re.Match[str]) -> str:
     return '"options":{"words":' + json.dumps(words) + pairs + "}"
 
 
+#: cls_basic's ematch tree, which iproute2 6.1 prints with fprintf in the middle of tc -j's
+#: output (``"flowid":"1:10"\n  cmp(u8 at 1 layer 1 eq 17)\n}``, as the Debian 6.1 guest showed):
+#: the text from a value's closing quote to the next ``}`` or ``,"``.
+_EMATCH_RAW = re.compile(r'"(\n  [^{}"]*?)(?=\}|,")')
+
+
+def repair_ematch_json(text: str) -> str:
+    """basic's printed ematch text inside ``tc -j`` output as an ``"ematch"`` string field."""
+    return _EMATCH_RAW.sub(lambda m: '","ematch":' + json.dumps(m.group(1)), text)
+
+
+def ematch_text(printed: str) -> str:
+    """An ematch tree as printed (any layout), one space between words."""
+    return " ".join(printed.split())
+
+
+def ematch_words(printed: str) -> str:
+    """tc words for an ematch tree as ``tc filter show`` prints it (docs/tc-basic.md): the text
+    reads back as it is, except em_u32's ``u32(00110000/00ff0000 at 8)``, which becomes
+    ``u32(u32 0x00110000 0x00ff0000 at 8)``."""
+    return re.sub(r"u32\(([0-9a-f]{8})/([0-9a-f]{8}) at ", r"u32(u32 0x\1 0x\2 at ", ematch_text(printed))
+
+
 def _json(text: str, where: str) -> list[dict[str, Any]] | None:
     """``text`` as tc -j's JSON array of objects, or None if it is not JSON (tc's text form).
     Anything that starts as JSON but is not an array of objects is an :class:`ImportError_`."""
     s = text.strip()
     if not s.startswith(("[", "{")):
         return None
-    s = _RAW_OPTIONS.sub(_raw_options_json, s)
+    s = _RAW_OPTIONS.sub(_raw_options_json, repair_ematch_json(s))
     try:
         data = json.loads(s, object_pairs_hook=_pairs)
     except json.JSONDecodeError as exc:
@@ -502,6 +525,9 @@ def filters_from_json(data: list[dict[str, Any]], warnings: list[str], where: st
         elif kind == "flower":
             rec["classid"] = o.get("classid", o.get("flowid"))
             rec["flower"] = o.get("keys", {})
+        elif kind == "basic":
+            rec["classid"] = o.get("flowid", o.get("classid"))
+            rec["ematch"] = ematch_text(o.get("ematch", ""))
         else:
             warnings.append(f"{where}: filter kind {kind} (pref {rec['pref']}) is not modelled by airsched: not imported")
             continue
@@ -535,6 +561,9 @@ def police_words(printed: str) -> str:
     return " ".join(out)
 
 
+#: A line of a basic filter's ematch tree in ``tc filter show`` text.
+_EMATCH_LINE = re.compile(r"^(NOT |AND |OR |\(|\)|cmp\(|u32\(|meta\(|nbyte\(|text\()")
+
 _FILTER_TEXT = re.compile(r"^filter\s+(?:parent\s+(\S+)\s+)?protocol\s+(\S+)\s+pref\s+(\d+)\s+(\S+)(.*)$")
 
 
@@ -565,10 +594,18 @@ def filters_from_text(text: str, warnings: list[str], where: str, parent_default
             elif kind == "matchall":
                 rec["classid"] = cid
                 cur = rec
+            elif kind == "basic":
+                if "handle" not in words:
+                    continue  # the priority's own header line
+                rec["classid"] = cid
+                rec["ematch"] = ""
+                cur = rec
             else:
                 warnings.append(f"{where}: filter kind {kind} (pref {pref}) is not modelled by airsched: not imported")
                 continue
             out.append(rec)
+        elif cur is not None and cur["kind"] == "basic" and not cur.get("police") and _EMATCH_LINE.match(s):
+            cur["ematch"] = ematch_text(cur["ematch"] + " " + s)
         elif (pm := _POLICE_TEXT.match(s)) and cur is not None:
             cur["police"] = police_words(pm.group(2))
             cur["police_legacy"] = pm.group(1) is None
@@ -744,7 +781,7 @@ def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
                 head = f"tc filter add dev {d.dev} parent {f['parent']} protocol {f['protocol']} prio {f['pref']}"
                 pol = ""
                 if f.get("police"):
-                    legacy = f.get("police_legacy") and f["kind"] in ("u32", "fw")
+                    legacy = f.get("police_legacy") and f["kind"] in ("u32", "fw", "basic")
                     pol = (" police " if legacy else " action police ") + f["police"]
                 if f["kind"] == "u32":
                     keys = f["keys"] or [(0, 0, 0)]
@@ -756,6 +793,10 @@ def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
                     from .export import flower_words
 
                     emitted.append(f"{head} flower {flower_words(f['flower'])}{pol} classid {f['classid']}")
+                elif f["kind"] == "basic":
+                    match = f" match '{ematch_words(f['ematch'])}'" if f.get("ematch") else ""
+                    cls = f" classid {f['classid']}" if f.get("classid") else ""
+                    emitted.append(f"{head} basic{match}{pol}{cls}")
                 else:
                     emitted.append(f"{head} matchall{pol} classid {f['classid']}")
         for (major, pref), parents in sorted(prio_parents.items()):

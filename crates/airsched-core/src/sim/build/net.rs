@@ -32,11 +32,15 @@ pub(crate) fn net(scn: &Scenario) -> Result<Net, Vec<String>> {
         for (index, root) in trees {
             devs[index as usize].qdisc = root;
         }
+        let owner = topo.devs[node.devices[0].2 as usize].node;
+        for h in virt.hooks.iter().filter(|h| !h.ingress.is_empty()) {
+            let id = topo.find(owner, &h.dev).expect("the build checked every device name");
+            devs[id as usize].ingress = Some(Box::new(netdev::Ingress { filters: h.ingress.clone() }));
+        }
         if virt.devices.is_empty() {
             continue;
         }
         // Virtual devices come after every real one (tc/virt.rs), then the hooks that feed them.
-        let owner = topo.devs[node.devices[0].2 as usize].node;
         for (v, tree) in virt.devices {
             let id = topo.add_virtual(&node.node_name, owner, &v.name);
             let mut dev = Netdev::new(v.txqueuelen, Link::Virtual, topo.devs[id as usize].acct);
@@ -54,5 +58,6 @@ pub(crate) fn net(scn: &Scenario) -> Result<Net, Vec<String>> {
             devs[find(&h.dev) as usize].hook = Some(Box::new(hook));
         }
     }
-    Ok(Net { topo, devs, wire: Wire { rate_bps: scn.wired.rate_bps, delay: scn.wired.delay } })
+    let ingress = devs.iter().any(|d| d.ingress.is_some());
+    Ok(Net { topo, devs, wire: Wire { rate_bps: scn.wired.rate_bps, delay: scn.wired.delay }, ingress })
 }

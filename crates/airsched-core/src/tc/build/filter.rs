@@ -19,6 +19,15 @@ impl<'a> Model<'a> {
         if c.parent.is_some_and(|p| p.value == Handle::CLSACT_EGRESS) {
             return self.egress_filter(di, c, diags);
         }
+        // `ingress`, or `parent ffff:` on a device whose ffff: is the ingress/clsact qdisc.
+        if c.parent.is_some_and(|p| {
+            p.value == Handle::CLSACT_INGRESS
+                || (p.value.major() == 0xFFFF
+                    && self.devs[di].ingress.is_some()
+                    && self.devs[di].by_handle(p.value.qdisc()).is_none())
+        }) {
+            return self.ingress_filter(di, c, diags);
+        }
         let dev = &self.devs[di];
         let at = c.parent.map(|p| p.tok).unwrap_or(c.op_tok);
         let parent = match c.parent.map(|p| p.value) {
@@ -199,8 +208,9 @@ impl<'a> Model<'a> {
                     spec.handle
                 }
             }
-            // fl_change: the handle given, else the lowest free one from 1 (idr_alloc_u32).
-            FilterKind::Flower(_) => {
+            // fl_change / basic_change: the handle given, else the lowest free one from 1
+            // (idr_alloc_u32).
+            FilterKind::Flower(_) | FilterKind::Basic(_) => {
                 if spec.handle == 0 {
                     let q = &self.devs[di].qdiscs[qi];
                     let used: Vec<u32> = same_tp.iter().map(|&i| q.filters[i].handle).collect();
@@ -232,6 +242,7 @@ impl<'a> Model<'a> {
                     FilterKind::Fw { .. } => format!("fw filter for mark {handle:#x}"),
                     FilterKind::MatchAll => "matchall filter".to_string(),
                     FilterKind::Flower(_) => format!("flower filter with handle {handle:#x}"),
+                    FilterKind::Basic(_) => format!("basic filter with handle {handle:#x}"),
                 };
                 err(diags, c.handle.unwrap_or(kind), format!("priority {prio} of {parent} already has a {what} (the kernel: Filter already exists); use replace"));
             }
