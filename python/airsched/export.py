@@ -140,7 +140,36 @@ def device_batch(dev: str, qdiscs: Sequence[dict[str, Any]], opts: ExportOptions
     """The ``tc -batch`` lines that build one device's declared tree from nothing."""
     plan = DevicePlan(dev=dev, txqueuelen=0)
     seen: set[str] = set()
+    # Each qdisc right after the class it hangs from, before that class's own child classes: a
+    # class that got children after a qdisc was attached to it (hfsc keeps that qdisc, corpus
+    # 116) would otherwise get the qdisc as a graft onto an inner class, which the kernel refuses.
+    under: dict[str, list[dict[str, Any]]] = {}
     for q in qdiscs:
+        under.setdefault(q["parent"], []).append(q)
+    ordered: list[dict[str, Any]] = []
+
+    def place(q: dict[str, Any]) -> None:
+        ordered.append(q)
+        for c in q["classes"]:
+            ordered.append({"class": c})
+            for child in under.pop(c["classid"], []):
+                place(child)
+
+    for q in under.pop("root", []):
+        place(q)
+    ordered += [q for rest in under.values() for q in rest]
+    for item in ordered:
+        if "class" in item:
+            c = item["class"]
+            ckind = "htb" if c["kind"] == "whtb" else c["kind"]
+            if ckind == "ets":
+                # ets's bands come with the qdisc: a class line changes a band's quantum.
+                if c["options"]:
+                    plan.batch.append(f"class change dev {dev} classid {c['classid']} ets {c['options']}")
+                continue
+            plan.batch.append(f"class add dev {dev} parent {c['parent']} classid {c['classid']} {ckind} {c['options']}".rstrip())
+            continue
+        q = item
         kind, options = q["kind"], q["options"]
         if kind == "whtb":
             if not opts.whtb_as_htb:
@@ -165,14 +194,6 @@ def device_batch(dev: str, qdiscs: Sequence[dict[str, Any]], opts: ExportOptions
         if kind not in seen:
             seen.add(kind)
             plan.kinds.append((kind, options))
-        for c in q["classes"]:
-            ckind = "htb" if c["kind"] == "whtb" else c["kind"]
-            if ckind == "ets":
-                # ets's bands come with the qdisc: a class line changes a band's quantum.
-                if c["options"]:
-                    plan.batch.append(f"class change dev {dev} classid {c['classid']} ets {c['options']}")
-                continue
-            plan.batch.append(f"class add dev {dev} parent {c['parent']} classid {c['classid']} {ckind} {c['options']}".rstrip())
     # Filters after every class and qdisc (a flowid may name a class of a deeper qdisc), in the
     # order they run: priorities are pinned, so the kernel runs them in the same order.
     for q in qdiscs:

@@ -431,6 +431,33 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         if "slot" in out and out[out.index("slot") + 1:][:1] == ["distribution"]:
             out.insert(out.index("slot") + 2, "normal")
         return " ".join(out)
+    if kind in ("fq_codel", "codel"):
+        # q_fq_codel.c / q_codel.c print `limit 10240p flows 1024 quantum 1514 target 5ms
+        # interval 100ms memory_limit 32Mb ecn drop_batch 64`: tc reads each back but the limit's p.
+        out, i = [], 0
+        while i < len(w):
+            if w[i] in _CODEL_KEYS and i + 1 < len(w):
+                out += [w[i], w[i + 1].rstrip("p") if w[i] == "limit" else w[i + 1]]
+                i += 2
+            else:
+                out += [w[i]] if w[i] in ("ecn", "noecn") else []
+                i += 1
+        if kind == "fq_codel" and "ecn" not in w:
+            out.append("noecn")  # fq_codel's default is ecn; tc prints only "ecn"
+        return " ".join(out)
+    if kind == "sfq":
+        # q_sfq.c: `limit 127p quantum 1514b depth 127 divisor 1024 [perturb 10sec]`.
+        d = dict(zip(w[::2], w[1::2]))
+        out = []
+        for k in ("limit", "quantum", "depth", "divisor", "perturb"):
+            if k in d:
+                out += [k, d[k].rstrip("p") if k == "limit" else d[k].removesuffix("sec") if k == "perturb" else d[k]]
+        return " ".join(out)
+    if kind == "prio":
+        # q_prio.c: `bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1`, as tc reads it.
+        return " ".join(x for x in w if x != "multiqueue" and not x.startswith("multiqueue"))
+    if kind == "drr":
+        return ""
     if kind in ("pie", "fq_pie"):
         out, i = [], 0
         while i < len(w):
@@ -443,6 +470,10 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         return " ".join(out)
     return None
 
+
+#: The valued option words of fq_codel and codel as tc prints them.
+_CODEL_KEYS = ("limit", "flows", "quantum", "target", "interval", "memory_limit", "drop_batch", "ce_threshold",
+               "ce_threshold_selector")
 
 #: The valued option words of pie and fq_pie as tc prints them (tc reads them back as written).
 _PIE_KEYS = ("limit", "flows", "target", "tupdate", "alpha", "beta", "quantum", "memory_limit", "ecn_prob")

@@ -111,6 +111,9 @@ class Netns:
     def reset(self) -> None:
         for dev in self.devices:
             self.tc("qdisc", "del", "dev", dev, "root")
+            # The receive-path hook (ingress or clsact at ffff:), which a root delete leaves.
+            self.tc("qdisc", "del", "dev", dev, "handle", "ffff:", "ingress")
+            self.tc("qdisc", "del", "dev", dev, "clsact")
 
     def kinds(self) -> set[str]:
         """The qdisc and filter kinds this kernel builds (no module loading is assumed)."""

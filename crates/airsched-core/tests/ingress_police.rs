@@ -84,3 +84,40 @@ fn the_aps_wlan0_ingress_polices_a_stations_uplink() {
     // The drops are the station's.
     assert!(r.stations[0].drops_queue > 0);
 }
+
+#[test]
+fn the_policers_counters_are_in_the_results_as_tc_s_filter_show_prints_them() {
+    let tc = "tc qdisc add dev eth0 ingress\n\
+              tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip dport 5001 0xffff police rate 4mbit burst 20k drop flowid 1:1\n\
+              tc qdisc add dev wlan0 root handle 1: prio\n\
+              tc filter add dev wlan0 parent 1: protocol ip prio 1 matchall action police rate 1mbit burst 10k conform-exceed drop/pipe classid 1:1\n";
+    let r = run(&wired(tc));
+    let eth = r.tc.iter().find(|i| i.node == "ap" && i.dev == "eth0").expect("ap eth0");
+    let [p] = eth.policers.as_slice() else { panic!("{:?}", eth.policers) };
+    let s = p.stats;
+    // Every packet of flow a met it: 1028 bytes each on ingress; what exceeded was dropped.
+    assert_eq!(s.bytes, s.packets * 1028);
+    assert_eq!(s.drops, s.overlimits);
+    let a = r.flows.iter().find(|f| f.name == "a").unwrap();
+    assert!(s.drops > 0 && a.drops_queue <= s.drops, "{s:?} {}", a.drops_queue);
+    // What passed over the run: R·T + burst (4 s at 500 000 B/s, 20 KiB), within a packet.
+    let passed = ((s.packets - s.drops) * 1028) as f64;
+    let want = 500_000.0 * 4.0 + 20_480.0;
+    assert!((passed - want).abs() <= 1028.0 * 2.0, "passed {passed} vs {want}");
+    assert_eq!(
+        p.show_text().lines().next().unwrap(),
+        " police 0x1 rate 4Mbit burst 20Kb mtu 2Kb action drop overhead 0b "
+    );
+    assert!(p.show_text().contains(&format!(
+        " Sent {} bytes {} pkts (dropped {}, overlimits {}) ",
+        s.bytes, s.packets, s.drops, s.overlimits
+    )));
+    // The egress action policer on the AP's wlan0 (nothing goes there: no downlink flow).
+    let wlan = r.tc.iter().find(|i| i.node == "ap" && i.dev == "wlan0").unwrap();
+    assert_eq!(wlan.policers.len(), 1);
+    assert!(wlan.policers[0]
+        .show_text()
+        .starts_with("\taction order 1:  police 0x2 rate 1Mbit burst 10Kb mtu 2Kb action drop/pipe overhead 0b \n"));
+    // Devices without policers report none.
+    assert!(r.tc.iter().filter(|i| i.node != "ap").all(|i| i.policers.is_empty()));
+}

@@ -30,6 +30,9 @@ pub struct Netdev {
     pub hook: Option<Box<Hook>>,
     /// The receive path's ingress hook (`tc qdisc add dev D ingress`), if any.
     pub ingress: Option<Box<Ingress>>,
+    /// Every policer on this device's filters (its qdiscs' and its ingress hook's), for the
+    /// run's report (`tc -s filter show`).
+    pub policers: Vec<crate::qdisc::police::PolicerRef>,
 }
 
 /// A device's ingress hook (`sch_handle_ingress`, Linux 6.1): the filters every received
@@ -86,6 +89,7 @@ impl Netdev {
             wake_at: None,
             hook: None,
             ingress: None,
+            policers: Vec::new(),
         }
     }
 

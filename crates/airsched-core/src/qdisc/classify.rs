@@ -119,7 +119,9 @@ pub struct Filter {
     /// Script line, for messages.
     pub line: u32,
     /// `police ...` / `action police ...`: the policer the filter's matches go through.
-    pub police: Option<Box<Police>>,
+    /// Shared (`Arc`) with the device's policer list, which reports its counters
+    /// ([`super::police::PolicerRef`]); one policer per filter, as built.
+    pub police: Option<std::sync::Arc<Police>>,
 }
 
 /// What classification decided (`tcf_classify`'s result as a qdisc reads it).
@@ -325,7 +327,7 @@ mod tests {
             legacy: true,
         };
         let mut f = u32f(vec![], prio, minor);
-        f.police = Some(Box::new(Police::new(params, 1)));
+        f.police = Some(std::sync::Arc::new(Police::new(params, 1)));
         f
     }
 

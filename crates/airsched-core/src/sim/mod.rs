@@ -573,6 +573,7 @@ impl Simulation {
                 node,
                 dev: dev.to_string(),
                 qdiscs: d.qdisc.reports(),
+                policers: d.policers.iter().map(|p| p.report()).collect(),
             })
             .collect()
     }

@@ -553,10 +553,10 @@ fn parse_qdisc<'a>(c: &mut Cursor<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -
                     err(diags, extra, format!("{} takes no options (\"{}\")", t.text, extra.text));
                     return None;
                 }
-                // Both live at ffff: (TC_H_INGRESS / TC_H_CLSACT); another handle is refused.
+                // Both live at ffff: (TC_H_INGRESS / TC_H_CLSACT): qdisc_create is handed the
+                // parent as the handle, so another handle is ignored (the guest took `handle 1:`).
                 if let Some(h) = handle.filter(|h| h.value.major() != 0xFFFF) {
-                    err(diags, h.tok, format!("the {} qdisc's handle is ffff: (the kernel refuses another)", t.text));
-                    return None;
+                    warn(diags, h.tok, format!("the kernel ignores the handle: the {} qdisc is ffff:", t.text));
                 }
                 let dev = need_dev(dev, op_tok, diags)?;
                 if !ok {

@@ -19,14 +19,20 @@ impl<'a> Model<'a> {
         if c.parent.is_some_and(|p| p.value == Handle::CLSACT_EGRESS) {
             return self.egress_filter(di, c, diags);
         }
-        // `ingress`, or `parent ffff:` on a device whose ffff: is the ingress/clsact qdisc.
-        if c.parent.is_some_and(|p| {
-            p.value == Handle::CLSACT_INGRESS
-                || (p.value.major() == 0xFFFF
-                    && self.devs[di].ingress.is_some()
-                    && self.devs[di].by_handle(p.value.qdisc()).is_none())
-        }) {
-            return self.ingress_filter(di, c, diags);
+        // `ingress`, or `parent ffff:` on a device whose ffff: is the ingress qdisc (a clsact's
+        // ffff: itself holds no filters: the kernel refuses them there, as the guest showed).
+        if let Some(p) = c.parent.filter(|p| p.value.major() == 0xFFFF && p.value != Handle::ROOT) {
+            let here = self.devs[di].by_handle(p.value.qdisc()).is_none();
+            match self.devs[di].ingress {
+                _ if p.value == Handle::CLSACT_INGRESS => return self.ingress_filter(di, c, diags),
+                Some((false, _)) if here => return self.ingress_filter(di, c, diags),
+                Some((true, _)) if here && c.op != Op::Delete => {
+                    let name = &self.devs[di].name;
+                    err(diags, p.tok, format!("{name}'s ffff: is a clsact qdisc, whose hooks are \"ingress\" (ffff:fff2) and \"egress\" (ffff:fff3); it holds no filters itself"));
+                    return;
+                }
+                _ => {}
+            }
         }
         let dev = &self.devs[di];
         let at = c.parent.map(|p| p.tok).unwrap_or(c.op_tok);
@@ -228,7 +234,7 @@ impl<'a> Model<'a> {
         let police = spec.police.as_deref().map(|&p| {
             self.police_index += 1;
             let index = if p.index != 0 { p.index } else { self.police_index };
-            Box::new(Police::new(p, index))
+            std::sync::Arc::new(Police::new(p, index))
         });
         let filter =
             Filter { parent, prio, protocol, kind: spec.kind.clone(), classid: spec.classid, line: c.line, police };

@@ -197,7 +197,7 @@ impl<'a> Model<'a> {
                 let police = spec.police.as_deref().map(|&p| {
                     self.police_index += 1;
                     let index = if p.index != 0 { p.index } else { self.police_index };
-                    Box::new(crate::qdisc::police::Police::new(p, index))
+                    std::sync::Arc::new(crate::qdisc::police::Police::new(p, index))
                 });
                 if police.is_none() {
                     warn(diags, kind, "an ingress filter without a policer only classifies: on the receive path its class has no effect");
@@ -251,6 +251,17 @@ impl<'a> Model<'a> {
                 }
             }
             if dev.virt.is_some() {
+                // A virtual device's qdiscs may police too.
+                let policers = dev_policers(dev);
+                if !policers.is_empty() {
+                    out.push(DevHook {
+                        dev: dev.name.clone(),
+                        imq: None,
+                        rules: Vec::new(),
+                        ingress: Vec::new(),
+                        policers,
+                    });
+                }
                 continue;
             }
             let mut rules: Vec<&FNode<'a>> = Vec::new();
@@ -269,7 +280,13 @@ impl<'a> Model<'a> {
                 }
             }
             rules.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
-            let mut hook = DevHook { dev: dev.name.clone(), imq: None, rules: Vec::new(), ingress: Vec::new() };
+            let mut hook = DevHook {
+                dev: dev.name.clone(),
+                imq: None,
+                rules: Vec::new(),
+                ingress: Vec::new(),
+                policers: dev_policers(dev),
+            };
             for f in &rules {
                 let to = match &f.redirect {
                     None => None,
@@ -318,7 +335,11 @@ impl<'a> Model<'a> {
                 fs.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
                 hook.ingress = fs.into_iter().map(|f| f.filter.clone()).collect();
             }
-            if hook.imq.is_some() || hook.rules.iter().any(|r| r.to.is_some()) || !hook.ingress.is_empty() {
+            if hook.imq.is_some()
+                || hook.rules.iter().any(|r| r.to.is_some())
+                || !hook.ingress.is_empty()
+                || !hook.policers.is_empty()
+            {
                 out.push(hook);
             }
         }
@@ -365,6 +386,35 @@ pub fn virtual_devices(script: &Script<'_>) -> Vec<VirtualDev> {
     out
 }
 
+/// The policers of a device's filters that run (not `skip_sw`): its qdiscs' in tree order, each
+/// qdisc's in the order they run, then its ingress hook's.
+fn dev_policers(dev: &super::Dev<'_>) -> Vec<crate::qdisc::police::PolicerRef> {
+    let mut out = Vec::new();
+    let mut add = |f: &FNode<'_>| {
+        if let (Some(p), false) = (&f.filter.police, f.skip) {
+            out.push(crate::qdisc::police::PolicerRef {
+                parent: f.filter.parent,
+                prio: f.filter.prio,
+                kind: f.kind(),
+                police: p.clone(),
+            });
+        }
+    };
+    let mut qs: Vec<&super::QNode<'_>> = dev.qdiscs.iter().collect();
+    qs.sort_by_key(|q| q.handle);
+    for q in qs {
+        let mut fs: Vec<&FNode<'_>> = q.filters.iter().collect();
+        fs.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
+        fs.into_iter().for_each(&mut add);
+    }
+    if let Some((_, fs)) = &dev.ingress {
+        let mut fs: Vec<&FNode<'_>> = fs.iter().collect();
+        fs.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
+        fs.into_iter().for_each(&mut add);
+    }
+    out
+}
+
 /// One rule of a real device's egress hook: a filter and, if it redirects, the ifb device.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HookRule {
@@ -382,4 +432,6 @@ pub struct DevHook {
     pub rules: Vec<HookRule>,
     /// The ingress hook's filters in the order they run (empty: none), each with its policer.
     pub ingress: Vec<Filter>,
+    /// Every policer on the device's filters, qdiscs' and ingress hook's, in tree order.
+    pub policers: Vec<crate::qdisc::police::PolicerRef>,
 }
