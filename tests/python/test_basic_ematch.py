@@ -154,3 +154,22 @@ def test_the_ingress_hook_exports_and_builds_again() -> None:
     flows = {row["name"]: row["goodput_mbps"] for _, row in run(text=text).flows.iterrows()}
     assert flows["a"] == pytest.approx(4.0 * 1000 / 1028, rel=0.01)
     assert flows["b"] == pytest.approx(2.0 * 1000 / 1028, rel=0.01)
+
+
+def test_a_runs_json_results_carry_the_policers_counters() -> None:
+    from airsched.runner import run
+
+    tc = ("tc qdisc add dev eth0 root handle 1: prio\n"
+          "tc filter add dev eth0 parent 1: protocol ip prio 1 basic match 'cmp(u16 at 2 layer transport eq 5001)' "
+          "action police rate 4mbit burst 20k conform-exceed drop/ok classid 1:1\n")
+    res = run(text=behaviour.scenario_text(_case(tc), 4.0))
+    js = res.to_json_dict()["tc"]
+    eth = next(i for i in js if i["node"] == "server" and i["dev"] == "eth0")
+    [p] = eth["policers"]
+    assert (p["parent"], p["prio"], p["kind"], p["index"]) == ("1:", 1, "basic", 1)
+    assert p["police"] == "0x1 rate 4Mbit burst 20Kb mtu 2Kb action drop overhead 0b"
+    # Egress: every packet of flow a, 1042 bytes at the qdisc; what exceeded was dropped.
+    assert p["bytes"] == p["packets"] * 1042 and p["drops"] == p["overlimits"] > 0
+    assert f"Sent {p['bytes']} bytes {p['packets']} pkt (dropped {p['drops']}, overlimits {p['overlimits']} requeues 0)" in p["text"]
+    # Interfaces without a policer have no such key (the JSON of other runs is unchanged).
+    assert all("policers" not in i for i in js if i is not eth)
