@@ -121,3 +121,21 @@ fn the_policers_counters_are_in_the_results_as_tc_s_filter_show_prints_them() {
     // Devices without policers report none.
     assert!(r.tc.iter().filter(|i| i.node != "ap").all(|i| i.policers.is_empty()));
 }
+
+#[test]
+fn a_policed_tcp_flow_sees_loss_not_delay() {
+    // TCP from the server to the AP through the AP's eth0 ingress policer at 4 Mbit/s: the
+    // policer has no queue, so the flow's delay stays the wire's 10 ms while its losses hold it
+    // under R of IP datagrams, R·1448/1500 of payload.
+    let text = "[run]\nduration = \"10s\"\nwarmup = \"2s\"\n\n[wired]\nrate = \"100Mbit\"\ndelay = \"10ms\"\n\n\
+         [[station]]\nname = \"sta1\"\nrate = \"11Mbps\"\n\n[ap]\ntc = \"\"\"\ntc qdisc add dev eth0 ingress\n\
+         tc filter add dev eth0 parent ffff: protocol ip prio 1 matchall action police rate 4mbit burst 20k drop\n\"\"\"\n\n\
+         [[flow]]\nname = \"t\"\nprotocol = \"tcp\"\nsrc = \"server\"\ndst = \"ap\"\n";
+    let r = run(text);
+    let t = r.flows.iter().find(|f| f.name == "t").unwrap();
+    let ceiling = 4.0 * 1448.0 / 1500.0;
+    assert!(t.goodput_mbps <= ceiling * 1.005, "{} > {ceiling}", t.goodput_mbps);
+    assert!(t.goodput_mbps > 0.8 * ceiling, "{}", t.goodput_mbps);
+    assert!(t.drops_queue > 0);
+    assert!(t.delay_mean_ms < 10.5, "no queue: {} ms", t.delay_mean_ms);
+}
