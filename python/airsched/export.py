@@ -103,13 +103,15 @@ def flower_words(keys: dict[str, Any]) -> str:
 
 def filter_command(dev: str, f: dict[str, Any]) -> str:
     """One declared filter as a ``tc -batch`` line that makes the kernel hold the same filter."""
-    head = f"filter add dev {dev} parent {f['parent']} protocol {protocol_word(int(f['protocol']))} prio {f['prio']}"
+    # The ingress hook's filters (TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS)) go to its ffff:.
+    parent = "ffff:" if f["parent"] == "ffff:fff2" else f["parent"]
+    head = f"filter add dev {dev} parent {parent} protocol {protocol_word(int(f['protocol']))} prio {f['prio']}"
     kind = f["kind"]
     # The policer (docs/tc-police.md), in the form it was given: u32/fw's own `police`
     # attribute or `action police`; its words carry exact bytes and bits.
     police = ""
     if f.get("police_words"):
-        police = (" police " if f.get("police_legacy") and kind in ("u32", "fw") else " action police ") + f["police_words"]
+        police = (" police " if f.get("police_legacy") and kind in ("u32", "fw", "basic") else " action police ") + f["police_words"]
     if kind == "u32":
         keys = f["keys"] or [(0, 0, 0)]
         matches = " ".join(f"match u32 0x{v:08x} 0x{m:08x} at {off}" for v, m, off in keys)
@@ -122,6 +124,12 @@ def filter_command(dev: str, f: dict[str, Any]) -> str:
         return f"{head} matchall{police} classid {f['classid']}"
     if kind == "flower":
         return f"{head} flower {flower_words(f['flower'])}{police} classid {f['classid']}"
+    if kind == "basic":
+        from .importer import ematch_words
+
+        match = f" match '{ematch_words(f['ematch'])}'" if f.get("ematch") else ""
+        cls = f" classid {f['classid']}" if f["classid"] not in ("0:", "0:0", ":") else ""
+        return f"{head} basic{match}{police}{cls}"
     raise ExportError(f"filter kind {kind!r} cannot be exported")
 
 
@@ -132,7 +140,36 @@ def device_batch(dev: str, qdiscs: Sequence[dict[str, Any]], opts: ExportOptions
     """The ``tc -batch`` lines that build one device's declared tree from nothing."""
     plan = DevicePlan(dev=dev, txqueuelen=0)
     seen: set[str] = set()
+    # Each qdisc right after the class it hangs from, before that class's own child classes: a
+    # class that got children after a qdisc was attached to it (hfsc keeps that qdisc, corpus
+    # 116) would otherwise get the qdisc as a graft onto an inner class, which the kernel refuses.
+    under: dict[str, list[dict[str, Any]]] = {}
     for q in qdiscs:
+        under.setdefault(q["parent"], []).append(q)
+    ordered: list[dict[str, Any]] = []
+
+    def place(q: dict[str, Any]) -> None:
+        ordered.append(q)
+        for c in q["classes"]:
+            ordered.append({"class": c})
+            for child in under.pop(c["classid"], []):
+                place(child)
+
+    for q in under.pop("root", []):
+        place(q)
+    ordered += [q for rest in under.values() for q in rest]
+    for item in ordered:
+        if "class" in item:
+            c = item["class"]
+            ckind = "htb" if c["kind"] == "whtb" else c["kind"]
+            if ckind == "ets":
+                # ets's bands come with the qdisc: a class line changes a band's quantum.
+                if c["options"]:
+                    plan.batch.append(f"class change dev {dev} classid {c['classid']} ets {c['options']}")
+                continue
+            plan.batch.append(f"class add dev {dev} parent {c['parent']} classid {c['classid']} {ckind} {c['options']}".rstrip())
+            continue
+        q = item
         kind, options = q["kind"], q["options"]
         if kind == "whtb":
             if not opts.whtb_as_htb:
@@ -148,19 +185,15 @@ def device_batch(dev: str, qdiscs: Sequence[dict[str, Any]], opts: ExportOptions
                 f"{where}: dev {dev}: qdisc {q['handle']} is cbq, which Linux removed in 6.3 "
                 "(\"Specified qdisc kind is unknown\"); use htb, or pass --allow-cbq for a kernel older than 6.3"
             )
+        if kind in ("ingress", "clsact"):
+            # The receive-path hook (docs/tc-police.md, "The ingress policer"): no tree.
+            plan.batch.append(f"qdisc add dev {dev} handle ffff: ingress" if kind == "ingress" else f"qdisc add dev {dev} clsact")
+            continue
         place = "root" if q["parent"] == "root" else f"parent {q['parent']}"
         plan.batch.append(f"qdisc add dev {dev} {place} handle {q['handle']} {kind} {options}".rstrip())
         if kind not in seen:
             seen.add(kind)
             plan.kinds.append((kind, options))
-        for c in q["classes"]:
-            ckind = "htb" if c["kind"] == "whtb" else c["kind"]
-            if ckind == "ets":
-                # ets's bands come with the qdisc: a class line changes a band's quantum.
-                if c["options"]:
-                    plan.batch.append(f"class change dev {dev} classid {c['classid']} ets {c['options']}")
-                continue
-            plan.batch.append(f"class add dev {dev} parent {c['parent']} classid {c['classid']} {ckind} {c['options']}".rstrip())
     # Filters after every class and qdisc (a flowid may name a class of a deeper qdisc), in the
     # order they run: priorities are pinned, so the kernel runs them in the same order.
     for q in qdiscs:

@@ -83,13 +83,36 @@ def _raw_options_json(m: re.Match[str]) -> str:
     return '"options":{"words":' + json.dumps(words) + pairs + "}"
 
 
+#: cls_basic's ematch tree, which iproute2 6.1 prints with fprintf in the middle of tc -j's
+#: output (``"flowid":"1:10"\n  cmp(u8 at 1 layer 1 eq 17)\n}``, as the Debian 6.1 guest showed):
+#: the text from a value's closing quote to the next ``}`` or ``,"``.
+_EMATCH_RAW = re.compile(r'"(\n  [^{}"]*?)(?=\}|,")')
+
+
+def repair_ematch_json(text: str) -> str:
+    """basic's printed ematch text inside ``tc -j`` output as an ``"ematch"`` string field."""
+    return _EMATCH_RAW.sub(lambda m: '","ematch":' + json.dumps(m.group(1)), text)
+
+
+def ematch_text(printed: str) -> str:
+    """An ematch tree as printed (any layout), one space between words."""
+    return " ".join(printed.split())
+
+
+def ematch_words(printed: str) -> str:
+    """tc words for an ematch tree as ``tc filter show`` prints it (docs/tc-basic.md): the text
+    reads back as it is, except em_u32's ``u32(00110000/00ff0000 at 8)``, which becomes
+    ``u32(u32 0x00110000 0x00ff0000 at 8)``."""
+    return re.sub(r"u32\(([0-9a-f]{8})/([0-9a-f]{8}) at ", r"u32(u32 0x\1 0x\2 at ", ematch_text(printed))
+
+
 def _json(text: str, where: str) -> list[dict[str, Any]] | None:
     """``text`` as tc -j's JSON array of objects, or None if it is not JSON (tc's text form).
     Anything that starts as JSON but is not an array of objects is an :class:`ImportError_`."""
     s = text.strip()
     if not s.startswith(("[", "{")):
         return None
-    s = _RAW_OPTIONS.sub(_raw_options_json, s)
+    s = _RAW_OPTIONS.sub(_raw_options_json, repair_ematch_json(s))
     try:
         data = json.loads(s, object_pairs_hook=_pairs)
     except json.JSONDecodeError as exc:
@@ -408,6 +431,33 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         if "slot" in out and out[out.index("slot") + 1:][:1] == ["distribution"]:
             out.insert(out.index("slot") + 2, "normal")
         return " ".join(out)
+    if kind in ("fq_codel", "codel"):
+        # q_fq_codel.c / q_codel.c print `limit 10240p flows 1024 quantum 1514 target 5ms
+        # interval 100ms memory_limit 32Mb ecn drop_batch 64`: tc reads each back but the limit's p.
+        out, i = [], 0
+        while i < len(w):
+            if w[i] in _CODEL_KEYS and i + 1 < len(w):
+                out += [w[i], w[i + 1].rstrip("p") if w[i] == "limit" else w[i + 1]]
+                i += 2
+            else:
+                out += [w[i]] if w[i] in ("ecn", "noecn") else []
+                i += 1
+        if kind == "fq_codel" and "ecn" not in w:
+            out.append("noecn")  # fq_codel's default is ecn; tc prints only "ecn"
+        return " ".join(out)
+    if kind == "sfq":
+        # q_sfq.c: `limit 127p quantum 1514b depth 127 divisor 1024 [perturb 10sec]`.
+        d = dict(zip(w[::2], w[1::2]))
+        out = []
+        for k in ("limit", "quantum", "depth", "divisor", "perturb"):
+            if k in d:
+                out += [k, d[k].rstrip("p") if k == "limit" else d[k].removesuffix("sec") if k == "perturb" else d[k]]
+        return " ".join(out)
+    if kind == "prio":
+        # q_prio.c: `bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1`, as tc reads it.
+        return " ".join(x for x in w if x != "multiqueue" and not x.startswith("multiqueue"))
+    if kind == "drr":
+        return ""
     if kind in ("pie", "fq_pie"):
         out, i = [], 0
         while i < len(w):
@@ -420,6 +470,10 @@ def qdisc_options_from_words(kind: str, words: list[str]) -> str | None:
         return " ".join(out)
     return None
 
+
+#: The valued option words of fq_codel and codel as tc prints them.
+_CODEL_KEYS = ("limit", "flows", "quantum", "target", "interval", "memory_limit", "drop_batch", "ce_threshold",
+               "ce_threshold_selector")
 
 #: The valued option words of pie and fq_pie as tc prints them (tc reads them back as written).
 _PIE_KEYS = ("limit", "flows", "target", "tupdate", "alpha", "beta", "quantum", "memory_limit", "ecn_prob")
@@ -502,6 +556,9 @@ def filters_from_json(data: list[dict[str, Any]], warnings: list[str], where: st
         elif kind == "flower":
             rec["classid"] = o.get("classid", o.get("flowid"))
             rec["flower"] = o.get("keys", {})
+        elif kind == "basic":
+            rec["classid"] = o.get("flowid", o.get("classid"))
+            rec["ematch"] = ematch_text(o.get("ematch", ""))
         else:
             warnings.append(f"{where}: filter kind {kind} (pref {rec['pref']}) is not modelled by airsched: not imported")
             continue
@@ -535,6 +592,9 @@ def police_words(printed: str) -> str:
     return " ".join(out)
 
 
+#: A line of a basic filter's ematch tree in ``tc filter show`` text.
+_EMATCH_LINE = re.compile(r"^(NOT |AND |OR |\(|\)|cmp\(|u32\(|meta\(|nbyte\(|text\()")
+
 _FILTER_TEXT = re.compile(r"^filter\s+(?:parent\s+(\S+)\s+)?protocol\s+(\S+)\s+pref\s+(\d+)\s+(\S+)(.*)$")
 
 
@@ -565,10 +625,18 @@ def filters_from_text(text: str, warnings: list[str], where: str, parent_default
             elif kind == "matchall":
                 rec["classid"] = cid
                 cur = rec
+            elif kind == "basic":
+                if "handle" not in words:
+                    continue  # the priority's own header line
+                rec["classid"] = cid
+                rec["ematch"] = ""
+                cur = rec
             else:
                 warnings.append(f"{where}: filter kind {kind} (pref {pref}) is not modelled by airsched: not imported")
                 continue
             out.append(rec)
+        elif cur is not None and cur["kind"] == "basic" and not cur.get("police") and _EMATCH_LINE.match(s):
+            cur["ematch"] = ematch_text(cur["ematch"] + " " + s)
         elif (pm := _POLICE_TEXT.match(s)) and cur is not None:
             cur["police"] = police_words(pm.group(2))
             cur["police_legacy"] = pm.group(1) is None
@@ -744,7 +812,7 @@ def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
                 head = f"tc filter add dev {d.dev} parent {f['parent']} protocol {f['protocol']} prio {f['pref']}"
                 pol = ""
                 if f.get("police"):
-                    legacy = f.get("police_legacy") and f["kind"] in ("u32", "fw")
+                    legacy = f.get("police_legacy") and f["kind"] in ("u32", "fw", "basic")
                     pol = (" police " if legacy else " action police ") + f["police"]
                 if f["kind"] == "u32":
                     keys = f["keys"] or [(0, 0, 0)]
@@ -756,6 +824,10 @@ def _import_devices(devices: Sequence[DeviceInput]) -> Imported:
                     from .export import flower_words
 
                     emitted.append(f"{head} flower {flower_words(f['flower'])}{pol} classid {f['classid']}")
+                elif f["kind"] == "basic":
+                    match = f" match '{ematch_words(f['ematch'])}'" if f.get("ematch") else ""
+                    cls = f" classid {f['classid']}" if f.get("classid") else ""
+                    emitted.append(f"{head} basic{match}{pol}{cls}")
                 else:
                     emitted.append(f"{head} matchall{pol} classid {f['classid']}")
         for (major, pref), parents in sorted(prio_parents.items()):

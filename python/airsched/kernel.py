@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
-from .importer import _pairs, classes_from_text
+from .importer import _pairs, classes_from_text, ematch_text, repair_ematch_json
 
 #: Qdisc kinds a script may use; probed once per namespace. ingress/clsact are not tc trees airsched
 #: builds; the rest are airsched's kinds.
@@ -39,7 +39,7 @@ PROBE_KINDS = {
 #: Filter kinds airsched models: the tail of a `tc filter add` (kind included: fw's handle comes
 #: before it) probed on an htb root.
 PROBE_FILTERS = {"u32": "u32 match u32 0 0 flowid 1:1", "fw": "handle 1 fw classid 1:1", "matchall": "matchall classid 1:1",
-                 "flower": "flower ip_proto udp classid 1:1"}
+                 "flower": "flower ip_proto udp classid 1:1", "basic": "basic match meta(priority eq 0) classid 1:1"}
 #: Actions airsched models on filters, probed the same way (act_police is a module of its own).
 PROBE_ACTIONS = {"police": "u32 match u32 0 0 action police rate 1mbit burst 10k drop flowid 1:1"}
 
@@ -111,6 +111,9 @@ class Netns:
     def reset(self) -> None:
         for dev in self.devices:
             self.tc("qdisc", "del", "dev", dev, "root")
+            # The receive-path hook (ingress or clsact at ffff:), which a root delete leaves.
+            self.tc("qdisc", "del", "dev", dev, "handle", "ffff:", "ingress")
+            self.tc("qdisc", "del", "dev", dev, "clsact")
 
     def kinds(self) -> set[str]:
         """The qdisc and filter kinds this kernel builds (no module loading is assumed)."""
@@ -319,13 +322,16 @@ def repair_json(text: str) -> str:
         # ``"options":{handle 0x6 classid 1:1 "kind":"police",...}`` (seen in the guest).
         return '"options":{' + ",".join(pairs) + ("," if m.group(2) == '"' else "") + m.group(2)
 
-    return re.sub(r'"options":\{([^{}"]*[^{}"\s][^{}"]*)(\}|")', fix, text)
+    return re.sub(r'"options":\{([^{}"]*[^{}"\s][^{}"]*)(\}|")', fix, repair_ematch_json(text))
 
 
 def kernel_tree(ns: Netns, dev: str) -> Tree:
     q = ns.tc("qdisc", "show", "dev", dev, "invisible").stdout
     c = ns.tc("class", "show", "dev", dev).stdout
-    t = Tree(show=normalise((q + c).splitlines()))
+    # The ingress/clsact hook is compared through its filters (below), not as a tree line.
+    hook = re.search(r"^qdisc (ingress|clsact) ffff:", q, re.M) is not None
+    q = "\n".join(line for line in q.splitlines() if not re.match(r"qdisc (ingress|clsact) ffff:", line))
+    t = Tree(show=normalise((q + "\n" + c).splitlines()))
     for cl in classes_from_text(ns.tc("-d", "class", "show", "dev", dev).stdout):
         if "quantum" in cl["opts"]:
             t.quantum[cl["classid"]] = size_bytes(cl["opts"]["quantum"])
@@ -333,13 +339,16 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
     parents = [json.loads(repair_json(ns.tc("-j", "qdisc", "show", "dev", dev).stdout or "[]"))]
     handles = [r["handle"] for r in parents[0] if r.get("kind") not in ("noqueue", "ingress", "clsact")]
     handles += [cl["classid"] for cl in classes_from_text(c)]
+    if hook:
+        handles.append("ffff:")
     seen: set[str] = set()
     protos = set()
     police: set[str] = set()
     # hfsc's root class has the qdisc's own handle (`class hfsc 1: root`): ask each parent once.
     for h in dict.fromkeys(handles):
-        police.update(m.group(1).strip() for m in _POLICE.finditer(ns.tc("filter", "show", "dev", dev, "parent", h).stdout))
-        out = ns.tc("-j", "filter", "show", "dev", dev, "parent", h).stdout.strip()
+        where = ["ingress"] if h == "ffff:" else ["parent", h]
+        police.update(m.group(1).strip() for m in _POLICE.finditer(ns.tc("filter", "show", "dev", dev, *where).stdout))
+        out = ns.tc("-j", "filter", "show", "dev", dev, *where).stdout.strip()
         if not out:
             continue
         for f in json.loads(repair_json(out), object_pairs_hook=_pairs):
@@ -351,6 +360,11 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
             if kind in ("fw", "matchall"):
                 protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
                 t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("classid", o.get("flowid")), ()))
+                continue
+            if kind == "basic":
+                protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
+                t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("flowid", o.get("classid")),
+                                  (("ematch", ematch_text(o.get("ematch", ""))),)))
                 continue
             if kind == "flower":
                 protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
@@ -450,8 +464,13 @@ def airsched_trees(text: str, path: str, devices: Sequence[str], txqueuelen: int
                     keys = tuple(sorted(tuple(k) for k in f.get("keys", []))) if f["kind"] == "u32" else ()
                     if f["kind"] == "flower":
                         keys = flower_keys(f["flower"])
-                    fl.append((int(f["prio"]), proto, f["kind"], f["classid"], keys))
-                    protos.add((f["parent"], int(f["prio"]), proto, f["kind"]))
+                    if f["kind"] == "basic":
+                        keys = (("ematch", ematch_text(f["ematch"])),)
+                    # The kernel shows the ingress hook's filters under ffff:.
+                    parent = "ffff:" if f["parent"] == "ffff:fff2" else f["parent"]
+                    cid = None if q["kind"] in ("ingress", "clsact") and f["classid"] in ("0:", "0:0") else f["classid"]
+                    fl.append((int(f["prio"]), proto, f["kind"], cid, keys))
+                    protos.add((parent, int(f["prio"]), proto, f["kind"]))
                     if f.get("police"):
                         police.add(f["police"].split(" ", 1)[1].strip())
             out[t["dev"]].filters = sorted(fl)

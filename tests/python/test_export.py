@@ -388,3 +388,46 @@ def test_every_shipped_ap_tree_applies_as_airsched_builds_it(netns, tmp_path: Pa
         assert k == mine[dev], dev
     assert netns.sh(f"sh {script} revert --skip-wifi", env=env).returncode == 0
     assert _tree(netns, "wlan0").show == [] and _tree(netns, "eth0").show == []
+
+
+def test_a_qdisc_kept_under_a_class_that_got_children_is_exported_before_them() -> None:
+    # Corpus 116: hfsc keeps 20: under 1:2 after 1:2 got children. Exported with the qdisc after
+    # the children, the kernel refused the graft onto an inner class; right after its class (before
+    # 1:21 and 1:22) it is a leaf's qdisc, which the kernel keeps when the children come.
+    from airsched.export import device_batch
+
+    text = (Path(__file__).parent / "kernel_corpus" / "116-hfsc-leaf-qdisc-kept.tc").read_text()
+    scn = "[run]\nduration = \"1s\"\n\n[server]\ntc = " + _core.toml_string(text) + "\n\n[[station]]\nname = \"sta1\"\nrate = \"11Mbps\"\n"
+    info = _core.export_info(scn, "t.toml", [])
+    node = next(n for n in info["nodes"] if n["node"] == "server")
+    qs = next(t["qdiscs"] for t in node["trees"] if t["dev"] == "eth0")
+    batch = device_batch("eth0", qs, ExportOptions(), "t").batch
+    at = {line.split(" classid ")[-1].split()[0] if " classid " in line and line.startswith("class") else
+          line.split(" handle ")[-1].split()[0] if line.startswith("qdisc") else line: i for i, line in enumerate(batch)}
+    assert at["1:2"] < at["20:"] < at["1:21"] < at["1:22"], batch
+
+
+def test_import_reads_fq_codel_codel_sfq_prio_and_drr_from_tc_qdisc_show_text() -> None:
+    # airsched's tc qdisc show text is iproute2 6.1's (checked against the kernel by the
+    # conformance corpus): the options read back from it build the same qdiscs.
+    from airsched.importer import qdisc_options_from_words, qdiscs_from_text
+
+    script = ("tc qdisc add dev eth0 root handle 1: drr\n"
+              "tc class add dev eth0 parent 1: classid 1:1 drr\ntc class add dev eth0 parent 1: classid 1:2 drr\n"
+              "tc class add dev eth0 parent 1: classid 1:3 drr\ntc class add dev eth0 parent 1: classid 1:4 drr\n"
+              "tc qdisc add dev eth0 parent 1:1 handle 10: fq_codel limit 2000 flows 256 target 10ms interval 200ms noecn ce_threshold 3ms\n"
+              "tc qdisc add dev eth0 parent 1:2 handle 20: codel limit 500 target 4ms ecn\n"
+              "tc qdisc add dev eth0 parent 1:3 handle 30: sfq limit 100 quantum 3000 perturb 10\n"
+              "tc qdisc add dev eth0 parent 1:4 handle 40: prio bands 4 priomap 3 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1\n")
+    shown = _core.tc_check(script, "t.tc", [("eth0", 1000)])["devices"][0]["qdisc_text"]
+    again = []
+    for q in qdiscs_from_text(shown):
+        if q["handle"] == "0:":
+            continue  # the default pfifo of a class, which the kernel adds again
+        opts = qdisc_options_from_words(q["kind"], q["words"])
+        assert opts is not None, q
+        place = "root" if q.get("root") else f"parent {q['parent']}"
+        again.append(f"tc qdisc add dev eth0 {place} handle {q['handle']} {q['kind']} {opts}")
+    classes = "".join(line + "\n" for line in script.splitlines() if line.startswith("tc class"))
+    rebuilt = again[0] + "\n" + classes + "\n".join(again[1:]) + "\n"
+    assert _core.tc_check(rebuilt, "t.tc", [("eth0", 1000)])["devices"][0]["qdisc_text"] == shown

@@ -75,3 +75,16 @@ def test_hfsc_and_ets_errors_are_one_line_at_the_word() -> None:
             assert len(errors) == 1 and errors[0].startswith(f"x.tc:{where}"), errors
         else:
             raise AssertionError(f"accepted: {text}")
+
+
+def test_an_ets_qdisc_change_resets_the_quanta_a_class_change_set() -> None:
+    # ets_qdisc_change (Linux 6.1) writes every band's quantum from the new command: the band a
+    # class change gave 5000 bytes gets the qdisc's 2000 again; without the qdisc change it keeps
+    # its 5000.
+    base = ("tc qdisc add dev eth0 root handle 1: ets bands 3 quanta 1000 2000 3000\n"
+            "tc class change dev eth0 classid 1:2 ets quantum 5000\n")
+    def quanta(text: str) -> list[str]:
+        shown = _core.tc_check(text, "t.tc", [("eth0", 1000)])["devices"][0]["class_text"]
+        return [line.split("quantum ")[1].split()[0] for line in shown.splitlines() if "quantum" in line]
+    assert quanta(base) == ["1000", "5000", "3000"]
+    assert quanta(base + "tc qdisc change dev eth0 root handle 1: ets bands 3 quanta 1000 2000 3000\n") == ["1000", "2000", "3000"]

@@ -68,6 +68,7 @@ pub use results::{
 // Traffic control: tc scripts, qdisc trees and their reports, classifiers.
 pub use packet::{tos_to_priority, FlowKey};
 pub use qdisc::classify::{classify, Filter, FilterKind, U32Key, ETH_P_ALL, ETH_P_IP};
+pub use qdisc::ematch::text as ematch_text;
 pub use qdisc::{ClassReport, Handle, Qdisc, QdiscReport, QdiscStats};
 pub use tc::{
     build_trees, check_script_on, class_show, declared_trees, parse_script, qdisc_show, tree_text, Command,

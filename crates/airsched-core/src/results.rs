@@ -583,13 +583,28 @@ impl_table! {
 
 /// The queueing tree of one interface at the end of the run, as `tc -s qdisc show` and
 /// `tc -s class show` would report it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct InterfaceTc {
     /// "ap", "server" or a station name.
     pub node: String,
     /// "wlan0" or "eth0".
     pub dev: String,
     pub qdiscs: Vec<crate::qdisc::QdiscReport>,
+    /// The policers of its filters with their counters (`tc -s filter show`); empty without.
+    pub policers: Vec<crate::qdisc::police::PolicerReport>,
+}
+
+/// As derived, but `policers` only when there are some: the golden snapshots of runs without
+/// a policer stay as they were.
+impl std::fmt::Debug for InterfaceTc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("InterfaceTc");
+        d.field("node", &self.node).field("dev", &self.dev).field("qdiscs", &self.qdiscs);
+        if !self.policers.is_empty() {
+            d.field("policers", &self.policers);
+        }
+        d.finish()
+    }
 }
 
 #[derive(Clone, PartialEq)]

@@ -730,10 +730,10 @@ fn filters_without_flowid_or_kind() {
         "at least one \"match\"",
     );
     one_error(
-        &format!("{base}tc filter add dev eth0 parent 1: prio 1 basic match 'meta(priority eq 6)' classid 1:1"),
+        &format!("{base}tc filter add dev eth0 parent 1: prio 1 basic match 'meta(random eq 6)' classid 1:1"),
         2,
-        41,
-        "basic",
+        59,
+        "random",
         "not modelled",
     );
     one_error(
@@ -755,27 +755,52 @@ fn filters_without_flowid_or_kind() {
         2,
         24,
         "ingress",
-        "filters on the ingress hook are not modelled",
+        "eth0 has no ingress or clsact qdisc to hold ingress filters",
     );
 }
 
 #[test]
 fn ingress_stab_and_quotes() {
+    // The ingress hook: its handle is ffff:; filters go to `parent ffff:` or `ingress`.
+    one_error("tc qdisc add dev eth0 handle 1: ingress\ntc qdisc add dev eth0 ingress", 2, 18, "eth0", "already");
     one_error(
-        "tc qdisc add dev eth0 ingress",
-        1,
-        23,
-        "ingress",
-        "ingress qdiscs are not modelled; airsched shapes egress only",
+        "tc qdisc add dev eth0 ingress\ntc filter add dev eth0 parent ffff: matchall action mirred egress redirect dev ifb0",
+        2,
+        37,
+        "matchall",
+        "mirred on the ingress hook is not modelled",
+    );
+    let (script, mut d) = parse_script(
+        "tc qdisc add dev eth0 handle ffff: ingress\n\
+         tc filter add dev eth0 parent ffff: protocol ip prio 2 matchall action police rate 1mbit burst 10k drop\n\
+         tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip dport 53 0xffff police rate 1mbit burst 10k flowid :1",
+    );
+    let _ = build_trees(&script, &devices(&["wlan0", "eth0"]), &mut d);
+    let trees = declared_trees(&script, &devices(&["wlan0", "eth0"]), &mut d);
+    assert!(errors(&d).is_empty(), "{d:#?}");
+    // As tc qdisc show lists it (qdisc ingress ffff: parent ffff:fff1), with its filters in the
+    // order they run, each with its policer.
+    let (_, qs) = trees.iter().find(|(dev, _)| dev == "eth0").expect("eth0 declares the hook");
+    assert_eq!((qs[0].kind.as_str(), qs[0].handle, qs[0].parent), ("ingress", h(0xffff, 0), h(0xffff, 0xfff1)));
+    assert_eq!(qs[0].filters.iter().map(|f| f.prio).collect::<Vec<_>>(), [1, 2]);
+    assert!(qs[0].filters.iter().all(|f| f.police.is_some()));
+    // Deleting it takes its filters; a filter then has nowhere to go.
+    one_error(
+        "tc qdisc add dev eth0 ingress\ntc qdisc del dev eth0 ingress\ntc filter add dev eth0 parent ffff: matchall classid 1:1",
+        3,
+        31,
+        "ffff:",
+        "no qdisc ffff:",
     );
     // clsact is the egress hook that ifb redirects attach to; it takes no options.
     one_error("tc qdisc add dev eth0 clsact foo", 1, 30, "foo", "clsact takes no options");
     one_error("tc qdisc add dev eth0 root stab overhead 24 linklayer atm pfifo", 1, 28, "stab", "size tables");
     one_error("tc qdisc add dev eth0 root 'pfifo", 1, 28, "'pfifo", "unterminated quote");
-    // Deleting the ingress qdisc (a common cleanup line) is only a warning.
-    let (script, d) = parse_script("tc qdisc del dev eth0 ingress");
-    assert!(script.commands.is_empty());
-    check(warnings(&d)[0], 1, 23, "ingress", "nothing to delete");
+    // Deleting an ingress qdisc that is not there (a common cleanup line) is only a warning.
+    let (script, mut d) = parse_script("tc qdisc del dev eth0 ingress");
+    let _ = build_trees(&script, &devices(&["wlan0", "eth0"]), &mut d);
+    assert!(errors(&d).is_empty(), "{d:#?}");
+    check(warnings(&d)[0], 1, 18, "eth0", "nothing to delete");
 }
 
 #[test]

@@ -137,6 +137,25 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
         d.set_item("qdiscs", qs)?;
         d.set_item("qdisc_text", airsched_core::qdisc_show(&iface.dev, &iface.qdiscs, true))?;
         d.set_item("class_text", airsched_core::class_show(&iface.dev, &iface.qdiscs, true))?;
+        // Only where there are policers (the JSON of every other run stays as it was).
+        if !iface.policers.is_empty() {
+            let ps = PyList::empty(py);
+            for p in &iface.policers {
+                let pd = PyDict::new(py);
+                pd.set_item("parent", p.parent.to_string())?;
+                pd.set_item("prio", p.prio)?;
+                pd.set_item("kind", p.kind)?;
+                pd.set_item("index", p.index)?;
+                pd.set_item("police", &p.options)?;
+                pd.set_item("bytes", p.stats.bytes)?;
+                pd.set_item("packets", p.stats.packets)?;
+                pd.set_item("drops", p.stats.drops)?;
+                pd.set_item("overlimits", p.stats.overlimits)?;
+                pd.set_item("text", p.show_text())?;
+                ps.append(pd)?;
+            }
+            d.set_item("policers", ps)?;
+        }
         tc.append(d)?;
     }
     out.set_item("tc", tc)?;

@@ -159,6 +159,11 @@ fn export_info<'py>(py: Python<'py>, text: &str, path: &str, overrides: Vec<Stri
                                 }
                                 fd.set_item("flower", kd)?;
                             }
+                            FilterKind::Basic(t) => {
+                                fd.set_item("kind", "basic")?;
+                                // print_ematch's text, as `tc filter show` prints it.
+                                fd.set_item("ematch", airsched_core::ematch_text(t))?;
+                            }
                         }
                         // The policer as `tc filter show` prints it after "police ".
                         fd.set_item("police", f.police.as_ref().map(|p| p.options_text()))?;

@@ -16,4 +16,6 @@ pub struct Net {
     pub topo: Topology,
     pub devs: Vec<Netdev>,
     pub wire: Wire,
+    /// Some device has an ingress hook (false: arrivals skip the look-up).
+    pub ingress: bool,
 }

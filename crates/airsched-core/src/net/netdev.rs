@@ -28,6 +28,29 @@ pub struct Netdev {
     pub wake_at: Option<Nanos>,
     /// Packets go through a virtual device before this device's qdisc (None: one branch).
     pub hook: Option<Box<Hook>>,
+    /// The receive path's ingress hook (`tc qdisc add dev D ingress`), if any.
+    pub ingress: Option<Box<Ingress>>,
+    /// Every policer on this device's filters (its qdiscs' and its ingress hook's), for the
+    /// run's report (`tc -s filter show`).
+    pub policers: Vec<crate::qdisc::police::PolicerRef>,
+}
+
+/// A device's ingress hook (`sch_handle_ingress`, Linux 6.1): the filters every received
+/// packet meets before the stack sees it, in the order they run; a policer's drop drops the
+/// packet (no queue: a policed TCP flow sees loss, not delay).
+#[derive(Clone, Debug)]
+pub struct Ingress {
+    pub filters: Vec<crate::qdisc::classify::Filter>,
+}
+
+impl Ingress {
+    /// Whether a packet of `key` and `ip_len` received at `now` goes on up the stack.
+    #[inline]
+    pub fn admits(&self, key: &crate::packet::FlowKey, ip_len: u32, now: Nanos) -> bool {
+        use crate::qdisc::classify::{classify_on, Verdict};
+        let at = self.filters.first().map_or(crate::qdisc::Handle::UNSPEC, |f| f.parent);
+        classify_on(&self.filters, at, key, ip_len, now, true) != Verdict::Shot
+    }
 }
 
 /// A real device's egress hook, built from a script's clsact egress filters, its root qdisc's
@@ -65,6 +88,8 @@ impl Netdev {
             sourced: false,
             wake_at: None,
             hook: None,
+            ingress: None,
+            policers: Vec::new(),
         }
     }
 

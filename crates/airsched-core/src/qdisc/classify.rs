@@ -68,6 +68,8 @@ pub enum FilterKind {
     MatchAll,
     /// cls_flower: the IPv4/L4 keys airsched's packets carry, each under its mask.
     Flower(FlowerKeys),
+    /// cls_basic: an ematch tree (qdisc/ematch.rs); an empty tree matches every packet.
+    Basic(Vec<super::ematch::Term>),
 }
 
 /// cls_flower's keys that airsched models (`fl_classify` masks the packet's dissected keys and
@@ -117,7 +119,9 @@ pub struct Filter {
     /// Script line, for messages.
     pub line: u32,
     /// `police ...` / `action police ...`: the policer the filter's matches go through.
-    pub police: Option<Box<Police>>,
+    /// Shared (`Arc`) with the device's policer list, which reports its counters
+    /// ([`super::police::PolicerRef`]); one policer per filter, as built.
+    pub police: Option<std::sync::Arc<Police>>,
 }
 
 /// What classification decided (`tcf_classify`'s result as a qdisc reads it).
@@ -149,6 +153,11 @@ pub const ETH_P_ALL: u16 = 0x0003;
 
 impl Filter {
     pub fn matches(&self, key: &FlowKey, ip_len: u32) -> bool {
+        self.matches_on(key, ip_len, false)
+    }
+
+    /// [`Filter::matches`] on a device's egress (`ingress` false) or receive path.
+    pub fn matches_on(&self, key: &FlowKey, ip_len: u32, ingress: bool) -> bool {
         if self.protocol != ETH_P_IP && self.protocol != ETH_P_ALL {
             return false;
         }
@@ -160,6 +169,7 @@ impl Filter {
             FilterKind::Fw { handle, mask } => key.mark & mask == *handle,
             FilterKind::MatchAll => true,
             FilterKind::Flower(k) => k.matches(key),
+            FilterKind::Basic(t) => super::ematch::matches(t, &super::ematch::View::new(key, ip_len, ingress)),
         }
     }
 }
@@ -177,14 +187,23 @@ pub fn classify(filters: &[Filter], at: Handle, key: &FlowKey, ip_len: u32) -> O
 /// reclassify starts again at the first filter (at most 16 times, then the packet is shot),
 /// drop shoots the packet. The policer sees `qdisc_pkt_len`, the IP datagram + 14.
 pub fn classify_at(filters: &[Filter], at: Handle, key: &FlowKey, ip_len: u32, now: Nanos) -> Verdict {
+    classify_on(filters, at, key, ip_len, now, false)
+}
+
+/// [`classify_at`] on a device's egress (`ingress` false) or on its receive path, where
+/// `sch_handle_ingress` (Linux 6.1) runs the filters after the MAC header was pulled: the
+/// policer sees `skb->len`, the IP datagram alone (84 bytes for a 56-byte ping in the Debian 6.1
+/// guest), and the ematches see the packet from the network header.
+pub fn classify_on(filters: &[Filter], at: Handle, key: &FlowKey, ip_len: u32, now: Nanos, ingress: bool) -> Verdict {
+    let len = if ingress { ip_len } else { ip_len + super::L2_HEADER_BYTES };
     let mut loops = 0;
     'reclassify: loop {
         for f in filters.iter().filter(|f| f.parent == at) {
-            if !f.matches(key, ip_len) {
+            if !f.matches_on(key, ip_len, ingress) {
                 continue;
             }
             let Some(p) = &f.police else { return Verdict::Class(f.classid) };
-            match p.act(ip_len + super::L2_HEADER_BYTES, now) {
+            match p.act(len, now) {
                 Control::Ok | Control::Pipe => return Verdict::Class(f.classid),
                 Control::Drop => return Verdict::Shot,
                 Control::Continue => continue,
@@ -308,7 +327,7 @@ mod tests {
             legacy: true,
         };
         let mut f = u32f(vec![], prio, minor);
-        f.police = Some(Box::new(Police::new(params, 1)));
+        f.police = Some(std::sync::Arc::new(Police::new(params, 1)));
         f
     }
 

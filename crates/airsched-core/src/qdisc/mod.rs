@@ -16,6 +16,7 @@ pub mod classify;
 mod codel;
 mod common;
 mod drr;
+pub mod ematch;
 mod ets;
 mod fifo;
 mod fq;

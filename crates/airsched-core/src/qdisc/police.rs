@@ -153,6 +153,70 @@ impl PartialEq for Word {
 
 impl Eq for Word {}
 
+/// A policer as a device lists it for its report: where its filter is and the policer itself
+/// (shared with the filter that runs it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicerRef {
+    /// The filter's parent (a qdisc or class; `ffff:fff2` for the ingress hook).
+    pub parent: super::Handle,
+    pub prio: u32,
+    /// The classifier kind (`u32`, `basic`, ...).
+    pub kind: &'static str,
+    pub police: std::sync::Arc<Police>,
+}
+
+impl PolicerRef {
+    pub fn report(&self) -> PolicerReport {
+        PolicerReport {
+            parent: self.parent,
+            prio: self.prio,
+            kind: self.kind,
+            index: self.police.index,
+            legacy: self.police.params.legacy,
+            options: self.police.options_text(),
+            stats: self.police.stats(),
+        }
+    }
+}
+
+/// A policer's counters at the end of a run, as `tc -s filter show` reports them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicerReport {
+    pub parent: super::Handle,
+    pub prio: u32,
+    pub kind: &'static str,
+    pub index: u32,
+    /// The filter's own `police` attribute (u32, fw, basic) rather than `action police`.
+    pub legacy: bool,
+    /// `print_police`'s text after `police`: `0x1 rate 1Mbit burst 10Kb mtu 2Kb action drop
+    /// overhead 0b`.
+    pub options: String,
+    pub stats: PoliceStats,
+}
+
+impl PolicerReport {
+    /// The policer's lines of `tc -s filter show` as iproute2 6.1 prints them (seen in the
+    /// Debian 6.1 guest), without the install/use times: the legacy attribute
+    /// (`tc_print_police`, then the filter's ` Sent B bytes P pkts (dropped D, overlimits O)`)
+    /// or the action (`tc_print_action`: `action order 1:  police ...` with its `Action
+    /// statistics`). Bytes are what the policer saw: IP + 14 on egress, the IP datagram on
+    /// ingress.
+    pub fn show_text(&self) -> String {
+        let s = &self.stats;
+        if self.legacy {
+            format!(
+                " police {} \n\tref 1 bind 1 \n\n Sent {} bytes {} pkts (dropped {}, overlimits {}) \n",
+                self.options, s.bytes, s.packets, s.drops, s.overlimits
+            )
+        } else {
+            format!(
+                "\taction order 1:  police {} \n\tref 1 bind 1 \n\tAction statistics:\n\tSent {} bytes {} pkt (dropped {}, overlimits {} requeues 0) \n\tbacklog 0b 0p requeues 0\n",
+                self.options, s.bytes, s.packets, s.drops, s.overlimits
+            )
+        }
+    }
+}
+
 /// One policer with its state (see [`Word`] for why the state is atomic).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Police {

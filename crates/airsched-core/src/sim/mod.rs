@@ -340,6 +340,9 @@ impl Simulation {
 
     /// A packet reaches node `at`: hand it to the application or forward it.
     fn arrive(&mut self, at: Node, pkt: PacketId) {
+        if self.net.ingress && !self.ingress_admits(at, pkt) {
+            return;
+        }
         let f = self.cx.pkts.get(pkt).flow as usize;
         let dst = self.traffic.flows[f].dst;
         if dst == at {
@@ -348,6 +351,26 @@ impl Simulation {
             let hop = self.net.topo.route(at, dst);
             xmit(&mut self.net, &mut self.wifi, &mut self.bt, &mut self.cx, hop, pkt);
         }
+    }
+
+    /// The ingress hook of the device `pkt` arrives on at node `at` (the node's device towards
+    /// the flow's source): false if its policer dropped the packet (counted as the flow's queue
+    /// drop, and the station's when a station sent it, and freed).
+    fn ingress_admits(&mut self, at: Node, pkt: PacketId) -> bool {
+        let p = self.cx.pkts.get(pkt);
+        let (f, ip_len) = (p.flow as usize, p.ip_len);
+        let src = self.traffic.flows[f].src;
+        let dev = self.net.topo.route(at, src);
+        let Some(hook) = self.net.devs[dev as usize].ingress.as_deref() else { return true };
+        if hook.admits(&self.cx.keys[f], ip_len, self.cx.now) {
+            return true;
+        }
+        let acct = match src {
+            Node::Station(s) => crate::net::Acct::Station(s),
+            _ => self.net.devs[dev as usize].acct,
+        };
+        self.cx.drop_packet(pkt, acct, crate::ctx::DropCause::Queue);
+        false
     }
 
     /// Top up the saturating sources of device `dev`.
@@ -550,6 +573,7 @@ impl Simulation {
                 node,
                 dev: dev.to_string(),
                 qdiscs: d.qdisc.reports(),
+                policers: d.policers.iter().map(|p| p.report()).collect(),
             })
             .collect()
     }

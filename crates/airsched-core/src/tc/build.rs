@@ -125,6 +125,9 @@ struct Dev<'a> {
     virt: Option<(VirtKind, bool)>,
     /// The clsact egress hook, when added, with its filters.
     clsact: Option<Vec<FNode<'a>>>,
+    /// The ingress hook (`ingress` or `clsact` qdisc; whether it came with clsact), with its
+    /// filters.
+    ingress: Option<(bool, Vec<FNode<'a>>)>,
     /// `iptables ... -o THIS -j IMQ --todev N`: the imq device (its index) and the rule's token.
     imq: Option<(usize, Tok<'a>)>,
 }
@@ -226,6 +229,7 @@ fn run_model<'a>(
                 qdiscs: Vec::new(),
                 virt: virt.iter().find(|v| v.name == d.name && real.is_none_or(|r| i >= r)).map(|v| (v.kind, false)),
                 clsact: None,
+                ingress: None,
                 imq: None,
             })
             .collect(),
@@ -367,7 +371,26 @@ pub fn declared_trees(
     let model = run_model(script, devices, None, diags);
     let mut out = Vec::new();
     for dev in &model.devs {
-        let Some(ri) = dev.root() else { continue };
+        // The ingress hook, as `tc qdisc show` lists it: `qdisc ingress ffff: parent ffff:fff1`
+        // (or clsact), with the ingress filters in the order they run.
+        let ingress = dev.ingress.as_ref().map(|(clsact, fs)| {
+            let mut fs: Vec<&FNode<'_>> = fs.iter().filter(|f| !f.skip).collect();
+            fs.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
+            DeclaredQdisc {
+                kind: if *clsact { "clsact" } else { "ingress" }.to_string(),
+                handle: Handle::new(0xFFFF, 0),
+                parent: Handle(0xFFFF_FFF1),
+                options: String::new(),
+                classes: Vec::new(),
+                filters: fs.into_iter().map(|f| f.filter.clone()).collect(),
+            }
+        });
+        let Some(ri) = dev.root() else {
+            if let Some(i) = ingress {
+                out.push((dev.name.clone(), vec![i]));
+            }
+            continue;
+        };
         let mut order = Vec::new();
         tree_order(dev, ri, &mut order);
         let qs = order
@@ -392,6 +415,7 @@ pub fn declared_trees(
                     filters: sorted_filters(q),
                 }
             })
+            .chain(ingress)
             .collect();
         out.push((dev.name.clone(), qs));
     }

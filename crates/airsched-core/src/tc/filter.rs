@@ -112,6 +112,7 @@ pub fn kind_name(k: &FilterKind) -> &'static str {
         FilterKind::Fw { .. } => "fw",
         FilterKind::MatchAll => "matchall",
         FilterKind::Flower(_) => "flower",
+        FilterKind::Basic(_) => "basic",
     }
 }
 
@@ -211,16 +212,24 @@ pub fn parse_filter<'a>(
         "fw" => p.fw(kind, handle),
         "matchall" => p.matchall(kind, handle),
         "flower" => p.flower(kind, handle, protocol),
-        "basic" | "bpf" | "route" | "flow" | "cgroup" | "tcindex" | "rsvp" | "rsvp6" => {
+        "basic" => p.basic(kind, handle),
+        "bpf" | "route" | "flow" | "cgroup" | "tcindex" | "rsvp" | "rsvp6" => {
             err(
                 p.diags,
                 kind,
-                format!("the {} classifier is not modelled; airsched supports u32, fw and matchall", kind.text),
+                format!(
+                    "the {} classifier is not modelled; airsched supports u32, fw, matchall, flower and basic",
+                    kind.text
+                ),
             );
             None
         }
         other => {
-            err(p.diags, kind, format!("unknown filter kind \"{other}\"; airsched supports u32, fw and matchall"));
+            err(
+                p.diags,
+                kind,
+                format!("unknown filter kind \"{other}\"; airsched supports u32, fw, matchall, flower and basic"),
+            );
             None
         }
     }
@@ -1009,6 +1018,70 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
         })
     }
 
+    /// cls_basic (`f_basic.c`): `[match EXPR] [classid|flowid X:Y] [action ...] [police ...]`,
+    /// in any order; a second `match` replaces the first (the kernel keeps the last attribute).
+    fn basic(&mut self, _kind: Tok<'a>, handle: Option<Tok<'a>>) -> Option<FilterSpec> {
+        // f_basic.c reads the handle with strtol(.., 0) and refuses only LONG_MIN/LONG_MAX: a
+        // word that is not a number reads as its numeric prefix, or 0 (the kernel then picks).
+        let mut id = 0;
+        if let Some(t) = handle {
+            match parse_c_u32(t.text) {
+                Some(v) => id = v,
+                None => {
+                    id = super::ematch::strtoul_prefix(t.text).map_or(0, |v| v as u32);
+                    warn(
+                        self.diags,
+                        t,
+                        format!("tc reads the basic handle \"{}\" as {id} (strtol); write a number", t.text),
+                    );
+                }
+            }
+        }
+        let mut tree = Vec::new();
+        let mut classid = None;
+        while let Some(t) = self.next() {
+            let w = t.text;
+            if matches(w, "match") {
+                tree = super::ematch::parse_ematch(&mut self.cur, t, self.diags)?;
+            } else if matches(w, "classid") || w == "flowid" {
+                classid = Some(self.classid(t)?);
+            } else if matches(w, "action") {
+                if !self.action(t) {
+                    return None;
+                }
+            } else if matches(w, "police") {
+                if !self.police(t, true) {
+                    return None;
+                }
+            } else if w == "help" {
+                warn(self.diags, t, "\"help\" prints usage; ignored");
+            } else {
+                err(self.diags, t, format!("unknown basic option \"{w}\" (tc: What is \"{w}\"?); expected match, classid/flowid, action or police"));
+                return None;
+            }
+        }
+        // Without a class id the kernel's result is class 0: on the ingress hook (where only
+        // the actions count) that is the rule; on a qdisc the builder asks for one.
+        let classid = match classid {
+            Some(c) => c,
+            None if self.police.is_some() || self.redirect.is_some() => Handle::UNSPEC,
+            None => {
+                err_at(self.diags, self.cur.end(), "basic filter without classid/flowid; add classid MAJOR:MINOR");
+                return None;
+            }
+        };
+        Some(FilterSpec {
+            kind: FilterKind::Basic(tree),
+            classid,
+            handle: id,
+            ht: None,
+            order: None,
+            skip_sw: false,
+            redirect: self.redirect.take(),
+            police: self.police.take().map(Box::new),
+        })
+    }
+
     fn matchall(&mut self, _kind: Tok<'a>, handle: Option<Tok<'a>>) -> Option<FilterSpec> {
         let mut id = 0;
         if let Some(t) = handle {
@@ -1045,7 +1118,8 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
         // qdisc reads as "no class" when the packet comes back (prio: priomap[0]).
         let classid = match classid {
             Some(c) => c,
-            None if self.redirect.is_some() => Handle::UNSPEC,
+            // So with a policer: on the ingress hook only the actions count.
+            None if self.redirect.is_some() || self.police.is_some() => Handle::UNSPEC,
             None => {
                 err_at(self.diags, self.cur.end(), "matchall filter without classid/flowid; add classid MAJOR:MINOR");
                 return None;
@@ -1183,9 +1257,13 @@ mod tests {
         let t = toks("classid 1:1");
         let s = parse_filter(kind, None, ETH_P_IP, &t, (1, 20), &mut d).unwrap();
         assert_eq!(s.kind, FilterKind::MatchAll);
-        let kind = Tok { text: "basic", line: 1, col: 1 };
+        let kind = Tok { text: "route", line: 1, col: 1 };
         assert!(parse_filter(kind, None, ETH_P_IP, &t, (1, 20), &mut d).is_none());
         assert!(d.last().unwrap().message.contains("not modelled"));
+        // basic without a match takes every packet.
+        let kind = Tok { text: "basic", line: 1, col: 1 };
+        let s = parse_filter(kind, None, ETH_P_IP, &t, (1, 20), &mut d).unwrap();
+        assert_eq!((s.kind, s.classid), (FilterKind::Basic(vec![]), Handle::new(1, 1)));
     }
 
     #[test]

@@ -178,6 +178,9 @@ impl Handle {
     pub const UNSPEC: Handle = Handle(0);
     /// The clsact egress hook, `TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS)` = ffff:fff3.
     pub const CLSACT_EGRESS: Handle = Handle(0xFFFF_FFF3);
+    /// The ingress hook, `TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS)` = ffff:fff2 (`tc filter add
+    /// dev D ingress`); filters given `parent ffff:` land on the same hook.
+    pub const CLSACT_INGRESS: Handle = Handle(0xFFFF_FFF2);
 
     pub const fn new(major: u16, minor: u16) -> Handle {
         Handle(((major as u32) << 16) | minor as u32)

@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod check;
+pub mod ematch;
 pub mod filter;
 pub mod lex;
 pub mod opts;

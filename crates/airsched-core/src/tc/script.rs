@@ -322,12 +322,14 @@ fn parse_command<'a>(raw: &RawCmd<'a>, diags: &mut Vec<TcDiag>) -> Option<Comman
         .find(|o| matches(obj.text, o));
     match object {
         Some("qdisc") => parse_qdisc(&mut c, line, diags).map(|q| match q.kind {
-            // The clsact hook is not a qdisc of the tree: it holds the egress filters.
-            Some(k) if k.text == "clsact" => {
-                let op = if q.op == Op::Delete {
-                    VirtualOp::ClsactDel { dev: q.dev }
-                } else {
-                    VirtualOp::ClsactAdd { dev: q.dev }
+            // The clsact and ingress hooks are not qdiscs of the tree: they hold the egress and
+            // ingress filters.
+            Some(k) if k.text == "clsact" || k.text == "ingress" => {
+                let op = match (q.op == Op::Delete, k.text == "clsact") {
+                    (true, true) => VirtualOp::ClsactDel { dev: q.dev },
+                    (false, true) => VirtualOp::ClsactAdd { dev: q.dev },
+                    (true, false) => VirtualOp::IngressDel { dev: q.dev },
+                    (false, false) => VirtualOp::IngressAdd { dev: q.dev },
                 };
                 Command::Virtual(VirtualCmd { ops: vec![op], line })
             }
@@ -540,15 +542,21 @@ fn parse_qdisc<'a>(c: &mut Cursor<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -
                     None => ok = false,
                 }
             }
-            "clsact" => {
-                // `tc qdisc add|replace|del dev D clsact`: the egress hook (see `virt`).
+            "clsact" | "ingress" => {
+                // `tc qdisc add|replace|del dev D clsact|ingress`: the egress and ingress hooks,
+                // or the ingress hook alone (see `virt`).
                 if op == Op::Change || op == Op::Link {
-                    err(diags, t, format!("clsact has no options to {}; add or delete it", op.name()));
+                    err(diags, t, format!("{} has no options to {}; add or delete it", t.text, op.name()));
                     return None;
                 }
                 if let Some(extra) = c.peek() {
-                    err(diags, extra, format!("clsact takes no options (\"{}\")", extra.text));
+                    err(diags, extra, format!("{} takes no options (\"{}\")", t.text, extra.text));
                     return None;
+                }
+                // Both live at ffff: (TC_H_INGRESS / TC_H_CLSACT): qdisc_create is handed the
+                // parent as the handle, so another handle is ignored (the guest took `handle 1:`).
+                if let Some(h) = handle.filter(|h| h.value.major() != 0xFFFF) {
+                    warn(diags, h.tok, format!("the kernel ignores the handle: the {} qdisc is ffff:", t.text));
                 }
                 let dev = need_dev(dev, op_tok, diags)?;
                 if !ok {
@@ -565,18 +573,6 @@ fn parse_qdisc<'a>(c: &mut Cursor<'_, 'a>, line: u32, diags: &mut Vec<TcDiag>) -
                     end: c.end(),
                     line,
                 });
-            }
-            "ingress" => {
-                if op == Op::Delete {
-                    warn(
-                        diags,
-                        t,
-                        format!("{} qdiscs are not modelled (airsched shapes egress only); nothing to delete", t.text),
-                    );
-                } else {
-                    err(diags, t, format!("{} qdiscs are not modelled; airsched shapes egress only", t.text));
-                }
-                return None;
             }
             w if matches(w, "estimator") => skip_estimator(c, t, diags),
             w if matches(w, "stab") => {
@@ -729,12 +725,12 @@ fn parse_filter_cmd<'a>(c: &mut Cursor<'_, 'a>, line: u32, diags: &mut Vec<TcDia
                 parent = Some(HandleArg { tok: t, value: Handle::CLSACT_EGRESS });
             }
             "ingress" => {
-                err(
-                    diags,
-                    t,
-                    "filters on the ingress hook are not modelled; airsched shapes egress (the clsact egress hook and egress qdiscs)",
-                );
-                return None;
+                // The ingress hook, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS).
+                if parent.is_some() {
+                    err(diags, t, "\"ingress\" is a second parent: the command already names one");
+                    ok = false;
+                }
+                parent = Some(HandleArg { tok: t, value: Handle::CLSACT_INGRESS });
             }
             "handle" => {
                 let v = c.value(t, "a filter handle (u32: 800::800, fw: the mark)", diags)?;

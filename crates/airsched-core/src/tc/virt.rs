@@ -10,7 +10,9 @@
 //!   used): every packet leaving DEV goes through `imqN` first; the rule creates `imqN`.
 //! - `ip link set [dev] NAME up` (and `txqueuelen N`): accepted; a device is up once it exists.
 //! - `tc qdisc add|del dev DEV clsact`: the egress hook that `tc filter add dev DEV egress ...`
-//!   attaches to (parsed by the qdisc parser, kept here as a [`VirtualOp`]).
+//!   attaches to, and the ingress hook (`... ingress ...` or `parent ffff:`); `tc qdisc add dev
+//!   DEV ingress` makes the ingress hook alone (parsed by the qdisc parser, kept here as
+//!   [`VirtualOp`]s).
 //!
 //! Anything else these programs can do is an error naming what airsched reads.
 
@@ -49,6 +51,10 @@ pub enum VirtualOp<'a> {
     ClsactAdd { dev: Tok<'a> },
     /// `tc qdisc del dev DEV clsact`.
     ClsactDel { dev: Tok<'a> },
+    /// `tc qdisc add|replace dev DEV ingress` (`sch_ingress.c`): the receive-path hook.
+    IngressAdd { dev: Tok<'a> },
+    /// `tc qdisc del dev DEV ingress`.
+    IngressDel { dev: Tok<'a> },
 }
 
 #[derive(Clone, Debug, PartialEq)]

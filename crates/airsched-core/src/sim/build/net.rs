@@ -32,11 +32,8 @@ pub(crate) fn net(scn: &Scenario) -> Result<Net, Vec<String>> {
         for (index, root) in trees {
             devs[index as usize].qdisc = root;
         }
-        if virt.devices.is_empty() {
-            continue;
-        }
-        // Virtual devices come after every real one (tc/virt.rs), then the hooks that feed them.
         let owner = topo.devs[node.devices[0].2 as usize].node;
+        // Virtual devices come after every real one (tc/virt.rs), then the hooks that feed them.
         for (v, tree) in virt.devices {
             let id = topo.add_virtual(&node.node_name, owner, &v.name);
             let mut dev = Netdev::new(v.txqueuelen, Link::Virtual, topo.devs[id as usize].acct);
@@ -47,12 +44,20 @@ pub(crate) fn net(scn: &Scenario) -> Result<Net, Vec<String>> {
         }
         let find = |name: &str| topo.find(owner, name).expect("the build checked every device name");
         for h in virt.hooks {
-            let hook = netdev::Hook {
-                imq: h.imq.as_deref().map(find),
-                rules: h.rules.into_iter().map(|r| (r.filter, r.to.as_deref().map(find))).collect(),
-            };
-            devs[find(&h.dev) as usize].hook = Some(Box::new(hook));
+            let d = &mut devs[find(&h.dev) as usize];
+            d.policers = h.policers;
+            if !h.ingress.is_empty() {
+                d.ingress = Some(Box::new(netdev::Ingress { filters: h.ingress }));
+            }
+            if h.imq.is_some() || h.rules.iter().any(|r| r.to.is_some()) {
+                let hook = netdev::Hook {
+                    imq: h.imq.as_deref().map(find),
+                    rules: h.rules.into_iter().map(|r| (r.filter, r.to.as_deref().map(find))).collect(),
+                };
+                d.hook = Some(Box::new(hook));
+            }
         }
     }
-    Ok(Net { topo, devs, wire: Wire { rate_bps: scn.wired.rate_bps, delay: scn.wired.delay } })
+    let ingress = devs.iter().any(|d| d.ingress.is_some());
+    Ok(Net { topo, devs, wire: Wire { rate_bps: scn.wired.rate_bps, delay: scn.wired.delay }, ingress })
 }

@@ -19,6 +19,21 @@ impl<'a> Model<'a> {
         if c.parent.is_some_and(|p| p.value == Handle::CLSACT_EGRESS) {
             return self.egress_filter(di, c, diags);
         }
+        // `ingress`, or `parent ffff:` on a device whose ffff: is the ingress qdisc (a clsact's
+        // ffff: itself holds no filters: the kernel refuses them there, as the guest showed).
+        if let Some(p) = c.parent.filter(|p| p.value.major() == 0xFFFF && p.value != Handle::ROOT) {
+            let here = self.devs[di].by_handle(p.value.qdisc()).is_none();
+            match self.devs[di].ingress {
+                _ if p.value == Handle::CLSACT_INGRESS => return self.ingress_filter(di, c, diags),
+                Some((false, _)) if here => return self.ingress_filter(di, c, diags),
+                Some((true, _)) if here && c.op != Op::Delete => {
+                    let name = &self.devs[di].name;
+                    err(diags, p.tok, format!("{name}'s ffff: is a clsact qdisc, whose hooks are \"ingress\" (ffff:fff2) and \"egress\" (ffff:fff3); it holds no filters itself"));
+                    return;
+                }
+                _ => {}
+            }
+        }
         let dev = &self.devs[di];
         let at = c.parent.map(|p| p.tok).unwrap_or(c.op_tok);
         let parent = match c.parent.map(|p| p.value) {
@@ -199,8 +214,9 @@ impl<'a> Model<'a> {
                     spec.handle
                 }
             }
-            // fl_change: the handle given, else the lowest free one from 1 (idr_alloc_u32).
-            FilterKind::Flower(_) => {
+            // fl_change / basic_change: the handle given, else the lowest free one from 1
+            // (idr_alloc_u32).
+            FilterKind::Flower(_) | FilterKind::Basic(_) => {
                 if spec.handle == 0 {
                     let q = &self.devs[di].qdiscs[qi];
                     let used: Vec<u32> = same_tp.iter().map(|&i| q.filters[i].handle).collect();
@@ -218,7 +234,7 @@ impl<'a> Model<'a> {
         let police = spec.police.as_deref().map(|&p| {
             self.police_index += 1;
             let index = if p.index != 0 { p.index } else { self.police_index };
-            Box::new(Police::new(p, index))
+            std::sync::Arc::new(Police::new(p, index))
         });
         let filter =
             Filter { parent, prio, protocol, kind: spec.kind.clone(), classid: spec.classid, line: c.line, police };
@@ -232,6 +248,7 @@ impl<'a> Model<'a> {
                     FilterKind::Fw { .. } => format!("fw filter for mark {handle:#x}"),
                     FilterKind::MatchAll => "matchall filter".to_string(),
                     FilterKind::Flower(_) => format!("flower filter with handle {handle:#x}"),
+                    FilterKind::Basic(_) => format!("basic filter with handle {handle:#x}"),
                 };
                 err(diags, c.handle.unwrap_or(kind), format!("priority {prio} of {parent} already has a {what} (the kernel: Filter already exists); use replace"));
             }

@@ -268,6 +268,13 @@ impl<'a> Model<'a> {
         } else {
             q.opts = c.opts.clone();
         }
+        if kind.text == "ets" {
+            // ets_qdisc_change (Linux 6.1) writes every band's quantum from the command (the
+            // default MTU where none is given): earlier `class change` quanta are gone.
+            for cl in &mut q.classes {
+                cl.opts.clear();
+            }
+        }
         q.kind = kind;
         q.end = c.end;
     }

@@ -62,14 +62,39 @@ impl<'a> Model<'a> {
                                 dev.text
                             ),
                         );
+                    } else if self.devs[di].ingress.is_some() {
+                        err(diags, *dev, format!("{} has an ingress qdisc at ffff: already (the kernel: Exclusivity flag on, cannot modify)", dev.text));
                     } else {
                         self.devs[di].clsact = Some(Vec::new());
+                        self.devs[di].ingress = Some((true, Vec::new()));
                     }
                 }
                 VirtualOp::ClsactDel { dev } => {
                     let Some(di) = self.dev(*dev, diags) else { continue };
                     if self.devs[di].clsact.take().is_none() {
                         warn(diags, *dev, format!("{} has no clsact qdisc: nothing to delete", dev.text));
+                    } else {
+                        self.devs[di].ingress = None;
+                    }
+                }
+                VirtualOp::IngressAdd { dev } => {
+                    let Some(di) = self.dev(*dev, diags) else { continue };
+                    if self.devs[di].virt.is_some() {
+                        err(diags, *dev, format!("{} is a virtual device: its receive path is not modelled (an ifb sends what it is given back out)", dev.text));
+                    } else if self.devs[di].ingress.is_some() {
+                        err(diags, *dev, format!("{} has an ingress or clsact qdisc already (the kernel: Exclusivity flag on, cannot modify)", dev.text));
+                    } else {
+                        self.devs[di].ingress = Some((false, Vec::new()));
+                    }
+                }
+                VirtualOp::IngressDel { dev } => {
+                    let Some(di) = self.dev(*dev, diags) else { continue };
+                    match self.devs[di].ingress {
+                        Some((false, _)) => self.devs[di].ingress = None,
+                        Some((true, _)) => {
+                            err(diags, *dev, format!("{}'s ffff: is a clsact qdisc; delete it as clsact", dev.text))
+                        }
+                        None => warn(diags, *dev, format!("{} has no ingress qdisc: nothing to delete", dev.text)),
                     }
                 }
             }
@@ -131,6 +156,75 @@ impl<'a> Model<'a> {
         }
     }
 
+    /// `tc filter add|replace|del dev D ingress ...` or `parent ffff: ...`: the ingress hook's
+    /// filters (`sch_handle_ingress`, Linux 6.1). They run in priority order on every packet the
+    /// device receives; the first match's actions decide (a policer's drop drops the packet).
+    pub(super) fn ingress_filter(&mut self, di: usize, c: &FilterCmd<'a>, diags: &mut Vec<TcDiag>) {
+        let at = c.parent.map(|p| p.tok).unwrap_or(c.op_tok);
+        let name = self.devs[di].name.clone();
+        let Some((_, hook)) = self.devs[di].ingress.as_mut() else {
+            if c.op == Op::Delete {
+                warn(diags, at, format!("{name} has no ingress or clsact qdisc: nothing to delete"));
+            } else {
+                err(diags, at, format!("{name} has no ingress or clsact qdisc to hold ingress filters; add \"tc qdisc add dev {name} ingress\" first"));
+            }
+            return;
+        };
+        match c.op {
+            Op::Delete => match c.prio {
+                Some((_, p)) => hook.retain(|f| f.filter.prio != p),
+                None => hook.clear(),
+            },
+            Op::Change => err(diags, c.op_tok, "filter change on the ingress hook is not modelled; use replace"),
+            _ => {
+                let (Some(spec), Some(kind)) = (&c.spec, c.kind) else { return };
+                if spec.redirect.is_some() {
+                    err(
+                        diags,
+                        kind,
+                        "mirred on the ingress hook is not modelled; airsched polices on ingress (action police)",
+                    );
+                    return;
+                }
+                let prio = match c.prio {
+                    Some((_, p)) => p,
+                    None => hook.iter().map(|f| f.filter.prio).filter(|&p| p >= 0x8000).min().map_or(0xC000, |p| p - 1),
+                };
+                if c.op == Op::Replace {
+                    hook.retain(|f| f.filter.prio != prio);
+                }
+                let protocol = c.protocol.map(|p| p.1).unwrap_or(ETH_P_ALL);
+                let police = spec.police.as_deref().map(|&p| {
+                    self.police_index += 1;
+                    let index = if p.index != 0 { p.index } else { self.police_index };
+                    std::sync::Arc::new(crate::qdisc::police::Police::new(p, index))
+                });
+                if police.is_none() {
+                    warn(diags, kind, "an ingress filter without a policer only classifies: on the receive path its class has no effect");
+                }
+                let filter = Filter {
+                    parent: Handle::CLSACT_INGRESS,
+                    prio,
+                    protocol,
+                    kind: spec.kind.clone(),
+                    classid: spec.classid,
+                    line: c.line,
+                    police,
+                };
+                self.seq += 1;
+                let Some((_, hook)) = self.devs[di].ingress.as_mut() else { return };
+                hook.push(FNode {
+                    filter,
+                    handle: spec.handle,
+                    at: kind,
+                    seq: self.seq,
+                    skip: spec.skip_sw,
+                    redirect: None,
+                });
+            }
+        }
+    }
+
     /// After the script: each real device's egress rules, and the errors of redirects that go
     /// nowhere a packet can go (an unknown device, a real one, an imq, ifb to ifb).
     pub(super) fn hooks(&self, diags: &mut Vec<TcDiag>) -> Vec<DevHook> {
@@ -157,6 +251,17 @@ impl<'a> Model<'a> {
                 }
             }
             if dev.virt.is_some() {
+                // A virtual device's qdiscs may police too.
+                let policers = dev_policers(dev);
+                if !policers.is_empty() {
+                    out.push(DevHook {
+                        dev: dev.name.clone(),
+                        imq: None,
+                        rules: Vec::new(),
+                        ingress: Vec::new(),
+                        policers,
+                    });
+                }
                 continue;
             }
             let mut rules: Vec<&FNode<'a>> = Vec::new();
@@ -175,7 +280,13 @@ impl<'a> Model<'a> {
                 }
             }
             rules.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
-            let mut hook = DevHook { dev: dev.name.clone(), imq: None, rules: Vec::new() };
+            let mut hook = DevHook {
+                dev: dev.name.clone(),
+                imq: None,
+                rules: Vec::new(),
+                ingress: Vec::new(),
+                policers: dev_policers(dev),
+            };
             for f in &rules {
                 let to = match &f.redirect {
                     None => None,
@@ -219,7 +330,16 @@ impl<'a> Model<'a> {
                 hook.imq = Some(self.devs[ii].name.clone());
                 hook.rules.clear();
             }
-            if hook.imq.is_some() || hook.rules.iter().any(|r| r.to.is_some()) {
+            if let Some((_, fs)) = &dev.ingress {
+                let mut fs: Vec<&FNode<'a>> = fs.iter().filter(|f| !f.skip).collect();
+                fs.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
+                hook.ingress = fs.into_iter().map(|f| f.filter.clone()).collect();
+            }
+            if hook.imq.is_some()
+                || hook.rules.iter().any(|r| r.to.is_some())
+                || !hook.ingress.is_empty()
+                || !hook.policers.is_empty()
+            {
                 out.push(hook);
             }
         }
@@ -266,6 +386,35 @@ pub fn virtual_devices(script: &Script<'_>) -> Vec<VirtualDev> {
     out
 }
 
+/// The policers of a device's filters that run (not `skip_sw`): its qdiscs' in tree order, each
+/// qdisc's in the order they run, then its ingress hook's.
+fn dev_policers(dev: &super::Dev<'_>) -> Vec<crate::qdisc::police::PolicerRef> {
+    let mut out = Vec::new();
+    let mut add = |f: &FNode<'_>| {
+        if let (Some(p), false) = (&f.filter.police, f.skip) {
+            out.push(crate::qdisc::police::PolicerRef {
+                parent: f.filter.parent,
+                prio: f.filter.prio,
+                kind: f.kind(),
+                police: p.clone(),
+            });
+        }
+    };
+    let mut qs: Vec<&super::QNode<'_>> = dev.qdiscs.iter().collect();
+    qs.sort_by_key(|q| q.handle);
+    for q in qs {
+        let mut fs: Vec<&FNode<'_>> = q.filters.iter().collect();
+        fs.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
+        fs.into_iter().for_each(&mut add);
+    }
+    if let Some((_, fs)) = &dev.ingress {
+        let mut fs: Vec<&FNode<'_>> = fs.iter().collect();
+        fs.sort_by_key(|f| (f.filter.prio, f.order_key(), f.seq));
+        fs.into_iter().for_each(&mut add);
+    }
+    out
+}
+
 /// One rule of a real device's egress hook: a filter and, if it redirects, the ifb device.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HookRule {
@@ -281,4 +430,8 @@ pub struct DevHook {
     pub dev: String,
     pub imq: Option<String>,
     pub rules: Vec<HookRule>,
+    /// The ingress hook's filters in the order they run (empty: none), each with its policer.
+    pub ingress: Vec<Filter>,
+    /// Every policer on the device's filters, qdiscs' and ingress hook's, in tree order.
+    pub policers: Vec<crate::qdisc::police::PolicerRef>,
 }
