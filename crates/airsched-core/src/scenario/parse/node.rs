@@ -101,3 +101,32 @@ pub(super) fn parse_tc_source(rd: &mut Reader<'_>, tbl: &DeTable<'_>, path: &str
     }
     None
 }
+
+/// `[ap] tx_buffers`: the frames the 802.11b AP's driver and card hold below its qdisc
+/// ([`crate::wifi::legacy::TxBuffers`]); 1 when absent. An 802.11n AP has its own driver queues
+/// (`driver_queue_limit`); a point coordinator's polling list is built from the MAC's one frame.
+pub(super) fn parse_tx_buffers(
+    rd: &mut Reader<'_>,
+    tbl: Option<&DeTable<'_>>,
+    standard: Option<Standard>,
+    pcf: bool,
+) -> crate::wifi::legacy::TxBuffers {
+    use crate::wifi::legacy::TxBuffers;
+    let key = "ap.tx_buffers";
+    let why = "`tx_buffers` is the 802.11b AP's driver and card buffers; an 802.11n AP's driver FIFO is \
+               `driver_queue_limit` (frames per access category)";
+    let Some(v) = tbl.and_then(|t| ht::not_ht(rd, t, "ap", "tx_buffers", standard, why)) else {
+        return TxBuffers::ONE;
+    };
+    let Some(n) = integer(rd, v, key, 1, TxBuffers::MAX as u64) else { return TxBuffers::ONE };
+    if pcf && n > 1 {
+        rd.error(
+            &v.span(),
+            key,
+            "a point coordinator (`pcf = true`) is modelled with the AP's one frame in its MAC; leave \
+             `tx_buffers` out or set it to 1",
+        );
+        return TxBuffers::ONE;
+    }
+    TxBuffers(n as u32)
+}

@@ -64,6 +64,7 @@ fn the_example_parses() {
         server: node(1000),
         monitor: crate::monitor::MonitorSpec::default(),
         ap_mac: crate::wifi::ht::params::ApMacConfig::default(),
+        ap_tx_buffers: crate::wifi::legacy::TxBuffers::ONE,
         stations: vec![StationConfig {
             name: "sta1".into(),
             rate: DsssRate::R11,
