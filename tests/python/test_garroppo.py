@@ -466,6 +466,28 @@ def test_a_bad_calibration_file_is_reported_at_the_scenario_key(tmp_path):
     assert "s.toml:6:" in line and "monitor.calibration" in line and "missing key `goodput_bps`" in line
 
 
+# ----- the AP's transmit buffers (issue 27) -------------------------------------------------------
+
+
+def test_the_aps_transmit_buffers_turn_table_2s_htb_column_the_papers_way():
+    """Table 2 (1:1), HTB, MS2 Bad and Very Bad, 20 s runs. The paper's MS1 gets more than MS2
+    (1492 / 1153, 778 / 369). With the AP's 8 HostAP transmit buffers (the scenarios' tx_buffers)
+    so does airsched's; with one frame below the qdisc (the model before issue 27) MS2 got more
+    than twice MS1's (docs/repro-garroppo.md, *The AP's transmit buffers and the HTB column*)."""
+    for position in ("bad", "very-bad"):
+        goodput = {}
+        for buffers in (8, 1):
+            res = airsched.run(garroppo.scenario_file("1:1", "htb"), duration="20s", seed=1,
+                               overrides={**garroppo.position_override(position), "ap.tx_buffers": buffers})
+            st = res.stations.set_index("name")["goodput_down_mbps"]
+            goodput[buffers] = (float(st["ms1"]), float(st["ms2"]))
+        (ms1, ms2), (ms1_one, ms2_one) = goodput[8], goodput[1]
+        assert ms1 > 1.2 * ms2, (position, goodput)
+        assert ms2_one > 2 * ms1_one, (position, goodput)
+    text = garroppo.scenario_file("1:1", "htb").read_text()
+    assert "\ntx_buffers = 8\n" in text
+
+
 # ----- the gate (paper section 6.3) --------------------------------------------------------------
 
 
