@@ -53,6 +53,33 @@ impl Default for TxBuffers {
     }
 }
 
+/// `[ap] rate_control`: who picks the rate of the 802.11b AP's frames (docs/model-rate-control.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ApRateControl {
+    /// Each station's `rate_control` (or the cell's), run for the AP's link to it as for the
+    /// station's own (the card's firmware; the model before this option).
+    #[default]
+    Firmware,
+    /// The HostAP driver's host-based rate control, its default in AP mode (hostap_ap.c,
+    /// `ap_update_sta_tx_rate`, `hostap_handle_sta_tx_exc`): one rate per frame, chosen when the
+    /// frame is handed to the card; up one rate after 50 frames handed since the last failed
+    /// one, down one after 2 frames the firmware gave up on. The stations keep theirs.
+    HostAp,
+}
+
+crate::words::words!(
+    ApRateControl:
+    "firmware" => ApRateControl::Firmware,
+    "hostap" => ApRateControl::HostAp,
+);
+
+/// The `[ap]` settings of an 802.11b AP's driver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LegacyAp {
+    pub tx_buffers: TxBuffers,
+    pub rate_control: ApRateControl,
+}
+
 pub struct Legacy {
     pub preamble: Preamble,
     pub lowest_basic: DsssRate,
@@ -97,7 +124,7 @@ impl Legacy {
         stations: &[LegacyStation<'_>],
         seed: u64,
         pcf: Option<(CfParams, Vec<bool>)>,
-        ap_tx_buffers: TxBuffers,
+        ap: LegacyAp,
     ) -> Legacy {
         let ack_rate = DsssRate::ALL.map(|r| dsss::control_response_rate(basic_rates, r));
         let ack_by_rate = DsssRate::ALL.map(|r| dsss::ack_time(preamble, basic_rates, r));
@@ -107,6 +134,7 @@ impl Legacy {
             for st in stations {
                 let top = st.rate as usize;
                 let algo = match st.rate_control {
+                    _ if dir == 0 && ap.rate_control == ApRateControl::HostAp => RateAlgo::HostAp,
                     RateControl::Fixed => RateAlgo::Fixed(top as u8),
                     RateControl::Arf => RateAlgo::Arf,
                     RateControl::Aarf => RateAlgo::Aarf,
@@ -130,7 +158,7 @@ impl Legacy {
             let timing = PcfTiming { preamble, ctl_rate: *basic_rates.last().expect("never empty") };
             Box::new(super::pcf::Cfp::new(params, timing, pollable))
         });
-        let ap_buffered = ap_tx_buffers.0.saturating_sub(1) as usize;
+        let ap_buffered = ap.tx_buffers.0.saturating_sub(1) as usize;
         Legacy {
             preamble,
             lowest_basic: basic_rates[0],
@@ -171,7 +199,13 @@ impl Legacy {
                 Some(p) => Some(p),
                 None => {
                     looked = true;
-                    dequeue(cx)
+                    let p = dequeue(cx);
+                    if node == 0 {
+                        if let Some(p) = p {
+                            self.handed(m, cx, p);
+                        }
+                    }
+                    p
                 }
             };
             if let Some(pkt) = next {
@@ -188,12 +222,25 @@ impl Legacy {
             while self.ap_buffers.len() < self.ap_buffered {
                 looked = true;
                 match dequeue(cx) {
-                    Some(p) => self.ap_buffers.push_back(p),
+                    Some(p) => {
+                        self.handed(m, cx, p);
+                        self.ap_buffers.push_back(p);
+                    }
                     None => break,
                 }
             }
         }
         looked
+    }
+
+    /// The AP's driver hands `pkt` to its card: its link's rate control hears of it
+    /// (`RateCtl::on_handed`, HostAP's choice of the frame's rate).
+    #[inline]
+    fn handed(&mut self, m: &Medium, cx: &Ctx, pkt: PacketId) {
+        let f = cx.pkts.get(pkt).flow as usize;
+        let s = cx.station_of(m.acct(0), f).expect("wifi frames have a station");
+        let link = self.link(0, s);
+        self.rate_ctl[link].on_handed();
     }
 
     /// The medium turns busy: the beacon and every transmitter's data frame go on the air.

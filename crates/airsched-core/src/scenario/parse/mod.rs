@@ -199,6 +199,7 @@ const AP_KEYS: &[&str] = &[
     "schedule_order",
     // 802.11b (node.rs)
     "tx_buffers",
+    "rate_control",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",
@@ -390,7 +391,7 @@ fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
     let wired = parse_wired(rd, wired_t);
 
     let (mut ap, ap_t) = node_section(rd, root, "ap", AP_KEYS);
-    let ap_tx_buffers = node::parse_tx_buffers(rd, ap_t.as_ref().map(|(t, _)| *t), standard, cell.pcf.is_some());
+    let legacy_ap = node::parse_legacy_ap(rd, ap_t.as_ref().map(|(t, _)| *t), standard, cell.pcf.is_some());
     let ap_mac = ht::parse_ap_mac(rd, ap_t, standard, &mut ap);
     let (server, _) = node_section(rd, root, "server", NODE_KEYS);
 
@@ -413,7 +414,7 @@ fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
         stations,
         flows,
         ap_mac,
-        ap_tx_buffers,
+        legacy_ap,
         monitor,
         warnings: Vec::new(),
         bluetooth,

@@ -116,7 +116,7 @@ pub(crate) fn wifi(scn: &Scenario, topo: &Topology, flow_dst: &[Node], flow_keys
             .collect();
         let pcf = cell.pcf.map(|p| (p, scn.stations.iter().map(|s| s.cf_pollable).collect()));
         let (preamble, retry) = (cell.preamble, cell.retry_limit);
-        let legacy = Legacy::new(preamble, &cell.basic_rates, retry, &stations, seed, pcf, scn.ap_tx_buffers);
+        let legacy = Legacy::new(preamble, &cell.basic_rates, retry, &stations, seed, pcf, scn.legacy_ap);
         Mac::Legacy(Box::new(legacy))
     };
     Wifi { medium, mac }
