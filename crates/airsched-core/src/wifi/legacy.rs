@@ -95,6 +95,8 @@ pub struct Legacy {
     /// first; at most `ap_buffered` of them (0: none, every frame comes from the qdisc).
     ap_buffers: VecDeque<PacketId>,
     ap_buffered: usize,
+    /// The AP's rate control wants to hear of each frame handed to the card (HostAP).
+    ap_hands: bool,
 }
 
 /// Airtime of one exchange of a 1200-byte reference frame at `rate` (rate control's yardstick,
@@ -169,6 +171,7 @@ impl Legacy {
             cfp,
             ap_buffers: VecDeque::with_capacity(ap_buffered),
             ap_buffered,
+            ap_hands: ap.rate_control == ApRateControl::HostAp,
         }
     }
 
@@ -200,7 +203,7 @@ impl Legacy {
                 None => {
                     looked = true;
                     let p = dequeue(cx);
-                    if node == 0 {
+                    if node == 0 && self.ap_hands {
                         if let Some(p) = p {
                             self.handed(m, cx, p);
                         }
@@ -223,7 +226,9 @@ impl Legacy {
                 looked = true;
                 match dequeue(cx) {
                     Some(p) => {
-                        self.handed(m, cx, p);
+                        if self.ap_hands {
+                            self.handed(m, cx, p);
+                        }
                         self.ap_buffers.push_back(p);
                     }
                     None => break,
