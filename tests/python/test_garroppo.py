@@ -381,8 +381,9 @@ def test_table_1_has_the_papers_shape():
     """Table 1 at the paper's full run length. Good: every scheduler gives MS1 its 4 Mbit/s
     (3.6 or more). Medium to Very Bad: WHTB keeps MS1 at 3.2 Mbit/s or more, above every other
     scheduler, and holds MS2 to 35 % of the air or less. Out-of-Range: WHTB still gives MS1
-    several times what the others do, though less than the paper's 3.2 Mbit/s (the documented
-    deviation: each undeliverable frame still costs four attempts at 1 Mb/s)."""
+    several times what CBQ and DRR do and twice HTB's (the paper: 4.7, 4.7 and 2.7 times), though
+    less than the paper's 3.2 Mbit/s (the documented deviation: each undeliverable frame still
+    costs four attempts at 1 Mb/s)."""
     df = garroppo.run_table("1:4")
     g = df.set_index(["position", "scheduler", "station"])
     for scheduler in garroppo.SCHEDULERS:
@@ -396,8 +397,8 @@ def test_table_1_has_the_papers_shape():
         assert g.loc[(position, "whtb", "ms2"), "occupancy"] < g.loc[(position, "drr", "ms2"), "occupancy"]
     oor = g.loc[("out-of-range", "whtb", "ms1"), "goodput_kbps"]
     assert oor >= 2500
-    for scheduler in ("drr", "cbq", "htb"):
-        assert g.loc[("out-of-range", scheduler, "ms1"), "goodput_kbps"] * 3 < oor, scheduler
+    for scheduler, times in (("drr", 3), ("cbq", 3), ("htb", 2)):
+        assert g.loc[("out-of-range", scheduler, "ms1"), "goodput_kbps"] * times < oor, scheduler
 
 
 @pytest.mark.slow
@@ -465,13 +466,35 @@ def test_a_bad_calibration_file_is_reported_at_the_scenario_key(tmp_path):
     assert "s.toml:6:" in line and "monitor.calibration" in line and "missing key `goodput_bps`" in line
 
 
+# ----- the AP's transmit buffers (issue 27) -------------------------------------------------------
+
+
+def test_the_aps_transmit_buffers_turn_table_2s_htb_column_the_papers_way():
+    """Table 2 (1:1), HTB, MS2 Bad and Very Bad, 20 s runs. The paper's MS1 gets more than MS2
+    (1492 / 1153, 778 / 369). With the AP's 8 HostAP transmit buffers (the scenarios' tx_buffers)
+    so does airsched's; with one frame below the qdisc (the model before issue 27) MS2 got more
+    than twice MS1's (docs/repro-garroppo.md, *The AP's transmit buffers and the HTB column*)."""
+    for position in ("bad", "very-bad"):
+        goodput = {}
+        for buffers in (8, 1):
+            res = airsched.run(garroppo.scenario_file("1:1", "htb"), duration="20s", seed=1,
+                               overrides={**garroppo.position_override(position), "ap.tx_buffers": buffers})
+            st = res.stations.set_index("name")["goodput_down_mbps"]
+            goodput[buffers] = (float(st["ms1"]), float(st["ms2"]))
+        (ms1, ms2), (ms1_one, ms2_one) = goodput[8], goodput[1]
+        assert ms1 > 1.2 * ms2, (position, goodput)
+        assert ms2_one > 2 * ms1_one, (position, goodput)
+    text = garroppo.scenario_file("1:1", "htb").read_text()
+    assert "\ntx_buffers = 8\n" in text
+
+
 # ----- the gate (paper section 6.3) --------------------------------------------------------------
 
 
 def test_the_gate_does_not_lift_ms1_out_of_range_because_ms2s_tokens_bind_first():
     """WHTB+gate against the paper's WHTB, Out-of-Range, share 1:4 (20 s runs). The paper's WHTB
-    gave MS1 3226 kbit/s; airsched's WHTB gives about 2780, and the gate changes that by less
-    than 2 %: MS1 stays 10-20 % below the paper's number with or without it.
+    gave MS1 3226 kbit/s; airsched's WHTB gives about 2940, and the gate changes that by less
+    than 2 %: MS1 stays 5-15 % below the paper's number with or without it.
 
     Why (docs/repro-garroppo.md): out of range the monitor's estimate is 0, so each MS2 frame is
     charged the quantum, 1 Mbit/s / r2q 10 = 12 500 bytes = 100 ms of the 1 Mbit/s class's
@@ -486,7 +509,7 @@ def test_the_gate_does_not_lift_ms1_out_of_range_because_ms2s_tokens_bind_first(
     whtb, gate = g.loc[("whtb", "ms1"), "goodput_kbps"], g.loc[("whtb-gate", "ms1"), "goodput_kbps"]
     assert abs(gate / whtb - 1) < 0.02, (whtb, gate)
     for ms1 in (whtb, gate):
-        assert 0.80 * paper <= ms1 <= 0.90 * paper, ms1
+        assert 0.85 * paper <= ms1 <= 0.95 * paper, ms1
     measured_s = 20 - 1  # after the scenarios' 1 s warm-up
     for scheduler in ("whtb", "whtb-gate"):
         frames_per_s = g.loc[(scheduler, "ms2"), "drops_retry"] / measured_s

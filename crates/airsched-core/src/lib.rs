@@ -87,6 +87,7 @@ pub use phy::ht::{ChannelWidth, GuardInterval, HtMcs, LINUX_MAX_AGGR_TIME};
 pub use phy::ofdm::{OfdmBand, MANDATORY_RATES};
 pub use phy::Standard;
 pub use wifi::ht::params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+pub use wifi::legacy::{ApRateControl, LegacyAp, TxBuffers};
 pub use wifi::pcf::{CfParams, PcfTiming, PointCoordinator};
 
 // Radio conditions, coexistence and the channel monitor's calibration.

@@ -654,3 +654,31 @@ fn pcf_keys_need_pcf_and_an_802_11b_cell_with_beacons() {
     let n = "[cell]\nstandard = \"802.11n\"\npcf = true\ncfp_max_duration = 50\n[[station]]\nname = \"s\"\nmcs = 7\n";
     one(n, 3, 7, "cell.pcf", "802.11b cells only");
 }
+
+#[test]
+fn ap_tx_buffers_is_a_count_of_an_80211b_aps_frames() {
+    let buffers = |n: &str| example_plus(&format!("[ap]\ntx_buffers = {n}\n"));
+    let s = parse_scenario(&buffers("8"), "test.toml").unwrap();
+    assert_eq!(s.legacy_ap.tx_buffers, airsched_core::TxBuffers::HOSTAP);
+    assert_eq!(parse_scenario(EXAMPLE, "test.toml").unwrap().legacy_ap.tx_buffers, airsched_core::TxBuffers::ONE);
+    one(&buffers("0"), 21, 14, "ap.tx_buffers", "between 1 and 256");
+    one(&buffers("\"8\""), 21, 14, "ap.tx_buffers", "without quotes");
+    // A point coordinator polls with the MAC's one frame.
+    let pcf = format!("{}[ap]\ntx_buffers = 8\n", with_pcf("pcf = true\ncfp_max_duration = 50"));
+    one(&pcf, 23, 14, "ap.tx_buffers", "point coordinator");
+    let pcf = format!("{}[ap]\nrate_control = \"hostap\"\n", with_pcf("pcf = true\ncfp_max_duration = 50"));
+    one(&pcf, 23, 16, "ap.rate_control", "point coordinator");
+    one(&example_plus("[ap]\nrate_control = \"arf\"\n"), 21, 16, "ap.rate_control", "hostap");
+    let s = parse_scenario(&example_plus("[ap]\nrate_control = \"hostap\"\n"), "test.toml").unwrap();
+    assert_eq!(s.legacy_ap.rate_control, airsched_core::ApRateControl::HostAp);
+    // An 802.11n AP has its own driver queues.
+    let ht = EXAMPLE
+        .replace(
+            "standard = \"802.11b\"\npreamble = \"long\"\nbasic_rates = [\"1Mbps\", \"2Mbps\"]\n",
+            "standard = \"802.11n\"\n",
+        )
+        .replace("rate = \"11Mbps\"\n", "")
+        + "[ap]\ntx_buffers = 8\n";
+    let errs = errors(&ht);
+    assert!(errs.iter().any(|e| e.key == "ap.tx_buffers" && e.message.contains("driver_queue_limit")), "{errs:#?}");
+}

@@ -4,6 +4,10 @@
 //! Versions followed (docs/model-rate-control.md has the detail):
 //! * ARF and AARF: ns-3 `src/wifi/model/rate-control/{arf,aarf}-wifi-manager.cc` (ns-3-dev),
 //!   parameters and state machine, including its "recovery" rule and AARF's timer doubling.
+//! * HostAP: the host-based rate control of the HostAP driver's AP mode (`hostap_ap.c`,
+//!   `ap_update_sta_tx_rate` and `hostap_handle_sta_tx_exc`; HostAP 0.x for Linux 2.4 and the
+//!   kernel's drivers/net/wireless/intersil/hostap, e.g. Linux 4.19): one rate per frame, chosen
+//!   when the driver hands the frame to the card.
 //! * Minstrel: Linux `net/mac80211/rc80211_minstrel.c` of the 4.x series (the `tx_status_ext`,
 //!   `prob_ewma`/`prob_ewmv` form, before the 5.x averaging rework; EWMA 96/128 = 75 % old,
 //!   throughput with the 90 % probability cap and 0 below 10 %), with ns-3's `MinstrelWifiManager`
@@ -123,7 +127,20 @@ pub enum RateAlgo {
     Arf,
     Aarf,
     Minstrel,
+    /// HostAP's AP-mode rate control ([`HostAp`]); the caller reports each frame handed to the
+    /// card with [`RateCtl::on_handed`].
+    HostAp,
 }
+
+// ---------------------------------------------------------------------------------------------
+// HostAP constants (hostap_ap.h).
+
+/// `WLAN_RATE_UPDATE_COUNT`: "Try to increase TX rate after # successfully sent consecutive
+/// packets" (counted as frames handed to the card since the last failed one).
+pub const HOSTAP_RATE_UPDATE_COUNT: u32 = 50;
+/// `WLAN_RATE_DECREASE_THRESHOLD`: "Decrease TX rate after # consecutive dropped packets" (frames
+/// the firmware gave up on: a TxExc event).
+pub const HOSTAP_RATE_DECREASE_THRESHOLD: u32 = 2;
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 pub enum RateCtlError {
@@ -146,6 +163,7 @@ enum State {
     Fixed(u8),
     Arf(Arf),
     Minstrel(Box<Minstrel>),
+    HostAp(HostAp),
 }
 
 impl RateCtl {
@@ -185,6 +203,7 @@ impl RateCtl {
             RateAlgo::Fixed(index) => State::Fixed(index),
             RateAlgo::Arf => State::Arf(Arf::new(top, false)),
             RateAlgo::Aarf => State::Arf(Arf::new(top, true)),
+            RateAlgo::HostAp => State::HostAp(HostAp::new(top)),
             RateAlgo::Minstrel => State::Minstrel(Box::new(Minstrel::new(
                 ref_airtime,
                 retry_limit.clamp(1, u8::MAX as u32) as u8,
@@ -202,6 +221,7 @@ impl RateCtl {
         match &mut self.state {
             State::Fixed(r) => *r,
             State::Arf(a) => a.rate,
+            State::HostAp(h) => h.frame_rate(),
             State::Minstrel(m) => {
                 if attempt == 1 {
                     m.begin_frame(now);
@@ -225,14 +245,26 @@ impl RateCtl {
                 }
             }
             State::Minstrel(m) => m.on_attempt(rate, acked),
+            State::HostAp(h) => h.last_rate = rate,
+        }
+    }
+
+    /// A frame is handed to the card (HostAP: `hostap_handle_sta_tx`, before the frame waits in
+    /// the card's transmit buffers); the other algorithms choose at the first attempt and ignore
+    /// it.
+    pub fn on_handed(&mut self) {
+        if let State::HostAp(h) = &mut self.state {
+            h.on_handed();
         }
     }
 
     /// The current frame is finished: delivered, or dropped at the retry limit.
-    pub fn on_frame_end(&mut self, now: Nanos, _delivered: bool) {
+    pub fn on_frame_end(&mut self, now: Nanos, delivered: bool) {
         // ARF/AARF: ns-3's ReportFinalDataFailed does nothing; the last attempt was reported.
-        if let State::Minstrel(m) = &mut self.state {
-            m.end_frame(now)
+        match &mut self.state {
+            State::Minstrel(m) => m.end_frame(now),
+            State::HostAp(h) => h.on_frame_end(delivered),
+            State::Fixed(_) | State::Arf(_) => {}
         }
     }
 
@@ -241,6 +273,7 @@ impl RateCtl {
         match &self.state {
             State::Fixed(r) => *r,
             State::Arf(a) => a.rate,
+            State::HostAp(h) => h.rate,
             State::Minstrel(m) => m.max_tp[0],
         }
     }
@@ -337,6 +370,72 @@ impl Arf {
             if self.failed >= 2 {
                 self.timer = 0;
             }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HostAP (hostap_ap.c, AP mode with host-based TX rate control, its default there).
+
+/// The station's `tx_rate_idx` and its two counters. A frame takes the current rate when it is
+/// handed to the card (`ap_update_sta_tx_rate`, which also counts it as sent, clears the count of
+/// consecutive failures and, after `WLAN_RATE_UPDATE_COUNT` frames since the last failure, steps
+/// the rate up for the next frames); the firmware sends every attempt of the frame at that rate.
+/// A frame the firmware gives up on (TxExc, `hostap_handle_sta_tx_exc`) clears the sent count and
+/// counts a failure; at `WLAN_RATE_DECREASE_THRESHOLD` of them, if the frame went at or below the
+/// current rate, the rate steps down. A new station starts at its highest rate
+/// (`hostap_add_sta`). Frames between the hand-over and the air wait in the card in order, so
+/// the rates of the frames handed and not yet done are a FIFO.
+#[derive(Clone, Debug)]
+struct HostAp {
+    top: u8,
+    rate: u8,
+    since_last_failure: u32,
+    consecutive_exc: u32,
+    /// Rates of the frames handed to the card and not yet done, oldest first.
+    handed: std::collections::VecDeque<u8>,
+    /// The rate of the last attempt reported (the frame's, `meta->rate`).
+    last_rate: u8,
+}
+
+impl HostAp {
+    fn new(top: u8) -> HostAp {
+        HostAp {
+            top,
+            rate: top,
+            since_last_failure: 0,
+            consecutive_exc: 0,
+            handed: std::collections::VecDeque::with_capacity(8),
+            last_rate: top,
+        }
+    }
+
+    fn on_handed(&mut self) {
+        self.handed.push_back(self.rate);
+        self.since_last_failure += 1;
+        self.consecutive_exc = 0;
+        if self.since_last_failure >= HOSTAP_RATE_UPDATE_COUNT && self.rate < self.top {
+            self.rate += 1;
+            self.since_last_failure = 0;
+        }
+    }
+
+    /// The rate of the oldest frame in the card (the one the MAC sends); a frame nobody
+    /// reported handing (a caller without the hook) takes the current rate.
+    fn frame_rate(&self) -> u8 {
+        self.handed.front().copied().unwrap_or(self.rate)
+    }
+
+    fn on_frame_end(&mut self, delivered: bool) {
+        let frame_rate = self.handed.pop_front().unwrap_or(self.last_rate);
+        if delivered {
+            return;
+        }
+        self.since_last_failure = 0;
+        self.consecutive_exc += 1;
+        if self.consecutive_exc >= HOSTAP_RATE_DECREASE_THRESHOLD && self.rate > 0 && frame_rate <= self.rate {
+            self.rate -= 1;
+            self.consecutive_exc = 0;
         }
     }
 }

@@ -33,6 +33,9 @@ pub struct Scenario {
     pub flows: Vec<FlowConfig>,
     /// The AP's MAC queueing (802.11n cells; the 802.11b model has one frame in the MAC).
     pub ap_mac: ApMacConfig,
+    /// `[ap] tx_buffers` and `rate_control` (802.11b cells): the frames the AP's driver and
+    /// card hold below the qdisc (default one, the MAC's) and who picks the AP's rates.
+    pub legacy_ap: crate::wifi::legacy::LegacyAp,
     /// The AP's channel monitor (WChMon) settings.
     pub monitor: MonitorSpec,
     /// Things accepted but not modelled (tc options), to report with the results.

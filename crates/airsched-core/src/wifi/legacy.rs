@@ -3,7 +3,9 @@
 //! errors of the station's channel (docs/model-80211b-dcf.md, docs/model-radio.md).
 //!
 //! A node's MAC holds one frame (its hardware queue of one): it pulls the next from the qdisc
-//! whenever it holds none.
+//! whenever it holds none. The AP may have more below its qdisc ([`TxBuffers`], `[ap]
+//! tx_buffers`): the driver's and card's transmit buffers, a FIFO the qdisc fills whenever one
+//! is free and the MAC empties in order.
 
 use crate::ctx::{Ctx, DropCause};
 use crate::engine::{named, Event, StreamKind};
@@ -13,12 +15,70 @@ use crate::phy::dsss::{self, DsssRate, Preamble};
 use crate::phy::error_rate::ErrMode;
 use crate::radio::Dir;
 use crate::time::Nanos;
+use std::collections::VecDeque;
 
 use super::air::{AirTx, Outcome};
 use super::medium::{link_name, DataPpdu, Medium};
 use super::pcf::{CfParams, PcfTiming};
 use crate::node::Node;
 use crate::phy::TxRate;
+
+/// `[ap] tx_buffers`: how many frames the 802.11b AP's driver and card hold below the qdisc,
+/// the one on the air included (docs/model-80211b-dcf.md, *The AP's transmit buffers*).
+///
+/// 1 (the default) is a MAC holding one frame, pulled from the qdisc when it has sent the last:
+/// the qdisc decides every frame at the moment the air is free. A Linux 2.4 software AP drove a
+/// Prism2 card through the HostAP driver (hostap_hw.c, `prism2_transmit`), which copies each
+/// frame the qdisc releases into one of the card's transmit buffers (FIDs) and stops the
+/// netdev queue (`netif_stop_queue`) only when all are in use; the firmware sends them in
+/// order and frees a FID when its frame is done (acknowledged or dropped at the retry limit).
+/// HostAP allocates `PRISM2_TXFID_COUNT` = 8 of them (hostap_wlan.h; HostAP 0.1-0.4 for Linux
+/// 2.4, and drivers/net/wireless/hostap in Linux 2.6.14 to 4.x): [`TxBuffers::HOSTAP`]. The
+/// qdisc then decides each frame seven frames before it goes on the air.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxBuffers(pub u32);
+
+impl TxBuffers {
+    /// One frame, in the MAC (the model before this option).
+    pub const ONE: TxBuffers = TxBuffers(1);
+    /// HostAP's `PRISM2_TXFID_COUNT`.
+    pub const HOSTAP: TxBuffers = TxBuffers(8);
+    /// The most the parser accepts.
+    pub const MAX: u32 = 256;
+}
+
+impl Default for TxBuffers {
+    fn default() -> Self {
+        TxBuffers::ONE
+    }
+}
+
+/// `[ap] rate_control`: who picks the rate of the 802.11b AP's frames (docs/model-rate-control.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ApRateControl {
+    /// Each station's `rate_control` (or the cell's), run for the AP's link to it as for the
+    /// station's own (the card's firmware; the model before this option).
+    #[default]
+    Firmware,
+    /// The HostAP driver's host-based rate control, its default in AP mode (hostap_ap.c,
+    /// `ap_update_sta_tx_rate`, `hostap_handle_sta_tx_exc`): one rate per frame, chosen when the
+    /// frame is handed to the card; up one rate after 50 frames handed since the last failed
+    /// one, down one after 2 frames the firmware gave up on. The stations keep theirs.
+    HostAp,
+}
+
+crate::words::words!(
+    ApRateControl:
+    "firmware" => ApRateControl::Firmware,
+    "hostap" => ApRateControl::HostAp,
+);
+
+/// The `[ap]` settings of an 802.11b AP's driver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LegacyAp {
+    pub tx_buffers: TxBuffers,
+    pub rate_control: ApRateControl,
+}
 
 pub struct Legacy {
     pub preamble: Preamble,
@@ -31,6 +91,12 @@ pub struct Legacy {
     pub n_stations: usize,
     /// The point coordinator of a cell with `pcf = true` (`super::cfp`).
     pub cfp: Option<Box<super::pcf::Cfp>>,
+    /// The AP's frames in its driver and card behind the one in its MAC ([`TxBuffers`]), oldest
+    /// first; at most `ap_buffered` of them (0: none, every frame comes from the qdisc).
+    ap_buffers: VecDeque<PacketId>,
+    ap_buffered: usize,
+    /// The AP's rate control wants to hear of each frame handed to the card (HostAP).
+    ap_hands: bool,
 }
 
 /// Airtime of one exchange of a 1200-byte reference frame at `rate` (rate control's yardstick,
@@ -60,6 +126,7 @@ impl Legacy {
         stations: &[LegacyStation<'_>],
         seed: u64,
         pcf: Option<(CfParams, Vec<bool>)>,
+        ap: LegacyAp,
     ) -> Legacy {
         let ack_rate = DsssRate::ALL.map(|r| dsss::control_response_rate(basic_rates, r));
         let ack_by_rate = DsssRate::ALL.map(|r| dsss::ack_time(preamble, basic_rates, r));
@@ -69,6 +136,7 @@ impl Legacy {
             for st in stations {
                 let top = st.rate as usize;
                 let algo = match st.rate_control {
+                    _ if dir == 0 && ap.rate_control == ApRateControl::HostAp => RateAlgo::HostAp,
                     RateControl::Fixed => RateAlgo::Fixed(top as u8),
                     RateControl::Arf => RateAlgo::Arf,
                     RateControl::Aarf => RateAlgo::Aarf,
@@ -92,7 +160,19 @@ impl Legacy {
             let timing = PcfTiming { preamble, ctl_rate: *basic_rates.last().expect("never empty") };
             Box::new(super::pcf::Cfp::new(params, timing, pollable))
         });
-        Legacy { preamble, lowest_basic: basic_rates[0], ack_by_rate, ack_rate, rate_ctl, n_stations: n, cfp }
+        let ap_buffered = ap.tx_buffers.0.saturating_sub(1) as usize;
+        Legacy {
+            preamble,
+            lowest_basic: basic_rates[0],
+            ack_by_rate,
+            ack_rate,
+            rate_ctl,
+            n_stations: n,
+            cfp,
+            ap_buffers: VecDeque::with_capacity(ap_buffered),
+            ap_buffered,
+            ap_hands: ap.rate_control == ApRateControl::HostAp,
+        }
     }
 
     /// Index into `rate_ctl` of the link node `node` is sending on to/from station `s`.
@@ -101,25 +181,71 @@ impl Legacy {
         super::medium::link_index(node, s, self.n_stations)
     }
 
-    /// Give WiFi node `node` its next frame if its MAC is free. Returns whether it looked at
-    /// its queue (the device's sources may then top it up).
+    /// Give WiFi node `node` its next frame if its MAC is free, and fill the AP's transmit
+    /// buffers ([`TxBuffers`]) from its qdisc. Returns whether it looked at its queue (the
+    /// device's sources may then top it up).
     pub fn pull(
         &mut self,
         m: &mut Medium,
         node: u32,
         cx: &mut Ctx,
-        dequeue: impl FnOnce(&mut Ctx) -> Option<PacketId>,
+        mut dequeue: impl FnMut(&mut Ctx) -> Option<PacketId>,
     ) -> bool {
         let n = node as usize;
-        if !m.dcf().can_take_frame(n) {
-            return false;
+        let buffered = node == 0 && self.ap_buffered > 0;
+        let mut looked = false;
+        if m.dcf().can_take_frame(n) {
+            // The card sends its buffers in order: the oldest first, the qdisc's next only
+            // when none waits.
+            let head = if buffered { self.ap_buffers.pop_front() } else { None };
+            let next = match head {
+                Some(p) => Some(p),
+                None => {
+                    looked = true;
+                    let p = dequeue(cx);
+                    if node == 0 && self.ap_hands {
+                        if let Some(p) = p {
+                            self.handed(m, cx, p);
+                        }
+                    }
+                    p
+                }
+            };
+            if let Some(pkt) = next {
+                let f = cx.pkts.get(pkt).flow as usize;
+                let station = cx.station_of(m.acct(node), f).expect("wifi frames have a station");
+                m.dcf_mut().load_frame(n, pkt, station);
+                m.request_access(cx, n);
+            } else {
+                return true;
+            }
         }
-        let Some(pkt) = dequeue(cx) else { return true };
+        if buffered {
+            // hostap's prism2_transmit: the netdev queue runs while a buffer is free.
+            while self.ap_buffers.len() < self.ap_buffered {
+                looked = true;
+                match dequeue(cx) {
+                    Some(p) => {
+                        if self.ap_hands {
+                            self.handed(m, cx, p);
+                        }
+                        self.ap_buffers.push_back(p);
+                    }
+                    None => break,
+                }
+            }
+        }
+        looked
+    }
+
+    /// The AP's driver hands `pkt` to its card: its link's rate control hears of it
+    /// (`RateCtl::on_handed`, HostAP's choice of the frame's rate).
+    #[inline]
+    fn handed(&mut self, m: &Medium, cx: &Ctx, pkt: PacketId) {
         let f = cx.pkts.get(pkt).flow as usize;
-        let station = cx.station_of(m.acct(node), f).expect("wifi frames have a station");
-        m.dcf_mut().load_frame(n, pkt, station);
-        m.request_access(cx, n);
-        true
+        let s = cx.station_of(m.acct(0), f).expect("wifi frames have a station");
+        let link = self.link(0, s);
+        self.rate_ctl[link].on_handed();
     }
 
     /// The medium turns busy: the beacon and every transmitter's data frame go on the air.
@@ -391,8 +517,15 @@ impl Legacy {
 
     /// The frames the MACs hold, for the conservation check: `count` for each one in flight;
     /// returns how many are senders' copies of frames the receiver already has.
-    pub fn for_each_held(&self, m: &Medium, count: impl FnMut(PacketId)) -> u64 {
+    pub fn for_each_held(&self, m: &Medium, mut count: impl FnMut(PacketId)) -> u64 {
+        self.ap_buffers.iter().for_each(|&p| count(p));
         m.dcf().for_each_held(count)
+    }
+
+    /// The frames waiting in the AP's transmit buffers behind its MAC's ([`TxBuffers`]).
+    #[cfg(test)]
+    pub fn ap_buffered(&self) -> usize {
+        self.ap_buffers.len()
     }
 }
 

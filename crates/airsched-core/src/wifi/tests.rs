@@ -244,3 +244,43 @@ fn an_80211n_node_contends_per_access_category_and_the_ac_keeps_its_edca_paramet
     let (_, _, _, bk_aifs) = dcf.contention(3);
     assert!(vo_cw_min < be_cw_min && vo_aifs < be_aifs && be_aifs < bk_aifs);
 }
+
+/// `[ap] tx_buffers = 3` on B_ONE: the AP's driver and card hold three frames below the qdisc.
+fn b_one_buffered(n: u32) -> String {
+    B_ONE.replace("[cell]", &format!("[ap]\ntx_buffers = {n}\n[cell]"))
+}
+
+fn ap_qlen(c: &Cell) -> u64 {
+    let dev = c.net.topo.wifi_dev(0);
+    crate::qdisc::Qdisc::stats(&c.net.devs[dev as usize].qdisc).qlen
+}
+
+#[test]
+fn the_aps_tx_buffers_take_frames_from_the_qdisc_while_one_is_free_and_send_them_in_order() {
+    // One frame (the default): the qdisc keeps all but the MAC's frame.
+    let mut one = cell(B_ONE);
+    one.offer(0, 0, 5, 1052);
+    assert_eq!(ap_qlen(&one), 4);
+    // Three buffers: the MAC's frame and two behind it leave the qdisc at once.
+    let mut c = cell(&b_one_buffered(3));
+    let p = c.offer(0, 0, 5, 1052);
+    assert_eq!(ap_qlen(&c), 2);
+    let Mac::Legacy(l) = &c.wifi.mac else { panic!("802.11b") };
+    assert_eq!(l.ap_buffered(), 2);
+    assert_eq!(c.wifi.medium.dcf().frame(0), Some(p[0]));
+    let mut held = Vec::new();
+    assert_eq!(c.wifi.for_each_held(|q| held.push(q)), 0);
+    held.sort();
+    assert_eq!(held, p[..3].to_vec(), "the conservation check sees the buffered frames");
+    // Each exchange delivers the oldest frame; the freed buffer takes the qdisc's next.
+    for k in 0..5 {
+        let (reqs, ts) = c.busy_period();
+        assert!(reqs.contains(&Req::Deliver { at: Node::Station(0), pkt: p[k] }), "frame {k} in order");
+        assert_eq!(ts, vec![0]);
+        let dev = c.net.topo.wifi_dev(0);
+        let d: &mut Netdev = &mut c.net.devs[dev as usize];
+        c.wifi.pull(0, &mut c.cx, |cx| d.dequeue(dev, cx));
+        assert_eq!(c.wifi.medium.dcf().frame(0), p.get(k + 1).copied());
+        assert_eq!(ap_qlen(&c), 1u64.saturating_sub(k as u64));
+    }
+}

@@ -413,3 +413,77 @@ fn same_seed_same_rate_sequence() {
     let b = run(&mut ctl(RateAlgo::Minstrel, 22), &p, 4, Nanos::ZERO, end);
     assert_ne!(a.seq, b.seq);
 }
+
+/// One frame through HostAP's controller: handed, `attempts` attempts at the rate it was handed
+/// with (all failed unless `delivered`, then the last is acked), then its end.
+fn hostap_frame(c: &mut RateCtl, attempts: u32, delivered: bool) -> u8 {
+    c.on_handed();
+    hostap_finish(c, attempts, delivered)
+}
+
+fn hostap_finish(c: &mut RateCtl, attempts: u32, delivered: bool) -> u8 {
+    let rate = c.rate_for_attempt(Nanos::ZERO, 1);
+    for k in 1..=attempts {
+        assert_eq!(c.rate_for_attempt(Nanos::ZERO, k), rate, "every attempt at the frame's rate");
+        c.on_attempt(Nanos::ZERO, rate, delivered && k == attempts);
+    }
+    c.on_frame_end(Nanos::ZERO, delivered);
+    rate
+}
+
+#[test]
+fn hostap_steps_down_after_two_dropped_frames_with_no_frame_handed_between() {
+    let mut c = ctl(RateAlgo::HostAp, 1);
+    assert_eq!(c.current(), 3, "a new station starts at its highest rate (hostap_add_sta)");
+    // A frame handed between two failures clears the count (ap_update_sta_tx_rate): no step.
+    assert_eq!(hostap_frame(&mut c, 7, false), 3);
+    assert_eq!(hostap_frame(&mut c, 7, false), 3);
+    assert_eq!(c.current(), 3);
+    // Two frames in the card that both fail: down one rate, the count starts again.
+    c.on_handed();
+    c.on_handed();
+    assert_eq!(hostap_finish(&mut c, 7, false), 3);
+    assert_eq!(c.current(), 3);
+    assert_eq!(hostap_finish(&mut c, 7, false), 3);
+    assert_eq!(c.current(), 2);
+    // Delivered frames never step down.
+    for _ in 0..10 {
+        assert_eq!(hostap_frame(&mut c, 1, true), 2);
+    }
+    assert_eq!(c.current(), 2);
+}
+
+#[test]
+fn hostap_steps_up_after_fifty_frames_handed_since_the_last_failure_and_rates_follow_the_card_fifo() {
+    let mut c = ctl(RateAlgo::HostAp, 1);
+    c.on_handed();
+    c.on_handed();
+    hostap_finish(&mut c, 4, false);
+    hostap_finish(&mut c, 4, false);
+    assert_eq!(c.current(), 2);
+    // 49 frames handed and sent at 5.5 Mb/s: no step yet; the 50th is still sent at 5.5 and
+    // moves the rate for the frames after it.
+    for _ in 0..49 {
+        assert_eq!(hostap_frame(&mut c, 1, true), 2);
+    }
+    assert_eq!(c.current(), 2);
+    c.on_handed();
+    assert_eq!(c.current(), 3);
+    c.on_handed();
+    assert_eq!(hostap_finish(&mut c, 1, true), 2, "the 50th keeps the rate it was handed with");
+    assert_eq!(hostap_finish(&mut c, 1, true), 3);
+    // A failure restarts the count: 49 more successes do not step (already at the top anyway,
+    // so step down first).
+    c.on_handed();
+    c.on_handed();
+    hostap_finish(&mut c, 4, false);
+    hostap_finish(&mut c, 4, false);
+    assert_eq!(c.current(), 2);
+    hostap_frame(&mut c, 4, false);
+    for _ in 0..49 {
+        hostap_frame(&mut c, 1, true);
+    }
+    assert_eq!(c.current(), 2, "49 since the last failure");
+    hostap_frame(&mut c, 1, true);
+    assert_eq!(c.current(), 3);
+}

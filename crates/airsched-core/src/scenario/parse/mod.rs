@@ -170,7 +170,8 @@ const CELL_KEYS: &[&str] = &[
 ];
 const WIRED_KEYS: &[&str] = &["rate", "delay"];
 const NODE_KEYS: &[&str] = &["txqueuelen", "ip", "tc", "tc_file", "kernel"];
-/// `[ap]`: a node's keys and the AP's MAC queueing (802.11n cells, `ht::AP_MAC_KEYS`).
+/// `[ap]`: a node's keys, the AP's MAC queueing (802.11n cells) and its transmit buffers
+/// (802.11b cells).
 const AP_KEYS: &[&str] = &[
     "txqueuelen",
     "ip",
@@ -196,6 +197,9 @@ const AP_KEYS: &[&str] = &[
     "firmware_frames",
     "vo_piggyback",
     "schedule_order",
+    // 802.11b (node.rs)
+    "tx_buffers",
+    "rate_control",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",
@@ -387,6 +391,7 @@ fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
     let wired = parse_wired(rd, wired_t);
 
     let (mut ap, ap_t) = node_section(rd, root, "ap", AP_KEYS);
+    let legacy_ap = node::parse_legacy_ap(rd, ap_t.as_ref().map(|(t, _)| *t), standard, cell.pcf.is_some());
     let ap_mac = ht::parse_ap_mac(rd, ap_t, standard, &mut ap);
     let (server, _) = node_section(rd, root, "server", NODE_KEYS);
 
@@ -409,6 +414,7 @@ fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
         stations,
         flows,
         ap_mac,
+        legacy_ap,
         monitor,
         warnings: Vec::new(),
         bluetooth,

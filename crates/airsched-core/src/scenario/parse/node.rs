@@ -101,3 +101,54 @@ pub(super) fn parse_tc_source(rd: &mut Reader<'_>, tbl: &DeTable<'_>, path: &str
     }
     None
 }
+
+/// `[ap] tx_buffers` and `[ap] rate_control` of an 802.11b AP
+/// ([`crate::wifi::legacy::LegacyAp`]): how many frames its driver and card hold below the qdisc
+/// (1 when absent) and who picks its frames' rates (each link's own when absent). An 802.11n AP
+/// has its own driver queues (`driver_queue_limit`) and rate control; a point coordinator polls
+/// with the MAC's one frame at the links' own rates.
+pub(super) fn parse_legacy_ap(
+    rd: &mut Reader<'_>,
+    tbl: Option<&DeTable<'_>>,
+    standard: Option<Standard>,
+    pcf: bool,
+) -> crate::wifi::legacy::LegacyAp {
+    use crate::wifi::legacy::{ApRateControl, LegacyAp, TxBuffers};
+    let mut ap = LegacyAp::default();
+    let Some(tbl) = tbl else { return ap };
+    let pcf_error = |rd: &mut Reader<'_>, v: &Value<'_>, key: &str, what: &str| {
+        rd.error(
+            &v.span(),
+            key,
+            format!(
+                "a point coordinator (`pcf = true`) is modelled with the AP's one frame in its MAC at the links' own \
+                 rates; leave `{what}` out"
+            ),
+        );
+    };
+    let why = "`tx_buffers` is the 802.11b AP's driver and card buffers; an 802.11n AP's driver FIFO is \
+               `driver_queue_limit` (frames per access category)";
+    if let Some(v) = ht::not_ht(rd, tbl, "ap", "tx_buffers", standard, why) {
+        let key = "ap.tx_buffers";
+        if let Some(n) = integer(rd, v, key, 1, TxBuffers::MAX as u64) {
+            if pcf && n > 1 {
+                pcf_error(rd, v, key, "tx_buffers");
+            } else {
+                ap.tx_buffers = TxBuffers(n as u32);
+            }
+        }
+    }
+    let why = "`[ap] rate_control` chooses the 802.11b AP's driver rate control; in an 802.11n cell give \
+               `rate_control` per station or in [cell]";
+    if let Some(v) = ht::not_ht(rd, tbl, "ap", "rate_control", standard, why) {
+        let key = "ap.rate_control";
+        if let Some(rc) = word::<ApRateControl>(rd, v, key) {
+            if pcf && rc != ApRateControl::Firmware {
+                pcf_error(rd, v, key, "rate_control");
+            } else {
+                ap.rate_control = rc;
+            }
+        }
+    }
+    ap
+}

@@ -64,6 +64,7 @@ fn the_example_parses() {
         server: node(1000),
         monitor: crate::monitor::MonitorSpec::default(),
         ap_mac: crate::wifi::ht::params::ApMacConfig::default(),
+        legacy_ap: crate::wifi::legacy::LegacyAp::default(),
         stations: vec![StationConfig {
             name: "sta1".into(),
             rate: DsssRate::R11,

@@ -115,7 +115,9 @@ pub(crate) fn wifi(scn: &Scenario, topo: &Topology, flow_dst: &[Node], flow_keys
             .map(|st| LegacyStation { name: &st.name, rate: st.rate, rate_control: st.rate_control })
             .collect();
         let pcf = cell.pcf.map(|p| (p, scn.stations.iter().map(|s| s.cf_pollable).collect()));
-        Mac::Legacy(Box::new(Legacy::new(cell.preamble, &cell.basic_rates, cell.retry_limit, &stations, seed, pcf)))
+        let (preamble, retry) = (cell.preamble, cell.retry_limit);
+        let legacy = Legacy::new(preamble, &cell.basic_rates, retry, &stations, seed, pcf, scn.legacy_ap);
+        Mac::Legacy(Box::new(legacy))
     };
     Wifi { medium, mac }
 }
