@@ -51,6 +51,7 @@ mod ht;
 mod limits;
 mod next_steps;
 mod node;
+mod ofdma;
 mod overrides;
 mod pcf;
 mod radio;
@@ -196,6 +197,10 @@ const AP_KEYS: &[&str] = &[
     "firmware_frames",
     "vo_piggyback",
     "schedule_order",
+    // ofdma.rs (OFDMA_AP_KEYS)
+    "ofdma",
+    "mu_scheduler",
+    "mu_stations",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",

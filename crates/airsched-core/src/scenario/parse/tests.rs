@@ -366,6 +366,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
             policy: Default::default(),
             dynamic_aggregate: None,
             next: Default::default(),
+            ofdma: Default::default(),
         }
     );
     assert_eq!(s.ap.tc, None);
@@ -464,6 +465,7 @@ sack = false
             policy: Default::default(),
             dynamic_aggregate: None,
             next: Default::default(),
+            ofdma: Default::default(),
         }
     );
     assert_eq!(
