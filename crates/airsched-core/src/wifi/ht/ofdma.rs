@@ -675,21 +675,23 @@ mod tests {
 
     #[test]
     fn credits_rotate_the_left_out_station_to_the_front() {
-        // 9 stations, 8 served per PPDU (ns-3's printed sequence: the one left out leads next).
+        // 9 stations, 8 served per PPDU of equal duration d: after each PPDU every station
+        // gains d/9 and the served pay d/8, so the one left out rises to the front and the
+        // stations served longest sink to the back: the first nine PPDUs leave out 8, 7, ...,
+        // 0 in turn. (After that, stations whose credits are equal in exact arithmetic are
+        // ordered by floating-point rounding, as in ns-3.)
         let mut mu = Mu::new(OfdmaConfig { n_stations: 9, ..OfdmaConfig::default() }, Width::Mhz80, (0..9).collect());
-        let dur = Nanos(5_324_800);
-        let order = |mu: &Mu| mu.list.iter().map(|e| e.0).collect::<Vec<_>>();
-        let served: Vec<(u32, RuSize)> = (0..8).map(|s| (s, RuSize::Tones106)).collect();
-        mu.update_credits(&served, dur);
-        assert_eq!(order(&mu), vec![8, 0, 1, 2, 3, 4, 5, 6, 7]);
-        // Over nine PPDUs of the first eight, every station is left out exactly once.
-        let mut left_out = vec![0; 9];
+        let dur = Nanos(5_324_000);
+        let mut left_out = Vec::new();
         for _ in 0..9 {
-            let o = order(&mu);
-            left_out[o[8] as usize] += 1;
+            let o: Vec<u32> = mu.list.iter().map(|e| e.0).collect();
+            left_out.push(o[8]);
             let served: Vec<(u32, RuSize)> = o[..8].iter().map(|&s| (s, RuSize::Tones106)).collect();
             mu.update_credits(&served, dur);
         }
-        assert_eq!(left_out, vec![1; 9]);
+        assert_eq!(left_out, vec![8, 7, 6, 5, 4, 3, 2, 1, 0]);
+        // Credits: a station served 8 times and left out once has gained 9 d/9 and paid 8 d/8:
+        // zero, up to rounding.
+        assert!(mu.list.iter().all(|e| e.1.abs() < 1e-6));
     }
 }
