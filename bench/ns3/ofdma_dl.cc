@@ -9,7 +9,8 @@
 // (DL_MU_BAR_BA_SEQUENCE). Per station a UdpClient on the AP sends 1472-byte datagrams
 // (1538-byte MPDUs) at --rate Mb/s (start staggered by 0.1 ms per station); the station's
 // UdpServer counts bytes and the one-way delay from the SeqTsHeader's timestamp over
-// [warmup, duration]. Prints one line per station and one summary line, and with --ppdus=K the
+// [warmup, duration] (and the delay up to the end of the PPDU that carried the packet, as
+// airsched delivers). Prints one line per station and one summary line, and with --ppdus=K the
 // first K DL MU PPDUs after warmup (the served stations' association ranks (AID - 1), RU widths in MHz and MPDUs).
 //
 //   ofdma_dl --n=9 --mcs=7 --rate=50 [--nsta=9] [--duration=3] [--warmup=1] [--ppdus=0]
@@ -35,6 +36,10 @@ bool g_measuring = false;
 std::vector<uint64_t> g_rxBytes;
 std::vector<uint64_t> g_rxPkts;
 std::vector<double> g_delaySumUs;
+// The same delay up to the end of the PPDU that carried the packet: ns-3 passes each MPDU of an
+// A-MPDU up as it ends, airsched at the end of the PPDU.
+std::vector<double> g_ppduEndDelaySumUs;
+double g_lastPpduEndUs = 0;
 std::map<Mac48Address, uint32_t> g_staIndex;
 // Association order (AID - 1) of each station index: the RR scheduler's initial list order.
 std::map<Mac48Address, uint32_t> g_rank;
@@ -57,11 +62,14 @@ OnRx(uint32_t sta, Ptr<const Packet> packet)
     g_rxBytes[sta] += packet->GetSize();
     g_rxPkts[sta] += 1;
     g_delaySumUs[sta] += (Simulator::Now() - ts.GetTs()).GetNanoSeconds() / 1e3;
+    g_ppduEndDelaySumUs[sta] += g_lastPpduEndUs - ts.GetTs().GetNanoSeconds() / 1e3;
 }
 
 void
 OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
 {
+    g_lastPpduEndUs = Simulator::Now().GetNanoSeconds() / 1e3 +
+                      WifiPhy::CalculateTxDuration(psdus, tx, WIFI_PHY_BAND_5GHZ).GetNanoSeconds() / 1e3;
     if (!g_measuring)
     {
         return;
@@ -218,6 +226,7 @@ main(int argc, char* argv[])
     g_rxPkts.assign(n, 0);
     g_delaySumUs.assign(n, 0);
     g_rankOf.assign(n, 0);
+    g_ppduEndDelaySumUs.assign(n, 0);
     const double interval = 1472.0 * 8 / (rateMbps * 1e6);
     for (uint32_t i = 0; i < n; i++)
     {
@@ -252,11 +261,12 @@ main(int argc, char* argv[])
         total += mbps;
         delaySum += g_delaySumUs[i];
         pkts += g_rxPkts[i];
-        std::printf("sta=%u rank=%u goodput_mbps=%.3f mean_delay_ms=%.4f\n",
+        std::printf("sta=%u rank=%u goodput_mbps=%.3f mean_delay_ms=%.4f ppdu_end_delay_ms=%.4f\n",
                     i,
                     g_rankOf[i],
                     mbps,
-                    g_rxPkts[i] ? g_delaySumUs[i] / g_rxPkts[i] / 1e3 : 0.0);
+                    g_rxPkts[i] ? g_delaySumUs[i] / g_rxPkts[i] / 1e3 : 0.0,
+                    g_rxPkts[i] ? g_ppduEndDelaySumUs[i] / g_rxPkts[i] / 1e3 : 0.0);
     }
     std::printf("n=%u nsta=%u mcs=%u width=%u rate=%.3f goodput_mbps=%.3f mean_delay_ms=%.4f "
                 "mu_ppdus=%lu su_ppdus=%lu mu_ppdu_us=%.1f\n",

@@ -16,16 +16,16 @@ done
 g++ -O2 -std=c++20 -I"$ns/include" "$here/ofdma_dl.cc" -o "$here/ofdma_dl" -Wl,-rpath,"$ns/lib64" $libs
 out=$here/ofdma_dl.csv
 ppdus=$here/ofdma_dl_ppdus.txt
-echo "n,load,rate_mbps,sta,goodput_mbps,mean_delay_ms" > "$out"
+echo "n,load,rate_mbps,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms" > "$out"
 : > "$ppdus"
 for n in 4 9 18; do
-    for load in saturated half; do
+    for load in half saturated; do
         if [ "$load" = saturated ]; then total=700; else total=120; fi
         rate=$(echo "$total $n" | awk '{printf "%.4f", $1 / $2}')
         "$here/ofdma_dl" --n="$n" --rate="$rate" --duration=3 --warmup=1 --ppdus=12 > "$here/.ofdma_run.txt"
         { echo "# n=$n load=$load"; grep '^ppdu' "$here/.ofdma_run.txt"; } >> "$ppdus"
         grep '^n=' "$here/.ofdma_run.txt"
-        grep '^sta=' "$here/.ofdma_run.txt" | sed 's/sta=[0-9]* rank=\([0-9]*\) goodput_mbps=\([0-9.]*\) mean_delay_ms=\([0-9.]*\)/\1,\2,\3/' \
+        grep '^sta=' "$here/.ofdma_run.txt" | sed 's/sta=[0-9]* rank=\([0-9]*\) goodput_mbps=\([0-9.]*\) mean_delay_ms=\([0-9.]*\) ppdu_end_delay_ms=\([0-9.]*\)/\1,\2,\3,\4/' \
             | sort -t, -k1n | sed "s/^/$n,$load,$rate,/" >> "$out"
     done
 done

@@ -46,7 +46,8 @@ fn scenario(c: &Cell) -> String {
     }
     for (i, &(s, down, kbit, size)) in c.flows.iter().enumerate() {
         let s = s % c.stations.len();
-        let (src, dst) = if down { ("server".to_string(), format!("s{s}")) } else { (format!("s{s}"), "server".to_string()) };
+        let (src, dst) =
+            if down { ("server".to_string(), format!("s{s}")) } else { (format!("s{s}"), "server".to_string()) };
         t += &format!(
             "[[flow]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nrate = \"{kbit}kbit\"\nsize = {size}\n"
         );
@@ -147,7 +148,10 @@ fn ofdma_serves_several_small_flows_per_access() {
         d.iter().sum::<f64>() / d.len() as f64
     };
     let (d_su, d_mu) = (down(&su), down(&mu));
-    println!("downlink delay: SU {d_su:.2} ms, OFDMA {d_mu:.2} ms ({} MU PPDUs, {users:.2} users each)", stats.mu_ppdus);
+    println!(
+        "downlink delay: SU {d_su:.2} ms, OFDMA {d_mu:.2} ms ({} MU PPDUs, {users:.2} users each)",
+        stats.mu_ppdus
+    );
     for (a, b) in su.flows.iter().zip(&mu.flows) {
         assert!((a.goodput_mbps - b.goodput_mbps).abs() < 0.02 * a.goodput_mbps, "{} goodput", a.name);
     }
