@@ -48,11 +48,11 @@ fn cases() -> Vec<Case> {
 /// station's frames); the 1472-byte UDP flows start 0.1 ms apart, as the ns-3 clients do, from
 /// a server behind a 10 Gbit/s link without delay (ns-3's clients run on the AP).
 fn scenario(n: u32, rate_mbps: f64, ofdma: bool) -> String {
-    let mut s = format!(
+    let mut s = String::from(
         "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 1\n\
          [cell]\nstandard = \"802.11ax\"\nwidth = 80\nnss = 1\nguard_interval = \"0.8us\"\n\
          max_aggregate_mpdus = 256\nmax_aggregate_time = \"5484us\"\n\
-         [wired]\nrate = \"10Gbit\"\ndelay = \"0ms\"\n[ap]\nmac_queue = \"fq-mac\"\n"
+         [wired]\nrate = \"10Gbit\"\ndelay = \"0ms\"\n[ap]\nmac_queue = \"fq-mac\"\n",
     );
     if ofdma {
         s += &format!("ofdma = \"dl\"\nmu_scheduler = \"rr\"\nmu_stations = {}\n", n.min(74));
@@ -124,7 +124,9 @@ fn dl_ofdma_matches_ns3_within_5_percent() {
 /// out is printed for both.
 #[test]
 fn ru_allocation_sequence_is_ns3s() {
-    let mut blocks: Vec<(u32, Vec<Vec<(u32, u32, u32)>>)> = Vec::new();
+    // Per case: its station count (0 for the half-load cases) and its PPDUs' users.
+    type Ppdu = Vec<(u32, u32, u32)>;
+    let mut blocks: Vec<(u32, Vec<Ppdu>)> = Vec::new();
     for l in PPDUS.lines() {
         if let Some(h) = l.strip_prefix("# n=") {
             let n: u32 = h.split(' ').next().unwrap().parse().unwrap();

@@ -145,8 +145,11 @@ pub struct OfdmaStats {
     /// Sum of their durations (ns).
     pub mu_airtime_ns: u64,
     /// The first [`RU_LOG_LEN`] MU PPDUs: start, and per user (station, RU tones, MPDUs).
-    pub log: Vec<(Nanos, Vec<(u32, u32, u32)>)>,
+    pub log: Vec<(Nanos, Vec<MuLogUser>)>,
 }
+
+/// One user of a logged MU PPDU: (station, RU tones, MPDUs).
+pub type MuLogUser = (u32, u32, u32);
 
 /// MU PPDUs kept in [`OfdmaStats::log`].
 pub const RU_LOG_LEN: usize = 4096;
