@@ -110,37 +110,28 @@ proptest! {
     }
 }
 
-/// A 20 MHz cell of 20 HE MCS 7 stations, each with a small download (300 kbit/s of 200-byte
-/// datagrams) and an upload (500 kbit/s of 1400-byte datagrams) contending with the AP:
-/// single-user against OFDMA with up to 9 users (9 x 26-tone RUs). While the AP waits for the
-/// medium several stations' frames gather; one MU PPDU then serves them together, so the
-/// downlink delay falls several times at the same goodput. (At higher loads the equal RUs,
-/// the PPDU as long as its fullest user and the BlockAckReq/BlockAck sequence cost more than
-/// they save: docs/model-ofdma.md.)
+/// scenarios/wifi6-ofdma.toml: a 20 MHz cell of 20 HE MCS 7 stations, each with a small
+/// download (300 kbit/s of 200-byte datagrams) and an upload (500 kbit/s of 1400-byte
+/// datagrams) contending with the AP; single-user against OFDMA with up to 9 users (9 x 26-tone
+/// RUs). While the AP waits for the medium several stations' frames gather; one MU PPDU then
+/// serves them together, so the downlink delay falls several times at the same goodput. (At
+/// higher loads the equal RUs, the PPDU as long as its fullest user and the
+/// BlockAckReq/BlockAck sequence cost more than they save: docs/model-ofdma.md.)
 #[test]
 fn ofdma_serves_several_small_flows_per_access() {
-    let run = |ofdma: &str| {
-        let mut t = format!(
-            "[run]\nduration = \"3s\"\nwarmup = \"500ms\"\nseed = 2\n[cell]\nstandard = \"802.11ax\"\nwidth = 20\nnss = 1\n\
-             [ap]\nmac_queue = \"fq-mac\"\nofdma = \"{ofdma}\"\n"
-        );
-        if ofdma == "dl" {
-            t += "mu_stations = 9\n";
-        }
-        for i in 0..20 {
-            t += &format!("[[station]]\nname = \"s{i}\"\nmcs = 7\nnss = 1\n");
-        }
-        for i in 0..20 {
-            t += &format!(
-                "[[flow]]\nname = \"d{i}\"\nsrc = \"server\"\ndst = \"s{i}\"\nrate = \"300kbit\"\nsize = 200\nstart = \"{i}ms\"\n\
-                 [[flow]]\nname = \"u{i}\"\nsrc = \"s{i}\"\ndst = \"server\"\nrate = \"500kbit\"\nsize = 1400\nstart = \"{i}ms\"\n"
-            );
-        }
-        let mut sim = Simulation::new(&parse_scenario(&t, "small.toml").unwrap()).unwrap();
+    const SHIPPED: &str = include_str!("../../../scenarios/wifi6-ofdma.toml");
+    let run = |ofdma: bool| {
+        let text = if ofdma {
+            SHIPPED.to_string()
+        } else {
+            SHIPPED.replace("ofdma = \"dl\"", "ofdma = \"off\"").replace("mu_scheduler = \"rr\"\nmu_stations = 9\n", "")
+        };
+        let mut sim = Simulation::new(&parse_scenario(&text, "wifi6-ofdma.toml").unwrap()).unwrap();
         let r = sim.finish().unwrap();
         (r, sim.ofdma_stats())
     };
-    let ((su, _), (mu, stats)) = (run("off"), run("dl"));
+    let ((su, none), (mu, stats)) = (run(false), run(true));
+    assert!(none.is_none(), "single-user run");
     let stats = stats.expect("OFDMA on");
     let users = stats.mu_users as f64 / stats.mu_ppdus as f64;
     let down = |r: &airsched_core::RunResults| {
