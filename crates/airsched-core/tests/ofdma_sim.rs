@@ -43,6 +43,10 @@ fn scenario(c: &Cell) -> String {
         if let Some(s) = snr {
             t += &format!("snr = {s}\n");
         }
+        if c.queue == 2 && i == 0 {
+            // An airtime policy (mac80211 scheduler): a minimum rate for the first station.
+            t += "min_rate = \"2Mbit\"\n";
+        }
     }
     for (i, &(s, down, kbit, size)) in c.flows.iter().enumerate() {
         let s = s % c.stations.len();

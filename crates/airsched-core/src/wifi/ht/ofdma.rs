@@ -13,7 +13,9 @@
 //! TIDs, as a driver's retry queue holds them) and the MU scheduler builds the PPDU from what
 //! the stations have. Each user is charged to the airtime scheduler the PPDU's duration times
 //! its share of the allocated tones (the rule ns-3's scheduler uses for its credits; mac80211
-//! has no notion of an MU PPDU, drivers report per-station airtime their firmware counts).
+//! has no notion of an MU PPDU, drivers report per-station airtime their firmware counts); an
+//! airtime policy (groups, caps, minimum rates) pays that share and the user's part of the
+//! acknowledgement.
 
 use std::collections::VecDeque;
 
@@ -315,9 +317,22 @@ impl Ht {
             .max()
             .expect("a user");
         let n = users.len() as u64;
-        for u in users.iter_mut() {
+        for (i, u) in users.iter_mut().enumerate() {
             u.agg.txtime = txtime;
             u.share = Nanos(txtime.0 / n);
+            if self.policy_on {
+                // The airtime policy's caps pay, at build, for the user's share and its part of
+                // the acknowledgement (its BlockAckReq and response), as for an SU aggregate.
+                let s = u.agg.station as usize;
+                let rate = ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate());
+                let lone = i == 0 && u.agg.mpdus.len() == 1;
+                let resp = ofdm::txtime(band, rate, if lone { ofdm::ACK_BYTES } else { self.ba_bytes[s] });
+                let bar =
+                    if i == 0 { Nanos::ZERO } else { band.sifs() + ofdm::txtime(band, rate, BLOCK_ACK_REQ_BYTES) };
+                let us = ((u.share + bar + band.sifs() + resp).0 / 1000) as u32;
+                u.agg.built_us = us;
+                self.drivers[0].sched.on_built(u.agg.tin, us, cx.now);
+            }
         }
         let mu = self.mu.as_deref_mut().expect("OFDMA on");
         mu.users = users;
@@ -466,6 +481,10 @@ impl Ht {
             let (tin, station) = (u.agg.tin, u.agg.station);
             let share_us = (u.share.0 / 1000) as u32;
             self.drivers[0].sched.report_airtime(tin, share_us, 0, now);
+            if self.policy_on {
+                let built = u.agg.built_us;
+                self.drivers[0].sched.report_policy_airtime(tin, share_us, built.saturating_sub(share_us), built, now);
+            }
             if acked {
                 cx.counters.stations[station as usize].mcs_acked[0][u.agg.tx.mcs_index() as usize] += 1;
             }
@@ -569,6 +588,7 @@ impl Ht {
         agg.rate_idx = 0;
         agg.tries = 0;
         agg.air_us = 0;
+        agg.built_us = 0;
         agg.vo_head = 0;
         let (mut padded, mut psdu) = (0u32, 0u32);
         let mut held: VecDeque<Mpdu> = VecDeque::new();
