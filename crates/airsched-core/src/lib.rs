@@ -53,6 +53,7 @@ pub use sim::{SimError, Simulation};
 pub use time::Nanos;
 pub use traffic::flow::{Endpoint, MAX_UDP_PAYLOAD};
 pub use units::parse_time;
+pub use wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig, OfdmaStats};
 pub use wifi::ht::NextStepsStats;
 
 // Results and their schema.

@@ -560,6 +560,12 @@ impl Simulation {
 
     /// 802.11n: what the AP's next-steps mechanisms (`[ap] retry_budget`, ...) did so far;
     /// None in an 802.11b cell.
+    /// Downlink OFDMA's counters and the first MU PPDUs' users and RUs (None unless the AP
+    /// runs `ofdma = "dl"`).
+    pub fn ofdma_stats(&self) -> Option<crate::wifi::ht::ofdma::OfdmaStats> {
+        self.wifi.ofdma_stats()
+    }
+
     pub fn next_steps_stats(&self) -> Option<crate::wifi::ht::NextStepsStats> {
         self.wifi.next_steps_stats()
     }

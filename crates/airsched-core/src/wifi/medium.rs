@@ -517,6 +517,53 @@ impl Medium {
         ta + d
     }
 
+    /// An HE MU PPDU of the AP (downlink OFDMA, `wifi/ht/ofdma.rs`) of contender `contender`
+    /// goes on the air from `ta` for `d`: one frame on the medium; its airtime is counted to the
+    /// AP and, per user, `shares` (station, ns) to the stations, with an attempt each. Returns
+    /// its end.
+    pub fn put_mu_frame(
+        &mut self,
+        cx: &mut Ctx,
+        contender: u32,
+        ta: Nanos,
+        d: Nanos,
+        rate: TxRate,
+        shares: &[(u32, Nanos)],
+    ) -> Nanos {
+        let c = &mut cx.counters;
+        c.nodes[0].airtime_ns += d.0;
+        c.nodes[0].tx_attempts += 1;
+        c.frames += 1;
+        let mut left = d;
+        for (i, &(s, share)) in shares.iter().enumerate() {
+            // The last user takes the rounding remainder: the shares sum to the PPDU.
+            let share = if i + 1 == shares.len() { left } else { share };
+            left = left - share;
+            self.charges.push(Charge { node: 0, station: s, dir: 0, start: ta, end: ta + share });
+            let sc = &mut c.stations[s as usize];
+            sc.airtime_ns += share.0;
+            sc.air_dir_ns[0] += share.0;
+            sc.tx_attempts += 1;
+        }
+        self.air.push(AirTx { node: contender, end: ta + d, rate });
+        ta + d
+    }
+
+    /// Station `s` answers a DL MU PPDU (or a BlockAckReq after it) with a (Block)Ack of
+    /// airtime `resp` from `start`: its airtime is counted (a lost one too: `acked` false);
+    /// returns its end.
+    pub fn mu_response(&mut self, cx: &mut Ctx, s: usize, start: Nanos, resp: Nanos, acked: bool) -> Nanos {
+        self.charges.push(Charge { node: s as u32 + 1, station: s as u32, dir: 0, start, end: start + resp });
+        let c = &mut cx.counters;
+        c.nodes[s + 1].airtime_ns += resp.0;
+        c.stations[s].airtime_ns += resp.0;
+        c.stations[s].air_dir_ns[0] += resp.0;
+        if !acked {
+            c.stations[s].ack_errors += 1;
+        }
+        start + resp
+    }
+
     /// A frame of the point coordinator's exchanges that is not data (CF-Poll, Null, CF-End,
     /// an ACK in a contention-free period), sent by WiFi node `node` for station `station`
     /// (`NO_STATION`: for no one) from `start` for `d`: its airtime is counted, and the node's

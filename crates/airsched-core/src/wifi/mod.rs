@@ -189,6 +189,13 @@ impl Wifi {
     }
 
     /// 802.11n: what the AP's next-steps mechanisms did; None in an 802.11b cell.
+    pub fn ofdma_stats(&self) -> Option<ht::ofdma::OfdmaStats> {
+        match &self.mac {
+            Mac::Ht(h) => h.ofdma_stats().cloned(),
+            _ => None,
+        }
+    }
+
     pub fn next_steps_stats(&self) -> Option<ht::NextStepsStats> {
         match &self.mac {
             Mac::Legacy(_) => None,

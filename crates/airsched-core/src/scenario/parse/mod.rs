@@ -51,6 +51,7 @@ mod ht;
 mod limits;
 mod next_steps;
 mod node;
+mod ofdma;
 mod overrides;
 mod pcf;
 mod radio;
@@ -200,6 +201,10 @@ const AP_KEYS: &[&str] = &[
     // 802.11b (node.rs)
     "tx_buffers",
     "rate_control",
+    // ofdma.rs (OFDMA_AP_KEYS)
+    "ofdma",
+    "mu_scheduler",
+    "mu_stations",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",

@@ -367,6 +367,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
             policy: Default::default(),
             dynamic_aggregate: None,
             next: Default::default(),
+            ofdma: Default::default(),
         }
     );
     assert_eq!(s.ap.tc, None);
@@ -465,6 +466,7 @@ sack = false
             policy: Default::default(),
             dynamic_aggregate: None,
             next: Default::default(),
+            ofdma: Default::default(),
         }
     );
     assert_eq!(
@@ -821,4 +823,33 @@ fn bad_vht_and_he_combinations_are_one_line_errors() {
     assert_eq!(s.stations[0].rate_control, crate::mac::rate::RateControl::MinstrelHt);
     // An 80 MHz 802.11n cell.
     assert_eq!(one_error(&wide_cell("802.11n", "width = 80", "")).1, "cell.width");
+}
+
+#[test]
+fn ofdma_keys_parse_and_bad_ones_are_one_line_errors() {
+    use crate::wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig};
+    let ap = |keys: &str| {
+        format!("[cell]\nstandard = \"802.11ax\"\n[ap]\nmac_queue = \"fq-mac\"\n{keys}\n[[station]]\nname = \"a\"\n")
+    };
+    let s = parse_scenario(&ap("ofdma = \"dl\"\nmu_scheduler = \"rr\"\nmu_stations = 9"), "w.toml").unwrap();
+    assert_eq!(s.ap_mac.ofdma, OfdmaConfig { mode: Ofdma::Dl, scheduler: MuScheduler::Rr, n_stations: 9 });
+    // Off by default, 4 stations as ns-3's NStations.
+    let s = parse_scenario(&ap(""), "w.toml").unwrap();
+    assert_eq!(s.ap_mac.ofdma, OfdmaConfig::default());
+    assert_eq!(parse_scenario(&ap("ofdma = \"dl\""), "w.toml").unwrap().ap_mac.ofdma.n_stations, 4);
+    // OFDMA outside 802.11ax.
+    let t = "[cell]\nstandard = \"802.11ac\"\n[ap]\nofdma = \"dl\"\n[[station]]\nname = \"a\"\n";
+    let (line, key, msg) = one_error(t);
+    assert_eq!((line, key.as_str()), (4, "ap.ofdma"));
+    assert!(msg.contains("802.11ax"), "{msg}");
+    // A word that is not one, too many stations, mu_stations without OFDMA.
+    let (_, key, msg) = one_error(&ap("ofdma = \"ul\""));
+    assert_eq!(key, "ap.ofdma");
+    assert!(msg.contains("\"off\" or \"dl\""), "{msg}");
+    assert_eq!(one_error(&ap("ofdma = \"dl\"\nmu_stations = 75")).1, "ap.mu_stations");
+    assert_eq!(one_error(&ap("mu_stations = 8")).1, "ap.mu_stations");
+    // Single-user driver mechanisms are not modelled with it.
+    let (_, key, msg) = one_error(&ap("aggregation = \"firmware\"\nofdma = \"dl\""));
+    assert_eq!(key, "ap.ofdma");
+    assert!(msg.contains("aggregation"), "{msg}");
 }

@@ -21,7 +21,7 @@ use crate::wifi::medium::{DataPpdu, Medium};
 
 /// SNR lost per stream when the transmit power is split over 1-4 spatial streams (centi-dB,
 /// 10 log10 N; two streams: 3 dB as the 802.11n model has always used).
-const STREAM_SPLIT_CDB: [i32; 5] = [0, 0, 300, 477, 602];
+pub(super) const STREAM_SPLIT_CDB: [i32; 5] = [0, 0, 300, 477, 602];
 
 impl Ht {
     pub fn on_access(&mut self, m: &mut Medium, cx: &mut Ctx) {
@@ -39,10 +39,19 @@ impl Ht {
             let d = ofdm::txtime(band, rate, m.beacon_bytes());
             busy_end = m.put_beacon(cx, ta, d, TxRate::Ofdm(rate));
         }
+        let mut mu_on = false;
         for i in 0..m.dcf().transmitters().len() {
             let c = m.dcf().transmitters()[i];
             let (node, ac) = node_ac(c);
             m.dcf_mut().start_attempt(c as usize);
+            if node == 0 && self.mu.is_some() {
+                // Downlink OFDMA: the MU scheduler builds an HE MU PPDU (ofdma.rs).
+                if let Some(end) = self.mu_access(m, ac, ta, cx) {
+                    busy_end = busy_end.max(end);
+                    mu_on = true;
+                    continue;
+                }
+            }
             let d = &mut self.drivers[node as usize];
             let agg = d.hw[ac].head_mut();
             let (s, t, n_mpdus, tx) = (agg.station as usize, agg.txtime, agg.mpdus.len(), agg.tx);
@@ -70,6 +79,12 @@ impl Ht {
             let f = DataPpdu { contender: c, node, station: s, start: ta, airtime: t, rate: tx.rate() };
             busy_end = busy_end.max(m.put_frame(cx, f));
         }
+        if mu_on && !m.collided() {
+            let (outcome, end) = self.mu_outcome(m, ta, busy_end, cx);
+            m.set_outcome(outcome);
+            m.busy_until(cx, ta, end);
+            return;
+        }
         let outcome = if m.collided() { Outcome::Collision } else { self.draw_outcome(m, cx, ta) };
         m.set_outcome(outcome);
         match outcome {
@@ -91,7 +106,7 @@ impl Ht {
         if lead_wake {
             self.arm_lead_wake(cx);
         }
-        if cx.tap.is_some() {
+        if cx.tap.is_some() && !mu_on {
             self.tap_exchange(m, cx, ta);
         }
         m.busy_until(cx, ta, busy_end);
@@ -198,6 +213,9 @@ impl Ht {
     /// have. With the BlockAck lost the sender keeps them and the receiver gets copies.
     /// Delivery is in the order of the aggregate; there is no reordering buffer.
     pub fn on_tx_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        if self.mu.as_deref().is_some_and(|mu| mu.on_air()) {
+            return self.mu_tx_end(m, cx);
+        }
         let (node, ac) = node_ac(m.air()[0].node);
         let acked = m.outcome() == Outcome::Success;
         let n_mpdus = self.drivers[node as usize].head(ac).mpdus.len();
@@ -240,7 +258,7 @@ impl Ht {
 
     /// The receiver of `node`'s tin `tin` gets sequence number `sn` (`what`: a packet id, or
     /// `RX_SKIP` when the sender gave it up): pass up everything now in order.
-    fn rx(&mut self, node: u32, tin: TinId, sn: u32, what: u32, cx: &mut Ctx) {
+    pub(super) fn rx(&mut self, node: u32, tin: TinId, sn: u32, what: u32, cx: &mut Ctx) {
         let to = if node == 0 { Node::Station(tin.station().0 as u32) } else { Node::Ap };
         let r = &mut self.drivers[node as usize].rx[tin.index()];
         let ahead = sn.wrapping_sub(r.next);
@@ -274,6 +292,9 @@ impl Ht {
     /// every access category of the receiver saw it.
     pub fn lone_frame(&self, a: AirTx) -> (TxRate, std::ops::Range<usize>) {
         let (node, ac) = node_ac(a.node);
+        if node == 0 && self.mu.as_deref().is_some_and(|mu| mu.on_air()) {
+            return self.mu_lone_frame();
+        }
         let head = self.drivers[node as usize].head(ac);
         let receiver = if node == 0 { head.station + 1 } else { 0 };
         let r0 = contender(receiver, 0) as usize;
@@ -289,6 +310,11 @@ impl Ht {
                 continue;
             }
             let decoded = matches!(m.outcome(), Outcome::Success | Outcome::AckLost);
+            let (node, ac) = node_ac(a.node);
+            if node == 0 && self.mu.as_deref().is_some_and(|mu| mu.on_air()) {
+                self.mu_complete(m, ac, m.outcome() == Outcome::Collision, cx);
+                continue;
+            }
             self.complete_head(m, a.node, acked, decoded, cx);
         }
     }
@@ -539,6 +565,12 @@ impl Ht {
             }
             for r in &d.rx {
                 r.buf.iter().filter(|&&x| x != RX_EMPTY && x != RX_SKIP).for_each(|&x| count(PacketId(x)));
+            }
+        }
+        // The users of an MU PPDU on the air (downlink OFDMA).
+        for u in ht.mu.iter().flat_map(|mu| mu.users.iter()) {
+            for m in &u.agg.mpdus {
+                mpdu(m, &mut count);
             }
         }
         copies

@@ -14,6 +14,7 @@ mod airtime_est;
 pub mod driver;
 mod exchange;
 pub mod firmware;
+pub mod ofdma;
 pub mod params;
 
 use std::collections::VecDeque;
@@ -105,6 +106,8 @@ pub struct Ht {
     pub demotions: Vec<(u32, u64)>,
     /// The AP's firmware when its driver aggregates in firmware (`[ap] aggregation`).
     pub fw: Option<Box<Firmware>>,
+    /// Downlink OFDMA at the AP (`[ap] ofdma = "dl"`, ofdma.rs); None when off.
+    pub mu: Option<Box<ofdma::Mu>>,
 }
 
 /// Counters of the AP's next-steps mechanisms.
@@ -322,6 +325,15 @@ impl Ht {
                 }
             })
             .collect();
+        // Downlink OFDMA: the MU scheduler lists the cell's HE stations in station order (as
+        // they associate).
+        let mu = match (mac.ofdma.mode, cell.wide) {
+            (ofdma::Ofdma::Dl, Some(w)) => {
+                let he: Vec<u32> = (0..n as u32).filter(|&s| matches!(tx[s as usize], TxVector::He(_))).collect();
+                Some(Box::new(ofdma::Mu::new(mac.ofdma, w.width, he)))
+            }
+            _ => None,
+        };
         Ht {
             band: cell.band,
             basic: cell.basic_rates.clone(),
@@ -348,6 +360,7 @@ impl Ht {
             },
             demotions: if mac.next.admission_sojourn.is_some() { vec![(0, 0); flow_keys.len()] } else { Vec::new() },
             fw: mac.next.firmware.map(|c| Box::new(Firmware::new(c, n * NUM_TIDS))),
+            mu,
         }
     }
 

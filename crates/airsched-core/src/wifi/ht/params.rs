@@ -147,6 +147,9 @@ pub struct ApMacConfig {
     /// The next-steps paper's other AP mechanisms (§4.1 retry budget, §4.1 hardware queue,
     /// §4.3 QoS), each off by default.
     pub next: NextSteps,
+    /// `ofdma`, `mu_scheduler`, `mu_stations`: downlink OFDMA in an 802.11ax cell (off by
+    /// default; `wifi/ht/ofdma.rs`).
+    pub ofdma: super::ofdma::OfdmaConfig,
 }
 
 impl ApMacConfig {
@@ -320,6 +323,7 @@ impl Default for ApMacConfig {
             policy: PolicyParams::default(),
             dynamic_aggregate: None,
             next: NextSteps::default(),
+            ofdma: Default::default(),
         }
     }
 }

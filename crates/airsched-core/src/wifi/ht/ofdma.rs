@@ -1,0 +1,720 @@
+//! Downlink OFDMA at an 802.11ax AP (`[ap] ofdma = "dl"`, docs/model-ofdma.md): when the AP's
+//! access category wins the medium, a multi-user scheduler picks the stations of one HE MU PPDU
+//! and gives each an equal-size resource unit, every station's A-MPDU rides its RU, and the
+//! acknowledgement sequence follows. The scheduler is ns-3 3.44's round robin
+//! (`RrMultiUserScheduler`, src/wifi/model/he/rr-multi-user-scheduler.cc), the sequence ns-3's
+//! default `DL_MU_BAR_BA_SEQUENCE` (src/wifi/model/wifi-default-ack-manager.cc): the first
+//! station answers SIFS after the PPDU with its BlockAck, every other one is asked with a
+//! BlockAckReq and answers with a BlockAck.
+//!
+//! Above it nothing changes: FQ-MAC holds the frames, mac80211's scheduler and AQL decide what
+//! the driver dequeues, and the SU path builds aggregates as before; those built for the access
+//! category that wins the medium are taken apart again (their MPDUs wait at the head of their
+//! TIDs, as a driver's retry queue holds them) and the MU scheduler builds the PPDU from what
+//! the stations have. Each user is charged to the airtime scheduler the PPDU's duration times
+//! its share of the allocated tones (the rule ns-3's scheduler uses for its credits; mac80211
+//! has no notion of an MU PPDU, drivers report per-station airtime their firmware counts); an
+//! airtime policy (groups, caps, minimum rates) pays that share and the user's part of the
+//! acknowledgement.
+
+use std::collections::VecDeque;
+
+use crate::ctx::Ctx;
+use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
+use crate::phy::error_rate::{ErrMode, OfdmRate};
+use crate::phy::he::{self, HeFormat, HeTxVector, RuSize};
+use crate::phy::vht::Width;
+use crate::phy::{dsss::Preamble, ht, ofdm, TxRate, TxVector};
+use crate::radio::Dir;
+use crate::time::Nanos;
+use crate::wifi::air::Outcome;
+use crate::wifi::medium::Medium;
+use crate::words::words;
+
+use super::driver::{contender, AckMap, Agg, Driver, Mpdu, HW_QUEUE_AGGS};
+use super::{link_limits, Ht};
+
+/// Whether the AP uses OFDMA (`[ap] ofdma`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ofdma {
+    /// Single-user PPDUs only (every earlier number).
+    #[default]
+    Off,
+    /// Downlink OFDMA: HE MU PPDUs to several HE stations, built by `mu_scheduler`.
+    Dl,
+}
+
+words!(Ofdma: "off" => Ofdma::Off, "dl" => Ofdma::Dl);
+
+/// The multi-user scheduler that picks an MU PPDU's stations and RUs (`[ap] mu_scheduler`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MuScheduler {
+    /// ns-3 3.44's `RrMultiUserScheduler`: stations in decreasing order of credits, equal-size
+    /// RUs for at most `mu_stations` of them.
+    #[default]
+    Rr,
+}
+
+words!(MuScheduler: "rr" => MuScheduler::Rr);
+
+/// `[ap] ofdma`, `mu_scheduler`, `mu_stations`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OfdmaConfig {
+    pub mode: Ofdma,
+    pub scheduler: MuScheduler,
+    /// `mu_stations`: the most stations one MU PPDU serves (ns-3's `NStations`, default 4,
+    /// 1-74).
+    pub n_stations: u32,
+}
+
+/// ns-3's `NStations` default.
+pub const MU_STATIONS: u32 = 4;
+/// The most stations an MU PPDU can serve (74 26-tone RUs in 160 MHz).
+pub const MAX_MU_STATIONS: u32 = 74;
+
+impl Default for OfdmaConfig {
+    fn default() -> Self {
+        OfdmaConfig { mode: Ofdma::Off, scheduler: MuScheduler::Rr, n_stations: MU_STATIONS }
+    }
+}
+
+/// ns-3's `MaxCredits` default: 1 s, in µs.
+const MAX_CREDITS_US: f64 = 1e6;
+
+/// A compressed BlockAckReq frame: MAC header 16 + BAR control 2 + starting sequence control 2
+/// + FCS 4 (802.11-2020 9.3.1.7).
+pub const BLOCK_ACK_REQ_BYTES: u32 = 24;
+
+/// The equal-size RU ns-3 gives `n` stations in a channel of `width`
+/// (`HeRu::GetEqualSizedRusForStations`): the smallest RU of which the channel holds at most
+/// `n`, and how many stations that serves.
+pub fn equal_rus(width: Width, n: u32) -> (RuSize, u32) {
+    RuSize::ALL
+        .into_iter()
+        .map(|ru| (ru, ru.per_channel(width)))
+        .find(|&(_, k)| k >= 1 && k <= n.max(1))
+        .expect("a channel holds one RU of its own width")
+}
+
+/// The RU's bandwidth in MHz as ns-3 weighs it (`HeRu::GetBandwidth`).
+const fn ru_mhz(ru: RuSize) -> u32 {
+    match ru {
+        RuSize::Tones26 => 2,
+        RuSize::Tones52 => 4,
+        RuSize::Tones106 => 8,
+        RuSize::Tones242 => 20,
+        RuSize::Tones484 => 40,
+        RuSize::Tones996 => 80,
+        RuSize::Tones2x996 => 160,
+    }
+}
+
+/// HE-SIG-B symbols of an MU PPDU of `width` whose `users` stations have equal RUs `ru`, the
+/// lowest MCS among them `min_mcs` (802.11ax-2021 27.3.11.8, as ns-3 3.44 counts them in
+/// `HePpdu::GetSigBFieldSize` and `HePhy::GetSigBDuration`): per content channel a common field
+/// (an 8-bit RU allocation per 20 MHz it carries, plus the centre 26-tone bit above 40 MHz, 4
+/// CRC and 6 tail bits; none with SIG-B compression, a full-band RU) and a 21-bit user field
+/// per RU in blocks of two (+ 10 bits each); sent at VHT MCS min(5, lowest user MCS) on 20 MHz.
+pub fn sigb_symbols(width: Width, ru: RuSize, users: u32, min_mcs: u8) -> u32 {
+    const N_DBPS: [u32; 6] = [26, 52, 78, 104, 156, 208];
+    let mhz = width.mhz();
+    let (common, per_channel) = if ru == RuSize::of_width(width) {
+        (0, users.div_ceil(2))
+    } else {
+        let common = 10 + if mhz <= 40 { 8 } else { 8 * (mhz / 40) + 1 };
+        let per20 = ru.per_channel(Width::Mhz20).max(1);
+        (common, (mhz / 40).max(1) * per20)
+    };
+    let bits = common + per_channel / 2 * 52 + per_channel % 2 * 31;
+    bits.div_ceil(N_DBPS[min_mcs.min(5) as usize])
+}
+
+/// One user's part of an MU PPDU being built or on the air.
+pub struct MuUser {
+    pub agg: Agg,
+    /// Its BlockAck (or Ack) came back.
+    pub acked: bool,
+    /// What the airtime scheduler and the station's counters are charged for it (ns).
+    pub share: Nanos,
+}
+
+/// Counters of the AP's MU PPDUs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OfdmaStats {
+    /// DL MU PPDUs sent, and users in them in total.
+    pub mu_ppdus: u64,
+    pub mu_users: u64,
+    /// Sum of their durations (ns).
+    pub mu_airtime_ns: u64,
+    /// The first [`RU_LOG_LEN`] MU PPDUs: start, and per user (station, RU tones, MPDUs).
+    pub log: Vec<(Nanos, Vec<MuLogUser>)>,
+}
+
+/// One user of a logged MU PPDU: (station, RU tones, MPDUs).
+pub type MuLogUser = (u32, u32, u32);
+
+/// MU PPDUs kept in [`OfdmaStats::log`].
+pub const RU_LOG_LEN: usize = 4096;
+
+/// The AP's downlink OFDMA state.
+pub struct Mu {
+    pub cfg: OfdmaConfig,
+    width: Width,
+    /// ns-3's station list: (station, credits in µs), HE stations in association order at
+    /// first, then sorted by decreasing credits after every MU PPDU (a stable sort).
+    list: Vec<(u32, f64)>,
+    /// The MU PPDU on the air (empty when none).
+    pub users: Vec<MuUser>,
+    spare: Vec<Agg>,
+    /// The PPDU's duration and the end of its acknowledgement sequence.
+    txtime: Nanos,
+    pub stats: OfdmaStats,
+}
+
+impl Mu {
+    /// `he_stations`: the cell's HE stations (the RR scheduler's list, in this order).
+    pub fn new(cfg: OfdmaConfig, width: Width, he_stations: Vec<u32>) -> Mu {
+        Mu {
+            cfg,
+            width,
+            list: he_stations.into_iter().map(|s| (s, 0.0)).collect(),
+            users: Vec::new(),
+            spare: Vec::new(),
+            txtime: Nanos::ZERO,
+            stats: OfdmaStats::default(),
+        }
+    }
+
+    /// Whether an MU PPDU is on the air.
+    #[inline]
+    pub fn on_air(&self) -> bool {
+        !self.users.is_empty()
+    }
+
+    /// `RrMultiUserScheduler::UpdateCredits`: every listed station gains the PPDU's duration
+    /// over their number, each served one pays the duration times its RU's share of the
+    /// allocated bandwidth; capped at `MaxCredits`; the list is sorted by decreasing credits.
+    fn update_credits(&mut self, served: &[(u32, RuSize)], dur: Nanos) {
+        let us = dur.0 as f64 / 1000.0;
+        let gain = us / self.list.len() as f64;
+        let per_mhz = us / served.iter().map(|&(_, ru)| ru_mhz(ru)).sum::<u32>() as f64;
+        for e in self.list.iter_mut() {
+            e.1 = (e.1 + gain).min(MAX_CREDITS_US);
+        }
+        for &(s, ru) in served {
+            if let Some(e) = self.list.iter_mut().find(|e| e.0 == s) {
+                e.1 -= per_mhz * ru_mhz(ru) as f64;
+            }
+        }
+        self.list.sort_by(|a, b| b.1.partial_cmp(&a.1).expect("credits are finite"));
+    }
+}
+
+/// The duration of a DL MU exchange with the `DL_MU_BAR_BA_SEQUENCE` acknowledgement: the MU
+/// PPDU, then SIFS and the first user's response, then per further user SIFS, BlockAckReq,
+/// SIFS, BlockAck (`responses`: per user its BlockAckReq and response airtime, the first
+/// user's BlockAckReq zero).
+#[cfg(test)]
+pub fn exchange_time(sifs: Nanos, ppdu: Nanos, responses: &[(Nanos, Nanos)]) -> Nanos {
+    responses.iter().enumerate().fold(
+        ppdu,
+        |t, (i, &(bar, resp))| {
+            if i == 0 {
+                t + sifs + resp
+            } else {
+                t + sifs + bar + sifs + resp
+            }
+        },
+    )
+}
+
+/// A user's transmit vector on RU `ru` of an MU PPDU, from its link's HE SU vector; 1024-QAM
+/// (MCS 10, 11) exists only on RUs of 242 tones or more, so a smaller RU carries MCS 9.
+fn user_vector(link: TxVector, ru: RuSize) -> Option<HeTxVector> {
+    match link {
+        TxVector::He(t) => {
+            let mcs = if he::mcs_allowed(t.mcs, t.nss, ru) { t.mcs } else { t.mcs.min(9) };
+            Some(HeTxVector { format: HeFormat::Mu, ru, mcs, ..t })
+        }
+        _ => None,
+    }
+}
+
+/// The airtime of an MU PPDU shaped like `tx` (its HE-LTFs for `ltf_nss` streams, `sigb`
+/// HE-SIG-B symbols) whose longest user needs `psdu` bytes at `tx`.
+fn user_ppdu_time(band: ofdm::OfdmBand, tx: HeTxVector, psdu: u32, sigb: u32, ltf_nss: u8) -> Nanos {
+    let b = if band.is_2_4ghz() { he::HeBand::Ghz24 } else { he::HeBand::Ghz5 };
+    let shape = HeTxVector { nss: ltf_nss, ..tx };
+    let (n_sym, a) = tx.n_sym_a(psdu);
+    shape.preamble(sigb) + Nanos(tx.gi.symbol().as_ns() * n_sym) + tx.padding.pe(a) + b.signal_extension()
+}
+
+impl Ht {
+    /// The AP's access category `ac` won the medium at `ta` with an HE station's aggregate at
+    /// the head: build an MU PPDU (at least one user) and put its exchange on the air; returns
+    /// the exchange's end, or None to send the head aggregate single-user (its station is not
+    /// HE, or no HE station has frames).
+    pub(super) fn mu_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
+        let mu = self.mu.as_deref()?;
+        let head = self.drivers[0].head(ac).station;
+        if !mu.list.iter().any(|e| e.0 == head) {
+            return None;
+        }
+        self.unbuild(ac);
+        let band = self.band;
+        let mu = self.mu.as_deref().expect("OFDMA on");
+        // `TrySendingDlMuPpdu`: RUs sized for min(NStations, listed stations), candidates in
+        // credit order that have frames of the access category; then `FinalizeTxVector` sizes
+        // the RUs again for the candidates found and serves as many as they hold.
+        let count = mu.cfg.n_stations.min(mu.list.len() as u32);
+        let (_, first_k) = equal_rus(mu.width, count);
+        let d = &self.drivers[0];
+        let acc = Ac::ALL[ac];
+        let tid_of = |s: u32| {
+            (0..NUM_TIDS as u8)
+                .rev()
+                .map(|t| TinId::new(StationId(s as u16), t))
+                .find(|&t| t.ac() == acc && Driver::has_frames(&d.src, &d.held, t))
+                .filter(|&t| !d.aql_on || !d.held[t.index()].is_empty() || d.aql.can_queue(t.station(), acc))
+        };
+        let mut picks: Vec<TinId> = mu.list.iter().filter_map(|e| tid_of(e.0)).take(first_k as usize).collect();
+        if picks.is_empty() {
+            return None;
+        }
+        let (ru, k) = equal_rus(mu.width, picks.len() as u32);
+        picks.truncate(k as usize);
+        let min_mcs = picks.iter().map(|t| self.tx[t.station().0 as usize].mcs_index()).min().unwrap_or(0);
+        let ltf_nss = picks.iter().map(|t| self.tx[t.station().0 as usize].nss()).max().unwrap_or(1);
+        let sigb = sigb_symbols(mu.width, ru, picks.len() as u32, min_mcs);
+        let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
+        let mut served = Vec::with_capacity(picks.len());
+        for tin in picks {
+            let s = tin.station().0 as u32;
+            let Some(utx) = user_vector(self.tx[s as usize], ru) else { continue };
+            let agg = self.mu_fill(m, tin, utx, sigb, ltf_nss, ac, cx);
+            if agg.mpdus.is_empty() {
+                self.mu.as_deref_mut().expect("OFDMA on").spare.push(agg);
+                continue;
+            }
+            served.push((s, ru));
+            users.push(MuUser { agg, acked: false, share: Nanos::ZERO });
+        }
+        if users.is_empty() {
+            // Not reached: a TID with frames hands out at least one (CoDel keeps a queue's last
+            // packet). Send single-user what the SU path builds again.
+            self.mu.as_deref_mut().expect("OFDMA on").users = users;
+            self.mu_wake(ac, cx);
+            self.schedule(m, 0, cx);
+            return None;
+        }
+        // The PPDU lasts as long as its longest user (27.3.12.4's common padding).
+        let txtime = users
+            .iter()
+            .map(|u| {
+                let TxVector::He(t) = u.agg.tx else { unreachable!("an MU user is HE") };
+                user_ppdu_time(band, t, u.agg.psdu, sigb, ltf_nss)
+            })
+            .max()
+            .expect("a user");
+        let n = users.len() as u64;
+        for (i, u) in users.iter_mut().enumerate() {
+            u.agg.txtime = txtime;
+            u.share = Nanos(txtime.0 / n);
+            if self.policy_on {
+                // The airtime policy's caps pay, at build, for the user's share and its part of
+                // the acknowledgement (its BlockAckReq and response), as for an SU aggregate.
+                let s = u.agg.station as usize;
+                let rate = ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate());
+                let lone = i == 0 && u.agg.mpdus.len() == 1;
+                let resp = ofdm::txtime(band, rate, if lone { ofdm::ACK_BYTES } else { self.ba_bytes[s] });
+                let bar =
+                    if i == 0 { Nanos::ZERO } else { band.sifs() + ofdm::txtime(band, rate, BLOCK_ACK_REQ_BYTES) };
+                let us = ((u.share + bar + band.sifs() + resp).0 / 1000) as u32;
+                u.agg.built_us = us;
+                self.drivers[0].sched.on_built(u.agg.tin, us, cx.now);
+            }
+        }
+        let mu = self.mu.as_deref_mut().expect("OFDMA on");
+        mu.users = users;
+        mu.txtime = txtime;
+        mu.update_credits(&served, txtime);
+        mu.stats.mu_ppdus += 1;
+        mu.stats.mu_users += n;
+        mu.stats.mu_airtime_ns += txtime.0;
+        if mu.stats.log.len() < RU_LOG_LEN {
+            let entry = mu.users.iter().map(|u| (u.agg.station, ru.tones(), u.agg.mpdus.len() as u32)).collect();
+            mu.stats.log.push((ta, entry));
+        }
+        // Attempts, counters, the PPDU on the air.
+        let c = contender(0, ac);
+        for u in mu.users.iter_mut() {
+            for mp in u.agg.mpdus.iter_mut() {
+                mp.attempts += 1;
+            }
+            let sc = &mut cx.counters.stations[u.agg.station as usize];
+            sc.ampdu_mpdus[0][u.agg.mpdus.len().min(crate::metrics::AMPDU_HIST_LEN - 1)] += 1;
+            sc.mcs_attempts[0][u.agg.tx.mcs_index() as usize] += 1;
+        }
+        let shares: Vec<(u32, Nanos)> = mu.users.iter().map(|u| (u.agg.station, u.share)).collect();
+        let rate = mu.users[0].agg.tx.rate();
+        Some(m.put_mu_frame(cx, c, ta, txtime, rate, &shares))
+    }
+
+    /// The outcome of the MU PPDU on the air (alone on the medium): per user which MPDUs its
+    /// station decodes and whether its response comes back, then the acknowledgement sequence
+    /// on the air. Returns the outcome and the end of the exchange.
+    pub(super) fn mu_outcome(&mut self, m: &mut Medium, ta: Nanos, data_end: Nanos, cx: &mut Ctx) -> (Outcome, Nanos) {
+        let (band, sifs) = (self.band, self.band.sifs());
+        let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
+        let mut t = data_end;
+        let mut any = false;
+        for (i, u) in users.iter_mut().enumerate() {
+            let s = u.agg.station as usize;
+            let rate = ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate());
+            let lone = i == 0 && u.agg.mpdus.len() == 1;
+            let resp_bytes = if lone { ofdm::ACK_BYTES } else { self.ba_bytes[s] };
+            let resp = ofdm::txtime(band, rate, resp_bytes);
+            if i > 0 {
+                let bar = ofdm::txtime(band, rate, BLOCK_ACK_REQ_BYTES);
+                t = m.put_control(cx, 0, s as u32, 0, t + sifs, bar);
+            }
+            let decoded = self.mu_draw(m, u, ta, t + sifs, rate, resp_bytes, cx);
+            if decoded {
+                any = true;
+                t = m.mu_response(cx, s, t + sifs, resp, u.acked);
+            } else {
+                cx.counters.stations[s].data_errors += 1;
+                // No response: the AP waits out the response timeout (SIFS + slot + PHY-RX-START
+                // delay in the standard; here the response's own duration, as a BlockAckReq
+                // would be answered).
+                t = t + sifs + resp;
+            }
+        }
+        self.mu.as_deref_mut().expect("OFDMA on").users = users;
+        let outcome = if any { Outcome::Success } else { Outcome::DataLost };
+        if any {
+            cx.schedule(data_end, crate::engine::Event::TxEnd);
+        }
+        (outcome, t)
+    }
+
+    /// Which MPDUs of user `u` its station decodes and whether its response (at `resp_rate`,
+    /// `resp_bytes`, starting at `resp_start`) comes back; a perfect channel draws nothing.
+    /// The RU's SNR per subcarrier is the station's (the power is spread evenly over the tones).
+    #[allow(clippy::too_many_arguments)]
+    fn mu_draw(
+        &mut self,
+        m: &mut Medium,
+        u: &mut MuUser,
+        ta: Nanos,
+        resp_start: Nanos,
+        resp_rate: OfdmRate,
+        resp_bytes: u32,
+        cx: &Ctx,
+    ) -> bool {
+        let s = u.agg.station as usize;
+        let r = m.radio_mut();
+        if !r.has_channel(s) {
+            u.agg.ok = AckMap::first(u.agg.mpdus.len());
+            u.acked = true;
+            return true;
+        }
+        let mode = crate::phy::vht::error_mode(u.agg.tx.mcs_index());
+        let snr = r.snr_cdb(s, ta, Dir::Down).expect("a channel")
+            - super::exchange::STREAM_SPLIT_CDB[u.agg.tx.nss() as usize];
+        u.agg.ok = AckMap::NONE;
+        for (i, mp) in u.agg.mpdus.iter().enumerate() {
+            let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            if r.decodes(0, mode, Preamble::Long, snr, bytes) {
+                u.agg.ok.set(i);
+            }
+        }
+        if u.agg.ok.is_empty() {
+            u.acked = false;
+            return false;
+        }
+        let ack_snr = r.snr_cdb(s, resp_start, Dir::Up).expect("a channel");
+        u.acked = r.decodes(0, ErrMode::nist(resp_rate), Preamble::Long, ack_snr, resp_bytes);
+        if u.acked {
+            r.queue_report(s as u32, ack_snr);
+        }
+        true
+    }
+
+    /// End of the MU PPDU: each station passes up what it decoded (as `on_tx_end` for one).
+    pub(super) fn mu_tx_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
+        for u in users.iter_mut() {
+            let agg = &mut u.agg;
+            for i in 0..agg.mpdus.len() {
+                if !agg.ok.has(i) || agg.mpdus[i].delivered {
+                    continue;
+                }
+                let (tin, sn, pkt) = (agg.tin_of(i), agg.mpdus[i].sn, agg.mpdus[i].pkt);
+                cx.counters.stations[agg.station as usize].tx_frames += 1;
+                agg.mpdus[i].delivered = true;
+                let deliver = if u.acked {
+                    cx.left_first_hop(m.dev(0), pkt);
+                    agg.mpdus[i].pkt = crate::packet::PacketId(u32::MAX);
+                    pkt
+                } else {
+                    let copy = *cx.pkts.get(pkt);
+                    cx.pkts.alloc(copy)
+                };
+                self.rx(0, tin, sn, deliver.0, cx);
+            }
+        }
+        self.mu.as_deref_mut().expect("OFDMA on").users = users;
+    }
+
+    /// TX status of every user of the MU PPDU at the end of the busy period: acknowledged
+    /// MPDUs leave, the others wait at the head of their TID or are dropped at the retry limit;
+    /// each user's share of the PPDU is charged to the airtime scheduler.
+    pub(super) fn mu_complete(&mut self, m: &mut Medium, ac: usize, collided: bool, cx: &mut Ctx) {
+        let now = cx.now;
+        let limit = self.mpdu_retry_limit;
+        let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
+        let mut any_acked = false;
+        for u in users.iter_mut() {
+            let acked = u.acked && !collided;
+            any_acked |= acked;
+            let (tin, station) = (u.agg.tin, u.agg.station);
+            let share_us = (u.share.0 / 1000) as u32;
+            self.drivers[0].sched.report_airtime(tin, share_us, 0, now);
+            if self.policy_on {
+                let built = u.agg.built_us;
+                self.drivers[0].sched.report_policy_airtime(tin, share_us, built.saturating_sub(share_us), built, now);
+            }
+            if acked {
+                cx.counters.stations[station as usize].mcs_acked[0][u.agg.tx.mcs_index() as usize] += 1;
+            }
+            for i in (0..u.agg.mpdus.len()).rev() {
+                let mp = u.agg.mpdus[i];
+                let ok = acked && u.agg.ok.has(i);
+                if ok {
+                    let d = &mut self.drivers[0];
+                    d.frames -= 1;
+                    if mp.est_us > 0 {
+                        d.aql.on_completed(tin.station(), tin.ac(), mp.est_us);
+                    }
+                    cx.counters.stations[station as usize].acked_mpdus += 1;
+                    if mp.pkt.0 != u32::MAX {
+                        cx.left_first_hop(m.dev(0), mp.pkt);
+                        cx.pkts.free(mp.pkt);
+                    }
+                } else if mp.attempts as u32 >= limit {
+                    self.give_up(m, 0, tin, mp, cx);
+                } else {
+                    cx.counters.stations[station as usize].retries += 1;
+                    self.drivers[0].held[tin.index()].push_front(mp);
+                }
+            }
+            u.agg.mpdus.clear();
+            u.acked = false;
+        }
+        let mu = self.mu.as_deref_mut().expect("OFDMA on");
+        mu.spare.extend(users.drain(..).map(|u| u.agg));
+        mu.users = users;
+        m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
+        self.mu_wake(ac, cx);
+        // An aggregate built while the exchange was on the air contends next (planned by
+        // `end_busy`, as after a single-user exchange).
+        if self.drivers[0].hw[ac].len > 0 {
+            self.load_head(m, 0, ac);
+        }
+    }
+
+    /// After an MU exchange: every TID of `ac` that has frames is listed with the scheduler
+    /// again; the AP's pull after the busy period lets the SU path refill the hardware queue,
+    /// whose head contends.
+    fn mu_wake(&mut self, ac: usize, cx: &mut Ctx) {
+        let now = cx.now;
+        let acc = Ac::ALL[ac];
+        let d = &mut self.drivers[0];
+        for s in 0..self.n_stations {
+            for t in 0..NUM_TIDS as u8 {
+                let tin = TinId::new(StationId(s as u16), t);
+                if tin.ac() == acc && Driver::has_frames(&d.src, &d.held, tin) {
+                    d.sched.wake(tin, now, &d.aql);
+                }
+            }
+        }
+    }
+
+    /// Take apart the aggregates queued for `ac` at the AP: their MPDUs go back to the head of
+    /// their TIDs in order, as if never built (they were not on the air).
+    fn unbuild(&mut self, ac: usize) {
+        let d = &mut self.drivers[0];
+        let q = &mut d.hw[ac];
+        for k in (0..q.len).rev() {
+            let slot = (q.head + k) % HW_QUEUE_AGGS;
+            let agg = &mut q.aggs[slot];
+            for i in (0..agg.mpdus.len()).rev() {
+                let t = agg.tin_of(i);
+                d.held[t.index()].push_front(agg.mpdus[i]);
+            }
+            agg.mpdus.clear();
+        }
+        q.len = 0;
+        q.due = super::driver::NOT_DUE;
+    }
+
+    /// One user's A-MPDU of `tin` at `utx`: MPDUs while they fit the BlockAck window, the
+    /// A-MPDU length, the aggregate duration cap (and the AC's TXOP limit) measured on the MU
+    /// PPDU, and AQL.
+    #[allow(clippy::too_many_arguments)]
+    fn mu_fill(
+        &mut self,
+        m: &Medium,
+        tin: TinId,
+        utx: HeTxVector,
+        sigb: u32,
+        ltf_nss: u8,
+        ac: usize,
+        cx: &mut Ctx,
+    ) -> Agg {
+        let band = self.band;
+        let mut limits = link_limits(self.limits, TxVector::He(utx));
+        let txop = self.edca[ac].txop_limit;
+        if txop > Nanos::ZERO {
+            limits.max_duration = limits.max_duration.min(txop);
+        }
+        let mut agg = self.mu.as_deref_mut().expect("OFDMA on").spare.pop().unwrap_or_default();
+        agg.mpdus.clear();
+        agg.tin = tin;
+        agg.station = tin.station().0 as u32;
+        agg.ok = AckMap::NONE;
+        agg.tx = TxVector::He(utx);
+        agg.rate_idx = 0;
+        agg.tries = 0;
+        agg.air_us = 0;
+        agg.built_us = 0;
+        agg.vo_head = 0;
+        let (mut padded, mut psdu) = (0u32, 0u32);
+        let mut held: VecDeque<Mpdu> = VecDeque::new();
+        while (agg.mpdus.len() as u32) < limits.max_mpdus {
+            let Some(mp) = self.take(m, 0, tin, cx) else { break };
+            let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            let with = padded + ht::MPDU_DELIMITER_BYTES + mpdu;
+            let fits = agg.mpdus.is_empty()
+                || (with <= limits.max_bytes
+                    && user_ppdu_time(band, utx, with, sigb, ltf_nss) - band.signal_extension() <= limits.max_duration);
+            if !fits {
+                held.push_back(mp);
+                break;
+            }
+            agg.mpdus.push(mp);
+            padded += ht::ampdu_subframe_bytes(mpdu);
+            psdu = with;
+            let d = &self.drivers[0];
+            if d.aql_on && !d.aql.can_queue(tin.station(), tin.ac()) {
+                break;
+            }
+        }
+        if let Some(mp) = held.pop_front() {
+            self.drivers[0].held[tin.index()].push_front(mp);
+        }
+        // A lone MPDU in an HE PPDU is an S-MPDU: it keeps its delimiter.
+        agg.psdu = psdu;
+        agg.txtime = Nanos::ZERO;
+        agg
+    }
+
+    /// The MU PPDU's (Block)Ack rate and the contenders of its first user (the medium's view
+    /// of the exchange's last response, for the interframe spaces).
+    pub(super) fn mu_lone_frame(&self) -> (TxRate, std::ops::Range<usize>) {
+        let mu = self.mu.as_deref().expect("OFDMA on");
+        let u = &mu.users[mu.users.len() - 1];
+        let r0 = contender(u.agg.station + 1, 0) as usize;
+        let rate = ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate());
+        (TxRate::Ofdm(rate), r0..r0 + crate::mac80211::NUM_ACS)
+    }
+
+    /// `[ap] ofdma`'s counters (None when off).
+    pub fn ofdma_stats(&self) -> Option<&OfdmaStats> {
+        self.mu.as_deref().map(|mu| &mu.stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phy::he::{HeGi, HeLtf, PacketPadding};
+
+    #[test]
+    fn equal_size_rus_follow_ns3() {
+        // 20 MHz: 4 stations -> 4 x 52; 3 -> 2 x 106; 1 -> 242; 9 and more -> 9 x 26.
+        assert_eq!(equal_rus(Width::Mhz20, 4), (RuSize::Tones52, 4));
+        assert_eq!(equal_rus(Width::Mhz20, 3), (RuSize::Tones106, 2));
+        assert_eq!(equal_rus(Width::Mhz20, 1), (RuSize::Tones242, 1));
+        assert_eq!(equal_rus(Width::Mhz20, 18), (RuSize::Tones26, 9));
+        // 80 MHz: 4 -> 4 x 242, 9 -> 8 x 106, 18 -> 16 x 52, 40 -> 37 x 26, 1 -> 996.
+        assert_eq!(equal_rus(Width::Mhz80, 4), (RuSize::Tones242, 4));
+        assert_eq!(equal_rus(Width::Mhz80, 9), (RuSize::Tones106, 8));
+        assert_eq!(equal_rus(Width::Mhz80, 18), (RuSize::Tones52, 16));
+        assert_eq!(equal_rus(Width::Mhz80, 40), (RuSize::Tones26, 37));
+        assert_eq!(equal_rus(Width::Mhz80, 1), (RuSize::Tones996, 1));
+        assert_eq!(equal_rus(Width::Mhz160, 1), (RuSize::Tones2x996, 1));
+    }
+
+    #[test]
+    fn sigb_symbols_by_hand() {
+        // 20 MHz, 4 x 52, MCS 7 (SIG-B at MCS 5, 208 bits): 18 + 2 x 52 = 122 bits, 1 symbol.
+        assert_eq!(sigb_symbols(Width::Mhz20, RuSize::Tones52, 4, 7), 1);
+        // 80 MHz, 16 x 52: 10 + 17 = 27 common + 8 RUs per channel = 4 x 52 bits: 235, 2.
+        assert_eq!(sigb_symbols(Width::Mhz80, RuSize::Tones52, 16, 7), 2);
+        // 80 MHz, 8 x 106: 27 + 2 x 52 = 131 bits, 1 symbol; at MCS 0 (26 bits): 6.
+        assert_eq!(sigb_symbols(Width::Mhz80, RuSize::Tones106, 8, 7), 1);
+        assert_eq!(sigb_symbols(Width::Mhz80, RuSize::Tones106, 8, 0), 6);
+        // One user on the whole 80 MHz: compressed, 31 bits: 1 symbol at MCS 5.
+        assert_eq!(sigb_symbols(Width::Mhz80, RuSize::Tones996, 1, 7), 1);
+    }
+
+    /// The exchange of the ns-3 comparison's 9-station case by hand: 8 users on 106-tone RUs,
+    /// HE MCS 7, one stream, 0.8 us GI, 2x HE-LTF, 16 MPDUs of 1538 B each.
+    #[test]
+    fn dl_mu_exchange_by_hand() {
+        let band = ofdm::OfdmBand::Ghz5;
+        let su = HeTxVector::su(7, 1, Width::Mhz80, HeGi::Us0_8, HeLtf::X2, PacketPadding::Us0).unwrap();
+        let utx = user_vector(TxVector::He(su), RuSize::Tones106).unwrap();
+        // PSDU: 15 padded subframes of 4 + 1538 -> 1544 B, and the last 1542 B: 24 702 B.
+        let psdu = 15 * ht::ampdu_subframe_bytes(1538) + ht::MPDU_DELIMITER_BYTES + 1538;
+        assert_eq!(psdu, 24_702);
+        // N_DBPS 510: ceil((8 x 24702 + 16) / 510) = 388 symbols of 13.6 us = 5276.8 us;
+        // preamble 20 + RL-SIG 4 + SIG-A 8 + SIG-B 4 + STF 4 + one 2x LTF 7.2 = 47.2 us.
+        let ppdu = user_ppdu_time(band, utx, psdu, 1, 1);
+        assert_eq!(ppdu, Nanos(5_324_000));
+        // Responses at 24 Mb/s (MCS 7's 54 Mb/s reference, highest basic rate below it):
+        // BlockAck 56 B: 20 + ceil((16 + 448 + 6) / 96) x 4 = 40 us; BlockAckReq 24 B: 32 us.
+        let rate = ofdm::control_response_rate(&ofdm::MANDATORY_RATES, utx.non_ht_reference_rate());
+        let ba = ofdm::txtime(band, rate, 56);
+        let bar = ofdm::txtime(band, rate, BLOCK_ACK_REQ_BYTES);
+        assert_eq!((ba, bar), (Nanos(40_000), Nanos(32_000)));
+        let mut responses = vec![(Nanos::ZERO, ba)];
+        responses.extend(std::iter::repeat_n((bar, ba), 7));
+        // 5324 + 16 + 40 + 7 x (16 + 32 + 16 + 40) = 6108 us.
+        assert_eq!(exchange_time(band.sifs(), ppdu, &responses), Nanos(6_108_000));
+    }
+
+    #[test]
+    fn credits_rotate_the_left_out_station_to_the_front() {
+        // 9 stations, 8 served per PPDU of equal duration d: after each PPDU every station
+        // gains d/9 and the served pay d/8, so the one left out rises to the front and the
+        // stations served longest sink to the back: the first nine PPDUs leave out 8, 7, ...,
+        // 0 in turn. (After that, stations whose credits are equal in exact arithmetic are
+        // ordered by floating-point rounding, as in ns-3.)
+        let mut mu = Mu::new(OfdmaConfig { n_stations: 9, ..OfdmaConfig::default() }, Width::Mhz80, (0..9).collect());
+        let dur = Nanos(5_324_000);
+        let mut left_out = Vec::new();
+        for _ in 0..9 {
+            let o: Vec<u32> = mu.list.iter().map(|e| e.0).collect();
+            left_out.push(o[8]);
+            let served: Vec<(u32, RuSize)> = o[..8].iter().map(|&s| (s, RuSize::Tones106)).collect();
+            mu.update_credits(&served, dur);
+        }
+        assert_eq!(left_out, vec![8, 7, 6, 5, 4, 3, 2, 1, 0]);
+        // Credits: a station served 8 times and left out once has gained 9 d/9 and paid 8 d/8:
+        // zero, up to rounding.
+        assert!(mu.list.iter().all(|e| e.1.abs() < 1e-6));
+    }
+}
