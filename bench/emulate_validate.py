@@ -134,7 +134,9 @@ def pings(seconds: int, scenario: Path = PING) -> dict:
     """A real ping from the fast station every 50 ms in a mixed run (the scenario's simulated
     bulk upload runs too; its simulated ping is stopped before it sends, since two pings queued
     at one station delay each other), against the simulated ping of ``airsched run`` of the
-    same scenario. Returns both RTT lists (ms, pings answered after the warm-up)."""
+    same scenario: with the responder's turnaround the emulation measured for the real server
+    (``flow[ping].reply_delay`` = the median of ``echo_turnaround``), and with none (the
+    scenario's default). Returns the RTT lists (ms, pings answered after the warm-up)."""
     import re
 
     real: list[float] = []
@@ -156,10 +158,15 @@ def pings(seconds: int, scenario: Path = PING) -> dict:
     res = emulate(scenario, duration=f"{seconds + 3}s", on_ready=ready, overrides=['flow[ping].stop="1ms"'])
     if worker:
         worker[0].join(timeout=30)
-    sim = run(scenario, duration=f"{seconds + 1}s").pings
-    simulated = [float(x) for x in sim[sim["flow"] == "ping"]["rtt_ms"]]
-    return {"real_ms": real, "simulated_ms": simulated,
-            "lag": {k: v for k, v in res.summary.items() if k.startswith("lag")}}
+    turnaround_us = round(res.summary["echo_turnaround_p50_ms"] * 1000)
+
+    def simulated(overrides: list[str]) -> list[float]:
+        sim = run(scenario, duration=f"{seconds + 1}s", overrides=overrides).pings
+        return [float(x) for x in sim[sim["flow"] == "ping"]["rtt_ms"]]
+
+    return {"real_ms": real, "simulated_ms": simulated([f'flow[ping].reply_delay="{turnaround_us}us"']),
+            "simulated_no_turnaround_ms": simulated([]), "reply_delay_us": turnaround_us,
+            "lag": {k: v for k, v in res.summary.items() if k.startswith(("lag", "echo_"))}}
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -169,7 +176,8 @@ def quantile(xs: list[float], q: float) -> float:
 
 def _ping_main(seconds: int) -> None:
     r = pings(seconds)
-    for k in ("real_ms", "simulated_ms"):
+    print("reply_delay", r["reply_delay_us"], "us (the real server's measured turnaround, median)")
+    for k in ("real_ms", "simulated_ms", "simulated_no_turnaround_ms"):
         xs = r[k]
         print(k, len(xs), "median", round(quantile(xs, 0.5), 3), "p90", round(quantile(xs, 0.9), 3))
     print(r["lag"])

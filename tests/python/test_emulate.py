@@ -51,6 +51,68 @@ def test_udp_icmp_and_non_ipv4_packets():
     assert E.parse_ipv4(b"\x45\0") is None  # truncated
 
 
+def test_echo_turnaround_of_a_real_host():
+    """The emulator times a real host's answer to an echo request: from the request's
+    simulated delivery to the reply's injection (what a simulated ping's reply_delay is)."""
+
+    class Sim:
+        now_ns = 0
+
+        def __init__(self):
+            self.delivered = []
+
+        def take_delivered(self):
+            d, self.delivered = self.delivered, []
+            return d
+
+        def inject(self, *a):
+            pass
+
+        def bind_external(self, *a):
+            pass
+
+    request = _ipv4(1, struct.pack("!BBHHH", 8, 0, 0, 4242, 7) + b"z" * 56)
+    reply = _ipv4(1, struct.pack("!BBHHH", 0, 0, 0, 4242, 7) + b"z" * 56, src="10.0.0.1", dst="192.168.1.2")
+    other = _ipv4(1, struct.pack("!BBHHH", 0, 0, 0, 4242, 8) + b"z" * 56, src="10.0.0.1", dst="192.168.1.2")
+    assert E.icmp_echo(request)[0] == 8 and E.icmp_echo(reply)[3:] == (4242, 7)
+    assert E.icmp_echo(_ipv4(17, b"\0" * 8)) is None
+    sim = Sim()
+    nodes = [E.Node("server", "10.0.0.1", "x"), E.Node("fast", "192.168.1.2", "y")]
+    for n, fd in zip(nodes, (100, 101)):
+        n.tun = type("T", (), {"fileno": lambda self, fd=fd: fd})()
+    by_ip = {E._ip_int(n.ip): n for n in nodes}
+    a, b = E._ip_int("192.168.1.2"), E._ip_int("10.0.0.1")
+    emu = E.Emulator(sim=sim, nodes=nodes, free={(a, b): [1], (b, a): [2]})
+    emu.receive(request, by_ip)
+    sim.delivered = [(1, 3_000_000)]  # delivered to the server at 3 ms
+    written = []
+    orig = E.os.write
+    E.os.write = lambda fd, pkt: written.append(fd)
+    try:
+        emu.flush(lambda: 3_050_000)
+    finally:
+        E.os.write = orig
+    assert written == [100]
+    sim.now_ns = 3_088_000
+    emu.receive(other, by_ip)  # another sequence number: not this request's reply
+    emu.receive(reply, by_ip)
+    assert emu.turnarounds == [88_000]
+    t = E.turnaround_percentiles(emu.turnarounds)
+    assert t["echo_turnaround_p50_ms"] == pytest.approx(0.088) and t["echo_turnaround_samples"] == 1
+    assert E.turnaround_percentiles([])["echo_turnaround_samples"] == 0
+
+
+def test_unbound_external_flows_are_left_out_of_flows_and_samples():
+    raw = {
+        "flows": {"name": ["unbound-0-1-0", "tcp a>b", "slow-up"], "goodput_mbps": [0.0, 5.0, 1.0]},
+        "samples": {"name": ["unbound-0-1-0", "tcp a>b", "fast"], "kind": ["flow", "flow", "station"],
+                    "time_s": [1.0, 1.0, 1.0]},
+    }
+    E._drop_unbound(raw)
+    assert raw["flows"]["name"] == ["tcp a>b", "slow-up"] and raw["flows"]["goodput_mbps"] == [5.0, 1.0]
+    assert raw["samples"]["name"] == ["tcp a>b", "fast"] and raw["samples"]["kind"] == ["flow", "station"]
+
+
 def test_lag_percentiles():
     lag = E.Lag(samples=[i * 1000 for i in range(1, 101)])  # 1..100 us
     p = lag.percentiles()

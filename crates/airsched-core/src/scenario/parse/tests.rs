@@ -94,6 +94,7 @@ fn the_example_parses() {
             bytes: None,
             sack: true,
             tcp: Default::default(),
+            reply_delay: Nanos::ZERO,
         }],
         warnings: vec![],
         bluetooth: vec![],
@@ -275,6 +276,7 @@ rate = "12kbit"
                 bytes: None,
                 sack: true,
                 tcp: Default::default(),
+                reply_delay: Nanos::ZERO,
             },
             FlowConfig {
                 name: "ap-to-server".into(),
@@ -295,6 +297,7 @@ rate = "12kbit"
                 bytes: None,
                 sack: true,
                 tcp: Default::default(),
+                reply_delay: Nanos::ZERO,
             },
         ]
     );
@@ -815,4 +818,20 @@ fn bad_vht_and_he_combinations_are_one_line_errors() {
     assert_eq!(one_error(&wide_cell("802.11ac", "", "rate_control = \"minstrel_ht\"")).1, "station[0].rate_control");
     // An 80 MHz 802.11n cell.
     assert_eq!(one_error(&wide_cell("802.11n", "width = 80", "")).1, "cell.width");
+}
+
+#[test]
+fn a_ping_takes_a_reply_delay_and_other_flows_refuse_it() {
+    let flow = |proto: &str, extra: &str| {
+        format!("[[station]]\nname = \"a\"\n[[flow]]\nprotocol = \"{proto}\"\nsrc = \"a\"\ndst = \"server\"\n{extra}\n")
+    };
+    let s = parse_scenario(&flow("ping", "reply_delay = \"88us\""), "f").unwrap();
+    assert_eq!(s.flows[0].reply_delay, Nanos::from_us(88));
+    assert_eq!(parse_scenario(&flow("ping", ""), "f").unwrap().flows[0].reply_delay, Nanos::ZERO);
+    let (line, key, msg) = one_error(&flow("udp", "reply_delay = \"88us\""));
+    assert_eq!((line, key.as_str()), (7, "flow[0].reply_delay"));
+    assert!(msg.contains("ping flows"), "{msg}");
+    let (_, key, msg) = one_error(&flow("ping", "reply_delay = \"2s\""));
+    assert_eq!(key, "flow[0].reply_delay");
+    assert!(msg.contains("at most 1s"), "{msg}");
 }
