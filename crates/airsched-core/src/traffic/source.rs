@@ -132,7 +132,15 @@ impl Traffic {
             // A responder with a turnaround (`reply_delay`) answers request `k` now.
             let request = self.ping_of[f as usize];
             let payload = self.cfg[request as usize].size;
-            self.send_reply(f, k, payload + super::ping::ICMP_IP_HEADER, payload, cx.now - self.cfg[request as usize].reply_delay, cx, xmit);
+            self.send_reply(
+                f,
+                k,
+                payload + super::ping::ICMP_IP_HEADER,
+                payload,
+                cx.now - self.cfg[request as usize].reply_delay,
+                cx,
+                xmit,
+            );
             return;
         }
         if cx.now >= self.flows[f as usize].stop {
