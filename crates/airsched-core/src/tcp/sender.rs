@@ -1200,7 +1200,7 @@ mod era_tests {
         // one window: from the first segment (t = 0, window edge 1448 + 65536) to rcv_nxt ≥
         // 66984, the 47th segment (t = 46 ms).
         // The application reads each segment at the instant it arrives (the receiver's timer).
-        let mut arrive = |r: &mut TcpReceiver, k: u64| {
+        let arrive = |r: &mut TcpReceiver, k: u64| {
             let t = Nanos::from_ms(k);
             r.on_segment(t, seg(k, t));
             assert_eq!(r.next_timer(), Some(t), "the read is due at once");
