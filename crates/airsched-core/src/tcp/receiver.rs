@@ -11,9 +11,10 @@
 //! others; the receiver remembers the 4 most recent ranges (Linux `TCP_NUM_SACKS`), and when
 //! fewer than 3 of them remain, fills the option with other held ranges, lowest first.
 //! The application's reads (with a receive-buffer model, i.e. a kernel era): in-order data waits
-//! in the receive queue until the application reads it, at the end of the instant it arrived
-//! (after every segment delivered at that instant: all MPDUs of an A-MPDU, which mac80211 hands
-//! up in one NAPI poll, are one read). Linux 6.1 `__tcp_ack_snd_check` then ACKs at arrival
+//! in the receive queue until the application reads it (`read_now`; the simulator reads at the
+//! end of the event that delivered the data, so all MPDUs of an A-MPDU, which mac80211 hands up
+//! in one NAPI poll, are one read; `next_timer` / `on_timer` offer the read at the instant the
+//! data arrived to a caller that runs packet events before timers). Linux 6.1 `__tcp_ack_snd_check` then ACKs at arrival
 //! only when more than one MSS is unacknowledged *and* the window, less the unread data, still
 //! reaches the right edge last offered (`__tcp_select_window(sk) >= tp->rcv_wnd`; the
 //! `sk_rcvlowat` clause needs everything read, which never holds at arrival); otherwise
@@ -312,6 +313,25 @@ impl TcpReceiver {
             }
         }
         None
+    }
+
+    /// Whether the application has a read to do (data arrived since its last read).
+    pub fn read_pending(&self) -> bool {
+        self.read_at.is_some()
+    }
+
+    /// The delayed-ACK timer alone (the simulator runs the reads itself, `read_now`).
+    pub fn delack_timer(&self) -> Option<Nanos> {
+        self.delack_deadline
+    }
+
+    /// The application's read, if one is pending; returns the ACK it sends, if any.
+    pub fn read_now(&mut self, now: Nanos) -> Option<Ack> {
+        if self.read_at.is_some() {
+            self.read(now)
+        } else {
+            None
+        }
     }
 
     /// The receiver's next timer: the application's read, or the delayed ACK.

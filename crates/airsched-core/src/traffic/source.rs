@@ -63,6 +63,9 @@ pub struct Traffic {
     /// External packets (`Protocol::External`) that reached their destination: (the tag they
     /// were injected with, the arrival time), taken by the emulation (`sim/external.rs`).
     pub external_out: Vec<(u64, Nanos)>,
+    /// TCP flows whose receiving application has data to read since the current event began
+    /// (`flush_reads` runs the reads at its end).
+    pub reads_due: Vec<u32>,
 }
 
 impl Traffic {
@@ -97,6 +100,7 @@ impl Traffic {
             refill_rotor: 0,
             end,
             external_out: Vec::new(),
+            reads_due: Vec::with_capacity(16),
         }
     }
 
