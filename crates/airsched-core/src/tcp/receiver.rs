@@ -335,6 +335,7 @@ impl TcpReceiver {
     }
 
     /// The receiver's next timer: the application's read, or the delayed ACK.
+    #[cfg(test)]
     pub fn next_timer(&self) -> Option<Nanos> {
         match (self.read_at, self.delack_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
