@@ -823,13 +823,15 @@ fn bad_vht_and_he_combinations_are_one_line_errors() {
 #[test]
 fn a_ping_takes_a_reply_delay_and_other_flows_refuse_it() {
     let flow = |proto: &str, extra: &str| {
-        format!("[[station]]\nname = \"a\"\n[[flow]]\nprotocol = \"{proto}\"\nsrc = \"a\"\ndst = \"server\"\n{extra}\n")
+        format!(
+            "[[station]]\nname = \"a\"\nrate = \"11Mbps\"\n[[flow]]\nname = \"p\"\nprotocol = \"{proto}\"\nsrc = \"a\"\ndst = \"server\"\n{extra}\n"
+        )
     };
     let s = parse_scenario(&flow("ping", "reply_delay = \"88us\""), "f").unwrap();
     assert_eq!(s.flows[0].reply_delay, Nanos::from_us(88));
     assert_eq!(parse_scenario(&flow("ping", ""), "f").unwrap().flows[0].reply_delay, Nanos::ZERO);
-    let (line, key, msg) = one_error(&flow("udp", "reply_delay = \"88us\""));
-    assert_eq!((line, key.as_str()), (7, "flow[0].reply_delay"));
+    let (line, key, msg) = one_error(&flow("udp", "rate = \"1mbit\"\nreply_delay = \"88us\""));
+    assert_eq!((line, key.as_str()), (10, "flow[0].reply_delay"));
     assert!(msg.contains("ping flows"), "{msg}");
     let (_, key, msg) = one_error(&flow("ping", "reply_delay = \"2s\""));
     assert_eq!(key, "flow[0].reply_delay");
