@@ -162,6 +162,33 @@ def parse_ipv4(pkt: bytes) -> tuple[int, int, int, int, int, int, int] | None:
     return src, dst, proto, sport, dport, tos, max(0, payload)
 
 
+def icmp_echo(pkt: bytes) -> tuple[int, int, int, int, int] | None:
+    """(type, src, dst, identifier, sequence) of an ICMP echo request (type 8) or reply (0),
+    None for any other packet."""
+    if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 1:
+        return None
+    ihl = (pkt[0] & 15) * 4
+    if len(pkt) < ihl + 8 or pkt[ihl] not in (0, 8):
+        return None
+    src, dst = struct.unpack_from("!II", pkt, 12)
+    ident, seq = struct.unpack_from("!HH", pkt, ihl + 4)
+    return pkt[ihl], src, dst, ident, seq
+
+
+def turnaround_percentiles(samples: Sequence[int]) -> dict[str, float | int | None]:
+    """p10, p50 and p90 (ms) of the real hosts' echo turnarounds, and their number."""
+    if not samples:
+        return {"echo_turnaround_p10_ms": None, "echo_turnaround_p50_ms": None,
+                "echo_turnaround_p90_ms": None, "echo_turnaround_samples": 0}
+    s = sorted(samples)
+
+    def pct(q: float) -> float:
+        return s[min(len(s) - 1, int(q * len(s)))] / 1e6
+
+    return {"echo_turnaround_p10_ms": pct(0.10), "echo_turnaround_p50_ms": pct(0.50),
+            "echo_turnaround_p90_ms": pct(0.90), "echo_turnaround_samples": len(s)}
+
+
 def flow_name(src: int, dst: int, proto: int, sport: int, dport: int) -> str:
     """A real flow's name in the result tables: ``tcp 192.168.1.2:40000>10.0.0.1:5201``."""
     p = _PROTO_NAMES.get(proto, f"ip{proto}")
@@ -324,6 +351,11 @@ class Emulator:
     delivered: int = 0
     _pending: dict[int, tuple[int, bytes, int]] = field(default_factory=dict)
     _tag: int = 0
+    #: Echo requests written to a real host: (its address, the sender's, id, seq) -> the
+    #: simulated delivery time; and each host's turnaround (its reply's injection time minus
+    #: that), ns: what a simulated ping's `reply_delay` stands for.
+    _echoes: dict[tuple[int, int, int, int], int] = field(default_factory=dict)
+    turnarounds: list[int] = field(default_factory=list)
 
     def flow_of(self, hdr: tuple[int, int, int, int, int, int, int]) -> int | None:
         src, dst, proto, sport, dport, tos, _ = hdr
@@ -350,6 +382,10 @@ class Emulator:
             self.unrouted += 1
             return
         self._tag += 1
+        if hdr[2] == 1 and (e := icmp_echo(pkt)) is not None and e[0] == 0:
+            sent = self._echoes.pop((e[1], e[2], e[3], e[4]), None)
+            if sent is not None:
+                self.turnarounds.append(self.sim.now_ns - sent)
         self._pending[self._tag] = (dst.fd, pkt, self.sim.now_ns)
         self.sim.inject(f, len(pkt), hdr[6], self._tag)
         self.injected += 1
@@ -361,6 +397,10 @@ class Emulator:
             if entry is None:
                 continue
             fd, pkt, _ = entry
+            if pkt[9] == 1 and (e := icmp_echo(pkt)) is not None and e[0] == 8:
+                if len(self._echoes) > 4096:
+                    self._echoes.clear()
+                self._echoes[(e[2], e[1], e[3], e[4])] = at
             try:
                 os.write(fd, pkt)
             except BlockingIOError:
@@ -506,6 +546,7 @@ def emulate(
     raw["summary"]["partial"] = partial
     _drop_unbound(raw)
     raw["summary"].update(emu.lag.percentiles())
+    raw["summary"].update(turnaround_percentiles(emu.turnarounds))
     raw["summary"].update(
         late_wakeups=emu.lag.late_wakeups,
         loop_cpu_share=loop_cpu / loop_wall if loop_wall > 0 else 0.0,
@@ -542,11 +583,12 @@ def _realtime(warn: Callable[[str], None] | None) -> tuple[int, Any] | None:
 
 
 def _drop_unbound(raw: dict[str, Any]) -> None:
-    """Leave the external flows no real packet used out of the flows table."""
-    flows = raw.get("flows")
-    if not flows:
-        return
-    keep = [i for i, name in enumerate(flows["name"]) if not str(name).startswith(UNBOUND)]
-    for col, values in flows.items():
-        if isinstance(values, list):
-            flows[col] = [values[i] for i in keep]
+    """Leave the external flows no real packet used out of the flows and samples tables."""
+    for table in ("flows", "samples"):
+        rows = raw.get(table)
+        if not rows or "name" not in rows:
+            continue
+        keep = [i for i, name in enumerate(rows["name"]) if not str(name).startswith(UNBOUND)]
+        for col, values in rows.items():
+            if isinstance(values, list):
+                rows[col] = [values[i] for i in keep]

@@ -51,6 +51,7 @@ impl ExternalFlow {
             bytes: None,
             sack: false,
             tcp: Default::default(),
+            reply_delay: Nanos::ZERO,
         }
     }
 }

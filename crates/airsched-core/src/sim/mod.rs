@@ -232,6 +232,11 @@ impl Simulation {
             self.cx.now = t;
             self.handle(ev);
             self.drain();
+            if !self.traffic.reads_due.is_empty() {
+                // The receiving applications read what this event delivered (traffic/tcp.rs).
+                with_xmit!(self, |tx, cx| self.traffic.flush_reads(cx, &mut tx));
+                self.drain();
+            }
         }
         if reached && limit > self.cx.now {
             self.cx.now = limit;

@@ -10,10 +10,26 @@
 //! triggered the ACK (unless it advanced the cumulative ACK), then the most recently reported
 //! others; the receiver remembers the 4 most recent ranges (Linux `TCP_NUM_SACKS`), and when
 //! fewer than 3 of them remain, fills the option with other held ranges, lowest first.
+//! The application's reads (with a receive-buffer model, i.e. a kernel era): in-order data waits
+//! in the receive queue until the application reads it (`read_now`; the simulator reads at the
+//! end of the event that delivered the data, so all MPDUs of an A-MPDU, which mac80211 hands up
+//! in one NAPI poll, are one read; `next_timer` / `on_timer` offer the read at the instant the
+//! data arrived to a caller that runs packet events before timers). Linux 6.1 `__tcp_ack_snd_check` then ACKs at arrival
+//! only when more than one MSS is unacknowledged *and* the window, less the unread data, still
+//! reaches the right edge last offered (`__tcp_select_window(sk) >= tp->rcv_wnd`; the
+//! `sk_rcvlowat` clause needs everything read, which never holds at arrival); otherwise
+//! the read ACKs (`tcp_cleanup_rbuf`, net/ipv4/tcp.c): when more than one MSS is unacknowledged,
+//! when it emptied the queue after a segment shorter than the MSS (`ICSK_ACK_PUSHED`, set by
+//! `tcp_measure_rcv_mss`), or when the window it frees is at least twice the one left. So a
+//! burst of N segments at one instant is ACKed once, after the read, not every 2 segments.
+//! Without a receive-buffer model the application reads at arrival, as before.
 //! Deviations: no D-SACK (RFC 2883) for duplicate segments, no quick-ACK mode at connection
-//! start (Linux ACKs the first segments at once), `ato` fixed at its minimum, and the
-//! application reads in-order data at once, so the advertised window is the whole receive
-//! buffer.
+//! start (Linux ACKs the first segments at once), `ato` fixed at its minimum, `rcv_mss` fixed
+//! at the MSS (Linux's `last_seg_size` re-estimation for repeated short segments is not
+//! modelled), no `rcv_ssthresh` (the window at arrival is the buffer's, so unread data always
+//! pulls it below the last offer, as in Linux once `rcv_ssthresh` has grown to the free space),
+//! the application's wake-up takes no time, and without a receive-buffer model the application
+//! reads in-order data at once, so the advertised window is the whole receive buffer.
 
 use super::{Ack, SackBlocks, Segment, TcpConfig, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
@@ -28,6 +44,8 @@ pub struct TcpReceiverStats {
     pub beyond_window: u64,
     pub acks_sent: u64,
     pub delayed_acks: u64,
+    /// ACKs sent by the application's read (`tcp_cleanup_rbuf`).
+    pub read_acks: u64,
 }
 
 /// Ranges the receiver remembers as recently reported (Linux `TCP_NUM_SACKS`).
@@ -60,6 +78,13 @@ pub struct TcpReceiver {
     /// The window the last ACK offered (Linux `rcv_wnd`, from `rcv_wup` = `last_ack_sent`):
     /// the right edge is never pulled back.
     adv_wnd: u64,
+    /// Bytes the application has read (Linux `copied_seq`); `rcv_nxt` with no receive-buffer
+    /// model (it reads at arrival).
+    copied: u64,
+    /// The application's next read (at the instant data arrived), if due.
+    read_at: Option<Nanos>,
+    /// A segment shorter than the MSS arrived since the last ACK (Linux `ICSK_ACK_PUSHED`).
+    pushed: bool,
     stats: TcpReceiverStats,
 }
 
@@ -113,8 +138,18 @@ impl TcpReceiver {
                 }
             }),
             adv_wnd: cfg.rcv_wnd,
+            copied: 0,
+            read_at: None,
+            pushed: false,
             stats: TcpReceiverStats::default(),
         }
+    }
+
+    /// Whether the application reads at the end of the instant (a receive-buffer model) rather
+    /// than at arrival.
+    #[inline]
+    fn reads_later(&self) -> bool {
+        self.buf.is_some()
     }
 
     /// The window offered now: with a receive buffer, Linux `tcp_select_window` without
@@ -122,7 +157,7 @@ impl TcpReceiver {
     /// (its truesize), at most `window_clamp`; otherwise the configured `rcv_wnd`.
     pub fn window(&self) -> u64 {
         let Some(b) = &self.buf else { return self.rcv_wnd };
-        let held = self.ooo_bytes();
+        let held = self.ooo_bytes() + (self.rcv_nxt - self.copied);
         let held = held + held.div_ceil(self.mss as u64) * super::SKB_TRUESIZE_OVERHEAD;
         super::win_from_space(b.rcvbuf.saturating_sub(held), b.cfg.adv_win_scale).min(b.clamp)
     }
@@ -139,14 +174,11 @@ impl TcpReceiver {
         self.buf.and_then(|b| b.rtt)
     }
 
-    /// In-order data advanced `rcv_nxt` (and the application read it at once): Linux
-    /// `tcp_rcv_rtt_measure` (without timestamps: the time to receive one window, the
-    /// smallest kept) and `tcp_rcv_space_adjust` (Linux 6.1: once per receiver RTT, if more
-    /// was read than in the last, the buffer grows to hold 2 · copied + 16 MSS plus twice the
-    /// growth, in `rcvmem` per MSS, up to `tcp_rmem[2]`).
-    fn on_in_order(&mut self, now: Nanos) {
-        let window = self.window();
-        let mss = self.mss as u64;
+    /// In-order data advanced `rcv_nxt`: Linux `tcp_rcv_rtt_measure` (in
+    /// `tcp_event_data_recv`; without timestamps: the time to receive one window, the one
+    /// last offered, `tp->rcv_wnd`; the smallest kept).
+    fn rtt_measure(&mut self, now: Nanos) {
+        let window = self.adv_wnd;
         let rcv_nxt = self.rcv_nxt;
         let Some(b) = self.buf.as_mut() else { return };
         match b.rtt_time {
@@ -163,11 +195,21 @@ impl TcpReceiver {
                 b.space_time = now;
             }
         }
+    }
+
+    /// The application read up to `copied`: Linux `tcp_rcv_space_adjust` (called from
+    /// `tcp_recvmsg`; Linux 6.1: once per receiver RTT, if more was read than in the last, the
+    /// buffer grows to hold 2 · copied + 16 MSS plus twice the growth, in `rcvmem` per MSS, up
+    /// to `tcp_rmem[2]`).
+    fn space_adjust(&mut self, now: Nanos) {
+        let mss = self.mss as u64;
+        let copied_seq = self.copied;
+        let Some(b) = self.buf.as_mut() else { return };
         let Some(rtt) = b.rtt else { return };
         if now - b.space_time < rtt {
             return;
         }
-        let copied = rcv_nxt - b.space_seq;
+        let copied = copied_seq - b.space_seq;
         if copied > b.space {
             if b.cfg.autotune {
                 let mut rcvwin = 2 * copied + 16 * mss;
@@ -185,7 +227,7 @@ impl TcpReceiver {
             }
             b.space = copied;
         }
-        b.space_seq = rcv_nxt;
+        b.space_seq = copied_seq;
         b.space_time = now;
     }
 
@@ -218,11 +260,23 @@ impl TcpReceiver {
         let had_ooo = !self.ooo.is_empty();
         self.rcv_nxt = end;
         self.drain_ooo();
-        self.on_in_order(now);
+        self.rtt_measure(now);
         // RFC 5681 4.2 and Linux: ACK at once when a hole was (being) filled; otherwise when
-        // more than one full-sized segment is unacknowledged.
-        if had_ooo || self.rcv_nxt - self.last_ack_sent > self.mss as u64 {
-            return Some(self.send_ack());
+        // more than one full-sized segment is unacknowledged (and, while the application has
+        // not read it, the window still reaches the right edge last offered).
+        let unacked = self.rcv_nxt - self.last_ack_sent > self.mss as u64;
+        if self.reads_later() {
+            // tcp_measure_rcv_mss: a segment shorter than rcv_mss sets ICSK_ACK_PUSHED.
+            self.pushed |= seg.len < self.mss;
+            self.read_at.get_or_insert(now);
+            if had_ooo || (unacked && self.window() >= self.adv_wnd) {
+                return Some(self.send_ack());
+            }
+        } else {
+            self.copied = self.rcv_nxt;
+            if had_ooo || unacked {
+                return Some(self.send_ack());
+            }
         }
         if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delack_timeout);
@@ -230,13 +284,72 @@ impl TcpReceiver {
         None
     }
 
-    /// When the delayed-ACK timer fires, if armed.
-    pub fn next_timer(&self) -> Option<Nanos> {
+    /// The application reads what is in order (Linux `tcp_recvmsg`: `tcp_rcv_space_adjust`,
+    /// then `tcp_cleanup_rbuf`); returns the ACK the read sends, if any.
+    fn read(&mut self, now: Nanos) -> Option<Ack> {
+        self.read_at = None;
+        let copied = self.rcv_nxt - self.copied;
+        self.copied = self.rcv_nxt;
+        self.space_adjust(now);
+        let mss = self.mss as u64;
+        // An ACK is scheduled (`inet_csk_ack_scheduled`) while the delayed-ACK timer runs.
+        if self.delack_deadline.is_some()
+            && (self.rcv_nxt - self.last_ack_sent > mss || (copied > 0 && self.pushed && self.ooo.is_empty()))
+        {
+            self.stats.read_acks += 1;
+            return Some(self.send_ack());
+        }
+        if copied > 0 {
+            // A window update when the read at least doubles the window left
+            // (`tcp_receive_window`), checked only when that is at most half the clamp.
+            let left = (self.last_ack_sent + self.adv_wnd).saturating_sub(self.rcv_nxt);
+            let clamp = self.buf.map_or(u64::MAX, |b| b.clamp);
+            if 2 * left <= clamp {
+                let w = self.window();
+                if w > 0 && w >= 2 * left {
+                    self.stats.read_acks += 1;
+                    return Some(self.send_ack());
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the application has a read to do (data arrived since its last read).
+    pub fn read_pending(&self) -> bool {
+        self.read_at.is_some()
+    }
+
+    /// The delayed-ACK timer alone (the simulator runs the reads itself, `read_now`).
+    pub fn delack_timer(&self) -> Option<Nanos> {
         self.delack_deadline
     }
 
-    /// Call at (or after) `next_timer`; returns the delayed ACK if it is due.
+    /// The application's read, if one is pending; returns the ACK it sends, if any.
+    pub fn read_now(&mut self, now: Nanos) -> Option<Ack> {
+        if self.read_at.is_some() {
+            self.read(now)
+        } else {
+            None
+        }
+    }
+
+    /// The receiver's next timer: the application's read, or the delayed ACK.
+    #[cfg(test)]
+    pub fn next_timer(&self) -> Option<Nanos> {
+        match (self.read_at, self.delack_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Call at (or after) `next_timer`; returns the ACK the read or the delayed-ACK timer sends.
     pub fn on_timer(&mut self, now: Nanos) -> Option<Ack> {
+        if self.read_at.is_some_and(|t| now >= t) {
+            if let Some(a) = self.read(now) {
+                return Some(a);
+            }
+        }
         match self.delack_deadline {
             Some(d) if now >= d => {
                 self.stats.delayed_acks += 1;
@@ -264,6 +377,7 @@ impl TcpReceiver {
     fn send_ack(&mut self) -> Ack {
         self.stats.acks_sent += 1;
         self.delack_deadline = None;
+        self.pushed = false;
         // Linux never shrinks the window it offered: the right edge stays where it was.
         let edge = self.last_ack_sent + self.adv_wnd;
         self.adv_wnd = self.window().max(edge.saturating_sub(self.rcv_nxt));
@@ -499,6 +613,86 @@ mod tests {
         assert_eq!(SackBlocks::from_offsets(7, &SackBlocks::NONE.to_offsets(7)), SackBlocks::NONE);
         let one = SackBlocks::from_slice(&[(9, 10)]);
         assert_eq!(SackBlocks::from_offsets(8, &one.to_offsets(8)), one);
+    }
+
+    /// A Linux 6.1 receiver (receive-buffer model: the application reads at the end of the
+    /// instant).
+    fn rx61() -> TcpReceiver {
+        TcpReceiver::new(&crate::tcp::KernelEra::Linux6_1.config(CcKind::Cubic))
+    }
+
+    #[test]
+    fn a_burst_at_one_instant_is_acked_once_after_the_read() {
+        let mut r = rx61();
+        let t = Nanos::from_ms(3);
+        // 10 segments at one instant (an A-MPDU): unread data pulls the window below the
+        // 65536 bytes last offered, so __tcp_ack_snd_check sends nothing at arrival.
+        for i in 0..10 {
+            assert_eq!(r.on_segment(t, seg(i)), None, "segment {i} waits for the read");
+        }
+        assert_eq!(r.next_timer(), Some(t), "the application reads at once");
+        assert!(r.window() < 65536);
+        let a = r.on_timer(t).expect("tcp_cleanup_rbuf: more than one MSS unacknowledged");
+        assert_eq!((a.ack, a.tsecr, a.rwnd), (10 * M, Nanos(0), 65536));
+        assert_eq!(r.next_timer(), None, "the ACK cancels the delayed-ACK timer");
+        assert_eq!((r.stats().acks_sent, r.stats().read_acks), (1, 1));
+        // The same burst to a receiver without a receive-buffer model: 5 ACKs at arrival.
+        let mut old = rx();
+        let n = (0..10).filter_map(|i| old.on_segment(t, seg(i))).count();
+        assert_eq!(n, 5);
+    }
+
+    #[test]
+    fn spaced_segments_are_acked_every_second_one_at_the_read() {
+        let mut r = rx61();
+        for i in 0..6 {
+            let t = Nanos::from_ms(i);
+            assert_eq!(r.on_segment(t, seg(i)), None);
+            let a = r.on_timer(t);
+            if i % 2 == 0 {
+                assert_eq!(a, None, "one MSS unacknowledged after segment {i}: the timer waits");
+                assert_eq!(r.next_timer(), Some(t + DELACK_TIMEOUT));
+            } else {
+                assert_eq!(a.map(|a| a.ack), Some((i + 1) * M), "segment {i}: ACK at the read");
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_segment_is_acked_when_the_read_empties_the_queue() {
+        let mut r = rx61();
+        let t = Nanos::from_ms(1);
+        let short = Segment { seq: 0, len: 100, tsval: Nanos(7), retransmission: false };
+        assert_eq!(r.on_segment(t, short), None);
+        // ICSK_ACK_PUSHED: the read of a segment shorter than the MSS ACKs at once, not
+        // after the 40 ms of the delayed-ACK timer.
+        assert_eq!(r.on_timer(t).map(|a| a.ack), Some(100));
+        // A full segment alone waits for the timer.
+        let t2 = Nanos::from_ms(2);
+        let full = Segment { seq: 100, len: M as u32, tsval: Nanos(8), retransmission: false };
+        assert_eq!(r.on_segment(t2, full), None);
+        assert_eq!(r.on_timer(t2), None);
+        assert_eq!(r.on_timer(t2 + DELACK_TIMEOUT).map(|a| a.ack), Some(100 + M));
+    }
+
+    #[test]
+    fn the_read_sends_a_window_update_when_it_doubles_the_window() {
+        let mut r = rx61();
+        let t = Nanos::from_ms(1);
+        // 35 segments arrive out of order after a hole (each answered at once), then the
+        // hole: everything is in order but unread; the ACK offers what is left of the
+        // 131072-byte buffer.
+        for i in 1..36 {
+            assert!(r.on_segment(t, seg(i)).is_some());
+        }
+        let a = r.on_segment(t, seg(0)).expect("the hole fill is ACKed at once");
+        assert_eq!(a.ack, 36 * M);
+        let left = a.rwnd;
+        assert!(2 * left <= 65536, "less than half the clamp is left: {left}");
+        // The read frees the buffer: the window is 65536 again, at least twice what was left.
+        let u = r.on_timer(t).expect("window update");
+        assert_eq!((u.ack, u.rwnd), (36 * M, 65536));
+        assert_eq!(r.stats().read_acks, 1);
     }
 
     #[test]

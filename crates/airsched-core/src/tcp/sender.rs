@@ -1199,11 +1199,18 @@ mod era_tests {
         // One segment per millisecond, in order. The receiver's RTT is the time to receive
         // one window: from the first segment (t = 0, window edge 1448 + 65536) to rcv_nxt ≥
         // 66984, the 47th segment (t = 46 ms).
+        // The application reads each segment at the instant it arrives (the receiver's timer).
+        let arrive = |r: &mut TcpReceiver, k: u64| {
+            let t = Nanos::from_ms(k);
+            r.on_segment(t, seg(k, t));
+            assert_eq!(r.next_timer(), Some(t), "the read is due at once");
+            r.on_timer(t);
+        };
         for k in 0..46 {
-            r.on_segment(Nanos::from_ms(k), seg(k, Nanos::from_ms(k)));
+            arrive(&mut r, k);
             assert_eq!(r.rcvbuf(), Some(131072));
         }
-        r.on_segment(Nanos::from_ms(46), seg(46, Nanos::from_ms(46)));
+        arrive(&mut r, 46);
         assert_eq!(r.rcv_rtt(), Some(Nanos::from_ms(46)));
         // copied = 47 · 1448 = 68056 > 14480: rcvwin = 2 · 68056 + 16 · 1448 = 159280, grow =
         // 159280 · (68056 − 14480) / 14480 = 589336, rcvwin = 1337952; rcvmem = 2344 + 5 · 128 =

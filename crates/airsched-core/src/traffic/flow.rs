@@ -96,6 +96,9 @@ pub struct FlowConfig {
     pub sack: bool,
     /// TCP: per-flow settings over the kernel era's (docs/model-tcp.md).
     pub tcp: TcpFlowOptions,
+    /// Ping: the responder's turnaround, from the request's arrival at the destination to its
+    /// reply's send (`reply_delay`); zero by default (a host that answers at once).
+    pub reply_delay: Nanos,
 }
 
 /// A TCP flow's settings that override its hosts' kernel era, and the file options.

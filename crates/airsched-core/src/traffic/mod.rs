@@ -68,6 +68,7 @@ mod tests {
             bytes: None,
             sack: true,
             tcp: Default::default(),
+            reply_delay: Nanos::ZERO,
         };
         // 8192 bits at 6 Mbit/s = 1365333.33 ns between packets.
         assert_eq!(cbr_send_time(&cfg, 0), Some(Nanos::from_ms(5)));

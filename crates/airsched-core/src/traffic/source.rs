@@ -63,6 +63,9 @@ pub struct Traffic {
     /// External packets (`Protocol::External`) that reached their destination: (the tag they
     /// were injected with, the arrival time), taken by the emulation (`sim/external.rs`).
     pub external_out: Vec<(u64, Nanos)>,
+    /// TCP flows whose receiving application has data to read since the current event began
+    /// (`flush_reads` runs the reads at its end).
+    pub reads_due: Vec<u32>,
 }
 
 impl Traffic {
@@ -97,6 +100,7 @@ impl Traffic {
             refill_rotor: 0,
             end,
             external_out: Vec::new(),
+            reads_due: Vec::with_capacity(16),
         }
     }
 
@@ -128,6 +132,21 @@ impl Traffic {
         cx: &mut Ctx,
         xmit: &mut X,
     ) {
+        if self.cfg[f as usize].protocol == Protocol::PingReply {
+            // A responder with a turnaround (`reply_delay`) answers request `k` now.
+            let request = self.ping_of[f as usize];
+            let payload = self.cfg[request as usize].size;
+            self.send_reply(
+                f,
+                k,
+                payload + super::ping::ICMP_IP_HEADER,
+                payload,
+                cx.now - self.cfg[request as usize].reply_delay,
+                cx,
+                xmit,
+            );
+            return;
+        }
         if cx.now >= self.flows[f as usize].stop {
             self.flows[f as usize].active = false;
             return;
@@ -278,14 +297,36 @@ impl Traffic {
         cx.pkts.free(pkt);
     }
 
-    /// The destination of an echo request answers it on the ping's reply flow, at once.
+    /// The destination of an echo request answers it on the ping's reply flow: at once, or
+    /// after the flow's `reply_delay` (a `FlowTick` of the reply flow, `k` = the request's
+    /// sequence number).
     fn answer_ping<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, req: &Packet, cx: &mut Ctx, xmit: &mut X) {
         let Some(r) = self.reply_of[req.flow as usize] else { return };
-        let id = cx.pkts.alloc(Packet {
-            seq: req.seq,
-            echo: req.created,
-            ..Packet::new(r, req.ip_len, req.payload, cx.now)
-        });
+        let delay = self.cfg[req.flow as usize].reply_delay;
+        if delay > Nanos::ZERO {
+            let t = cx.now + delay;
+            if t <= self.end {
+                cx.schedule(t, Event::FlowTick { flow: r, k: req.seq });
+            }
+            return;
+        }
+        self.send_reply(r, req.seq, req.ip_len, req.payload, req.created, cx, xmit);
+    }
+
+    /// Send echo reply `seq` on reply flow `r`; `echo`: what the reply carries back (the
+    /// request's creation time, or its arrival when the responder waited).
+    #[allow(clippy::too_many_arguments)]
+    fn send_reply<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(
+        &mut self,
+        r: u32,
+        seq: u64,
+        ip_len: u32,
+        payload: u32,
+        echo: Nanos,
+        cx: &mut Ctx,
+        xmit: &mut X,
+    ) {
+        let id = cx.pkts.alloc(Packet { seq, echo, ..Packet::new(r, ip_len, payload, cx.now) });
         cx.counters.flows[r as usize].sent_packets += 1;
         let hop = cx.flows[r as usize].first_hop;
         xmit(cx, hop, id);

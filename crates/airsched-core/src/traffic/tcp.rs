@@ -75,7 +75,8 @@ impl Traffic {
     /// changes, and the queue no longer fills with stale timers.
     fn tcp_arm(&mut self, f: u32, cx: &mut Ctx) {
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
-        let next = match (conn.sender.next_timer(), conn.receiver.next_timer()) {
+        // The application's reads are not timers: `flush_reads` runs them.
+        let next = match (conn.sender.next_timer(), conn.receiver.delack_timer()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
@@ -127,7 +128,7 @@ impl Traffic {
             Some(_) => {}
         }
         conn.armed = None;
-        if conn.receiver.next_timer().is_some_and(|t| t <= now) {
+        if conn.receiver.delack_timer().is_some_and(|t| t <= now) {
             if let Some(ack) = conn.receiver.on_timer(now) {
                 self.tcp_send_ack(f, ack, cx, xmit);
             }
@@ -150,7 +151,11 @@ impl Traffic {
         let now = cx.now;
         let Some(conn) = self.tcp[f as usize].as_mut() else { return };
         let seg = Segment { seq: p.seq, len: p.payload, tsval: p.echo, retransmission: false };
+        let listed = conn.receiver.read_pending();
         let ack = conn.receiver.on_segment(now, seg);
+        if !listed && conn.receiver.read_pending() {
+            self.reads_due.push(f);
+        }
         let delivered = conn.receiver.bytes_received();
         let new = delivered - conn.delivered;
         conn.delivered = delivered;
@@ -162,6 +167,23 @@ impl Traffic {
             self.tcp_send_ack(f, ack, cx, xmit);
         }
         self.tcp_arm(f, cx);
+    }
+
+    /// The applications read what arrived during the event just handled: every segment one
+    /// event delivers (all MPDUs of an A-MPDU, released together) is one read
+    /// (`TcpReceiver::read_now`, docs/model-tcp.md "The application's reads"). The simulator
+    /// calls this after each event that left reads due.
+    pub fn flush_reads<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, cx: &mut Ctx, xmit: &mut X) {
+        let mut due = std::mem::take(&mut self.reads_due);
+        for &f in &due {
+            let Some(conn) = self.tcp[f as usize].as_mut() else { continue };
+            if let Some(ack) = conn.receiver.read_now(cx.now) {
+                self.tcp_send_ack(f, ack, cx, xmit);
+            }
+            self.tcp_arm(f, cx);
+        }
+        due.clear();
+        self.reads_due = due;
     }
 
     fn tcp_send_ack<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(

@@ -152,3 +152,33 @@ fn a_ping_is_answered_at_once_on_its_reply_flow_and_its_rtt_recorded() {
     assert_eq!((stats.sent, stats.received, stats.lost), (3, 1, 0), "no deadline: nothing is lost yet");
     assert_eq!(t.flows[2].dst, Node::Station(0));
 }
+
+#[test]
+fn a_ping_with_a_reply_delay_is_answered_that_much_later() {
+    let text = FLOWS.replace("interval = \"100ms\"", "interval = \"100ms\"\nreply_delay = \"90us\"");
+    let (mut t, mut cx, topo) = build(&text);
+    let reply = t.reply_of[2].expect("a ping has a reply flow");
+    let mut rec = Recorder::new(t.flows.len(), 0);
+    let out = RefCell::new(Vec::new());
+    let mut tx = |_: &mut Ctx, dev: DevId, p: PacketId| {
+        out.borrow_mut().push((dev, p));
+        true
+    };
+    t.on_flow_start(2, &mut cx, &mut tx);
+    let req = out.borrow()[0].1;
+    out.borrow_mut().clear();
+    while cx.out.queue_mut().pop().is_some() {}
+    cx.now = Nanos::from_ms(3);
+    t.receive(req, &mut cx, &mut rec, &mut tx);
+    assert!(out.borrow().is_empty(), "the responder has not answered yet");
+    let (when, ev) = cx.out.queue_mut().pop().expect("the reply is scheduled");
+    assert_eq!(when, Nanos::from_ms(3) + Nanos::from_us(90));
+    assert!(matches!(ev, Event::FlowTick { flow, k: 0 } if flow == reply));
+    cx.now = when;
+    t.on_flow_tick(reply, 0, &mut cx, &mut tx);
+    let (dev, rp) = out.borrow()[0];
+    assert_eq!(dev, topo.find_by_name("a", "wlan0").unwrap(), "the reply leaves from the station");
+    let r = *cx.pkts.get(rp);
+    assert_eq!((r.flow, r.seq, r.ip_len, r.created), (reply, 0, 84, when));
+    assert!(cx.out.queue_mut().pop().is_none(), "a reply schedules no further tick");
+}

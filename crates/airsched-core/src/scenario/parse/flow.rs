@@ -180,6 +180,21 @@ pub(super) fn parse_flows(
                 "`interval` is for ping flows (protocol = \"ping\"); a UDP flow has a `rate`",
             );
         }
+        let reply_delay = match tbl.get("reply_delay") {
+            Some(v) if !is_ping => {
+                rd.error(&v.span(), &k("reply_delay"), "`reply_delay` is for ping flows (protocol = \"ping\")");
+                None
+            }
+            Some(v) => time_value(rd, v, &k("reply_delay"), "90us").and_then(|t| {
+                if t > Nanos::from_secs(1) {
+                    rd.error(&v.span(), &k("reply_delay"), format!("{t} is too long; at most 1s"));
+                    None
+                } else {
+                    Some(t)
+                }
+            }),
+            None => None,
+        };
         let interval = if is_ping {
             match tbl.get("interval") {
                 Some(v) => time_value(rd, v, &k("interval"), "200ms").and_then(|t| {
@@ -416,6 +431,7 @@ pub(super) fn parse_flows(
             sack: sack.unwrap_or(true),
             bytes,
             tcp: tcp_opts,
+            reply_delay: reply_delay.unwrap_or(Nanos::ZERO),
         });
     }
     flows

@@ -241,9 +241,10 @@ macro_rules! with_tcp_flow_keys {
         ]
     };
 }
+#[rustfmt::skip] // one line per dozen keys (rustfmt would give each its own line)
 const FLOW_KEYS: &[&str] = with_tcp_flow_keys!(
     "name", "protocol", "src", "dst", "rate", "size", "start", "stop", "jitter", "sport", "dport", "tos", "dscp",
-    "mark", "priority", "interval",
+    "mark", "priority", "interval", "reply_delay",
 );
 /// The keys only a TCP flow takes.
 const TCP_FLOW_KEYS: &[&str] = with_tcp_flow_keys!();

@@ -95,6 +95,7 @@ fn the_example_parses() {
             bytes: None,
             sack: true,
             tcp: Default::default(),
+            reply_delay: Nanos::ZERO,
         }],
         warnings: vec![],
         bluetooth: vec![],
@@ -276,6 +277,7 @@ rate = "12kbit"
                 bytes: None,
                 sack: true,
                 tcp: Default::default(),
+                reply_delay: Nanos::ZERO,
             },
             FlowConfig {
                 name: "ap-to-server".into(),
@@ -296,6 +298,7 @@ rate = "12kbit"
                 bytes: None,
                 sack: true,
                 tcp: Default::default(),
+                reply_delay: Nanos::ZERO,
             },
         ]
     );
@@ -852,4 +855,22 @@ fn ofdma_keys_parse_and_bad_ones_are_one_line_errors() {
     let (_, key, msg) = one_error(&ap("aggregation = \"firmware\"\nofdma = \"dl\""));
     assert_eq!(key, "ap.ofdma");
     assert!(msg.contains("aggregation"), "{msg}");
+}
+
+#[test]
+fn a_ping_takes_a_reply_delay_and_other_flows_refuse_it() {
+    let flow = |proto: &str, extra: &str| {
+        format!(
+            "[[station]]\nname = \"a\"\nrate = \"11Mbps\"\n[[flow]]\nname = \"p\"\nprotocol = \"{proto}\"\nsrc = \"a\"\ndst = \"server\"\n{extra}\n"
+        )
+    };
+    let s = parse_scenario(&flow("ping", "reply_delay = \"88us\""), "f").unwrap();
+    assert_eq!(s.flows[0].reply_delay, Nanos::from_us(88));
+    assert_eq!(parse_scenario(&flow("ping", ""), "f").unwrap().flows[0].reply_delay, Nanos::ZERO);
+    let (line, key, msg) = one_error(&flow("udp", "rate = \"1mbit\"\nreply_delay = \"88us\""));
+    assert_eq!((line, key.as_str()), (10, "flow[0].reply_delay"));
+    assert!(msg.contains("ping flows"), "{msg}");
+    let (_, key, msg) = one_error(&flow("ping", "reply_delay = \"2s\""));
+    assert_eq!(key, "flow[0].reply_delay");
+    assert!(msg.contains("at most 1s"), "{msg}");
 }
