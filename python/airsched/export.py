@@ -269,8 +269,8 @@ def plan_node(source: ScenarioSource, node: str, overrides: Iterable[str] | None
     if node == "ap":
         for key, why in info.get("simulator_only", []):
             notes.append(
-                f"{key} is one of the WiFi next-steps paper's mechanisms, which no kernel has: {why}; "
-                "the script sets nothing for it and the real AP's numbers will differ"
+                f"{key} has no kernel setting: {why}; the script sets nothing for it and the real AP's "
+                "numbers will differ"
             )
     weights: list[tuple[str, int]] = []
     debugfs: dict[str, str] = {}

@@ -131,11 +131,17 @@ def test_what_current_kernels_cannot_set_is_a_note_in_the_header() -> None:
 
 def test_the_next_steps_mechanisms_are_notes_naming_their_key() -> None:
     # Off by default: no note. Each one on (in the file or by an override): a note naming its key.
-    assert not any("next-steps" in n for n in plan_node(src(HT), "ap").notes)
+    assert not any("no kernel setting" in n for n in plan_node(src(HT), "ap").notes)
     on = HT.replace('mac_queue = "fq-mac"', 'mac_queue = "fq-mac"\nvo_piggyback = 4\nschedule_order = "station-first"')
-    notes = [n for n in plan_node(src(on), "ap", overrides=["ap.hw_queue_lead=\"1ms\""]).notes if "next-steps" in n]
+    notes = [n for n in plan_node(src(on), "ap", overrides=["ap.hw_queue_lead=\"1ms\""]).notes if "no kernel setting" in n]
     assert [n.split(" ")[0] for n in notes] == ["ap.hw_queue_lead", "ap.vo_piggyback", "ap.schedule_order"], notes
     assert all(f"# note: {n}" in export_script(src(on), overrides=["ap.hw_queue_lead=\"1ms\""]) for n in notes)
+
+
+def test_ofdma_is_a_note_too() -> None:
+    he = '[cell]\nstandard = "802.11ax"\n[ap]\nmac_queue = "fq-mac"\nofdma = "dl"\n[[station]]\nname = "a"\n'
+    notes = [n for n in plan_node(src(he), "ap").notes if "no kernel setting" in n]
+    assert len(notes) == 1 and notes[0].startswith("ap.ofdma") and "firmware" in notes[0], notes
 
 
 def test_a_bad_mac_is_a_located_error() -> None:

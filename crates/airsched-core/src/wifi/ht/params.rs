@@ -153,10 +153,10 @@ pub struct ApMacConfig {
 }
 
 impl ApMacConfig {
-    /// The keys of the next-steps paper's mechanisms that this configuration turns on and that
-    /// no Linux kernel has a setting for (they are proposals, or the driver's own design), with
-    /// what a real AP does instead: `airsched export` writes them as notes, since its script
-    /// cannot reproduce them.
+    /// The keys this configuration turns on that no Linux kernel has a setting for (the
+    /// next-steps paper's proposals, the driver's or the firmware's own design), with what a real
+    /// AP does instead: `airsched export` writes them as notes, since its script cannot
+    /// reproduce them.
     pub fn simulator_only(&self) -> Vec<(&'static str, &'static str)> {
         let mut out = Vec::new();
         let mut say = |on: bool, key, why| {
@@ -204,6 +204,12 @@ impl ApMacConfig {
             n.vo_piggyback.is_some(),
             "ap.vo_piggyback",
             "no driver puts VO frames at the head of lower-priority aggregates",
+        );
+        say(
+            self.ofdma.mode != super::ofdma::Ofdma::Off,
+            "ap.ofdma",
+            "which HE stations share a multi-user PPDU, and on which RUs, is the firmware's choice (mt76, ath11k, \
+             iwlwifi) with no kernel setting; ns-3's round-robin scheduler modelled here is one such choice",
         );
         say(
             n.order == ScheduleOrder::StationFirst,
