@@ -114,46 +114,38 @@ impl<'a> Model<'a> {
             }
             return;
         };
-        match c.op {
-            Op::Delete => match c.prio {
-                Some((_, p)) => hook.retain(|f| f.filter.prio != p),
-                None => hook.clear(),
-            },
-            Op::Change => err(diags, c.op_tok, "filter change on the egress hook is not modelled; use replace"),
-            _ => {
-                let (Some(spec), Some(kind)) = (&c.spec, c.kind) else { return };
-                let prio = match c.prio {
-                    Some((_, p)) => p,
-                    None => hook.iter().map(|f| f.filter.prio).filter(|&p| p >= 0x8000).min().map_or(0xC000, |p| p - 1),
-                };
-                if c.op == Op::Replace {
-                    hook.retain(|f| f.filter.prio != prio);
-                }
-                let protocol = c.protocol.map(|p| p.1).unwrap_or(ETH_P_ALL);
-                if spec.police.is_some() {
-                    err(diags, kind, "a policer on the clsact egress hook is not modelled; put the filter on the device's root qdisc");
-                    return;
-                }
-                let filter = Filter {
-                    parent: Handle::CLSACT_EGRESS,
-                    prio,
-                    protocol,
-                    kind: spec.kind.clone(),
-                    classid: spec.classid,
-                    line: c.line,
-                    police: None,
-                };
-                self.seq += 1;
-                hook.push(FNode {
-                    filter,
-                    handle: spec.handle,
-                    at: kind,
-                    seq: self.seq,
-                    skip: spec.skip_sw,
-                    redirect: spec.redirect.clone(),
-                });
-            }
+        if delete_or_change(hook, c, "egress", diags) {
+            return;
         }
+        let (Some(spec), Some(kind)) = (&c.spec, c.kind) else { return };
+        let prio = new_prio(hook, c);
+        let protocol = c.protocol.map(|p| p.1).unwrap_or(ETH_P_ALL);
+        if spec.police.is_some() {
+            err(
+                diags,
+                kind,
+                "a policer on the clsact egress hook is not modelled; put the filter on the device's root qdisc",
+            );
+            return;
+        }
+        let filter = Filter {
+            parent: Handle::CLSACT_EGRESS,
+            prio,
+            protocol,
+            kind: spec.kind.clone(),
+            classid: spec.classid,
+            line: c.line,
+            police: None,
+        };
+        self.seq += 1;
+        hook.push(FNode {
+            filter,
+            handle: spec.handle,
+            at: kind,
+            seq: self.seq,
+            skip: spec.skip_sw,
+            redirect: spec.redirect.clone(),
+        });
     }
 
     /// `tc filter add|replace|del dev D ingress ...` or `parent ffff: ...`: the ingress hook's
@@ -170,59 +162,40 @@ impl<'a> Model<'a> {
             }
             return;
         };
-        match c.op {
-            Op::Delete => match c.prio {
-                Some((_, p)) => hook.retain(|f| f.filter.prio != p),
-                None => hook.clear(),
-            },
-            Op::Change => err(diags, c.op_tok, "filter change on the ingress hook is not modelled; use replace"),
-            _ => {
-                let (Some(spec), Some(kind)) = (&c.spec, c.kind) else { return };
-                if spec.redirect.is_some() {
-                    err(
-                        diags,
-                        kind,
-                        "mirred on the ingress hook is not modelled; airsched polices on ingress (action police)",
-                    );
-                    return;
-                }
-                let prio = match c.prio {
-                    Some((_, p)) => p,
-                    None => hook.iter().map(|f| f.filter.prio).filter(|&p| p >= 0x8000).min().map_or(0xC000, |p| p - 1),
-                };
-                if c.op == Op::Replace {
-                    hook.retain(|f| f.filter.prio != prio);
-                }
-                let protocol = c.protocol.map(|p| p.1).unwrap_or(ETH_P_ALL);
-                let police = spec.police.as_deref().map(|&p| {
-                    self.police_index += 1;
-                    let index = if p.index != 0 { p.index } else { self.police_index };
-                    std::sync::Arc::new(crate::qdisc::police::Police::new(p, index))
-                });
-                if police.is_none() {
-                    warn(diags, kind, "an ingress filter without a policer only classifies: on the receive path its class has no effect");
-                }
-                let filter = Filter {
-                    parent: Handle::CLSACT_INGRESS,
-                    prio,
-                    protocol,
-                    kind: spec.kind.clone(),
-                    classid: spec.classid,
-                    line: c.line,
-                    police,
-                };
-                self.seq += 1;
-                let Some((_, hook)) = self.devs[di].ingress.as_mut() else { return };
-                hook.push(FNode {
-                    filter,
-                    handle: spec.handle,
-                    at: kind,
-                    seq: self.seq,
-                    skip: spec.skip_sw,
-                    redirect: None,
-                });
-            }
+        if delete_or_change(hook, c, "ingress", diags) {
+            return;
         }
+        let (Some(spec), Some(kind)) = (&c.spec, c.kind) else { return };
+        if spec.redirect.is_some() {
+            err(diags, kind, "mirred on the ingress hook is not modelled; airsched polices on ingress (action police)");
+            return;
+        }
+        let prio = new_prio(hook, c);
+        let protocol = c.protocol.map(|p| p.1).unwrap_or(ETH_P_ALL);
+        let police = spec.police.as_deref().map(|&p| {
+            self.police_index += 1;
+            let index = if p.index != 0 { p.index } else { self.police_index };
+            std::sync::Arc::new(crate::qdisc::police::Police::new(p, index))
+        });
+        if police.is_none() {
+            warn(
+                diags,
+                kind,
+                "an ingress filter without a policer only classifies: on the receive path its class has no effect",
+            );
+        }
+        let filter = Filter {
+            parent: Handle::CLSACT_INGRESS,
+            prio,
+            protocol,
+            kind: spec.kind.clone(),
+            classid: spec.classid,
+            line: c.line,
+            police,
+        };
+        self.seq += 1;
+        let Some((_, hook)) = self.devs[di].ingress.as_mut() else { return };
+        hook.push(FNode { filter, handle: spec.handle, at: kind, seq: self.seq, skip: spec.skip_sw, redirect: None });
     }
 
     /// After the script: each real device's egress rules, and the errors of redirects that go
@@ -388,6 +361,35 @@ pub fn virtual_devices(script: &Script<'_>) -> Vec<VirtualDev> {
 
 /// The policers of a device's filters that run (not `skip_sw`): its qdiscs' in tree order, each
 /// qdisc's in the order they run, then its ingress hook's.
+/// A filter command on a hook's list (`which`: "egress" or "ingress", for the message): a
+/// delete takes out the filters of its priority (all without one); a change is refused. True
+/// when the command was one of the two.
+fn delete_or_change(hook: &mut Vec<FNode>, c: &FilterCmd<'_>, which: &str, diags: &mut Vec<TcDiag>) -> bool {
+    match c.op {
+        Op::Delete => match c.prio {
+            Some((_, p)) => hook.retain(|f| f.filter.prio != p),
+            None => hook.clear(),
+        },
+        Op::Change => err(diags, c.op_tok, format!("filter change on the {which} hook is not modelled; use replace")),
+        _ => return false,
+    }
+    true
+}
+
+/// The priority of a filter added to a hook (tc's automatic one when the command gives none:
+/// one below the lowest automatic priority there, from 0xC000 down); a replace first takes out
+/// the filter it replaces.
+fn new_prio(hook: &mut Vec<FNode>, c: &FilterCmd<'_>) -> u32 {
+    let prio = match c.prio {
+        Some((_, p)) => p,
+        None => hook.iter().map(|f| f.filter.prio).filter(|&p| p >= 0x8000).min().map_or(0xC000, |p| p - 1),
+    };
+    if c.op == Op::Replace {
+        hook.retain(|f| f.filter.prio != prio);
+    }
+    prio
+}
+
 fn dev_policers(dev: &super::Dev<'_>) -> Vec<crate::qdisc::police::PolicerRef> {
     let mut out = Vec::new();
     let mut add = |f: &FNode<'_>| {
