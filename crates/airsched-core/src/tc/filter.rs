@@ -374,6 +374,25 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
         true
     }
 
+    /// The class id of a basic or matchall filter (`kind`). Without one the kernel's result is
+    /// class 0: with a redirect the qdisc reads it as "no class" when the packet comes back
+    /// (prio: priomap[0]), and with a policer on the ingress hook only the actions count; with
+    /// neither, a filter on a qdisc needs one (an error at the command's end).
+    fn classid_or_actions(&mut self, classid: Option<Handle>, kind: &str) -> Option<Handle> {
+        match classid {
+            Some(c) => Some(c),
+            None if self.redirect.is_some() || self.police.is_some() => Some(Handle::UNSPEC),
+            None => {
+                err_at(
+                    self.diags,
+                    self.cur.end(),
+                    format!("{kind} filter without classid/flowid; add classid MAJOR:MINOR"),
+                );
+                None
+            }
+        }
+    }
+
     /// `police ...` (legacy: u32/fw's own attribute) or `action police ...`.
     fn police(&mut self, key: Tok<'a>, legacy: bool) -> bool {
         if self.police.is_some() {
@@ -1060,16 +1079,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
                 return None;
             }
         }
-        // Without a class id the kernel's result is class 0: on the ingress hook (where only
-        // the actions count) that is the rule; on a qdisc the builder asks for one.
-        let classid = match classid {
-            Some(c) => c,
-            None if self.police.is_some() || self.redirect.is_some() => Handle::UNSPEC,
-            None => {
-                err_at(self.diags, self.cur.end(), "basic filter without classid/flowid; add classid MAJOR:MINOR");
-                return None;
-            }
-        };
+        let classid = self.classid_or_actions(classid, "basic")?;
         Some(FilterSpec {
             kind: FilterKind::Basic(tree),
             classid,
@@ -1114,17 +1124,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
                 return None;
             }
         }
-        // With a redirect the class id is optional: the kernel's result is then 0, which the
-        // qdisc reads as "no class" when the packet comes back (prio: priomap[0]).
-        let classid = match classid {
-            Some(c) => c,
-            // So with a policer: on the ingress hook only the actions count.
-            None if self.redirect.is_some() || self.police.is_some() => Handle::UNSPEC,
-            None => {
-                err_at(self.diags, self.cur.end(), "matchall filter without classid/flowid; add classid MAJOR:MINOR");
-                return None;
-            }
-        };
+        let classid = self.classid_or_actions(classid, "matchall")?;
         let redirect = self.redirect.take();
         Some(FilterSpec {
             kind: FilterKind::MatchAll,
