@@ -129,7 +129,7 @@ def run_all(
         _section("yip-kwok", "Yip & Kwok's dual-radio NAP: bytes out of wlan0, bnep0 and imq0 under four disciplines",
                  _table(yk.summary, "repro") + _table(checks, "repro-claims"), [yipkwok.plot(yk, out / "yip-kwok" / "yip-kwok.png")])
     )
-    cells, claims = scoreboard.seed_tables(seed, garroppo_tables, rep.summary, val, yk.summary)
+    cells, claims = scoreboard.seed_tables(seed, garroppo_tables, rep.summary, val, yk.summary, yk.series)
     all_cells, all_claims = [cells], [claims]
     for other in seeds[1:]:
         c, k = scoreboard.run_seed(other, duration=duration, progress=sub(sum(w for _, w in PARTS)), scenarios_dir=scenarios_dir)

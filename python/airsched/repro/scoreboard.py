@@ -9,7 +9,7 @@ Per paper, two kinds of comparison:
   95 % interval. Garroppo et al.'s Tables 1 and 2 (the paper's four schedulers, cells where the
   paper prints 0 left out: no relative error exists), Valenzuela et al.'s Tables I-IV (means and
   standard deviations), Høiland-Jørgensen's numbers (:func:`airsched.repro.hoiland.paper_cells`)
-  and Yip & Kwok's peaks and ranges of the aggregate (:data:`airsched.repro.yipkwok.PAPER`).
+  and Yip & Kwok's peaks, ranges and extremes of the aggregate (:func:`airsched.repro.yipkwok.paper_cells`).
 * **claims**: each statement of the paper's results checked as its reproduction's checker does
   (Garroppo's section 6, Valenzuela's standard-deviation ordering, Høiland's orderings and
   bounds, Yip & Kwok's statements), once per seed. A claim holds when it holds in at least 8 of
@@ -53,9 +53,11 @@ def seed_tables(
     hoiland_summary: pd.DataFrame,
     valenzuela_table: pd.DataFrame,
     yipkwok_summary: pd.DataFrame,
+    yipkwok_series: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The cells and claims of one seed's runs of every reproduction (:data:`CELL_COLUMNS`,
-    :data:`CLAIM_COLUMNS`)."""
+    :data:`CLAIM_COLUMNS`); Yip & Kwok's statements about time (trends, cycles, extremes) need
+    its 1-s samples, ``yipkwok_series``."""
     cells: list[tuple[Any, ...]] = []
     claims: list[tuple[Any, ...]] = []
     for df in garroppo_tables:
@@ -74,14 +76,9 @@ def seed_tables(
         cells.append(("valenzuela", f"{row} sigma", seed, r.sigma_kbps, r.paper_sigma_kbps))
     for r in valenzuela.sigma_claims(valenzuela_table).itertuples():
         claims.append(("valenzuela", f"table {r.table} {r.station}: HTB reduces the standard deviation", seed, bool(r.holds)))
-    agg = yipkwok_summary[yipkwok_summary["series"] == "aggregate"].set_index("configuration")
-    for configuration, p in yipkwok.PAPER.items():
-        if configuration not in agg.index:
-            continue
-        for what, column, ref in (("peak", "peak_kBps", p.peak), ("range low", "range_low_kBps", p.low), ("range high", "range_high_kBps", p.high)):
-            if ref is not None:
-                cells.append(("yip-kwok", f"{configuration} aggregate {what}", seed, float(agg.loc[configuration, column]), ref))
-    for o in yipkwok.observations(yipkwok_summary):
+    for name, sim, ref in yipkwok.paper_cells(yipkwok_summary, yipkwok_series):
+        cells.append(("yip-kwok", name, seed, sim, ref))
+    for o in yipkwok.observations(yipkwok_summary, yipkwok_series):
         claims.append(("yip-kwok", o.claim, seed, bool(o.holds)))
     return pd.DataFrame(cells, columns=list(CELL_COLUMNS)), pd.DataFrame(claims, columns=list(CLAIM_COLUMNS))
 
@@ -113,7 +110,7 @@ def run_seed(
     val = valenzuela.run_tables(duration=duration, seed=seed, progress=sub(10), scenarios_dir=scenarios_dir)
     done += 10
     yk = yipkwok.run_testbed(duration=duration, seed=seed, progress=sub(4), scenarios_dir=scenarios_dir)
-    return seed_tables(seed, tables, rep.summary, val, yk.summary)
+    return seed_tables(seed, tables, rep.summary, val, yk.summary, yk.series)
 
 
 def _mean_ci(values: Iterable[float]) -> tuple[float, float]:
