@@ -4,7 +4,7 @@
 use super::*;
 
 /// The standards a cell can be (`Standard`'s words less the station-only 802.11a/g).
-const CELL_STANDARDS: &str = "\"802.11b\", \"802.11n\", \"802.11ac\" or \"802.11ax\"";
+const CELL_STANDARDS: &str = "\"802.11b\" or \"802.11n\" or \"802.11ac\" or \"802.11ax\"";
 
 pub(super) const UNSUPPORTED_STANDARDS: &[&str] = &["802.11", "802.11a", "802.11g", "802.11be", "802.11p"];
 
@@ -22,12 +22,13 @@ pub(super) fn parse_cell(rd: &mut Reader<'_>, t: Option<(&DeTable<'_>, Span)>) -
                 return Some(st);
             }
             let s = s.trim();
-            let msg = if UNSUPPORTED_STANDARDS.iter().any(|u| u.eq_ignore_ascii_case(s)) {
+            let msg = if Standard::from_word(s).is_some_and(Standard::is_non_ht_ofdm) {
                 format!(
-                    "{s:?} is not supported as a cell yet; the cell is {} (an 802.11a/g client joins an 802.11n, ac or ax \
-                     cell with standard = \"802.11a\" or \"802.11g\" on its [[station]])",
-                    CELL_STANDARDS
+                    "{s:?} is not supported yet as a cell; only {CELL_STANDARDS} (an 802.11a/g client joins an \
+                     802.11n/ac/ax cell with standard = {s:?} in its [[station]])"
                 )
+            } else if UNSUPPORTED_STANDARDS.iter().any(|u| u.eq_ignore_ascii_case(s)) {
+                format!("{s:?} is not supported yet; only {CELL_STANDARDS}")
             } else {
                 format!("unknown standard {s:?}; {CELL_STANDARDS} are supported")
             };

@@ -146,6 +146,16 @@ mod tests {
     }
 
     #[test]
+    fn a_legacy_rate_takes_the_legacy_formula_aggregated_or_not() {
+        // A 1500-byte frame: (1500 + 38) x 8 = 12 304 bits; x 10 / 540 = 227 (truncated) + 36 =
+        // 263 us at 54 Mb/s; at 6 Mb/s 123 040 / 60 = 2050 + 36 = 2086 us. `ampdu` changes nothing.
+        for ampdu in [true, false] {
+            assert_eq!(expected_tx_airtime_us(TxVector::NonHt(OfdmRate::R54), 1500, ampdu), Some(263));
+            assert_eq!(expected_tx_airtime_us(TxVector::NonHt(OfdmRate::R6), 1500, ampdu), Some(2086));
+        }
+    }
+
+    #[test]
     fn worked_values_of_the_kernel_formula() {
         // A 1500-byte frame (len 1500, +38 = 1538 in the formula). Hand computation of the
         // kernel's integer arithmetic:
