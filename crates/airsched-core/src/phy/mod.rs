@@ -144,6 +144,11 @@ impl TxVector {
         }
     }
 
+    /// The vector names an MCS (HT, VHT, HE); a non-HT one has only its legacy rate.
+    pub const fn has_mcs(self) -> bool {
+        !matches!(self, TxVector::NonHt(_))
+    }
+
     pub const fn nss(self) -> u8 {
         match self {
             TxVector::Ht(t) => t.mcs.n_ss() as u8,
