@@ -167,11 +167,23 @@ fn non_ht(band: &str, rest: &str) -> String {
 #[test]
 fn non_ht_stations_say_what_they_take() {
     // The PHY of the other band.
-    one(&non_ht("5GHz", "standard = \"802.11g\"\n"), 6, 12, "station[0].standard", "this cell is at 5 GHz: use \"802.11a\"");
+    one(
+        &non_ht("5GHz", "standard = \"802.11g\"\n"),
+        6,
+        12,
+        "station[0].standard",
+        "this cell is at 5 GHz: use \"802.11a\"",
+    );
     one(&non_ht("2.4GHz", "standard = \"802.11a\"\n"), 6, 12, "station[0].standard", "use \"802.11g\"");
     // HT keys, a DSSS rate, a rate control other than fixed.
     one(&non_ht("5GHz", "standard = \"802.11a\"\nmcs = 3\n"), 7, 7, "station[0].mcs", "has no `mcs`");
-    one(&non_ht("5GHz", "standard = \"802.11a\"\nrate = \"11Mbps\"\n"), 7, 8, "station[0].rate", "6, 9, 12, 18, 24, 36, 48 or 54 Mbps");
+    one(
+        &non_ht("5GHz", "standard = \"802.11a\"\nrate = \"11Mbps\"\n"),
+        7,
+        8,
+        "station[0].rate",
+        "6, 9, 12, 18, 24, 36, 48 or 54 Mbps",
+    );
     one(
         &non_ht("5GHz", "standard = \"802.11a\"\nrate_control = \"minstrel_ht\"\n"),
         7,

@@ -85,7 +85,11 @@ fn non_ht_station(
         match crate::units::parse_ofdm_rate(s) {
             Ok(r) => Some(r),
             Err(e) => {
-                rd.error(&v.span(), &key, format!("{e}; a non-HT OFDM station sends at 6, 9, 12, 18, 24, 36, 48 or 54 Mbps"));
+                rd.error(
+                    &v.span(),
+                    &key,
+                    format!("{e}; a non-HT OFDM station sends at 6, 9, 12, 18, 24, 36, 48 or 54 Mbps"),
+                );
                 None
             }
         }
