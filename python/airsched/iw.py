@@ -429,6 +429,13 @@ def cell_scenario(info: Interface, stations: list[Station], tc_text: str = "", *
             mb = r.mbps if r.mbps in DSSS_RATES else max((x for x in DSSS_RATES if r.mbps is None or x <= r.mbps), default=1.0)
             note = f"tx bitrate {r.text}" + ("" if mb == r.mbps else f"; {guess('rounded down to an 802.11b rate')[2:]}")
             out.append(f'rate = "{mb:g}Mbps"  # {note}')
+        elif r.kind == "legacy" and r.mbps in OFDM_TO_HT_MCS:
+            # A legacy OFDM rate: most likely an 802.11a/g client (a non-HT station; an HT
+            # client's rate control rarely settles on a legacy rate).
+            phy = "802.11g" if info.band == "2.4GHz" else "802.11a"
+            out.append(f'standard = "{phy}"  ' + guess(f"tx bitrate {r.text} has no MCS: a non-HT ({phy}) client"))
+            out.append(f'rate = "{r.mbps:g}Mbps"')
+            out.append('rate_control = "fixed"  # the rate iw saw, held (non-HT links take only fixed rates here)')
         else:
             mcs, notes = r.ht_mcs()
             if mcs is None:

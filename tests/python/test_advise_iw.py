@@ -115,6 +115,13 @@ def test_imported_cells_run() -> None:
         assert len(r.stations) == len(cell.stations)
     r = airsched.run(text=import_cell("wlan0", str(DSSS), duration="1s").text, overrides=["run.warmup=0.2s"])
     assert list(r.stations.rate_mbps) == [11.0, 1.0]
+    # The 5 GHz cell's client at a legacy 24 Mb/s (no MCS) is imported as an 802.11a station.
+    cell = import_cell("wlp1s0", str(HE), duration="1s")
+    legacy = next(name for name, st in cell.stations if st.tx_bitrate.kind == "legacy")
+    block = cell.text[cell.text.index(f'name = "{legacy}"'):].split("\n\n")[0]
+    assert 'standard = "802.11a"' in block and 'rate = "24Mbps"' in block
+    r = airsched.run(text=cell.text, overrides=["run.warmup=0.2s"])
+    assert r.stations.set_index("name").loc[legacy, "rate_mbps"] == 24.0
 
 
 @pytest.mark.parametrize("cut, line, what", [

@@ -265,8 +265,10 @@ def test_an_interrupted_sweep_says_what_it_kept(tmp_path):
     spec.write_text(f'[sweep]\nscenario = "{ANOMALY}"\nseeds = {{from = 1, count = 40}}\n[set]\n"run.duration" = "20s"\n',
                     encoding="utf-8")
     out = tmp_path / "out"
+    # A shell's background jobs ignore SIGINT; the child gets the default, as at a terminal.
     proc = subprocess.Popen([sys.executable, "-m", "airsched", "sweep", str(spec), "-o", str(out), "-j", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(list((out / "runs").glob("*.parquet"))) < 2:
         assert proc.poll() is None

@@ -155,8 +155,55 @@ fn unsupported_standard() {
         7,
         12,
         "cell.standard",
-        "\"802.11g\" is not supported yet; only \"802.11b\"",
+        "\"802.11g\" is not supported yet as a cell; only \"802.11b\"",
     );
+}
+
+/// A non-HT (802.11a/g) station of an 802.11n/ac/ax cell: `rest` are its lines from line 5 on.
+fn non_ht(band: &str, rest: &str) -> String {
+    format!("[cell]\nstandard = \"802.11n\"\nband = \"{band}\"\n[[station]]\nname = \"old\"\n{rest}")
+}
+
+#[test]
+fn non_ht_stations_say_what_they_take() {
+    // The PHY of the other band.
+    one(
+        &non_ht("5GHz", "standard = \"802.11g\"\n"),
+        6,
+        12,
+        "station[0].standard",
+        "this cell is at 5 GHz: use \"802.11a\"",
+    );
+    one(&non_ht("2.4GHz", "standard = \"802.11a\"\n"), 6, 12, "station[0].standard", "use \"802.11g\"");
+    // HT keys, a DSSS rate, a rate control other than fixed.
+    one(&non_ht("5GHz", "standard = \"802.11a\"\nmcs = 3\n"), 7, 7, "station[0].mcs", "has no `mcs`");
+    one(
+        &non_ht("5GHz", "standard = \"802.11a\"\nrate = \"11Mbps\"\n"),
+        7,
+        8,
+        "station[0].rate",
+        "6, 9, 12, 18, 24, 36, 48 or 54 Mbps",
+    );
+    one(
+        &non_ht("5GHz", "standard = \"802.11a\"\nrate_control = \"minstrel_ht\"\n"),
+        7,
+        16,
+        "station[0].rate_control",
+        "takes rate_control = \"fixed\"",
+    );
+    // The cell's rate control applies to the station: the error names the station's table.
+    let text = "[cell]\nstandard = \"802.11n\"\nrate_control = \"minstrel_ht\"\n[[station]]\nname = \"old\"\nstandard = \"802.11a\"\n";
+    one(text, 4, 1, "station[0].rate_control", "this is the cell's rate_control");
+    // An 802.11b station still cannot join; the message names the non-HT standards.
+    one(&non_ht("2.4GHz", "standard = \"802.11b\"\n"), 6, 12, "station[0].standard", "\"802.11g\" (2.4 GHz)");
+}
+
+#[test]
+fn a_wide_station_that_inherits_a_rate_control_it_cannot_run_is_an_error_not_a_panic() {
+    let text = "[cell]\nstandard = \"802.11ax\"\nrate_control = \"minstrel_ht\"\n[[station]]\nname = \"a\"\n";
+    one(text, 4, 1, "station[0].rate_control", "HE drivers (mt76, ath11k, iwlwifi) run rate control in firmware");
+    let text = "[cell]\nstandard = \"802.11ac\"\nrate_control = \"minstrel\"\n[[station]]\nname = \"a\"\n";
+    one(text, 4, 1, "station[0].rate_control", "an 802.11ac link takes rate_control");
 }
 
 #[test]

@@ -124,3 +124,61 @@ fn minstrel_ht_on_vht_groups_finds_the_rate_the_snr_allows() {
     let (m, two, one) = (minstrel(22), fixed(22, 4, 2), fixed(22, 5, 1));
     assert!(m >= 0.97 * one && m <= 1.001 * two, "22 dB: Minstrel-HT {m:.1}, MCS 4x2 {two:.1}, 5x1 {one:.1}");
 }
+
+/// Goodput of lone 1538-byte MPDUs at legacy OFDM `mbps` (clause 17/18: 20 us of preamble and
+/// SIGNAL, 4 us symbols of `dbps` data bits, 16 + 8 x 1538 + 6 bits, plus the 6 us signal
+/// extension at 2.4 GHz), each after AIFS(BE) (SIFS + 3 slots of 9 us) and the mean backoff
+/// 7.5 x 9 us, answered SIFS later by a 14-byte ACK at `ack_dbps` (a basic rate <= the data's).
+fn legacy_cycle(dbps: u32, ack_dbps: u32, ghz24: bool) -> f64 {
+    let (sifs, ext) = if ghz24 { (10.0, 6.0) } else { (16.0, 0.0) };
+    let ppdu = |bytes: u32, dbps: u32| 20.0 + 4.0 * (16 + 8 * bytes + 6).div_ceil(dbps) as f64 + ext;
+    let cycle = sifs + 27.0 + 67.5 + ppdu(1538, dbps) + sifs + ppdu(14, ack_dbps);
+    1472.0 * 8.0 / cycle
+}
+
+#[test]
+fn a_non_ht_station_sends_lone_mpdus_at_its_legacy_rate() {
+    // An 802.11a client of an 802.11ac cell at 54 Mb/s (216 data bits per symbol; its ACK at
+    // 24 Mb/s, 96): 58 symbols = 252 us, ACK 28 us: 28.97 Mb/s. No A-MPDU: every PPDU holds one
+    // MPDU (no BlockAck agreement), downlink and uplink alike.
+    let cell = "standard = \"802.11ac\"\nwidth = 80\nbeacons = false";
+    let run = saturated_run(cell, "standard = \"802.11a\"\nrate = \"54Mbps\"");
+    assert_close(run.flows[0].goodput_mbps, legacy_cycle(216, 96, false), 0.005);
+    assert_eq!(run.stations[0].ampdu_mean_down, 1.0);
+    assert!(run.aggregates.iter().all(|a| a.mpdus == 1), "{:?}", run.aggregates);
+    // An 802.11g client of a 2.4 GHz 802.11n cell at 6 Mb/s (24 bits per symbol; ACK at 6):
+    // 514 symbols + the signal extension = 2082 us, ACK 50 us: 5.24 Mb/s.
+    let cell = "standard = \"802.11n\"\nband = \"2.4GHz\"\nbeacons = false";
+    let sim = saturated(cell, "standard = \"802.11g\"\nrate = \"6Mbps\"");
+    assert_close(sim, legacy_cycle(24, 24, true), 0.005);
+}
+
+#[test]
+fn an_80211g_client_gets_half_the_air_only_from_the_airtime_scheduler() {
+    // A 2.4 GHz 802.11n cell: one HT client at MCS 7 (65 Mb/s) and one 802.11g client at 6 Mb/s,
+    // each downloading saturating UDP through FQ-MAC.
+    let text = |ap: &str| {
+        format!(
+            "[run]\nduration = \"4s\"\nwarmup = \"1s\"\nseed = 2\n[cell]\nstandard = \"802.11n\"\nband = \"2.4GHz\"\n\
+             [wired]\nrate = \"1Gbit\"\n[ap]\nmac_queue = \"fq-mac\"\n{ap}\n\
+             [[station]]\nname = \"ht\"\nmcs = 7\n[[station]]\nname = \"g\"\nstandard = \"802.11g\"\nrate = \"6Mbps\"\n\
+             [[flow]]\nname = \"to-ht\"\nsrc = \"server\"\ndst = \"ht\"\nrate = \"saturate\"\nsize = 1472\n\
+             [[flow]]\nname = \"to-g\"\nsrc = \"server\"\ndst = \"g\"\nrate = \"saturate\"\nsize = 1472\n"
+        )
+    };
+    let run = |ap: &str| run_scenario(&parse_scenario(&text(ap), "mixed.toml").unwrap()).unwrap();
+    let share = |r: &airsched_core::RunResults, i: usize| r.stations[i].airtime_share;
+    // Round robin, one transmission each: the HT client's 4 ms-capped aggregate (20 MPDUs,
+    // 3846 us, BlockAck 38 us) against one MPDU of the 802.11g client (2082 us, ACK 50 us). The
+    // client that cannot aggregate holds 2142 / (2142 + 3894) = 35 % of the busy air, not half.
+    let rr = run("airtime = \"off\"");
+    let g = share(&rr, 1) / (share(&rr, 0) + share(&rr, 1));
+    assert!((g - 0.355).abs() < 0.02, "802.11g share of the air without the scheduler: {g:.3}");
+    // The airtime scheduler: half the air each (within 3 points); the 802.11g client gains by
+    // about 0.5 / 0.355 what the HT client gives up.
+    let atf = run("airtime = \"mac80211\"");
+    assert!((share(&atf, 0) - share(&atf, 1)).abs() < 0.03, "{} / {}", share(&atf, 0), share(&atf, 1));
+    let (g_rr, g_atf) = (rr.flows[1].goodput_mbps, atf.flows[1].goodput_mbps);
+    assert!(g_atf > 1.3 * g_rr, "802.11g goodput {g_rr:.2} -> {g_atf:.2}");
+    assert!(atf.flows[0].goodput_mbps < rr.flows[0].goodput_mbps);
+}

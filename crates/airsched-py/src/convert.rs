@@ -278,6 +278,11 @@ pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'p
         match (&st.ht, &c.ht) {
             (Some(sht), Some(cht)) => {
                 match sht.link {
+                    Some(t) if !t.has_mcs() => {
+                        // A non-HT (802.11a/g) station: its legacy rate only.
+                        l.set_item("mcs", py.None())?;
+                        l.set_item("rate_mbps", t.mbps())?;
+                    }
                     Some(t) => {
                         l.set_item("mcs", t.mcs_index())?;
                         l.set_item("nss", t.nss())?;

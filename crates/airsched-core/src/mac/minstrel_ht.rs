@@ -192,7 +192,9 @@ pub fn groups_for(top: TxVector) -> Vec<Group> {
     match top {
         TxVector::Ht(t) => Group::for_link(t.mcs, t.width, t.gi),
         TxVector::Vht(t) => vht_groups(t),
-        TxVector::He(_) => unreachable!("HE links take fixed rates (checked when the scenario is read)"),
+        TxVector::He(_) | TxVector::NonHt(_) => {
+            unreachable!("HE and non-HT links take fixed rates (checked when the scenario is read)")
+        }
     }
 }
 
@@ -210,7 +212,7 @@ pub fn vector_at(link: TxVector, index: u8) -> TxVector {
             nss: index / VHT_GROUP_RATES as u8 + 1,
             ..v
         }),
-        TxVector::He(_) => unreachable!("HE links take fixed rates"),
+        TxVector::He(_) | TxVector::NonHt(_) => unreachable!("HE and non-HT links take fixed rates"),
     }
 }
 

@@ -20,15 +20,28 @@ pub enum Standard {
     /// 802.11ax (HE, WiFi 6/6E): the 802.11n MAC over HE SU PPDUs (`phy::he`) at 2.4, 5 or 6
     /// GHz; stations may be 802.11n or 802.11ac.
     Dot11ax,
+    /// 802.11a (clause 17 OFDM at 5 GHz, 6-54 Mb/s): a station only, a non-HT client of an
+    /// 802.11n/ac/ax cell. No A-MPDU, no BlockAck agreement: one MPDU per PPDU, each answered
+    /// by an ACK.
+    Dot11a,
+    /// 802.11g (clause 18 ERP-OFDM at 2.4 GHz, 6-54 Mb/s): as [`Standard::Dot11a`], in a 2.4 GHz
+    /// cell.
+    Dot11g,
 }
 
 crate::words::words!(Standard: "802.11b" => Standard::Dot11b, "802.11n" => Standard::Dot11n,
-    "802.11ac" => Standard::Dot11ac, "802.11ax" => Standard::Dot11ax);
+    "802.11ac" => Standard::Dot11ac, "802.11ax" => Standard::Dot11ax, "802.11a" => Standard::Dot11a,
+    "802.11g" => Standard::Dot11g);
 
 impl Standard {
     /// The cell runs the EDCA / A-MPDU MAC (802.11n and later).
     pub const fn is_ht_mac(self) -> bool {
-        !matches!(self, Standard::Dot11b)
+        !matches!(self, Standard::Dot11b | Standard::Dot11a | Standard::Dot11g)
+    }
+
+    /// A non-HT OFDM station (802.11a or 802.11g) in an 802.11n/ac/ax cell.
+    pub const fn is_non_ht_ofdm(self) -> bool {
+        matches!(self, Standard::Dot11a | Standard::Dot11g)
     }
 }
 
@@ -50,6 +63,8 @@ pub enum TxVector {
     Ht(ht::HtTxVector),
     Vht(vht::VhtTxVector),
     He(he::HeTxVector),
+    /// A non-HT (clause 17/18 OFDM) PPDU to or from an 802.11a/g station.
+    NonHt(error_rate::OfdmRate),
 }
 
 impl TxVector {
@@ -73,6 +88,7 @@ impl TxVector {
                 let b = if band.is_2_4ghz() { he::HeBand::Ghz24 } else { he::HeBand::Ghz5 };
                 he::txtime(b, t, psdu_bytes)
             }
+            TxVector::NonHt(r) => ofdm::txtime(band, r, psdu_bytes),
         }
     }
 
@@ -82,6 +98,7 @@ impl TxVector {
             TxVector::Ht(t) => t.bits_per_second(),
             TxVector::Vht(t) => t.bits_per_second(),
             TxVector::He(t) => t.bits_per_second(),
+            TxVector::NonHt(r) => r.mbps() as u64 * 1_000_000,
         }
     }
 
@@ -91,6 +108,7 @@ impl TxVector {
             TxVector::Ht(t) => t.mcs.non_ht_reference_rate(),
             TxVector::Vht(t) => vht::non_ht_reference_rate(t.mcs),
             TxVector::He(t) => t.non_ht_reference_rate(),
+            TxVector::NonHt(r) => r,
         }
     }
 
@@ -100,6 +118,7 @@ impl TxVector {
             TxVector::Ht(t) => t.mcs.mbps(t.width, t.gi),
             TxVector::Vht(t) => t.mbps(),
             TxVector::He(t) => t.mbps(),
+            TxVector::NonHt(r) => r.mbps() as f64,
         }
     }
 
@@ -109,17 +128,25 @@ impl TxVector {
             TxVector::Ht(t) => ht::HtMcs::new(mcs).map(|m| TxVector::Ht(ht::HtTxVector { mcs: m, ..t })),
             TxVector::Vht(t) => vht::VhtTxVector::new(mcs, t.nss, t.width, t.gi).map(TxVector::Vht),
             TxVector::He(t) => he::mcs_allowed(mcs, t.nss, t.ru).then_some(TxVector::He(he::HeTxVector { mcs, ..t })),
+            TxVector::NonHt(_) => error_rate::OfdmRate::ALL.get(mcs as usize).copied().map(TxVector::NonHt),
         }
     }
 
     /// The MCS index as the station counters and iw print it: HT 0-15 (streams included),
-    /// VHT 0-9, HE 0-11 (with [`TxVector::nss`] beside).
+    /// VHT 0-9, HE 0-11 (with [`TxVector::nss`] beside); a non-HT rate's place among the eight
+    /// OFDM rates (0: 6 Mb/s ... 7: 54 Mb/s).
     pub const fn mcs_index(self) -> u8 {
         match self {
             TxVector::Ht(t) => t.mcs.index(),
             TxVector::Vht(t) => t.mcs,
             TxVector::He(t) => t.mcs,
+            TxVector::NonHt(r) => r as u8,
         }
+    }
+
+    /// The vector names an MCS (HT, VHT, HE); a non-HT one has only its legacy rate.
+    pub const fn has_mcs(self) -> bool {
+        !matches!(self, TxVector::NonHt(_))
     }
 
     pub const fn nss(self) -> u8 {
@@ -127,6 +154,7 @@ impl TxVector {
             TxVector::Ht(t) => t.mcs.n_ss() as u8,
             TxVector::Vht(t) => t.nss,
             TxVector::He(t) => t.nss,
+            TxVector::NonHt(_) => 1,
         }
     }
 
@@ -136,6 +164,7 @@ impl TxVector {
             TxVector::Ht(t) => TxRate::Ht(t.mcs),
             TxVector::Vht(t) => TxRate::Vht(t),
             TxVector::He(t) => TxRate::He(t),
+            TxVector::NonHt(r) => TxRate::Ofdm(r),
         }
     }
 

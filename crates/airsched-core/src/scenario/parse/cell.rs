@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The standards a cell can be (`Standard`'s words less the station-only 802.11a/g).
+const CELL_STANDARDS: &str = "\"802.11b\" or \"802.11n\" or \"802.11ac\" or \"802.11ax\"";
+
 pub(super) const UNSUPPORTED_STANDARDS: &[&str] = &["802.11", "802.11a", "802.11g", "802.11be", "802.11p"];
 
 /// The cell's settings and its standard; the standard is None when `cell.standard` is invalid
@@ -14,15 +17,20 @@ pub(super) fn parse_cell(rd: &mut Reader<'_>, t: Option<(&DeTable<'_>, Span)>) -
 
     let standard = match tbl.get("standard") {
         None => Some(Standard::Dot11b),
-        Some(v) => string(rd, v, "cell.standard", &format!("a string, {}", Standard::expected())).and_then(|s| {
-            if let Some(st) = Standard::from_word(s) {
+        Some(v) => string(rd, v, "cell.standard", &format!("a string, {CELL_STANDARDS}")).and_then(|s| {
+            if let Some(st) = Standard::from_word(s).filter(|st| !st.is_non_ht_ofdm()) {
                 return Some(st);
             }
             let s = s.trim();
-            let msg = if UNSUPPORTED_STANDARDS.iter().any(|u| u.eq_ignore_ascii_case(s)) {
-                format!("{s:?} is not supported yet; only {}", Standard::expected())
+            let msg = if Standard::from_word(s).is_some_and(Standard::is_non_ht_ofdm) {
+                format!(
+                    "{s:?} is not supported yet as a cell; only {CELL_STANDARDS} (an 802.11a/g client joins an \
+                     802.11n/ac/ax cell with standard = {s:?} in its [[station]])"
+                )
+            } else if UNSUPPORTED_STANDARDS.iter().any(|u| u.eq_ignore_ascii_case(s)) {
+                format!("{s:?} is not supported yet; only {CELL_STANDARDS}")
             } else {
-                format!("unknown standard {s:?}; {} are supported", Standard::expected())
+                format!("unknown standard {s:?}; {CELL_STANDARDS} are supported")
             };
             rd.error(&v.span(), "cell.standard", msg);
             None

@@ -23,8 +23,8 @@ pub(super) const CW_IN_HT: &str = "in an 802.11n cell the contention windows com
 pub(super) const DEFER_IN_HT: &str = "`eifs` and `collision_defer` choose between 802.11b conventions; an 802.11n \
      cell defers EIFS - DIFS + AIFS after an undecodable PPDU and the BlockAck timeout + AIFS after a collision \
      (docs/model-80211n-mac.md); leave the key out";
-pub(super) const RATE_IN_HT: &str =
-    "802.11n stations take `mcs` (0-15, e.g. mcs = 7), not `rate` (802.11ac stations MCS 0-9, 802.11ax 0-11)";
+pub(super) const RATE_IN_HT: &str = "802.11n stations take `mcs` (0-15, e.g. mcs = 7), not `rate` (802.11ac stations \
+     MCS 0-9, 802.11ax 0-11; a non-HT station, standard = \"802.11a\" or \"802.11g\", takes `rate`)";
 
 const DEFAULT_MCS: u8 = 7;
 /// The AP's spatial streams in an 802.11ac/ax cell unless `nss` says otherwise (a 2x2 AP).
@@ -36,6 +36,84 @@ const MAX_DRIVER_QUEUE_LIMIT: u64 = 100_000;
 
 /// The AP's qdisc when `queueing = "fq_codel"`.
 const FQ_CODEL_SCRIPT: &str = "tc qdisc add dev wlan0 root fq_codel\n";
+
+/// Said after a station's rate-control error when the rate control is the cell's.
+const INHERITED_RATE_CONTROL: &str =
+    " (this is the cell's rate_control, which applies to every station that sets none; set rate_control = \"fixed\" on this station)";
+
+/// The keys an 802.11n/ac/ax station has and a non-HT (802.11a/g) one does not.
+const NOT_NON_HT: [&str; 3] = ["mcs", "nss", "width"];
+
+/// A non-HT (802.11a/g) station of an 802.11n/ac/ax cell: its OFDM `rate` (default 54 Mb/s) at
+/// fixed rate, its airtime weight and minimum rate as any station's. `mcs`, `nss` and `width`
+/// are refused; so is a rate control other than "fixed" (Linux runs plain Minstrel on such a
+/// link, which this model does not have).
+fn non_ht_station(
+    rd: &mut Reader<'_>,
+    tbl: &DeTable<'_>,
+    tspan: &Span,
+    path: &str,
+    cell: Option<&HtCellConfig>,
+    rate_control: RateControl,
+) -> Option<HtStationConfig> {
+    for key in NOT_NON_HT {
+        if let Some(v) = tbl.get(key) {
+            rd.error(
+                &v.span(),
+                &join(path, key),
+                format!("a non-HT (802.11a/g) station has no `{key}`: it sends one 20 MHz stream at `rate`, one of 6, 9, 12, 18, 24, 36, 48 or 54 Mbps"),
+            );
+        }
+    }
+    if rate_control != RateControl::Fixed {
+        let (span, inherited) = match tbl.get("rate_control") {
+            Some(v) => (v.span(), ""),
+            None => (tspan.clone(), INHERITED_RATE_CONTROL),
+        };
+        rd.error(
+            &span,
+            &join(path, "rate_control"),
+            format!(
+                "a non-HT (802.11a/g) station takes rate_control = \"fixed\" (its `rate`): Linux runs plain Minstrel on \
+                 such a link, which this model does not have{inherited}"
+            ),
+        );
+    }
+    let rate = tbl.get("rate").and_then(|v| {
+        let key = join(path, "rate");
+        let s = string(rd, v, &key, "a string like \"54Mbps\"")?;
+        match crate::units::parse_ofdm_rate(s) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                rd.error(
+                    &v.span(),
+                    &key,
+                    format!("{e}; a non-HT OFDM station sends at 6, 9, 12, 18, 24, 36, 48 or 54 Mbps"),
+                );
+                None
+            }
+        }
+    });
+    let weight = tbl.get("airtime_weight").and_then(|v| integer(rd, v, &join(path, "airtime_weight"), 1, 65535));
+    let min_rate = tbl.get("min_rate").and_then(|v| min_rate(rd, v, &join(path, "min_rate")));
+    cell?;
+    Some(HtStationConfig {
+        mcs: HtMcs::new(DEFAULT_MCS).expect("checked range"),
+        airtime_weight: weight.unwrap_or(DEFAULT_AIRTIME_WEIGHT) as u32,
+        min_rate_bps: min_rate.unwrap_or(0),
+        link: Some(TxVector::NonHt(rate.unwrap_or(OfdmRate::R54))),
+    })
+}
+
+/// `min_rate`: a tc rate above zero.
+fn min_rate(rd: &mut Reader<'_>, v: &Value<'_>, key: &str) -> Option<u64> {
+    let r = tc_rate(rd, v, key)?;
+    if r == 0 {
+        rd.error(&v.span(), key, "must be above zero, e.g. \"2mbit\" (leave it out for no minimum)");
+        return None;
+    }
+    Some(r)
+}
 
 /// `tbl[key]` for a key that exists only in an 802.11n cell; in an 802.11b cell it is reported
 /// and None.
@@ -381,6 +459,7 @@ fn ofdm_rate_names() -> String {
 pub(super) fn station_ht(
     rd: &mut Reader<'_>,
     tbl: &DeTable<'_>,
+    tspan: &Span,
     path: &str,
     standard: Option<Standard>,
     cell: Option<&HtCellConfig>,
@@ -394,14 +473,24 @@ pub(super) fn station_ht(
         let s = word::<Standard>(rd, v, &key)?;
         let cell_std = standard?;
         let rank = |s: Standard| match s {
-            Standard::Dot11b => 0,
+            Standard::Dot11b | Standard::Dot11a | Standard::Dot11g => 0,
             Standard::Dot11n => 1,
             Standard::Dot11ac => 2,
             Standard::Dot11ax => 3,
         };
         if s == Standard::Dot11b {
-            rd.error(&v.span(), &key, format!("an 802.11b station cannot join this {} cell's EDCA/A-MPDU MAC in this model; use \"802.11n\" for a legacy station", cell_std.name()));
+            rd.error(&v.span(), &key, format!("an 802.11b station cannot join this {} cell's EDCA/A-MPDU MAC in this model; use \"802.11g\" (2.4 GHz) or \"802.11a\" (5 GHz) for a non-HT station, \"802.11n\" for an HT one", cell_std.name()));
             return None;
+        }
+        if s.is_non_ht_ofdm() {
+            let band = cell.map_or(OfdmBand::Ghz5, |c| c.band);
+            let right = if band.is_2_4ghz() { Standard::Dot11g } else { Standard::Dot11a };
+            if s != right {
+                let (here, other) = if band.is_2_4ghz() { ("2.4 GHz", "5 GHz") } else { ("5 GHz", "2.4 GHz") };
+                rd.error(&v.span(), &key, format!("{} is the {other} non-HT PHY; this cell is at {here}: use {:?}", s.name(), right.name()));
+                return None;
+            }
+            return Some(s);
         }
         if rank(s) > rank(cell_std) {
             rd.error(
@@ -414,6 +503,9 @@ pub(super) fn station_ht(
         Some(s)
     });
     let own = own.or(standard);
+    if own.is_some_and(Standard::is_non_ht_ofdm) {
+        return non_ht_station(rd, tbl, tspan, path, cell, rate_control);
+    }
     let (max_mcs, what) = match own {
         Some(Standard::Dot11ac) => (vht::MAX_MCS, "an 802.11ac (VHT) station takes MCS 0-9 (10 and 11 are 802.11ax's 1024-QAM)"),
         Some(Standard::Dot11ax) => (he::MAX_MCS, "an 802.11ax (HE) station takes MCS 0-11"),
@@ -491,18 +583,15 @@ pub(super) fn station_ht(
     });
     let weight = ht_only(rd, tbl, path, "airtime_weight", standard)
         .and_then(|v| integer(rd, v, &join(path, "airtime_weight"), 1, 65535));
-    let min_rate = ht_only(rd, tbl, path, "min_rate", standard).and_then(|v| {
-        let key = join(path, "min_rate");
-        let r = tc_rate(rd, v, &key)?;
-        if r == 0 {
-            rd.error(&v.span(), &key, "must be above zero, e.g. \"2mbit\" (leave it out for no minimum)");
-            return None;
-        }
-        Some(r)
-    });
+    let min_rate = ht_only(rd, tbl, path, "min_rate", standard).and_then(|v| min_rate(rd, v, &join(path, "min_rate")));
     let vht_minstrel = own == Some(Standard::Dot11ac) && rate_control == RateControl::MinstrelHt;
     if is_wide_sta && rate_control != RateControl::Fixed && !vht_minstrel {
-        if let Some(v) = tbl.get("rate_control") {
+        // Set on the station, or the cell's, which applies to every station that sets none.
+        let (span, inherited) = match tbl.get("rate_control") {
+            Some(v) => (v.span(), ""),
+            None => (tspan.clone(), INHERITED_RATE_CONTROL),
+        };
+        {
             let msg = if own == Some(Standard::Dot11ac) {
                 "an 802.11ac link takes rate_control = \"fixed\" (the station's mcs and nss) or \"minstrel_ht\" \
                  (Minstrel-HT on its VHT groups, up to its mcs and nss)"
@@ -510,7 +599,7 @@ pub(super) fn station_ht(
                 "an 802.11ax link takes rate_control = \"fixed\" (the station's mcs and nss): HE drivers (mt76, \
                  ath11k, iwlwifi) run rate control in firmware (docs/model-vht-he.md)"
             };
-            rd.error(&v.span(), &join(path, "rate_control"), msg);
+            rd.error(&span, &join(path, "rate_control"), format!("{msg}{inherited}"));
         }
     }
     if !standard.is_some_and(Standard::is_ht_mac) {

@@ -64,8 +64,20 @@ pub(super) fn parse_stations(
             && standard == Some(Standard::Dot11b)
             && !tbl.contains_key("mcs"))
         .then_some("the station's 802.11b rate, e.g. rate = \"11Mbps\"");
+        // A non-HT (802.11a/g) station of an 802.11n/ac/ax cell has an OFDM `rate` (`ht.rs`).
+        let non_ht = tbl
+            .get("standard")
+            .and_then(|v| match v.get_ref() {
+                DeValue::String(s) => Standard::from_word(s),
+                _ => None,
+            })
+            .is_some_and(Standard::is_non_ht_ofdm);
         let rate_v = if standard.is_some_and(Standard::is_ht_mac) {
-            ht::not_ht(rd, tbl, &path, "rate", standard, ht::RATE_IN_HT)
+            if non_ht {
+                None
+            } else {
+                ht::not_ht(rd, tbl, &path, "rate", standard, ht::RATE_IN_HT)
+            }
         } else {
             lookup(rd, tbl, &tspan, &path, "rate", rate_required)
         };
@@ -81,7 +93,7 @@ pub(super) fn parse_stations(
                 }
             }
         });
-        let ht = ht::station_ht(rd, tbl, &path, standard, cell.ht.as_ref(), rate_control);
+        let ht = ht::station_ht(rd, tbl, &tspan, &path, standard, cell.ht.as_ref(), rate_control);
         let channel = radio::channel(rd, tbl, &path);
         let node = parse_node(rd, tbl, &path);
         let mac = tbl.get("mac").and_then(|v| {

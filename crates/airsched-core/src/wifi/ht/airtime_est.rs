@@ -8,8 +8,10 @@
 //! divided by 2^agg_shift on every AC but VO to stand for the A-MPDU's shared preamble, and at
 //! least 4 us. `len` is the frame's length plus 38 ("Ethernet header length"). The HE tables
 //! carry mt76's approximate bits per symbol (115 for 20 MHz MCS 0 instead of 117, ...), kept
-//! here as the kernel has them. 802.11n frames keep the simpler estimate of `ht/mod.rs`.
+//! here as the kernel has them. A non-HT (802.11a/g) station's frames take the kernel's legacy
+//! formula. 802.11n frames keep the simpler estimate of `ht/mod.rs`.
 
+use crate::phy::error_rate::OfdmRate;
 use crate::phy::he::HeGi;
 use crate::phy::ht::GuardInterval;
 use crate::phy::vht::Width;
@@ -49,10 +51,10 @@ fn group_shift(d: u64) -> u32 {
 }
 
 /// The stored (shifted, then shifted back) per-1024-byte duration in 1/1024 us, and the
-/// encoding's streams; `None` for an 802.11n vector.
+/// encoding's streams; `None` for an 802.11n or a non-HT vector.
 fn rate_duration(tx: TxVector) -> Option<(u64, u64, bool)> {
     match tx {
-        TxVector::Ht(_) => None,
+        TxVector::Ht(_) | TxVector::NonHt(_) => None,
         TxVector::Vht(t) => {
             let sgi = t.gi == GuardInterval::Short;
             let sym = |bps: u64| {
@@ -94,10 +96,22 @@ fn rate_duration(tx: TxVector) -> Option<(u64, u64, bool)> {
     }
 }
 
-/// `ieee80211_calc_expected_tx_airtime(.., len, ampdu)` in us for a VHT or HE station whose last
+/// A legacy (non-HT) OFDM station's estimate: `ieee80211_calc_expected_tx_airtime` sends a
+/// legacy rate to `ieee80211_calc_rx_airtime`, whose `ieee80211_calc_legacy_rate_duration`
+/// charges 20 us of preamble and 16 of SIFS plus the bits of `len + 38` bytes at the rate
+/// (kept in 100 kb/s units, the division truncating), whatever `ampdu` says.
+fn legacy_ofdm_us(rate: OfdmRate, len: u32) -> u32 {
+    let bits = (len + 38) << 3;
+    20 + 16 + bits * 10 / (rate.mbps() * 10)
+}
+
+/// `ieee80211_calc_expected_tx_airtime(.., len, ampdu)` in us for a VHT, HE or non-HT station whose last
 /// rate is `tx`; `len` is the frame as mac80211 holds it at dequeue (802.11 header, LLC/SNAP
 /// and payload, no FCS). `None` for an 802.11n vector.
 pub fn expected_tx_airtime_us(tx: TxVector, len: u32, ampdu: bool) -> Option<u32> {
+    if let TxVector::NonHt(r) = tx {
+        return Some(legacy_ofdm_us(r, len));
+    }
     let (duration, streams, he) = rate_duration(tx)?;
     let len = len as u64 + 38;
     let overhead = 36 + (streams << 2);
@@ -129,6 +143,16 @@ mod tests {
 
     fn vht(mcs: u8, nss: u8, w: Width, gi: GuardInterval) -> TxVector {
         TxVector::Vht(VhtTxVector::new(mcs, nss, w, gi).unwrap())
+    }
+
+    #[test]
+    fn a_legacy_rate_takes_the_legacy_formula_aggregated_or_not() {
+        // A 1500-byte frame: (1500 + 38) x 8 = 12 304 bits; x 10 / 540 = 227 (truncated) + 36 =
+        // 263 us at 54 Mb/s; at 6 Mb/s 123 040 / 60 = 2050 + 36 = 2086 us. `ampdu` changes nothing.
+        for ampdu in [true, false] {
+            assert_eq!(expected_tx_airtime_us(TxVector::NonHt(OfdmRate::R54), 1500, ampdu), Some(263));
+            assert_eq!(expected_tx_airtime_us(TxVector::NonHt(OfdmRate::R6), 1500, ampdu), Some(2086));
+        }
     }
 
     #[test]

@@ -159,16 +159,18 @@ fn est_airtime_us(tx: TxVector, bytes: u32, ac: Ac) -> u32 {
     }
     // mac80211 holds the frame without its FCS.
     let len = bytes - ht::FCS_BYTES;
-    airtime_est::expected_tx_airtime_us(tx, len, ac != Ac::Vo).expect("a VHT or HE vector")
+    airtime_est::expected_tx_airtime_us(tx, len, ac != Ac::Vo).expect("a VHT, HE or non-HT vector")
 }
 
 /// The A-MPDU limits of a link at `tx` within the cell's `limits`: the standard's largest
-/// A-MPDU (HT 65 535 B, VHT 2^20 - 1, HE 2^23 - 1) and BlockAck window (64; 256 for HE).
+/// A-MPDU (HT 65 535 B, VHT 2^20 - 1, HE 2^23 - 1) and BlockAck window (64; 256 for HE). A
+/// non-HT (802.11a/g) link has no BlockAck agreement and no A-MPDU: one MPDU per PPDU.
 fn link_limits(limits: AmpduLimits, tx: TxVector) -> AmpduLimits {
     let (bytes, window) = match tx {
         TxVector::Ht(_) => (ht::AMPDU_MAX_BYTES, ht::AMPDU_MAX_MPDUS),
         TxVector::Vht(_) => (vht::AMPDU_MAX_BYTES, ht::AMPDU_MAX_MPDUS),
         TxVector::He(_) => (he::AMPDU_MAX_BYTES, he::BA_WINDOW_MAX),
+        TxVector::NonHt(_) => (ht::AMPDU_MAX_BYTES, 1),
     };
     AmpduLimits { max_bytes: bytes, max_mpdus: limits.max_mpdus.min(window), ..limits }
 }
