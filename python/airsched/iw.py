@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .importer import ImportError_
@@ -50,6 +51,7 @@ class Bitrate:
     width_mhz: int = 20
     short_gi: bool = False  # HT/VHT short GI; HE/EHT: GI 0.8 us
     text: str = ""
+    he_gi: int | None = None  # HE-GI n: 0 = 0.8 us, 1 = 1.6 us, 2 = 3.2 us
 
     def ht_mcs(self) -> tuple[int | None, list[str]]:
         """The 802.11n MCS (0..15, airsched's range) closest to this rate, with what was guessed."""
@@ -158,7 +160,7 @@ def parse_bitrate(text: str, where: str) -> Bitrate:
     if not m:
         raise IwError(f"{where}: expected a bitrate such as `650.0 MBit/s VHT-MCS 7 80MHz short GI VHT-NSS 2`, got {s!r}")
     mbps = float(m.group(1)) if m.group(1) else None
-    kind, mcs, nss, width, sgi = "legacy", None, 1, 20, False
+    kind, mcs, nss, width, sgi, he_gi = "legacy", None, 1, 20, False, None
     rest = s[m.end():].strip()
     pos = 0
     while pos < len(rest):
@@ -179,8 +181,9 @@ def parse_bitrate(text: str, where: str) -> Bitrate:
             sgi = True
         elif t.group("gi"):
             sgi = t.group("gin") == "0"
+            he_gi = int(t.group("gin"))
         pos = t.end() + 1
-    return Bitrate(mbps, kind, mcs, nss, width, sgi, s)
+    return Bitrate(mbps, kind, mcs, nss, width, sgi, s, he_gi)
 
 
 def parse_station_dump(text: str, path: str = "<station dump>") -> list[Station]:
@@ -355,11 +358,84 @@ def _flow_rate(bits_per_s: float) -> str:
     return f"{bits_per_s / 1e6:.3f}mbit"
 
 
+#: The HE guard intervals by iw's ``HE-GI`` index, as airsched's ``guard_interval`` words.
+HE_GI_WORDS = {0: "0.8us", 1: "1.6us", 2: "3.2us"}
+#: The largest MCS and stream count airsched models per VHT/HE link.
+WIDE_MAX_MCS = {"802.11ac": 9, "802.11ax": 11}
+WIDE_MAX_NSS = 4
+
+
+def cell_standard(info: Interface, rates: list[Bitrate]) -> str:
+    """The cell's standard from what its stations transmit: 802.11ax if any HE (or EHT) rate,
+    else 802.11ac if any VHT rate (at 5 GHz: VHT exists only there), else 802.11n, unless every
+    rate is an 802.11b DSSS rate outside 5 GHz (802.11b)."""
+    kinds = {r.kind for r in rates}
+    if kinds & {"he", "eht"} and info.band in (None, "2.4GHz", "5GHz", "6GHz"):
+        return "802.11ax"
+    if "vht" in kinds and info.band in (None, "5GHz"):
+        return "802.11ac"
+    dsss = all(r.kind == "legacy" and r.mbps in DSSS_RATES for r in rates) and info.band != "5GHz"
+    return "802.11b" if dsss and rates else "802.11n"
+
+
+def _wide_cell_lines(info: Interface, rates: list[Bitrate], standard: str, guess: Callable[[str], str]) -> list[str]:
+    """``[cell]`` lines of an 802.11ac/ax cell: band, width, the AP's streams, guard interval."""
+    out = []
+    if info.band:
+        out.append(f'band = "{info.band}"  # channel {info.channel} ({info.freq_mhz} MHz)')
+    widths = [r.width_mhz for r in rates if r.kind in ("vht", "he", "eht")]
+    w = info.width_mhz or max(widths, default=80)
+    if w > 160:
+        out.append("width = 160  " + guess(f"the AP runs {info.width}; airsched models up to 160 MHz"))
+    elif info.width_mhz:
+        out.append(f"width = {w}  # iw: {info.width}")
+    else:
+        out.append(f"width = {w}  " + guess("no channel width in iw's info: the widest station rate's"))
+    nss = max((r.nss for r in rates if r.kind in ("vht", "he", "eht")), default=1)
+    out.append(f"nss = {min(max(nss, 2), WIDE_MAX_NSS)}  " + guess(
+        f"the AP's spatial streams are not in iw's output: the most a station uses ({nss}), at least 2"))
+    if standard == "802.11ax":
+        gis = [r.he_gi for r in rates if r.kind in ("he", "eht") and r.he_gi in HE_GI_WORDS]
+        gi = max(set(gis), key=gis.count) if gis else 0
+        out.append(f'guard_interval = "{HE_GI_WORDS[gi]}"  # HE-GI {gi}, the most common among the HE stations\' '
+                   "transmit rates")
+    else:
+        vht = [r for r in rates if r.kind == "vht"]
+        sgi = sum(1 for r in vht if r.short_gi)
+        gi = "short" if vht and 2 * sgi >= len(vht) else "long"
+        out.append(f'guard_interval = "{gi}"  # {sgi} of {len(vht)} VHT stations\' transmit rates use the short GI')
+    return out
+
+
+def _wide_station_lines(r: Bitrate, standard: str, guess: Callable[[str], str]) -> list[str]:
+    """A VHT or HE station's lines: its standard, MCS, streams and width as iw saw them, within
+    what airsched models (an HE rate in an HE cell, a VHT rate otherwise; an EHT rate as HE)."""
+    own = "802.11ax" if r.kind in ("he", "eht") else "802.11ac"
+    out = [f'standard = "{own}"  # tx bitrate {r.text}']
+    mcs, nss = r.mcs, r.nss
+    top = WIDE_MAX_MCS[own]
+    if mcs is not None and mcs > top:
+        out.append(f"mcs = {top}  " + guess(f"{r.kind.upper()}-MCS {mcs} is beyond {own}'s MCS {top}"))
+    else:
+        out.append(f"mcs = {mcs}")
+    if nss > WIDE_MAX_NSS:
+        out.append(f"nss = {WIDE_MAX_NSS}  " + guess(f"{nss} spatial streams; airsched models up to {WIDE_MAX_NSS}"))
+    else:
+        out.append(f"nss = {nss}")
+    out.append(f"width = {min(r.width_mhz, 160)}")
+    if own == "802.11ax":
+        out.append('rate_control = "fixed"  # the rate iw saw, held (HE drivers choose rates in firmware)')
+    else:
+        out.append('rate_control = "fixed"  # the rate iw saw, held; "minstrel_ht" lets it follow the SNR')
+    return out
+
+
 def cell_scenario(info: Interface, stations: list[Station], tc_text: str = "", *,
                   sources: tuple[str, ...] = (), duration: str = "30s", noise_floor_dbm: int = NOISE_FLOOR_DBM,
                   traffic: bool = True) -> Cell:
     """A scenario of the cell ``iw dev IF info`` and ``station dump`` describe: the cell's
-    standard, band, width and guard interval; per station its MAC, transmit MCS (or 802.11b rate),
+    standard (802.11b, n, ac or ax, from the richest rate a station transmits at), band, width
+    and guard interval; per station its MAC, standard, transmit MCS and streams (or legacy rate),
     SNR (signal average over ``noise_floor_dbm``) and airtime weight; the AP's tc tree
     (``tc_text``, as :func:`airsched.importer.import_devices` writes it, on ``info.name``); and,
     with ``traffic``, each station's mean rates since association as constant-rate UDP flows.
@@ -372,8 +448,7 @@ def cell_scenario(info: Interface, stations: list[Station], tc_text: str = "", *
         return _comment(f"guess: {text}")
 
     rates = [st.tx_bitrate for st in stations if st.tx_bitrate is not None]
-    dsss = all(r.kind == "legacy" and r.mbps in DSSS_RATES for r in rates) and info.band != "5GHz"
-    standard = "802.11b" if dsss and rates else "802.11n"
+    standard = cell_standard(info, rates)
     out.append("# A scenario of a live cell, written by `airsched import --cell` (python/airsched/iw.py) from")
     for src in sources:
         out.append(f"#   {src}")
@@ -394,11 +469,13 @@ def cell_scenario(info: Interface, stations: list[Station], tc_text: str = "", *
         sgi = sum(1 for r in rates if r.short_gi)
         gi = "short" if rates and 2 * sgi >= len(rates) else "long"
         out.append(f'guard_interval = "{gi}"  # {sgi} of {len(rates)} stations\' transmit rates use the short GI')
+    elif standard in ("802.11ac", "802.11ax"):
+        out += _wide_cell_lines(info, rates, standard, guess)
     else:
         out.append('basic_rates = ["1Mbps", "2Mbps"]  ' + guess("the BSS's basic rates are not in iw's output"))
     out.append("")
     out.append("[ap]")
-    if standard == "802.11n":
+    if standard != "802.11b":
         out.append('mac_queue = "fq-mac"  ' + _comment("mac80211's intermediate queues (every mac80211 driver since Linux 4.10)"))
         weights = any(st.airtime_weight is not None for st in stations)
         airtime_seen = any(st.tx_duration_us is not None for st in stations)
@@ -436,7 +513,11 @@ def cell_scenario(info: Interface, stations: list[Station], tc_text: str = "", *
             out.append(f'standard = "{phy}"  ' + guess(f"tx bitrate {r.text} has no MCS: a non-HT ({phy}) client"))
             out.append(f'rate = "{r.mbps:g}Mbps"')
             out.append('rate_control = "fixed"  # the rate iw saw, held (non-HT links take only fixed rates here)')
+        elif standard in ("802.11ac", "802.11ax") and r.kind in ("vht", "he", "eht") and r.mcs is not None:
+            out += _wide_station_lines(r, standard, guess)
         else:
+            if standard != "802.11n" and r.kind == "ht":
+                out.append('standard = "802.11n"  # an HT client in the cell')
             mcs, notes = r.ht_mcs()
             if mcs is None:
                 mcs = 0
@@ -450,7 +531,7 @@ def cell_scenario(info: Interface, stations: list[Station], tc_text: str = "", *
         assert sig is not None
         which = "signal avg" if st.signal_avg_dbm is not None else "signal (no average printed)"
         out.append(f"snr = {sig - noise_floor_dbm}  # {which} {sig} dBm over a noise floor of {noise_floor_dbm} dBm")
-        if st.airtime_weight is not None and st.airtime_weight != DEFAULT_AIRTIME_WEIGHT and standard == "802.11n":
+        if st.airtime_weight is not None and st.airtime_weight != DEFAULT_AIRTIME_WEIGHT and standard != "802.11b":
             out.append(f"airtime_weight = {st.airtime_weight}")
         if st.tx_packets and st.tx_retries is not None:
             out.append(_comment(f"iw: {st.tx_retries} retries and {st.tx_failed or 0} failures in {st.tx_packets} "

@@ -108,13 +108,21 @@ def test_imported_cells_run() -> None:
     """Each fixture's cell is a scenario the simulator runs, its stations at the rates iw saw."""
     import airsched
 
-    for dev, d, std in (("wlan0", HT, "802.11n"), ("wlp1s0", HE, "802.11n"), ("wlan0", DSSS, "802.11b")):
+    for dev, d, std in (("wlan0", HT, "802.11n"), ("wlp1s0", HE, "802.11ax"), ("wlan0", DSSS, "802.11b")):
         cell = import_cell(dev, str(d), duration="1s")
         assert f'standard = "{std}"' in cell.text
         r = airsched.run(text=cell.text, overrides=["run.warmup=0.2s"])
         assert len(r.stations) == len(cell.stations)
     r = airsched.run(text=import_cell("wlan0", str(DSSS), duration="1s").text, overrides=["run.warmup=0.2s"])
     assert list(r.stations.rate_mbps) == [11.0, 1.0]
+    # The WiFi 6 AP's cell is an 802.11ax cell at its width, each station at the standard, MCS,
+    # streams and width iw saw: HE MCS 11 x 2 at 80 MHz, VHT MCS 2 x 1 at 80 MHz.
+    he = import_cell("wlp1s0", str(HE), duration="3s")
+    info = ScenarioSource(he.text, "he.toml").validate()
+    assert info.standard == "802.11ax" and info.cell["width_mhz"] == 80
+    assert [(ln.mcs, ln.nss) for ln in info.links[:2]] == [(11, 2), (2, 1)]
+    assert 'standard = "802.11ac"  # tx bitrate 97.5 MBit/s VHT-MCS 2' in he.text
+    assert 'guard_interval = "0.8us"  # HE-GI 0' in he.text
     # The 5 GHz cell's client at a legacy 24 Mb/s (no MCS) is imported as an 802.11a station.
     cell = import_cell("wlp1s0", str(HE), duration="1s")
     legacy = next(name for name, st in cell.stations if st.tx_bitrate.kind == "legacy")
