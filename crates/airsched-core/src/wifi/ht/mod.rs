@@ -15,6 +15,7 @@ pub mod driver;
 mod exchange;
 pub mod firmware;
 pub mod ofdma;
+pub mod ofdma_ul;
 pub mod params;
 
 use std::collections::VecDeque;
@@ -328,9 +329,9 @@ impl Ht {
         // Downlink OFDMA: the MU scheduler lists the cell's HE stations in station order (as
         // they associate).
         let mu = match (mac.ofdma.mode, cell.wide) {
-            (ofdma::Ofdma::Dl, Some(w)) => {
+            (ofdma::Ofdma::Dl | ofdma::Ofdma::DlUl, Some(w)) => {
                 let he: Vec<u32> = (0..n as u32).filter(|&s| matches!(tx[s as usize], TxVector::He(_))).collect();
-                Some(Box::new(ofdma::Mu::new(mac.ofdma, w.width, he)))
+                Some(Box::new(ofdma::Mu::new(mac.ofdma, w.width, he, n)))
             }
             _ => None,
         };
@@ -682,6 +683,10 @@ impl Ht {
 
     /// The AP driver's timer fires: schedule again if it is the armed one.
     pub fn on_timer(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        if self.mu.is_some() {
+            // Uplink OFDMA: the scheduler's request for the medium (ofdma_ul.rs).
+            self.ul_request(m, cx);
+        }
         if self.wake_at == Some(cx.now) {
             self.wake_at = None;
             self.schedule(m, 0, cx);
