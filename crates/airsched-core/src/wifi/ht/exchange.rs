@@ -12,7 +12,9 @@ use crate::phy::{ht, ofdm};
 use crate::radio::Dir;
 use crate::time::Nanos;
 
-use super::driver::{contender, node_ac, AckMap, Driver, Mpdu, Source, HW_QUEUE_AGGS, NOT_DUE, RX_EMPTY, RX_SKIP};
+use super::driver::{
+    contender, node_ac, AckMap, Driver, Mpdu, MuPick, Source, HW_QUEUE_AGGS, NOT_DUE, RX_EMPTY, RX_SKIP,
+};
 use super::Ht;
 use crate::node::Node;
 use crate::phy::{TxRate, TxVector};
@@ -48,17 +50,17 @@ impl Ht {
                 // OFDMA: the MU scheduler builds an HE MU PPDU (ofdma.rs) or sends a Basic
                 // Trigger (ofdma_ul.rs).
                 match self.mu_pick(m, ac, ta, cx) {
-                    super::ofdma_ul::MuPick::On(end) => {
+                    MuPick::On(end) => {
                         busy_end = busy_end.max(end);
                         mu_on = true;
                         continue;
                     }
-                    super::ofdma_ul::MuPick::Nothing => {
+                    MuPick::Nothing => {
                         // The access finds nothing to send: the AP releases the medium.
                         m.dcf_mut().on_ppdu_end(c as usize, true);
                         continue;
                     }
-                    super::ofdma_ul::MuPick::Su => {}
+                    MuPick::Su => {}
                 }
             }
             let d = &mut self.drivers[node as usize];
@@ -608,7 +610,7 @@ impl Ht {
             }
         }
         // The stations of an uplink exchange on the air.
-        for u in ht.mu.iter().flat_map(|mu| mu.ul.iter()).flat_map(|ul| ul.users.iter()) {
+        for u in ht.ul.iter().flat_map(|ul| ul.users.iter()) {
             for m in &u.agg.mpdus {
                 mpdu(m, &mut count);
             }

@@ -184,15 +184,11 @@ pub struct Mu {
     /// The PPDU's duration and the end of its acknowledgement sequence.
     txtime: Nanos,
     pub stats: OfdmaStats,
-    /// Uplink OFDMA (`ofdma = "dl+ul"`), None otherwise.
-    pub ul: Option<super::ofdma_ul::Ul>,
 }
 
 impl Mu {
     /// `he_stations`: the cell's HE stations (the RR scheduler's list, in this order).
-    pub fn new(cfg: OfdmaConfig, width: Width, he_stations: Vec<u32>, n_stations: usize) -> Mu {
-        let ul =
-            (cfg.mode == Ofdma::DlUl).then(|| super::ofdma_ul::Ul::new(cfg.access_interval, n_stations, &he_stations));
+    pub fn new(cfg: OfdmaConfig, width: Width, he_stations: Vec<u32>) -> Mu {
         Mu {
             cfg,
             width,
@@ -201,8 +197,12 @@ impl Mu {
             spare: Vec::new(),
             txtime: Nanos::ZERO,
             stats: OfdmaStats::default(),
-            ul,
         }
+    }
+
+    /// The HE stations the scheduler lists, in its current order.
+    pub fn stations(&self) -> impl Iterator<Item = u32> + '_ {
+        self.list.iter().map(|e| e.0)
     }
 
     /// Whether an MU PPDU is on the air.
@@ -734,8 +734,7 @@ mod tests {
         // stations served longest sink to the back: the first nine PPDUs leave out 8, 7, ...,
         // 0 in turn. (After that, stations whose credits are equal in exact arithmetic are
         // ordered by floating-point rounding, as in ns-3.)
-        let mut mu =
-            Mu::new(OfdmaConfig { n_stations: 9, ..OfdmaConfig::default() }, Width::Mhz80, (0..9).collect(), 9);
+        let mut mu = Mu::new(OfdmaConfig { n_stations: 9, ..OfdmaConfig::default() }, Width::Mhz80, (0..9).collect());
         let dur = Nanos(5_324_000);
         let mut left_out = Vec::new();
         for _ in 0..9 {

@@ -44,7 +44,7 @@ use crate::time::Nanos;
 use crate::wifi::air::Outcome;
 use crate::wifi::medium::{Medium, NO_STATION};
 
-use super::driver::{contender, AckMap, Agg, Driver, Source, HW_QUEUE_AGGS};
+use super::driver::{contender, AckMap, Agg, Driver, MuPick, Source, HW_QUEUE_AGGS};
 use super::ofdma::{credit, equal_rus, ru_mhz};
 use super::{link_limits, Ht};
 
@@ -185,16 +185,6 @@ impl Ul {
     }
 }
 
-/// What the AP's multi-user scheduler does with an access it won.
-pub enum MuPick {
-    /// A multi-user exchange is on the air until then.
-    On(Nanos),
-    /// Send the head aggregate single-user.
-    Su,
-    /// Nothing to send (a Trigger found no station to solicit and no frame waits).
-    Nothing,
-}
-
 impl Ht {
     /// The bytes station `s` holds for `tin` (its driver's FIFO, held MPDUs and hardware queue,
     /// frames on the air included, as ns-3's MAC queue counts them), up to 64 769.
@@ -230,11 +220,11 @@ impl Ht {
     /// The AP received a QoS Data frame of `tin` from station `s` sent at `cx.now`: it stores
     /// the Queue Size the frame carried.
     pub(super) fn ul_report(&mut self, s: u32, tin: TinId, cx: &Ctx) {
-        if self.mu.as_deref().is_none_or(|mu| mu.ul.is_none()) {
+        if self.ul.is_none() {
             return;
         }
         let q = queue_size(self.station_bytes(s, tin, cx));
-        if let Some(ul) = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()) {
+        if let Some(ul) = self.ul.as_deref_mut() {
             ul.bsr[s as usize][tin.tid() as usize] = q;
         }
     }
@@ -242,7 +232,7 @@ impl Ht {
     /// The first request for the medium (`AccessReqInterval` after the start), if uplink OFDMA
     /// is on.
     pub fn ul_first_request(&self) -> Option<Nanos> {
-        self.mu.as_deref().and_then(|mu| mu.ul.as_ref()).map(|ul| ul.req_at)
+        self.ul.as_deref().map(|ul| ul.req_at)
     }
 
     /// `MultiUserScheduler::AccessReqTimeout`: the AP asks for the medium for its best-effort
@@ -250,7 +240,7 @@ impl Ht {
     /// Trigger would solicit someone: an access with nothing to send is not modelled); the
     /// timer runs again.
     pub(super) fn ul_request(&mut self, m: &mut Medium, cx: &mut Ctx) {
-        let Some(ul) = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()) else { return };
+        let Some(ul) = self.ul.as_deref_mut() else { return };
         if ul.req_at != cx.now {
             return;
         }
@@ -267,7 +257,7 @@ impl Ht {
 
     /// The scheduler was granted access at `ta`: `AccessReqInterval` runs from now.
     fn ul_restart_timer(&mut self, ta: Nanos, cx: &mut Ctx) {
-        if let Some(ul) = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()) {
+        if let Some(ul) = self.ul.as_deref_mut() {
             ul.req_at = ta + ul.interval;
             cx.schedule(ul.req_at, crate::engine::Event::Cfp);
         }
@@ -277,14 +267,14 @@ impl Ht {
     /// Trigger if `SelectTxFormat` asks for one and someone can be solicited, else the
     /// downlink path.
     pub(super) fn mu_pick(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> MuPick {
-        if self.mu.as_deref().is_none_or(|mu| mu.ul.is_none()) {
+        if self.ul.is_none() {
             return match self.mu_access(m, ac, ta, cx) {
                 Some(end) => MuPick::On(end),
                 None => MuPick::Su,
             };
         }
         self.ul_restart_timer(ta, cx);
-        let last_dl = self.mu.as_deref().and_then(|mu| mu.ul.as_ref()).is_some_and(|ul| ul.last_dl);
+        let last_dl = self.ul.as_deref().is_some_and(|ul| ul.last_dl);
         let has_dl = self.drivers[0].hw[ac].len > 0;
         if has_dl {
             let head = self.drivers[0].head(ac).station;
@@ -302,7 +292,7 @@ impl Ht {
         }
         match self.mu_access(m, ac, ta, cx) {
             Some(end) => {
-                if let Some(ul) = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()) {
+                if let Some(ul) = self.ul.as_deref_mut() {
                     ul.last_dl = true;
                 }
                 MuPick::On(end)
@@ -316,7 +306,7 @@ impl Ht {
     fn ul_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
         let band = self.band;
         let mu = self.mu.as_deref().expect("OFDMA on");
-        let ul = mu.ul.as_ref().expect("uplink OFDMA on");
+        let ul = self.ul.as_deref().expect("uplink OFDMA on");
         let width = mu.width;
         // `GetTxVectorForUlMu`: RUs for min(NStations, listed stations), candidates in credit
         // order with a non-zero buffer status; `FinalizeTxVector` sizes them again.
@@ -360,8 +350,7 @@ impl Ht {
         // Credits: every listed station gains the TB PPDU's duration over their number, the
         // solicited pay it times their share of the tones.
         let served: Vec<(u32, RuSize)> = picks.iter().map(|&s| (s, ru)).collect();
-        let mu = self.mu.as_deref_mut().expect("OFDMA on");
-        let ul = mu.ul.as_mut().expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         credit(&mut ul.list, &served, tb);
         ul.last_dl = false;
         ul.tf = tf;
@@ -377,7 +366,7 @@ impl Ht {
             let agg = self.ul_fill(m, s, acc, v, tb, cx);
             users.push(UlUser { agg, ru, decoded: false, acked: false });
         }
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
         let c = contender(0, ac);
         Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]))
@@ -390,7 +379,7 @@ impl Ht {
         let node = s + 1;
         let band = self.band;
         let limits = link_limits(self.limits, TxVector::He(v));
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         let mut agg = ul.spare.pop().unwrap_or_default();
         agg.mpdus.clear();
         agg.station = s;
@@ -428,7 +417,7 @@ impl Ht {
         agg.psdu = psdu;
         // The Queue Size its frames (or QoS Null frames) carry: what it held when sending.
         let q = queue_size(bytes_before);
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.bsr[s as usize][report_tin.tid() as usize] = q;
         agg
     }
@@ -438,7 +427,7 @@ impl Ht {
     /// the outcome and the end of the exchange.
     pub(super) fn ul_outcome(&mut self, m: &mut Medium, ta: Nanos, cx: &mut Ctx) -> (Outcome, Nanos) {
         let (band, sifs) = (self.band, self.band.sifs());
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         let mut users = std::mem::take(&mut ul.users);
         let (tf, tb) = (ul.tf, ul.tb);
         let t1 = ta + tf + sifs;
@@ -466,7 +455,7 @@ impl Ht {
         let data_end = t1 + tb;
         let any = all_ack > 0 || !bitmaps.is_empty();
         let mut end = data_end;
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.stats.tb_ppdus += users.len() as u64;
         ul.stats.qos_null_ppdus += users.iter().filter(|u| u.agg.mpdus.is_empty()).count() as u64;
         ul.stats.tb_mpdus += users.iter().map(|u| u.agg.mpdus.len() as u64).sum::<u64>();
@@ -484,7 +473,7 @@ impl Ht {
             }
             cx.schedule(data_end, crate::engine::Event::TxEnd);
         }
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
         (if any { Outcome::Success } else { Outcome::DataLost }, end)
     }
@@ -533,7 +522,7 @@ impl Ht {
     /// End of the TB PPDUs: the AP passes up what it decoded (each station's MPDUs through
     /// its reordering buffer), as `on_tx_end` does for one PPDU.
     pub(super) fn ul_tx_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         let mut users = std::mem::take(&mut ul.users);
         for u in users.iter_mut() {
             let node = u.agg.station + 1;
@@ -556,7 +545,7 @@ impl Ht {
                 self.rx(node, tin, sn, deliver.0, cx);
             }
         }
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
     }
 
@@ -567,7 +556,7 @@ impl Ht {
     pub(super) fn ul_complete(&mut self, m: &mut Medium, ac: usize, collided: bool, cx: &mut Ctx) {
         let now = cx.now;
         let limit = self.mpdu_retry_limit;
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         let tb = ul.tb;
         let mut users = std::mem::take(&mut ul.users);
         let total_mhz: u32 = users.iter().map(|u| ru_mhz(u.ru)).sum::<u32>().max(1);
@@ -612,7 +601,7 @@ impl Ht {
             u.acked = false;
             u.decoded = false;
         }
-        let ul = self.mu.as_deref_mut().and_then(|mu| mu.ul.as_mut()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.spare.extend(users.drain(..).map(|u| u.agg));
         ul.users = users;
         m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
@@ -626,7 +615,7 @@ impl Ht {
     /// After an uplink exchange: every HE station whose hardware queue of `ac` is empty builds
     /// again from what it holds, and one with nothing stops contending for `ac`.
     fn ul_rebuild(&mut self, m: &mut Medium, ac: usize, cx: &mut Ctx) {
-        let list: Vec<u32> = match self.mu.as_deref().and_then(|mu| mu.ul.as_ref()) {
+        let list: Vec<u32> = match self.ul.as_deref() {
             Some(ul) => ul.list.iter().map(|e| e.0).collect(),
             None => return,
         };
@@ -648,6 +637,8 @@ impl Ht {
                 }
             }
             self.schedule(m, node, cx);
+            // The station's driver refills from its qdisc, as after its own exchange.
+            cx.out.push(crate::ctx::Req::Wake { dev: m.dev(node) });
         }
     }
 
@@ -672,7 +663,7 @@ impl Ht {
     /// The uplink exchange's Multi-STA BlockAck rate and the AP's contenders (the medium's view
     /// of its last frame, for the interframe spaces).
     pub(super) fn ul_lone_frame(&self) -> (TxRate, std::ops::Range<usize>) {
-        let ul = self.mu.as_deref().and_then(|mu| mu.ul.as_ref()).expect("uplink OFDMA on");
+        let ul = self.ul.as_deref().expect("uplink OFDMA on");
         let rate = ul
             .users
             .first()
@@ -685,12 +676,12 @@ impl Ht {
     /// Whether an uplink exchange is on the air.
     #[inline]
     pub(super) fn ul_on_air(&self) -> bool {
-        self.mu.as_deref().and_then(|mu| mu.ul.as_ref()).is_some_and(|ul| ul.on_air())
+        self.ul.as_deref().is_some_and(|ul| ul.on_air())
     }
 
     /// The uplink exchanges' counters (None when off).
     pub fn ul_ofdma_stats(&self) -> Option<&UlStats> {
-        self.mu.as_deref().and_then(|mu| mu.ul.as_ref()).map(|ul| &ul.stats)
+        self.ul.as_deref().map(|ul| &ul.stats)
     }
 }
 
