@@ -119,6 +119,25 @@ fn ul_ofdma_against_ns3_table() {
 #[test]
 #[ignore]
 fn probe() {
+    if let Ok(v) = std::env::var("PROBE_DELAYS") {
+        let n: u32 = v.parse().unwrap();
+        let c = cases().into_iter().find(|c| c.n == n && c.load == "half").unwrap();
+        let (_, delay, _) = run(n, c.rate_mbps);
+        let s0 = scenario(n, c.rate_mbps)
+            .replace("ofdma = \"dl+ul\"\n", "")
+            .replace(&format!("mu_stations = {}\n", n.min(74)), "")
+            .replace("mu_access_interval = \"1ms\"\n", "");
+        let scn = parse_scenario(&s0, "p.toml").unwrap();
+        let mut sim = Simulation::new(&scn).unwrap();
+        let r = sim.finish().unwrap();
+        let su: Vec<f64> = r.flows.iter().map(|f| f.delay_mean_ms).collect();
+        println!("SU mean delay {:.2}", su.iter().sum::<f64>() / su.len() as f64);
+        println!("OFDMA mean delay {:.2}", delay.iter().sum::<f64>() / delay.len() as f64);
+        for (i, (a, b)) in c.delay_ms.iter().zip(&delay).enumerate() {
+            println!("sta {i}: ns-3 {a:.2} airsched {b:.2}");
+        }
+        return;
+    }
     for (n, rate) in [(4u32, 175.0), (18, 38.8889), (9, 77.7778)] {
         for on in [false, true] {
             let mut s = scenario(n, rate);

@@ -18,7 +18,7 @@
 //!   its RU (an A-MPDU of what fits, or QoS Null frames when it has nothing), SIFS, the AP's
 //!   Multi-STA BlockAck at the control response rate of the TB PPDUs' MCS (802.11ax-2021 9.3.1.8.7:
 //!   an all-ack context of 2 octets per station whose MPDUs all arrived, else 4 octets and the
-//!   bitmap); none if every station sent QoS Null frames.
+//!   bitmap, which ns-3 also sends to a station that answered with QoS Null frames).
 //!
 //! The stations' MAC is unchanged: their single-user aggregates are taken apart when they are
 //! triggered (their MPDUs go back to the head of their TIDs), their backoff goes on, and what
@@ -443,10 +443,12 @@ impl Ht {
             // Each station's TB PPDU: its airtime is its share of the tones.
             m.put_control(cx, s + 1, s, 1, t1, share);
             u.decoded = self.ul_draw(m, u, t1, cx);
-            if u.agg.mpdus.is_empty() || !u.decoded {
+            if !u.decoded {
                 continue;
             }
-            if u.agg.ok.count() as usize == u.agg.mpdus.len() {
+            // ns-3 answers a station whose MPDUs all arrived with an all-ack context, and one
+            // that sent QoS Null frames (or lost some MPDUs) with a BlockAck context.
+            if !u.agg.mpdus.is_empty() && u.agg.ok.count() as usize == u.agg.mpdus.len() {
                 all_ack += 1;
             } else {
                 bitmaps.push(self.ba_bytes[s as usize] - 24);
@@ -715,7 +717,7 @@ mod tests {
         // Basic Trigger for 4 stations: 28 + 4 x 6 = 52 B at 6 Mb/s:
         // 20 + 4 x ceil((16 + 416 + 6) / 24) = 96 us.
         assert_eq!(basic_trigger_bytes(4), 52);
-        assert_eq!(ofdm::txtime(band, ofdm::OfdmRate::R6, 52), Nanos::from_us(96));
+        assert_eq!(ofdm::txtime(band, crate::phy::error_rate::OfdmRate::R6, 52), Nanos::from_us(96));
         // aPPDUMaxTime cut to whole symbols: TB preamble 20 + RL-SIG 4 + SIG-A 8 + HE-STF 8 +
         // one 2x HE-LTF (6.4 + 1.6) = 48 us; floor((5484 - 48) / 14.4) = 377 symbols:
         // 5476.8 us; L_LENGTH = ceil((5476.8 - 20) / 4) x 3 - 5 = 4090.
@@ -727,9 +729,10 @@ mod tests {
         assert!(tb_time(band, v, 54_038 + 1544) > Nanos(5_476_800));
         // Multi-STA BlockAck, all four all-ack: 22 + 4 x 2 = 30 B at 24 Mb/s: 32 us.
         assert_eq!(multi_sta_ba_bytes(4, &[]), 30);
-        assert_eq!(ofdm::txtime(band, ofdm::OfdmRate::R24, 30), Nanos::from_us(32));
-        // Two stations with a 256-bit BlockAck context: 22 + 2 x 38 = 98 B (the trace's).
-        assert_eq!(multi_sta_ba_bytes(0, &[32, 32]), 98);
+        assert_eq!(ofdm::txtime(band, crate::phy::error_rate::OfdmRate::R24, 30), Nanos::from_us(32));
+        // Two stations all-ack and two that sent QoS Null frames, with a 256-bit BlockAck
+        // context each: 22 + 2 x 2 + 2 x 36 = 98 B (the trace's half-load exchanges).
+        assert_eq!(multi_sta_ba_bytes(2, &[32, 32]), 98);
     }
 
     #[test]
