@@ -144,6 +144,8 @@ pub struct Ul {
     pub req_at: Nanos,
     /// The last multi-user transmission was a DL MU PPDU (the next one triggers).
     pub last_dl: bool,
+    /// A Basic Trigger is on the air (its exchange's stations in `users`, none if it collides).
+    pub tf_on_air: bool,
     /// The exchange on the air: its stations, and the Trigger, TB PPDU and BlockAck durations.
     pub users: Vec<UlUser>,
     spare: Vec<Agg>,
@@ -160,6 +162,7 @@ impl Ul {
             interval,
             req_at: interval,
             last_dl: false,
+            tf_on_air: false,
             users: Vec::new(),
             spare: Vec::new(),
             tf: Nanos::ZERO,
@@ -181,7 +184,7 @@ impl Ul {
 
     #[inline]
     pub fn on_air(&self) -> bool {
-        !self.users.is_empty()
+        self.tf_on_air
     }
 }
 
@@ -355,7 +358,14 @@ impl Ht {
         ul.last_dl = false;
         ul.tf = tf;
         ul.tb = tb;
+        ul.tf_on_air = true;
         ul.stats.basic_triggers += 1;
+        let c = contender(0, ac);
+        if m.dcf().transmitters().len() > 1 {
+            // Another node transmits in the same slot: the Trigger collides and reaches no
+            // one (the stations keep their frames as they are).
+            return Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]));
+        }
         // Each station fills its TB PPDU from its own queue (its aggregates of this category
         // are taken apart first).
         let acc = Ac::ALL[ac];
@@ -368,7 +378,6 @@ impl Ht {
         }
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
-        let c = contender(0, ac);
         Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]))
     }
 
@@ -606,6 +615,7 @@ impl Ht {
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.spare.extend(users.drain(..).map(|u| u.agg));
         ul.users = users;
+        ul.tf_on_air = false;
         m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
         if self.drivers[0].hw[ac].len > 0 {
             // A downlink aggregate waited while the AP triggered: it contends next.
