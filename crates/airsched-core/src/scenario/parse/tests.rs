@@ -830,7 +830,7 @@ fn bad_vht_and_he_combinations_are_one_line_errors() {
 
 #[test]
 fn ofdma_keys_parse_and_bad_ones_are_one_line_errors() {
-    use crate::wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig};
+    use crate::wifi::ht::ofdma::{Ofdma, OfdmaConfig};
     let ap = |keys: &str| {
         format!("[cell]\nstandard = \"802.11ax\"\n[ap]\nmac_queue = \"fq-mac\"\n{keys}\n[[station]]\nname = \"a\"\n")
     };
