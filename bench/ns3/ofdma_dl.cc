@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The ns-3 3.44 side of airsched's downlink OFDMA comparison (docs/model-ofdma.md,
-// bench/ns3/README.md): one 802.11ax AP and N stations 1 m away (no frame errors), 5 GHz,
-// 80 MHz, 0.8 us GI, one spatial stream, a fixed HE MCS (ConstantRateWifiManager), BlockAck
-// window 256, A-MPDUs up to 6 500 631 B (aPPDUMaxTime bounds them), no RTS/CTS, beacons on,
-// static ARP. The AP runs ns-3's RrMultiUserScheduler with NStations = --nsta (at most 74),
+// bench/ns3/README.md): the cell of ofdma_cell.h, 80 MHz, 0.8 us GI, one spatial stream. The
+// AP runs ns-3's RrMultiUserScheduler with NStations = --nsta (at most 74),
 // UL OFDMA off (a DL-only comparison), the default DL MU acknowledgement
 // (DL_MU_BAR_BA_SEQUENCE). Per station a UdpClient on the AP sends 1472-byte datagrams
 // (1538-byte MPDUs) at --rate Mb/s (start staggered by 0.1 ms per station); the station's
@@ -15,13 +13,7 @@
 //
 //   ofdma_dl --n=9 --mcs=7 --rate=50 [--nsta=9] [--duration=3] [--warmup=1] [--ppdus=0]
 
-#include "ns3/applications-module.h"
-#include "ns3/core-module.h"
-#include "ns3/internet-module.h"
-#include "ns3/mobility-module.h"
-#include "ns3/network-module.h"
-#include "ns3/spectrum-module.h"
-#include "ns3/wifi-module.h"
+#include "ofdma_cell.h"
 
 #include <cstdio>
 #include <map>
@@ -147,80 +139,20 @@ main(int argc, char* argv[])
         nsta = std::min<uint32_t>(n, 74);
     }
 
-    RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(seed);
-    Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(4692480));
-
-    NodeContainer apNode;
-    apNode.Create(1);
-    NodeContainer staNodes;
-    staNodes.Create(n);
-
-    // A spectrum channel, as ns-3's OFDMA examples use (Yans does not model RUs).
-    Ptr<MultiModelSpectrumChannel> spectrum = CreateObject<MultiModelSpectrumChannel>();
-    spectrum->AddPropagationLossModel(CreateObject<LogDistancePropagationLossModel>());
-    spectrum->SetPropagationDelayModel(CreateObject<ConstantSpeedPropagationDelayModel>());
-    SpectrumWifiPhyHelper phy;
-    phy.SetChannel(spectrum);
-    phy.Set("ChannelSettings", StringValue("{0, " + std::to_string(width) + ", BAND_5GHZ, 0}"));
-
-    WifiHelper wifi;
-    wifi.SetStandard(WIFI_STANDARD_80211ax);
-    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                 "DataMode",
-                                 StringValue("HeMcs" + std::to_string(mcs)),
-                                 "ControlMode",
-                                 StringValue("HeMcs0"));
-    wifi.ConfigHeOptions("GuardInterval", TimeValue(NanoSeconds(800)));
-
-    WifiMacHelper mac;
-    Ssid ssid("ofdma");
-    const uint32_t maxAmpdu = 6500631;
-    mac.SetType("ns3::StaWifiMac",
-                "Ssid",
-                SsidValue(ssid),
-                "BE_MaxAmpduSize",
-                UintegerValue(maxAmpdu),
-                "MpduBufferSize",
-                UintegerValue(256));
-    NetDeviceContainer staDevs = wifi.Install(phy, mac, staNodes);
-    mac.SetType("ns3::ApWifiMac",
-                "Ssid",
-                SsidValue(ssid),
-                "BE_MaxAmpduSize",
-                UintegerValue(maxAmpdu),
-                "MpduBufferSize",
-                UintegerValue(256));
-    mac.SetMultiUserScheduler("ns3::RrMultiUserScheduler",
-                              "NStations",
-                              UintegerValue(nsta),
-                              "EnableUlOfdma",
-                              BooleanValue(false),
-                              "EnableBsrp",
-                              BooleanValue(false));
-    NetDeviceContainer apDev = wifi.Install(phy, mac, apNode);
-
-    MobilityHelper mobility;
-    Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
-    pos->Add(Vector(0.0, 0.0, 0.0));
-    for (uint32_t i = 0; i < n; i++)
-    {
-        const double a = 2 * M_PI * i / n;
-        pos->Add(Vector(std::cos(a), std::sin(a), 0.0));
-    }
-    mobility.SetPositionAllocator(pos);
-    mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
-    mobility.Install(apNode);
-    mobility.Install(staNodes);
-
-    InternetStackHelper stack;
-    stack.Install(apNode);
-    stack.Install(staNodes);
-    Ipv4AddressHelper addr;
-    addr.SetBase("10.1.0.0", "255.255.0.0");
-    Ipv4InterfaceContainer apIf = addr.Assign(apDev);
-    Ipv4InterfaceContainer staIf = addr.Assign(staDevs);
-    NeighborCacheHelper().PopulateNeighborCache();
+    auto cell = airsched::BuildOfdmaCell(n, width, mcs, 800, seed, [nsta](WifiMacHelper& mac) {
+        mac.SetMultiUserScheduler("ns3::RrMultiUserScheduler",
+                                  "NStations",
+                                  UintegerValue(nsta),
+                                  "EnableUlOfdma",
+                                  BooleanValue(false),
+                                  "EnableBsrp",
+                                  BooleanValue(false));
+    });
+    NodeContainer& apNode = cell.apNode;
+    NodeContainer& staNodes = cell.staNodes;
+    NetDeviceContainer& apDev = cell.apDev;
+    NetDeviceContainer& staDevs = cell.staDevs;
+    Ipv4InterfaceContainer& staIf = cell.staIf;
 
     g_rxBytes.assign(n, 0);
     g_rxPkts.assign(n, 0);

@@ -54,6 +54,7 @@ pub use time::Nanos;
 pub use traffic::flow::{Endpoint, MAX_UDP_PAYLOAD};
 pub use units::parse_time;
 pub use wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig, OfdmaStats};
+pub use wifi::ht::ofdma_ul::UlStats;
 pub use wifi::ht::NextStepsStats;
 
 // Results and their schema.

@@ -541,6 +541,23 @@ impl Dcf {
         node.delivered = false;
     }
 
+    /// Node `n` gives up its frame without a transmission (uplink OFDMA sent its MPDUs in a
+    /// TB PPDU): it stops contending, its backoff counter stays.
+    #[inline]
+    pub fn unload_frame(&mut self, n: usize) {
+        let node = &mut self.nodes[n];
+        node.frame = None;
+        node.attempts = 0;
+        node.delivered = false;
+        node.tx_at = NO_ACCESS;
+    }
+
+    /// Node `n` is in the exchange on the air.
+    #[inline]
+    pub fn in_exchange(&self, n: usize) -> bool {
+        self.nodes[n].in_exchange
+    }
+
     /// The frame node `n` holds, if any.
     #[inline]
     pub fn frame(&self, n: usize) -> Option<PacketId> {

@@ -571,6 +571,12 @@ impl Simulation {
         self.wifi.ofdma_stats()
     }
 
+    /// Uplink OFDMA's counters and the first Basic Triggers' stations, RUs and MPDUs (None
+    /// unless the AP runs `ofdma = "dl+ul"`).
+    pub fn ul_ofdma_stats(&self) -> Option<crate::wifi::ht::ofdma_ul::UlStats> {
+        self.wifi.ht().and_then(|h| h.ul_ofdma_stats()).cloned()
+    }
+
     pub fn next_steps_stats(&self) -> Option<crate::wifi::ht::NextStepsStats> {
         self.wifi.next_steps_stats()
     }

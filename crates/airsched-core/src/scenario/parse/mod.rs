@@ -205,6 +205,7 @@ const AP_KEYS: &[&str] = &[
     "ofdma",
     "mu_scheduler",
     "mu_stations",
+    "mu_access_interval",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",
@@ -398,7 +399,9 @@ fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
 
     let (mut ap, ap_t) = node_section(rd, root, "ap", AP_KEYS);
     let legacy_ap = node::parse_legacy_ap(rd, ap_t.as_ref().map(|(t, _)| *t), standard, cell.pcf.is_some());
+    let ap_tbl = ap_t.as_ref().map(|(t, _)| *t);
     let ap_mac = ht::parse_ap_mac(rd, ap_t, standard, &mut ap);
+    ofdma::check_ul_guard_interval(rd, ap_tbl, &cell, ap_mac.ofdma.mode);
     let (server, _) = node_section(rd, root, "server", NODE_KEYS);
 
     let (stations, names) = parse_stations(rd, root.get("station"), &cell, standard);

@@ -1,13 +1,13 @@
-//! The `[ap]` keys of downlink OFDMA in an 802.11ax cell (`wifi::ht::ofdma`,
-//! docs/model-ofdma.md): `ofdma`, `mu_scheduler`, `mu_stations`.
+//! The `[ap]` keys of OFDMA in an 802.11ax cell (`wifi::ht::ofdma`, `wifi::ht::ofdma_ul`,
+//! docs/model-ofdma.md): `ofdma`, `mu_scheduler`, `mu_stations`, `mu_access_interval`.
 
 use super::*;
-use crate::wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig, MAX_MU_STATIONS, MU_STATIONS};
+use crate::wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig, MAX_MU_STATIONS, MU_ACCESS_INTERVAL, MU_STATIONS};
 use crate::wifi::ht::params::NextSteps;
 
 /// The `[ap]` keys this file reads (listed in `AP_KEYS`).
 #[cfg(test)]
-const OFDMA_AP_KEYS: &[&str] = &["ofdma", "mu_scheduler", "mu_stations"];
+const OFDMA_AP_KEYS: &[&str] = &["ofdma", "mu_scheduler", "mu_stations", "mu_access_interval"];
 
 /// `[ap]`'s OFDMA keys; `get` reads a key of `tbl` (refusing it outside an 802.11n/ac/ax
 /// cell), `standard` is the cell's, `next` the next-steps mechanisms already read (which
@@ -45,18 +45,22 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
             rd.error(
                 &v.span(),
                 key,
-                format!("downlink OFDMA is not modelled together with ap.{k} (a single-user driver mechanism); leave one of them out"),
+                format!("OFDMA is not modelled together with ap.{k} (a single-user driver mechanism); leave one of them out"),
             );
             return None;
         }
         Some(o)
     });
-    let on = mode == Some(Ofdma::Dl);
+    let on = matches!(mode, Some(Ofdma::Dl | Ofdma::DlUl));
     let scheduler = get(rd, "mu_scheduler").and_then(|v| {
         let key = "ap.mu_scheduler";
         let s = word::<MuScheduler>(rd, v, key)?;
         if !on && mode.is_some() {
-            rd.error(&v.span(), key, "applies only with ofdma = \"dl\"; set it or leave `mu_scheduler` out");
+            rd.error(
+                &v.span(),
+                key,
+                "applies only with ofdma = \"dl\" or \"dl+ul\"; set it or leave `mu_scheduler` out",
+            );
             return None;
         }
         Some(s)
@@ -68,16 +72,56 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
             rd.error(
                 &v.span(),
                 key,
-                "applies only with ofdma = \"dl\" (the most stations one MU PPDU serves); set it or leave `mu_stations` out",
+                "applies only with ofdma = \"dl\" or \"dl+ul\" (the most stations one MU PPDU serves); set it or leave `mu_stations` out",
             );
             return None;
         }
         Some(n)
     });
+    let access_interval = get(rd, "mu_access_interval").and_then(|v| {
+        let key = "ap.mu_access_interval";
+        let t = time_value(rd, v, key, "1ms")?;
+        if mode != Some(Ofdma::DlUl) {
+            rd.error(
+                &v.span(),
+                key,
+                "applies only with ofdma = \"dl+ul\" (how often the AP asks for the medium to trigger); set it or leave `mu_access_interval` out",
+            );
+            return None;
+        }
+        if t == Nanos::ZERO || t > Nanos::from_ms(1000) {
+            rd.error(
+                &v.span(),
+                key,
+                format!("must be greater than zero and at most 1s, got {t} (ns-3's AccessReqInterval; e.g. \"1ms\")"),
+            );
+            return None;
+        }
+        Some(t)
+    });
     OfdmaConfig {
         mode: mode.unwrap_or_default(),
         scheduler: scheduler.unwrap_or_default(),
         n_stations: n_stations.unwrap_or(MU_STATIONS),
+        access_interval: access_interval.unwrap_or(MU_ACCESS_INTERVAL),
+    }
+}
+
+/// Uplink OFDMA needs a guard interval an HE TB PPDU can use (1.6 or 3.2 us, 802.11ax-2021
+/// 27.3.11.10): an error at `ap.ofdma` otherwise.
+pub(super) fn check_ul_guard_interval(rd: &mut Reader<'_>, ap: Option<&DeTable<'_>>, cell: &CellConfig, ofdma: Ofdma) {
+    if ofdma != Ofdma::DlUl {
+        return;
+    }
+    let Some(w) = cell.ht.as_ref().and_then(|h| h.wide.as_ref()) else { return };
+    if w.he_gi == crate::phy::he::HeGi::Us0_8 {
+        if let Some(v) = ap.and_then(|t| t.get("ofdma")) {
+            rd.error(
+                &v.span(),
+                "ap.ofdma",
+                "uplink OFDMA needs [cell] guard_interval = \"1.6us\" or \"3.2us\" (HE TB PPDUs have no 0.8 us guard interval)",
+            );
+        }
     }
 }
 

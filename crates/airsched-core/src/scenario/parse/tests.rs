@@ -830,12 +830,12 @@ fn bad_vht_and_he_combinations_are_one_line_errors() {
 
 #[test]
 fn ofdma_keys_parse_and_bad_ones_are_one_line_errors() {
-    use crate::wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig};
+    use crate::wifi::ht::ofdma::{Ofdma, OfdmaConfig};
     let ap = |keys: &str| {
         format!("[cell]\nstandard = \"802.11ax\"\n[ap]\nmac_queue = \"fq-mac\"\n{keys}\n[[station]]\nname = \"a\"\n")
     };
     let s = parse_scenario(&ap("ofdma = \"dl\"\nmu_scheduler = \"rr\"\nmu_stations = 9"), "w.toml").unwrap();
-    assert_eq!(s.ap_mac.ofdma, OfdmaConfig { mode: Ofdma::Dl, scheduler: MuScheduler::Rr, n_stations: 9 });
+    assert_eq!(s.ap_mac.ofdma, OfdmaConfig { mode: Ofdma::Dl, n_stations: 9, ..OfdmaConfig::default() });
     // Off by default, 4 stations as ns-3's NStations.
     let s = parse_scenario(&ap(""), "w.toml").unwrap();
     assert_eq!(s.ap_mac.ofdma, OfdmaConfig::default());

@@ -48,6 +48,10 @@ impl Simulation {
         if scn.cell.beacons {
             queue.schedule(Nanos::ZERO, Event::Beacon);
         }
+        if let Some(t) = wifi.ht().and_then(|h| h.ul_first_request()) {
+            // Uplink OFDMA: the AP's first request for the medium (`mu_access_interval`).
+            queue.schedule(t, Event::Cfp);
+        }
         queue.schedule(scn.run.warmup, Event::WarmupEnd);
         let first_sample = scn.run.warmup + scn.run.sample_interval;
         if first_sample <= end {

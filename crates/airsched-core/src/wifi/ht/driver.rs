@@ -259,3 +259,14 @@ impl Driver {
         self.hw[ac].head()
     }
 }
+
+/// What the AP's multi-user scheduler does with an access it won (`[ap] ofdma`, ofdma.rs and
+/// ofdma_ul.rs).
+pub enum MuPick {
+    /// A multi-user exchange is on the air until then.
+    On(Nanos),
+    /// Send the head aggregate single-user.
+    Su,
+    /// Nothing to send (a Trigger found no station to solicit and no frame waits).
+    Nothing,
+}

@@ -12,7 +12,9 @@ use crate::phy::{ht, ofdm};
 use crate::radio::Dir;
 use crate::time::Nanos;
 
-use super::driver::{contender, node_ac, AckMap, Driver, Mpdu, Source, HW_QUEUE_AGGS, NOT_DUE, RX_EMPTY, RX_SKIP};
+use super::driver::{
+    contender, node_ac, AckMap, Driver, Mpdu, MuPick, Source, HW_QUEUE_AGGS, NOT_DUE, RX_EMPTY, RX_SKIP,
+};
 use super::Ht;
 use crate::node::Node;
 use crate::phy::{TxRate, TxVector};
@@ -45,11 +47,20 @@ impl Ht {
             let (node, ac) = node_ac(c);
             m.dcf_mut().start_attempt(c as usize);
             if node == 0 && self.mu.is_some() {
-                // Downlink OFDMA: the MU scheduler builds an HE MU PPDU (ofdma.rs).
-                if let Some(end) = self.mu_access(m, ac, ta, cx) {
-                    busy_end = busy_end.max(end);
-                    mu_on = true;
-                    continue;
+                // OFDMA: the MU scheduler builds an HE MU PPDU (ofdma.rs) or sends a Basic
+                // Trigger (ofdma_ul.rs).
+                match self.mu_pick(m, ac, ta, cx) {
+                    MuPick::On(end) => {
+                        busy_end = busy_end.max(end);
+                        mu_on = true;
+                        continue;
+                    }
+                    MuPick::Nothing => {
+                        // The access finds nothing to send: the AP releases the medium.
+                        m.dcf_mut().on_ppdu_end(c as usize, true);
+                        continue;
+                    }
+                    MuPick::Su => {}
                 }
             }
             let d = &mut self.drivers[node as usize];
@@ -80,13 +91,28 @@ impl Ht {
             busy_end = busy_end.max(m.put_frame(cx, f));
         }
         if mu_on && !m.collided() {
-            let (outcome, end) = self.mu_outcome(m, ta, busy_end, cx);
+            let (outcome, end) =
+                if self.ul_on_air() { self.ul_outcome(m, ta, cx) } else { self.mu_outcome(m, ta, busy_end, cx) };
             m.set_outcome(outcome);
             m.busy_until(cx, ta, end);
             return;
         }
+        if m.air().is_empty() {
+            // Only an access that found nothing to send (uplink OFDMA).
+            m.set_outcome(Outcome::DataLost);
+            m.busy_until(cx, ta, ta);
+            return;
+        }
         let outcome = if m.collided() { Outcome::Collision } else { self.draw_outcome(m, cx, ta) };
         m.set_outcome(outcome);
+        if self.mu.is_some() && matches!(outcome, Outcome::Success | Outcome::AckLost) {
+            // Uplink OFDMA: the AP learns the Queue Size the station's frames carried.
+            let (node, ac) = node_ac(m.air()[0].node);
+            if node != 0 {
+                let tin = self.drivers[node as usize].head(ac).tin;
+                self.ul_report(node - 1, tin, cx);
+            }
+        }
         match outcome {
             Outcome::Success | Outcome::AckLost => {
                 let (node, ac) = node_ac(m.air()[0].node);
@@ -216,6 +242,9 @@ impl Ht {
         if self.mu.as_deref().is_some_and(|mu| mu.on_air()) {
             return self.mu_tx_end(m, cx);
         }
+        if self.ul_on_air() {
+            return self.ul_tx_end(m, cx);
+        }
         let (node, ac) = node_ac(m.air()[0].node);
         let acked = m.outcome() == Outcome::Success;
         let n_mpdus = self.drivers[node as usize].head(ac).mpdus.len();
@@ -295,6 +324,9 @@ impl Ht {
         if node == 0 && self.mu.as_deref().is_some_and(|mu| mu.on_air()) {
             return self.mu_lone_frame();
         }
+        if node == 0 && self.ul_on_air() {
+            return self.ul_lone_frame();
+        }
         let head = self.drivers[node as usize].head(ac);
         let receiver = if node == 0 { head.station + 1 } else { 0 };
         let r0 = contender(receiver, 0) as usize;
@@ -313,6 +345,10 @@ impl Ht {
             let (node, ac) = node_ac(a.node);
             if node == 0 && self.mu.as_deref().is_some_and(|mu| mu.on_air()) {
                 self.mu_complete(m, ac, m.outcome() == Outcome::Collision, cx);
+                continue;
+            }
+            if node == 0 && self.ul_on_air() {
+                self.ul_complete(m, ac, m.outcome() == Outcome::Collision, cx);
                 continue;
             }
             self.complete_head(m, a.node, acked, decoded, cx);
@@ -569,6 +605,12 @@ impl Ht {
         }
         // The users of an MU PPDU on the air (downlink OFDMA).
         for u in ht.mu.iter().flat_map(|mu| mu.users.iter()) {
+            for m in &u.agg.mpdus {
+                mpdu(m, &mut count);
+            }
+        }
+        // The stations of an uplink exchange on the air.
+        for u in ht.ul.iter().flat_map(|ul| ul.users.iter()) {
             for m in &u.agg.mpdus {
                 mpdu(m, &mut count);
             }

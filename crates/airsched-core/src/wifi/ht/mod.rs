@@ -15,6 +15,7 @@ pub mod driver;
 mod exchange;
 pub mod firmware;
 pub mod ofdma;
+pub mod ofdma_ul;
 pub mod params;
 
 use std::collections::VecDeque;
@@ -108,6 +109,8 @@ pub struct Ht {
     pub fw: Option<Box<Firmware>>,
     /// Downlink OFDMA at the AP (`[ap] ofdma = "dl"`, ofdma.rs); None when off.
     pub mu: Option<Box<ofdma::Mu>>,
+    /// Uplink OFDMA at the AP (`[ap] ofdma = "dl+ul"`, ofdma_ul.rs); None otherwise.
+    pub ul: Option<Box<ofdma_ul::Ul>>,
 }
 
 /// Counters of the AP's next-steps mechanisms.
@@ -330,12 +333,16 @@ impl Ht {
         // Downlink OFDMA: the MU scheduler lists the cell's HE stations in station order (as
         // they associate).
         let mu = match (mac.ofdma.mode, cell.wide) {
-            (ofdma::Ofdma::Dl, Some(w)) => {
+            (ofdma::Ofdma::Dl | ofdma::Ofdma::DlUl, Some(w)) => {
                 let he: Vec<u32> = (0..n as u32).filter(|&s| matches!(tx[s as usize], TxVector::He(_))).collect();
                 Some(Box::new(ofdma::Mu::new(mac.ofdma, w.width, he)))
             }
             _ => None,
         };
+        let ul = mu.as_deref().filter(|_| mac.ofdma.mode == ofdma::Ofdma::DlUl).map(|mu| {
+            let he: Vec<u32> = mu.stations().collect();
+            Box::new(ofdma_ul::Ul::new(mac.ofdma.access_interval, n, &he))
+        });
         Ht {
             band: cell.band,
             basic: cell.basic_rates.clone(),
@@ -363,6 +370,7 @@ impl Ht {
             demotions: if mac.next.admission_sojourn.is_some() { vec![(0, 0); flow_keys.len()] } else { Vec::new() },
             fw: mac.next.firmware.map(|c| Box::new(Firmware::new(c, n * NUM_TIDS))),
             mu,
+            ul,
         }
     }
 
@@ -684,6 +692,10 @@ impl Ht {
 
     /// The AP driver's timer fires: schedule again if it is the armed one.
     pub fn on_timer(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        if self.ul.is_some() {
+            // Uplink OFDMA: the scheduler's request for the medium (ofdma_ul.rs).
+            self.ul_request(m, cx);
+        }
         if self.wake_at == Some(cx.now) {
             self.wake_at = None;
             self.schedule(m, 0, cx);

@@ -42,9 +42,12 @@ pub enum Ofdma {
     Off,
     /// Downlink OFDMA: HE MU PPDUs to several HE stations, built by `mu_scheduler`.
     Dl,
+    /// Downlink and uplink OFDMA (ns-3's `EnableUlOfdma`): the scheduler also solicits HE TB
+    /// PPDUs with Basic Triggers, alternating with DL MU PPDUs (ofdma_ul.rs).
+    DlUl,
 }
 
-words!(Ofdma: "off" => Ofdma::Off, "dl" => Ofdma::Dl);
+words!(Ofdma: "off" => Ofdma::Off, "dl" => Ofdma::Dl, "dl+ul" => Ofdma::DlUl);
 
 /// The multi-user scheduler that picks an MU PPDU's stations and RUs (`[ap] mu_scheduler`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,7 +68,14 @@ pub struct OfdmaConfig {
     /// `mu_stations`: the most stations one MU PPDU serves (ns-3's `NStations`, default 4,
     /// 1-74).
     pub n_stations: u32,
+    /// `mu_access_interval` (with `ofdma = "dl+ul"`): how often the AP asks for the medium to
+    /// trigger when it has no downlink frame (ns-3's `AccessReqInterval`).
+    pub access_interval: Nanos,
 }
+
+/// `mu_access_interval`'s default: 1 ms (ns-3's default, zero, never asks: an uplink-only
+/// cell would then never be triggered).
+pub const MU_ACCESS_INTERVAL: Nanos = Nanos::from_us(1000);
 
 /// ns-3's `NStations` default.
 pub const MU_STATIONS: u32 = 4;
@@ -74,7 +84,12 @@ pub const MAX_MU_STATIONS: u32 = 74;
 
 impl Default for OfdmaConfig {
     fn default() -> Self {
-        OfdmaConfig { mode: Ofdma::Off, scheduler: MuScheduler::Rr, n_stations: MU_STATIONS }
+        OfdmaConfig {
+            mode: Ofdma::Off,
+            scheduler: MuScheduler::Rr,
+            n_stations: MU_STATIONS,
+            access_interval: MU_ACCESS_INTERVAL,
+        }
     }
 }
 
@@ -97,7 +112,7 @@ pub fn equal_rus(width: Width, n: u32) -> (RuSize, u32) {
 }
 
 /// The RU's bandwidth in MHz as ns-3 weighs it (`HeRu::GetBandwidth`).
-const fn ru_mhz(ru: RuSize) -> u32 {
+pub(super) const fn ru_mhz(ru: RuSize) -> u32 {
     match ru {
         RuSize::Tones26 => 2,
         RuSize::Tones52 => 4,
@@ -159,7 +174,7 @@ pub const RU_LOG_LEN: usize = 4096;
 /// The AP's downlink OFDMA state.
 pub struct Mu {
     pub cfg: OfdmaConfig,
-    width: Width,
+    pub(super) width: Width,
     /// ns-3's station list: (station, credits in µs), HE stations in association order at
     /// first, then sorted by decreasing credits after every MU PPDU (a stable sort).
     list: Vec<(u32, f64)>,
@@ -185,6 +200,11 @@ impl Mu {
         }
     }
 
+    /// The HE stations the scheduler lists, in its current order.
+    pub fn stations(&self) -> impl Iterator<Item = u32> + '_ {
+        self.list.iter().map(|e| e.0)
+    }
+
     /// Whether an MU PPDU is on the air.
     #[inline]
     pub fn on_air(&self) -> bool {
@@ -195,19 +215,27 @@ impl Mu {
     /// over their number, each served one pays the duration times its RU's share of the
     /// allocated bandwidth; capped at `MaxCredits`; the list is sorted by decreasing credits.
     fn update_credits(&mut self, served: &[(u32, RuSize)], dur: Nanos) {
-        let us = dur.0 as f64 / 1000.0;
-        let gain = us / self.list.len() as f64;
-        let per_mhz = us / served.iter().map(|&(_, ru)| ru_mhz(ru)).sum::<u32>() as f64;
-        for e in self.list.iter_mut() {
-            e.1 = (e.1 + gain).min(MAX_CREDITS_US);
-        }
-        for &(s, ru) in served {
-            if let Some(e) = self.list.iter_mut().find(|e| e.0 == s) {
-                e.1 -= per_mhz * ru_mhz(ru) as f64;
-            }
-        }
-        self.list.sort_by(|a, b| b.1.partial_cmp(&a.1).expect("credits are finite"));
+        credit(&mut self.list, served, dur);
     }
+}
+
+/// `RrMultiUserScheduler::UpdateCredits` on a station list (downlink or uplink): every listed
+/// station gains the duration over their number, each served one pays the duration times its
+/// RU's share of the allocated bandwidth; capped at `MaxCredits`; the list is sorted by
+/// decreasing credits (a stable sort).
+pub(super) fn credit(list: &mut [(u32, f64)], served: &[(u32, RuSize)], dur: Nanos) {
+    let us = dur.0 as f64 / 1000.0;
+    let gain = us / list.len() as f64;
+    let per_mhz = us / served.iter().map(|&(_, ru)| ru_mhz(ru)).sum::<u32>() as f64;
+    for e in list.iter_mut() {
+        e.1 = (e.1 + gain).min(MAX_CREDITS_US);
+    }
+    for &(s, ru) in served {
+        if let Some(e) = list.iter_mut().find(|e| e.0 == s) {
+            e.1 -= per_mhz * ru_mhz(ru) as f64;
+        }
+    }
+    list.sort_by(|a, b| b.1.partial_cmp(&a.1).expect("credits are finite"));
 }
 
 /// The duration of a DL MU exchange with the `DL_MU_BAR_BA_SEQUENCE` acknowledgement: the MU
@@ -256,6 +284,9 @@ impl Ht {
     /// HE, or no HE station has frames).
     pub(super) fn mu_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
         let mu = self.mu.as_deref()?;
+        if self.drivers[0].hw[ac].len == 0 {
+            return None;
+        }
         let head = self.drivers[0].head(ac).station;
         if !mu.list.iter().any(|e| e.0 == head) {
             return None;

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The ns-3 3.44 side of airsched's uplink OFDMA comparison (docs/model-ofdma.md,
+// bench/ns3/README.md): the cell of ofdma_cell.h, 80 MHz, 1.6 us GI (HE TB PPDUs allow 1.6 and
+// 3.2 us only), one spatial stream. The AP runs ns-3's RrMultiUserScheduler with
+// NStations = --nsta (at most 74), EnableUlOfdma = true, EnableBsrp = --bsrp (default false:
+// with a TXOP limit of zero and no downlink frames, ns-3 3.44's scheduler answers every access
+// with a BSRP Trigger and never a Basic one), AccessReqInterval = --access us (the AP asks for
+// the medium that often when it has no downlink frames; default 0 would never trigger), UlPsduSize
+// 500 B (default), and the stations set the Queue Size of their QoS Data frames
+// (QosFrameExchangeManager::SetQueueSize = true), from which the AP learns their buffer status.
+// Per station a UdpClient on the station sends 1472-byte datagrams (1538-byte MPDUs) at --rate
+// Mb/s to a UdpServer on the AP (start staggered by 0.1 ms per station), which counts bytes and
+// the one-way delay from the SeqTsHeader's timestamp over [warmup, duration] (and the delay to the
+// end of the PPDU that carried the packet, as airsched delivers). Prints one line per station and
+// one summary line; with --trace=K the first K Trigger frames after warmup with the HE TB PPDUs
+// and the Multi-STA BlockAck that follow each ("tf", "tb", "ba" lines: start and duration in us,
+// the stations' association ranks (AID - 1), RU widths in MHz, MPDUs).
+//
+//   ofdma_ul --n=9 --mcs=7 --rate=50 [--nsta=9] [--access=1000] [--bsrp=0] [--duration=3]
+//            [--warmup=1] [--trace=0]
+
+#include "ofdma_cell.h"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+bool g_measuring = false;
+std::vector<uint64_t> g_rxBytes;
+std::vector<uint64_t> g_rxPkts;
+std::vector<double> g_delaySumUs;
+std::vector<double> g_ppduEndDelaySumUs;
+// Per station: the end of the PPDU it is sending (the AP passes each MPDU up as it ends).
+std::vector<double> g_ppduEndUs;
+std::map<Mac48Address, uint32_t> g_rank;
+std::vector<uint32_t> g_rankOf;
+uint32_t g_trace = 0;
+bool g_tracing = false;
+uint64_t g_basicTfs = 0;
+uint64_t g_bsrpTfs = 0;
+uint64_t g_tbPpdus = 0;
+uint64_t g_tbMpdus = 0;
+uint64_t g_suPpdus = 0;
+uint64_t g_suMpdus = 0;
+uint64_t g_msBas = 0;
+double g_tbAirUs = 0;
+uint64_t g_dlMu = 0;
+
+double
+NowUs()
+{
+    return Simulator::Now().GetNanoSeconds() / 1e3;
+}
+
+void
+OnRx(uint32_t sta, Ptr<const Packet> packet)
+{
+    if (!g_measuring)
+    {
+        return;
+    }
+    Ptr<Packet> copy = packet->Copy();
+    SeqTsHeader ts;
+    copy->RemoveHeader(ts);
+    g_rxBytes[sta] += packet->GetSize();
+    g_rxPkts[sta] += 1;
+    g_delaySumUs[sta] += NowUs() - ts.GetTs().GetNanoSeconds() / 1e3;
+    g_ppduEndDelaySumUs[sta] += g_ppduEndUs[sta] - ts.GetTs().GetNanoSeconds() / 1e3;
+}
+
+void
+OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
+{
+    const double dur =
+        WifiPhy::CalculateTxDuration(psdus, tx, WIFI_PHY_BAND_5GHZ).GetNanoSeconds() / 1e3;
+    g_ppduEndUs[sta] = NowUs() + dur;
+    Ptr<const WifiPsdu> psdu = psdus.begin()->second;
+    std::size_t data = 0;
+    for (const auto& mpdu : *PeekPointer(psdu))
+    {
+        data += mpdu->GetHeader().IsQosData() && mpdu->GetPacket()->GetSize() > 0 ? 1 : 0;
+    }
+    if (g_tracing && tx.IsUlMu())
+    {
+        std::printf("tb t=%.1f dur=%.1f sta=%u mpdus=%zu size=%u\n",
+                    NowUs(),
+                    dur,
+                    g_rankOf[sta],
+                    data,
+                    psdu->GetSize());
+    }
+    if (!g_measuring)
+    {
+        return;
+    }
+    if (tx.IsUlMu())
+    {
+        g_tbPpdus++;
+        g_tbMpdus += data;
+        g_tbAirUs += dur;
+    }
+    else if (data > 0)
+    {
+        g_suPpdus++;
+        g_suMpdus += data;
+    }
+}
+
+void
+OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
+{
+    const double dur =
+        WifiPhy::CalculateTxDuration(psdus, tx, WIFI_PHY_BAND_5GHZ).GetNanoSeconds() / 1e3;
+    if (tx.IsDlMu())
+    {
+        g_dlMu += g_measuring;
+        return;
+    }
+    Ptr<const WifiPsdu> psdu = psdus.begin()->second;
+    const WifiMacHeader& hdr = psdu->GetHeader(0);
+    if (hdr.IsTrigger())
+    {
+        CtrlTriggerHeader trigger;
+        Ptr<Packet> copy = psdu->GetPayload(0)->Copy();
+        copy->RemoveHeader(trigger);
+        if (g_measuring)
+        {
+            (trigger.IsBasic() ? g_basicTfs : g_bsrpTfs) += 1;
+        }
+        g_tracing = false;
+        if (g_measuring && g_trace > 0)
+        {
+            g_trace--;
+            g_tracing = true;
+            std::printf("tf t=%.1f dur=%.1f type=%s size=%u rate=%s ul_length=%u users",
+                        NowUs(),
+                        dur,
+                        trigger.IsBasic() ? "basic" : (trigger.IsBsrp() ? "bsrp" : "other"),
+                        psdu->GetSize(),
+                        tx.GetMode().GetUniqueName().c_str(),
+                        trigger.GetUlLength());
+            for (const auto& ui : trigger)
+            {
+                std::printf(" %u:%u",
+                            ui.GetAid12() - 1,
+                            static_cast<unsigned>(HeRu::GetBandwidth(ui.GetRuAllocation().GetRuType())));
+            }
+            std::printf("\n");
+        }
+        return;
+    }
+    if (hdr.IsBlockAck())
+    {
+        CtrlBAckResponseHeader ba;
+        Ptr<Packet> copy = psdu->GetPayload(0)->Copy();
+        copy->RemoveHeader(ba);
+        if (ba.IsMultiSta())
+        {
+            g_msBas += g_measuring;
+            if (g_tracing)
+            {
+                std::printf("ba t=%.1f dur=%.1f size=%u rate=%s\n",
+                            NowUs(),
+                            dur,
+                            psdu->GetSize(),
+                            tx.GetMode().GetUniqueName().c_str());
+            }
+        }
+    }
+}
+
+void
+OnAssociated(uint16_t aid, Mac48Address address)
+{
+    g_rank[address] = aid - 1;
+}
+
+void
+StartMeasuring()
+{
+    g_measuring = true;
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t n = 4;
+    uint32_t nsta = 0;
+    uint32_t mcs = 7;
+    double rateMbps = 50;
+    double duration = 3.0;
+    double warmup = 1.0;
+    uint32_t seed = 1;
+    uint32_t width = 80;
+    uint32_t accessUs = 1000;
+    bool bsrp = false;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("n", "stations", n);
+    cmd.AddValue("nsta", "RrMultiUserScheduler::NStations (0: n, at most 74)", nsta);
+    cmd.AddValue("mcs", "HE MCS of every link", mcs);
+    cmd.AddValue("width", "channel width in MHz", width);
+    cmd.AddValue("rate", "offered UDP load per station in Mb/s", rateMbps);
+    cmd.AddValue("duration", "simulated seconds", duration);
+    cmd.AddValue("warmup", "seconds before measuring", warmup);
+    cmd.AddValue("seed", "run number", seed);
+    cmd.AddValue("access", "MultiUserScheduler::AccessReqInterval in us", accessUs);
+    cmd.AddValue("bsrp", "RrMultiUserScheduler::EnableBsrp", bsrp);
+    cmd.AddValue("trace", "print the first K Trigger frames after warmup", g_trace);
+    cmd.Parse(argc, argv);
+    if (nsta == 0)
+    {
+        nsta = std::min<uint32_t>(n, 74);
+    }
+
+    Config::SetDefault("ns3::QosFrameExchangeManager::SetQueueSize", BooleanValue(true));
+    auto cell = airsched::BuildOfdmaCell(n, width, mcs, 1600, seed, [&](WifiMacHelper& mac) {
+        mac.SetMultiUserScheduler("ns3::RrMultiUserScheduler",
+                                  "NStations",
+                                  UintegerValue(nsta),
+                                  "EnableUlOfdma",
+                                  BooleanValue(true),
+                                  "EnableBsrp",
+                                  BooleanValue(bsrp),
+                                  "AccessReqInterval",
+                                  TimeValue(MicroSeconds(accessUs)));
+    });
+
+    g_rxBytes.assign(n, 0);
+    g_rxPkts.assign(n, 0);
+    g_delaySumUs.assign(n, 0);
+    g_ppduEndDelaySumUs.assign(n, 0);
+    g_ppduEndUs.assign(n, 0);
+    g_rankOf.assign(n, 0);
+    const double interval = 1472.0 * 8 / (rateMbps * 1e6);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const uint16_t port = 1000 + i;
+        UdpServerHelper server(port);
+        ApplicationContainer s = server.Install(cell.apNode.Get(0));
+        s.Start(Seconds(0.0));
+        s.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnRx, i));
+        UdpClientHelper client(cell.apIf.GetAddress(0), port);
+        client.SetAttribute("MaxPackets", UintegerValue(0));
+        client.SetAttribute("Interval", TimeValue(Seconds(interval)));
+        client.SetAttribute("PacketSize", UintegerValue(1472));
+        ApplicationContainer c = client.Install(cell.staNodes.Get(i));
+        c.Start(Seconds(0.1) + MicroSeconds(100 * i));
+        c.Stop(Seconds(duration));
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(cell.staDevs.Get(i));
+        dev->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeBoundCallback(&OnStaTx, i));
+    }
+
+    Ptr<WifiNetDevice> apWifi = DynamicCast<WifiNetDevice>(cell.apDev.Get(0));
+    apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&OnApTx));
+    apWifi->GetMac()->TraceConnectWithoutContext("AssociatedSta", MakeCallback(&OnAssociated));
+    Simulator::Schedule(Seconds(warmup), &StartMeasuring);
+    Simulator::Schedule(Seconds(0.5), [&]() {
+        for (uint32_t i = 0; i < n; i++)
+        {
+            g_rankOf[i] = g_rank[Mac48Address::ConvertFrom(cell.staDevs.Get(i)->GetAddress())];
+        }
+    });
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+
+    double total = 0;
+    double delaySum = 0;
+    uint64_t pkts = 0;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const double mbps = g_rxBytes[i] * 8.0 / (duration - warmup) / 1e6;
+        total += mbps;
+        delaySum += g_delaySumUs[i];
+        pkts += g_rxPkts[i];
+        std::printf("sta=%u rank=%u goodput_mbps=%.3f mean_delay_ms=%.4f ppdu_end_delay_ms=%.4f\n",
+                    i,
+                    g_rankOf[i],
+                    mbps,
+                    g_rxPkts[i] ? g_delaySumUs[i] / g_rxPkts[i] / 1e3 : 0.0,
+                    g_rxPkts[i] ? g_ppduEndDelaySumUs[i] / g_rxPkts[i] / 1e3 : 0.0);
+    }
+    std::printf("n=%u nsta=%u mcs=%u width=%u rate=%.3f goodput_mbps=%.3f mean_delay_ms=%.4f "
+                "basic_tfs=%lu bsrp_tfs=%lu tb_ppdus=%lu tb_mpdus=%lu su_ppdus=%lu su_mpdus=%lu "
+                "multi_sta_bas=%lu tb_ppdu_us=%.1f dl_mu=%lu\n",
+                n,
+                nsta,
+                mcs,
+                width,
+                rateMbps,
+                total,
+                pkts ? delaySum / pkts / 1e3 : 0.0,
+                static_cast<unsigned long>(g_basicTfs),
+                static_cast<unsigned long>(g_bsrpTfs),
+                static_cast<unsigned long>(g_tbPpdus),
+                static_cast<unsigned long>(g_tbMpdus),
+                static_cast<unsigned long>(g_suPpdus),
+                static_cast<unsigned long>(g_suMpdus),
+                static_cast<unsigned long>(g_msBas),
+                g_tbPpdus ? g_tbAirUs / g_tbPpdus : 0.0,
+                static_cast<unsigned long>(g_dlMu));
+    Simulator::Destroy();
+    return 0;
+}

@@ -1,0 +1,771 @@
+//! Uplink OFDMA at an 802.11ax AP (`[ap] ofdma = "dl+ul"`, docs/model-ofdma.md): the AP's
+//! multi-user scheduler solicits HE TB PPDUs with Basic Trigger frames, as ns-3 3.44's
+//! `RrMultiUserScheduler` does with `EnableUlOfdma` (src/wifi/model/he/rr-multi-user-scheduler.cc,
+//! `SelectTxFormat`, `TrySendingBasicTf`, `GetTxVectorForUlMu`, `UpdateCredits`) and its
+//! frame exchange manager carries it out (src/wifi/model/he/he-frame-exchange-manager.cc):
+//!
+//! - The AP contends for the medium also without downlink frames: every `mu_access_interval`
+//!   (ns-3's `AccessReqInterval`, restarted whenever the scheduler is granted access) it asks
+//!   for it, if it is not already contending.
+//! - When its access category wins, the scheduler alternates: after a DL MU PPDU, or with no
+//!   downlink frame for an HE station, a Basic Trigger; otherwise a DL MU PPDU (ofdma.rs).
+//! - The Basic Trigger solicits the stations in the order of their uplink credits whose last
+//!   reported buffer status (the Queue Size of their QoS Data frames; 255, unknown, counts) is
+//!   not zero, on equal RUs; its UL Length gives the HE TB PPDU the time the largest reported
+//!   buffer needs on its RU (unknown: `UlPsduSize`, 500 B; 254, not limited: aPPDUMaxTime),
+//!   rounded to whole symbols as clause 27's L-SIG length makes it (eq. 27-11).
+//! - Trigger at the lowest basic rate (non-HT), SIFS, every solicited station's HE TB PPDU on
+//!   its RU (an A-MPDU of what fits, or QoS Null frames when it has nothing), SIFS, the AP's
+//!   Multi-STA BlockAck at the control response rate of the TB PPDUs' MCS (802.11ax-2021 9.3.1.8.7:
+//!   an all-ack context of 2 octets per station whose MPDUs all arrived, else 4 octets and the
+//!   bitmap, which ns-3 also sends to a station that answered with QoS Null frames).
+//!
+//! The stations' MAC is unchanged: their single-user aggregates are taken apart when they are
+//! triggered (their MPDUs go back to the head of their TIDs), their backoff goes on, and what
+//! the TB PPDU did not carry is built again afterwards. MU EDCA parameters are not modelled
+//! (ns-3's default `MuEdcaTimer` of zero does not advertise them either).
+//!
+//! Airtime: each station is charged, as received airtime at the AP's scheduler and in its own
+//! counters, the TB PPDU's duration times its share of the allocated tones, the rule the
+//! downlink uses. mac80211 computes no airtime for a frame received on an RU
+//! (`ieee80211_calc_rx_airtime` in net/mac80211/airtime.c returns 0 with a warning for
+//! `RATE_INFO_BW_HE_RU`); drivers of HE hardware (mt7915, mt7921) report per-station airtime
+//! from hardware counters through `ieee80211_sta_register_airtime` instead.
+
+use crate::ctx::Ctx;
+use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
+use crate::packet::PacketId;
+use crate::phy::dsss::Preamble;
+use crate::phy::error_rate::ErrMode;
+use crate::phy::he::{HeFormat, HeTxVector, RuSize};
+use crate::phy::{ht, ofdm, TxRate, TxVector};
+use crate::radio::Dir;
+use crate::time::Nanos;
+use crate::wifi::air::Outcome;
+use crate::wifi::medium::{Medium, NO_STATION};
+
+use super::driver::{contender, AckMap, Agg, Driver, MuPick, Source, HW_QUEUE_AGGS};
+use super::ofdma::{credit, equal_rus, ru_mhz};
+use super::{link_limits, Ht};
+
+/// ns-3's `UlPsduSize` default: the PSDU a station whose buffer status is unknown is given
+/// room for.
+pub const UL_PSDU_BYTES: u32 = 500;
+/// aPPDUMaxTime: the longest HE TB PPDU (802.11ax-2021 Table 27-54).
+pub const TB_PPDU_MAX: Nanos = Nanos::from_us(5484);
+/// A buffer status the AP has not been told (the Queue Size subfield's "unspecified").
+pub const BSR_UNKNOWN: u8 = 255;
+/// The Queue Size for more than 64 768 octets (9.2.4.5.6).
+pub const BSR_UNLIMITED: u8 = 254;
+/// The frame the AP's access category holds while it contends only to send a Trigger (no
+/// packet: nothing reads it).
+pub const TRIGGER_PLACEHOLDER: PacketId = PacketId(u32::MAX - 2);
+
+/// A Basic Trigger frame's length: MAC header 16 (frame control, duration, RA, TA), Common
+/// Info 8, FCS 4, and per solicited station a User Info field of 5 octets and its Trigger
+/// Dependent User Info of 1 (9.3.1.22).
+pub const fn basic_trigger_bytes(users: u32) -> u32 {
+    28 + 6 * users
+}
+
+/// A Multi-STA BlockAck's length: MAC header 16, BA Control 2, FCS 4, and per station an
+/// all-ack context (AID TID Info, 2 octets) or a BlockAck context (AID TID Info 2, Starting
+/// Sequence Control 2 and the bitmap) (9.3.1.8.7).
+pub const fn multi_sta_ba_bytes(all_ack: u32, bitmaps: &[u32]) -> u32 {
+    let mut b = 22 + 2 * all_ack;
+    let mut i = 0;
+    while i < bitmaps.len() {
+        b += 4 + bitmaps[i];
+        i += 1;
+    }
+    b
+}
+
+/// The Queue Size a station reports for `bytes` buffered (ns-3's `QosTxop::GetQosQueueSize`:
+/// units of 256 octets, rounded up, 254 above 64 768).
+pub fn queue_size(bytes: u32) -> u8 {
+    bytes.min(64_769).div_ceil(256) as u8
+}
+
+/// The HE TB PPDU duration that carries `psdu` bytes at `tx` on `band` (a station's PSDU when
+/// the data field is sized for it).
+fn tb_time(band: ofdm::OfdmBand, tx: HeTxVector, psdu: u32) -> Nanos {
+    let b = if band.is_2_4ghz() { crate::phy::he::HeBand::Ghz24 } else { crate::phy::he::HeBand::Ghz5 };
+    crate::phy::he::txtime(b, tx, psdu)
+}
+
+/// The UL Length a Trigger frame carries for an HE TB PPDU of at most `d`, and the duration it
+/// gives (`HePhy::ConvertHeTbPpduDurationToLSigLength`, eq. 27-11 with m = 2): `d` is cut to
+/// whole data symbols after the TB preamble of `tx`, then L_LENGTH = ceil((TXTIME - SE - 20) /
+/// 4) x 3 - 3 - m.
+pub fn ul_length(band: ofdm::OfdmBand, tx: HeTxVector, d: Nanos) -> (u32, Nanos) {
+    let se = if band.is_2_4ghz() { 6_000 } else { 0 };
+    let pre = HeTxVector { format: HeFormat::Tb, ..tx }.preamble(0).as_ns();
+    let sym = tx.gi.symbol().as_ns();
+    let n = (d.as_ns().saturating_sub(pre + se)) / sym;
+    let valid = pre + n * sym + se;
+    let length = (valid - 20_000 - se).div_ceil(4_000) * 3 - 3 - 2;
+    (length as u32, Nanos(valid))
+}
+
+/// One solicited station of the uplink exchange on the air.
+pub struct UlUser {
+    pub agg: Agg,
+    pub ru: RuSize,
+    /// The AP decoded its TB PPDU (its Multi-STA BlockAck context is sent).
+    pub decoded: bool,
+    /// Its station decoded the Multi-STA BlockAck.
+    pub acked: bool,
+}
+
+/// Counters of the uplink exchanges.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UlStats {
+    pub basic_triggers: u64,
+    /// HE TB PPDUs, those carrying only QoS Null frames, and the data MPDUs they carried.
+    pub tb_ppdus: u64,
+    pub qos_null_ppdus: u64,
+    pub tb_mpdus: u64,
+    pub multi_sta_bas: u64,
+    /// The first [`super::ofdma::RU_LOG_LEN`] Basic Triggers: start, and per solicited station
+    /// (station, RU tones, MPDUs it sent).
+    pub log: Vec<(Nanos, Vec<super::ofdma::MuLogUser>)>,
+}
+
+/// The uplink side of the AP's multi-user scheduler.
+pub struct Ul {
+    /// ns-3's `m_staListUl`: (station, credits in µs), HE stations in association order, then
+    /// sorted by decreasing credits after every Basic Trigger.
+    pub list: Vec<(u32, f64)>,
+    /// Per station and TID: the last Queue Size it reported ([`BSR_UNKNOWN`] before any).
+    pub bsr: Vec<[u8; NUM_TIDS]>,
+    /// `mu_access_interval`, and when the AP next asks for the medium.
+    pub interval: Nanos,
+    pub req_at: Nanos,
+    /// The last multi-user transmission was a DL MU PPDU (the next one triggers).
+    pub last_dl: bool,
+    /// A Basic Trigger is on the air (its exchange's stations in `users`, none if it collides).
+    pub tf_on_air: bool,
+    /// The exchange on the air: its stations, and the Trigger, TB PPDU and BlockAck durations.
+    pub users: Vec<UlUser>,
+    spare: Vec<Agg>,
+    tf: Nanos,
+    tb: Nanos,
+    pub stats: UlStats,
+}
+
+impl Ul {
+    pub fn new(interval: Nanos, n_stations: usize, he_stations: &[u32]) -> Ul {
+        Ul {
+            list: he_stations.iter().map(|&s| (s, 0.0)).collect(),
+            bsr: vec![[BSR_UNKNOWN; NUM_TIDS]; n_stations],
+            interval,
+            req_at: interval,
+            last_dl: false,
+            tf_on_air: false,
+            users: Vec::new(),
+            spare: Vec::new(),
+            tf: Nanos::ZERO,
+            tb: Nanos::ZERO,
+            stats: UlStats::default(),
+        }
+    }
+
+    /// `ApWifiMac::GetMaxBufferStatus`: the largest Queue Size station `s` reported over its
+    /// TIDs, [`BSR_UNKNOWN`] if none.
+    fn max_bsr(&self, s: u32) -> u8 {
+        self.bsr[s as usize].iter().copied().filter(|&q| q != BSR_UNKNOWN).max().unwrap_or(BSR_UNKNOWN)
+    }
+
+    /// Whether a Basic Trigger would solicit anyone.
+    fn can_trigger(&self) -> bool {
+        self.list.iter().any(|e| self.max_bsr(e.0) > 0)
+    }
+
+    #[inline]
+    pub fn on_air(&self) -> bool {
+        self.tf_on_air
+    }
+}
+
+impl Ht {
+    /// The bytes station `s` holds for `tin` (its driver's FIFO, held MPDUs and hardware queue,
+    /// frames on the air included, as ns-3's MAC queue counts them), up to 64 769.
+    fn station_bytes(&self, s: u32, tin: TinId, cx: &Ctx) -> u32 {
+        let d = &self.drivers[s as usize + 1];
+        let mut b = 0u32;
+        let mut add = |p: PacketId| {
+            if b <= 64_768 && p.0 < u32::MAX - 2 {
+                b += ht::qos_data_mpdu_bytes(cx.pkts.get(p).ip_len);
+            }
+        };
+        for m in &d.held[tin.index()] {
+            add(m.pkt);
+        }
+        if let Source::Fifo { q, .. } = &d.src {
+            for &p in &q[tin.index()] {
+                add(p);
+            }
+        }
+        for q in &d.hw {
+            for k in 0..q.len {
+                let a = &q.aggs[(q.head + k) % HW_QUEUE_AGGS];
+                if a.tin == tin {
+                    for m in &a.mpdus {
+                        add(m.pkt);
+                    }
+                }
+            }
+        }
+        b
+    }
+
+    /// The AP received a QoS Data frame of `tin` from station `s` sent at `cx.now`: it stores
+    /// the Queue Size the frame carried.
+    pub(super) fn ul_report(&mut self, s: u32, tin: TinId, cx: &Ctx) {
+        if self.ul.is_none() {
+            return;
+        }
+        let q = queue_size(self.station_bytes(s, tin, cx));
+        if let Some(ul) = self.ul.as_deref_mut() {
+            ul.bsr[s as usize][tin.tid() as usize] = q;
+        }
+    }
+
+    /// The first request for the medium (`AccessReqInterval` after the start), if uplink OFDMA
+    /// is on.
+    pub fn ul_first_request(&self) -> Option<Nanos> {
+        self.ul.as_deref().map(|ul| ul.req_at)
+    }
+
+    /// `MultiUserScheduler::AccessReqTimeout`: the AP asks for the medium for its best-effort
+    /// category unless that already contends or is on the air (and, unlike ns-3, only when a
+    /// Trigger would solicit someone: an access with nothing to send is not modelled); the
+    /// timer runs again.
+    pub(super) fn ul_request(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let Some(ul) = self.ul.as_deref_mut() else { return };
+        if ul.req_at != cx.now {
+            return;
+        }
+        ul.req_at = cx.now + ul.interval;
+        cx.schedule(ul.req_at, crate::engine::Event::Cfp);
+        let can = ul.can_trigger();
+        let ac = Ac::Be.index();
+        let c = contender(0, ac) as usize;
+        if can && self.drivers[0].hw[ac].len == 0 && m.dcf().can_take_frame(c) {
+            m.dcf_mut().load_frame(c, TRIGGER_PLACEHOLDER, 0);
+            m.request_access(cx, c);
+        }
+    }
+
+    /// The scheduler was granted access at `ta`: `AccessReqInterval` runs from now.
+    fn ul_restart_timer(&mut self, ta: Nanos, cx: &mut Ctx) {
+        if let Some(ul) = self.ul.as_deref_mut() {
+            ul.req_at = ta + ul.interval;
+            cx.schedule(ul.req_at, crate::engine::Event::Cfp);
+        }
+    }
+
+    /// The AP's access category `ac` won the medium at `ta` with uplink OFDMA on: a Basic
+    /// Trigger if `SelectTxFormat` asks for one and someone can be solicited, else the
+    /// downlink path.
+    pub(super) fn mu_pick(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> MuPick {
+        if self.ul.is_none() {
+            return match self.mu_access(m, ac, ta, cx) {
+                Some(end) => MuPick::On(end),
+                None => MuPick::Su,
+            };
+        }
+        self.ul_restart_timer(ta, cx);
+        let last_dl = self.ul.as_deref().is_some_and(|ul| ul.last_dl);
+        let has_dl = self.drivers[0].hw[ac].len > 0;
+        if has_dl {
+            let head = self.drivers[0].head(ac).station;
+            if !matches!(self.tx[head as usize], TxVector::He(_)) {
+                return MuPick::Su;
+            }
+        }
+        if last_dl || !has_dl {
+            if let Some(end) = self.ul_access(m, ac, ta, cx) {
+                return MuPick::On(end);
+            }
+        }
+        if !has_dl {
+            return MuPick::Nothing;
+        }
+        match self.mu_access(m, ac, ta, cx) {
+            Some(end) => {
+                if let Some(ul) = self.ul.as_deref_mut() {
+                    ul.last_dl = true;
+                }
+                MuPick::On(end)
+            }
+            None => MuPick::Su,
+        }
+    }
+
+    /// `TrySendingBasicTf`: the Basic Trigger's stations, RUs and UL Length, each station's
+    /// A-MPDU, the Trigger on the air. None if no station can be solicited.
+    fn ul_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
+        let band = self.band;
+        let mu = self.mu.as_deref().expect("OFDMA on");
+        let ul = self.ul.as_deref().expect("uplink OFDMA on");
+        let width = mu.width;
+        // `GetTxVectorForUlMu`: RUs for min(NStations, listed stations), candidates in credit
+        // order with a non-zero buffer status; `FinalizeTxVector` sizes them again.
+        let count = mu.cfg.n_stations.min(ul.list.len() as u32);
+        let (_, first_k) = equal_rus(width, count);
+        let mut picks: Vec<u32> =
+            ul.list.iter().map(|e| e.0).filter(|&s| ul.max_bsr(s) > 0).take(first_k as usize).collect();
+        if picks.is_empty() {
+            return None;
+        }
+        let (ru, k) = equal_rus(width, picks.len() as u32);
+        picks.truncate(k as usize);
+        let max_buffer = picks
+            .iter()
+            .map(|&s| match ul.max_bsr(s) {
+                BSR_UNKNOWN => UL_PSDU_BYTES,
+                BSR_UNLIMITED => u32::MAX,
+                q => q as u32 * 256,
+            })
+            .max()
+            .unwrap_or(0);
+        let vectors: Vec<HeTxVector> = picks.iter().filter_map(|&s| tb_vector(self.tx[s as usize], ru)).collect();
+        if vectors.len() != picks.len() {
+            return None;
+        }
+        // The TB PPDU: the time the largest reported buffer needs on the slowest RU, at most
+        // aPPDUMaxTime (and what a TXOP limit leaves after the Trigger and the BlockAck).
+        let mut max_d = TB_PPDU_MAX;
+        let txop = self.edca[ac].txop_limit;
+        let rate = self.beacon_rate;
+        let tf = ofdm::txtime(band, rate, basic_trigger_bytes(picks.len() as u32));
+        let ba_rate = ofdm::control_response_rate(&self.basic, vectors[0].non_ht_reference_rate());
+        if txop > Nanos::ZERO {
+            let bitmaps: Vec<u32> = picks.iter().map(|&s| self.ba_bytes[s as usize] - 24).collect();
+            let ba = ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &bitmaps));
+            max_d = max_d.min(txop.saturating_sub(tf + band.sifs() + band.sifs() + ba));
+        }
+        let need = vectors.iter().map(|&v| tb_time(band, v, max_buffer.min(1 << 24))).max().unwrap_or(Nanos::ZERO);
+        let d = if need < max_d { need } else { max_d };
+        let (_, tb) = ul_length(band, vectors[0], d);
+        // Credits: every listed station gains the TB PPDU's duration over their number, the
+        // solicited pay it times their share of the tones.
+        let served: Vec<(u32, RuSize)> = picks.iter().map(|&s| (s, ru)).collect();
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        credit(&mut ul.list, &served, tb);
+        ul.last_dl = false;
+        ul.tf = tf;
+        ul.tb = tb;
+        ul.tf_on_air = true;
+        ul.stats.basic_triggers += 1;
+        let c = contender(0, ac);
+        if m.dcf().transmitters().len() > 1 {
+            // Another node transmits in the same slot: the Trigger collides and reaches no
+            // one (the stations keep their frames as they are).
+            return Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]));
+        }
+        // Each station fills its TB PPDU from its own queue (its aggregates of this category
+        // are taken apart first).
+        let acc = Ac::ALL[ac];
+        let mut users = std::mem::take(&mut ul.users);
+        for (&s, &v) in picks.iter().zip(&vectors) {
+            let node = s + 1;
+            self.unbuild_node(node, ac);
+            let agg = self.ul_fill(m, s, acc, v, tb, cx);
+            users.push(UlUser { agg, ru, decoded: false, acked: false });
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.users = users;
+        Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]))
+    }
+
+    /// Station `s`'s HE TB PPDU of duration `tb` at `v`: MPDUs of its TIDs of `acc` (highest
+    /// first) while they fit the data field, the BlockAck window and the A-MPDU length; none
+    /// (QoS Null frames) if it has nothing.
+    fn ul_fill(&mut self, m: &Medium, s: u32, acc: Ac, v: HeTxVector, tb: Nanos, cx: &mut Ctx) -> Agg {
+        let node = s + 1;
+        let band = self.band;
+        let limits = link_limits(self.limits, TxVector::He(v));
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        let mut agg = ul.spare.pop().unwrap_or_default();
+        agg.mpdus.clear();
+        agg.station = s;
+        agg.ok = AckMap::NONE;
+        agg.tx = TxVector::He(v);
+        agg.rate_idx = 0;
+        agg.tries = 0;
+        agg.air_us = 0;
+        agg.built_us = 0;
+        agg.vo_head = 0;
+        agg.txtime = tb;
+        let d = &self.drivers[node as usize];
+        let tid = (0..NUM_TIDS as u8)
+            .rev()
+            .map(|t| TinId::new(StationId(0), t))
+            .find(|&t| t.ac() == acc && Driver::has_frames(&d.src, &d.held, t));
+        agg.tin = tid.unwrap_or(TinId::new(StationId(0), 0));
+        let report_tin = agg.tin;
+        let bytes_before = self.station_bytes(s, report_tin, cx);
+        let (mut padded, mut psdu) = (0u32, 0u32);
+        if let Some(tin) = tid {
+            while (agg.mpdus.len() as u32) < limits.max_mpdus {
+                let Some(mp) = self.take(m, node, tin, cx) else { break };
+                let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+                let with = padded + ht::MPDU_DELIMITER_BYTES + mpdu;
+                if with > limits.max_bytes || tb_time(band, v, with) > tb {
+                    self.drivers[node as usize].held[tin.index()].push_front(mp);
+                    break;
+                }
+                agg.mpdus.push(mp);
+                padded += ht::ampdu_subframe_bytes(mpdu);
+                psdu = with;
+            }
+        }
+        agg.psdu = psdu;
+        // The Queue Size its frames (or QoS Null frames) carry: what it held when sending.
+        let q = queue_size(bytes_before);
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.bsr[s as usize][report_tin.tid() as usize] = q;
+        agg
+    }
+
+    /// The uplink exchange after a Trigger that reached the stations: the TB PPDUs SIFS later
+    /// (their MPDUs' fates drawn per station), the Multi-STA BlockAck SIFS after them. Returns
+    /// the outcome and the end of the exchange.
+    pub(super) fn ul_outcome(&mut self, m: &mut Medium, ta: Nanos, cx: &mut Ctx) -> (Outcome, Nanos) {
+        let (band, sifs) = (self.band, self.band.sifs());
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        let mut users = std::mem::take(&mut ul.users);
+        let (tf, tb) = (ul.tf, ul.tb);
+        let t1 = ta + tf + sifs;
+        let total_mhz: u32 = users.iter().map(|u| ru_mhz(u.ru)).sum();
+        let (mut all_ack, mut bitmaps) = (0u32, Vec::new());
+        let ba_rate = users
+            .first()
+            .map(|u| ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate()))
+            .unwrap_or(self.beacon_rate);
+        for u in users.iter_mut() {
+            let s = u.agg.station;
+            let share = Nanos(tb.0 * ru_mhz(u.ru) as u64 / total_mhz as u64);
+            // Each station's TB PPDU: its airtime is its share of the tones.
+            m.put_control(cx, s + 1, s, 1, t1, share);
+            u.decoded = self.ul_draw(m, u, t1, cx);
+            if !u.decoded {
+                continue;
+            }
+            // ns-3 answers a station whose MPDUs all arrived with an all-ack context, and one
+            // that sent QoS Null frames (or lost some MPDUs) with a BlockAck context.
+            if !u.agg.mpdus.is_empty() && u.agg.ok.count() as usize == u.agg.mpdus.len() {
+                all_ack += 1;
+            } else {
+                bitmaps.push(self.ba_bytes[s as usize] - 24);
+            }
+        }
+        let data_end = t1 + tb;
+        let any = all_ack > 0 || !bitmaps.is_empty();
+        let mut end = data_end;
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.stats.tb_ppdus += users.len() as u64;
+        ul.stats.qos_null_ppdus += users.iter().filter(|u| u.agg.mpdus.is_empty()).count() as u64;
+        ul.stats.tb_mpdus += users.iter().map(|u| u.agg.mpdus.len() as u64).sum::<u64>();
+        if ul.stats.log.len() < super::ofdma::RU_LOG_LEN {
+            let entry = users.iter().map(|u| (u.agg.station, u.ru.tones(), u.agg.mpdus.len() as u32)).collect();
+            ul.stats.log.push((ta, entry));
+        }
+        if any {
+            ul.stats.multi_sta_bas += 1;
+            let ba_bytes = multi_sta_ba_bytes(all_ack, &bitmaps);
+            let ba = ofdm::txtime(band, ba_rate, ba_bytes);
+            end = m.put_control(cx, 0, NO_STATION, 0, data_end + sifs, ba);
+            for u in users.iter_mut().filter(|u| u.decoded && !u.agg.mpdus.is_empty()) {
+                u.acked = self.ul_ba_decoded(m, u.agg.station, data_end + sifs, ba_rate, ba_bytes);
+            }
+            cx.schedule(data_end, crate::engine::Event::TxEnd);
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.users = users;
+        (if any { Outcome::Success } else { Outcome::DataLost }, end)
+    }
+
+    /// Which MPDUs of station `u`'s TB PPDU the AP decodes (its SNR on the RU as the station's
+    /// uplink SNR); a perfect channel draws nothing.
+    fn ul_draw(&mut self, m: &mut Medium, u: &mut UlUser, start: Nanos, cx: &Ctx) -> bool {
+        let s = u.agg.station as usize;
+        let n = u.agg.mpdus.len();
+        let r = m.radio_mut();
+        if !r.has_channel(s) {
+            u.agg.ok = AckMap::first(n);
+            return true;
+        }
+        let mode = crate::phy::vht::error_mode(u.agg.tx.mcs_index());
+        let snr = r.snr_cdb(s, start, Dir::Up).expect("a channel")
+            - super::exchange::STREAM_SPLIT_CDB[u.agg.tx.nss() as usize];
+        u.agg.ok = AckMap::NONE;
+        for (i, mp) in u.agg.mpdus.iter().enumerate() {
+            let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            if r.decodes(s + 1, mode, Preamble::Long, snr, bytes) {
+                u.agg.ok.set(i);
+            }
+        }
+        r.queue_report(s as u32, snr);
+        n == 0 || !u.agg.ok.is_empty()
+    }
+
+    /// Whether station `s` decodes the Multi-STA BlockAck sent from `start`.
+    fn ul_ba_decoded(
+        &mut self,
+        m: &mut Medium,
+        s: u32,
+        start: Nanos,
+        rate: crate::phy::error_rate::OfdmRate,
+        bytes: u32,
+    ) -> bool {
+        let r = m.radio_mut();
+        if !r.has_channel(s as usize) {
+            return true;
+        }
+        let snr = r.snr_cdb(s as usize, start, Dir::Down).expect("a channel");
+        r.decodes(0, ErrMode::nist(rate), Preamble::Long, snr, bytes)
+    }
+
+    /// End of the TB PPDUs: the AP passes up what it decoded (each station's MPDUs through
+    /// its reordering buffer), as `on_tx_end` does for one PPDU.
+    pub(super) fn ul_tx_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        let mut users = std::mem::take(&mut ul.users);
+        for u in users.iter_mut() {
+            let node = u.agg.station + 1;
+            let agg = &mut u.agg;
+            for i in 0..agg.mpdus.len() {
+                if !agg.ok.has(i) || agg.mpdus[i].delivered {
+                    continue;
+                }
+                let (tin, sn, pkt) = (agg.tin_of(i), agg.mpdus[i].sn, agg.mpdus[i].pkt);
+                cx.counters.stations[agg.station as usize].tx_frames += 1;
+                agg.mpdus[i].delivered = true;
+                let deliver = if u.acked {
+                    cx.left_first_hop(m.dev(node), pkt);
+                    agg.mpdus[i].pkt = PacketId(u32::MAX);
+                    pkt
+                } else {
+                    let copy = *cx.pkts.get(pkt);
+                    cx.pkts.alloc(copy)
+                };
+                self.rx(node, tin, sn, deliver.0, cx);
+            }
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.users = users;
+    }
+
+    /// TX status of the uplink exchange at the end of the busy period: each station's
+    /// acknowledged MPDUs leave it, the others wait at the head of their TID (or are dropped at
+    /// the retry limit); the AP's scheduler is charged each station's share as received
+    /// airtime; every station's driver builds again what is left.
+    pub(super) fn ul_complete(&mut self, m: &mut Medium, ac: usize, collided: bool, cx: &mut Ctx) {
+        let now = cx.now;
+        let limit = self.mpdu_retry_limit;
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        let tb = ul.tb;
+        let mut users = std::mem::take(&mut ul.users);
+        let total_mhz: u32 = users.iter().map(|u| ru_mhz(u.ru)).sum::<u32>().max(1);
+        let mut any_acked = false;
+        for u in users.iter_mut() {
+            let (s, tin) = (u.agg.station, u.agg.tin);
+            let node = s + 1;
+            let acked = u.acked && !collided;
+            any_acked |= acked || (u.decoded && !collided);
+            if u.decoded && !collided && !u.agg.mpdus.is_empty() {
+                let share_us = (tb.0 * ru_mhz(u.ru) as u64 / total_mhz as u64 / 1000) as u32;
+                let ap_tin = self.sched_tin(TinId::new(StationId(s as u16), tin.tid()));
+                self.drivers[0].sched.report_airtime(ap_tin, 0, share_us, now);
+            }
+            if acked {
+                cx.counters.stations[s as usize].mcs_acked[1][u.agg.tx.mcs_index() as usize] += 1;
+            }
+            for i in (0..u.agg.mpdus.len()).rev() {
+                let mut mp = u.agg.mpdus[i];
+                if collided {
+                    // The Trigger collided: the station never sent its TB PPDU.
+                    self.drivers[node as usize].held[tin.index()].push_front(mp);
+                    continue;
+                }
+                mp.attempts += 1;
+                let ok = acked && u.agg.ok.has(i);
+                if ok {
+                    self.drivers[node as usize].frames -= 1;
+                    cx.counters.stations[s as usize].acked_mpdus += 1;
+                    if mp.pkt.0 != u32::MAX {
+                        cx.left_first_hop(m.dev(node), mp.pkt);
+                        cx.pkts.free(mp.pkt);
+                    }
+                } else if mp.attempts as u32 >= limit {
+                    self.give_up(m, node, tin, mp, cx);
+                } else {
+                    cx.counters.stations[s as usize].retries += 1;
+                    self.drivers[node as usize].held[tin.index()].push_front(mp);
+                }
+            }
+            u.agg.mpdus.clear();
+            u.acked = false;
+            u.decoded = false;
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.spare.extend(users.drain(..).map(|u| u.agg));
+        ul.users = users;
+        ul.tf_on_air = false;
+        m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
+        if self.drivers[0].hw[ac].len > 0 {
+            // A downlink aggregate waited while the AP triggered: it contends next.
+            self.load_head(m, 0, ac);
+        }
+        self.ul_rebuild(m, ac, cx);
+    }
+
+    /// After an uplink exchange: every HE station whose hardware queue of `ac` is empty builds
+    /// again from what it holds, and one with nothing stops contending for `ac`.
+    fn ul_rebuild(&mut self, m: &mut Medium, ac: usize, cx: &mut Ctx) {
+        let list: Vec<u32> = match self.ul.as_deref() {
+            Some(ul) => ul.list.iter().map(|e| e.0).collect(),
+            None => return,
+        };
+        for s in list {
+            let node = s + 1;
+            if self.drivers[node as usize].hw[ac].len > 0 {
+                continue;
+            }
+            let c = contender(node, ac) as usize;
+            if m.dcf().frame(c).is_some() && !m.dcf().in_exchange(c) {
+                m.dcf_mut().unload_frame(c);
+            }
+            let acc = Ac::ALL[ac];
+            let d = &mut self.drivers[node as usize];
+            for t in 0..NUM_TIDS as u8 {
+                let tin = TinId::new(StationId(0), t);
+                if tin.ac() == acc && Driver::has_frames(&d.src, &d.held, tin) {
+                    d.sched.wake(tin, cx.now, &d.aql);
+                }
+            }
+            self.schedule(m, node, cx);
+            // The station's driver refills from its qdisc, as after its own exchange.
+            cx.out.push(crate::ctx::Req::Wake { dev: m.dev(node) });
+        }
+    }
+
+    /// Take apart the aggregates queued for `ac` at WiFi node `node`: their MPDUs go back to
+    /// the head of their TIDs in order, as if never built (they were not on the air).
+    pub(super) fn unbuild_node(&mut self, node: u32, ac: usize) {
+        let d = &mut self.drivers[node as usize];
+        let q = &mut d.hw[ac];
+        for k in (0..q.len).rev() {
+            let slot = (q.head + k) % HW_QUEUE_AGGS;
+            let agg = &mut q.aggs[slot];
+            for i in (0..agg.mpdus.len()).rev() {
+                let t = agg.tin_of(i);
+                d.held[t.index()].push_front(agg.mpdus[i]);
+            }
+            agg.mpdus.clear();
+        }
+        q.len = 0;
+        q.due = super::driver::NOT_DUE;
+    }
+
+    /// The uplink exchange's Multi-STA BlockAck rate and the AP's contenders (the medium's view
+    /// of its last frame, for the interframe spaces).
+    pub(super) fn ul_lone_frame(&self) -> (TxRate, std::ops::Range<usize>) {
+        let ul = self.ul.as_deref().expect("uplink OFDMA on");
+        let rate = ul
+            .users
+            .first()
+            .map(|u| ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate()))
+            .unwrap_or(self.beacon_rate);
+        let r0 = contender(0, 0) as usize;
+        (TxRate::Ofdm(rate), r0..r0 + crate::mac80211::NUM_ACS)
+    }
+
+    /// Whether an uplink exchange is on the air.
+    #[inline]
+    pub(super) fn ul_on_air(&self) -> bool {
+        self.ul.as_deref().is_some_and(|ul| ul.on_air())
+    }
+
+    /// The uplink exchanges' counters (None when off).
+    pub fn ul_ofdma_stats(&self) -> Option<&UlStats> {
+        self.ul.as_deref().map(|ul| &ul.stats)
+    }
+}
+
+/// A station's HE TB transmit vector on RU `ru`, from its link's HE SU vector (MCS 10 and 11
+/// only on RUs of 242 tones or more).
+fn tb_vector(link: TxVector, ru: RuSize) -> Option<HeTxVector> {
+    match link {
+        TxVector::He(t) => {
+            let mcs = if crate::phy::he::mcs_allowed(t.mcs, t.nss, ru) { t.mcs } else { t.mcs.min(9) };
+            Some(HeTxVector { format: HeFormat::Tb, ru, mcs, ..t })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phy::he::{HeGi, HeLtf, PacketPadding};
+    use crate::phy::vht::Width;
+
+    fn tb(ru: RuSize) -> HeTxVector {
+        let su = HeTxVector::su(7, 1, Width::Mhz80, HeGi::Us1_6, HeLtf::X2, PacketPadding::Us0).unwrap();
+        tb_vector(TxVector::He(su), ru).unwrap()
+    }
+
+    /// The saturated exchange of ns-3's 4-station trace (bench/ns3/ofdma_ul_trace.txt) by hand.
+    #[test]
+    fn saturated_exchange_by_hand() {
+        let band = ofdm::OfdmBand::Ghz5;
+        // Basic Trigger for 4 stations: 28 + 4 x 6 = 52 B at 6 Mb/s:
+        // 20 + 4 x ceil((16 + 416 + 6) / 24) = 96 us.
+        assert_eq!(basic_trigger_bytes(4), 52);
+        assert_eq!(ofdm::txtime(band, crate::phy::error_rate::OfdmRate::R6, 52), Nanos::from_us(96));
+        // aPPDUMaxTime cut to whole symbols: TB preamble 20 + RL-SIG 4 + SIG-A 8 + HE-STF 8 +
+        // one 2x HE-LTF (6.4 + 1.6) = 48 us; floor((5484 - 48) / 14.4) = 377 symbols:
+        // 5476.8 us; L_LENGTH = ceil((5476.8 - 20) / 4) x 3 - 5 = 4090.
+        let v = tb(RuSize::Tones242);
+        assert_eq!(ul_length(band, v, TB_PPDU_MAX), (4090, Nanos(5_476_800)));
+        // 242-tone RU at MCS 7: N_DBPS 1170; 377 symbols carry 35 MPDUs of 1538 B
+        // (35 x 1544 - 2 = 54 038 B; a 36th needs 378 symbols).
+        assert!(tb_time(band, v, 54_038) <= Nanos(5_476_800));
+        assert!(tb_time(band, v, 54_038 + 1544) > Nanos(5_476_800));
+        // Multi-STA BlockAck, all four all-ack: 22 + 4 x 2 = 30 B at 24 Mb/s: 32 us.
+        assert_eq!(multi_sta_ba_bytes(4, &[]), 30);
+        assert_eq!(ofdm::txtime(band, crate::phy::error_rate::OfdmRate::R24, 30), Nanos::from_us(32));
+        // Two stations all-ack and two that sent QoS Null frames, with a 256-bit BlockAck
+        // context each: 22 + 2 x 2 + 2 x 36 = 98 B (the trace's half-load exchanges).
+        assert_eq!(multi_sta_ba_bytes(2, &[32, 32]), 98);
+    }
+
+    #[test]
+    fn queue_size_follows_ns3() {
+        assert_eq!(queue_size(0), 0);
+        assert_eq!(queue_size(1538), 7);
+        assert_eq!(queue_size(64_768), 253);
+        assert_eq!(queue_size(64_769), 254);
+        assert_eq!(queue_size(1_000_000), 254);
+    }
+
+    #[test]
+    fn ul_length_round_trips() {
+        // L_LENGTH gives back the duration (eq. 27-11: (L + 3 + 2) / 3 x 4 + 20, cut to whole
+        // symbols).
+        let band = ofdm::OfdmBand::Ghz5;
+        for ru in [RuSize::Tones52, RuSize::Tones106, RuSize::Tones242] {
+            let v = tb(ru);
+            for psdu in [500, 1542, 20_000, 60_000] {
+                let (l, d) = ul_length(band, v, tb_time(band, v, psdu));
+                let back = Nanos(((l as u64 + 5).div_ceil(3)) * 4_000 + 20_000);
+                assert_eq!(ul_length(band, v, back).1, d, "{ru:?} {psdu}");
+            }
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Uplink OFDMA against ns-3 3.44's round-robin multi-user scheduler (issue 24): every case of
+//! bench/ns3/ofdma_ul.csv (written by `bench/ns3/run_ofdma.sh ul`, which builds
+//! bench/ns3/ofdma_ul.cc against the ns-3 wheel from PyPI) is simulated with the same cell,
+//! `[ap] ofdma = "dl+ul"`, `mu_access_interval = "1ms"`: every station sends saturating (700/N
+//! Mb/s) or half-load (120/N Mb/s) UDP to the server behind the AP. The table (goodput, each
+//! station's mean delay to the end of the PPDU that carried the packet) is printed; the half-load
+//! goodput must agree within 5 %. The saturated goodput does NOT agree within 5 % (+11 to +20 %;
+//! the single-user uplink without OFDMA already differs by +5 % at 4 and +32 % at 18 stations,
+//! docs/model-ofdma.md), nor the half-load per-station delay: that is printed, not asserted.
+//! The Basic Triggers' RU sizes, stations per Trigger and MPDUs per full HE TB PPDU are checked
+//! against ns-3's (bench/ns3/ofdma_ul_trace.txt).
+//! `cargo test --release --test ofdma_ul_ns3 -- --nocapture` prints the table of
+//! docs/model-ofdma.md.
+
+use airsched_core::{parse_scenario, Simulation};
+
+const CSV: &str = include_str!("../../../bench/ns3/ofdma_ul.csv");
+const TRACE: &str = include_str!("../../../bench/ns3/ofdma_ul_trace.txt");
+
+/// One case of the ns-3 table: per station goodput and mean delay to the PPDU's end.
+struct Case {
+    n: u32,
+    load: String,
+    rate_mbps: f64,
+    goodput: Vec<f64>,
+    delay_ms: Vec<f64>,
+}
+
+fn cases() -> Vec<Case> {
+    let mut lines = CSV.lines();
+    assert_eq!(lines.next(), Some("n,load,rate_mbps,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms"));
+    let mut out: Vec<Case> = Vec::new();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        let (n, load, rate) = (f[0].parse().unwrap(), f[1].to_string(), f[2].parse().unwrap());
+        if out.last().is_none_or(|c| c.n != n || c.load != load) {
+            out.push(Case { n, load, rate_mbps: rate, goodput: Vec::new(), delay_ms: Vec::new() });
+        }
+        let c = out.last_mut().unwrap();
+        c.goodput.push(f[4].parse().unwrap());
+        c.delay_ms.push(f[6].parse().unwrap());
+    }
+    out
+}
+
+/// The ns-3 program's cell in airsched's keys: an 802.11ax AP, 80 MHz, one stream, 1.6 us GI
+/// (2x HE-LTF), every station HE MCS 7 with one stream, BlockAck window 256, A-MPDUs up to
+/// aPPDUMaxTime, beacons on, a perfect channel; the stations' 1472-byte UDP flows start 0.1 ms
+/// apart, as the ns-3 clients do, to a server behind a 10 Gbit/s link without delay (ns-3's
+/// servers run on the AP).
+fn scenario(n: u32, rate_mbps: f64) -> String {
+    let mut s = String::from(
+        "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 1\n\
+         [cell]\nstandard = \"802.11ax\"\nwidth = 80\nnss = 1\nguard_interval = \"1.6us\"\n\
+         max_aggregate_mpdus = 256\nmax_aggregate_time = \"5484us\"\n\
+         [wired]\nrate = \"10Gbit\"\ndelay = \"0ms\"\n[ap]\nmac_queue = \"fq-mac\"\n",
+    );
+    s += &format!("ofdma = \"dl+ul\"\nmu_stations = {}\nmu_access_interval = \"1ms\"\n", n.min(74));
+    for i in 0..n {
+        s += &format!("[[station]]\nname = \"s{i}\"\nmcs = 7\nnss = 1\n");
+    }
+    for i in 0..n {
+        s += &format!(
+            "[[flow]]\nname = \"u{i}\"\nsrc = \"s{i}\"\ndst = \"server\"\nrate = \"{rate_mbps:.4}Mbit\"\nsize = 1472\n\
+             start = \"{:.4}s\"\n",
+            0.1 + i as f64 * 1e-4
+        );
+    }
+    s
+}
+
+fn run(n: u32, rate_mbps: f64) -> (Vec<f64>, Vec<f64>, Simulation) {
+    let scn = parse_scenario(&scenario(n, rate_mbps), "ofdma-ul-ns3.toml").unwrap();
+    let mut sim = Simulation::new(&scn).unwrap();
+    let r = sim.finish().unwrap();
+    let goodput = r.flows.iter().map(|f| f.goodput_mbps).collect();
+    let delay = r.flows.iter().map(|f| f.delay_mean_ms).collect();
+    (goodput, delay, sim)
+}
+
+#[test]
+fn ul_ofdma_against_ns3_table() {
+    let mut failed = Vec::new();
+    println!("| stations | load | offered Mb/s per station | ns-3 Mb/s | airsched Mb/s | diff | ns-3 delay to PPDU end, ms (min-max over stations) | airsched delay ms | largest per-station delay diff |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for c in cases() {
+        let (goodput, delay, sim) = run(c.n, c.rate_mbps);
+        let (ns3_total, total): (f64, f64) = (c.goodput.iter().sum(), goodput.iter().sum());
+        let diff = total / ns3_total - 1.0;
+        if c.load == "half" && diff.abs() > 0.05 {
+            failed.push(format!("{} stations {}: goodput {total:.1} against {ns3_total:.1}", c.n, c.load));
+        }
+        let range = |v: &[f64]| {
+            let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().cloned().fold(0.0, f64::max);
+            format!("{lo:.2}-{hi:.2}")
+        };
+        let worst = c.delay_ms.iter().zip(&delay).map(|(a, b)| (b / a - 1.0).abs()).fold(0.0, f64::max);
+        let st = sim.ul_ofdma_stats().expect("uplink OFDMA on");
+        println!(
+            "| {} | {} | {:.2} | {ns3_total:.1} | {total:.1} | {:+.2} % | {} | {} | {:.1} % | ({} Basic Triggers, {} TB PPDUs, {} of them QoS Null, {} MPDUs)",
+            c.n,
+            c.load,
+            c.rate_mbps,
+            100.0 * diff,
+            range(&c.delay_ms),
+            range(&delay),
+            100.0 * worst,
+            st.basic_triggers,
+            st.tb_ppdus,
+            st.qos_null_ppdus,
+            st.tb_mpdus,
+        );
+    }
+    assert!(failed.is_empty(), "more than 5 % from ns-3 3.44: {failed:?}");
+}
+
+/// Diagnostic (ignored): the same cells single-user (`ofdma` off) and with OFDMA, goodput only.
+#[test]
+#[ignore]
+fn probe() {
+    if let Ok(v) = std::env::var("PROBE_DELAYS") {
+        let n: u32 = v.parse().unwrap();
+        let c = cases().into_iter().find(|c| c.n == n && c.load == "half").unwrap();
+        let (_, delay, _) = run(n, c.rate_mbps);
+        let s0 = scenario(n, c.rate_mbps)
+            .replace("ofdma = \"dl+ul\"\n", "")
+            .replace(&format!("mu_stations = {}\n", n.min(74)), "")
+            .replace("mu_access_interval = \"1ms\"\n", "");
+        let scn = parse_scenario(&s0, "p.toml").unwrap();
+        let mut sim = Simulation::new(&scn).unwrap();
+        let r = sim.finish().unwrap();
+        let su: Vec<f64> = r.flows.iter().map(|f| f.delay_mean_ms).collect();
+        println!("SU mean delay {:.2}", su.iter().sum::<f64>() / su.len() as f64);
+        println!("OFDMA mean delay {:.2}", delay.iter().sum::<f64>() / delay.len() as f64);
+        for (i, (a, b)) in c.delay_ms.iter().zip(&delay).enumerate() {
+            println!("sta {i}: ns-3 {a:.2} airsched {b:.2}");
+        }
+        return;
+    }
+    for (n, rate) in [(4u32, 175.0), (18, 38.8889), (9, 77.7778)] {
+        for on in [false, true] {
+            let mut s = scenario(n, rate);
+            if !on {
+                s = s
+                    .replace("ofdma = \"dl+ul\"\n", "")
+                    .replace(&format!("mu_stations = {}\n", n.min(74)), "")
+                    .replace("mu_access_interval = \"1ms\"\n", "");
+            }
+            let scn = parse_scenario(&s, "p.toml").unwrap();
+            let mut sim = Simulation::new(&scn).unwrap();
+            let r = sim.finish().unwrap();
+            let total: f64 = r.flows.iter().map(|f| f.goodput_mbps).sum();
+            println!(
+                "n={n} ofdma={on} goodput={total:.1} ul={:?}",
+                sim.ul_ofdma_stats().map(|u| (
+                    u.basic_triggers,
+                    u.tb_ppdus,
+                    u.qos_null_ppdus,
+                    u.tb_mpdus,
+                    u.multi_sta_bas
+                ))
+            );
+            if let Some(u) = sim.ul_ofdma_stats() {
+                for (t, e) in u.log.iter().filter(|(t, _)| t.0 > 1_000_000_000).take(8) {
+                    println!("  {t:?} {e:?}");
+                }
+            }
+        }
+    }
+}
+
+/// ns-3's saturated Basic Triggers (after warm-up): airsched's solicit as many stations on the
+/// same RU size (4 x 242, 8 x 106, 16 x 52 tones), and a full HE TB PPDU (aPPDUMaxTime) carries
+/// as many MPDUs on each RU size (35, 15, 7) as ns-3's most filled ones.
+#[test]
+fn basic_triggers_are_ns3s() {
+    /// A saturated case of the trace: its station count, per Trigger (stations, RU MHz), and
+    /// the most MPDUs in a TB PPDU.
+    type Traced = (u32, Vec<(usize, u32)>, u32);
+    let mut saturated = false;
+    let mut ns3: Vec<Traced> = Vec::new();
+    for l in TRACE.lines() {
+        if let Some(h) = l.strip_prefix("# n=") {
+            let n: u32 = h.split(' ').next().unwrap().parse().unwrap();
+            saturated = h.contains("saturated");
+            if saturated {
+                ns3.push((n, Vec::new(), 0));
+            }
+            continue;
+        }
+        if !saturated {
+            continue;
+        }
+        let c = ns3.last_mut().unwrap();
+        if let Some(users) = l.strip_prefix("tf ").and_then(|x| x.split(" users ").nth(1)) {
+            let u: Vec<u32> = users.split(' ').map(|x| x.split(':').nth(1).unwrap().parse().unwrap()).collect();
+            assert!(u.iter().all(|&w| w == u[0]));
+            c.1.push((u.len(), u[0]));
+        } else if let Some(m) = l.split(" mpdus=").nth(1) {
+            c.2 = c.2.max(m.split(' ').next().unwrap().parse().unwrap());
+        }
+    }
+    assert_eq!(ns3.len(), 3);
+    let mhz_of = |tones: u32| match tones {
+        26 => 2,
+        52 => 4,
+        106 => 8,
+        242 => 20,
+        484 => 40,
+        _ => 80,
+    };
+    for (n, triggers, most) in ns3 {
+        let c = cases().into_iter().find(|c| c.n == n && c.load == "saturated").unwrap();
+        let (_, _, sim) = run(n, c.rate_mbps);
+        let st = sim.ul_ofdma_stats().unwrap();
+        let ours: Vec<_> = st.log.iter().filter(|(t, _)| t.0 >= 1_000_000_000).take(triggers.len()).collect();
+        assert!(!ours.is_empty(), "{n} stations: no Basic Trigger after warm-up");
+        for ((users, mhz), (_, u)) in triggers.iter().zip(&ours) {
+            assert_eq!(*users, u.len(), "{n} stations: stations per Basic Trigger");
+            assert!(u.iter().all(|x| mhz_of(x.1) == *mhz), "{n} stations: RU size {mhz} MHz against {u:?}");
+        }
+        let ours_most = ours.iter().flat_map(|(_, u)| u.iter().map(|x| x.2)).max().unwrap();
+        assert_eq!(ours_most, most, "{n} stations: MPDUs in a full HE TB PPDU");
+    }
+}
+
+/// Bad combinations are one-line errors naming the key.
+#[test]
+fn ul_ofdma_errors() {
+    let cell = "[cell]\nstandard = \"802.11ax\"\nwidth = 80\nguard_interval = \"0.8us\"\n";
+    let err = |text: &str| match parse_scenario(text, "t.toml") {
+        Ok(_) => panic!("parsed: {text}"),
+        Err(e) => e.0.into_iter().map(|e| format!("{}: {}", e.key, e.message)).collect::<Vec<_>>(),
+    };
+    let e = err(&format!("{cell}[ap]\nofdma = \"dl+ul\"\n[[station]]\nname = \"a\"\n"));
+    assert!(e.len() == 1 && e[0].starts_with("ap.ofdma: uplink OFDMA needs"), "{e:?}");
+    let e = err("[cell]\nstandard = \"802.11n\"\n[ap]\nofdma = \"dl+ul\"\n[[station]]\nname = \"a\"\n");
+    assert!(e.len() == 1 && e[0].starts_with("ap.ofdma: OFDMA is 802.11ax's"), "{e:?}");
+    let e = err(&format!("{}[ap]\nofdma = \"dl\"\nmu_access_interval = \"2ms\"\n", cell.replace("0.8us", "1.6us")));
+    assert!(e.len() == 1 && e[0].starts_with("ap.mu_access_interval: applies only with ofdma = \"dl+ul\""), "{e:?}");
+}
+
+/// scenarios/wifi6-ofdma-ul.toml parses and runs: Basic Triggers solicit up to 9 stations on
+/// equal RUs (9 x 26 tones when nine have data) and every upload is delivered.
+#[test]
+fn the_shipped_ul_scenario_runs() {
+    let text = include_str!("../../../scenarios/wifi6-ofdma-ul.toml");
+    let scn = parse_scenario(text, "wifi6-ofdma-ul.toml").unwrap();
+    let mut sim = Simulation::new(&scn).unwrap();
+    let r = sim.finish().unwrap();
+    let st = sim.ul_ofdma_stats().unwrap();
+    assert!(st.basic_triggers > 0 && st.log.iter().all(|(_, u)| u.len() <= 9 && u.iter().all(|x| x.1 == u[0].1)));
+    // Nine stations share 9 x 26 tones; fewer get larger RUs (`FinalizeTxVector`).
+    assert!(st.log.iter().any(|(_, u)| u.len() == 9 && u[0].1 == 26));
+    let up: f64 = r.flows.iter().filter(|f| f.name.starts_with('u')).map(|f| f.goodput_mbps).sum();
+    // 20 uploads of 500 kbit/s, all delivered (within the last second's queue).
+    assert!((up - 10.0).abs() < 0.2, "uploads {up:.2} Mb/s");
+    println!("uploads {up:.2} Mb/s, {} Basic Triggers, {} TB PPDUs", st.basic_triggers, st.tb_ppdus);
+}
