@@ -374,10 +374,13 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
                 continue
             # u32: the nodes (a hash table's own entry has neither a flowid nor matches); a node
             # with a policer or an action needs no flowid (class "": none)
-            # (node handles repeat across parents: every qdisc's first u32 node is 800::800)
-            if kind != "u32" or ("flowid" not in o and "match" not in o) or (h, o["fh"]) in seen:
+            # (the same node shows under its qdisc's and its classes' parents, so it is counted
+            # once a device; the ingress hook's nodes are another table, whose handles repeat
+            # the egress ones: 800::800)
+            node = ("ffff:" if h == "ffff:" else "", o["fh"])
+            if kind != "u32" or ("flowid" not in o and "match" not in o) or node in seen:
                 continue
-            seen.add((h, o["fh"]))
+            seen.add(node)
             keys = tuple(sorted((int(m["value"], 16), int(m["mask"], 16), int(m["off"])) for m in o.get("match", [])))
             t.filters.append((int(f["pref"]), f["protocol"], "u32", o.get("flowid", ""), keys))
     t.protos = sorted(protos)
