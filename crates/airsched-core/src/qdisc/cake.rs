@@ -277,7 +277,7 @@ impl Tin {
     }
 
     /// `list_move_tail`. A flow that is already the tail of `l` stays where it is (the refill
-    /// of the only flow of the old list, the common case under TCP).
+    /// of the only flow of the old list).
     fn list_move_tail(&mut self, f: u16, l: usize) {
         if self.tail[l] == f {
             return;
