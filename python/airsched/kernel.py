@@ -178,7 +178,8 @@ def kinds_used(text: str) -> set[str]:
         while i < len(w):
             if w[i] in skip:
                 i += 3 if w[i] == "estimator" else 2
-            elif w[i] in ("root", "ingress", "egress"):
+            elif w[i] in ("root", "ingress", "egress", "clsact"):
+                # (a clsact hook is, like the ingress qdisc, part of every kernel with sch_ingress)
                 i += 1
             else:
                 used.add(w[i])
@@ -341,7 +342,7 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
     handles += [cl["classid"] for cl in classes_from_text(c)]
     if hook:
         handles.append("ffff:")
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     protos = set()
     police: set[str] = set()
     # hfsc's root class has the qdisc's own handle (`class hfsc 1: root`): ask each parent once.
@@ -359,23 +360,29 @@ def kernel_tree(ns: Netns, dev: str) -> Tree:
                 continue
             if kind in ("fw", "matchall"):
                 protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
-                t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("classid", o.get("flowid")), ()))
+                t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("classid", o.get("flowid")) or "", ()))
                 continue
             if kind == "basic":
                 protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
-                t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("flowid", o.get("classid")),
+                t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("flowid", o.get("classid")) or "",
                                   (("ematch", ematch_text(o.get("ematch", ""))),)))
                 continue
             if kind == "flower":
                 protos.add((f.get("parent", h), int(f["pref"]), f["protocol"], kind))
-                t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("classid", o.get("flowid")),
+                t.filters.append((int(f["pref"]), f["protocol"], kind, o.get("classid", o.get("flowid")) or "",
                                   flower_keys(o.get("keys", {}))))
                 continue
-            if kind != "u32" or "flowid" not in o or o["fh"] in seen:
+            # u32: the nodes (a hash table's own entry has neither a flowid nor matches); a node
+            # with a policer or an action needs no flowid (class "": none)
+            # (the same node shows under its qdisc's and its classes' parents, so it is counted
+            # once a device; the ingress hook's nodes are another table, whose handles repeat
+            # the egress ones: 800::800)
+            node = ("ffff:" if h == "ffff:" else "", o["fh"])
+            if kind != "u32" or ("flowid" not in o and "match" not in o) or node in seen:
                 continue
-            seen.add(o["fh"])
+            seen.add(node)
             keys = tuple(sorted((int(m["value"], 16), int(m["mask"], 16), int(m["off"])) for m in o.get("match", [])))
-            t.filters.append((int(f["pref"]), f["protocol"], "u32", o["flowid"], keys))
+            t.filters.append((int(f["pref"]), f["protocol"], "u32", o.get("flowid", ""), keys))
     t.protos = sorted(protos)
     t.filters.sort()
     t.police = sorted(police)
@@ -468,7 +475,8 @@ def airsched_trees(text: str, path: str, devices: Sequence[str], txqueuelen: int
                         keys = (("ematch", ematch_text(f["ematch"])),)
                     # The kernel shows the ingress hook's filters under ffff:.
                     parent = "ffff:" if f["parent"] == "ffff:fff2" else f["parent"]
-                    cid = None if q["kind"] in ("ingress", "clsact") and f["classid"] in ("0:", "0:0") else f["classid"]
+                    # no class id (a filter with only a policer or a redirect): the kernel prints none
+                    cid = "" if f["classid"] in ("0:", "0:0") else f["classid"]
                     fl.append((int(f["prio"]), proto, f["kind"], cid, keys))
                     protos.add((parent, int(f["prio"]), proto, f["kind"]))
                     if f.get("police"):

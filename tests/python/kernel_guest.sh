@@ -15,7 +15,8 @@
 # checkout's .venv, else python3). ICOUNT=1 boots with `-icount shift=0,sleep=on` (software
 # emulation; the guest's clock advances 2^shift ns per instruction, so the guest is a fixed
 # 1-instruction-per-ns machine however slow the emulation: for behaviour numbers; ICOUNT_SHIFT
-# sets another shift). `shift=auto` instead ties the guest clock to the host's wall clock: the
+# sets another shift). `sleep=off` (the idle guest jumps to its next timer) was tried: tbf's
+# rows came out exact, but cake's shaper stalled (seconds of delay), so idle time stays real. `shift=auto` instead ties the guest clock to the host's wall clock: the
 # emulated CPU is then too slow for a Python UDP sender to offer 12 Mbit/s (the kernel rows read
 # a third of the rate). Otherwise KVM when /dev/kvm exists.
 # `-cpu max`: the host's numpy (pandas, for `conformance behaviour`) needs more than QEMU's
@@ -46,6 +47,10 @@ busybox depmod -b "$init" "$kver"
 # The command, quoted for the guest's shell.
 cmd=""
 for a in "$@"; do cmd="$cmd '$(printf %s "$a" | sed "s/'/'\\\\''/g")'"; done
+# quoted once more: it is spliced into the single-quoted `sh -c '...'` of the init script below
+# (an argument with a space, e.g. `--case 'cake 10mbit flows'`, was split there and the guest's
+# init exited: "Attempted to kill init")
+cmd=$(printf %s "$cmd" | sed "s/'/'\\\\''/g")
 cat > "$init/init" <<EOF
 #!/bin/busybox sh
 /bin/busybox --install -s /bin

@@ -40,3 +40,32 @@ def test_scaling_multiplies_every_rate_of_the_tree_and_the_flows() -> None:
 def test_a_policed_tree_needs_act_police() -> None:
     police = next(c for c in behaviour.CASES if c.name.startswith("police"))
     assert "police" in kernel.kinds_used(police.tc)
+
+
+def test_flows_start_a_lead_after_the_tree_on_both_sides() -> None:
+    # the kernel's qdisc exists (its timers running) before the traffic: fq_pie's first
+    # probability update is 500 ms after the tree, not 500 ms into the traffic
+    text = behaviour.scenario_text(behaviour.CASES[1], 5)
+    assert f'start = "{behaviour.LEAD}s"' in text
+    assert f'duration = "{behaviour.LEAD + 5:g}s"' in text and f'warmup = "{behaviour.LEAD + 1:g}s"' in text
+
+
+def test_per_host_cases_put_hosts_on_the_side_cake_isolates() -> None:
+    src = next(c for c in behaviour.CASES if "dual-srchost" in c.name)
+    dst = next(c for c in behaviour.CASES if "dual-dsthost" in c.name)
+    # kernel: three sender addresses (srchost) or three receiver addresses (dsthost)
+    assert {behaviour.src_addr(src, i) for i in range(len(src.flows))} == {"10.99.0.11", "10.99.0.12", "10.99.0.13"}
+    assert {behaviour.dst_addr(src, i) for i in range(len(src.flows))} == {"10.99.0.2"}
+    assert {behaviour.dst_addr(dst, i) for i in range(len(dst.flows))} == {"10.99.0.2", "10.99.0.3", "10.99.0.4"}
+    # airsched: stations as the hosts; the tree on the AP's eth0 for the uplink, the server's
+    # for the downlink
+    t = behaviour.scenario_text(src, 5)
+    assert '[ap]\ntc = "tc qdisc add dev eth0 root handle 1: cake' in t and 'src = "sta3"' in t and 'dst = "server"' in t
+    t = behaviour.scenario_text(dst, 5)
+    assert '[server]\ntc = ' in t and 'dst = "sta3"' in t and t.count("[[station]]") == 3
+
+
+def test_an_ingress_tree_goes_on_the_receiver() -> None:
+    case = next(c for c in behaviour.CASES if c.at == "ingress")
+    assert '[ap]\ntc = "tc qdisc add dev eth0 ingress' in behaviour.scenario_text(case, 5)
+    assert behaviour.scaled(case, 0.4).at == "ingress"

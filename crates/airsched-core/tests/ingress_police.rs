@@ -55,6 +55,25 @@ fn an_ingress_policer_passes_its_rate_of_ip_datagrams() {
     }
 }
 
+/// u32, fw and flower with a policer and no class id (tc marks such a u32 node terminal: its
+/// result is class 0 and only the actions count); the Debian 6.1 guest accepts each on the
+/// ingress hook (docs/tc-police.md).
+#[test]
+fn a_policer_needs_no_class_id_on_the_ingress_hook() {
+    for filter in [
+        "tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip dport 5001 0xffff police rate 4mbit burst 20k drop",
+        "tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip dport 5001 0xffff action police rate 4mbit burst 20k drop",
+        "tc filter add dev eth0 parent ffff: protocol ip prio 1 handle 6 fw police rate 4mbit burst 20k drop",
+        "tc filter add dev eth0 parent ffff: protocol ip prio 1 handle 6 fw action police rate 4mbit burst 20k drop",
+        "tc filter add dev eth0 parent ffff: protocol ip prio 1 flower ip_proto udp dst_port 5001 action police rate 4mbit burst 20k drop",
+    ] {
+        let tc = format!("tc qdisc add dev eth0 ingress\n{filter}\n");
+        let r = run(&wired(&tc).replace("dport = 5001\n", "dport = 5001\nmark = 6\n"));
+        close(goodput(&r, "a"), 4.0 * 1000.0 / 1028.0, 0.01);
+        close(goodput(&r, "b"), 2.0, 0.01);
+    }
+}
+
 #[test]
 fn without_a_drop_the_hook_changes_nothing() {
     let plain = run(&wired("tc qdisc add dev eth0 ingress\n"));

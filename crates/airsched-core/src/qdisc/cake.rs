@@ -134,10 +134,12 @@ struct TinStats {
 }
 
 struct Tin {
-    flows: Vec<Flow>,
+    /// A fixed-size array: indexing it with `f % QUEUES` (an AND, the identity on the queue
+    /// indices the lists hold) needs no bounds check on the dequeue path.
+    flows: Box<[Flow; QUEUES]>,
     hosts: Vec<Host>,
     tags: Vec<u32>,
-    backlogs: Vec<u32>,
+    backlogs: Box<[u32; QUEUES]>,
     overflow_idx: Vec<u16>,
     head: [u16; 3],
     tail: [u16; 3],
@@ -173,10 +175,12 @@ impl Tin {
                     prev: NIL,
                     next: NIL,
                 })
-                .collect(),
+                .collect::<Vec<Flow>>()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("QUEUES flows")),
             hosts: vec![Host::default(); QUEUES],
             tags: vec![0; QUEUES],
-            backlogs: vec![0; QUEUES],
+            backlogs: Box::new([0; QUEUES]),
             overflow_idx: vec![0; QUEUES],
             head: [NIL; 3],
             tail: [NIL; 3],
@@ -226,22 +230,30 @@ impl Tin {
         };
     }
 
+    /// Flow `f` of this tin (`f` < QUEUES: the modulo is the identity and spares the bounds
+    /// check).
+    #[inline]
+    fn flow(&mut self, f: u16) -> &mut Flow {
+        &mut self.flows[f as usize % QUEUES]
+    }
+
     fn list_push_tail(&mut self, f: u16, l: usize) {
-        let fl = &mut self.flows[f as usize];
+        let tail = self.tail[l];
+        let fl = self.flow(f);
         fl.list = l as u8;
         fl.next = NIL;
-        fl.prev = self.tail[l];
-        if self.tail[l] == NIL {
+        fl.prev = tail;
+        if tail == NIL {
             self.head[l] = f;
         } else {
-            self.flows[self.tail[l] as usize].next = f;
+            self.flow(tail).next = f;
         }
         self.tail[l] = f;
     }
 
     fn list_del(&mut self, f: u16) {
         let (l, prev, next) = {
-            let fl = &self.flows[f as usize];
+            let fl = self.flow(f);
             (fl.list, fl.prev, fl.next)
         };
         if l == NO_LIST {
@@ -251,20 +263,25 @@ impl Tin {
         if prev == NIL {
             self.head[l] = next;
         } else {
-            self.flows[prev as usize].next = next;
+            self.flow(prev).next = next;
         }
         if next == NIL {
             self.tail[l] = prev;
         } else {
-            self.flows[next as usize].prev = prev;
+            self.flow(next).prev = prev;
         }
-        let fl = &mut self.flows[f as usize];
+        let fl = self.flow(f);
         fl.list = NO_LIST;
         fl.prev = NIL;
         fl.next = NIL;
     }
 
+    /// `list_move_tail`. A flow that is already the tail of `l` stays where it is (the refill
+    /// of the only flow of the old list).
     fn list_move_tail(&mut self, f: u16, l: usize) {
+        if self.tail[l] == f {
+            return;
+        }
         self.list_del(f);
         self.list_push_tail(f, l);
     }
@@ -889,6 +906,7 @@ impl Cake {
 
     /// `cake_dequeue_one`: the head of the current flow, with the backlog bookkeeping.
     fn dequeue_one(&mut self, tin: usize, f: usize, cx: &QCtx<'_>) -> Option<PacketId> {
+        let f = f % QUEUES;
         let p = self.tins[tin].flows[f].queue.pop_front()?;
         let len = cx.len(p);
         let b = &mut self.tins[tin];
@@ -978,7 +996,8 @@ impl Cake {
                 } else {
                     continue 'begin;
                 };
-                let f = b.head[list] as usize;
+                // (a queue index: the modulo, an AND, tells the compiler so)
+                let f = b.head[list] as usize % QUEUES;
                 first_flow = false;
                 // Flow isolation (DRR++), host-scaled.
                 if b.flows[f].deficit <= 0 {

@@ -374,7 +374,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
         true
     }
 
-    /// The class id of a basic or matchall filter (`kind`). Without one the kernel's result is
+    /// The class id of a basic, matchall, fw or flower filter (`kind`). Without one the kernel's result is
     /// class 0: with a redirect the qdisc reads it as "no class" when the packet comes back
     /// (prio: priomap[0]), and with a policer on the ingress hook only the actions count; with
     /// neither, a filter on a qdisc needs one (an error at the command's end).
@@ -525,9 +525,11 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
             err(self.diags, kind, "a u32 filter needs at least one \"match\" (match u32 0 0 matches every packet); the kernel answers \"Selector not specified\"");
             return None;
         }
+        // tc marks a node with a flowid, an action or a policer terminal (f_u32.c `terminal_ok`):
+        // without a flowid its result is class 0 and only the actions count.
         let classid = match classid {
             Some(c) => c,
-            None if self.redirect.is_some() => Handle::UNSPEC,
+            None if self.redirect.is_some() || self.police.is_some() => Handle::UNSPEC,
             None => {
                 err_at(
                     self.diags,
@@ -835,14 +837,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
                 return None;
             }
         }
-        let classid = match classid {
-            Some(c) => c,
-            None if self.redirect.is_some() => Handle::UNSPEC,
-            None => {
-                err_at(self.diags, self.cur.end(), "fw filter without classid/flowid; add flowid MAJOR:MINOR");
-                return None;
-            }
-        };
+        let classid = self.classid_or_actions(classid, "fw")?;
         Some(FilterSpec {
             kind: FilterKind::Fw { handle: mark, mask },
             classid,
@@ -1018,13 +1013,7 @@ impl<'t, 'a, 'd> P<'t, 'a, 'd> {
                 }
             }
         }
-        let classid = match classid {
-            Some(c) => c,
-            None => {
-                err_at(self.diags, self.cur.end(), "flower filter without classid/flowid; add classid MAJOR:MINOR");
-                return None;
-            }
-        };
+        let classid = self.classid_or_actions(classid, "flower")?;
         Some(FilterSpec {
             kind: FilterKind::Flower(k),
             classid,
