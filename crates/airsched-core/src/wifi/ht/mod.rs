@@ -11,6 +11,7 @@
 //! station's are (AP, TID).
 
 mod airtime_est;
+pub mod amsdu;
 pub mod driver;
 mod exchange;
 pub mod firmware;
@@ -108,6 +109,8 @@ pub struct Ht {
     pub fw: Option<Box<Firmware>>,
     /// Downlink OFDMA at the AP (`[ap] ofdma = "dl"`, ofdma.rs); None when off.
     pub mu: Option<Box<ofdma::Mu>>,
+    /// A-MSDU inside A-MPDU at the AP (`[ap] amsdu`, amsdu.rs); None when off.
+    pub amsdu: Option<Box<amsdu::Amsdu>>,
 }
 
 /// Counters of the AP's next-steps mechanisms.
@@ -334,6 +337,7 @@ impl Ht {
             }
             _ => None,
         };
+        let amsdu = amsdu::Amsdu::new(&mac.amsdu, &tx);
         Ht {
             band: cell.band,
             basic: cell.basic_rates.clone(),
@@ -361,6 +365,7 @@ impl Ht {
             demotions: if mac.next.admission_sojourn.is_some() { vec![(0, 0); flow_keys.len()] } else { Vec::new() },
             fw: mac.next.firmware.map(|c| Box::new(Firmware::new(c, n * NUM_TIDS))),
             mu,
+            amsdu,
         }
     }
 
@@ -903,8 +908,11 @@ impl Ht {
     ) -> bool {
         let (n, ac, band) = (node as usize, agg.ac().index(), self.band);
         while f.count < limits.max_mpdus {
-            let Some(mp) = self.take(m, node, from, cx) else { return false };
-            let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            let Some(mut mp) = self.take(m, node, from, cx) else { return false };
+            let mpdu = match (node, self.amsdu.is_some()) {
+                (0, true) => self.amsdu_grow(m, from, &mut mp, f, limits, tx_limit, cx),
+                _ => ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len),
+            };
             let with = f.padded + ht::MPDU_DELIMITER_BYTES + mpdu;
             let fits = f.count == 0
                 || (with <= limits.max_bytes
@@ -952,7 +960,7 @@ impl Ht {
             self.give_up(m, 0, mp_tin, mp, cx);
             let mpdus = &self.drivers[0].hw[ac].aggs[slot].mpdus;
             let Some((last, rest)) = mpdus.split_last() else { return 0 };
-            let bytes = |mp: &Mpdu| ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            let bytes = |mp: &Mpdu| self.mpdu_bytes(mp, cx);
             psdu = rest.iter().map(|mp| ht::ampdu_subframe_bytes(bytes(mp))).sum::<u32>()
                 + ht::MPDU_DELIMITER_BYTES
                 + bytes(last);
