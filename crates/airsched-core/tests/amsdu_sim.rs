@@ -79,3 +79,42 @@ fn ht_amsdus_stay_within_the_4095_byte_mpdu_of_a_blockack_session() {
     // the same 20 MSDUs in the same 3828 us.
     assert!((10.0..=11.0).contains(&mean), "mean A-MPDU {mean} MPDUs");
 }
+
+fn edca_minstrel(ap_extra: &str) -> RunResults {
+    let path = format!("{}/../../scenarios/80211n-edca-minstrel.toml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text.replacen("airtime = \"mac80211\"\n", &format!("airtime = \"mac80211\"\n{ap_extra}\n"), 1);
+    run_scenario(&parse_scenario(&text, &path).unwrap()).expect("packet conservation holds")
+}
+
+#[test]
+fn tcp_over_lossy_links_with_retries_aql_and_minstrel_conserves_every_packet() {
+    // Errors, retries, lost BlockAcks (the receiver's copies), retry drops, AQL and the airtime
+    // scheduler, TCP data and ACKs, VO and BE: `run_scenario` checks that every packet is
+    // somewhere exactly once, and the run is deterministic.
+    let a = edca_minstrel(AMSDU);
+    let b = edca_minstrel(AMSDU);
+    assert_eq!(a.flows[0].goodput_mbps, b.flows[0].goodput_mbps);
+    assert_eq!(a.stations[1].retries, b.stations[1].retries);
+    for f in &a.flows[..2] {
+        assert!(f.goodput_mbps > 1.0, "{} {}", f.name, f.goodput_mbps);
+    }
+    assert!(a.stations[1].retries > 0, "the far station's link loses MPDUs");
+}
+
+#[test]
+fn one_error_loses_every_msdu_of_the_mpdu() {
+    // At an SNR where 1538-byte MPDUs sometimes fail, the 3076-byte A-MSDU MPDUs (two packets)
+    // fail more often: the error model sees the whole MPDU, and a failed MPDU's packets are
+    // retried together.
+    let fail = |ap: &str| {
+        let r = saturated("standard = \"802.11n\"", ap, "mcs = 7\nsnr = 22");
+        let s = &r.stations[0];
+        s.retries as f64 / (s.tx_frames + s.retries + s.drops_retry) as f64
+    };
+    let (single, amsdu) = (fail(""), fail(AMSDU));
+    // Twice the bytes: 1 - (1 - p)^2 for the pairs (most of each A-MPDU; the lone MPDUs that
+    // fill its end fail as often as before).
+    assert!(single > 0.3 && single < 0.7, "MPDU error rate {single}");
+    assert!(amsdu > single + 0.1 && amsdu < 1.0 - (1.0 - single).powi(2) + 0.02, "{single} -> {amsdu}");
+}

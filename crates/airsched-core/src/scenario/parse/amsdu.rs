@@ -155,15 +155,15 @@ mod tests {
         one_line(e.unwrap_err(), "expected 3895 or 7991 or 11454");
         // ath9k's FIFOs: no TX A-MSDU.
         let e = parse("standard = \"802.11n\"", "amsdu = \"mac80211\"", "mcs = 7");
-        one_line(e.unwrap_err(), "mac_queue = \\\"fq-mac\\\"");
+        one_line(e.unwrap_err(), "set mac_queue = \"fq-mac\"");
         // 802.11b: no A-MPDU, no A-MSDU here.
-        let e = parse("standard = \"802.11b\"", "amsdu = \"mac80211\"", "");
+        let e = parse("standard = \"802.11b\"", "amsdu = \"mac80211\"", "rate = \"11Mbps\"");
         one_line(e.unwrap_err(), "ap.amsdu");
-        let e = parse("standard = \"802.11b\"", "", "max_amsdu_len = 3839");
+        let e = parse("standard = \"802.11b\"", "", "rate = \"11Mbps\"\nmax_amsdu_len = 3839");
         one_line(e.unwrap_err(), "max_amsdu_len");
         // A word it does not know, and the fragment count without A-MSDU.
         let e = parse("standard = \"802.11n\"", "mac_queue = \"fq-mac\"\namsdu = \"on\"", "mcs = 7");
-        one_line(e.unwrap_err(), "\\\"off\\\" or \\\"mac80211\\\"");
+        one_line(e.unwrap_err(), "\"off\" or \"mac80211\"");
         let e = parse("standard = \"802.11n\"", "mac_queue = \"fq-mac\"\nmax_tx_fragments = 4", "mcs = 7");
         one_line(e.unwrap_err(), "applies only with amsdu");
         let e = parse(
