@@ -273,7 +273,8 @@ impl Ht {
         }
         let flow = cx.pkts.get(mp.pkt).flow;
         let band = self.band;
-        loop {
+        let max_frags = self.amsdu.as_deref().expect("A-MSDU on").max_frags;
+        while shape.n < max_frags {
             let Some(x) = self.take_new(m, 0, from, cx) else { break };
             let a = self.amsdu.as_deref().expect("A-MSDU on");
             let pk = cx.pkts.get(x.pkt);
