@@ -90,6 +90,10 @@ pub(super) fn station_lengths(rd: &mut Reader<'_>, root: &DeTable<'_>, stations:
         }
         out[i] = n as u32;
     }
+    // None given: empty, as the default configuration has it.
+    if out.iter().all(|&l| l == 0) {
+        out.clear();
+    }
     out
 }
 
