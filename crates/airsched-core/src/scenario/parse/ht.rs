@@ -814,6 +814,8 @@ pub(super) fn parse_ap_mac(
     let airtime = airtime.unwrap_or(AirtimeSched::Off);
     let mac80211 = airtime == AirtimeSched::Mac80211;
     let next = super::next_steps::parse_next_steps(rd, tbl, get, fq, mac80211);
+    let ofdma = super::ofdma::parse_ofdma(rd, tbl, get, standard, &next);
+    let amsdu = super::amsdu::parse_amsdu(rd, get, fq, &next, &ofdma);
     ApMacConfig {
         queue: if fq == Some(true) {
             MacQueue::FqMac
@@ -827,7 +829,8 @@ pub(super) fn parse_ap_mac(
         policy: Default::default(),
         dynamic_aggregate: dyn_time
             .map(|time| DynamicAggregate { time, stations: dyn_stations.unwrap_or(DYNAMIC_AGGREGATE_STATIONS) }),
-        ofdma: super::ofdma::parse_ofdma(rd, tbl, get, standard, &next),
+        ofdma,
+        amsdu,
         next,
     }
 }

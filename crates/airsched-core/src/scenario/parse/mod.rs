@@ -44,6 +44,7 @@ use crate::wifi::ifs::{CollisionDefer, EifsRule};
 use crate::words::Words;
 
 mod airtime;
+mod amsdu;
 mod bluetooth;
 mod cell;
 mod flow;
@@ -206,6 +207,9 @@ const AP_KEYS: &[&str] = &[
     "mu_scheduler",
     "mu_stations",
     "mu_access_interval",
+    // amsdu.rs (AMSDU_AP_KEYS)
+    "amsdu",
+    "max_tx_fragments",
 ];
 const STATION_KEYS: &[&str] = &[
     "name",
@@ -231,6 +235,7 @@ const STATION_KEYS: &[&str] = &[
     "kernel",
     "location",
     "cf_pollable",
+    "max_amsdu_len",
 ];
 /// `[[flow]]`'s keys: the ones every flow takes, then TCP's (listed once, in
 /// `with_tcp_flow_keys!`).
@@ -408,6 +413,7 @@ fn walk(rd: &mut Reader<'_>, root: &DeTable<'_>) -> Scenario {
     let mut ap_mac = ap_mac;
     ap_mac.policy =
         airtime::parse_airtime_groups(rd, root.get("airtime_group"), &names, stations.len(), standard, ap_mac.airtime);
+    ap_mac.amsdu.station_max_len = amsdu::station_lengths(rd, root, &stations);
     pcf::check_pcf(rd, cell_t.map(|(t, _)| t), &cell, &stations, root.get("station"), run.0.duration);
     let (bluetooth, bt_names) = bluetooth::parse_bluetooth(rd, root.get("bluetooth"), &names, standard);
     let piconet = bluetooth::parse_piconet(rd, root.get("piconet"));

@@ -371,6 +371,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
             dynamic_aggregate: None,
             next: Default::default(),
             ofdma: Default::default(),
+            amsdu: Default::default(),
         }
     );
     assert_eq!(s.ap.tc, None);
@@ -470,6 +471,7 @@ sack = false
             dynamic_aggregate: None,
             next: Default::default(),
             ofdma: Default::default(),
+            amsdu: Default::default(),
         }
     );
     assert_eq!(

@@ -2,7 +2,7 @@
 //! the BlockAck (or ACK), the receiver's reordering buffer, and the TX status that retries or
 //! drops each MPDU and reports airtime to the scheduler and AQL (docs/model-80211n-mac.md).
 
-use crate::ctx::{Ctx, DropCause};
+use crate::ctx::Ctx;
 use crate::mac::minstrel_ht;
 use crate::mac80211::{StationId, TinId, NUM_ACS};
 use crate::packet::PacketId;
@@ -170,7 +170,10 @@ impl Ht {
                     pkt,
                 };
                 let fcs_ok = decoded && agg.ok.has(k);
-                let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
+                let len = match self.amsdu.as_deref() {
+                    None => ht::qos_data_mpdu_bytes(pkt.ip_len),
+                    Some(a) => a.mpdu_bytes(mp.pkt, &cx.pkts),
+                };
                 let ampdu = reference.map(|r| (r, k + 1 == n));
                 tap.air_frame(data, Phy { start: ta, rate: a.rate, len, fcs_ok, snr_cdb: snr, ampdu });
             }
@@ -211,8 +214,13 @@ impl Ht {
         // The spatial streams share the transmit power: with two each sees 3 dB less SNR.
         let snr = r.snr_cdb(s, ta, data_dir).expect("a channel") - STREAM_SPLIT_CDB[tx.nss() as usize];
         agg.ok = AckMap::NONE;
+        let am = ht.amsdu.as_deref();
         for (i, mp) in agg.mpdus.iter().enumerate() {
-            let bytes = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            // One error loses the MPDU, every MSDU of an A-MSDU with it.
+            let bytes = match am {
+                None => ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len),
+                Some(a) => a.mpdu_bytes(mp.pkt, &cx.pkts),
+            };
             if r.decodes(node, mode, Preamble::Long, snr, bytes) {
                 agg.ok.set(i);
             }
@@ -266,11 +274,11 @@ impl Ht {
                     self.fw_left(tin, pkt, cx);
                 }
                 if node == 0 && self.policy_on {
-                    let bytes = cx.pkts.get(pkt).payload;
+                    let bytes = self.msdu_payload(pkt, cx);
                     self.drivers[0].sched.on_delivered(tin, bytes, cx.now);
                 }
                 // Ownership passes to the receiver; the slot is released at the exchange end.
-                cx.left_first_hop(m.dev(node), pkt);
+                self.msdus_left(m, node, pkt, cx);
                 let d = &mut self.drivers[node as usize];
                 let agg = d.hw[ac].head_mut();
                 agg.mpdus[i].delivered = true;
@@ -278,8 +286,7 @@ impl Ht {
                 pkt
             } else {
                 agg.mpdus[i].delivered = true;
-                let copy = *cx.pkts.get(pkt);
-                cx.pkts.alloc(copy)
+                self.copy_msdus(pkt, cx)
             };
             self.rx(node, tin, sn, deliver.0, cx);
         }
@@ -294,7 +301,7 @@ impl Ht {
         if ahead >= u32::MAX / 2 {
             // Older than the window: a duplicate.
             if what != RX_SKIP {
-                cx.pkts.free(PacketId(what));
+                self.free_msdus(PacketId(what), cx);
             }
             return;
         }
@@ -312,7 +319,7 @@ impl Ht {
             r.buf.pop_front();
             r.next = r.next.wrapping_add(1);
             if x != RX_SKIP {
-                cx.deliver(to, PacketId(x));
+                self.deliver_msdus(to, PacketId(x), cx);
             }
         }
     }
@@ -476,8 +483,8 @@ impl Ht {
                     cx.counters.stations[station as usize].acked_mpdus += 1;
                     if mp.pkt.0 != u32::MAX {
                         // The receiver had it already (an earlier BlockAck was lost).
-                        cx.left_first_hop(m.dev(node), mp.pkt);
-                        cx.pkts.free(mp.pkt);
+                        self.msdus_left(m, node, mp.pkt, cx);
+                        self.free_msdus(mp.pkt, cx);
                     }
                 } else {
                     if spent && !mp.delivered && (mp.attempts as u32) < limit {
@@ -538,11 +545,11 @@ impl Ht {
         if mp.est_us > 0 {
             d.aql.on_completed(tin.station(), tin.ac(), mp.est_us);
         }
-        cx.left_first_hop(m.dev(node), mp.pkt);
+        self.msdus_left(m, node, mp.pkt, cx);
         if mp.delivered {
-            cx.pkts.free(mp.pkt);
+            self.free_msdus(mp.pkt, cx);
         } else {
-            cx.drop_packet(mp.pkt, m.acct(node), DropCause::Retry);
+            self.drop_msdus(m, node, mp.pkt, cx);
             self.rx(node, tin, mp.sn, RX_SKIP, cx);
         }
     }
@@ -572,14 +579,19 @@ impl Ht {
     pub fn for_each_held(&self, mut count: impl FnMut(PacketId)) -> u64 {
         let ht = self;
         let mut copies = 0;
+        // Every MSDU of an MPDU (its A-MSDU's when A-MSDU is on).
+        let msdus = |p: PacketId, f: &mut dyn FnMut(PacketId)| match ht.amsdu.as_deref() {
+            None => f(p),
+            Some(a) => a.msdus(p).for_each(f),
+        };
         let mut mpdu = |m: &Mpdu, count: &mut dyn FnMut(PacketId)| {
             if m.pkt.0 == u32::MAX {
                 return;
             }
             if m.delivered {
-                copies += 1;
+                msdus(m.pkt, &mut |_| copies += 1);
             } else {
-                count(m.pkt);
+                msdus(m.pkt, count);
             }
         };
         for d in &ht.drivers {
@@ -600,7 +612,7 @@ impl Ht {
                 }
             }
             for r in &d.rx {
-                r.buf.iter().filter(|&&x| x != RX_EMPTY && x != RX_SKIP).for_each(|&x| count(PacketId(x)));
+                r.buf.iter().filter(|&&x| x != RX_EMPTY && x != RX_SKIP).for_each(|&x| msdus(PacketId(x), &mut count));
             }
         }
         // The users of an MU PPDU on the air (downlink OFDMA).

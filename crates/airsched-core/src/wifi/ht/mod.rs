@@ -11,6 +11,7 @@
 //! station's are (AP, TID).
 
 mod airtime_est;
+pub mod amsdu;
 pub mod driver;
 mod exchange;
 pub mod firmware;
@@ -111,6 +112,8 @@ pub struct Ht {
     pub mu: Option<Box<ofdma::Mu>>,
     /// Uplink OFDMA at the AP (`[ap] ofdma = "dl+ul"`, ofdma_ul.rs); None otherwise.
     pub ul: Option<Box<ofdma_ul::Ul>>,
+    /// A-MSDU inside A-MPDU at the AP (`[ap] amsdu`, amsdu.rs); None when off.
+    pub amsdu: Option<Box<amsdu::Amsdu>>,
 }
 
 /// Counters of the AP's next-steps mechanisms.
@@ -343,6 +346,7 @@ impl Ht {
             let he: Vec<u32> = mu.stations().collect();
             Box::new(ofdma_ul::Ul::new(mac.ofdma.access_interval, n, &he))
         });
+        let amsdu = amsdu::Amsdu::new(&mac.amsdu, &tx);
         Ht {
             band: cell.band,
             basic: cell.basic_rates.clone(),
@@ -371,6 +375,7 @@ impl Ht {
             fw: mac.next.firmware.map(|c| Box::new(Firmware::new(c, n * NUM_TIDS))),
             mu,
             ul,
+            amsdu,
         }
     }
 
@@ -917,8 +922,11 @@ impl Ht {
     ) -> bool {
         let (n, ac, band) = (node as usize, agg.ac().index(), self.band);
         while f.count < limits.max_mpdus {
-            let Some(mp) = self.take(m, node, from, cx) else { return false };
-            let mpdu = ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            let Some(mut mp) = self.take(m, node, from, cx) else { return false };
+            let mpdu = match (node, self.amsdu.is_some()) {
+                (0, true) => self.amsdu_grow(m, from, &mut mp, f, limits, tx_limit, cx),
+                _ => ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len),
+            };
             let with = f.padded + ht::MPDU_DELIMITER_BYTES + mpdu;
             let fits = f.count == 0
                 || (with <= limits.max_bytes
@@ -966,7 +974,7 @@ impl Ht {
             self.give_up(m, 0, mp_tin, mp, cx);
             let mpdus = &self.drivers[0].hw[ac].aggs[slot].mpdus;
             let Some((last, rest)) = mpdus.split_last() else { return 0 };
-            let bytes = |mp: &Mpdu| ht::qos_data_mpdu_bytes(cx.pkts.get(mp.pkt).ip_len);
+            let bytes = |mp: &Mpdu| self.mpdu_bytes(mp, cx);
             psdu = rest.iter().map(|mp| ht::ampdu_subframe_bytes(bytes(mp))).sum::<u32>()
                 + ht::MPDU_DELIMITER_BYTES
                 + bytes(last);

@@ -150,6 +150,9 @@ pub struct ApMacConfig {
     /// `ofdma`, `mu_scheduler`, `mu_stations`: downlink OFDMA in an 802.11ax cell (off by
     /// default; `wifi/ht/ofdma.rs`).
     pub ofdma: super::ofdma::OfdmaConfig,
+    /// `amsdu`, `max_tx_fragments` and the stations' `max_amsdu_len`: A-MSDU inside A-MPDU at
+    /// the AP (off by default; `wifi/ht/amsdu.rs`).
+    pub amsdu: super::amsdu::AmsduConfig,
 }
 
 impl ApMacConfig {
@@ -330,6 +333,7 @@ impl Default for ApMacConfig {
             dynamic_aggregate: None,
             next: NextSteps::default(),
             ofdma: Default::default(),
+            amsdu: Default::default(),
         }
     }
 }
