@@ -224,7 +224,14 @@ impl EventQueue {
         Some((s.time, s.event))
     }
 
-    /// Events popped so far.
+    /// An event of the model handled without going through the queue (its effect was fixed
+    /// ahead, `net/wire.rs`): counted as processed, as if popped.
+    #[inline]
+    pub fn count_unqueued(&mut self) {
+        self.processed += 1;
+    }
+
+    /// Events processed so far (popped, or handled without the queue).
     pub fn processed(&self) -> u64 {
         self.processed
     }

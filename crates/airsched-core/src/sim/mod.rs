@@ -30,7 +30,7 @@ use crate::ctx::{Ctx, Req};
 use crate::engine::Event;
 use crate::metrics::recorder::{BlockMeter, Recorder};
 use crate::metrics::{Sample, SampleKind};
-use crate::net::{DevId, Link, Net, Node};
+use crate::net::{DevId, Link, Net, Node, Wire};
 use crate::packet::PacketId;
 use crate::radio::Dir;
 use crate::scenario::Scenario;
@@ -99,7 +99,21 @@ fn xmit(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: Dev
 /// looked at nothing of the qdisc). Results are identical either way.
 #[inline]
 fn xmit_own(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
-    let d = &net.devs[dev as usize];
+    let d = &mut net.devs[dev as usize];
+    if let Link::Wire(to) = d.link {
+        // A wire busy serialising: the packet's departure from the FIFO may be fixed now
+        // (`Wire::commit`), without a `WireTxDone` to take it out.
+        if !d.departures.is_empty() {
+            net.wire.catch_up(dev, to, d, cx, None);
+        }
+        if let Some(at) = Wire::departure_of(dev, d, pkt, cx) {
+            if !d.enqueue(dev, pkt, cx) {
+                return false;
+            }
+            net.wire.commit(dev, d, pkt, at, cx);
+            return true;
+        }
+    }
     if matches!(d.link, Link::Wifi(_) | Link::Wire(_)) && d.can_bypass(pkt, cx) {
         let mut offered = Some(pkt);
         run_dev_offered(net, wifi, bt, cx, dev, &mut offered);
@@ -241,6 +255,8 @@ impl Simulation {
         if reached && limit > self.cx.now {
             self.cx.now = limit;
         }
+        // The wires' fixed departures that the events processed so far include.
+        self.catch_up_wires(reached.then_some(limit));
         self.wall += started.elapsed();
         reached
     }
@@ -267,7 +283,12 @@ impl Simulation {
                 run_dev(&mut self.net, &mut self.wifi, &mut self.bt, &mut self.cx, iface);
             }
             Event::WireDeliver { iface, pkt } => {
-                if let Link::Wire(to) = self.net.devs[iface as usize].link {
+                let d = &mut self.net.devs[iface as usize];
+                if let Link::Wire(to) = d.link {
+                    // The packet left the FIFO before it was serialised (its stamps).
+                    if !d.departures.is_empty() {
+                        self.net.wire.catch_up(iface, to, d, &mut self.cx, None);
+                    }
                     self.arrive(to, pkt);
                 }
             }
@@ -289,6 +310,7 @@ impl Simulation {
                 }
             }
             Event::WarmupEnd => {
+                self.catch_up_wires(None);
                 // The part of a busy period in progress that lies after the warm-up belongs
                 // to the measured window.
                 let mut base = self.cx.counters.clone();
@@ -316,6 +338,16 @@ impl Simulation {
                     Event::BtMasterEnd => bt.on_master_end(&mut self.cx),
                     _ => bt.on_slave_end(&mut self.cx),
                 }
+            }
+        }
+    }
+
+    /// Every wired device's fixed departures that are due (`Wire::catch_up`): before the
+    /// event being handled, or (`upto`) at or before that time.
+    fn catch_up_wires(&mut self, upto: Option<Nanos>) {
+        for (i, d) in self.net.devs.iter_mut().enumerate() {
+            if let (Link::Wire(to), false) = (d.link, d.departures.is_empty()) {
+                self.net.wire.catch_up(i as DevId, to, d, &mut self.cx, upto);
             }
         }
     }
@@ -399,6 +431,7 @@ impl Simulation {
     // ----- measurement ---------------------------------------------------------------------
 
     fn on_sample(&mut self) {
+        self.catch_up_wires(None);
         let interval = self.scn.run.sample_interval;
         let secs = interval.as_secs_f64();
         let now = self.cx.now;
