@@ -231,6 +231,22 @@ impl EventQueue {
         self.processed += 1;
     }
 
+    /// Whether `event` at `time` would be popped next: no pending event comes before it.
+    #[inline]
+    pub fn would_be_next(&self, time: Nanos, event: &Event) -> bool {
+        self.next().is_none_or(|s| (time, event.class(), event.component()) < (s.time, s.class, s.component))
+    }
+
+    /// `event` at `time`, which [`Self::would_be_next`], is handled now without being queued:
+    /// it becomes the event being handled (for [`Self::before_current`]) and counts as
+    /// processed.
+    #[inline]
+    pub fn handle_unqueued(&mut self, time: Nanos, event: &Event) {
+        debug_assert!(self.would_be_next(time, event));
+        self.processed += 1;
+        self.last = (time, event.class(), event.component());
+    }
+
     /// Events processed so far (popped, or handled without the queue).
     pub fn processed(&self) -> u64 {
         self.processed

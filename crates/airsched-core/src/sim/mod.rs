@@ -225,9 +225,10 @@ impl Simulation {
         self.advance_at_most(until, u64::MAX);
     }
 
-    /// Like [`Self::advance`], but stop after `max_events` events, so that a caller can look up
-    /// between slices of bounded work (for Ctrl-C, or progress); the events processed are the
-    /// same as in one call. Returns whether min(until, end) was reached.
+    /// Like [`Self::advance`], but stop after `max_events` events (a popped tick whose
+    /// in-phase followers run with it counts them after it: the slice may run over by them),
+    /// so that a caller can look up between slices of bounded work (for Ctrl-C, or progress);
+    /// the events processed are the same as in one call. Returns whether min(until, end) was reached.
     pub fn advance_at_most(&mut self, until: Nanos, max_events: u64) -> bool {
         let started = Instant::now();
         let limit = until.min(self.end);
@@ -245,11 +246,11 @@ impl Simulation {
             let (t, ev) = self.cx.out.queue_mut().pop().expect("peeked");
             self.cx.now = t;
             self.handle(ev);
-            self.drain();
-            if !self.traffic.reads_due.is_empty() {
-                // The receiving applications read what this event delivered (traffic/tcp.rs).
-                with_xmit!(self, |tx, cx| self.traffic.flush_reads(cx, &mut tx));
-                self.drain();
+            self.after_event();
+            if let Event::FlowTick { flow, k } = ev {
+                if !self.traffic.tick_followers[flow as usize].is_empty() {
+                    self.run_followers(flow, k);
+                }
             }
         }
         if reached && limit > self.cx.now {
@@ -259,6 +260,42 @@ impl Simulation {
         self.catch_up_wires(reached.then_some(limit));
         self.wall += started.elapsed();
         reached
+    }
+
+    /// What follows every event (steps 3 and 4 of the processing order): the requests it
+    /// filed, then the reads of the receiving applications it delivered to (traffic/tcp.rs).
+    #[inline]
+    fn after_event(&mut self) {
+        self.drain();
+        if !self.traffic.reads_due.is_empty() {
+            with_xmit!(self, |tx, cx| self.traffic.flush_reads(cx, &mut tx));
+            self.drain();
+        }
+    }
+
+    /// The ticks of the flows that follow `leader` (same send times, `Traffic::tick_groups`),
+    /// right after its tick `k`: each is the `FlowTick` the queue would pop next (same time,
+    /// same class, the next flow), handled as that event with what follows it. A follower
+    /// whose tick another pending event precedes (one scheduled at this instant before it in
+    /// the order) is detached with those after it: their tick `k` goes into the queue, and
+    /// from then on they schedule their own.
+    fn run_followers(&mut self, leader: u32, k: u64) {
+        let now = self.cx.now;
+        let mut i = 0;
+        while let Some(&g) = self.traffic.tick_followers[leader as usize].get(i) {
+            let ev = Event::FlowTick { flow: g, k };
+            if !self.cx.out.queue().would_be_next(now, &ev) {
+                for g in self.traffic.tick_followers[leader as usize].split_off(i) {
+                    self.traffic.detach(leader, g);
+                    self.cx.schedule(now, Event::FlowTick { flow: g, k });
+                }
+                return;
+            }
+            self.cx.out.queue_mut().handle_unqueued(now, &ev);
+            with_xmit!(self, |tx, cx| self.traffic.on_flow_tick(g, k, cx, &mut tx));
+            self.after_event();
+            i += 1;
+        }
     }
 
     /// Stop the run where it stands (after an interrupt) and gather the results of what was

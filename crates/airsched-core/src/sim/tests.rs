@@ -128,3 +128,54 @@ fn fixed_wire_departures_are_those_of_one_wire_tx_done_per_packet() {
         }
     }
 }
+
+/// CBR flows with the same send times, with a ping (flow 1) at the same instants between the
+/// first two when `ping` (so the second and third detach at the first tick).
+fn in_phase(ping: bool, grouped: bool) -> Simulation {
+    let mut text = String::from(
+        "[run]\nduration = \"0.2s\"\nwarmup = \"0.02s\"\nsample_interval = \"20ms\"\nseed = 5\n[cell]\nstandard = \"802.11n\"\n",
+    );
+    for s in ["a", "b"] {
+        text += &format!("[[station]]\nname = \"{s}\"\nmcs = 7\nsnr = 25\n");
+    }
+    // 1470 bytes (the default size) at 11.76 Mbit/s: one packet per millisecond, as the ping.
+    let cbr = |name: &str, dst: &str| {
+        format!("[[flow]]\nname = \"{name}\"\nsrc = \"server\"\ndst = \"{dst}\"\nrate = \"11.76Mbit\"\n")
+    };
+    text += &cbr("f0", "a");
+    if ping {
+        text += "[[flow]]\nname = \"p\"\nprotocol = \"ping\"\nsrc = \"server\"\ndst = \"b\"\ninterval = \"1ms\"\n";
+    }
+    text += &cbr("f2", "b");
+    text += &cbr("f3", "a");
+    text += "[[flow]]\nname = \"other\"\nsrc = \"server\"\ndst = \"b\"\nrate = \"3Mbit\"\n";
+    text += "[[flow]]\nname = \"up\"\nsrc = \"a\"\ndst = \"server\"\nrate = \"11.76Mbit\"\n";
+    let scn = parse_scenario(&text, "t.toml").unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(&scn).expect("builds");
+    if !grouped {
+        sim.traffic.tick_followers.iter_mut().for_each(Vec::clear);
+        sim.traffic.follows.iter_mut().for_each(|f| *f = false);
+    }
+    sim
+}
+
+/// Flows ticking at the same instants ride on the first one's `FlowTick` with the results and
+/// event count of one event each, and a follower whose tick another event precedes detaches.
+#[test]
+fn cbr_flows_in_phase_tick_together_with_the_results_of_one_event_each() {
+    for ping in [false, true] {
+        let mut grouped = in_phase(ping, true);
+        let (f2, f3, up) = if ping { (2, 3, 5) } else { (1, 2, 4) };
+        // The upload from a station too: its ticks are at the same instants.
+        assert_eq!(grouped.traffic.tick_followers[0], vec![f2, f3, up], "the in-phase flows follow the first");
+        assert!(grouped.traffic.tick_followers[1..].iter().all(Vec::is_empty), "the rest lead none");
+        let a = grouped.finish().expect("conserved");
+        let b = in_phase(ping, false).finish().expect("conserved");
+        let show = |r: &crate::results::RunResults| format!("{:?}", r.without_wall_time());
+        assert_eq!(show(&a), show(&b), "ping {ping}: results");
+        assert_eq!(a.summary.events, b.summary.events);
+        // With the ping between them at every instant, the followers detach at once.
+        assert_eq!(grouped.traffic.follows[f2 as usize], !ping);
+        assert_eq!(grouped.traffic.tick_followers[0].is_empty(), ping);
+    }
+}
