@@ -95,14 +95,14 @@ impl Wire {
     #[inline]
     pub fn departure_of(id: DevId, dev: &Netdev, pkt: PacketId, cx: &Ctx) -> Option<Nanos> {
         let end = dev.tx_end?;
+        if cx.out.queue().before_current(end, &Event::WireTxDone { iface: id }) {
+            return None;
+        }
         if dev.busy || dev.sourced || cx.tap.is_some() || !dev.tail_drop_fifo() {
             return None;
         }
         let fb = &cx.flows[cx.pkts.get(pkt).flow as usize];
         if fb.first_hop == id && (fb.saturate || fb.tcp_local) {
-            return None;
-        }
-        if cx.out.queue().before_current(end, &Event::WireTxDone { iface: id }) {
             return None;
         }
         debug_assert_eq!(crate::qdisc::Qdisc::stats(&dev.qdisc).qlen, dev.departures.len() as u64);

@@ -264,7 +264,7 @@ impl Simulation {
 
     /// What follows every event (steps 3 and 4 of the processing order): the requests it
     /// filed, then the reads of the receiving applications it delivered to (traffic/tcp.rs).
-    #[inline]
+    #[inline(always)]
     fn after_event(&mut self) {
         self.drain();
         if !self.traffic.reads_due.is_empty() {

@@ -108,7 +108,7 @@ fn fixed_wire_departures_are_those_of_one_wire_tx_done_per_packet() {
         let mut most_fixed = 0;
         let mut t = Nanos::ZERO;
         while t < fixed.end() {
-            t = t + Nanos(137_000);
+            t += Nanos(137_000);
             fixed.advance(t);
             stepped.advance(t);
             assert_eq!(fixed.events(), stepped.events(), "{tc}: events up to {t:?}");
