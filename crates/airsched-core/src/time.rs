@@ -43,9 +43,11 @@ impl Nanos {
     /// Time to serialise `bits` at `bits_per_second`, rounded up to the next nanosecond.
     #[inline]
     pub fn for_bits(bits: u64, bits_per_second: u64) -> Nanos {
-        let num = bits as u128 * 1_000_000_000u128;
-        let d = bits_per_second as u128;
-        Nanos(num.div_ceil(d) as u64)
+        // In 64 bits while bits * 1e9 fits (any packet), the same quotient in 128 bits after.
+        match bits.checked_mul(1_000_000_000) {
+            Some(num) => Nanos(num.div_ceil(bits_per_second)),
+            None => Nanos((bits as u128 * 1_000_000_000u128).div_ceil(bits_per_second as u128) as u64),
+        }
     }
 }
 
@@ -96,6 +98,12 @@ mod tests {
         assert_eq!(Nanos::for_bits(12_000, 100_000_000), Nanos::from_us(120));
         // 1 bit at 3 bit/s = 333_333_333.33 ns, rounded up.
         assert_eq!(Nanos::for_bits(1, 3), Nanos(333_333_334));
+        // Either side of the largest bit count whose product with 1e9 fits 64 bits.
+        let last64 = u64::MAX / 1_000_000_000;
+        for bits in [last64 - 1, last64, last64 + 1, last64 * 3] {
+            let exact = (bits as u128 * 1_000_000_000).div_ceil(7_000_000_007);
+            assert_eq!(Nanos::for_bits(bits, 7_000_000_007), Nanos(exact as u64), "{bits} bits");
+        }
     }
 
     #[test]

@@ -224,7 +224,30 @@ impl EventQueue {
         Some((s.time, s.event))
     }
 
-    /// Events popped so far.
+    /// An event of the model handled without going through the queue (its effect was fixed
+    /// ahead, `net/wire.rs`): counted as processed, as if popped.
+    #[inline]
+    pub fn count_unqueued(&mut self) {
+        self.processed += 1;
+    }
+
+    /// Whether `event` at `time` would be popped next: no pending event comes before it.
+    #[inline]
+    pub fn would_be_next(&self, time: Nanos, event: &Event) -> bool {
+        self.next().is_none_or(|s| (time, event.class(), event.component()) < (s.time, s.class, s.component))
+    }
+
+    /// `event` at `time`, which [`Self::would_be_next`], is handled now without being queued:
+    /// it becomes the event being handled (for [`Self::before_current`]) and counts as
+    /// processed.
+    #[inline]
+    pub fn handle_unqueued(&mut self, time: Nanos, event: &Event) {
+        debug_assert!(self.would_be_next(time, event));
+        self.processed += 1;
+        self.last = (time, event.class(), event.component());
+    }
+
+    /// Events processed so far (popped, or handled without the queue).
     pub fn processed(&self) -> u64 {
         self.processed
     }

@@ -2,8 +2,11 @@
 //! and the accounting of what the discipline drops (`net/core/dev.c`'s `__dev_xmit_skb` and
 //! `qdisc_run`, `qdisc_watchdog` in `sch_api.c`, as far as a simulator needs them).
 
+use std::collections::VecDeque;
+
 use crate::ctx::Ctx;
 use crate::engine::Event;
+use crate::packet::PacketId;
 use crate::qdisc::{Enq, Qdisc, QdiscImpl};
 use crate::time::Nanos;
 
@@ -21,6 +24,11 @@ pub struct Netdev {
     /// Wired: a packet is being serialised until this time, and its `WireTxDone` was not
     /// scheduled because nothing could observe it yet (`Wire::kick`).
     pub tx_end: Option<Nanos>,
+    /// Wired, behind a tail-drop FIFO: the packets at the head of the FIFO whose departure
+    /// (the end of the serialisation before theirs) is already known, with that time, oldest
+    /// first; their `WireDeliver` is scheduled and no `WireTxDone` is (`Wire::commit`). The
+    /// FIFO holds them until something looks at it (`Wire::catch_up`).
+    pub departures: VecDeque<(Nanos, PacketId)>,
     /// Saturating sources send on this device: it files a top-up request whenever it looks at
     /// its queue (no other device needs to).
     pub sourced: bool,
@@ -85,6 +93,7 @@ impl Netdev {
             leaves_at_dequeue: true,
             busy: false,
             tx_end: None,
+            departures: VecDeque::new(),
             sourced: false,
             wake_at: None,
             hook: None,
@@ -95,7 +104,7 @@ impl Netdev {
 
     /// Offer a packet to the qdisc. Returns whether it was queued (false: dropped, already
     /// accounted and freed). Drops of other packets it caused are accounted too.
-    pub fn enqueue(&mut self, id: DevId, pkt: crate::packet::PacketId, cx: &mut Ctx) -> bool {
+    pub fn enqueue(&mut self, id: DevId, pkt: PacketId, cx: &mut Ctx) -> bool {
         cx.dropped.clear();
         let now = cx.now;
         let res = self.qdisc.enqueue(pkt, &mut cx.qctx(), now);
@@ -119,6 +128,25 @@ impl Netdev {
             let now = cx.now;
             f.pass(pkt, &mut cx.qctx(), now);
         }
+        if self.leaves_at_dequeue {
+            cx.left_first_hop(id, pkt);
+        }
+    }
+
+    /// Whether this device's root is a FIFO that drops only the packet offered to it when full
+    /// (pfifo, bfifo): the packets it holds leave in the order they came, at times the wire
+    /// alone decides.
+    #[inline]
+    pub fn tail_drop_fifo(&self) -> bool {
+        matches!(&self.qdisc, QdiscImpl::Fifo(f) if f.drops_only_the_offered())
+    }
+
+    /// The head packet `pkt` leaves the root FIFO at `at` (a departure fixed by
+    /// `Wire::commit`): the counters, stamp and first-hop release its dequeue at `at` gives.
+    #[inline]
+    pub fn depart(&mut self, id: DevId, pkt: PacketId, at: Nanos, cx: &mut Ctx) {
+        let out = self.qdisc.dequeue(&mut cx.qctx(), at);
+        debug_assert_eq!(out, Some(pkt), "a FIFO hands out its committed head");
         if self.leaves_at_dequeue {
             cx.left_first_hop(id, pkt);
         }

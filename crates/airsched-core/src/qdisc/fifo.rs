@@ -101,6 +101,13 @@ impl Fifo {
             }
     }
 
+    /// pfifo and bfifo: a full queue drops the packet offered, never one it holds, so what
+    /// it holds leaves in order, each at its dequeue.
+    #[inline]
+    pub fn drops_only_the_offered(&self) -> bool {
+        self.kind != FifoKind::PfifoHeadDrop
+    }
+
     /// `pkt` goes through the empty FIFO at once (see [`Fifo::takes_at_once`]): stamped and
     /// counted as an enqueue followed at once by its dequeue would (offered and sent, with no
     /// sojourn).

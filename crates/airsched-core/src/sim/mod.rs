@@ -30,7 +30,7 @@ use crate::ctx::{Ctx, Req};
 use crate::engine::Event;
 use crate::metrics::recorder::{BlockMeter, Recorder};
 use crate::metrics::{Sample, SampleKind};
-use crate::net::{DevId, Link, Net, Node};
+use crate::net::{DevId, Link, Net, Node, Wire};
 use crate::packet::PacketId;
 use crate::radio::Dir;
 use crate::scenario::Scenario;
@@ -99,7 +99,21 @@ fn xmit(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: Dev
 /// looked at nothing of the qdisc). Results are identical either way.
 #[inline]
 fn xmit_own(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
-    let d = &net.devs[dev as usize];
+    let d = &mut net.devs[dev as usize];
+    if let Link::Wire(to) = d.link {
+        // A wire busy serialising: the packet's departure from the FIFO may be fixed now
+        // (`Wire::commit`), without a `WireTxDone` to take it out.
+        if !d.departures.is_empty() {
+            net.wire.catch_up(dev, to, d, cx, None);
+        }
+        if let Some(at) = Wire::departure_of(dev, d, pkt, cx) {
+            if !d.enqueue(dev, pkt, cx) {
+                return false;
+            }
+            net.wire.commit(dev, d, pkt, at, cx);
+            return true;
+        }
+    }
     if matches!(d.link, Link::Wifi(_) | Link::Wire(_)) && d.can_bypass(pkt, cx) {
         let mut offered = Some(pkt);
         run_dev_offered(net, wifi, bt, cx, dev, &mut offered);
@@ -211,9 +225,10 @@ impl Simulation {
         self.advance_at_most(until, u64::MAX);
     }
 
-    /// Like [`Self::advance`], but stop after `max_events` events, so that a caller can look up
-    /// between slices of bounded work (for Ctrl-C, or progress); the events processed are the
-    /// same as in one call. Returns whether min(until, end) was reached.
+    /// Like [`Self::advance`], but stop after `max_events` events (a popped tick whose
+    /// in-phase followers run with it counts them after it: the slice may run over by them),
+    /// so that a caller can look up between slices of bounded work (for Ctrl-C, or progress);
+    /// the events processed are the same as in one call. Returns whether min(until, end) was reached.
     pub fn advance_at_most(&mut self, until: Nanos, max_events: u64) -> bool {
         let started = Instant::now();
         let limit = until.min(self.end);
@@ -231,18 +246,56 @@ impl Simulation {
             let (t, ev) = self.cx.out.queue_mut().pop().expect("peeked");
             self.cx.now = t;
             self.handle(ev);
-            self.drain();
-            if !self.traffic.reads_due.is_empty() {
-                // The receiving applications read what this event delivered (traffic/tcp.rs).
-                with_xmit!(self, |tx, cx| self.traffic.flush_reads(cx, &mut tx));
-                self.drain();
+            self.after_event();
+            if let Event::FlowTick { flow, k } = ev {
+                if !self.traffic.tick_followers[flow as usize].is_empty() {
+                    self.run_followers(flow, k);
+                }
             }
         }
         if reached && limit > self.cx.now {
             self.cx.now = limit;
         }
+        // The wires' fixed departures that the events processed so far include.
+        self.catch_up_wires(reached.then_some(limit));
         self.wall += started.elapsed();
         reached
+    }
+
+    /// What follows every event (steps 3 and 4 of the processing order): the requests it
+    /// filed, then the reads of the receiving applications it delivered to (traffic/tcp.rs).
+    #[inline(always)]
+    fn after_event(&mut self) {
+        self.drain();
+        if !self.traffic.reads_due.is_empty() {
+            with_xmit!(self, |tx, cx| self.traffic.flush_reads(cx, &mut tx));
+            self.drain();
+        }
+    }
+
+    /// The ticks of the flows that follow `leader` (same send times, `Traffic::tick_groups`),
+    /// right after its tick `k`: each is the `FlowTick` the queue would pop next (same time,
+    /// same class, the next flow), handled as that event with what follows it. A follower
+    /// whose tick another pending event precedes (one scheduled at this instant before it in
+    /// the order) is detached with those after it: their tick `k` goes into the queue, and
+    /// from then on they schedule their own.
+    fn run_followers(&mut self, leader: u32, k: u64) {
+        let now = self.cx.now;
+        let mut i = 0;
+        while let Some(&g) = self.traffic.tick_followers[leader as usize].get(i) {
+            let ev = Event::FlowTick { flow: g, k };
+            if !self.cx.out.queue().would_be_next(now, &ev) {
+                for g in self.traffic.tick_followers[leader as usize].split_off(i) {
+                    self.traffic.detach(leader, g);
+                    self.cx.schedule(now, Event::FlowTick { flow: g, k });
+                }
+                return;
+            }
+            self.cx.out.queue_mut().handle_unqueued(now, &ev);
+            with_xmit!(self, |tx, cx| self.traffic.on_flow_tick(g, k, cx, &mut tx));
+            self.after_event();
+            i += 1;
+        }
     }
 
     /// Stop the run where it stands (after an interrupt) and gather the results of what was
@@ -267,7 +320,12 @@ impl Simulation {
                 run_dev(&mut self.net, &mut self.wifi, &mut self.bt, &mut self.cx, iface);
             }
             Event::WireDeliver { iface, pkt } => {
-                if let Link::Wire(to) = self.net.devs[iface as usize].link {
+                let d = &mut self.net.devs[iface as usize];
+                if let Link::Wire(to) = d.link {
+                    // The packet left the FIFO before it was serialised (its stamps).
+                    if !d.departures.is_empty() {
+                        self.net.wire.catch_up(iface, to, d, &mut self.cx, None);
+                    }
                     self.arrive(to, pkt);
                 }
             }
@@ -289,6 +347,7 @@ impl Simulation {
                 }
             }
             Event::WarmupEnd => {
+                self.catch_up_wires(None);
                 // The part of a busy period in progress that lies after the warm-up belongs
                 // to the measured window.
                 let mut base = self.cx.counters.clone();
@@ -316,6 +375,16 @@ impl Simulation {
                     Event::BtMasterEnd => bt.on_master_end(&mut self.cx),
                     _ => bt.on_slave_end(&mut self.cx),
                 }
+            }
+        }
+    }
+
+    /// Every wired device's fixed departures that are due (`Wire::catch_up`): before the
+    /// event being handled, or (`upto`) at or before that time.
+    fn catch_up_wires(&mut self, upto: Option<Nanos>) {
+        for (i, d) in self.net.devs.iter_mut().enumerate() {
+            if let (Link::Wire(to), false) = (d.link, d.departures.is_empty()) {
+                self.net.wire.catch_up(i as DevId, to, d, &mut self.cx, upto);
             }
         }
     }
@@ -399,6 +468,7 @@ impl Simulation {
     // ----- measurement ---------------------------------------------------------------------
 
     fn on_sample(&mut self) {
+        self.catch_up_wires(None);
         let interval = self.scn.run.sample_interval;
         let secs = interval.as_secs_f64();
         let now = self.cx.now;

@@ -66,6 +66,11 @@ pub struct Traffic {
     /// TCP flows whose receiving application has data to read since the current event began
     /// (`flush_reads` runs the reads at its end).
     pub reads_due: Vec<u32>,
+    /// Per CBR flow: the later flows that tick at the same instants (same start, stop, rate
+    /// and size, no jitter), whose ticks ride on this flow's `FlowTick` ([`Self::tick_groups`]).
+    pub tick_followers: Vec<Vec<u32>>,
+    /// Per flow: it rides on another flow's ticks (schedules no `FlowTick` of its own).
+    pub follows: Vec<bool>,
 }
 
 impl Traffic {
@@ -87,6 +92,7 @@ impl Traffic {
             }
         }
         let tsq_at = vec![Vec::new(); saturating_at.len()];
+        let (tick_followers, follows) = Self::tick_groups(&cfg, &pings);
         Traffic {
             cfg,
             flows,
@@ -101,7 +107,46 @@ impl Traffic {
             end,
             external_out: Vec::new(),
             reads_due: Vec::with_capacity(16),
+            tick_followers,
+            follows,
         }
+    }
+
+    /// UDP CBR flows without jitter whose send times are the same function (same start, stop,
+    /// rate and size) tick at the same instants, one after another in flow order (the queue's
+    /// order among their `FlowTick`s): the first such flow leads and the others follow, their
+    /// ticks handled right after its own by the simulator (`sim::Simulation::run_followers`)
+    /// instead of each going through the event queue.
+    fn tick_groups(cfg: &[FlowConfig], pings: &[Option<PingSource>]) -> (Vec<Vec<u32>>, Vec<bool>) {
+        let mut followers = vec![Vec::new(); cfg.len()];
+        let mut follows = vec![false; cfg.len()];
+        let plain = |f: usize| {
+            cfg[f].protocol == Protocol::Udp
+                && pings[f].is_none()
+                && cfg[f].jitter == Nanos::ZERO
+                && matches!(cfg[f].rate, FlowRate::Cbr { .. })
+        };
+        for f in 0..cfg.len() {
+            if follows[f] || !plain(f) {
+                continue;
+            }
+            let same =
+                |a: &FlowConfig, b: &FlowConfig| (a.start, a.stop, a.rate, a.size) == (b.start, b.stop, b.rate, b.size);
+            for g in f + 1..cfg.len() {
+                if !follows[g] && plain(g) && same(&cfg[f], &cfg[g]) {
+                    follows[g] = true;
+                    followers[f].push(g as u32);
+                }
+            }
+        }
+        (followers, follows)
+    }
+
+    /// Flow `g` stops following: its ticks from `k` on are its own events (the queue held an
+    /// event that comes between its leader's tick and its own).
+    pub fn detach(&mut self, leader: u32, g: u32) {
+        self.follows[g as usize] = false;
+        self.tick_followers[leader as usize].retain(|&x| x != g);
     }
 
     pub fn on_flow_start<X: FnMut(&mut Ctx, DevId, PacketId) -> bool>(&mut self, f: u32, cx: &mut Ctx, xmit: &mut X) {
@@ -160,6 +205,10 @@ impl Traffic {
             None => {
                 self.emit(f, cx, xmit);
             }
+        }
+        if self.follows[f as usize] {
+            // The leader's next tick is this flow's too.
+            return;
         }
         if let Some(nominal) = cbr_send_time(&self.cfg[f as usize], k + 1) {
             let fs = &mut self.flows[f as usize];
