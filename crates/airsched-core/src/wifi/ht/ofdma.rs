@@ -31,7 +31,7 @@ use crate::wifi::air::Outcome;
 use crate::wifi::medium::Medium;
 use crate::words::words;
 
-use super::driver::{contender, AckMap, Agg, Driver, Mpdu, HW_QUEUE_AGGS};
+use super::driver::{contender, AckMap, Agg, Driver, Mpdu};
 use super::{link_limits, Ht};
 
 /// Whether the AP uses OFDMA (`[ap] ofdma`).
@@ -291,7 +291,7 @@ impl Ht {
         if !mu.list.iter().any(|e| e.0 == head) {
             return None;
         }
-        self.unbuild(ac);
+        self.unbuild_node(0, ac);
         let band = self.band;
         let mu = self.mu.as_deref().expect("OFDMA on");
         // `TrySendingDlMuPpdu`: RUs sized for min(NStations, listed stations), candidates in
@@ -570,24 +570,6 @@ impl Ht {
                 }
             }
         }
-    }
-
-    /// Take apart the aggregates queued for `ac` at the AP: their MPDUs go back to the head of
-    /// their TIDs in order, as if never built (they were not on the air).
-    fn unbuild(&mut self, ac: usize) {
-        let d = &mut self.drivers[0];
-        let q = &mut d.hw[ac];
-        for k in (0..q.len).rev() {
-            let slot = (q.head + k) % HW_QUEUE_AGGS;
-            let agg = &mut q.aggs[slot];
-            for i in (0..agg.mpdus.len()).rev() {
-                let t = agg.tin_of(i);
-                d.held[t.index()].push_front(agg.mpdus[i]);
-            }
-            agg.mpdus.clear();
-        }
-        q.len = 0;
-        q.due = super::driver::NOT_DUE;
     }
 
     /// One user's A-MPDU of `tin` at `utx`: MPDUs while they fit the BlockAck window, the
