@@ -476,26 +476,33 @@ impl Ht {
     pub(super) fn mu_tx_end(&mut self, m: &mut Medium, cx: &mut Ctx) {
         let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
         for u in users.iter_mut() {
-            let agg = &mut u.agg;
-            for i in 0..agg.mpdus.len() {
-                if !agg.ok.has(i) || agg.mpdus[i].delivered {
-                    continue;
-                }
-                let (tin, sn, pkt) = (agg.tin_of(i), agg.mpdus[i].sn, agg.mpdus[i].pkt);
-                cx.counters.stations[agg.station as usize].tx_frames += 1;
-                agg.mpdus[i].delivered = true;
-                let deliver = if u.acked {
-                    cx.left_first_hop(m.dev(0), pkt);
-                    agg.mpdus[i].pkt = crate::packet::PacketId(u32::MAX);
-                    pkt
-                } else {
-                    let copy = *cx.pkts.get(pkt);
-                    cx.pkts.alloc(copy)
-                };
-                self.rx(0, tin, sn, deliver.0, cx);
-            }
+            self.deliver_decoded(m, 0, &mut u.agg, u.acked, cx);
         }
         self.mu.as_deref_mut().expect("OFDMA on").users = users;
+    }
+
+    /// One user's part of a multi-user exchange sent by `node` (the AP downlink, a station
+    /// uplink): the receiver passes up every MPDU of `agg` it decoded and did not have, through
+    /// its reordering buffer; with the (Multi-STA) BlockAck lost the sender keeps them and the
+    /// receiver gets copies.
+    pub(super) fn deliver_decoded(&mut self, m: &Medium, node: u32, agg: &mut Agg, acked: bool, cx: &mut Ctx) {
+        for i in 0..agg.mpdus.len() {
+            if !agg.ok.has(i) || agg.mpdus[i].delivered {
+                continue;
+            }
+            let (tin, sn, pkt) = (agg.tin_of(i), agg.mpdus[i].sn, agg.mpdus[i].pkt);
+            cx.counters.stations[agg.station as usize].tx_frames += 1;
+            agg.mpdus[i].delivered = true;
+            let deliver = if acked {
+                cx.left_first_hop(m.dev(node), pkt);
+                agg.mpdus[i].pkt = crate::packet::PacketId(u32::MAX);
+                pkt
+            } else {
+                let copy = *cx.pkts.get(pkt);
+                cx.pkts.alloc(copy)
+            };
+            self.rx(node, tin, sn, deliver.0, cx);
+        }
     }
 
     /// TX status of every user of the MU PPDU at the end of the busy period: acknowledged

@@ -537,24 +537,7 @@ impl Ht {
         let mut users = std::mem::take(&mut ul.users);
         for u in users.iter_mut() {
             let node = u.agg.station + 1;
-            let agg = &mut u.agg;
-            for i in 0..agg.mpdus.len() {
-                if !agg.ok.has(i) || agg.mpdus[i].delivered {
-                    continue;
-                }
-                let (tin, sn, pkt) = (agg.tin_of(i), agg.mpdus[i].sn, agg.mpdus[i].pkt);
-                cx.counters.stations[agg.station as usize].tx_frames += 1;
-                agg.mpdus[i].delivered = true;
-                let deliver = if u.acked {
-                    cx.left_first_hop(m.dev(node), pkt);
-                    agg.mpdus[i].pkt = PacketId(u32::MAX);
-                    pkt
-                } else {
-                    let copy = *cx.pkts.get(pkt);
-                    cx.pkts.alloc(copy)
-                };
-                self.rx(node, tin, sn, deliver.0, cx);
-            }
+            self.deliver_decoded(m, node, &mut u.agg, u.acked, cx);
         }
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
