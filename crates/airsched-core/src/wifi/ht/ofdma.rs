@@ -382,6 +382,10 @@ impl Ht {
             for mp in u.agg.mpdus.iter_mut() {
                 mp.attempts += 1;
             }
+            let oc = &mut cx.counters.ofdma.stations[u.agg.station as usize];
+            oc.dl_ppdus += 1;
+            oc.dl_mpdus += u.agg.mpdus.len() as u64;
+            oc.dl_tones += ru.tones() as u64;
             let sc = &mut cx.counters.stations[u.agg.station as usize];
             sc.ampdu_mpdus[0][u.agg.mpdus.len().min(crate::metrics::AMPDU_HIST_LEN - 1)] += 1;
             sc.mcs_attempts[0][u.agg.tx.mcs_index() as usize] += 1;

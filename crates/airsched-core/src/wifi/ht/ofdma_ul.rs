@@ -360,6 +360,9 @@ impl Ht {
         ul.tb = tb;
         ul.tf_on_air = true;
         ul.stats.basic_triggers += 1;
+        for &s in &picks {
+            cx.counters.ofdma.stations[s as usize].ul_triggers += 1;
+        }
         let c = contender(0, ac);
         if m.dcf().transmitters().len() > 1 {
             // Another node transmits in the same slot: the Trigger collides and reaches no
@@ -470,6 +473,14 @@ impl Ht {
         ul.stats.tb_ppdus += users.len() as u64;
         ul.stats.qos_null_ppdus += users.iter().filter(|u| u.agg.mpdus.is_empty()).count() as u64;
         ul.stats.tb_mpdus += users.iter().map(|u| u.agg.mpdus.len() as u64).sum::<u64>();
+        for u in &users {
+            let oc = &mut cx.counters.ofdma.stations[u.agg.station as usize];
+            oc.ul_tb_ppdus += 1;
+            oc.ul_qos_null += u.agg.mpdus.is_empty() as u64;
+            oc.ul_lost += !u.decoded as u64;
+            oc.ul_mpdus += u.agg.mpdus.len() as u64;
+            oc.ul_tones += u.ru.tones() as u64;
+        }
         if ul.stats.log.len() < super::ofdma::RU_LOG_LEN {
             let entry = users.iter().map(|u| (u.agg.station, u.ru.tones(), u.agg.mpdus.len() as u32)).collect();
             ul.stats.log.push((ta, entry));
