@@ -53,10 +53,10 @@ SUMMARY_KEYS: tuple[str, ...] = (*_columns("summary"), "conservation")
 #: Tables that appear, row by row, in the JSON summary (samples are only in samples.parquet).
 JSON_TABLES = ("stations", "flows", "nodes", "rates", "aggregates")
 #: Tables of what only some cells have (a Bluetooth piconet and its coexistence with the WLAN, a
-#: PCF's polls and CFPs, the AP's soft admission control) or only some runs ask for (mac80211's
+#: PCF's polls and CFPs, an 802.11ax AP's OFDMA, the AP's soft admission control) or only some runs ask for (mac80211's
 #: statistics, ``--mac-stats``):
 #: printed after the flows, and written by :meth:`Result.write`, only when they have rows.
-OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp", "mac80211_stations", "mac80211_txqs", "demotions")
+OPTIONAL_TABLES = ("bluetooth", "coexistence", "polls", "cfp", "ofdma", "mac80211_stations", "mac80211_txqs", "demotions")
 
 Columns = dict[str, list[Any]]
 
@@ -185,6 +185,14 @@ class Result:
         """Per station, its part of the contention-free periods: polls, data frames down and
         up, Null answers, polls it did not decode. Empty without PCF."""
         return self._frame("polls")
+
+    @cached_property
+    def ofdma(self) -> pd.DataFrame:
+        """Per station, its part of an 802.11ax AP's multi-user exchanges (``[ap] ofdma``): DL
+        MU PPDUs it was a user of and their MPDUs, Basic Triggers that solicited it, its TB
+        PPDUs (QoS Null only, lost) and their MPDUs, its mean RU size each way
+        (docs/model-ofdma.md). Empty without OFDMA."""
+        return self._frame("ofdma")
 
     @cached_property
     def mac80211_stations(self) -> pd.DataFrame:

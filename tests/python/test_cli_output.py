@@ -469,3 +469,21 @@ def test_run_prints_the_polls_of_a_pcf_cell_under_a_summary_of_its_cfps():
     assert f"{len(r.cfp):,} CFPs, mean {r.cfp['duration_ms'].mean():,.2f} ms" in text
     plain = CliRunner().invoke(cli.app, ["run", str(SCENARIOS / "anomaly.toml"), "--duration", "2s"])
     assert plain.exit_code == 0 and "pcf" not in plain.stdout and "CFPs" not in plain.stdout
+
+
+def test_run_prints_each_stations_part_of_the_ofdma_exchanges():
+    path = SCENARIOS / "wifi6-ofdma-ul.toml"
+    result = CliRunner().invoke(cli.app, ["run", str(path), "--duration", "1s"])
+    assert result.exit_code == 0, result.output
+    r = airsched.run(path, duration="1s")
+    assert len(r.ofdma) == 20 and r.ofdma["dl_mu_ppdus"].sum() > 0 and r.ofdma["ul_triggers"].sum() > 0
+    for _, o in r.ofdma.iterrows():
+        cells = _table_row(result.stdout, "ofdma", o["station"])
+        assert cells[1:3] == [f"{o['dl_mu_ppdus']:,}", f"{o['dl_mpdus']:,}"], cells
+        assert cells[4:7] == [f"{o['ul_triggers']:,}", f"{o['ul_tb_ppdus']:,}", f"{o['ul_qos_null']:,}"], cells
+    # Downlink OFDMA only: no uplink columns; a cell without OFDMA: no table.
+    dl = CliRunner().invoke(cli.app, ["run", str(path), "--duration", "1s", "--set", 'ap.ofdma="dl"'])
+    assert dl.exit_code == 0, dl.output
+    assert "ofdma" in dl.stdout and "Triggers" not in dl.stdout
+    plain = CliRunner().invoke(cli.app, ["run", str(SCENARIOS / "anomaly.toml"), "--duration", "2s"])
+    assert plain.exit_code == 0 and "ofdma" not in plain.stdout

@@ -296,3 +296,70 @@ def test_ping_capture_has_echo_requests_and_replies(tcp_run) -> None:
     fl = r.flows.set_index("name")
     assert len({p[ICMP].seq for p in frames(out / "wire-eth0.pcap") if ICMP in p and p[ICMP].type == 8}) in (
         fl.loc["ping", "sent_packets"], fl.loc["ping", "sent_packets"] - 1)
+
+
+def test_he_capture_has_the_ofdma_exchanges_of_the_run(tmp_path: Path) -> None:
+    """An 802.11ax cell with uplink OFDMA: the capture's HE MU MPDUs, BlockAckReqs, Basic
+    Triggers, HE TB PPDUs (data and QoS Null) and Multi-STA BlockAcks are those the run's
+    `ofdma` table counts (collided MU PPDUs and Triggers with a bad FCS), on the RUs it
+    reports, at the times the standard gives."""
+    path = ROOT / "scenarios" / "wifi6-ofdma-ul.toml"
+    overrides = {"run.warmup": "0s", "run.duration": "0.4s", "run.sample_interval": "100ms"}
+    r = airsched.run(path, overrides=overrides, pcap=tmp_path)
+    pd.testing.assert_frame_equal(r.ofdma, airsched.run(path, overrides=overrides).ofdma)
+    mac_of = {sta_mac(i): n for i, n in enumerate(r.stations["name"])}
+    dl, nulls, ul = collections.Counter(), collections.Counter(), collections.Counter()
+    mu_ppdus: dict[str, list[tuple[str, bool]]] = collections.defaultdict(list)
+    ru_of: dict[str, set[int]] = collections.defaultdict(set)
+    tones: dict[str, list[int]] = collections.defaultdict(list)
+    bars, multi_sta, trigger_users, collided_triggers, gaps = 0, 0, 0, 0, []
+    last_trigger = None
+    for p in frames(tmp_path / "air.pcap"):
+        rt, d = p[RadioTap], p[Dot11]
+        fmt = rt.he_data1 & 3 if rt.present.HE else None
+        raw = bytes(d)
+        if d.type == 2 and fmt == 2:  # a DL MPDU in an HE MU PPDU
+            dl[mac_of[d.addr1]] += 1
+            mu_ppdus[str(p.time)].append((d.addr1, not rt.Flags.badFCS))
+            ru_of[str(p.time)].add(rt.he_data5 & 0x0F)
+            if d.addr1 not in {a for a, _ in mu_ppdus[str(p.time)][:-1]}:
+                tones[mac_of[d.addr1]].append({4: 26, 5: 52, 6: 106, 7: 242}[rt.he_data5 & 0x0F])
+        elif d.type == 2 and fmt == 3:  # an HE TB PPDU
+            (nulls if d.subtype == 12 else ul)[mac_of[d.addr2]] += 1
+            if last_trigger is not None:
+                gaps.append((float(p.time - last_trigger[0]), last_trigger[1]))
+                last_trigger = None
+        elif d.type == 1 and d.subtype == 2:  # Trigger: 24 octets, then 6 per User Info
+            n = (len(raw) - 24) // 6
+            trigger_users += n
+            collided_triggers += bool(rt.Flags.badFCS)
+            last_trigger = None if rt.Flags.badFCS else (p.time, 28 + 6 * n)
+        elif d.type == 1 and d.subtype == 8:
+            bars += 1
+        elif d.type == 1 and d.subtype == 9 and raw[16] == 11 << 1:
+            multi_sta += 1
+    o = r.ofdma.set_index("station")
+    assert dict(dl) == {k: v for k, v in o["dl_mpdus"].items() if v}
+    assert dict(nulls) == {k: v for k, v in o["ul_qos_null"].items() if v}
+    assert dict(ul) == {k: v for k, v in o["ul_mpdus"].items() if v}
+    assert trigger_users == o["ul_triggers"].sum() > o["ul_tb_ppdus"].sum() > 0 and collided_triggers > 0
+    # 20 MHz: ns-3's equal RUs, 1 x 242, 2 x 106, 4 x 52 or 9 x 26 tones (radiotap's RU
+    # allocation 7, 6, 5, 4), as the table's mean RU per station.
+    for t, m in mu_ppdus.items():
+        assert ru_of[t] == {{1: 7, 2: 6, 4: 5, 9: 4}[len({a for a, _ in m})]}, (t, m, ru_of[t])
+    for name, row in o.iterrows():
+        assert row["dl_ru_tones_mean"] == pytest.approx(sum(tones[name]) / len(tones[name])), name
+    # One BlockAckReq per further user of each MU PPDU that did not collide (every MPDU of one
+    # that collided has a bad FCS; none is lost to noise on this perfect channel).
+    users = [{a for a, _ in m} for m in mu_ppdus.values()]
+    assert sum(len(u) for u in users) == o["dl_mu_ppdus"].sum() and max(len(u) for u in users) <= 9
+    sent = [m for m in mu_ppdus.values() if any(ok for _, ok in m)]
+    assert all(all(ok for _, ok in m) for m in sent) and len(sent) < len(mu_ppdus)
+    assert bars == sum(len({a for a, _ in m}) - 1 for m in sent)
+    # A Multi-STA BlockAck per Trigger that did not collide.
+    assert multi_sta == len(gaps) > 0
+    # The TB PPDUs start SIFS (16 us) after the Trigger at 6 Mb/s: 20 us of preamble and a
+    # 4-us symbol per 24 bits of SERVICE (16), the frame and the tail (6) (IEEE 802.11-2020
+    # 17.4.3).
+    for gap, octets in gaps:
+        assert abs(gap - (20 + 4 * -(-(16 + 8 * octets + 6) // 24) + 16) * 1e-6) < 1e-9, (gap, octets)

@@ -35,12 +35,14 @@ def native(scenario: str, duration: str, mac_stats: bool = False, extra: tuple[s
 @pytest.fixture(scope="module")
 def raws() -> list[dict[str, Any]]:
     # 802.11b with radio conditions and the channel monitor; 802.11n with TCP and pings;
-    # Bluetooth; PCF; mac80211's statistics and admission control: between them every table has rows.
+    # Bluetooth; PCF; mac80211's statistics and admission control; 802.11ax with uplink OFDMA:
+    # between them every table has rows.
     return [
         native("scenarios/garroppo/share-1-4-whtb.toml", "3s"),
         native("scenarios/80211n-edca-minstrel.toml", "3s", mac_stats=True, extra=('ap.admission_sojourn="5ms"',)),
         native("scenarios/yip-kwok/coexistence.toml", "3s"),
         native("scenarios/pcf-anomaly.toml", "3s"),
+        native("scenarios/wifi6-ofdma-ul.toml", "1s"),
     ]
 
 

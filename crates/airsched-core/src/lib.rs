@@ -53,7 +53,7 @@ pub use sim::{SimError, Simulation};
 pub use time::Nanos;
 pub use traffic::flow::{Endpoint, MAX_UDP_PAYLOAD};
 pub use units::parse_time;
-pub use wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig, OfdmaStats};
+pub use wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig, OfdmaStats, RU_LOG_LEN};
 pub use wifi::ht::ofdma_ul::UlStats;
 pub use wifi::ht::NextStepsStats;
 
@@ -63,8 +63,8 @@ pub use metrics::SampleKind;
 pub use pcap::{LINKTYPE_ETHERNET, LINKTYPE_RADIOTAP};
 pub use results::{
     schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, DemotionRow, FlowResult,
-    InterfaceRow, InterfaceTc, MacStationRow, MacTxqRow, NodeResult, PingRow, PollRow, RateRow, RunResults, SampleRow,
-    StationResult, Summary, Table, SAMPLE_INTERVAL_COLUMN,
+    InterfaceRow, InterfaceTc, MacStationRow, MacTxqRow, NodeResult, OfdmaRow, PingRow, PollRow, RateRow, RunResults,
+    SampleRow, StationResult, Summary, Table, SAMPLE_INTERVAL_COLUMN,
 };
 
 // Traffic control: tc scripts, qdisc trees and their reports, classifiers.

@@ -80,7 +80,7 @@ pub fn wifi_mac(node: u32) -> [u8; 6] {
 
 /// What the tap needs of a frame on the air.
 #[derive(Clone, Copy, Debug)]
-pub enum Kind {
+pub enum Kind<'a> {
     /// A data MPDU from WiFi node `from` to `to` (one of them the AP); `tid` for QoS data
     /// (802.11n), None for plain data (802.11b).
     Data { from: u32, to: u32, retry: bool, tid: Option<u8>, seq: u16, key: FlowKey, pkt: Packet },
@@ -88,6 +88,16 @@ pub enum Kind {
     Ack { from: u32, to: u32, block: bool },
     /// The AP's beacon.
     Beacon,
+    /// An 802.11ax AP's BlockAckReq to station node `to` in a DL MU acknowledgement sequence.
+    BlockAckReq { to: u32 },
+    /// An 802.11ax AP's Basic Trigger soliciting the station nodes `users[..n]` (broadcast).
+    Trigger { users: &'a [u32] },
+    /// A station node's QoS Null frame (in an HE TB PPDU: nothing of the triggered category
+    /// queued) with the Queue Size it reports for `tid`.
+    QosNull { from: u32, tid: u8, queue_size: u8 },
+    /// An 802.11ax AP's Multi-STA BlockAck (broadcast): per station node an all-ack context
+    /// (`all_ack`) or a BlockAck context.
+    MultiStaBa { users: &'a [(u32, bool)] },
 }
 
 /// The PHY side of a frame: when it started, its rate, how it was received.
@@ -204,7 +214,7 @@ impl Tap {
     }
 
     /// A frame on the air.
-    pub fn air_frame(&mut self, kind: Kind, phy: Phy) {
+    pub fn air_frame(&mut self, kind: Kind<'_>, phy: Phy) {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
         self.radiotap(&mut buf, &phy);
@@ -224,6 +234,57 @@ impl Tap {
                     buf.extend_from_slice(&[0; 8]);
                 }
                 (from, Some(to))
+            }
+            Kind::BlockAckReq { to } => {
+                // BlockAckReq (9.3.1.7): BAR Control (compressed, TID 0), Starting Sequence
+                // Control 0.
+                buf.extend_from_slice(&[0x84, 0, 0, 0]);
+                buf.extend_from_slice(&wifi_mac(to));
+                buf.extend_from_slice(&wifi_mac(0));
+                buf.extend_from_slice(&[0x04, 0, 0, 0]);
+                (0, Some(to))
+            }
+            Kind::Trigger { users } => {
+                // Trigger frame (9.3.1.22), RA broadcast: Common Info (Trigger Type 0, Basic;
+                // UL Length not reconstructed), then a User Info field per station with its
+                // AID12 (the node number).
+                buf.extend_from_slice(&[0x24, 0, 0, 0]);
+                buf.extend_from_slice(&[0xff; 6]);
+                buf.extend_from_slice(&wifi_mac(0));
+                buf.extend_from_slice(&[0; 8]);
+                for &u in users {
+                    buf.extend_from_slice(&((u & 0x0fff) as u16).to_le_bytes());
+                    buf.extend_from_slice(&[0; 4]);
+                }
+                (0, None)
+            }
+            Kind::QosNull { from, tid, queue_size } => {
+                // QoS Null (subtype 12), ToDS; QoS Control: TID, bit 4 set (the Queue Size
+                // subfield present), the Queue Size in the second octet.
+                buf.extend_from_slice(&[0xc8, 0x01, 0, 0]);
+                buf.extend_from_slice(&wifi_mac(0));
+                buf.extend_from_slice(&wifi_mac(from));
+                buf.extend_from_slice(&wifi_mac(0));
+                buf.extend_from_slice(&[0, 0, tid | 0x10, queue_size]);
+                (from, Some(0))
+            }
+            Kind::MultiStaBa { users } => {
+                // BlockAck (9.3.1.8.7), RA broadcast, BA Control's type 11 (Multi-STA); per
+                // station its AID TID Info (Ack Type bit 11 set for an all-ack context), a
+                // BlockAck context adding Starting Sequence Control 0 and the bitmap.
+                buf.extend_from_slice(&[0x94, 0, 0, 0]);
+                buf.extend_from_slice(&[0xff; 6]);
+                buf.extend_from_slice(&wifi_mac(0));
+                buf.extend_from_slice(&[11 << 1, 0]);
+                for &(u, all_ack) in users {
+                    let info = (u & 0x07ff) as u16 | u16::from(all_ack) << 11;
+                    buf.extend_from_slice(&info.to_le_bytes());
+                    if !all_ack {
+                        buf.extend_from_slice(&[0, 0]);
+                        buf.extend_from_slice(&[0xff; 32]);
+                    }
+                }
+                (0, None)
             }
             Kind::Beacon => {
                 self.beacon_seq = self.beacon_seq.wrapping_add(1) & 0x0fff;
@@ -517,11 +578,21 @@ fn wide_radiotap(buf: &mut Vec<u8>, start: usize, rate: TxRate) {
             let data1 = format | 0x0020 | 0x4000; // data MCS known, data BW/RU allocation known
             let data2: u16 = 0x0002; // GI known
             let data3 = u16::from(t.mcs) << 8;
-            let bw: u16 = match t.ru.tones() {
-                242 => 0,
-                484 => 1,
-                996 => 2,
-                _ => 3,
+            // Data Bandwidth/RU Allocation: the channel width of an SU PPDU (0-3), the
+            // user's RU in an MU or TB PPDU (4-10: 26 to 2x996 tones).
+            let multi_user = matches!(t.format, HeFormat::Mu | HeFormat::Tb);
+            let bw: u16 = match (multi_user, t.ru.tones()) {
+                (false, 242) => 0,
+                (false, 484) => 1,
+                (false, 996) => 2,
+                (false, _) => 3,
+                (true, 26) => 4,
+                (true, 52) => 5,
+                (true, 106) => 6,
+                (true, 242) => 7,
+                (true, 484) => 8,
+                (true, 996) => 9,
+                (true, _) => 10,
             };
             let gi: u16 = match t.gi {
                 HeGi::Us0_8 => 0,

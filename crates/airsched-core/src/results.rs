@@ -421,6 +421,36 @@ result_table! {
 }
 
 result_table! {
+    /// Each station's part of the multi-user exchanges of an 802.11ax cell with `[ap] ofdma`,
+    /// over the measured window (empty without OFDMA): the DL MU PPDUs it was a user of and
+    /// the Basic Triggers that solicited it, with the RUs it got.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct OfdmaRow as "ofdma" {
+        /// The station.
+        pub station: String,
+        /// DL MU PPDUs it was a user of.
+        pub dl_mu_ppdus: u64,
+        /// MPDUs they carried for it (transmission attempts).
+        pub dl_mpdus: u64,
+        /// Its mean RU size in them, tones (NaN when it was in none).
+        pub dl_ru_tones_mean: f64,
+        /// Basic Triggers that solicited it (one that collided included).
+        pub ul_triggers: u64,
+        /// HE TB PPDUs it sent in answer.
+        pub ul_tb_ppdus: u64,
+        /// Those of its TB PPDUs that carried QoS Null frames only (nothing of the triggered
+        /// access category queued).
+        pub ul_qos_null: u64,
+        /// Those of its TB PPDUs the AP did not decode.
+        pub ul_lost: u64,
+        /// Data MPDUs its TB PPDUs carried (transmission attempts).
+        pub ul_mpdus: u64,
+        /// Its mean RU size in its TB PPDUs, tones (NaN when it sent none).
+        pub ul_ru_tones_mean: f64,
+    }
+}
+
+result_table! {
     /// What each interface sent out in each sample interval of the measured window (the
     /// paper's xnetload): its root qdisc's "Sent" counters as `tc -s` has them (what the qdisc
     /// handed to the driver, the IP packet + 14 bytes of Ethernet header), per second.
@@ -636,6 +666,8 @@ pub struct RunResults {
     /// `pcf`.
     pub cfp: Vec<CfpRow>,
     pub polls: Vec<PollRow>,
+    /// OFDMA: each station's part of the multi-user exchanges; empty without `ofdma`.
+    pub ofdma: Vec<OfdmaRow>,
     /// mac80211's per-station airtime and per-TID FQ statistics; empty unless asked for
     /// (`Simulation::enable_mac_stats`) in an 802.11n cell with FQ-MAC.
     pub mac_stations: Vec<MacStationRow>,
@@ -645,7 +677,7 @@ pub struct RunResults {
 }
 
 /// As derived, except that the Bluetooth tables appear only when the cell has a piconet, and
-/// the PCF tables only in a PCF cell (the golden snapshots of other cells stay as they were).
+/// the PCF tables only in a PCF cell, the OFDMA table only with OFDMA (the golden snapshots of other cells stay as they were).
 impl std::fmt::Debug for RunResults {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("RunResults");
@@ -666,6 +698,9 @@ impl std::fmt::Debug for RunResults {
         }
         if !self.cfp.is_empty() || !self.polls.is_empty() {
             d.field("cfp", &self.cfp).field("polls", &self.polls);
+        }
+        if !self.ofdma.is_empty() {
+            d.field("ofdma", &self.ofdma);
         }
         if !self.mac_stations.is_empty() || !self.mac_txqs.is_empty() {
             d.field("mac_stations", &self.mac_stations).field("mac_txqs", &self.mac_txqs);
@@ -708,6 +743,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Column>)> {
         of::<CoexRow>(),
         of::<CfpRow>(),
         of::<PollRow>(),
+        of::<OfdmaRow>(),
         of::<MacStationRow>(),
         of::<MacTxqRow>(),
         of::<DemotionRow>(),

@@ -4,6 +4,9 @@
 //! against single-user PPDUs in a cell of small flows.
 
 use airsched_core::{parse_scenario, Simulation};
+
+/// A logged MU PPDU's user: (station, RU tones, MPDUs).
+type MuLogUser = (u32, u32, u32);
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -189,4 +192,54 @@ fn ofdma_serves_several_small_flows_per_access() {
     }
     assert!(users > 1.5, "{users:.2} users per MU PPDU");
     assert!(d_mu < 0.5 * d_su, "downlink delay: OFDMA {d_mu:.2} ms against SU {d_su:.2} ms");
+}
+
+/// The `ofdma` result table (each station's part of the multi-user exchanges) adds up to the
+/// AP scheduler's own counters and its per-PPDU log over a run without warm-up, counts nothing
+/// for the downlink-only run's Triggers, and covers only the measured window with a warm-up.
+#[test]
+fn the_ofdma_table_adds_up_to_the_schedulers_log() {
+    const SHIPPED: &str = include_str!("../../../scenarios/wifi6-ofdma-ul.toml");
+    let run = |text: &str| {
+        let mut sim = Simulation::new(&parse_scenario(text, "wifi6-ofdma-ul.toml").unwrap()).unwrap();
+        let r = sim.finish().unwrap();
+        (r, sim.ofdma_stats().unwrap(), sim.ul_ofdma_stats())
+    };
+    let short = SHIPPED.replace("duration = \"3s\"", "duration = \"900ms\"");
+    let (r, dl, ul) = run(&short.replace("warmup = \"500ms\"", "warmup = \"0s\""));
+    let ul = ul.expect("uplink OFDMA on");
+    assert_eq!(r.ofdma.len(), 20);
+    assert!(dl.log.len() < airsched_core::RU_LOG_LEN && ul.log.len() < airsched_core::RU_LOG_LEN);
+    let sum = |f: fn(&airsched_core::OfdmaRow) -> u64| r.ofdma.iter().map(f).sum::<u64>();
+    assert!(dl.mu_ppdus > 0 && ul.basic_triggers > 0);
+    assert_eq!(sum(|o| o.dl_mu_ppdus), dl.mu_users);
+    assert_eq!(sum(|o| o.ul_tb_ppdus), ul.tb_ppdus);
+    assert_eq!(sum(|o| o.ul_qos_null), ul.qos_null_ppdus);
+    assert_eq!(sum(|o| o.ul_mpdus), ul.tb_mpdus);
+    // Per station, from the logs: PPDUs, MPDUs and mean RU size.
+    for (s, o) in r.ofdma.iter().enumerate() {
+        let of = |log: &[(airsched_core::Nanos, Vec<MuLogUser>)]| {
+            let mine: Vec<MuLogUser> =
+                log.iter().flat_map(|(_, u)| u.iter().copied()).filter(|u| u.0 == s as u32).collect();
+            let tones: u64 = mine.iter().map(|u| u.1 as u64).sum();
+            (mine.len() as u64, mine.iter().map(|u| u.2 as u64).sum::<u64>(), tones as f64 / mine.len() as f64)
+        };
+        let (n, mpdus, tones) = of(&dl.log);
+        assert_eq!((o.dl_mu_ppdus, o.dl_mpdus), (n, mpdus), "{}", o.station);
+        assert!(n == 0 || (o.dl_ru_tones_mean - tones).abs() < 1e-9);
+        let (n, mpdus, tones) = of(&ul.log);
+        assert_eq!((o.ul_tb_ppdus, o.ul_mpdus), (n, mpdus), "{}", o.station);
+        assert!(n == 0 || (o.ul_ru_tones_mean - tones).abs() < 1e-9);
+        // Every answer was solicited; a Trigger that collided solicited without an answer.
+        assert!(o.ul_triggers >= o.ul_tb_ppdus && o.ul_tb_ppdus >= o.ul_lost + o.ul_qos_null);
+    }
+    // Downlink only: no Triggers, TB PPDUs or uplink RUs.
+    let (r, _, none) = run(&short.replace("ofdma = \"dl+ul\"", "ofdma = \"dl\""));
+    assert!(none.is_none());
+    assert!(r.ofdma.iter().all(|o| o.ul_triggers == 0 && o.ul_tb_ppdus == 0 && o.ul_ru_tones_mean.is_nan()));
+    assert!(r.ofdma.iter().any(|o| o.dl_mu_ppdus > 0));
+    // With the warm-up, the table counts the measured window only.
+    let (r, dl, _) = run(&short);
+    let windowed = r.ofdma.iter().map(|o| o.dl_mu_ppdus).sum::<u64>();
+    assert!(windowed > 0 && windowed < dl.mu_users);
 }

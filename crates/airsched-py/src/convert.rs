@@ -6,8 +6,8 @@ use pyo3::types::{PyDict, PyList};
 
 use airsched_core::{
     schema, AggregateRow, BtLinkRow, Cell, CfpRow, CoexRow, ColumnType, Conservation, DemotionRow, FlowResult,
-    InterfaceRow, MacStationRow, MacTxqRow, NodeResult, PingRow, PollRow, RateRow, SampleRow, StationResult, Summary,
-    Table, SAMPLE_INTERVAL_COLUMN,
+    InterfaceRow, MacStationRow, MacTxqRow, NodeResult, OfdmaRow, PingRow, PollRow, RateRow, SampleRow, StationResult,
+    Summary, Table, SAMPLE_INTERVAL_COLUMN,
 };
 use airsched_core::{QdiscReport, QdiscStats};
 use airsched_core::{RunResults, Scenario};
@@ -116,6 +116,7 @@ pub fn results_to_py<'py>(py: Python<'py>, r: &RunResults, scn: &Scenario) -> Py
     out.set_item(CoexRow::NAME, table_to_py(py, &r.coexistence)?)?;
     out.set_item(CfpRow::NAME, table_to_py(py, &r.cfp)?)?;
     out.set_item(PollRow::NAME, table_to_py(py, &r.polls)?)?;
+    out.set_item(OfdmaRow::NAME, table_to_py(py, &r.ofdma)?)?;
     out.set_item(MacStationRow::NAME, table_to_py(py, &r.mac_stations)?)?;
     out.set_item(MacTxqRow::NAME, table_to_py(py, &r.mac_txqs)?)?;
     out.set_item(DemotionRow::NAME, table_to_py(py, &r.demotions)?)?;

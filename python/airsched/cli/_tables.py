@@ -66,6 +66,8 @@ def _print_report(console: Console, report: dict[str, Any]) -> None:
         tables.append(_coexistence_table(report["coexistence"]))
     if report.get("polls"):
         tables.append(_polls_table(report["polls"], report.get("cfp") or [], report["measured_seconds"]))
+    if report.get("ofdma"):
+        tables.append(_ofdma_table(report["ofdma"]))
     console = _wide_enough(console, tables)
     for table in tables:
         console.print(table)
@@ -196,6 +198,34 @@ def _polls_table(rows: list[dict[str, Any]], cfps: list[dict[str, Any]], measure
             f"{p['nulls']:,}",
             f"{p['unanswered']:,}",
         )
+    return table
+
+
+def _ofdma_table(rows: list[dict[str, Any]]) -> Table:
+    """OFDMA: each station's DL MU PPDUs and its answers to Basic Triggers, with the mean RU
+    size each way (docs/model-ofdma.md)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    triggers = any(o["ul_triggers"] for o in rows)
+    table = Table(title="ofdma", title_justify="left")
+    headers = ["station", "DL MU PPDUs", "DL MPDUs", "DL RU tones"]
+    if triggers:
+        headers += ["Triggers", "TB PPDUs", "QoS Null", "lost", "UL MPDUs", "UL RU tones"]
+    for header in headers:
+        table.add_column(header, justify="left" if header == "station" else "right")
+    for o in rows:
+        cells = [Text(o["station"]), f"{o['dl_mu_ppdus']:,}", f"{o['dl_mpdus']:,}", _fmt(o["dl_ru_tones_mean"], 0)]
+        if triggers:
+            cells += [
+                f"{o['ul_triggers']:,}",
+                f"{o['ul_tb_ppdus']:,}",
+                f"{o['ul_qos_null']:,}",
+                f"{o['ul_lost']:,}",
+                f"{o['ul_mpdus']:,}",
+                _fmt(o["ul_ru_tones_mean"], 0),
+            ]
+        table.add_row(*cells)
     return table
 
 

@@ -102,6 +102,36 @@ pub struct Counters {
     pub medium_busy_ns: u64,
     /// PCF (a point-coordinated cell; zeros and no stations otherwise).
     pub pcf: PcfCounters,
+    /// OFDMA (an 802.11ax cell with `[ap] ofdma`; no stations otherwise).
+    pub ofdma: OfdmaCounters,
+}
+
+/// Each station's part in the multi-user exchanges of an 802.11ax cell with `[ap] ofdma`
+/// (`wifi::ht::ofdma`, `wifi::ht::ofdma_ul`); the PPDUs themselves are counted by the AP's
+/// scheduler (`OfdmaStats`, `UlStats`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OfdmaCounters {
+    /// Per station (empty without OFDMA).
+    pub stations: Vec<OfdmaStationCounters>,
+}
+
+/// One station's part of the DL MU PPDUs and the Basic Trigger exchanges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OfdmaStationCounters {
+    /// DL MU PPDUs it was a user of, the MPDUs they carried for it (attempts), and the tones
+    /// of its RUs summed over them.
+    pub dl_ppdus: u64,
+    pub dl_mpdus: u64,
+    pub dl_tones: u64,
+    /// Basic Triggers that solicited it (one that collided included).
+    pub ul_triggers: u64,
+    /// HE TB PPDUs it sent, those with QoS Null frames only, those the AP did not decode, the
+    /// data MPDUs they carried (attempts), and the tones of its RUs summed over them.
+    pub ul_tb_ppdus: u64,
+    pub ul_qos_null: u64,
+    pub ul_lost: u64,
+    pub ul_mpdus: u64,
+    pub ul_tones: u64,
 }
 
 /// Each station's part in the contention-free periods of a point-coordinated cell
@@ -137,6 +167,7 @@ impl Counters {
             frames: 0,
             medium_busy_ns: 0,
             pcf: PcfCounters::default(),
+            ofdma: OfdmaCounters::default(),
         }
     }
 }

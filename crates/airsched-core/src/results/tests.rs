@@ -139,6 +139,7 @@ fn schema_names_types_units_and_docs() {
             "coexistence",
             "cfp",
             "polls",
+            "ofdma",
             "mac80211_stations",
             "mac80211_txqs",
             "demotions",

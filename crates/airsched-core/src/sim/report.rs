@@ -313,6 +313,7 @@ impl Simulation {
 
         let (bluetooth, coexistence) = self.bluetooth_rows(msecs);
         let (cfp, polls) = self.pcf_rows(c, base);
+        let ofdma = self.ofdma_rows(c, base);
 
         let total_payload: u64 = (0..self.traffic.flows.len())
             .map(|f| c.flows[f].received_payload_bytes - base.flows[f].received_payload_bytes)
@@ -340,6 +341,7 @@ impl Simulation {
             coexistence,
             cfp,
             polls,
+            ofdma,
             mac_stations,
             mac_txqs,
             demotions: self.demotion_rows(),
@@ -422,6 +424,36 @@ fn sub_station(
 impl Simulation {
     /// The Bluetooth tables over the measured window: per slave and direction, and the WLAN's
     /// frames next to the piconet per station and direction.
+    /// The OFDMA table (empty without `[ap] ofdma`): each station's part of the multi-user
+    /// exchanges over the measured window (`c` the counters at the end, `base` at the warm-up's
+    /// end, or zero).
+    fn ofdma_rows(&self, c: &Counters, base: &Counters) -> Vec<crate::results::OfdmaRow> {
+        let zero = crate::metrics::OfdmaStationCounters::default();
+        let mean = |tones: u64, n: u64| if n > 0 { tones as f64 / n as f64 } else { f64::NAN };
+        c.ofdma
+            .stations
+            .iter()
+            .zip(&self.scn.stations)
+            .enumerate()
+            .map(|(s, (x, st))| {
+                let y = base.ofdma.stations.get(s).copied().unwrap_or(zero);
+                let (dl, ul) = (x.dl_ppdus - y.dl_ppdus, x.ul_tb_ppdus - y.ul_tb_ppdus);
+                crate::results::OfdmaRow {
+                    station: st.name.clone(),
+                    dl_mu_ppdus: dl,
+                    dl_mpdus: x.dl_mpdus - y.dl_mpdus,
+                    dl_ru_tones_mean: mean(x.dl_tones - y.dl_tones, dl),
+                    ul_triggers: x.ul_triggers - y.ul_triggers,
+                    ul_tb_ppdus: ul,
+                    ul_qos_null: x.ul_qos_null - y.ul_qos_null,
+                    ul_lost: x.ul_lost - y.ul_lost,
+                    ul_mpdus: x.ul_mpdus - y.ul_mpdus,
+                    ul_ru_tones_mean: mean(x.ul_tones - y.ul_tones, ul),
+                }
+            })
+            .collect()
+    }
+
     /// The PCF tables (empty outside a PCF cell): the CFPs that began in the measured window,
     /// and each station's polls over it (`c` the counters at the end, `base` at the warm-up's
     /// end, or zero).

@@ -62,6 +62,9 @@ impl Simulation {
         if scn.cell.pcf.is_some() {
             counters.pcf.stations = vec![Default::default(); n];
         }
+        if wifi.ht().is_some_and(|h| h.mu.is_some()) {
+            counters.ofdma.stations = vec![Default::default(); n];
+        }
         let mut cx = Ctx::new(keys, books, counters, queue);
         let mut bt = None;
         if !scn.bluetooth.is_empty() {

@@ -91,8 +91,15 @@ impl Ht {
             busy_end = busy_end.max(m.put_frame(cx, f));
         }
         if mu_on && !m.collided() {
-            let (outcome, end) =
-                if self.ul_on_air() { self.ul_outcome(m, ta, cx) } else { self.mu_outcome(m, ta, busy_end, cx) };
+            let uplink = self.ul_on_air();
+            let (outcome, end) = if uplink { self.ul_outcome(m, ta, cx) } else { self.mu_outcome(m, ta, busy_end, cx) };
+            if cx.tap.is_some() {
+                if uplink {
+                    self.tap_ul(m, cx, ta, false);
+                } else {
+                    self.tap_mu(m, cx, ta, busy_end, false);
+                }
+            }
             m.set_outcome(outcome);
             m.busy_until(cx, ta, end);
             return;
@@ -132,8 +139,16 @@ impl Ht {
         if lead_wake {
             self.arm_lead_wake(cx);
         }
-        if cx.tap.is_some() && !mu_on {
-            self.tap_exchange(m, cx, ta);
+        if cx.tap.is_some() {
+            if mu_on {
+                // The AP's MU PPDU or Trigger collided (the others' frames below).
+                if self.ul_on_air() {
+                    self.tap_ul(m, cx, ta, true);
+                } else {
+                    self.tap_mu(m, cx, ta, busy_end, true);
+                }
+            }
+            self.tap_exchange(m, cx, ta, mu_on);
         }
         m.busy_until(cx, ta, busy_end);
     }
@@ -143,7 +158,7 @@ impl Ht {
     /// a reference number), and the (Block)Ack of a decoded lone aggregate. Reads the channel
     /// as `legacy::tap_exchange` does, drawing nothing.
     #[cold]
-    fn tap_exchange(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos) {
+    fn tap_exchange(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos, mu_on: bool) {
         use crate::pcap::{Kind, Phy};
         let Some(tap) = cx.tap.as_deref_mut() else { return };
         let decoded = matches!(m.outcome(), Outcome::Success | Outcome::AckLost);
@@ -151,6 +166,10 @@ impl Ht {
         for i in skip..m.air().len() {
             let a = m.air()[i];
             let (node, ac) = node_ac(a.node);
+            if mu_on && node == 0 {
+                // The AP's MU PPDU or Trigger: `tap_mu` / `tap_ul`.
+                continue;
+            }
             let agg = self.drivers[node as usize].head(ac);
             let s = agg.station;
             let (to, dir, back) = if node == 0 { (s + 1, Dir::Down, Dir::Up) } else { (0, Dir::Up, Dir::Down) };

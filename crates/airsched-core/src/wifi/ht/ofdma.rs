@@ -382,6 +382,10 @@ impl Ht {
             for mp in u.agg.mpdus.iter_mut() {
                 mp.attempts += 1;
             }
+            let oc = &mut cx.counters.ofdma.stations[u.agg.station as usize];
+            oc.dl_ppdus += 1;
+            oc.dl_mpdus += u.agg.mpdus.len() as u64;
+            oc.dl_tones += ru.tones() as u64;
             let sc = &mut cx.counters.stations[u.agg.station as usize];
             sc.ampdu_mpdus[0][u.agg.mpdus.len().min(crate::metrics::AMPDU_HIST_LEN - 1)] += 1;
             sc.mcs_attempts[0][u.agg.tx.mcs_index() as usize] += 1;
@@ -648,6 +652,78 @@ impl Ht {
         let r0 = contender(u.agg.station + 1, 0) as usize;
         let rate = ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate());
         (TxRate::Ofdm(rate), r0..r0 + crate::mac80211::NUM_ACS)
+    }
+
+    /// Hand a DL MU exchange to the capture (`--pcap`), after [`Self::mu_outcome`]: the beacon,
+    /// each user's MPDUs in the HE MU PPDU (radiotap HE: MU format, its RU; a bad FCS unless
+    /// its station decoded it; one A-MPDU reference per user), then the acknowledgement
+    /// sequence as `mu_outcome` timed it: the first user's (Block)Ack, then per further user
+    /// the AP's BlockAckReq and the station's BlockAck (none from a station that decoded
+    /// nothing). With `collided`, the MU PPDU collided with another node's frame (captured by
+    /// `tap_exchange`): its MPDUs alone, each with a bad FCS. Reads what the exchange decided,
+    /// drawing nothing.
+    #[cold]
+    pub(super) fn tap_mu(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos, data_end: Nanos, collided: bool) {
+        use crate::pcap::{Kind, Phy};
+        let Some(tap) = cx.tap.as_deref_mut() else { return };
+        let Some(mu) = self.mu.as_deref() else { return };
+        let (band, sifs) = (self.band, self.band.sifs());
+        m.tap_beacon(tap, ta);
+        for u in &mu.users {
+            let s = u.agg.station;
+            let snr = m.radio_mut().snr_cdb(s as usize, ta, Dir::Down);
+            let n = u.agg.mpdus.len();
+            let reference = if n > 1 { Some(tap.next_ampdu_ref()) } else { None };
+            for (k, mp) in u.agg.mpdus.iter().enumerate() {
+                let pkt = *cx.pkts.get(mp.pkt);
+                let data = Kind::Data {
+                    from: 0,
+                    to: s + 1,
+                    retry: mp.attempts > 1,
+                    tid: Some(u.agg.tin_of(k).tid()),
+                    seq: mp.sn as u16 & 0x0fff,
+                    key: cx.keys[pkt.flow as usize],
+                    pkt,
+                };
+                let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
+                let ampdu = reference.map(|r| (r, k + 1 == n));
+                let fcs_ok = !collided && u.agg.ok.has(k);
+                tap.air_frame(data, Phy { start: ta, rate: u.agg.tx.rate(), len, fcs_ok, snr_cdb: snr, ampdu });
+            }
+        }
+        if collided {
+            return;
+        }
+        let mut t = data_end;
+        for (i, u) in mu.users.iter().enumerate() {
+            let s = u.agg.station;
+            let rate = ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate());
+            let lone = i == 0 && u.agg.mpdus.len() == 1;
+            let resp_bytes = if lone { ofdm::ACK_BYTES } else { self.ba_bytes[s as usize] };
+            let resp = ofdm::txtime(band, rate, resp_bytes);
+            if i > 0 {
+                let start = t + sifs;
+                let snr = m.radio_mut().snr_cdb(s as usize, start, Dir::Down);
+                let len = BLOCK_ACK_REQ_BYTES;
+                let phy = Phy { start, rate: TxRate::Ofdm(rate), len, fcs_ok: true, snr_cdb: snr, ampdu: None };
+                tap.air_frame(Kind::BlockAckReq { to: s + 1 }, phy);
+                t = start + ofdm::txtime(band, rate, BLOCK_ACK_REQ_BYTES);
+            }
+            if !u.agg.ok.is_empty() {
+                let start = t + sifs;
+                let snr = m.radio_mut().snr_cdb(s as usize, start, Dir::Up);
+                let phy = Phy {
+                    start,
+                    rate: TxRate::Ofdm(rate),
+                    len: resp_bytes,
+                    fcs_ok: u.acked,
+                    snr_cdb: snr,
+                    ampdu: None,
+                };
+                tap.air_frame(Kind::Ack { from: s + 1, to: 0, block: !lone }, phy);
+            }
+            t = t + sifs + resp;
+        }
     }
 
     /// `[ap] ofdma`'s counters (None when off).

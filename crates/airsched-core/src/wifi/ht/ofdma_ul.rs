@@ -151,6 +151,8 @@ pub struct Ul {
     spare: Vec<Agg>,
     tf: Nanos,
     tb: Nanos,
+    /// For a capture (`--pcap`) only: the station nodes a Trigger that collided solicited.
+    tf_stations: Vec<u32>,
     pub stats: UlStats,
 }
 
@@ -163,6 +165,7 @@ impl Ul {
             req_at: interval,
             last_dl: false,
             tf_on_air: false,
+            tf_stations: Vec::new(),
             users: Vec::new(),
             spare: Vec::new(),
             tf: Nanos::ZERO,
@@ -360,10 +363,17 @@ impl Ht {
         ul.tb = tb;
         ul.tf_on_air = true;
         ul.stats.basic_triggers += 1;
+        for &s in &picks {
+            cx.counters.ofdma.stations[s as usize].ul_triggers += 1;
+        }
         let c = contender(0, ac);
         if m.dcf().transmitters().len() > 1 {
             // Another node transmits in the same slot: the Trigger collides and reaches no
             // one (the stations keep their frames as they are).
+            if cx.tap.is_some() {
+                ul.tf_stations.clear();
+                ul.tf_stations.extend(picks.iter().map(|&s| s + 1));
+            }
             return Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]));
         }
         // Each station fills its TB PPDU from its own queue (its aggregates of this category
@@ -470,6 +480,14 @@ impl Ht {
         ul.stats.tb_ppdus += users.len() as u64;
         ul.stats.qos_null_ppdus += users.iter().filter(|u| u.agg.mpdus.is_empty()).count() as u64;
         ul.stats.tb_mpdus += users.iter().map(|u| u.agg.mpdus.len() as u64).sum::<u64>();
+        for u in &users {
+            let oc = &mut cx.counters.ofdma.stations[u.agg.station as usize];
+            oc.ul_tb_ppdus += 1;
+            oc.ul_qos_null += u.agg.mpdus.is_empty() as u64;
+            oc.ul_lost += !u.decoded as u64;
+            oc.ul_mpdus += u.agg.mpdus.len() as u64;
+            oc.ul_tones += u.ru.tones() as u64;
+        }
         if ul.stats.log.len() < super::ofdma::RU_LOG_LEN {
             let entry = users.iter().map(|u| (u.agg.station, u.ru.tones(), u.agg.mpdus.len() as u32)).collect();
             ul.stats.log.push((ta, entry));
@@ -672,6 +690,84 @@ impl Ht {
     #[inline]
     pub(super) fn ul_on_air(&self) -> bool {
         self.ul.as_deref().is_some_and(|ul| ul.on_air())
+    }
+
+    /// Hand a Basic Trigger exchange to the capture (`--pcap`), after [`Self::ul_outcome`]: the beacon, the Trigger naming its stations, SIFS later each
+    /// station's HE TB PPDU on its RU (its MPDUs, or a QoS Null frame with its Queue Size; a bad
+    /// FCS unless the AP decoded it), and the Multi-STA BlockAck SIFS after them when the AP
+    /// decoded any. Reads what the exchange decided, drawing nothing.
+    /// With `collided`, the Trigger collided with another node's frame (captured by
+    /// `tap_exchange`): the Trigger alone, with a bad FCS.
+    #[cold]
+    pub(super) fn tap_ul(&self, m: &mut Medium, cx: &mut Ctx, ta: Nanos, collided: bool) {
+        use crate::pcap::{Kind, Phy};
+        let Some(tap) = cx.tap.as_deref_mut() else { return };
+        let Some(ul) = self.ul.as_deref() else { return };
+        let sifs = self.band.sifs();
+        m.tap_beacon(tap, ta);
+        let stations: Vec<u32> =
+            if collided { ul.tf_stations.clone() } else { ul.users.iter().map(|u| u.agg.station + 1).collect() };
+        let len = basic_trigger_bytes(stations.len() as u32);
+        let rate = TxRate::Ofdm(self.beacon_rate);
+        let phy = Phy { start: ta, rate, len, fcs_ok: !collided, snr_cdb: None, ampdu: None };
+        tap.air_frame(Kind::Trigger { users: &stations }, phy);
+        if collided {
+            return;
+        }
+        let t1 = ta + ul.tf + sifs;
+        let (mut all_ack, mut bitmaps, mut contexts) = (0u32, Vec::new(), Vec::new());
+        for u in &ul.users {
+            let s = u.agg.station;
+            let snr = m.radio_mut().snr_cdb(s as usize, t1, Dir::Up);
+            let n = u.agg.mpdus.len();
+            if n == 0 {
+                let queue_size = ul.bsr[s as usize][u.agg.tin.tid() as usize];
+                let kind = Kind::QosNull { from: s + 1, tid: u.agg.tin.tid(), queue_size };
+                let phy =
+                    Phy { start: t1, rate: u.agg.tx.rate(), len: 30, fcs_ok: u.decoded, snr_cdb: snr, ampdu: None };
+                tap.air_frame(kind, phy);
+            }
+            let reference = if n > 1 { Some(tap.next_ampdu_ref()) } else { None };
+            for (k, mp) in u.agg.mpdus.iter().enumerate() {
+                let pkt = *cx.pkts.get(mp.pkt);
+                let data = Kind::Data {
+                    from: s + 1,
+                    to: 0,
+                    retry: mp.attempts > 1,
+                    tid: Some(u.agg.tin_of(k).tid()),
+                    seq: mp.sn as u16 & 0x0fff,
+                    key: cx.keys[pkt.flow as usize],
+                    pkt,
+                };
+                let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
+                let ampdu = reference.map(|r| (r, k + 1 == n));
+                let fcs_ok = u.decoded && u.agg.ok.has(k);
+                tap.air_frame(data, Phy { start: t1, rate: u.agg.tx.rate(), len, fcs_ok, snr_cdb: snr, ampdu });
+            }
+            if !u.decoded {
+                continue;
+            }
+            // The contexts as `ul_outcome` counts them.
+            let full = n > 0 && u.agg.ok.count() as usize == n;
+            if full {
+                all_ack += 1;
+            } else {
+                bitmaps.push(self.ba_bytes[s as usize] - 24);
+            }
+            contexts.push((s + 1, full));
+        }
+        if contexts.is_empty() {
+            return;
+        }
+        let ba_rate = ul
+            .users
+            .first()
+            .map(|u| ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate()))
+            .unwrap_or(self.beacon_rate);
+        let start = t1 + ul.tb + sifs;
+        let len = multi_sta_ba_bytes(all_ack, &bitmaps);
+        let phy = Phy { start, rate: TxRate::Ofdm(ba_rate), len, fcs_ok: true, snr_cdb: None, ampdu: None };
+        tap.air_frame(Kind::MultiStaBa { users: &contexts }, phy);
     }
 
     /// The uplink exchanges' counters (None when off).
