@@ -76,6 +76,8 @@ def seed_tables(
         cells.append(("valenzuela", f"{row} sigma", seed, r.sigma_kbps, r.paper_sigma_kbps))
     for r in valenzuela.sigma_claims(valenzuela_table).itertuples():
         claims.append(("valenzuela", f"table {r.table} {r.station}: HTB reduces the standard deviation", seed, bool(r.holds)))
+    for r in valenzuela.statement_claims(valenzuela_table).itertuples():
+        claims.append(("valenzuela", f"{r.claim}: {r.text}", seed, bool(r.holds)))
     for name, sim, ref in yipkwok.paper_cells(yipkwok_summary, yipkwok_series):
         cells.append(("yip-kwok", name, seed, sim, ref))
     for o in yipkwok.observations(yipkwok_summary, yipkwok_series):
