@@ -37,9 +37,7 @@ use crate::phy::ofdm::OfdmBand;
 use crate::phy::{he, vht, TxVector};
 use crate::time::Nanos;
 use firmware::Firmware;
-use params::{
-    AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ScheduleOrder, ATH_MAX_QDEPTH,
-};
+use params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ScheduleOrder};
 
 use super::medium::Medium;
 use driver::Reorder;
@@ -289,8 +287,8 @@ impl Ht {
                 };
                 (src, kind, params, mac.aql)
             } else {
-                let src =
-                    Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(), limit: ATH_MAX_QDEPTH };
+                let limit = stations[node - 1].ht.driver_queue_limit;
+                let src = Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(), limit };
                 let params =
                     AirtimeParams { use_tx: false, use_rx: false, new_queues: false, ..AirtimeParams::default() };
                 (src, AtfKind::Ath9k, params, false)

@@ -76,6 +76,11 @@ pub struct HtStationConfig {
     /// station's (its `standard`, `mcs`, `nss`, `width` with the cell's GI/LTF), or an 802.11n
     /// station's with its own `width`; None: `mcs` at the cell's HT width and GI.
     pub link: Option<TxVector>,
+    /// `driver_queue_limit`: the frames the station's driver holds per access category, its
+    /// hardware queue's aggregates included, before its qdisc waits (default
+    /// [`ATH_MAX_QDEPTH`], ath9k before Linux 4.10). It bounds the station's A-MPDUs: two
+    /// aggregates share it.
+    pub driver_queue_limit: u32,
 }
 
 /// What sits between a WiFi interface's qdisc and the air (`[ap] mac_queue`).
