@@ -335,6 +335,7 @@ main(int argc, char* argv[])
     bool bsrp = false;
     bool su = false;
     bool explicitBar = true;
+    bool ownGi = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "stations", n);
@@ -351,6 +352,9 @@ main(int argc, char* argv[])
     cmd.AddValue("explicitBar",
                  "QosTxop::UseExplicitBarAfterMissedBlockAck (ns-3's default true)",
                  explicitBar);
+    cmd.AddValue("ownGi",
+                 "single-user data at the configured 1.6 us guard interval (ns-3 uses 3.2 us)",
+                 ownGi);
     cmd.AddValue("trace", "print the first K Trigger frames after warmup", g_trace);
     cmd.Parse(argc, argv);
     if (nsta == 0)
@@ -374,7 +378,7 @@ main(int argc, char* argv[])
                                   BooleanValue(bsrp),
                                   "AccessReqInterval",
                                   TimeValue(MicroSeconds(accessUs)));
-    });
+    }, ownGi);
 
     g_rxBytes.assign(n, 0);
     g_rxPkts.assign(n, 0);
