@@ -11,8 +11,8 @@ use crate::phy::ofdm::{OfdmBand, MANDATORY_RATES};
 use crate::phy::vht::{self, VhtTxVector, Width};
 use crate::phy::TxVector;
 use crate::wifi::ht::params::{
-    AirtimeSched, ApMacConfig, DynamicAggregate, FqKernel, HtCellConfig, HtStationConfig, MacQueue, WideCellConfig,
-    ATH_MAX_QDEPTH, DYNAMIC_AGGREGATE_STATIONS,
+    AirtimeSched, ApMacConfig, DynamicAggregate, FqKernel, HtCellConfig, HtStationConfig, MacQueue, StationAggregation,
+    WideCellConfig, ATH_MAX_QDEPTH, DYNAMIC_AGGREGATE_STATIONS,
 };
 
 /// Why an 802.11n cell refuses `preamble`, `cw_min`/`cw_max` and a station's `rate`.
@@ -104,6 +104,7 @@ fn non_ht_station(
         min_rate_bps: min_rate.unwrap_or(0),
         link: Some(TxVector::NonHt(rate.unwrap_or(OfdmRate::R54))),
         driver_queue_limit: queue_limit.unwrap_or(ATH_MAX_QDEPTH),
+        aggregation: Default::default(),
     })
 }
 
@@ -593,6 +594,8 @@ pub(super) fn station_ht(
     let min_rate = ht_only(rd, tbl, path, "min_rate", standard).and_then(|v| min_rate(rd, v, &join(path, "min_rate")));
     let queue_v = ht_only(rd, tbl, path, "driver_queue_limit", standard);
     let queue_limit = station_queue_limit(rd, queue_v, path);
+    let aggregation = ht_only(rd, tbl, path, "aggregation", standard)
+        .and_then(|v| word::<StationAggregation>(rd, v, &join(path, "aggregation")));
     let vht_minstrel = own == Some(Standard::Dot11ac) && rate_control == RateControl::MinstrelHt;
     if is_wide_sta && rate_control != RateControl::Fixed && !vht_minstrel {
         // Set on the station, or the cell's, which applies to every station that sets none.
@@ -655,6 +658,7 @@ pub(super) fn station_ht(
         min_rate_bps: min_rate.unwrap_or(0),
         link: wide,
         driver_queue_limit: queue_limit.unwrap_or(ATH_MAX_QDEPTH),
+        aggregation: aggregation.unwrap_or_default(),
     })
 }
 

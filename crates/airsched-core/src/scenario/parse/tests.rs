@@ -384,14 +384,16 @@ fn an_80211n_scenario_parses_with_its_defaults() {
                 airtime_weight: 256,
                 min_rate_bps: 0,
                 link: None,
-                driver_queue_limit: 123
+                driver_queue_limit: 123,
+                aggregation: Default::default()
             }),
             Some(HtStationConfig {
                 mcs: mcs(0),
                 airtime_weight: 256,
                 min_rate_bps: 0,
                 link: None,
-                driver_queue_limit: 123
+                driver_queue_limit: 123,
+                aggregation: Default::default()
             }),
         ]
     );
@@ -413,7 +415,8 @@ fn an_80211n_scenario_parses_with_its_defaults() {
             airtime_weight: 256,
             min_rate_bps: 0,
             link: None,
-            driver_queue_limit: 123
+            driver_queue_limit: 123,
+            aggregation: Default::default()
         })
     );
     assert_eq!(s.cell.ht.unwrap().basic_rates, crate::phy::ofdm::MANDATORY_RATES.to_vec());
@@ -500,7 +503,8 @@ sack = false
             airtime_weight: 512,
             min_rate_bps: 0,
             link: None,
-            driver_queue_limit: 600
+            driver_queue_limit: 600,
+            aggregation: Default::default()
         })
     );
     assert!(!s.flows[0].sack);
@@ -509,6 +513,13 @@ sack = false
             .unwrap_err();
     assert_eq!(e.0.len(), 1, "{e:?}");
     assert_eq!(e.0[0].key, "station[0].driver_queue_limit", "{e:?}");
+    let text = "[cell]\nstandard = \"802.11n\"\n[[station]]\nname = \"a\"\naggregation = \"at-access\"\n";
+    assert_eq!(
+        parse_scenario(text, "a.toml").unwrap().stations[0].ht.map(|h| h.aggregation),
+        Some(crate::wifi::ht::params::StationAggregation::AtAccess)
+    );
+    let e = parse_scenario(&text.replace("at-access", "later"), "a.toml").unwrap_err();
+    assert_eq!((e.0.len(), e.0[0].key.as_str()), (1, "station[0].aggregation"), "{e:?}");
 
     // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.
     let s = parse_scenario(

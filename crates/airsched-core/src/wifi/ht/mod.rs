@@ -65,6 +65,9 @@ fn ht_ref_airtime(band: OfdmBand, basic: &[OfdmRate], tx: HtTxVector) -> Nanos {
 
 /// The 802.11n cell: PHY settings, per-station transmit vectors and every node's driver.
 pub struct Ht {
+    /// Per station: it forms its uplink A-MPDU when it wins the medium
+    /// (`StationAggregation::AtAccess`, exchange.rs `rebuild_at_access`).
+    pub(super) at_access: Vec<bool>,
     pub band: OfdmBand,
     pub basic: Vec<OfdmRate>,
     /// Per station: the transmit vector of its link at its top MCS (both directions): HT, or
@@ -346,6 +349,7 @@ impl Ht {
         });
         let amsdu = amsdu::Amsdu::new(&mac.amsdu, &tx);
         Ht {
+            at_access: stations.iter().map(|s| s.ht.aggregation == params::StationAggregation::AtAccess).collect(),
             band: cell.band,
             basic: cell.basic_rates.clone(),
             tx,
