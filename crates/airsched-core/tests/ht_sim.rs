@@ -35,6 +35,7 @@ fn to_ht(mut scn: Scenario, mcs: &[u8], gi: GuardInterval, mac: ApMacConfig) -> 
             min_rate_bps: 0,
             link: None,
             driver_queue_limit: 123,
+            aggregation: airsched_core::StationAggregation::Driver,
         });
     }
     scn.ap_mac = mac;

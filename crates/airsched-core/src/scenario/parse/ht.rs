@@ -97,6 +97,13 @@ fn non_ht_station(
     let weight = tbl.get("airtime_weight").and_then(|v| integer(rd, v, &join(path, "airtime_weight"), 1, 65535));
     let min_rate = tbl.get("min_rate").and_then(|v| min_rate(rd, v, &join(path, "min_rate")));
     let queue_limit = station_queue_limit(rd, tbl.get("driver_queue_limit"), path);
+    if let Some(v) = tbl.get("aggregation") {
+        rd.error(
+            &v.span(),
+            &join(path, "aggregation"),
+            "a non-HT (802.11a/g) station sends no A-MPDU; leave `aggregation` out",
+        );
+    }
     cell?;
     Some(HtStationConfig {
         mcs: HtMcs::new(DEFAULT_MCS).expect("checked range"),
