@@ -18,6 +18,7 @@
 #include "ns3/spectrum-module.h"
 #include "ns3/wifi-module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -25,6 +26,44 @@
 namespace airsched
 {
 using namespace ns3;
+
+// ConstantRateWifiManager, but single-user data go out with the device's own HE guard interval.
+// ns-3 3.44 sends HE SU data with the guard interval it learns from the peer's HE Capabilities:
+// 0.8 us if the peer sets "HE SU PPDU with 1x HE-LTF and 0.8 us GI", else 3.2 us
+// (WifiRemoteStationManager::AddStationHeCapabilities, "todo: Using 3200ns"), so two devices
+// configured with 1.6 us exchange data at 3.2 us; the element has no bit for 2x HE-LTF with
+// 1.6 us because every HE station must support it. With this manager a 1.6 us cell sends its
+// single-user data at 1.6 us, as its HE TB PPDUs (the Trigger's GI and HE-LTF type) already are.
+class OwnGiConstantRateManager : public ConstantRateWifiManager
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("airsched::OwnGiConstantRateManager")
+                                .SetParent<ConstantRateWifiManager>()
+                                .AddConstructor<OwnGiConstantRateManager>();
+        return tid;
+    }
+
+  private:
+    WifiTxVector DoGetDataTxVector(WifiRemoteStation* st, MHz_u allowedWidth) override
+    {
+        WifiModeValue v;
+        GetAttribute("DataMode", v);
+        const WifiMode mode = v.Get();
+        const uint8_t nss = std::min(GetMaxNumberOfTransmitStreams(), GetNumberOfSupportedStreams(st));
+        return WifiTxVector(
+            mode,
+            GetDefaultTxPowerLevel(),
+            GetPreambleForTransmission(mode.GetModulationClass(), GetShortPreambleEnabled()),
+            GetGuardInterval(),
+            GetNumberOfAntennas(),
+            nss,
+            0,
+            GetPhy()->GetTxBandwidth(mode, std::min(allowedWidth, GetChannelWidth(st))),
+            GetAggregation(st));
+    }
+};
 
 struct OfdmaCell
 {
@@ -37,14 +76,16 @@ struct OfdmaCell
 };
 
 // `giNs`: the HE guard interval (HE TB PPDUs allow 1600 and 3200 only); `scheduler` sets the
-// RrMultiUserScheduler on the AP's MAC helper.
+// RrMultiUserScheduler on the AP's MAC helper; `ownGi`: single-user data at the configured guard
+// interval (OwnGiConstantRateManager) rather than ns-3's choice from the peer's capabilities.
 inline OfdmaCell
 BuildOfdmaCell(uint32_t n,
                uint32_t width,
                uint32_t mcs,
                uint32_t giNs,
                uint32_t seed,
-               const std::function<void(WifiMacHelper&)>& scheduler)
+               const std::function<void(WifiMacHelper&)>& scheduler,
+               bool ownGi = false)
 {
     OfdmaCell c;
     RngSeedManager::SetSeed(1);
@@ -63,7 +104,8 @@ BuildOfdmaCell(uint32_t n,
 
     WifiHelper wifi;
     wifi.SetStandard(WIFI_STANDARD_80211ax);
-    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+    wifi.SetRemoteStationManager(ownGi ? OwnGiConstantRateManager::GetTypeId().GetName()
+                                       : std::string("ns3::ConstantRateWifiManager"),
                                  "DataMode",
                                  StringValue("HeMcs" + std::to_string(mcs)),
                                  "ControlMode",

@@ -22,6 +22,7 @@
 
 #include "ofdma_cell.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -51,6 +52,21 @@ uint64_t g_suMpdus = 0;
 uint64_t g_msBas = 0;
 double g_tbAirUs = 0;
 uint64_t g_dlMu = 0;
+// Single-user contention (--su): every station PPDU after warm-up (start, end, station, kind:
+// 0 data, 1 BlockAckReq, 2 other; data MPDUs), the AP's BlockAck responses, and per station the
+// CW each backoff was drawn with.
+struct StaTx
+{
+    double start;
+    double end;
+    uint32_t sta;
+    int kind;
+    std::size_t mpdus;
+};
+std::vector<StaTx> g_staTx;
+uint64_t g_apBas = 0;
+std::vector<uint32_t> g_cw;
+std::map<uint32_t, uint64_t> g_cwHist;
 
 double
 NowUs()
@@ -85,6 +101,12 @@ OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
     for (const auto& mpdu : *PeekPointer(psdu))
     {
         data += mpdu->GetHeader().IsQosData() && mpdu->GetPacket()->GetSize() > 0 ? 1 : 0;
+    }
+    if (g_measuring && !tx.IsUlMu())
+    {
+        const WifiMacHeader& h = psdu->GetHeader(0);
+        const int kind = h.IsQosData() ? 0 : (h.IsBlockAckReq() ? 1 : 2);
+        g_staTx.push_back({NowUs(), NowUs() + dur, sta, kind, data});
     }
     if (g_tracing && tx.IsUlMu())
     {
@@ -160,6 +182,10 @@ OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
         CtrlBAckResponseHeader ba;
         Ptr<Packet> copy = psdu->GetPayload(0)->Copy();
         copy->RemoveHeader(ba);
+        if (!ba.IsMultiSta())
+        {
+            g_apBas += g_measuring;
+        }
         if (ba.IsMultiSta())
         {
             g_msBas += g_measuring;
@@ -173,6 +199,112 @@ OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
             }
         }
     }
+}
+
+void
+OnCw(uint32_t sta, uint32_t cw, uint8_t)
+{
+    g_cw[sta] = cw;
+}
+
+void
+OnBackoff(uint32_t sta, uint32_t, uint8_t)
+{
+    if (g_measuring)
+    {
+        g_cwHist[g_cw[sta]]++;
+    }
+}
+
+// The single-user contention summary (see g_staTx): busy periods are runs of overlapping
+// station PPDUs; one of two or more PPDUs is a collision.
+void
+PrintContention()
+{
+    std::sort(g_staTx.begin(), g_staTx.end(), [](const StaTx& a, const StaTx& b) {
+        return a.start < b.start;
+    });
+    uint64_t att[3] = {0, 0, 0};
+    uint64_t coll[3] = {0, 0, 0};
+    uint64_t periods = 0;
+    uint64_t collPeriods = 0;
+    uint64_t dataMpdus = 0;
+    double okDataUs = 0;
+    double maxGap = 0;
+    double collUs = 0;
+    double gapAfterColl = 0;
+    double gapAfterOk = 0;
+    uint64_t nGapColl = 0;
+    uint64_t nGapOk = 0;
+    std::size_t i = 0;
+    double prevEnd = -1;
+    bool prevColl = false;
+    while (i < g_staTx.size())
+    {
+        std::size_t j = i + 1;
+        double end = g_staTx[i].end;
+        while (j < g_staTx.size() && g_staTx[j].start < end)
+        {
+            end = std::max(end, g_staTx[j].end);
+            j++;
+        }
+        const bool collided = j - i > 1;
+        if (prevEnd >= 0)
+        {
+            (prevColl ? gapAfterColl : gapAfterOk) += g_staTx[i].start - prevEnd;
+            (prevColl ? nGapColl : nGapOk) += 1;
+            maxGap = std::max(maxGap, g_staTx[i].start - prevEnd);
+        }
+        for (std::size_t k = i; k < j; k++)
+        {
+            att[g_staTx[k].kind]++;
+            coll[g_staTx[k].kind] += collided;
+            if (g_staTx[k].kind == 0 && !collided)
+            {
+                dataMpdus += g_staTx[k].mpdus;
+                okDataUs += g_staTx[k].end - g_staTx[k].start;
+            }
+        }
+        periods++;
+        if (collided)
+        {
+            collPeriods++;
+            collUs += end - g_staTx[i].start;
+        }
+        prevEnd = end;
+        prevColl = collided;
+        i = j;
+    }
+    const uint64_t all = att[0] + att[1] + att[2];
+    const uint64_t allColl = coll[0] + coll[1] + coll[2];
+    std::printf("contention data_attempts=%lu bar_attempts=%lu other_attempts=%lu collided_data=%lu "
+                "collided_bar=%lu p_collision=%.4f busy_periods=%lu collision_periods=%lu "
+                "mean_collision_us=%.1f mpdus_per_ok_data_ppdu=%.1f gap_after_ok_us=%.1f "
+                "gap_after_collision_us=%.1f ap_block_acks=%lu ok_data_ppdu_us=%.1f max_gap_us=%.1f "
+                "first_us=%.1f last_us=%.1f\n",
+                static_cast<unsigned long>(att[0]),
+                static_cast<unsigned long>(att[1]),
+                static_cast<unsigned long>(att[2]),
+                static_cast<unsigned long>(coll[0]),
+                static_cast<unsigned long>(coll[1]),
+                all ? static_cast<double>(allColl) / all : 0.0,
+                static_cast<unsigned long>(periods),
+                static_cast<unsigned long>(collPeriods),
+                collPeriods ? collUs / collPeriods : 0.0,
+                att[0] > coll[0] ? static_cast<double>(dataMpdus) / (att[0] - coll[0]) : 0.0,
+                nGapOk ? gapAfterOk / nGapOk : 0.0,
+                nGapColl ? gapAfterColl / nGapColl : 0.0,
+                static_cast<unsigned long>(g_apBas),
+                att[0] > coll[0] ? okDataUs / (att[0] - coll[0]) : 0.0,
+                maxGap,
+                g_staTx.empty() ? 0.0 : g_staTx.front().start,
+                prevEnd);
+    std::printf("cw_at_backoff");
+    for (const auto& [cw, count] : g_cwHist)
+    {
+        std::printf(" %u:%lu", cw, static_cast<unsigned long>(count));
+    }
+    std::printf("\n");
 }
 
 void
@@ -201,6 +333,9 @@ main(int argc, char* argv[])
     uint32_t width = 80;
     uint32_t accessUs = 1000;
     bool bsrp = false;
+    bool su = false;
+    bool explicitBar = true;
+    bool ownGi = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "stations", n);
@@ -213,6 +348,13 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run number", seed);
     cmd.AddValue("access", "MultiUserScheduler::AccessReqInterval in us", accessUs);
     cmd.AddValue("bsrp", "RrMultiUserScheduler::EnableBsrp", bsrp);
+    cmd.AddValue("su", "single-user: no multi-user scheduler on the AP", su);
+    cmd.AddValue("explicitBar",
+                 "QosTxop::UseExplicitBarAfterMissedBlockAck (ns-3's default true)",
+                 explicitBar);
+    cmd.AddValue("ownGi",
+                 "single-user data at the configured 1.6 us guard interval (ns-3 uses 3.2 us)",
+                 ownGi);
     cmd.AddValue("trace", "print the first K Trigger frames after warmup", g_trace);
     cmd.Parse(argc, argv);
     if (nsta == 0)
@@ -221,7 +363,12 @@ main(int argc, char* argv[])
     }
 
     Config::SetDefault("ns3::QosFrameExchangeManager::SetQueueSize", BooleanValue(true));
+    Config::SetDefault("ns3::QosTxop::UseExplicitBarAfterMissedBlockAck", BooleanValue(explicitBar));
     auto cell = airsched::BuildOfdmaCell(n, width, mcs, 1600, seed, [&](WifiMacHelper& mac) {
+        if (su)
+        {
+            return;
+        }
         mac.SetMultiUserScheduler("ns3::RrMultiUserScheduler",
                                   "NStations",
                                   UintegerValue(nsta),
@@ -231,7 +378,7 @@ main(int argc, char* argv[])
                                   BooleanValue(bsrp),
                                   "AccessReqInterval",
                                   TimeValue(MicroSeconds(accessUs)));
-    });
+    }, ownGi);
 
     g_rxBytes.assign(n, 0);
     g_rxPkts.assign(n, 0);
@@ -239,6 +386,7 @@ main(int argc, char* argv[])
     g_ppduEndDelaySumUs.assign(n, 0);
     g_ppduEndUs.assign(n, 0);
     g_rankOf.assign(n, 0);
+    g_cw.assign(n, 15);
     const double interval = 1472.0 * 8 / (rateMbps * 1e6);
     for (uint32_t i = 0; i < n; i++)
     {
@@ -256,6 +404,9 @@ main(int argc, char* argv[])
         c.Stop(Seconds(duration));
         Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(cell.staDevs.Get(i));
         dev->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeBoundCallback(&OnStaTx, i));
+        Ptr<QosTxop> be = dev->GetMac()->GetQosTxop(AC_BE);
+        be->TraceConnectWithoutContext("CwTrace", MakeBoundCallback(&OnCw, i));
+        be->TraceConnectWithoutContext("BackoffTrace", MakeBoundCallback(&OnBackoff, i));
     }
 
     Ptr<WifiNetDevice> apWifi = DynamicCast<WifiNetDevice>(cell.apDev.Get(0));
@@ -306,6 +457,7 @@ main(int argc, char* argv[])
                 static_cast<unsigned long>(g_msBas),
                 g_tbPpdus ? g_tbAirUs / g_tbPpdus : 0.0,
                 static_cast<unsigned long>(g_dlMu));
+    PrintContention();
     Simulator::Destroy();
     return 0;
 }

@@ -88,7 +88,9 @@ pub use phy::error_rate::{snr_for_per, ErrMode, ErrorModel, OfdmRate};
 pub use phy::ht::{ChannelWidth, GuardInterval, HtMcs, LINUX_MAX_AGGR_TIME};
 pub use phy::ofdm::{OfdmBand, MANDATORY_RATES};
 pub use phy::Standard;
-pub use wifi::ht::params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue};
+pub use wifi::ht::params::{
+    AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, StationAggregation,
+};
 pub use wifi::legacy::{ApRateControl, LegacyAp, TxBuffers};
 pub use wifi::pcf::{CfParams, PcfTiming, PointCoordinator};
 

@@ -29,7 +29,14 @@ fn to_ht(mut scn: Scenario, mcs: &[u8], gi: GuardInterval, mac: ApMacConfig) -> 
         wide: None,
     });
     for (st, &m) in scn.stations.iter_mut().zip(mcs) {
-        st.ht = Some(HtStationConfig { mcs: HtMcs::new(m).unwrap(), airtime_weight: 256, min_rate_bps: 0, link: None });
+        st.ht = Some(HtStationConfig {
+            mcs: HtMcs::new(m).unwrap(),
+            airtime_weight: 256,
+            min_rate_bps: 0,
+            link: None,
+            driver_queue_limit: 123,
+            aggregation: airsched_core::StationAggregation::Driver,
+        });
     }
     scn.ap_mac = mac;
     scn

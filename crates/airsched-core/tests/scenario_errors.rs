@@ -487,6 +487,28 @@ fn ap_mac_keys_in_an_80211b_cell() {
 }
 
 #[test]
+fn station_uplink_driver_keys() {
+    one(
+        &ht("[[station]]\nname = \"a\"\naggregation = \"eager\"\n"),
+        5,
+        15,
+        "station[0].aggregation",
+        "expected \"driver\" or \"at-access\"",
+    );
+    one(
+        &ht("[[station]]\nname = \"a\"\ndriver_queue_limit = 0\n"),
+        5,
+        22,
+        "station[0].driver_queue_limit",
+        "between 1 and 100000, got 0",
+    );
+    let errs = errors(&example_plus("[[station]]\nname = \"b\"\nrate = \"1Mbps\"\naggregation = \"at-access\"\n"));
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(errs[0].key, "station[1].aggregation");
+    assert!(errs[0].message.contains("only in an 802.11n cell"), "{errs:#?}");
+}
+
+#[test]
 fn bad_mac_queue() {
     one(&ht("[ap]\nmac_queue = \"codel\"\n"), 4, 13, "ap.mac_queue", "expected \"fifo\" or \"fq-mac\"");
 }

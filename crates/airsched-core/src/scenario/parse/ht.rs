@@ -11,8 +11,8 @@ use crate::phy::ofdm::{OfdmBand, MANDATORY_RATES};
 use crate::phy::vht::{self, VhtTxVector, Width};
 use crate::phy::TxVector;
 use crate::wifi::ht::params::{
-    AirtimeSched, ApMacConfig, DynamicAggregate, FqKernel, HtCellConfig, HtStationConfig, MacQueue, WideCellConfig,
-    ATH_MAX_QDEPTH, DYNAMIC_AGGREGATE_STATIONS,
+    AirtimeSched, ApMacConfig, DynamicAggregate, FqKernel, HtCellConfig, HtStationConfig, MacQueue, StationAggregation,
+    WideCellConfig, ATH_MAX_QDEPTH, DYNAMIC_AGGREGATE_STATIONS,
 };
 
 /// Why an 802.11n cell refuses `preamble`, `cw_min`/`cw_max` and a station's `rate`.
@@ -96,13 +96,28 @@ fn non_ht_station(
     });
     let weight = tbl.get("airtime_weight").and_then(|v| integer(rd, v, &join(path, "airtime_weight"), 1, 65535));
     let min_rate = tbl.get("min_rate").and_then(|v| min_rate(rd, v, &join(path, "min_rate")));
+    let queue_limit = station_queue_limit(rd, tbl.get("driver_queue_limit"), path);
+    if let Some(v) = tbl.get("aggregation") {
+        rd.error(
+            &v.span(),
+            &join(path, "aggregation"),
+            "a non-HT (802.11a/g) station sends no A-MPDU; leave `aggregation` out",
+        );
+    }
     cell?;
     Some(HtStationConfig {
         mcs: HtMcs::new(DEFAULT_MCS).expect("checked range"),
         airtime_weight: weight.unwrap_or(DEFAULT_AIRTIME_WEIGHT) as u32,
         min_rate_bps: min_rate.unwrap_or(0),
         link: Some(TxVector::NonHt(rate.unwrap_or(OfdmRate::R54))),
+        driver_queue_limit: queue_limit.unwrap_or(ATH_MAX_QDEPTH),
+        aggregation: Default::default(),
     })
+}
+
+/// A station's `driver_queue_limit`: frames per access category, 1 to 100 000.
+fn station_queue_limit(rd: &mut Reader<'_>, v: Option<&Value<'_>>, path: &str) -> Option<u32> {
+    integer(rd, v?, &join(path, "driver_queue_limit"), 1, MAX_DRIVER_QUEUE_LIMIT).map(|n| n as u32)
 }
 
 /// `min_rate`: a tc rate above zero.
@@ -584,6 +599,10 @@ pub(super) fn station_ht(
     let weight = ht_only(rd, tbl, path, "airtime_weight", standard)
         .and_then(|v| integer(rd, v, &join(path, "airtime_weight"), 1, 65535));
     let min_rate = ht_only(rd, tbl, path, "min_rate", standard).and_then(|v| min_rate(rd, v, &join(path, "min_rate")));
+    let queue_v = ht_only(rd, tbl, path, "driver_queue_limit", standard);
+    let queue_limit = station_queue_limit(rd, queue_v, path);
+    let aggregation = ht_only(rd, tbl, path, "aggregation", standard)
+        .and_then(|v| word::<StationAggregation>(rd, v, &join(path, "aggregation")));
     let vht_minstrel = own == Some(Standard::Dot11ac) && rate_control == RateControl::MinstrelHt;
     if is_wide_sta && rate_control != RateControl::Fixed && !vht_minstrel {
         // Set on the station, or the cell's, which applies to every station that sets none.
@@ -645,6 +664,8 @@ pub(super) fn station_ht(
         airtime_weight: weight.unwrap_or(DEFAULT_AIRTIME_WEIGHT) as u32,
         min_rate_bps: min_rate.unwrap_or(0),
         link: wide,
+        driver_queue_limit: queue_limit.unwrap_or(ATH_MAX_QDEPTH),
+        aggregation: aggregation.unwrap_or_default(),
     })
 }
 

@@ -236,6 +236,8 @@ const STATION_KEYS: &[&str] = &[
     "location",
     "cf_pollable",
     "max_amsdu_len",
+    "driver_queue_limit",
+    "aggregation",
 ];
 /// `[[flow]]`'s keys: the ones every flow takes, then TCP's (listed once, in
 /// `with_tcp_flow_keys!`).

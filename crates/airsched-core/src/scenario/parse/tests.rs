@@ -379,8 +379,22 @@ fn an_80211n_scenario_parses_with_its_defaults() {
     assert_eq!(
         ht,
         vec![
-            Some(HtStationConfig { mcs: mcs(15), airtime_weight: 256, min_rate_bps: 0, link: None }),
-            Some(HtStationConfig { mcs: mcs(0), airtime_weight: 256, min_rate_bps: 0, link: None }),
+            Some(HtStationConfig {
+                mcs: mcs(15),
+                airtime_weight: 256,
+                min_rate_bps: 0,
+                link: None,
+                driver_queue_limit: 123,
+                aggregation: Default::default()
+            }),
+            Some(HtStationConfig {
+                mcs: mcs(0),
+                airtime_weight: 256,
+                min_rate_bps: 0,
+                link: None,
+                driver_queue_limit: 123,
+                aggregation: Default::default()
+            }),
         ]
     );
     // `rate` keeps its placeholder; the radio keys work as in 802.11b.
@@ -396,7 +410,14 @@ fn an_80211n_scenario_parses_with_its_defaults() {
     assert_eq!(s.ap_mac.queue, MacQueue::DriverFifo { limit: crate::wifi::ht::params::ATH_MAX_QDEPTH });
     assert_eq!(
         s.stations[0].ht,
-        Some(HtStationConfig { mcs: mcs(7), airtime_weight: 256, min_rate_bps: 0, link: None })
+        Some(HtStationConfig {
+            mcs: mcs(7),
+            airtime_weight: 256,
+            min_rate_bps: 0,
+            link: None,
+            driver_queue_limit: 123,
+            aggregation: Default::default()
+        })
     );
     assert_eq!(s.cell.ht.unwrap().basic_rates, crate::phy::ofdm::MANDATORY_RATES.to_vec());
 }
@@ -433,6 +454,7 @@ fq_kernel = "4.11"
 name = "a"
 mcs = 3
 airtime_weight = 512
+driver_queue_limit = 600
 rate_control = "fixed"
 position = "good"
 
@@ -476,9 +498,28 @@ sack = false
     );
     assert_eq!(
         s.stations[0].ht,
-        Some(HtStationConfig { mcs: mcs(3), airtime_weight: 512, min_rate_bps: 0, link: None })
+        Some(HtStationConfig {
+            mcs: mcs(3),
+            airtime_weight: 512,
+            min_rate_bps: 0,
+            link: None,
+            driver_queue_limit: 600,
+            aggregation: Default::default()
+        })
     );
     assert!(!s.flows[0].sack);
+    let e =
+        parse_scenario("[cell]\nstandard = \"802.11n\"\n[[station]]\nname = \"a\"\ndriver_queue_limit = 0\n", "q.toml")
+            .unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e:?}");
+    assert_eq!(e.0[0].key, "station[0].driver_queue_limit", "{e:?}");
+    let text = "[cell]\nstandard = \"802.11n\"\n[[station]]\nname = \"a\"\naggregation = \"at-access\"\n";
+    assert_eq!(
+        parse_scenario(text, "a.toml").unwrap().stations[0].ht.map(|h| h.aggregation),
+        Some(crate::wifi::ht::params::StationAggregation::AtAccess)
+    );
+    let e = parse_scenario(&text.replace("at-access", "later"), "a.toml").unwrap_err();
+    assert_eq!((e.0.len(), e.0[0].key.as_str()), (1, "station[0].aggregation"), "{e:?}");
 
     // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.
     let s = parse_scenario(

@@ -63,6 +63,9 @@ impl Ht {
                     MuPick::Su => {}
                 }
             }
+            if node != 0 && self.at_access[node as usize - 1] && self.drivers[node as usize].head(ac).tries == 0 {
+                self.rebuild_at_access(m, node, ac, cx);
+            }
             let d = &mut self.drivers[node as usize];
             let agg = d.hw[ac].head_mut();
             let (s, t, n_mpdus, tx) = (agg.station as usize, agg.txtime, agg.mpdus.len(), agg.tx);
@@ -151,6 +154,19 @@ impl Ht {
             self.tap_exchange(m, cx, ta, mu_on);
         }
         m.busy_until(cx, ta, busy_end);
+    }
+
+    /// `[[station]] aggregation = "at-access"`: station `node` has won the medium for `ac`; its
+    /// queued aggregates of `ac` are taken apart and the one that goes on the air is formed
+    /// again from every frame it now holds, within the same limits (ns-3 3.44 forms the A-MPDU
+    /// when the TXOP starts). Building the head loads it into the node's contender again; the
+    /// contender is on the air, so that only redraws its backoff counter, which the exchange's
+    /// end draws anew anyway.
+    fn rebuild_at_access(&mut self, m: &mut Medium, node: u32, ac: usize, cx: &mut Ctx) {
+        let tin = self.drivers[node as usize].head(ac).tin;
+        self.unbuild_node(node, ac);
+        self.build(m, node, tin, cx);
+        debug_assert!(self.drivers[node as usize].hw[ac].len == 1, "the held frames form the head again");
     }
 
     /// Hand the busy period's frames to the capture (`--pcap`): the beacon, every MPDU of

@@ -37,9 +37,7 @@ use crate::phy::ofdm::OfdmBand;
 use crate::phy::{he, vht, TxVector};
 use crate::time::Nanos;
 use firmware::Firmware;
-use params::{
-    AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ScheduleOrder, ATH_MAX_QDEPTH,
-};
+use params::{AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, ScheduleOrder};
 
 use super::medium::Medium;
 use driver::Reorder;
@@ -67,6 +65,9 @@ fn ht_ref_airtime(band: OfdmBand, basic: &[OfdmRate], tx: HtTxVector) -> Nanos {
 
 /// The 802.11n cell: PHY settings, per-station transmit vectors and every node's driver.
 pub struct Ht {
+    /// Per station: it forms its uplink A-MPDU when it wins the medium
+    /// (`StationAggregation::AtAccess`, exchange.rs `rebuild_at_access`).
+    pub(super) at_access: Vec<bool>,
     pub band: OfdmBand,
     pub basic: Vec<OfdmRate>,
     /// Per station: the transmit vector of its link at its top MCS (both directions): HT, or
@@ -289,8 +290,8 @@ impl Ht {
                 };
                 (src, kind, params, mac.aql)
             } else {
-                let src =
-                    Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(), limit: ATH_MAX_QDEPTH };
+                let limit = stations[node - 1].ht.driver_queue_limit;
+                let src = Source::Fifo { q: (0..tins).map(|_| VecDeque::with_capacity(16)).collect(), limit };
                 let params =
                     AirtimeParams { use_tx: false, use_rx: false, new_queues: false, ..AirtimeParams::default() };
                 (src, AtfKind::Ath9k, params, false)
@@ -348,6 +349,7 @@ impl Ht {
         });
         let amsdu = amsdu::Amsdu::new(&mac.amsdu, &tx);
         Ht {
+            at_access: stations.iter().map(|s| s.ht.aggregation == params::StationAggregation::AtAccess).collect(),
             band: cell.band,
             basic: cell.basic_rates.clone(),
             tx,

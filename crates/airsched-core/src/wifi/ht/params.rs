@@ -76,7 +76,29 @@ pub struct HtStationConfig {
     /// station's (its `standard`, `mcs`, `nss`, `width` with the cell's GI/LTF), or an 802.11n
     /// station's with its own `width`; None: `mcs` at the cell's HT width and GI.
     pub link: Option<TxVector>,
+    /// `driver_queue_limit`: the frames the station's driver holds per access category, its
+    /// hardware queue's aggregates included, before its qdisc waits (default
+    /// [`ATH_MAX_QDEPTH`], ath9k before Linux 4.10). It bounds the station's A-MPDUs: two
+    /// aggregates share it.
+    pub driver_queue_limit: u32,
+    /// `aggregation`: when the station forms its uplink A-MPDUs.
+    pub aggregation: StationAggregation,
 }
+
+/// When a station forms its uplink A-MPDUs (`[[station]] aggregation`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StationAggregation {
+    /// As the AP's driver (ath9k): aggregates are built while its hardware queue has room
+    /// (two aggregates), from the frames queued at that moment.
+    #[default]
+    Driver,
+    /// When the station wins the medium: the aggregate about to go on the air is formed again
+    /// from every frame the station then holds (ns-3 3.44's `HtFrameExchangeManager`, and the
+    /// firmware of HE stations, which aggregate at transmit time).
+    AtAccess,
+}
+
+words!(StationAggregation: "driver" => StationAggregation::Driver, "at-access" => StationAggregation::AtAccess);
 
 /// What sits between a WiFi interface's qdisc and the air (`[ap] mac_queue`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
