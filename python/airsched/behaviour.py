@@ -31,7 +31,7 @@ PAYLOAD = 1000
 
 #: Seconds between the tree's creation and the first packet, on both sides. In the kernel the
 #: qdisc exists from the ``tc`` command on, its timers running (pie's and fq_pie's probability
-#: update fires 500 ms after creation and every tupdate after); the traffic starts after both
+#: update fires about 512 ms after creation and every tupdate + 1 jiffies after); the traffic starts after both
 #: Python ends are up. airsched's flows start ``LEAD`` after the tree too: with the flows at 0 s,
 #: fq_pie's first update came 500 ms into the traffic and the backlogged flow's mean delay over
 #: the window was 39 ms against the guest's 31 ms (docs/qdisc-fq_pie.md).
