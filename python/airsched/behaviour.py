@@ -99,6 +99,11 @@ tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xff
 tc class add dev eth0 parent 1: classid 1:1 htb rate 10mbit
 tc qdisc add dev eth0 parent 1:1 handle 10: fq_pie
 """, (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    # pie (one queue, RFC 8033 as sch_pie.c) as the same leaf: both flows share its drops
+    Case("htb 10mbit, pie leaf", """tc qdisc add dev eth0 root handle 1: htb default 1
+tc class add dev eth0 parent 1: classid 1:1 htb rate 10mbit
+tc qdisc add dev eth0 parent 1:1 handle 10: pie
+""", (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
     # hfsc as a shaper (ul on the parent): a link-sharing split 3:7 between two saturating flows,
     # the rt curve of the first (2 Mbit/s) below its share.
     Case("hfsc ls 3:7 under ul 10mbit", """tc qdisc add dev eth0 root handle 1: hfsc default 20
