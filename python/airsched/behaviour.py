@@ -31,7 +31,7 @@ PAYLOAD = 1000
 
 #: Seconds between the tree's creation and the first packet, on both sides. In the kernel the
 #: qdisc exists from the ``tc`` command on, its timers running (pie's and fq_pie's probability
-#: update fires 500 ms after creation and every tupdate after); the traffic starts after both
+#: update fires about 512 ms after creation and every tupdate + 1 jiffies after); the traffic starts after both
 #: Python ends are up. airsched's flows start ``LEAD`` after the tree too: with the flows at 0 s,
 #: fq_pie's first update came 500 ms into the traffic and the backlogged flow's mean delay over
 #: the window was 39 ms against the guest's 31 ms (docs/qdisc-fq_pie.md).
@@ -98,6 +98,11 @@ tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xff
     Case("htb 10mbit, fq_pie leaf", """tc qdisc add dev eth0 root handle 1: htb default 1
 tc class add dev eth0 parent 1: classid 1:1 htb rate 10mbit
 tc qdisc add dev eth0 parent 1:1 handle 10: fq_pie
+""", (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
+    # pie (one queue, RFC 8033 as sch_pie.c) as the same leaf: both flows share its drops
+    Case("htb 10mbit, pie leaf", """tc qdisc add dev eth0 root handle 1: htb default 1
+tc class add dev eth0 parent 1: classid 1:1 htb rate 10mbit
+tc qdisc add dev eth0 parent 1:1 handle 10: pie
 """, (("a", 5001, 8_000_000), ("b", 5002, 4_000_000))),
     # hfsc as a shaper (ul on the parent): a link-sharing split 3:7 between two saturating flows,
     # the rt curve of the first (2 Mbit/s) below its share.

@@ -8,17 +8,19 @@
 # needs HOME and a modprobe for the guest's kernel, neither of which the host root has).
 #
 #   sudo tests/python/kernel_guest.sh linux-image-6.1.0-56-amd64_6.1.192-2_amd64.deb
-#   sudo ICOUNT=1 tests/python/kernel_guest.sh KERNEL.deb airsched conformance behaviour
+#   sudo ICOUNT=1 tests/python/kernel_guest.sh KERNEL.deb airsched conformance behaviour --scale 0.4
 #
 # Needs: qemu-system-x86, busybox-static (apt), root. The default command is
 # `airsched conformance kernel` (the corpus table). PY picks the Python (default: the
-# checkout's .venv, else python3). ICOUNT=1 boots with `-icount shift=0,sleep=on` (software
-# emulation; the guest's clock advances 2^shift ns per instruction, so the guest is a fixed
-# 1-instruction-per-ns machine however slow the emulation: for behaviour numbers; ICOUNT_SHIFT
-# sets another shift). `sleep=off` (the idle guest jumps to its next timer) was tried: tbf's
-# rows came out exact, but cake's shaper stalled (seconds of delay), so idle time stays real. `shift=auto` instead ties the guest clock to the host's wall clock: the
-# emulated CPU is then too slow for a Python UDP sender to offer 12 Mbit/s (the kernel rows read
-# a third of the rate). Otherwise KVM when /dev/kvm exists.
+# checkout's .venv, else python3). ICOUNT=1 boots with `-icount shift=0,sleep=off` (software
+# emulation; the guest's clock advances 2^shift ns per emulated instruction, so the guest is a
+# fixed 1-instruction-per-ns machine however slow the emulation, and when its CPU idles the
+# clock jumps to the next timer instead of waiting in real time (QEMU's `sleep=off`): nothing the
+# guest measures depends on the host's speed or load. For behaviour numbers; ICOUNT_SHIFT sets
+# another shift, ICOUNT_SLEEP=on lets idle time pass in real time (the earlier setting: the
+# guest's rows then drifted with the host's load). `shift=auto` instead ties the guest clock to
+# the host's wall clock: the emulated CPU is then too slow for a Python UDP sender to offer
+# 12 Mbit/s (the kernel rows read a third of the rate). Otherwise KVM when /dev/kvm exists.
 # `-cpu max`: the host's numpy (pandas, for `conformance behaviour`) needs more than QEMU's
 # default qemu64 CPU model offers (it died with SIGILL, "Illegal instruction").
 set -eu
@@ -69,7 +71,7 @@ exec switch_root /newroot /bin/sh -c 'export HOME=/root PATH=/usr/local/sbin:/us
 EOF
 chmod +x "$init/init"
 (cd "$init" && find . | busybox cpio -o -H newc | gzip -1) > "$work/initrd.gz"
-if [ "${ICOUNT:-0}" = 1 ]; then accel="-icount shift=${ICOUNT_SHIFT:-0},sleep=on"; elif [ -w /dev/kvm ] && [ "${KVM:-1}" = 1 ]; then accel="-enable-kvm"; else accel=""; fi
+if [ "${ICOUNT:-0}" = 1 ]; then accel="-icount shift=${ICOUNT_SHIFT:-0},sleep=${ICOUNT_SLEEP:-off}"; elif [ -w /dev/kvm ] && [ "${KVM:-1}" = 1 ]; then accel="-enable-kvm"; else accel=""; fi
 # Software emulation's default CPU model (qemu64) lacks the SSE4/AVX that numpy's wheels need
 # (`airsched conformance behaviour` imports pandas: "Illegal instruction"); emulate them all.
 case "$accel" in *enable-kvm*) ;; *) accel="$accel -cpu max" ;; esac

@@ -44,7 +44,7 @@ def test_a_policed_tree_needs_act_police() -> None:
 
 def test_flows_start_a_lead_after_the_tree_on_both_sides() -> None:
     # the kernel's qdisc exists (its timers running) before the traffic: fq_pie's first
-    # probability update is 500 ms after the tree, not 500 ms into the traffic
+    # probability update is about 512 ms after the tree, not 512 ms into the traffic
     text = behaviour.scenario_text(behaviour.CASES[1], 5)
     assert f'start = "{behaviour.LEAD}s"' in text
     assert f'duration = "{behaviour.LEAD + 5:g}s"' in text and f'warmup = "{behaviour.LEAD + 1:g}s"' in text

@@ -18,7 +18,9 @@ use std::collections::VecDeque;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::common::{bucket_of, errors_since};
-use super::pie::{parse_shared, pie_rng, shared_options, PieParams, PieStats, PieVars, JIFFY_US, MAX_PROB};
+use super::pie::{
+    first_update, parse_shared, pie_rng, rearmed, shared_options, PieParams, PieStats, PieVars, MAX_PROB,
+};
 use super::sfq::flow_hash::{flow_hash, SipKey};
 use super::{opt_parser, truesize, BuildCx, Enq, Handle, QCtx, Qdisc, QdiscDecl, QdiscImpl, QdiscReport, QdiscStats};
 use crate::engine::{stream, StreamKind};
@@ -174,7 +176,7 @@ pub(super) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<TcDiag>) -> 
         pstats: PieStats::default(),
         hash_key: key,
         rng: pie_rng(cx, d.handle, FQ_PIE_STREAM_TAG),
-        timer_next: Nanos::from_ms(500),
+        timer_next: first_update(),
         cursor: 0,
         stash: None,
         stats: QdiscStats::default(),
@@ -197,15 +199,16 @@ impl FqPie {
     }
 
     /// `fq_pie_timer` runs due by `now`: each updates up to 2048 flows from the cursor with
-    /// their own backlog; the next run is `tupdate` later once every flow was updated, else one
-    /// jiffy later.
+    /// their own backlog; the timer re-arms itself `tupdate` jiffies on once every flow was
+    /// updated, else for the current jiffy (which fires on the next one).
     fn run_timer(&mut self, now: Nanos) {
-        let tupdate = self.params.tupdate_ns();
+        let tupdate = self.params.tupdate;
         while self.timer_next <= now {
             if self.unsettled == 0 && self.cursor == 0 {
                 // Every flow is at a fixed point: the remaining runs change nothing.
-                let behind = (now - self.timer_next).as_ns() / tupdate.as_ns() + 1;
-                self.timer_next += Nanos(behind * tupdate.as_ns());
+                while self.timer_next <= now {
+                    self.timer_next = rearmed(self.timer_next, tupdate);
+                }
                 break;
             }
             let end = (self.cursor + FLOWS_PER_RUN).min(self.flows_cnt);
@@ -221,12 +224,13 @@ impl FqPie {
                 }
             }
             self.cursor = end;
-            if self.cursor >= self.flows_cnt {
+            let delay = if self.cursor >= self.flows_cnt {
                 self.cursor = 0;
-                self.timer_next += tupdate;
+                tupdate
             } else {
-                self.timer_next += Nanos::from_us(JIFFY_US as u64);
-            }
+                0
+            };
+            self.timer_next = rearmed(self.timer_next, delay);
         }
     }
 

@@ -11,9 +11,15 @@
 //! (timestamps, the default since 5.7) or, with `dq_rate_estimator`, backlog / departure rate.
 //! Derandomisation is always on, as in the kernel.
 //!
-//! Deviations: the update timer runs at `500 ms + k * tupdate` from the qdisc's creation (time
-//! 0), with jiffies of 4 ms (`CONFIG_HZ=250`, Debian's), and its ticks are run when the qdisc
-//! is next touched (enqueue, dequeue, peek), in order, with the state they would have seen —
+//! The update timer is a `timer_list` on jiffies of 4 ms (`CONFIG_HZ=250`, Debian's) and fires
+//! when the kernel's timer wheel fires it ([`wheel_expiry`]): the first time 128 jiffies (512 ms)
+//! after the qdisc's creation (`jiffies + HZ / 2`, rounded up to the wheel's 8-jiffy level), then
+//! every `tupdate + 1` jiffies (a timer armed for `jiffies + tupdate` fires a jiffy after that:
+//! the default 16 ms `tupdate` runs every 20 ms, as a 6.1 guest's trace of `fq_pie_timer` shows).
+//!
+//! Deviations: the qdisc is created on a jiffy boundary (time 0 is jiffy 0), and the timer's
+//! ticks are run when the qdisc is next touched (enqueue, dequeue, peek), in order, with the
+//! state they would have seen —
 //! the backlog and delay change only at those operations, so the probabilities are the ones
 //! the timer computes, not an approximation. Random numbers come from a seeded stream (the
 //! kernel's `get_random_bytes`). ECN marks are counted, not written into packets (as codel).
@@ -42,8 +48,9 @@ const PIE_SCALE: u32 = 8;
 const PSCHED_TICKS_PER_SEC: u64 = 1_000_000_000 >> 6;
 /// Jiffy length with `CONFIG_HZ=250` (Debian's kernels), in microseconds.
 pub(super) const JIFFY_US: u32 = 4000;
-/// The first probability update comes `HZ / 2` after the qdisc is created.
-const FIRST_UPDATE: Nanos = Nanos::from_ms(500);
+/// Jiffies (`CONFIG_HZ=250`) of `HZ / 2`: `pie_init` and `fq_pie_init` arm the update timer
+/// for `jiffies + HZ / 2`.
+const HALF_SECOND_JIFFIES: u64 = 125;
 /// Tags the random stream of a pie (or fq_pie) qdisc.
 const PIE_STREAM_TAG: u64 = 5 << 60;
 
@@ -56,6 +63,49 @@ pub(super) fn ticks(t: Nanos) -> u64 {
 /// `usecs_to_jiffies`: rounded up.
 pub(super) fn usecs_to_jiffies(us: u32) -> u32 {
     us.div_ceil(JIFFY_US)
+}
+
+/// Nanoseconds of a jiffy.
+const JIFFY_NS: u64 = JIFFY_US as u64 * 1000;
+
+/// The jiffy at which a `timer_list` armed for jiffy `expires` while the wheel's clock reads
+/// `clk` fires: the bucket expiry of `calc_wheel_index` (Linux 4.8 to 6.18
+/// `kernel/time/timer.c`). The wheel has 9 levels (`HZ > 100`) of 64 buckets, each level 8
+/// times coarser than the one below; the level is the first whose range holds `expires - clk`,
+/// and the expiry is rounded up to the level's next bucket (`calc_index`: `(expires >> shift) +
+/// 1`, so that no timer fires early), which on level 0 is one jiffy late. An expiry in the past
+/// fires at `clk`; one beyond the wheel's range at its capacity.
+pub(super) fn wheel_expiry(expires: u64, clk: u64) -> u64 {
+    const DEPTH: u32 = 9;
+    let level_start = |n: u32| 63u64 << ((n - 1) * 3);
+    let delta = expires.wrapping_sub(clk);
+    if (delta as i64) < 0 {
+        return clk;
+    }
+    let (expires, level) = match (1..DEPTH).find(|&n| delta < level_start(n)) {
+        Some(n) => (expires, n - 1),
+        None => {
+            let cutoff = level_start(DEPTH);
+            let capped = if delta >= cutoff { clk + cutoff - (1 << ((DEPTH - 1) * 3)) } else { expires };
+            (capped, DEPTH - 1)
+        }
+    };
+    let shift = 3 * level;
+    ((expires >> shift) + 1) << shift
+}
+
+/// When a timer that fired at `at` (a jiffy boundary) and re-armed itself from its callback for
+/// `jiffies + delay` fires next. `__run_timers` has already advanced the wheel's clock past the
+/// jiffy being run, so the callback arms with `clk = jiffies + 1`; `delay` 0 (`fq_pie_timer`
+/// between chunks of flows) fires on the next jiffy.
+pub(super) fn rearmed(at: Nanos, delay: u32) -> Nanos {
+    let now = at.as_ns() / JIFFY_NS;
+    Nanos(wheel_expiry(now + delay as u64, now + 1) * JIFFY_NS)
+}
+
+/// When the update timer armed by `pie_init`/`fq_pie_init` at time 0 (jiffy 0) first fires.
+pub(super) fn first_update() -> Nanos {
+    Nanos(wheel_expiry(HALF_SECOND_JIFFIES, 0) * JIFFY_NS)
 }
 
 /// `struct pie_params`.
@@ -86,11 +136,6 @@ impl PieParams {
             bytemode: false,
             dq_rate_estimator: false,
         }
-    }
-
-    /// The update period.
-    pub fn tupdate_ns(&self) -> Nanos {
-        Nanos::from_us(self.tupdate as u64 * JIFFY_US as u64)
     }
 
     /// `target` as the kernel dumps it: whole microseconds of the tick count.
@@ -301,19 +346,20 @@ pub(super) struct UpdateTimer {
 
 impl UpdateTimer {
     pub fn new() -> UpdateTimer {
-        UpdateTimer { next: FIRST_UPDATE }
+        UpdateTimer { next: first_update() }
     }
 
     /// Run every update due at or before `now` through `update` (which returns true when the
     /// state it updated was at rest, so that the remaining ticks change nothing and are
-    /// skipped).
-    pub fn catch_up(&mut self, now: Nanos, period: Nanos, mut update: impl FnMut() -> bool) {
+    /// skipped); after each the timer re-arms itself `tupdate` jiffies on (`pie_timer`).
+    pub fn catch_up(&mut self, now: Nanos, tupdate: u32, mut update: impl FnMut() -> bool) {
         while self.next <= now {
             let rest = update();
-            self.next += period;
-            if rest && self.next <= now {
-                let behind = (now - self.next).as_ns() / period.as_ns() + 1;
-                self.next += Nanos(behind * period.as_ns());
+            self.next = rearmed(self.next, tupdate);
+            if rest {
+                while self.next <= now {
+                    self.next = rearmed(self.next, tupdate);
+                }
             }
         }
     }
@@ -464,7 +510,7 @@ impl Pie {
     fn run_timer(&mut self, now: Nanos) {
         let Pie { timer, vars, params, stats, .. } = self;
         let backlog = stats.backlog_bytes;
-        timer.catch_up(now, params.tupdate_ns(), || {
+        timer.catch_up(now, params.tupdate, || {
             // At rest before an update: after it the state is a fixed point (the update may
             // still restart the measurement cycle once, so the test comes first).
             let rest = vars.at_rest(backlog);

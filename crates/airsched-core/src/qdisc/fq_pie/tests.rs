@@ -129,17 +129,17 @@ fn the_timer_updates_2048_flows_per_run() {
     let mut q = build_ok(qdisc(1, "tc qdisc add dev eth0 root handle 1: fq_pie flows 4096"));
     let mut b = Bench::new(1);
     let p = b.pkt(0, 1500);
-    q.enqueue(p, &mut b.cx(), Nanos::from_ms(499));
+    q.enqueue(p, &mut b.cx(), Nanos::from_ms(511));
     let f = fqp(&q);
-    assert_eq!((f.timer_next, f.cursor), (Nanos::from_ms(500), 0));
+    assert_eq!((f.timer_next, f.cursor), (Nanos::from_ms(512), 0), "jiffies + HZ / 2 on the wheel: jiffy 128");
     let p = b.pkt(0, 1500);
-    q.enqueue(p, &mut b.cx(), Nanos::from_ms(500));
+    q.enqueue(p, &mut b.cx(), Nanos::from_ms(512));
     let f = fqp(&q);
-    assert_eq!((f.timer_next, f.cursor), (Nanos::from_ms(504), 2048), "half the flows, then one jiffy");
+    assert_eq!((f.timer_next, f.cursor), (Nanos::from_ms(516), 2048), "half the flows, then one jiffy");
     let p = b.pkt(0, 1500);
-    q.enqueue(p, &mut b.cx(), Nanos::from_ms(504));
+    q.enqueue(p, &mut b.cx(), Nanos::from_ms(516));
     let f = fqp(&q);
-    assert_eq!((f.timer_next, f.cursor), (Nanos::from_ms(520), 0), "the rest, then tupdate");
+    assert_eq!((f.timer_next, f.cursor), (Nanos::from_ms(536), 0), "the rest, then tupdate + 1 jiffies");
     // Idle flows settle: after a second of nothing but the one backlogged flow, only it is
     // left to update.
     let p = b.pkt(0, 1500);

@@ -193,19 +193,42 @@ fn over_the_limit_is_tail_drop() {
 
 #[test]
 fn idle_updates_are_skipped_on_the_timers_grid() {
+    // 512 ms (jiffy 128) and then every tupdate + 1 = 5 jiffies (20 ms) for the default 4.
     let mut t = UpdateTimer::new();
+    assert_eq!(t.next, Nanos::from_ms(512));
     let mut n = 0;
-    t.catch_up(Nanos::from_secs(10), Nanos::from_ms(16), || {
+    t.catch_up(Nanos::from_secs(10), 4, || {
         n += 1;
         true
     });
     assert_eq!(n, 1, "at rest: one update, the rest change nothing");
-    assert_eq!(t.next, Nanos::from_ms(500 + 16 * 594), "the first tick after 10 s on the 500 ms + k*16 ms grid");
+    assert_eq!(t.next, Nanos::from_ms(512 + 20 * 475), "the first tick after 10 s on the 512 ms + k*20 ms grid");
     let mut n = 0;
     let mut t = UpdateTimer::new();
-    t.catch_up(Nanos::from_ms(600), Nanos::from_ms(16), || {
+    t.catch_up(Nanos::from_ms(600), 4, || {
         n += 1;
         false
     });
-    assert_eq!((n, t.next), (7, Nanos::from_ms(612)));
+    assert_eq!((n, t.next), (5, Nanos::from_ms(612)), "512, 532, 552, 572, 592");
+}
+
+#[test]
+fn timers_fire_when_the_kernels_wheel_fires_them() {
+    // kernel/time/timer.c calc_wheel_index: level 0 (under 63 jiffies ahead) one jiffy late
+    assert_eq!(wheel_expiry(104, 101), 105, "armed at jiffy 100 (clock 101) for +4: fires at 105");
+    assert_eq!(wheel_expiry(162, 100), 163, "62 ahead: still level 0");
+    // level 1 (63 to 503 ahead): the next multiple of 8 above
+    assert_eq!(wheel_expiry(163, 100), 168, "63 ahead: level 1");
+    assert_eq!(wheel_expiry(125, 0), 128, "pie_init's jiffies + HZ / 2 from jiffy 0");
+    assert_eq!(wheel_expiry(128, 0), 136, "a multiple of 8 still moves up a bucket");
+    // level 2 (504 to 4031 ahead): granularity 64
+    assert_eq!(wheel_expiry(1000, 0), 1024);
+    // in the past: at the wheel's clock; beyond the wheel: its capacity (level 8)
+    assert_eq!(wheel_expiry(100, 101), 101);
+    assert_eq!(wheel_expiry(u64::MAX / 4, 0), 63 << 24, "capped at 62 << 24, rounded up a bucket");
+    // re-armed from a callback: tupdate 4 runs every 5 jiffies, tupdate 0 on the next jiffy
+    assert_eq!(rearmed(Nanos::from_ms(512), 4), Nanos::from_ms(532));
+    assert_eq!(rearmed(Nanos::from_ms(512), 0), Nanos::from_ms(516));
+    // tupdate 500 ms (125 jiffies, level 1 from a clock one ahead): 128 jiffies on a multiple of 8
+    assert_eq!(rearmed(Nanos::from_ms(512), 125), Nanos::from_ms(1024));
 }
