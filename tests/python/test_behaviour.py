@@ -18,10 +18,24 @@ def test_the_scenario_puts_the_tree_on_the_servers_eth0_and_the_flows_to_the_ap(
     assert 'dst = "ap"' in text and "dport = 5001" in text and 'rate = "10Gbit"' in text
 
 
+#: The most the host's sender may fall behind its schedule for a valid kernel run (s): on the
+#: host (no exact clock, unlike the guest) a loaded machine stalls the Python sender, which
+#: then bursts, and HTB lends a paused flow's share to the other.
+MAX_SENDER_LATE_S = 0.02
+
+
 @pytest.mark.skipif(REASON is not None, reason=f"behaviour conformance: {REASON}")
 def test_htb_shares_a_shaped_veth_link_as_airsched_says() -> None:
     case = behaviour.CASES[1]  # htb 10mbit, classes 7.5 : 2.5, both flows offered 9 Mbit/s
-    rows = behaviour.compare((case,), seconds=3.0)
+    for _ in range(3):
+        raw: dict[str, object] = {}
+        k = behaviour.run_kernel(case, 3.0, raw=raw)
+        if float(raw["sender_late_s"]) <= MAX_SENDER_LATE_S:  # type: ignore[arg-type]
+            break
+    else:
+        pytest.skip(f"the host is too loaded to offer the load on time: the sender fell {raw['sender_late_s']} s behind")
+    a = behaviour.run_airsched(case, 3.0)
+    rows = [behaviour.FlowResult(case.name, n, k[n][0], a[n][0], k[n][1], a[n][1]) for n, _, _ in case.flows]
     assert [r.flow for r in rows] == ["a", "b"]
     for r in rows:
         assert abs(r.deviation) < 3.0, behaviour.table(rows)
