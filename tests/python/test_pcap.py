@@ -312,12 +312,16 @@ def test_he_capture_has_the_ofdma_exchanges_of_the_run(tmp_path: Path) -> None:
     mu_ppdus: dict[str, list[tuple[str, bool]]] = collections.defaultdict(list)
     ru_of: dict[str, set[int]] = collections.defaultdict(set)
     tones: dict[str, list[int]] = collections.defaultdict(list)
+    su_collided: dict[str, set] = collections.defaultdict(set)
     bars, multi_sta, trigger_users, collided_triggers, gaps = 0, 0, 0, 0, []
     last_trigger = None
     for p in frames(tmp_path / "air.pcap"):
         rt, d = p[RadioTap], p[Dot11]
         fmt = rt.he_data1 & 3 if rt.present.HE else None
         raw = bytes(d)
+        if d.type == 2 and fmt in (0, None) and rt.Flags.badFCS:  # a collided single-user data PPDU
+            name = mac_of[d.addr1 if ds(p) == "down" else d.addr2]
+            su_collided[name].add(rt.A_MPDU_ref if rt.present.A_MPDU else ("lone", str(p.time)))
         if d.type == 2 and fmt == 2:  # a DL MPDU in an HE MU PPDU
             dl[mac_of[d.addr1]] += 1
             mu_ppdus[str(p.time)].append((d.addr1, not rt.Flags.badFCS))
@@ -356,6 +360,12 @@ def test_he_capture_has_the_ofdma_exchanges_of_the_run(tmp_path: Path) -> None:
     sent = [m for m in mu_ppdus.values() if any(ok for _, ok in m)]
     assert all(all(ok for _, ok in m) for m in sent) and len(sent) < len(mu_ppdus)
     assert bars == sum(len({a for a, _ in m}) - 1 for m in sent)
+    # A station's collisions: its single-user PPDUs (either way) that collided, and the AP's
+    # collided MU PPDUs it was a user of; a collided Trigger is no station's frame.
+    mu_collided = collections.Counter(mac_of[a] for m in mu_ppdus.values() if m not in sent for a in {a for a, _ in m})
+    expected = {n: len(su_collided[n]) + mu_collided[n] for n in mac_of.values()}
+    assert r.stations.set_index("name")["collisions"].to_dict() == expected
+    assert sum(mu_collided.values()) > 0 and sum(len(v) for v in su_collided.values()) > 0
     # A Multi-STA BlockAck per Trigger that did not collide.
     assert multi_sta == len(gaps) > 0
     # The TB PPDUs start SIFS (16 us) after the Trigger at 6 Mb/s: 20 us of preamble and a

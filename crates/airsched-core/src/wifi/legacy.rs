@@ -297,7 +297,7 @@ impl Legacy {
                 let s = m.dcf().frame_station(m.air()[0].node as usize) as usize;
                 cx.counters.stations[s].data_errors += 1;
             }
-            Outcome::Collision if m.air().len() > 1 => m.count_collisions(cx),
+            Outcome::Collision if m.air().len() > 1 => m.count_collisions(cx, 0),
             Outcome::Collision => {}
         }
         if cx.tap.is_some() {

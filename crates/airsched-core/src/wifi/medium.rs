@@ -607,11 +607,13 @@ impl Medium {
         data_end + sifs + resp
     }
 
-    /// Count a collision against the station of every data frame in the air (not the beacon).
-    pub fn count_collisions(&self, cx: &mut Ctx) {
+    /// Count a collision against the station of every data frame in the air (not the beacon),
+    /// but for contenders below `skip_below` (an 802.11ax AP's access categories when its frame
+    /// is an MU PPDU or a Trigger, whose users the caller charges; 0 otherwise).
+    pub fn count_collisions(&self, cx: &mut Ctx, skip_below: u32) {
         let beacon = self.dcf.beacon_in_air();
         for (i, a) in self.air.iter().enumerate() {
-            if i > 0 || !beacon {
+            if (i > 0 || !beacon) && a.node >= skip_below {
                 let s = self.dcf.frame_station(a.node as usize) as usize;
                 cx.counters.stations[s].collisions += 1;
             }

@@ -137,7 +137,17 @@ impl Ht {
                 let s = self.drivers[node as usize].head(ac).station as usize;
                 cx.counters.stations[s].data_errors += 1;
             }
-            Outcome::Collision => m.count_collisions(cx),
+            Outcome::Collision if mu_on => {
+                // The AP's MU PPDU collided: each of its users' frames did; a Trigger carries
+                // no station's frame.
+                m.count_collisions(cx, crate::mac80211::NUM_ACS as u32);
+                if !self.ul_on_air() {
+                    for u in &self.mu.as_deref().expect("OFDMA on").users {
+                        cx.counters.stations[u.agg.station as usize].collisions += 1;
+                    }
+                }
+            }
+            Outcome::Collision => m.count_collisions(cx, 0),
         }
         if lead_wake {
             self.arm_lead_wake(cx);
