@@ -487,8 +487,13 @@ impl Ht {
         if own_order {
             self.schedule_next_steps(m, cx);
         }
+        // The pass below would build nothing and change nothing (the usual case after each
+        // packet the qdisc hands a driver whose hardware queue is full): skip its loop. Not
+        // with the minimal hardware queue, whose loop counts its lead builds.
+        let plain = !own_order && (node != 0 || self.next.hw_queue_lead.is_none());
+        let skip = plain && Self::nothing_to_build(&self.drivers[n]);
         for ac in Ac::ALL {
-            if own_order {
+            if own_order || skip {
                 break;
             }
             loop {
@@ -529,6 +534,17 @@ impl Ht {
         if node == 0 && self.next.hw_queue_lead.is_some() {
             self.arm_lead_wake(cx);
         }
+    }
+
+    /// Whether every access category of driver `d` has its hardware queue full or (ath9k's
+    /// scheduler) no tin listed: a scheduling pass would then build nothing and change nothing.
+    #[inline]
+    fn nothing_to_build(d: &Driver) -> bool {
+        let mut idle = true;
+        for (q, ac) in d.hw.iter().zip(Ac::ALL) {
+            idle &= q.len >= HW_QUEUE_AGGS || d.sched.nothing_listed(ac);
+        }
+        idle
     }
 
     /// The AP's scheduling with a firmware that aggregates, or in station-first order.
