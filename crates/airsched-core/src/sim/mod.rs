@@ -149,13 +149,20 @@ fn run_dev_offered(
 ) {
     let d = &mut net.devs[dev as usize];
     let looked = match d.link {
-        Link::Wifi(node) => wifi.pull(node, cx, |cx| match offered.take() {
-            Some(p) => {
-                d.bypass(dev, p, cx);
-                Some(p)
-            }
-            None => d.dequeue(dev, cx),
-        }),
+        Link::Wifi(node) => {
+            // A packet offered past the qdisc (an empty FIFO, `Netdev::can_bypass`) leaves it
+            // empty, and the driver's admission queues nothing there: the dequeues after it
+            // would find nothing and change nothing.
+            let bypassing = offered.is_some();
+            wifi.pull(node, cx, |cx| match offered.take() {
+                Some(p) => {
+                    d.bypass(dev, p, cx);
+                    Some(p)
+                }
+                None if bypassing => None,
+                None => d.dequeue(dev, cx),
+            })
+        }
         Link::Wire(to) => net.wire.kick(dev, to, d, cx, offered),
         Link::Bt { slave, up } => match bt.as_deref_mut() {
             Some(bt) => bt.pull(slave as usize, up, cx, |cx| d.dequeue(dev, cx)),
