@@ -481,19 +481,33 @@ impl Ht {
 
     /// The scheduler picks tins and the driver builds one aggregate per pick while the
     /// hardware queue holds fewer than two.
+    #[inline]
     fn schedule(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx) {
+        // The pass would build nothing and change nothing (the usual case after each packet
+        // the qdisc hands a driver whose hardware queue is full): return at once. Not for the
+        // AP's own orders (firmware, station first), the minimal hardware queue (whose loop
+        // counts its lead builds) or an airtime policy (whose wake-up the pass re-arms).
+        let plain = node != 0
+            || (self.fw.is_none()
+                && self.next.order == ScheduleOrder::Priority
+                && self.next.hw_queue_lead.is_none()
+                && !self.policy_on);
+        if plain && Self::nothing_to_build(&self.drivers[node as usize]) {
+            return;
+        }
+        self.schedule_pass(m, node, cx);
+    }
+
+    /// [`Self::schedule`]'s pass.
+    #[inline(never)]
+    fn schedule_pass(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx) {
         let n = node as usize;
         let own_order = node == 0 && (self.fw.is_some() || self.next.order == ScheduleOrder::StationFirst);
         if own_order {
             self.schedule_next_steps(m, cx);
         }
-        // The pass below would build nothing and change nothing (the usual case after each
-        // packet the qdisc hands a driver whose hardware queue is full): skip its loop. Not
-        // with the minimal hardware queue, whose loop counts its lead builds.
-        let plain = !own_order && (node != 0 || self.next.hw_queue_lead.is_none());
-        let skip = plain && Self::nothing_to_build(&self.drivers[n]);
         for ac in Ac::ALL {
-            if own_order || skip {
+            if own_order {
                 break;
             }
             loop {
