@@ -481,7 +481,7 @@ impl Ht {
 
     /// The scheduler picks tins and the driver builds one aggregate per pick while the
     /// hardware queue holds fewer than two.
-    #[inline]
+    #[inline(always)]
     fn schedule(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx) {
         // The pass would build nothing and change nothing (the usual case after each packet
         // the qdisc hands a driver whose hardware queue is full): return at once. Not for the
@@ -552,13 +552,9 @@ impl Ht {
 
     /// Whether every access category of driver `d` has its hardware queue full or (ath9k's
     /// scheduler) no tin listed: a scheduling pass would then build nothing and change nothing.
-    #[inline]
+    #[inline(always)]
     fn nothing_to_build(d: &Driver) -> bool {
-        let mut idle = true;
-        for (q, ac) in d.hw.iter().zip(Ac::ALL) {
-            idle &= q.len >= HW_QUEUE_AGGS || d.sched.nothing_listed(ac);
-        }
-        idle
+        Ac::ALL.into_iter().all(|ac| d.hw[ac.index()].len >= HW_QUEUE_AGGS || d.sched.nothing_listed(ac))
     }
 
     /// The AP's scheduling with a firmware that aggregates, or in station-first order.
