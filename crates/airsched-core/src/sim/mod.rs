@@ -77,16 +77,17 @@ pub struct Simulation {
 /// it, run the device. Returns whether the qdisc took it. A device with an egress hook (an ifb
 /// redirect, an IMQ rule) hands the packet to the virtual device instead, which sends it back
 /// to `dev`'s qdisc later ([`run_dev`]).
-#[inline]
+#[inline(always)]
 fn xmit(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+    let mut to = dev;
     if let Some(hook) = &net.devs[dev as usize].hook {
         let key = cx.keys[cx.pkts.get(pkt).flow as usize];
-        if let Some(to) = hook.target(&key, cx.pkts.get(pkt).ip_len) {
+        if let Some(virt) = hook.target(&key, cx.pkts.get(pkt).ip_len) {
             cx.pkts.get_mut(pkt).iif = dev;
-            return xmit_own(net, wifi, bt, cx, to, pkt);
+            to = virt;
         }
     }
-    xmit_own(net, wifi, bt, cx, dev, pkt)
+    xmit_own(net, wifi, bt, cx, to, pkt)
 }
 
 /// `dev`'s own qdisc and driver, without its egress hook (`skb->tc_skip_classify` on the way
@@ -97,7 +98,7 @@ fn xmit(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: Dev
 /// keeps the FIFO's counters as its enqueue and dequeue would); otherwise it is queued, which
 /// is what the enqueue before the device ran would have left (the device, finding no room,
 /// looked at nothing of the qdisc). Results are identical either way.
-#[inline]
+#[inline(always)]
 fn xmit_own(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
     let d = &mut net.devs[dev as usize];
     if let Link::Wire(to) = d.link {
@@ -127,6 +128,12 @@ fn xmit_own(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev:
         run_dev(net, wifi, bt, cx, dev);
     }
     ok
+}
+
+/// [`xmit_own`] for a packet a virtual device sends back (out of line: the two call each other).
+#[inline(never)]
+fn xmit_own_back(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+    xmit_own(net, wifi, bt, cx, dev, pkt)
 }
 
 /// Device `dev` sends what it can: a WiFi MAC pulls frames while it has room, an idle wire
@@ -175,7 +182,7 @@ fn run_dev_offered(
             // CPU time is zero here.
             while let Some(p) = net.devs[dev as usize].dequeue(dev, cx) {
                 let iif = cx.pkts.get(p).iif;
-                xmit_own(net, wifi, bt, cx, iif, p);
+                xmit_own_back(net, wifi, bt, cx, iif, p);
             }
             return;
         }
