@@ -280,7 +280,9 @@ impl Simulation {
     /// filed, then the reads of the receiving applications it delivered to (traffic/tcp.rs).
     #[inline(always)]
     fn after_event(&mut self) {
-        self.drain();
+        if self.cx.out.has_requests() {
+            self.drain();
+        }
         if !self.traffic.reads_due.is_empty() {
             with_xmit!(self, |tx, cx| self.traffic.flush_reads(cx, &mut tx));
             self.drain();
