@@ -135,6 +135,7 @@ impl Ctx {
     }
 
     /// Count a drop per flow and station, and free the packet.
+    #[inline(always)]
     pub fn drop_packet(&mut self, pkt: PacketId, acct: Acct, cause: DropCause) {
         let f = self.pkts.get(pkt).flow as usize;
         let station = self.station_of(acct, f);

@@ -59,7 +59,7 @@ impl<R> Outbox<R> {
         self.reqs.truncate(len);
     }
 
-    #[cfg(test)]
+    #[inline]
     pub fn has_requests(&self) -> bool {
         !self.reqs.is_empty()
     }

@@ -168,7 +168,7 @@ impl EventQueue {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: Nanos, event: Event) {
         self.seq += 1;
         let s = Scheduled { time, class: event.class(), component: event.component(), seq: self.seq, event };

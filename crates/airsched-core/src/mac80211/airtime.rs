@@ -200,6 +200,7 @@ impl AirtimeScheduler {
     }
 
     /// Whether `tin` is on a scheduling list.
+    #[inline]
     pub fn is_listed(&self, tin: TinId) -> bool {
         self.lists.listed[tin.index()] != Listed::No
     }
@@ -224,8 +225,10 @@ impl AirtimeScheduler {
 
     /// Frames were queued to `tin` (after `Fq::enqueue`): ath9k `ath_tx_queue_tid`, mac80211
     /// `ieee80211_schedule_txq`.
+    #[inline]
     pub fn wake(&mut self, tin: TinId, now: Nanos, aql: &Aql) {
         match self.kind {
+            AtfKind::Ath9k if self.is_listed(tin) => {}
             AtfKind::Ath9k => self.ath9k_queue_tid(tin),
             AtfKind::Mac80211 => self.schedule_txq(tin, true, now, aql),
         }

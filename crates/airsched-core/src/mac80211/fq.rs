@@ -478,8 +478,7 @@ impl Fq {
         let t = tin.0;
         cx.stamp(pkt, now);
         let len = Self::frame_len(cx, pkt);
-        let idx = self.cached_flow_index(cx, pkt);
-        let mut f = idx;
+        let mut f = self.cached_flow_index(cx, pkt);
         let owner = self.flows[f as usize].tin;
         if owner != NIL && owner != t {
             // Hash collision with another station/TID: this tin's default (overflow) flow.
@@ -487,40 +486,53 @@ impl Fq {
             self.tins[t as usize].stats.collisions += 1;
             self.stats.collisions += 1;
         }
-        if self.flows[f as usize].tin == NIL {
-            self.tins[t as usize].stats.flows += 1;
-        }
-        if self.flows[f as usize].backlog == 0 {
-            self.set_backlogged(f, true);
-        }
         let p = pkt.0 as usize;
         if self.next_pkt.len() <= p {
             self.next_pkt.resize((p + 1).max(2 * self.next_pkt.len()), NIL);
         }
         self.next_pkt[p] = NIL;
+        // `reorder(f, true)`: the flow grew.
+        self.order_clock += 1;
         let fl = &mut self.flows[f as usize];
+        let new_in_tin = fl.tin == NIL;
+        let newly_backlogged = fl.backlog == 0;
+        let tail = fl.tail;
         fl.tin = t;
         fl.backlog += len;
         fl.packets += 1;
-        if fl.tail == NIL {
-            fl.head = pkt.0;
-        } else {
-            self.next_pkt[fl.tail as usize] = pkt.0;
-        }
         fl.tail = pkt.0;
-        let ts = &mut self.tins[t as usize].stats;
-        ts.backlog_bytes += len as u64;
-        ts.backlog_packets += 1;
-        self.stats.backlog += 1;
-        self.stats.enqueued += 1;
-        self.stats.memory_usage += truesize(len);
-        self.reorder(f, true);
-        if self.flows[f as usize].list == List::None {
-            // A flow that becomes active is new: served ahead of the old flows for one quantum.
-            self.flows[f as usize].deficit = self.params.quantum as i32;
-            self.flows[f as usize].list = List::New;
-            let Fq { tins, flows, .. } = self;
-            tins[t as usize].new_flows.push_back(flows, f);
+        if tail == NIL {
+            fl.head = pkt.0;
+        }
+        fl.order = self.order_clock;
+        // A flow that becomes active is new: served ahead of the old flows for one quantum.
+        let activated = fl.list == List::None;
+        if activated {
+            fl.deficit = self.params.quantum as i32;
+            fl.list = List::New;
+        }
+        if tail != NIL {
+            self.next_pkt[tail as usize] = pkt.0;
+        }
+        if newly_backlogged {
+            self.set_backlogged(f, true);
+        }
+        let Fq { tins, flows, stats, .. } = self;
+        let tn = &mut tins[t as usize];
+        if new_in_tin {
+            tn.stats.flows += 1;
+        }
+        tn.stats.backlog_bytes += len as u64;
+        tn.stats.backlog_packets += 1;
+        if activated {
+            tn.new_flows.push_back(flows, f);
+        }
+        stats.backlog += 1;
+        stats.enqueued += 1;
+        stats.memory_usage += truesize(len);
+        if stats.backlog <= self.params.limit && stats.memory_usage <= self.params.memory_limit {
+            // Within both limits: the overflow loop drops nothing.
+            return Enq::Queued;
         }
         self.enforce_limits(f, pkt, cx, now)
     }

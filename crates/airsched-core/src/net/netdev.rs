@@ -122,7 +122,7 @@ impl Netdev {
 
     /// The device takes `pkt` straight through its empty root FIFO: the same counters, stamps
     /// and first-hop release as its enqueue and immediate dequeue.
-    #[inline]
+    #[inline(always)]
     pub fn bypass(&mut self, id: DevId, pkt: crate::packet::PacketId, cx: &mut Ctx) {
         if let QdiscImpl::Fifo(f) = &mut self.qdisc {
             let now = cx.now;

@@ -131,6 +131,7 @@ impl Wire {
     /// packet leaves the FIFO at its time, as that event's dequeue would have taken it, and
     /// counts as the event processed. Whatever reads the device's queue or counters calls this
     /// first.
+    #[inline(always)]
     pub fn catch_up(&self, id: DevId, to: Node, dev: &mut Netdev, cx: &mut Ctx, upto: Option<Nanos>) {
         while let Some(&(at, pkt)) = dev.departures.front() {
             let due = match upto {

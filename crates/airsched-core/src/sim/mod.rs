@@ -77,16 +77,17 @@ pub struct Simulation {
 /// it, run the device. Returns whether the qdisc took it. A device with an egress hook (an ifb
 /// redirect, an IMQ rule) hands the packet to the virtual device instead, which sends it back
 /// to `dev`'s qdisc later ([`run_dev`]).
-#[inline]
+#[inline(always)]
 fn xmit(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+    let mut to = dev;
     if let Some(hook) = &net.devs[dev as usize].hook {
         let key = cx.keys[cx.pkts.get(pkt).flow as usize];
-        if let Some(to) = hook.target(&key, cx.pkts.get(pkt).ip_len) {
+        if let Some(virt) = hook.target(&key, cx.pkts.get(pkt).ip_len) {
             cx.pkts.get_mut(pkt).iif = dev;
-            return xmit_own(net, wifi, bt, cx, to, pkt);
+            to = virt;
         }
     }
-    xmit_own(net, wifi, bt, cx, dev, pkt)
+    xmit_own(net, wifi, bt, cx, to, pkt)
 }
 
 /// `dev`'s own qdisc and driver, without its egress hook (`skb->tc_skip_classify` on the way
@@ -97,7 +98,7 @@ fn xmit(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: Dev
 /// keeps the FIFO's counters as its enqueue and dequeue would); otherwise it is queued, which
 /// is what the enqueue before the device ran would have left (the device, finding no room,
 /// looked at nothing of the qdisc). Results are identical either way.
-#[inline]
+#[inline(always)]
 fn xmit_own(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
     let d = &mut net.devs[dev as usize];
     if let Link::Wire(to) = d.link {
@@ -129,6 +130,12 @@ fn xmit_own(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev:
     ok
 }
 
+/// [`xmit_own`] for a packet a virtual device sends back (out of line: the two call each other).
+#[inline(never)]
+fn xmit_own_back(net: &mut Net, wifi: &mut Wifi, bt: &mut Piconet, cx: &mut Ctx, dev: DevId, pkt: PacketId) -> bool {
+    xmit_own(net, wifi, bt, cx, dev, pkt)
+}
+
 /// Device `dev` sends what it can: a WiFi MAC pulls frames while it has room, an idle wire
 /// takes the next packet.
 #[inline]
@@ -149,13 +156,20 @@ fn run_dev_offered(
 ) {
     let d = &mut net.devs[dev as usize];
     let looked = match d.link {
-        Link::Wifi(node) => wifi.pull(node, cx, |cx| match offered.take() {
-            Some(p) => {
-                d.bypass(dev, p, cx);
-                Some(p)
-            }
-            None => d.dequeue(dev, cx),
-        }),
+        Link::Wifi(node) => {
+            // A packet offered past the qdisc (an empty FIFO, `Netdev::can_bypass`) leaves it
+            // empty, and the driver's admission queues nothing there: the dequeues after it
+            // would find nothing and change nothing.
+            let bypassing = offered.is_some();
+            wifi.pull(node, cx, |cx| match offered.take() {
+                Some(p) => {
+                    d.bypass(dev, p, cx);
+                    Some(p)
+                }
+                None if bypassing => None,
+                None => d.dequeue(dev, cx),
+            })
+        }
         Link::Wire(to) => net.wire.kick(dev, to, d, cx, offered),
         Link::Bt { slave, up } => match bt.as_deref_mut() {
             Some(bt) => bt.pull(slave as usize, up, cx, |cx| d.dequeue(dev, cx)),
@@ -168,7 +182,7 @@ fn run_dev_offered(
             // CPU time is zero here.
             while let Some(p) = net.devs[dev as usize].dequeue(dev, cx) {
                 let iif = cx.pkts.get(p).iif;
-                xmit_own(net, wifi, bt, cx, iif, p);
+                xmit_own_back(net, wifi, bt, cx, iif, p);
             }
             return;
         }
@@ -266,7 +280,9 @@ impl Simulation {
     /// filed, then the reads of the receiving applications it delivered to (traffic/tcp.rs).
     #[inline(always)]
     fn after_event(&mut self) {
-        self.drain();
+        if self.cx.out.has_requests() {
+            self.drain();
+        }
         if !self.traffic.reads_due.is_empty() {
             with_xmit!(self, |tx, cx| self.traffic.flush_reads(cx, &mut tx));
             self.drain();

@@ -483,7 +483,26 @@ impl Ht {
 
     /// The scheduler picks tins and the driver builds one aggregate per pick while the
     /// hardware queue holds fewer than two.
+    #[inline(always)]
     fn schedule(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx) {
+        // The pass would build nothing and change nothing (the usual case after each packet
+        // the qdisc hands a driver whose hardware queue is full): return at once. Not for the
+        // AP's own orders (firmware, station first), the minimal hardware queue (whose loop
+        // counts its lead builds) or an airtime policy (whose wake-up the pass re-arms).
+        let plain = node != 0
+            || (self.fw.is_none()
+                && self.next.order == ScheduleOrder::Priority
+                && self.next.hw_queue_lead.is_none()
+                && !self.policy_on);
+        if plain && Self::nothing_to_build(&self.drivers[node as usize]) {
+            return;
+        }
+        self.schedule_pass(m, node, cx);
+    }
+
+    /// [`Self::schedule`]'s pass.
+    #[inline(never)]
+    fn schedule_pass(&mut self, m: &mut Medium, node: u32, cx: &mut Ctx) {
         let n = node as usize;
         let own_order = node == 0 && (self.fw.is_some() || self.next.order == ScheduleOrder::StationFirst);
         if own_order {
@@ -531,6 +550,13 @@ impl Ht {
         if node == 0 && self.next.hw_queue_lead.is_some() {
             self.arm_lead_wake(cx);
         }
+    }
+
+    /// Whether every access category of driver `d` has its hardware queue full or (ath9k's
+    /// scheduler) no tin listed: a scheduling pass would then build nothing and change nothing.
+    #[inline(always)]
+    fn nothing_to_build(d: &Driver) -> bool {
+        Ac::ALL.into_iter().all(|ac| d.hw[ac.index()].len >= HW_QUEUE_AGGS || d.sched.nothing_listed(ac))
     }
 
     /// The AP's scheduling with a firmware that aggregates, or in station-first order.
