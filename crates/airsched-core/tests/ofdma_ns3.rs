@@ -8,38 +8,16 @@
 //! `cargo test --release --test ofdma_ns3 -- --nocapture` prints the table of
 //! docs/model-ofdma.md.
 
+mod common;
+
 use airsched_core::{parse_scenario, Simulation};
+use common::ns3::Case;
 
 const CSV: &str = include_str!("../../../bench/ns3/ofdma_dl.csv");
 const PPDUS: &str = include_str!("../../../bench/ns3/ofdma_dl_ppdus.txt");
 
-/// One case of the ns-3 table: its per-station goodputs and mean delays.
-struct Case {
-    n: u32,
-    load: String,
-    rate_mbps: f64,
-    goodput: Vec<f64>,
-    /// ns-3's mean one-way delay to the end of the PPDU that carried each packet (airsched
-    /// delivers an A-MPDU's MPDUs at the PPDU's end; ns-3 passes each up as it ends, which
-    /// its own mean delay, the CSV's `mean_delay_ms`, shows).
-    delay_ms: Vec<f64>,
-}
-
 fn cases() -> Vec<Case> {
-    let mut lines = CSV.lines();
-    assert_eq!(lines.next(), Some("n,load,rate_mbps,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms"));
-    let mut out: Vec<Case> = Vec::new();
-    for l in lines {
-        let f: Vec<&str> = l.split(',').collect();
-        let (n, load, rate) = (f[0].parse().unwrap(), f[1].to_string(), f[2].parse().unwrap());
-        if out.last().is_none_or(|c| c.n != n || c.load != load) {
-            out.push(Case { n, load, rate_mbps: rate, goodput: Vec::new(), delay_ms: Vec::new() });
-        }
-        let c = out.last_mut().unwrap();
-        c.goodput.push(f[4].parse().unwrap());
-        c.delay_ms.push(f[6].parse().unwrap());
-    }
-    out
+    common::ns3::cases(CSV)
 }
 
 /// The ns-3 program's cell in airsched's keys: an 802.11ax AP, 80 MHz, one stream, 0.8 us GI,

@@ -18,36 +18,16 @@
 //! against ns-3. `cargo test --release --test su_ul_ns3 -- --nocapture` prints the table of
 //! docs/model-ofdma.md.
 
+mod common;
+
 use airsched_core::{parse_scenario, RunResults, Simulation};
+use common::ns3::Case;
 
 const CSV: &str = include_str!("../../../bench/ns3/su_ul.csv");
 const CONTENTION: &str = include_str!("../../../bench/ns3/su_ul_contention.txt");
 
-/// One case of the ns-3 table: per station goodput and mean delay to the PPDU's end, and the
-/// collision probability per attempt.
-struct Case {
-    n: u32,
-    load: String,
-    rate_mbps: f64,
-    goodput: Vec<f64>,
-    delay_ms: Vec<f64>,
-    p_collision: f64,
-}
-
 fn cases() -> Vec<Case> {
-    let mut lines = CSV.lines();
-    assert_eq!(lines.next(), Some("n,load,rate_mbps,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms"));
-    let mut out: Vec<Case> = Vec::new();
-    for l in lines {
-        let f: Vec<&str> = l.split(',').collect();
-        let (n, load, rate) = (f[0].parse().unwrap(), f[1].to_string(), f[2].parse().unwrap());
-        if out.last().is_none_or(|c| c.n != n || c.load != load) {
-            out.push(Case { n, load, rate_mbps: rate, goodput: Vec::new(), delay_ms: Vec::new(), p_collision: 0.0 });
-        }
-        let c = out.last_mut().unwrap();
-        c.goodput.push(f[4].parse().unwrap());
-        c.delay_ms.push(f[6].parse().unwrap());
-    }
+    let mut out = common::ns3::cases(CSV);
     // "# n=N load=L" then "contention ... p_collision=P ...".
     let mut at = None;
     for l in CONTENTION.lines() {

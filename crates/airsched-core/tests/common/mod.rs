@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod ns3;
+
 use airsched_core::{parse_scenario, run_scenario, RunResults};
 
 /// Parse a scenario text (errors are a test failure) and run it; the run checks conservation.

@@ -672,24 +672,7 @@ impl Ht {
         for u in &mu.users {
             let s = u.agg.station;
             let snr = m.radio_mut().snr_cdb(s as usize, ta, Dir::Down);
-            let n = u.agg.mpdus.len();
-            let reference = if n > 1 { Some(tap.next_ampdu_ref()) } else { None };
-            for (k, mp) in u.agg.mpdus.iter().enumerate() {
-                let pkt = *cx.pkts.get(mp.pkt);
-                let data = Kind::Data {
-                    from: 0,
-                    to: s + 1,
-                    retry: mp.attempts > 1,
-                    tid: Some(u.agg.tin_of(k).tid()),
-                    seq: mp.sn as u16 & 0x0fff,
-                    key: cx.keys[pkt.flow as usize],
-                    pkt,
-                };
-                let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
-                let ampdu = reference.map(|r| (r, k + 1 == n));
-                let fcs_ok = !collided && u.agg.ok.has(k);
-                tap.air_frame(data, Phy { start: ta, rate: u.agg.tx.rate(), len, fcs_ok, snr_cdb: snr, ampdu });
-            }
+            tap_mpdus(tap, &cx.pkts, &cx.keys, &u.agg, (0, s + 1), ta, snr, |k| !collided && u.agg.ok.has(k));
         }
         if collided {
             return;
@@ -729,6 +712,40 @@ impl Ht {
     /// `[ap] ofdma`'s counters (None when off).
     pub fn ofdma_stats(&self) -> Option<&OfdmaStats> {
         self.mu.as_deref().map(|mu| &mu.stats)
+    }
+}
+
+/// Hand one user's MPDUs of a multi-user exchange (`agg`, from node `ends.0` to `ends.1`,
+/// starting at `start`) to the capture: one A-MPDU reference when it holds several, each MPDU
+/// with a good FCS where `ok(k)`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn tap_mpdus(
+    tap: &mut crate::pcap::Tap,
+    pkts: &crate::packet::Packets,
+    keys: &[crate::packet::FlowKey],
+    agg: &Agg,
+    ends: (u32, u32),
+    start: Nanos,
+    snr_cdb: Option<i32>,
+    ok: impl Fn(usize) -> bool,
+) {
+    use crate::pcap::{Kind, Phy};
+    let n = agg.mpdus.len();
+    let reference = if n > 1 { Some(tap.next_ampdu_ref()) } else { None };
+    for (k, mp) in agg.mpdus.iter().enumerate() {
+        let pkt = *pkts.get(mp.pkt);
+        let data = Kind::Data {
+            from: ends.0,
+            to: ends.1,
+            retry: mp.attempts > 1,
+            tid: Some(agg.tin_of(k).tid()),
+            seq: mp.sn as u16 & 0x0fff,
+            key: keys[pkt.flow as usize],
+            pkt,
+        };
+        let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
+        let ampdu = reference.map(|r| (r, k + 1 == n));
+        tap.air_frame(data, Phy { start, rate: agg.tx.rate(), len, fcs_ok: ok(k), snr_cdb, ampdu });
     }
 }
 

@@ -727,23 +727,9 @@ impl Ht {
                     Phy { start: t1, rate: u.agg.tx.rate(), len: 30, fcs_ok: u.decoded, snr_cdb: snr, ampdu: None };
                 tap.air_frame(kind, phy);
             }
-            let reference = if n > 1 { Some(tap.next_ampdu_ref()) } else { None };
-            for (k, mp) in u.agg.mpdus.iter().enumerate() {
-                let pkt = *cx.pkts.get(mp.pkt);
-                let data = Kind::Data {
-                    from: s + 1,
-                    to: 0,
-                    retry: mp.attempts > 1,
-                    tid: Some(u.agg.tin_of(k).tid()),
-                    seq: mp.sn as u16 & 0x0fff,
-                    key: cx.keys[pkt.flow as usize],
-                    pkt,
-                };
-                let len = ht::qos_data_mpdu_bytes(pkt.ip_len);
-                let ampdu = reference.map(|r| (r, k + 1 == n));
-                let fcs_ok = u.decoded && u.agg.ok.has(k);
-                tap.air_frame(data, Phy { start: t1, rate: u.agg.tx.rate(), len, fcs_ok, snr_cdb: snr, ampdu });
-            }
+            super::ofdma::tap_mpdus(tap, &cx.pkts, &cx.keys, &u.agg, (s + 1, 0), t1, snr, |k| {
+                u.decoded && u.agg.ok.has(k)
+            });
             if !u.decoded {
                 continue;
             }

@@ -1,0 +1,36 @@
+//! The ns-3 anchor tables under bench/ns3 (`ofdma_dl.csv`, `ofdma_ul.csv`, `su_ul.csv`, written
+//! by bench/ns3/run_ofdma.sh): one row per station, `n,load,rate_mbps,sta,goodput_mbps,
+//! mean_delay_ms,ppdu_end_delay_ms`, read into one case per station count and load.
+
+/// One case of an ns-3 table: its stations' goodputs and mean delays.
+pub struct Case {
+    pub n: u32,
+    pub load: String,
+    /// Each station's offered load.
+    pub rate_mbps: f64,
+    pub goodput: Vec<f64>,
+    /// ns-3's mean one-way delay to the end of the PPDU that carried each packet (airsched
+    /// delivers an A-MPDU's MPDUs at the PPDU's end; ns-3 passes each up as it ends, which
+    /// its own mean delay, the CSV's `mean_delay_ms`, shows).
+    pub delay_ms: Vec<f64>,
+    /// The collision probability per attempt, where a contention summary gives it (else 0).
+    pub p_collision: f64,
+}
+
+/// The cases of `csv`, in the table's order.
+pub fn cases(csv: &str) -> Vec<Case> {
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("n,load,rate_mbps,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms"));
+    let mut out: Vec<Case> = Vec::new();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        let (n, load, rate) = (f[0].parse().unwrap(), f[1].to_string(), f[2].parse().unwrap());
+        if out.last().is_none_or(|c| c.n != n || c.load != load) {
+            out.push(Case { n, load, rate_mbps: rate, goodput: Vec::new(), delay_ms: Vec::new(), p_collision: 0.0 });
+        }
+        let c = out.last_mut().unwrap();
+        c.goodput.push(f[4].parse().unwrap());
+        c.delay_ms.push(f[6].parse().unwrap());
+    }
+    out
+}
