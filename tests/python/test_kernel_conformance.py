@@ -21,10 +21,7 @@ REASON = kernel.unavailable()
 
 #: Scripts where airsched knowingly differs from the kernel (docs/kernel-conformance.md). Strict:
 #: the test fails when one of them starts to agree, so this list stays true.
-KNOWN = {
-    "36-htb-class-minor0.tc": "the kernel accepts an htb class with minor 0 (its id is the qdisc's own, "
-    "1:); airsched refuses it, since minor 0 names the qdisc everywhere else",
-}
+KNOWN: dict[str, str] = {}
 
 
 def test_the_corpus_has_at_least_fifty_scripts_good_and_broken() -> None:

@@ -210,6 +210,31 @@ tc filter add dev eth0 parent 2: protocol ip prio 2 u32 match ip dport 5002 0xff
     }
 }
 
+/// An htb class with minor 0 (the kernel accepts it: htb_change_class refuses only a class id
+/// of 0) gets the qdisc's own id: `default 0` sends the unclassified packets to it (htb_classify
+/// looks up `1:0`), and a later `parent 1:` names it, so its rate bounds its children
+/// (kernel corpus 36 and 142 for the trees).
+#[test]
+fn an_htb_class_with_minor_0_is_the_qdiscs_own_class() {
+    // Unclassified: both flows through class 1: at 4 Mbit/s, where without it they would go
+    // direct (unshaped).
+    let r =
+        wired("tc qdisc add dev eth0 root handle 1: htb\ntc class add dev eth0 parent 1: classid 1:0 htb rate 4mbit");
+    let total = l2_kbit(r.summary.total_goodput_mbps, 1472);
+    assert!((total / 4000.0 - 1.0).abs() < 0.02, "class 1: {total:.0} kbit/s");
+    // Children under it: 1:1 and 1:2 borrow up to their ceil of 10 Mbit/s only within 1:'s 4.
+    let r = wired(
+        "tc qdisc add dev eth0 root handle 1: htb
+tc class add dev eth0 parent 1: classid 1:0 htb rate 4mbit
+tc class add dev eth0 parent 1: classid 1:1 htb rate 1mbit ceil 10mbit
+tc class add dev eth0 parent 1: classid 1:2 htb rate 1mbit ceil 10mbit
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff flowid 1:1
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5002 0xffff flowid 1:2",
+    );
+    let (a, b) = (l2_kbit(r.flows[0].goodput_mbps, 1472), l2_kbit(r.flows[1].goodput_mbps, 1472));
+    assert!(((a + b) / 4000.0 - 1.0).abs() < 0.02 && (a / b - 1.0).abs() < 0.05, "1:1 {a:.0}, 1:2 {b:.0}");
+}
+
 /// A tc error in a scenario names the scenario file, the line and column inside it, and the key.
 #[test]
 fn tc_errors_point_into_the_scenario_file() {

@@ -293,11 +293,14 @@ pub(in crate::qdisc) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<Tc
     };
 
     for c in &d.classes {
-        if c.classid.major() != d.handle.major() || c.classid.minor() == 0 {
+        // Minor 0 is a class too (htb_change_class refuses only a class id of 0): it gets the
+        // qdisc's own id, and with `default 0` the unclassified packets (htb_classify finds
+        // `major:0`).
+        if c.classid.major() != d.handle.major() {
             diags.push(diag_error(
                 c.at,
                 format!(
-                    "class id {} does not belong to htb {}: it needs major {:x} and a non-zero minor",
+                    "class id {} does not belong to htb {}: it needs major {:x}",
                     c.classid,
                     d.handle,
                     d.handle.major()
@@ -312,7 +315,13 @@ pub(in crate::qdisc) fn build(d: QdiscDecl<'_>, cx: &BuildCx, diags: &mut Vec<Tc
             continue;
         }
         let parent = if c.parent == Handle::ROOT || c.parent == d.handle {
-            None
+            // `parent major:` is htb_find(major:0): the class with the qdisc's own id when
+            // there is one (above), else none (a top-level class).
+            if c.parent == d.handle && c.classid != d.handle {
+                h.find(d.handle.0)
+            } else {
+                None
+            }
         } else if c.parent.major() != d.handle.major() {
             diags.push(diag_error(c.at, format!("parent {} is not a class of htb {}", c.parent, d.handle)));
             continue;
