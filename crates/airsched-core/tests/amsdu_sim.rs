@@ -2,30 +2,15 @@
 //! saturation throughput against the analytic EDCA cycle computed by hand from the standard's
 //! frame and PPDU arithmetic (docs/model-vht-he.md, "A-MSDU").
 
+mod common;
+
 use airsched_core::{parse_scenario, run_scenario, RunResults};
+use common::saturation::{analytic, assert_close};
 
-/// One station, downlink UDP saturating the AP with 1472-byte payloads (1500-byte datagrams),
-/// FQ-MAC; `cell`, `ap` and `station` are extra lines.
+/// One station, downlink UDP saturating the AP, beacons off; `cell`, `ap` and `station` are
+/// extra lines.
 fn saturated(cell: &str, ap: &str, station: &str) -> RunResults {
-    let text = format!(
-        "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 3\n[cell]\n{cell}\nbeacons = false\n[wired]\n\
-         rate = \"10Gbit\"\n[ap]\nmac_queue = \"fq-mac\"\n{ap}\n[[station]]\nname = \"a\"\n{station}\n\
-         [[flow]]\nname = \"down\"\nsrc = \"server\"\ndst = \"a\"\nrate = \"saturate\"\nsize = 1472\n"
-    );
-    let scn = parse_scenario(&text, "sat.toml").unwrap();
-    run_scenario(&scn).unwrap()
-}
-
-/// Goodput of back-to-back A-MPDUs carrying `msdus` 1472-byte payloads in a PPDU of `ppdu_us`,
-/// each after AIFS(BE) 43 us and the mean backoff 7.5 x 9 us, answered SIFS (16 us) later by a
-/// BlockAck of `ba_us`.
-fn analytic(msdus: u32, ppdu_us: f64, ba_us: f64) -> f64 {
-    let cycle = 43.0 + 67.5 + ppdu_us + 16.0 + ba_us;
-    msdus as f64 * 1472.0 * 8.0 / cycle
-}
-
-fn assert_close(sim: f64, expect: f64, tol: f64) {
-    assert!((sim / expect - 1.0).abs() <= tol, "simulated {sim:.2} Mb/s, analytic {expect:.2} Mb/s");
+    common::saturation::saturated_run(&format!("{cell}\nbeacons = false"), ap, station)
 }
 
 const VHT_CELL: &str = "standard = \"802.11ac\"\nwidth = 80\nnss = 2\nguard_interval = \"short\"";

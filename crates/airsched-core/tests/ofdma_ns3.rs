@@ -26,26 +26,12 @@ fn cases() -> Vec<Case> {
 /// station's frames); the 1472-byte UDP flows start 0.1 ms apart, as the ns-3 clients do, from
 /// a server behind a 10 Gbit/s link without delay (ns-3's clients run on the AP).
 fn scenario(n: u32, rate_mbps: f64, ofdma: bool) -> String {
-    let mut s = String::from(
-        "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 1\n\
-         [cell]\nstandard = \"802.11ax\"\nwidth = 80\nnss = 1\nguard_interval = \"0.8us\"\n\
-         max_aggregate_mpdus = 256\nmax_aggregate_time = \"5484us\"\n\
-         [wired]\nrate = \"10Gbit\"\ndelay = \"0ms\"\n[ap]\nmac_queue = \"fq-mac\"\n",
-    );
-    if ofdma {
-        s += &format!("ofdma = \"dl\"\nmu_scheduler = \"rr\"\nmu_stations = {}\n", n.min(74));
-    }
-    for i in 0..n {
-        s += &format!("[[station]]\nname = \"s{i}\"\nmcs = 7\nnss = 1\n");
-    }
-    for i in 0..n {
-        s += &format!(
-            "[[flow]]\nname = \"d{i}\"\nsrc = \"server\"\ndst = \"s{i}\"\nrate = \"{rate_mbps:.4}Mbit\"\nsize = 1472\n\
-             start = \"{:.4}s\"\n",
-            0.1 + i as f64 * 1e-4
-        );
-    }
-    s
+    let ap = if ofdma {
+        format!("ofdma = \"dl\"\nmu_scheduler = \"rr\"\nmu_stations = {}\n", n.min(74))
+    } else {
+        String::new()
+    };
+    common::ns3::cell(n, rate_mbps, "0.8us", &ap, "", false)
 }
 
 fn run(n: u32, rate_mbps: f64) -> (Vec<f64>, Vec<f64>, Simulation) {

@@ -33,24 +33,8 @@ fn cases() -> Vec<Case> {
 /// apart, as the ns-3 clients do, to a server behind a 10 Gbit/s link without delay (ns-3's
 /// servers run on the AP).
 fn scenario(n: u32, rate_mbps: f64) -> String {
-    let mut s = String::from(
-        "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 1\n\
-         [cell]\nstandard = \"802.11ax\"\nwidth = 80\nnss = 1\nguard_interval = \"1.6us\"\n\
-         max_aggregate_mpdus = 256\nmax_aggregate_time = \"5484us\"\n\
-         [wired]\nrate = \"10Gbit\"\ndelay = \"0ms\"\n[ap]\nmac_queue = \"fq-mac\"\n",
-    );
-    s += &format!("ofdma = \"dl+ul\"\nmu_stations = {}\nmu_access_interval = \"1ms\"\n", n.min(74));
-    for i in 0..n {
-        s += &format!("[[station]]\nname = \"s{i}\"\nmcs = 7\nnss = 1\ndriver_queue_limit = 500\n");
-    }
-    for i in 0..n {
-        s += &format!(
-            "[[flow]]\nname = \"u{i}\"\nsrc = \"s{i}\"\ndst = \"server\"\nrate = \"{rate_mbps:.4}Mbit\"\nsize = 1472\n\
-             start = \"{:.4}s\"\n",
-            0.1 + i as f64 * 1e-4
-        );
-    }
-    s
+    let ap = format!("ofdma = \"dl+ul\"\nmu_stations = {}\nmu_access_interval = \"1ms\"\n", n.min(74));
+    common::ns3::cell(n, rate_mbps, "1.6us", &ap, "driver_queue_limit = 500\n", true)
 }
 
 fn run(n: u32, rate_mbps: f64) -> (Vec<f64>, Vec<f64>, Simulation) {

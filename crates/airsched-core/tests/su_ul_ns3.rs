@@ -44,24 +44,8 @@ fn cases() -> Vec<Case> {
 /// The ns-3 program's cell in airsched's keys (as tests/ofdma_ul_ns3.rs, without OFDMA), each
 /// station's driver FIFO at 500 frames.
 fn scenario(n: u32, rate_mbps: f64, queue_limit: u32, aggregation: &str) -> String {
-    let at = format!("aggregation = \"{aggregation}\"\n");
-    let mut s = String::from(
-        "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 1\n\
-         [cell]\nstandard = \"802.11ax\"\nwidth = 80\nnss = 1\nguard_interval = \"1.6us\"\n\
-         max_aggregate_mpdus = 256\nmax_aggregate_time = \"5484us\"\n\
-         [wired]\nrate = \"10Gbit\"\ndelay = \"0ms\"\n[ap]\nmac_queue = \"fq-mac\"\n",
-    );
-    for i in 0..n {
-        s += &format!("[[station]]\nname = \"s{i}\"\nmcs = 7\nnss = 1\ndriver_queue_limit = {queue_limit}\n{at}");
-    }
-    for i in 0..n {
-        s += &format!(
-            "[[flow]]\nname = \"u{i}\"\nsrc = \"s{i}\"\ndst = \"server\"\nrate = \"{rate_mbps:.4}Mbit\"\nsize = 1472\n\
-             start = \"{:.4}s\"\n",
-            0.1 + i as f64 * 1e-4
-        );
-    }
-    s
+    let station = format!("driver_queue_limit = {queue_limit}\naggregation = \"{aggregation}\"\n");
+    common::ns3::cell(n, rate_mbps, "1.6us", "", &station, true)
 }
 
 fn run(n: u32, rate_mbps: f64, queue_limit: u32, aggregation: &str) -> RunResults {

@@ -2,33 +2,18 @@
 //! analytic EDCA cycle of the standard's PPDU arithmetic, and the airtime scheduler on a WiFi 5
 //! cell with a slow station (docs/model-vht-he.md).
 
-use airsched_core::{parse_scenario, run_scenario};
+mod common;
 
-/// One station, downlink UDP saturating the AP (1472-byte payloads: 1538-byte MPDUs), FQ-MAC so
-/// that the driver FIFO does not limit the aggregates; `cell` and `station` are extra lines.
+use airsched_core::{parse_scenario, run_scenario};
+use common::saturation::{analytic, assert_close};
+
+/// One station saturated by the AP; `cell` and `station` are extra lines.
 fn saturated(cell: &str, station: &str) -> f64 {
     saturated_run(cell, station).flows[0].goodput_mbps
 }
 
 fn saturated_run(cell: &str, station: &str) -> airsched_core::RunResults {
-    let text = format!(
-        "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 3\n[cell]\n{cell}\n[wired]\nrate = \"10Gbit\"\n\
-         [ap]\nmac_queue = \"fq-mac\"\n[[station]]\nname = \"a\"\n{station}\n\
-         [[flow]]\nname = \"down\"\nsrc = \"server\"\ndst = \"a\"\nrate = \"saturate\"\nsize = 1472\n"
-    );
-    let scn = parse_scenario(&text, "sat.toml").unwrap();
-    run_scenario(&scn).unwrap()
-}
-
-/// Goodput of back-to-back A-MPDUs of `n` MPDUs lasting `ppdu_us`, each after AIFS(BE) 43 us and
-/// the mean backoff 7.5 x 9 us, answered SIFS later by a BlockAck of `ba_us`.
-fn analytic(n: u32, ppdu_us: f64, ba_us: f64) -> f64 {
-    let cycle = 43.0 + 67.5 + ppdu_us + 16.0 + ba_us;
-    n as f64 * 1472.0 * 8.0 / cycle
-}
-
-fn assert_close(sim: f64, expect: f64, tol: f64) {
-    assert!((sim / expect - 1.0).abs() <= tol, "simulated {sim:.2} Mb/s, analytic {expect:.2} Mb/s");
+    common::saturation::saturated_run(cell, "", station)
 }
 
 #[test]

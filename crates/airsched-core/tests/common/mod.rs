@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod ns3;
+pub mod saturation;
 
 use airsched_core::{parse_scenario, run_scenario, RunResults};
 

@@ -34,3 +34,34 @@ pub fn cases(csv: &str) -> Vec<Case> {
     }
     out
 }
+
+/// The anchor programs' cell (bench/ns3/ofdma_cell.h) in airsched's keys: an 802.11ax AP,
+/// 80 MHz, one stream, guard interval `gi`, every station HE MCS 7 with one stream, A-MPDUs up
+/// to 256 MPDUs and aPPDUMaxTime, beacons on, a perfect channel, FQ-MAC, a server behind a
+/// 10 Gbit/s link without delay; `n` 1472-byte UDP flows of `rate_mbps` starting 0.1 ms apart as
+/// the ns-3 clients do, from each station to the server (`up`, flows `u{i}`) or back (`d{i}`).
+/// `ap` and `station` are extra lines of `[ap]` and of every station.
+pub fn cell(n: u32, rate_mbps: f64, gi: &str, ap: &str, station: &str, up: bool) -> String {
+    let mut s = format!(
+        "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 1\n\
+         [cell]\nstandard = \"802.11ax\"\nwidth = 80\nnss = 1\nguard_interval = \"{gi}\"\n\
+         max_aggregate_mpdus = 256\nmax_aggregate_time = \"5484us\"\n\
+         [wired]\nrate = \"10Gbit\"\ndelay = \"0ms\"\n[ap]\nmac_queue = \"fq-mac\"\n{ap}"
+    );
+    for i in 0..n {
+        s += &format!("[[station]]\nname = \"s{i}\"\nmcs = 7\nnss = 1\n{station}");
+    }
+    for i in 0..n {
+        let (name, src, dst) = if up {
+            ("u", format!("s{i}"), "server".to_string())
+        } else {
+            ("d", "server".to_string(), format!("s{i}"))
+        };
+        s += &format!(
+            "[[flow]]\nname = \"{name}{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nrate = \"{rate_mbps:.4}Mbit\"\nsize = 1472\n\
+             start = \"{:.4}s\"\n",
+            0.1 + i as f64 * 1e-4
+        );
+    }
+    s
+}

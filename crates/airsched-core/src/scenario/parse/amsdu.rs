@@ -151,14 +151,10 @@ mod tests {
             "standard = \"802.11n\"",
             "mac_queue = \"fq-mac\"\namsdu = \"mac80211\"",
             "mcs = 7\nmax_amsdu_len = 11454",
-        );
-        one_line(e.unwrap_err(), "s.toml:");
-        let e = parse(
-            "standard = \"802.11n\"",
-            "mac_queue = \"fq-mac\"\namsdu = \"mac80211\"",
-            "mcs = 7\nmax_amsdu_len = 11454",
-        );
-        one_line(e.unwrap_err(), "expected 3839 or 7935");
+        )
+        .unwrap_err();
+        one_line(e.clone(), "s.toml:");
+        one_line(e, "expected 3839 or 7935");
         let e = parse(
             "standard = \"802.11ac\"",
             "mac_queue = \"fq-mac\"\namsdu = \"mac80211\"",
