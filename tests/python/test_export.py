@@ -364,6 +364,8 @@ def test_cli_conformance_kernel_prints_the_table_and_fails_on_a_disagreement(cli
                       "tc class del dev eth0 classid 1:0\n")
     p = cli("conformance", "kernel", str(script))
     assert p.returncode == 1 and "| del-minor0.tc | DISAGREES |" in p.stdout
+    p = cli("tc", "check", str(script))
+    assert p.returncode == 1 and f"{script}:3:31: at \"1:0\": deleting htb class 1: (minor 0, the qdisc's own id) is not modelled" in p.stderr
 
 
 SHIPPED = sorted(p for p in (ROOT / "scenarios").rglob("*.toml") if "[ap]" in p.read_text() and "tc" in p.read_text())

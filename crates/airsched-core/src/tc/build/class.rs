@@ -59,8 +59,18 @@ impl<'a> Model<'a> {
         // htb_change_class takes any class id of its major but 0 itself (Linux 6.1, 6.18): minor
         // 0 makes a top-level class with the qdisc's own id, which tc shows as `1:` (kernel
         // corpus 36-htb-class-minor0). Other kinds, and a delete, still refuse it here.
-        let htb_minor0 = matches!(dev.qdiscs[qi].kind.text, "htb" | "whtb") && c.op != Op::Delete;
-        if clid.minor() == 0 && !htb_minor0 {
+        let htb = matches!(dev.qdiscs[qi].kind.text, "htb" | "whtb");
+        if clid.minor() == 0 && htb && c.op == Op::Delete {
+            err(
+                diags,
+                c.classid.tok,
+                format!(
+                    "deleting htb class {clid} (minor 0, the qdisc's own id) is not modelled: the kernel deletes it when no class is under it, which airsched's tree cannot tell (docs/qdisc-htb.md); delete the qdisc instead"
+                ),
+            );
+            return;
+        }
+        if clid.minor() == 0 && !htb {
             err(
                 diags,
                 c.classid.tok,
