@@ -23,7 +23,9 @@
 //! Deviations, each documented: the kernel merges at enqueue into the tail packet of the flow's
 //! FQ-MAC queue (its comment says dequeue would be better); here the driver merges at dequeue,
 //! while it builds the A-MPDU, the packets FQ-MAC hands it back to back for the same flow, so
-//! FQ-MAC and CoDel see packets, not A-MSDUs. Besides the kernel's test the standard's bounds
+//! FQ-MAC and CoDel see packets, not A-MSDUs, and an A-MSDU is cut where the A-MPDU's limits
+//! fall (as ns-3 3.44 cuts it); the packet that did not fit is held and joins the first MPDU of
+//! the next A-MPDU. Compared with ns-3 3.44's `MsduAggregator` in tests/amsdu_ns3.rs. Besides the kernel's test the standard's bounds
 //! hold too (an HT A-MSDU within 3839/7935 and its MPDU within 4095; a VHT/HE MPDU within the
 //! advertised length), which the kernel's arithmetic can pass by a few bytes. Minstrel-HT's
 //! shorter limits at low rates or poor delivery (1, 500, 1600, 3200) are not modelled.
