@@ -4,12 +4,22 @@
 // (docs/model-vht-he.md, bench/ns3/README.md): one AP and one station 1 m apart, the AP sends
 // UDP datagrams of 1472 bytes (1538-byte MPDUs) as fast as its queue takes them, a fixed MCS
 // (ConstantRateWifiManager), A-MPDU up to the standard's length and the given BlockAck window,
-// no A-MSDU, no RTS/CTS; prints the station's goodput over [warmup, duration] in Mb/s.
+// no RTS/CTS; prints the station's goodput over [warmup, duration] in Mb/s.
 //
 //   su_saturation --standard=ac|ax --mcs=9 --nss=2 --width=80 --gi=400 --window=64
 //                 [--duration=3] [--warmup=1] [--maxAmpduTime=0]
+//                 [--amsdu=0 --staAmsdu=0 --macQueue=0]
 //
 // --gi is the guard interval in ns: 800 or 400 for 802.11ac, 800/1600/3200 for 802.11ax.
+//
+// A-MSDU inside A-MPDU (off unless --amsdu is given; bench/ns3/amsdu_cases.csv, amsdu.csv):
+// --amsdu is the AP's BE_MaxAmsduSize in bytes (0: no A-MSDU, as before), --staAmsdu the
+// station's BE_MaxAmsduSize, from which ns-3 derives the maximum MPDU length the station
+// advertises in its VHT Capabilities (up to 3839: 3895, up to 7935: 7991, else 11454; the AP
+// then caps its A-MSDUs at that length - 56), and --macQueue the WifiMacQueue's size in packets
+// (0: ns-3's 500; an A-MPDU of 256 A-MSDUs needs more MSDUs than 500). With --amsdu the
+// program also prints the AP's data PPDUs while measuring (so does --counts=1 without it):
+// their count, MPDUs per PPDU, MSDUs per MPDU, the most MSDUs in an MPDU and mean duration.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -59,6 +69,39 @@ AirLog g_ap;
 AirLog g_sta;
 double g_apEndUs = 0;
 
+// --amsdu: the AP's QoS data PPDUs while measuring.
+struct DataLog
+{
+    uint64_t ppdus = 0;
+    uint64_t mpdus = 0;
+    uint64_t msdus = 0;
+    uint64_t maxMsdus = 0;
+    double airtimeUs = 0;
+};
+
+DataLog g_data;
+
+void
+OnApData(WifiConstPsduMap psdus, WifiTxVector tx, double)
+{
+    const auto& psdu = psdus.begin()->second;
+    if (!g_measuring || !psdu->GetHeader(0).IsQosData())
+    {
+        return;
+    }
+    g_data.ppdus++;
+    g_data.mpdus += psdu->GetNMpdus();
+    for (const auto& mpdu : *psdu)
+    {
+        const uint64_t n =
+            mpdu->GetHeader().IsQosAmsdu() ? std::distance(mpdu->begin(), mpdu->end()) : 1;
+        g_data.msdus += n;
+        g_data.maxMsdus = std::max(g_data.maxMsdus, n);
+    }
+    g_data.airtimeUs +=
+        WifiPhy::CalculateTxDuration(psdu->GetSize(), tx, WIFI_PHY_BAND_5GHZ).GetNanoSeconds() / 1e3;
+}
+
 void
 OnTx(AirLog* log, bool isAp, WifiConstPsduMap psdus, WifiTxVector tx, double)
 {
@@ -102,6 +145,10 @@ main(int argc, char* argv[])
     double warmup = 1.0;
     uint32_t seed = 1;
     bool verbose = false;
+    uint32_t amsdu = 0;
+    uint32_t staAmsdu = 0;
+    uint32_t macQueue = 0;
+    bool counts = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("standard", "ac (VHT) or ax (HE)", standard);
@@ -114,12 +161,21 @@ main(int argc, char* argv[])
     cmd.AddValue("warmup", "seconds before measuring", warmup);
     cmd.AddValue("seed", "run number", seed);
     cmd.AddValue("verbose", "print the PPDUs' counts and durations", verbose);
+    cmd.AddValue("amsdu", "the AP's BE_MaxAmsduSize in bytes (0: no A-MSDU)", amsdu);
+    cmd.AddValue("staAmsdu", "the station's BE_MaxAmsduSize (its advertised max MPDU)", staAmsdu);
+    cmd.AddValue("macQueue", "WifiMacQueue size in packets (0: ns-3's default)", macQueue);
+    cmd.AddValue("counts", "print the AP's data PPDUs (always with --amsdu)", counts);
     cmd.Parse(argc, argv);
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
     // No RTS/CTS for any A-MPDU (the default threshold would protect every aggregate).
     Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(4692480));
+    if (macQueue > 0)
+    {
+        Config::SetDefault("ns3::WifiMacQueue::MaxSize",
+                           QueueSizeValue(QueueSize(std::to_string(macQueue) + "p")));
+    }
 
     const bool he = standard == "ax";
     NodeContainer nodes;
@@ -157,18 +213,33 @@ main(int argc, char* argv[])
     Ssid ssid("anchor");
     const uint32_t maxAmpdu = he ? 6500631 : 1048575;
     // The station's and the AP's MAC take the same A-MPDU length and BlockAck window.
-    auto install = [&](const std::string& type, NodeContainer nodes) {
-        mac.SetType(type,
-                    "Ssid",
-                    SsidValue(ssid),
-                    "BE_MaxAmpduSize",
-                    UintegerValue(maxAmpdu),
-                    "MpduBufferSize",
-                    UintegerValue(window));
+    auto install = [&](const std::string& type, NodeContainer nodes, uint32_t maxAmsdu) {
+        if (maxAmsdu > 0)
+        {
+            mac.SetType(type,
+                        "Ssid",
+                        SsidValue(ssid),
+                        "BE_MaxAmpduSize",
+                        UintegerValue(maxAmpdu),
+                        "MpduBufferSize",
+                        UintegerValue(window),
+                        "BE_MaxAmsduSize",
+                        UintegerValue(maxAmsdu));
+        }
+        else
+        {
+            mac.SetType(type,
+                        "Ssid",
+                        SsidValue(ssid),
+                        "BE_MaxAmpduSize",
+                        UintegerValue(maxAmpdu),
+                        "MpduBufferSize",
+                        UintegerValue(window));
+        }
         return wifi.Install(phy, mac, nodes);
     };
-    NetDeviceContainer staDev = install("ns3::StaWifiMac", sta);
-    NetDeviceContainer apDev = install("ns3::ApWifiMac", ap);
+    NetDeviceContainer staDev = install("ns3::StaWifiMac", sta, staAmsdu);
+    NetDeviceContainer apDev = install("ns3::ApWifiMac", ap, amsdu);
 
     MobilityHelper mobility;
     Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
@@ -207,6 +278,11 @@ main(int argc, char* argv[])
     src.Start(Seconds(0.1));
     src.Stop(Seconds(duration));
 
+    counts = counts || amsdu > 0;
+    if (counts)
+    {
+        apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&OnApData));
+    }
     if (verbose)
     {
         Ptr<WifiNetDevice> staWifi = DynamicCast<WifiNetDevice>(staDev.Get(0));
@@ -233,6 +309,18 @@ main(int argc, char* argv[])
                 apMac->GetMaxAmpduSize(AC_BE),
                 apMac->GetMpduBufferSize(),
                 goodput);
+    if (counts)
+    {
+        std::printf("amsdu=%u sta_amsdu=%u data_ppdus=%lu mpdus_per_ppdu=%.3f msdus_per_mpdu=%.3f "
+                    "max_msdus=%lu ppdu_us=%.1f\n",
+                    amsdu,
+                    staAmsdu,
+                    static_cast<unsigned long>(g_data.ppdus),
+                    g_data.mpdus / double(g_data.ppdus),
+                    g_data.msdus / double(g_data.mpdus),
+                    static_cast<unsigned long>(g_data.maxMsdus),
+                    g_data.airtimeUs / g_data.ppdus);
+    }
     if (verbose)
     {
         std::printf("ap: %lu PPDUs, %.2f MPDUs and %.1f us each, %.1f us from a PPDU's end to "

@@ -65,3 +65,57 @@ pub fn cell(n: u32, rate_mbps: f64, gi: &str, ap: &str, station: &str, up: bool)
     }
     s
 }
+
+/// A link of the single-user saturation anchor (bench/ns3/su_saturation.cc): the first six
+/// columns of `su_saturation.csv` and `amsdu.csv`, `standard,mcs,nss,width,gi_ns,window`.
+pub struct Link {
+    pub standard: String,
+    pub mcs: u32,
+    pub nss: u32,
+    pub width: u32,
+    pub gi_ns: u32,
+    pub window: u32,
+}
+
+impl Link {
+    /// The link of a CSV row's fields.
+    pub fn parse(f: &[&str]) -> Link {
+        Link {
+            standard: f[0].to_string(),
+            mcs: f[1].parse().unwrap(),
+            nss: f[2].parse().unwrap(),
+            width: f[3].parse().unwrap(),
+            gi_ns: f[4].parse().unwrap(),
+            window: f[5].parse().unwrap(),
+        }
+    }
+
+    /// The ns-3 program's cell in airsched's keys: one AP and one station, beacons on (ns-3's AP
+    /// sends them every 102.4 ms too), 1472-byte UDP payloads offered at 1.25 times the PHY rate
+    /// `phy_mbps` (the AP's queue never empties; ns-3 offers twice the rate, which changes
+    /// nothing but the number of drops), FQ-MAC so that no driver FIFO limits the aggregates,
+    /// and A-MPDUs up to aPPDUMaxTime (5.484 ms) rather than Linux's 4 ms, as ns-3 has no such
+    /// cap. `ap` and `station` are extra lines of `[ap]` and of the station.
+    pub fn scenario(&self, phy_mbps: f64, ap: &str, station: &str) -> String {
+        let (standard, gi, ltf) = match (self.standard.as_str(), self.gi_ns) {
+            ("ac", 400) => ("802.11ac", "short", ""),
+            ("ac", _) => ("802.11ac", "long", ""),
+            ("ax", 800) => ("802.11ax", "0.8us", ""),
+            ("ax", 1600) => ("802.11ax", "1.6us", ""),
+            _ => ("802.11ax", "3.2us", "ltf = \"4x\"\n"),
+        };
+        format!(
+            "[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 3\n\
+             [cell]\nstandard = \"{standard}\"\nwidth = {w}\nnss = {n}\nguard_interval = \"{gi}\"\n{ltf}\
+             max_aggregate_mpdus = {win}\nmax_aggregate_time = \"5484us\"\n\
+             [wired]\nrate = \"10Gbit\"\n[ap]\nmac_queue = \"fq-mac\"\n{ap}\
+             [[station]]\nname = \"a\"\nmcs = {m}\nnss = {n}\n{station}\
+             [[flow]]\nname = \"down\"\nsrc = \"server\"\ndst = \"a\"\nrate = \"{r:.0}Mbit\"\nsize = 1472\n",
+            w = self.width,
+            n = self.nss,
+            win = self.window,
+            m = self.mcs,
+            r = 1.25 * phy_mbps,
+        )
+    }
+}

@@ -23,7 +23,9 @@
 //! Deviations, each documented: the kernel merges at enqueue into the tail packet of the flow's
 //! FQ-MAC queue (its comment says dequeue would be better); here the driver merges at dequeue,
 //! while it builds the A-MPDU, the packets FQ-MAC hands it back to back for the same flow, so
-//! FQ-MAC and CoDel see packets, not A-MSDUs. Besides the kernel's test the standard's bounds
+//! FQ-MAC and CoDel see packets, not A-MSDUs, and an A-MSDU is cut where the A-MPDU's limits
+//! fall (as ns-3 3.44 cuts it); the packet that did not fit is held and joins the first MPDU of
+//! the next A-MPDU. Compared with ns-3 3.44's `MsduAggregator` in tests/amsdu_ns3.rs. Besides the kernel's test the standard's bounds
 //! hold too (an HT A-MSDU within 3839/7935 and its MPDU within 4095; a VHT/HE MPDU within the
 //! advertised length), which the kernel's arithmetic can pass by a few bytes. Minstrel-HT's
 //! shorter limits at low rates or poor delivery (1, 500, 1600, 3200) are not modelled.
@@ -273,16 +275,15 @@ impl Ht {
         } else {
             amsdu_mpdu_bytes(shape.amsdu)
         };
-        // Only a frame never sent, with nothing held behind it (a later frame of the tin would
-        // overtake those), takes more packets.
-        if mp.attempts > 0 || !self.drivers[0].held[from.index()].is_empty() {
+        // Only a frame never sent takes more packets.
+        if mp.attempts > 0 {
             return mpdu;
         }
         let flow = cx.pkts.get(mp.pkt).flow;
         let band = self.band;
         let max_frags = self.amsdu.as_deref().expect("A-MSDU on").max_frags;
         while shape.n < max_frags {
-            let Some(x) = self.take_new(m, 0, from, cx) else { break };
+            let Some(x) = self.next_to_join(m, from, cx) else { break };
             let a = self.amsdu.as_deref().expect("A-MSDU on");
             let pk = cx.pkts.get(x.pkt);
             let joined = match (pk.flow == flow).then(|| a.joins(station as usize, shape, pk.ip_len)).flatten() {
@@ -319,6 +320,29 @@ impl Ht {
             }
         }
         mpdu
+    }
+
+    /// The packet that may join the MPDU being grown for `from`: a new one from FQ-MAC when
+    /// nothing is held behind it, or the one frame held behind it if that is a lone packet
+    /// never sent and the last given a sequence number (it did not fit the previous A-MPDU:
+    /// the packet after an A-MSDU that reached the A-MPDU's limit), as the kernel, merging at
+    /// enqueue, would have merged it. Anything else held (retries) would be overtaken: none.
+    fn next_to_join(&mut self, m: &Medium, from: TinId, cx: &mut Ctx) -> Option<Mpdu> {
+        let a = self.amsdu.as_deref().expect("A-MSDU on");
+        let d = &mut self.drivers[0];
+        let held = &mut d.held[from.index()];
+        match held.front() {
+            None => self.take_new(m, 0, from, cx),
+            Some(x)
+                if held.len() == 1
+                    && x.attempts == 0
+                    && a.next_of(x.pkt).is_none()
+                    && x.sn.wrapping_add(1) == d.next_sn[from.index()] =>
+            {
+                held.pop_front()
+            }
+            Some(_) => None,
+        }
     }
 
     /// A copy of the MPDU whose first MSDU is `head` (the receiver's, when the BlockAck was
