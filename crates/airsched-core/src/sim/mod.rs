@@ -248,16 +248,13 @@ impl Simulation {
         let limit = until.min(self.end);
         let mut budget = max_events;
         let mut reached = true;
-        while let Some(t) = self.cx.out.queue().peek_time() {
-            if t > limit {
-                break;
-            }
+        loop {
             if budget == 0 {
-                reached = false;
+                reached = self.cx.out.queue().peek_time().is_none_or(|t| t > limit);
                 break;
             }
+            let Some((t, ev)) = self.cx.out.queue_mut().pop_until(limit) else { break };
             budget -= 1;
-            let (t, ev) = self.cx.out.queue_mut().pop().expect("peeked");
             self.cx.now = t;
             self.handle(ev);
             self.after_event();

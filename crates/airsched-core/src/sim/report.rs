@@ -57,7 +57,7 @@ impl Simulation {
             bt.for_each_held(&mut count);
         }
         for ev in self.cx.out.queue().pending() {
-            if let Event::WireDeliver { pkt, .. } = *ev {
+            if let Event::WireDeliver { pkt, .. } = ev {
                 count(pkt);
             }
         }
