@@ -104,7 +104,20 @@ impl Netdev {
 
     /// Offer a packet to the qdisc. Returns whether it was queued (false: dropped, already
     /// accounted and freed). Drops of other packets it caused are accounted too.
+    #[inline]
     pub fn enqueue(&mut self, id: DevId, pkt: PacketId, cx: &mut Ctx) -> bool {
+        // A FIFO root with room queues it and drops nothing.
+        if let QdiscImpl::Fifo(f) = &mut self.qdisc {
+            let now = cx.now;
+            if f.push_if_room(pkt, &mut cx.qctx(), now) {
+                return true;
+            }
+        }
+        self.enqueue_any(id, pkt, cx)
+    }
+
+    /// [`Self::enqueue`] through the root's own enqueue.
+    fn enqueue_any(&mut self, id: DevId, pkt: PacketId, cx: &mut Ctx) -> bool {
         cx.dropped.clear();
         let now = cx.now;
         let res = self.qdisc.enqueue(pkt, &mut cx.qctx(), now);
@@ -145,7 +158,10 @@ impl Netdev {
     /// `Wire::commit`): the counters, stamp and first-hop release its dequeue at `at` gives.
     #[inline]
     pub fn depart(&mut self, id: DevId, pkt: PacketId, at: Nanos, cx: &mut Ctx) {
-        let out = self.qdisc.dequeue(&mut cx.qctx(), at);
+        let out = match &mut self.qdisc {
+            QdiscImpl::Fifo(f) => f.pop_head(&mut cx.qctx(), at),
+            q => q.dequeue(&mut cx.qctx(), at),
+        };
         debug_assert_eq!(out, Some(pkt), "a FIFO hands out its committed head");
         if self.leaves_at_dequeue {
             cx.left_first_hop(id, pkt);
