@@ -161,6 +161,15 @@ fn run_dev_offered(
             // empty, and the driver's admission queues nothing there: the dequeues after it
             // would find nothing and change nothing.
             let bypassing = offered.is_some();
+            if let (Some(p), crate::wifi::Mac::Ht(h)) = (*offered, &mut wifi.mac) {
+                if h.pull_offered(&mut wifi.medium, node, cx, p, |cx| d.bypass(dev, p, cx)) {
+                    *offered = None;
+                }
+                if d.sourced {
+                    cx.out.push(Req::Refill { dev });
+                }
+                return;
+            }
             wifi.pull(node, cx, |cx| match offered.take() {
                 Some(p) => {
                     d.bypass(dev, p, cx);
