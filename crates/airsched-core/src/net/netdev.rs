@@ -156,7 +156,7 @@ impl Netdev {
 
     /// The head packet `pkt` leaves the root FIFO at `at` (a departure fixed by
     /// `Wire::commit`): the counters, stamp and first-hop release its dequeue at `at` gives.
-    #[inline]
+    #[inline(always)]
     pub fn depart(&mut self, id: DevId, pkt: PacketId, at: Nanos, cx: &mut Ctx) {
         let out = match &mut self.qdisc {
             QdiscImpl::Fifo(f) => f.pop_head(&mut cx.qctx(), at),
