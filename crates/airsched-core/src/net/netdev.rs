@@ -104,7 +104,7 @@ impl Netdev {
 
     /// Offer a packet to the qdisc. Returns whether it was queued (false: dropped, already
     /// accounted and freed). Drops of other packets it caused are accounted too.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, id: DevId, pkt: PacketId, cx: &mut Ctx) -> bool {
         // A FIFO root with room queues it and drops nothing.
         if let QdiscImpl::Fifo(f) = &mut self.qdisc {
