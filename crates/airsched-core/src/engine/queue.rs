@@ -13,7 +13,9 @@
 //! internal layout. Same scenario + same seed therefore give bit-identical runs on any machine.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
+
+use super::ring::Ring;
 
 use crate::packet::PacketId;
 use crate::time::Nanos;
@@ -159,7 +161,7 @@ pub struct EventQueue {
     /// The root is the event popped last, already handed out.
     stale_root: bool,
     /// Deliveries in the total order (time, then interface, then sequence number).
-    lane: VecDeque<Delivery>,
+    lane: Ring<Delivery>,
     seq: u64,
     processed: u64,
     /// Time, class and component of the event popped last (the one being handled).
@@ -192,7 +194,7 @@ impl EventQueue {
         EventQueue {
             heap: BinaryHeap::with_capacity(cap),
             stale_root: false,
-            lane: VecDeque::with_capacity(256),
+            lane: Ring::with_capacity(256, Delivery { time: Nanos::ZERO, seq: 0, iface: 0, pkt: PacketId(0) }),
             seq: 0,
             processed: 0,
             last: (Nanos::ZERO, 0, 0),

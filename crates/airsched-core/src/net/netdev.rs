@@ -2,10 +2,8 @@
 //! and the accounting of what the discipline drops (`net/core/dev.c`'s `__dev_xmit_skb` and
 //! `qdisc_run`, `qdisc_watchdog` in `sch_api.c`, as far as a simulator needs them).
 
-use std::collections::VecDeque;
-
 use crate::ctx::Ctx;
-use crate::engine::Event;
+use crate::engine::{Event, Ring};
 use crate::packet::PacketId;
 use crate::qdisc::{Enq, Qdisc, QdiscImpl};
 use crate::time::Nanos;
@@ -28,7 +26,7 @@ pub struct Netdev {
     /// (the end of the serialisation before theirs) is already known, with that time, oldest
     /// first; their `WireDeliver` is scheduled and no `WireTxDone` is (`Wire::commit`). The
     /// FIFO holds them until something looks at it (`Wire::catch_up`).
-    pub departures: VecDeque<(Nanos, PacketId)>,
+    pub departures: Ring<(Nanos, PacketId)>,
     /// Saturating sources send on this device: it files a top-up request whenever it looks at
     /// its queue (no other device needs to).
     pub sourced: bool,
@@ -93,7 +91,7 @@ impl Netdev {
             leaves_at_dequeue: true,
             busy: false,
             tx_end: None,
-            departures: VecDeque::new(),
+            departures: Ring::with_capacity(16, (Nanos::ZERO, PacketId(0))),
             sourced: false,
             wake_at: None,
             hook: None,

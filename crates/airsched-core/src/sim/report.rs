@@ -64,7 +64,7 @@ impl Simulation {
         // A packet whose departure from a wire's FIFO is fixed but lies after the end is in
         // the FIFO and has its delivery scheduled: one packet (`Wire::commit`).
         for iface in &self.net.devs {
-            for &(_, pkt) in &iface.departures {
+            for &(_, pkt) in iface.departures.iter() {
                 located[self.cx.pkts.get(pkt).flow as usize] -= 1;
             }
         }
