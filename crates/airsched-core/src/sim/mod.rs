@@ -331,6 +331,7 @@ impl Simulation {
         self.finish()
     }
 
+    #[inline(always)]
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::Access { gen } => self.wifi.on_access(gen, &mut self.cx),
