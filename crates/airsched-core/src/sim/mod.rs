@@ -436,6 +436,7 @@ impl Simulation {
     }
 
     /// A packet reaches node `at`: hand it to the application or forward it.
+    #[inline(always)]
     fn arrive(&mut self, at: Node, pkt: PacketId) {
         if self.net.ingress && !self.ingress_admits(at, pkt) {
             return;
