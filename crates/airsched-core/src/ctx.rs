@@ -98,7 +98,7 @@ impl Ctx {
         QCtx { pkts: &mut self.pkts, keys: &self.keys, dropped: &mut self.dropped, chan: &self.chan }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, t: Nanos, ev: Event) {
         self.out.schedule(t, ev);
     }
@@ -113,13 +113,19 @@ impl Ctx {
     /// dropped): a saturating source may send another.
     #[inline]
     pub fn left_first_hop(&mut self, dev: DevId, pkt: PacketId) {
-        let f = self.pkts.get(pkt).flow as usize;
+        let p = self.pkts.get(pkt);
+        self.leave_first_hop(p.flow as usize, p.payload, dev);
+    }
+
+    /// [`Self::left_first_hop`] of a packet of flow `f` with `payload` bytes.
+    #[inline(always)]
+    fn leave_first_hop(&mut self, f: usize, payload: u32, dev: DevId) {
         let fb = &mut self.flows[f];
         if fb.first_hop == dev {
             if fb.saturate {
                 fb.outstanding -= 1;
             } else if fb.tcp_local {
-                fb.queued = fb.queued.saturating_sub(crate::tcp::skb_truesize(self.pkts.get(pkt).payload as u64));
+                fb.queued = fb.queued.saturating_sub(crate::tcp::skb_truesize(payload as u64));
             }
         }
     }
@@ -137,7 +143,13 @@ impl Ctx {
     /// Count a drop per flow and station, and free the packet.
     #[inline(always)]
     pub fn drop_packet(&mut self, pkt: PacketId, acct: Acct, cause: DropCause) {
-        let f = self.pkts.get(pkt).flow as usize;
+        self.count_drop(self.pkts.get(pkt).flow as usize, acct, cause);
+        self.pkts.free(pkt);
+    }
+
+    /// Count a drop of a packet of flow `f` per flow and station.
+    #[inline(always)]
+    fn count_drop(&mut self, f: usize, acct: Acct, cause: DropCause) {
         let station = self.station_of(acct, f);
         let fc = &mut self.counters.flows[f];
         match cause {
@@ -151,7 +163,6 @@ impl Ctx {
                 DropCause::Retry => sc.drops_retry += 1,
             }
         }
-        self.pkts.free(pkt);
     }
 
     /// A saturating source's datagram that its own host's qdisc refused at enqueue: as in
@@ -183,15 +194,19 @@ impl Ctx {
         }
     }
 
+    #[inline(always)]
     fn account_drops(&mut self, dev: DevId, acct: Acct, offered: Option<PacketId>) {
         for i in 0..self.dropped.len() {
             let d = self.dropped[i];
+            let p = self.pkts.get(d);
+            let (f, payload) = (p.flow as usize, p.payload);
             if Some(d) != offered {
-                self.left_first_hop(dev, d);
+                self.leave_first_hop(f, payload, dev);
             } else if self.refused_send(dev, d) {
                 continue;
             }
-            self.drop_packet(d, acct, DropCause::Queue);
+            self.count_drop(f, acct, DropCause::Queue);
+            self.pkts.free(d);
         }
         self.dropped.clear();
     }

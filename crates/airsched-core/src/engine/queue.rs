@@ -15,6 +15,8 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use super::ring::Ring;
+
 use crate::packet::PacketId;
 use crate::time::Nanos;
 
@@ -147,14 +149,44 @@ impl Ord for Scheduled {
 /// event scheduled while it is handled takes its slot (one sift down, instead of the pop's sift
 /// and the push's), and only if none is scheduled is it removed, at the next pop. The set of
 /// pending events, and so the order they come out in, is the same as with a plain pop.
+///
+/// Deliveries at the far end of wired links (`WireDeliver`) are mostly scheduled in the
+/// total order already (a wire serialises one packet after the other and adds a fixed
+/// delay), so they need no heap: a delivery that comes after the last one in the lane, a FIFO,
+/// is appended to it, any other goes into the heap. The next event is the earlier of the
+/// heap's and the lane's heads under the same total order, so which of the two holds an event
+/// changes nothing of the order.
 pub struct EventQueue {
     heap: BinaryHeap<Scheduled>,
     /// The root is the event popped last, already handed out.
     stale_root: bool,
+    /// Deliveries in the total order (time, then interface, then sequence number).
+    lane: Ring<Delivery>,
     seq: u64,
     processed: u64,
     /// Time, class and component of the event popped last (the one being handled).
     last: (Nanos, u8, u32),
+}
+
+/// A pending `WireDeliver` in the lane.
+#[derive(Clone, Copy, Debug)]
+struct Delivery {
+    time: Nanos,
+    seq: u64,
+    iface: u32,
+    pkt: PacketId,
+}
+
+/// The class of `WireDeliver` (see [`Event::class`]).
+const DELIVER_CLASS: u8 = 5;
+
+impl Delivery {
+    /// Whether this delivery comes before the heap's event `s` in the total order.
+    #[inline(always)]
+    fn before(&self, s: &Scheduled) -> bool {
+        self.time < s.time
+            || (self.time == s.time && (DELIVER_CLASS, self.iface, self.seq) < (s.class, s.component, s.seq))
+    }
 }
 
 impl EventQueue {
@@ -162,6 +194,7 @@ impl EventQueue {
         EventQueue {
             heap: BinaryHeap::with_capacity(cap),
             stale_root: false,
+            lane: Ring::with_capacity(256, Delivery { time: Nanos::ZERO, seq: 0, iface: 0, pkt: PacketId(0) }),
             seq: 0,
             processed: 0,
             last: (Nanos::ZERO, 0, 0),
@@ -171,6 +204,13 @@ impl EventQueue {
     #[inline(always)]
     pub fn schedule(&mut self, time: Nanos, event: Event) {
         self.seq += 1;
+        if let Event::WireDeliver { iface, pkt } = event {
+            // After the lane's last delivery (a later sequence number breaks a tie).
+            if self.lane.back().is_none_or(|b| b.time < time || (b.time == time && b.iface <= iface)) {
+                self.lane.push_back(Delivery { time, seq: self.seq, iface, pkt });
+                return;
+            }
+        }
         let s = Scheduled { time, class: event.class(), component: event.component(), seq: self.seq, event };
         if self.stale_root {
             self.stale_root = false;
@@ -184,12 +224,17 @@ impl EventQueue {
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Nanos> {
-        self.next().map(|s| s.time)
+        match (self.heap_next(), self.lane.front()) {
+            (Some(s), Some(d)) => Some(if d.before(s) { d.time } else { s.time }),
+            (Some(s), None) => Some(s.time),
+            (None, d) => d.map(|d| d.time),
+        }
     }
 
-    /// The earliest pending event: the root, or under a stale root the earlier of its children.
+    /// The earliest pending event in the heap: the root, or under a stale root the earlier of
+    /// its children.
     #[inline]
-    fn next(&self) -> Option<&Scheduled> {
+    fn heap_next(&self) -> Option<&Scheduled> {
         let all = self.heap.as_slice();
         if !self.stale_root {
             return all.first();
@@ -211,13 +256,39 @@ impl EventQueue {
         (time, event.class(), event.component()) < self.last
     }
 
-    #[inline]
+    /// The next event.
+    #[cfg(test)]
     pub fn pop(&mut self) -> Option<(Nanos, Event)> {
+        self.pop_until(Nanos(u64::MAX))
+    }
+
+    /// The next event, if it lies at or before `limit` (else it stays pending).
+    #[inline(always)]
+    pub fn pop_until(&mut self, limit: Nanos) -> Option<(Nanos, Event)> {
         if self.stale_root {
             self.stale_root = false;
             self.heap.pop();
         }
-        let s = *self.heap.peek()?;
+        let from_lane = match (self.heap.as_slice().first(), self.lane.front()) {
+            (Some(s), Some(d)) => d.before(s),
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (None, None) => return None,
+        };
+        if from_lane {
+            let d = *self.lane.front().expect("the lane's head");
+            if d.time > limit {
+                return None;
+            }
+            self.lane.pop_front();
+            self.processed += 1;
+            self.last = (d.time, DELIVER_CLASS, d.iface);
+            return Some((d.time, Event::WireDeliver { iface: d.iface, pkt: d.pkt }));
+        }
+        let s = self.heap.as_slice()[0];
+        if s.time > limit {
+            return None;
+        }
         self.stale_root = true;
         self.processed += 1;
         self.last = (s.time, s.class, s.component);
@@ -234,7 +305,9 @@ impl EventQueue {
     /// Whether `event` at `time` would be popped next: no pending event comes before it.
     #[inline]
     pub fn would_be_next(&self, time: Nanos, event: &Event) -> bool {
-        self.next().is_none_or(|s| (time, event.class(), event.component()) < (s.time, s.class, s.component))
+        let key = (time, event.class(), event.component());
+        self.heap_next().is_none_or(|s| key < (s.time, s.class, s.component))
+            && self.lane.front().is_none_or(|d| key < (d.time, DELIVER_CLASS, d.iface))
     }
 
     /// `event` at `time`, which [`Self::would_be_next`], is handled now without being queued:
@@ -253,8 +326,9 @@ impl EventQueue {
     }
 
     /// Every pending event, in no particular order (end-of-run accounting only).
-    pub fn pending(&self) -> impl Iterator<Item = &Event> {
-        self.heap.as_slice()[usize::from(self.stale_root)..].iter().map(|s| &s.event)
+    pub fn pending(&self) -> impl Iterator<Item = Event> + '_ {
+        let heap = self.heap.as_slice()[usize::from(self.stale_root)..].iter().map(|s| s.event);
+        heap.chain(self.lane.iter().map(|d| Event::WireDeliver { iface: d.iface, pkt: d.pkt }))
     }
 }
 
@@ -307,14 +381,14 @@ mod tests {
         /// order, as a sorted list of the pending events does (the stale root never shows).
         #[test]
         fn interleaved_pops_and_schedules_keep_the_total_order(
-            ops in proptest::collection::vec((0u8..4, 0u64..40, 0u32..3), 1..200)
+            ops in proptest::collection::vec((0u8..5, 0u64..40, 0u32..3), 1..200)
         ) {
             let mut q = EventQueue::with_capacity(4);
             let mut model: Vec<(Nanos, u8, u32, u64, Event)> = Vec::new();
             let mut seq = 0;
             let mut now = Nanos::ZERO;
             for (op, dt, comp) in ops {
-                if op == 0 {
+                if op == 0 || op == 4 {
                     model.sort_by_key(|e| (e.0, e.1, e.2, e.3));
                     let want = (!model.is_empty()).then(|| model.remove(0)).map(|e| (e.0, e.4));
                     proptest::prop_assert_eq!(q.peek_time(), want.map(|w| w.0));
@@ -324,13 +398,18 @@ mod tests {
                         now = t;
                     }
                 } else {
-                    let ev = if op == 1 { Event::FlowTick { flow: comp, k: seq } } else { Event::WireTxDone { iface: comp } };
+                    let ev = match op {
+                        1 => Event::FlowTick { flow: comp, k: seq },
+                        2 => Event::WireTxDone { iface: comp },
+                        // Deliveries: in a lane while their times grow, in the heap otherwise.
+                        _ => Event::WireDeliver { iface: comp, pkt: PacketId(seq as u32) },
+                    };
                     seq += 1;
                     let t = now + Nanos(dt);
                     model.push((t, ev.class(), ev.component(), seq, ev));
                     q.schedule(t, ev);
                 }
-                let mut pending: Vec<Event> = q.pending().copied().collect();
+                let mut pending: Vec<Event> = q.pending().collect();
                 let mut left: Vec<Event> = model.iter().map(|e| e.4).collect();
                 let key = |e: &Event| format!("{e:?}");
                 pending.sort_by_key(key);

@@ -2,10 +2,8 @@
 //! and the accounting of what the discipline drops (`net/core/dev.c`'s `__dev_xmit_skb` and
 //! `qdisc_run`, `qdisc_watchdog` in `sch_api.c`, as far as a simulator needs them).
 
-use std::collections::VecDeque;
-
 use crate::ctx::Ctx;
-use crate::engine::Event;
+use crate::engine::{Event, Ring};
 use crate::packet::PacketId;
 use crate::qdisc::{Enq, Qdisc, QdiscImpl};
 use crate::time::Nanos;
@@ -28,7 +26,7 @@ pub struct Netdev {
     /// (the end of the serialisation before theirs) is already known, with that time, oldest
     /// first; their `WireDeliver` is scheduled and no `WireTxDone` is (`Wire::commit`). The
     /// FIFO holds them until something looks at it (`Wire::catch_up`).
-    pub departures: VecDeque<(Nanos, PacketId)>,
+    pub departures: Ring<(Nanos, PacketId)>,
     /// Saturating sources send on this device: it files a top-up request whenever it looks at
     /// its queue (no other device needs to).
     pub sourced: bool,
@@ -93,7 +91,7 @@ impl Netdev {
             leaves_at_dequeue: true,
             busy: false,
             tx_end: None,
-            departures: VecDeque::new(),
+            departures: Ring::with_capacity(16, (Nanos::ZERO, PacketId(0))),
             sourced: false,
             wake_at: None,
             hook: None,
@@ -104,7 +102,20 @@ impl Netdev {
 
     /// Offer a packet to the qdisc. Returns whether it was queued (false: dropped, already
     /// accounted and freed). Drops of other packets it caused are accounted too.
+    #[inline(always)]
     pub fn enqueue(&mut self, id: DevId, pkt: PacketId, cx: &mut Ctx) -> bool {
+        // A FIFO root with room queues it and drops nothing.
+        if let QdiscImpl::Fifo(f) = &mut self.qdisc {
+            let now = cx.now;
+            if f.push_if_room(pkt, &mut cx.qctx(), now) {
+                return true;
+            }
+        }
+        self.enqueue_any(id, pkt, cx)
+    }
+
+    /// [`Self::enqueue`] through the root's own enqueue.
+    fn enqueue_any(&mut self, id: DevId, pkt: PacketId, cx: &mut Ctx) -> bool {
         cx.dropped.clear();
         let now = cx.now;
         let res = self.qdisc.enqueue(pkt, &mut cx.qctx(), now);
@@ -143,9 +154,12 @@ impl Netdev {
 
     /// The head packet `pkt` leaves the root FIFO at `at` (a departure fixed by
     /// `Wire::commit`): the counters, stamp and first-hop release its dequeue at `at` gives.
-    #[inline]
+    #[inline(always)]
     pub fn depart(&mut self, id: DevId, pkt: PacketId, at: Nanos, cx: &mut Ctx) {
-        let out = self.qdisc.dequeue(&mut cx.qctx(), at);
+        let out = match &mut self.qdisc {
+            QdiscImpl::Fifo(f) => f.pop_head(&mut cx.qctx(), at),
+            q => q.dequeue(&mut cx.qctx(), at),
+        };
         debug_assert_eq!(out, Some(pkt), "a FIFO hands out its committed head");
         if self.leaves_at_dequeue {
             cx.left_first_hop(id, pkt);

@@ -117,7 +117,7 @@ impl Wire {
     /// events are put in the queue changes: their (time, class, component) keys are those of
     /// one `WireTxDone` per packet, and a device never has two deliveries at one instant, so
     /// the order of every event is unchanged.
-    #[inline]
+    #[inline(always)]
     pub fn commit(&self, id: DevId, dev: &mut Netdev, pkt: PacketId, at: Nanos, cx: &mut Ctx) {
         let tx = self.tx_time(cx.pkts.get(pkt).ip_len);
         dev.departures.push_back((at, pkt));

@@ -120,19 +120,50 @@ impl Fifo {
         self.stats.sent_packets += 1;
         self.stats.sent_bytes += len;
     }
-}
 
-impl Qdisc for Fifo {
-    fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
-        let mark = cx.mark();
+    /// [`Qdisc::enqueue`] of a FIFO with room for `pkt`: queued, stamped and counted as that
+    /// enqueue does. Returns false, changing nothing, when the FIFO is full (the enqueue then
+    /// drops).
+    #[inline]
+    pub fn push_if_room(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> bool {
         let len = cx.len(pkt) as u64;
         let fits = match self.kind {
             FifoKind::Bfifo => self.stats.backlog_bytes + len <= self.limit,
             _ => (self.queue.len() as u64) < self.limit,
         };
-        let res = if fits {
-            Enq::Queued
-        } else if self.kind == FifoKind::PfifoHeadDrop && self.limit > 0 {
+        if !fits {
+            return false;
+        }
+        cx.stamp(pkt, now);
+        self.queue.push_back(pkt);
+        self.stats.offered_packets += 1;
+        self.stats.qlen += 1;
+        self.stats.backlog_bytes += len;
+        true
+    }
+
+    /// [`Qdisc::dequeue`]: the head packet leaves, with its sojourn and the counters (a FIFO
+    /// drops nothing at dequeue).
+    #[inline]
+    pub fn pop_head(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
+        let p = self.queue.pop_front()?;
+        cx.unstamp(p, now);
+        let len = cx.len(p) as u64;
+        self.stats.qlen -= 1;
+        self.stats.backlog_bytes -= len;
+        self.stats.sent_packets += 1;
+        self.stats.sent_bytes += len;
+        Some(p)
+    }
+}
+
+impl Qdisc for Fifo {
+    fn enqueue(&mut self, pkt: PacketId, cx: &mut QCtx<'_>, now: Nanos) -> Enq {
+        if self.push_if_room(pkt, cx, now) {
+            return Enq::Queued;
+        }
+        let mark = cx.mark();
+        let res = if self.kind == FifoKind::PfifoHeadDrop && self.limit > 0 {
             let head = self.queue.pop_front().expect("full and limit > 0 means non-empty");
             cx.unstamp(head, now);
             cx.drop(head);
@@ -150,13 +181,7 @@ impl Qdisc for Fifo {
     }
 
     fn dequeue(&mut self, cx: &mut QCtx<'_>, now: Nanos) -> Option<PacketId> {
-        let mark = cx.mark();
-        let out = self.queue.pop_front();
-        if let Some(p) = out {
-            cx.unstamp(p, now);
-        }
-        self.stats.after_dequeue(out, cx, mark);
-        out
+        self.pop_head(cx, now)
     }
 
     fn peek(&mut self, _cx: &mut QCtx<'_>, _now: Nanos) -> Option<PacketId> {

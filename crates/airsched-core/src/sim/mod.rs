@@ -161,6 +161,15 @@ fn run_dev_offered(
             // empty, and the driver's admission queues nothing there: the dequeues after it
             // would find nothing and change nothing.
             let bypassing = offered.is_some();
+            if let (Some(p), crate::wifi::Mac::Ht(h)) = (*offered, &mut wifi.mac) {
+                if h.pull_offered(&mut wifi.medium, node, cx, p, |cx| d.bypass(dev, p, cx)) {
+                    *offered = None;
+                }
+                if d.sourced {
+                    cx.out.push(Req::Refill { dev });
+                }
+                return;
+            }
             wifi.pull(node, cx, |cx| match offered.take() {
                 Some(p) => {
                     d.bypass(dev, p, cx);
@@ -248,16 +257,13 @@ impl Simulation {
         let limit = until.min(self.end);
         let mut budget = max_events;
         let mut reached = true;
-        while let Some(t) = self.cx.out.queue().peek_time() {
-            if t > limit {
-                break;
-            }
+        loop {
             if budget == 0 {
-                reached = false;
+                reached = self.cx.out.queue().peek_time().is_none_or(|t| t > limit);
                 break;
             }
+            let Some((t, ev)) = self.cx.out.queue_mut().pop_until(limit) else { break };
             budget -= 1;
-            let (t, ev) = self.cx.out.queue_mut().pop().expect("peeked");
             self.cx.now = t;
             self.handle(ev);
             self.after_event();
@@ -325,6 +331,7 @@ impl Simulation {
         self.finish()
     }
 
+    #[inline(always)]
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::Access { gen } => self.wifi.on_access(gen, &mut self.cx),
@@ -429,6 +436,7 @@ impl Simulation {
     }
 
     /// A packet reaches node `at`: hand it to the application or forward it.
+    #[inline(always)]
     fn arrive(&mut self, at: Node, pkt: PacketId) {
         if self.net.ingress && !self.ingress_admits(at, pkt) {
             return;

@@ -57,14 +57,14 @@ impl Simulation {
             bt.for_each_held(&mut count);
         }
         for ev in self.cx.out.queue().pending() {
-            if let Event::WireDeliver { pkt, .. } = *ev {
+            if let Event::WireDeliver { pkt, .. } = ev {
                 count(pkt);
             }
         }
         // A packet whose departure from a wire's FIFO is fixed but lies after the end is in
         // the FIFO and has its delivery scheduled: one packet (`Wire::commit`).
         for iface in &self.net.devs {
-            for &(_, pkt) in &iface.departures {
+            for &(_, pkt) in iface.departures.iter() {
                 located[self.cx.pkts.get(pkt).flow as usize] -= 1;
             }
         }

@@ -449,6 +449,33 @@ impl Ht {
         true
     }
 
+    /// [`Self::pull`] with `pkt` offered ahead of the qdisc, which is empty and hands out
+    /// nothing more (its bypass, `Netdev::can_bypass`): the driver takes `pkt` (`take` runs
+    /// the qdisc's bookkeeping of its pass) unless its FIFO is full, then builds aggregates
+    /// while the hardware queue has room, as the pull's loop would. Returns whether it took
+    /// `pkt`.
+    #[inline]
+    pub fn pull_offered(
+        &mut self,
+        m: &mut Medium,
+        node: u32,
+        cx: &mut Ctx,
+        pkt: PacketId,
+        take: impl FnOnce(&mut Ctx),
+    ) -> bool {
+        let d = &self.drivers[node as usize];
+        let room = match d.src {
+            Source::Fifo { limit, .. } => d.frames < limit,
+            Source::Fq(_) => true,
+        };
+        if room {
+            take(cx);
+            self.admit(m, node, pkt, cx);
+        }
+        self.schedule(m, node, cx);
+        room
+    }
+
     /// A packet from the qdisc enters the driver (FIFO or FQ-MAC) of `node`.
     fn admit(&mut self, m: &Medium, node: u32, pkt: PacketId, cx: &mut Ctx) {
         let f = cx.pkts.get(pkt).flow as usize;
