@@ -67,6 +67,11 @@ std::vector<StaTx> g_staTx;
 uint64_t g_apBas = 0;
 std::vector<uint32_t> g_cw;
 std::map<uint32_t, uint64_t> g_cwHist;
+// The AP's single-user responses (BlockAck or Ack) after warm-up: duration (ns) -> count.
+std::map<int64_t, uint64_t> g_respHist;
+// Gaps (us, rounded) between busy periods, after a success and after a collision.
+std::map<int64_t, uint64_t> g_gapOkHist;
+std::map<int64_t, uint64_t> g_gapCollHist;
 
 double
 NowUs()
@@ -146,6 +151,10 @@ OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
     }
     Ptr<const WifiPsdu> psdu = psdus.begin()->second;
     const WifiMacHeader& hdr = psdu->GetHeader(0);
+    if (g_measuring && (hdr.IsAck() || hdr.IsBlockAck()) && !tx.IsMu())
+    {
+        g_respHist[std::llround(dur * 1000)]++;
+    }
     if (hdr.IsTrigger())
     {
         CtrlTriggerHeader trigger;
@@ -252,6 +261,7 @@ PrintContention()
         if (prevEnd >= 0)
         {
             (prevColl ? gapAfterColl : gapAfterOk) += g_staTx[i].start - prevEnd;
+            (prevColl ? g_gapCollHist : g_gapOkHist)[std::llround(g_staTx[i].start - prevEnd)]++;
             (prevColl ? nGapColl : nGapOk) += 1;
             maxGap = std::max(maxGap, g_staTx[i].start - prevEnd);
         }
@@ -299,6 +309,24 @@ PrintContention()
                 maxGap,
                 g_staTx.empty() ? 0.0 : g_staTx.front().start,
                 prevEnd);
+    // The most frequent gaps and every response duration.
+    for (const auto& [name, hist] : {std::pair{"gaps_after_ok", &g_gapOkHist},
+                                     std::pair{"gaps_after_collision", &g_gapCollHist},
+                                     std::pair{"ap_responses_ns", &g_respHist}})
+    {
+        std::vector<std::pair<uint64_t, int64_t>> top;
+        for (const auto& [v, c] : *hist)
+        {
+            top.emplace_back(c, v);
+        }
+        std::sort(top.rbegin(), top.rend());
+        std::printf("%s", name);
+        for (std::size_t k = 0; k < std::min<std::size_t>(top.size(), 12); k++)
+        {
+            std::printf(" %ld:%lu", static_cast<long>(top[k].second), static_cast<unsigned long>(top[k].first));
+        }
+        std::printf("\n");
+    }
     std::printf("cw_at_backoff");
     for (const auto& [cw, count] : g_cwHist)
     {

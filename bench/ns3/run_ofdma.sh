@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds ofdma_dl.cc and ofdma_ul.cc against the ns-3 3.44 wheel (as run_ns3.sh does) and runs
 # the OFDMA comparisons of docs/model-ofdma.md: 4, 9 and 18 stations, HE MCS 7, 1 SS, 80 MHz.
-#   NS3_VENV=/path/to/venv sh bench/ns3/run_ofdma.sh [dl|ul|su|both]
+#   NS3_VENV=/path/to/venv sh bench/ns3/run_ofdma.sh [dl|ul|su|seeds|both]
 # dl (about 23 min): downlink, saturated (700/N Mb/s offered per station) and half loaded
 #   (120/N Mb/s); writes ofdma_dl.csv (one row per station) and ofdma_dl_ppdus.txt (the first 12
 #   DL MU PPDUs after warm-up).
@@ -11,6 +11,10 @@
 # su (about 12 min): the same uplink without the multi-user scheduler (single-user contention);
 #   writes su_ul.csv and su_ul_contention.txt (attempts, collision probability, CW at each
 #   backoff draw: bench/ns3/bianchi_ul.py is the analytic referee).
+# seeds (about 90 min): both half-load uplinks again with the run numbers 2..$SEEDS (default 5),
+#   for the mean delay over stations and seeds (one 2-s run's per-station delays spread 3-10x);
+#   writes ul_half_seeds.csv (mode su|ofdma, n, seed, then the per-station columns), seed 1
+#   taken from su_ul.csv and ofdma_ul.csv.
 # ul and su run ns-3 like for like with airsched (docs/model-ofdma.md): single-user data at the
 # configured 1.6 us guard interval (--ownGi=1; ns-3 3.44 would use 3.2 us) and the A-MPDU sent
 # again after a missed BlockAck (--explicitBar=0; ns-3's default sends a BlockAckReq first).
@@ -31,7 +35,7 @@ run() {
     [ "$here/ofdma_$dir" -nt "$here/ofdma_$dir.cc" ] && [ "$here/ofdma_$dir" -nt "$here/ofdma_cell.h" ] || g++ -O2 -std=c++20 -I"$ns/include" "$here/ofdma_$dir.cc" -o "$here/ofdma_$dir" -Wl,-rpath,"$ns/lib64" $libs
     out=$here/ofdma_$dir.csv
     if [ "$dir" = dl ]; then trace=$here/ofdma_dl_ppdus.txt; opt=--ppdus=12; keep='^ppdu'
-    elif [ "$1" = su ]; then out=$here/su_ul.csv; trace=$here/su_ul_contention.txt; opt="--su=1 --ownGi=1 --explicitBar=0"; keep='^contention\|^cw_at'
+    elif [ "$1" = su ]; then out=$here/su_ul.csv; trace=$here/su_ul_contention.txt; opt="--su=1 --ownGi=1 --explicitBar=0"; keep='^contention\|^cw_at\|^gaps_after\|^ap_responses'
     else trace=$here/ofdma_ul_trace.txt; opt="--trace=12 --ownGi=1 --explicitBar=0"; keep='^t[fb] \|^ba '; fi
     echo "n,load,rate_mbps,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms" > "$out"
     : > "$trace"
@@ -50,10 +54,31 @@ run() {
     done
     rm -f "$tmp"
 }
+# seeds: the half-load cases of su and ul again with run numbers 2..$SEEDS.
+seeds() {
+    [ "$here/ofdma_ul" -nt "$here/ofdma_ul.cc" ] && [ "$here/ofdma_ul" -nt "$here/ofdma_cell.h" ] || g++ -O2 -std=c++20 -I"$ns/include" "$here/ofdma_ul.cc" -o "$here/ofdma_ul" -Wl,-rpath,"$ns/lib64" $libs
+    out=$here/ul_half_seeds.csv
+    echo "mode,n,seed,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms" > "$out"
+    for mode in su ofdma; do
+        if [ $mode = su ]; then src=$here/su_ul.csv; opt="--su=1"; else src=$here/ofdma_ul.csv; opt=""; fi
+        for n in 4 9 18; do
+            grep "^$n,half," "$src" | cut -d, -f4- | sed "s/^/$mode,$n,1,/" >> "$out"
+            rate=$(echo "120 $n" | awk '{printf "%.4f", $1 / $2}')
+            for seed in $(seq 2 "${SEEDS:-5}"); do
+                # shellcheck disable=SC2086
+                "$here/ofdma_ul" --n="$n" --rate="$rate" --duration=3 --warmup=1 --ownGi=1 --explicitBar=0 --seed="$seed" $opt \
+                    | grep '^sta=' \
+                    | sed 's/sta=[0-9]* rank=\([0-9]*\) goodput_mbps=\([0-9.]*\) mean_delay_ms=\([0-9.]*\) ppdu_end_delay_ms=\([0-9.]*\)/\1,\2,\3,\4/' \
+                    | sort -t, -k1n | sed "s/^/$mode,$n,$seed,/" >> "$out"
+            done
+        done
+    done
+}
 case $what in
 dl) run dl ;;
 ul) run ul ;;
 su) run su ;;
+seeds) seeds ;;
 both) run dl; run ul ;;
-*) echo "usage: run_ofdma.sh [dl|ul|su|both]" >&2; exit 2 ;;
+*) echo "usage: run_ofdma.sh [dl|ul|su|seeds|both]" >&2; exit 2 ;;
 esac

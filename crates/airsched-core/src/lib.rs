@@ -78,6 +78,7 @@ pub use tc::{
 };
 
 // PHY and MAC models.
+pub use mac::dcf::BackoffCountdown;
 pub use mac::edca::TxopTable;
 pub use mac::rate::RateControl;
 pub use phy::dsss::{
@@ -91,6 +92,7 @@ pub use phy::Standard;
 pub use wifi::ht::params::{
     AirtimeSched, ApMacConfig, FqKernel, HtCellConfig, HtStationConfig, MacQueue, StationAggregation,
 };
+pub use wifi::ifs::CollisionIfs;
 pub use wifi::legacy::{ApRateControl, LegacyAp, TxBuffers};
 pub use wifi::pcf::{CfParams, PcfTiming, PointCoordinator};
 

@@ -26,6 +26,8 @@ fn to_ht(mut scn: Scenario, mcs: &[u8], gi: GuardInterval, mac: ApMacConfig) -> 
         max_aggregate_mpdus: 64,
         mpdu_retry_limit: 31,
         txop_limits: airsched_core::TxopTable::Ieee2016,
+        backoff_countdown: airsched_core::BackoffCountdown::SlotEnd,
+        collision_ifs: airsched_core::CollisionIfs::Eifs,
         wide: None,
     });
     for (st, &m) in scn.stations.iter_mut().zip(mcs) {

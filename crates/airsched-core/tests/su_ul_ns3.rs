@@ -12,11 +12,18 @@
 //! stations' driver FIFO holds 500 frames (`driver_queue_limit`; ns-3's WifiMacQueue holds
 //! 500), so their A-MPDUs reach aPPDUMaxTime (149 MPDUs) as ns-3's do.
 //!
+//! Channel access follows EDCA as ns-3 does (docs/model-ofdma.md, "Why the half-load delay was
+//! too long"): `[cell] backoff_countdown = "slot-boundary"` (the contenders that do not
+//! transmit also count the slot boundary at which another starts, IEEE 802.11-2020 10.23.2.5)
+//! and `collision_ifs = "aifs"` (ns-3's bystanders detect no preamble under a collision and
+//! defer AIFS, not EIFS).
+//!
 //! Asserted: the saturated goodput and collision probability against Bianchi's fixed point
-//! (computed here with the cell's parameters; bench/ns3/bianchi_ul.py prints the same), and
-//! the aggregate goodput, the collision probability and each station's mean delay at half load
-//! against ns-3. `cargo test --release --test su_ul_ns3 -- --nocapture` prints the table of
-//! docs/model-ofdma.md.
+//! (computed here with the cell's parameters; bench/ns3/bianchi_ul.py prints the same), the
+//! aggregate goodput at both loads against ns-3, and the half-load mean delay over stations and
+//! run numbers against ns-3's over its run numbers (bench/ns3/ul_half_seeds.csv): a single
+//! 2-s run cannot pin it, its stations' delays spread 3-10x. `cargo test --release --test
+//! su_ul_ns3 -- --nocapture` prints the tables of docs/model-ofdma.md.
 
 mod common;
 
@@ -25,6 +32,11 @@ use common::ns3::Case;
 
 const CSV: &str = include_str!("../../../bench/ns3/su_ul.csv");
 const CONTENTION: &str = include_str!("../../../bench/ns3/su_ul_contention.txt");
+const SEEDS_CSV: &str = include_str!("../../../bench/ns3/ul_half_seeds.csv");
+/// EDCA's countdown and ns-3's deferral after a collision (the module documentation).
+const LIKE_NS3: &str = "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\n";
+/// airsched's run numbers per half-load case (each run is about 0.1 s).
+const RUNS: u64 = 12;
 
 fn cases() -> Vec<Case> {
     let mut out = common::ns3::cases(CSV);
@@ -42,15 +54,42 @@ fn cases() -> Vec<Case> {
 }
 
 /// The ns-3 program's cell in airsched's keys (as tests/ofdma_ul_ns3.rs, without OFDMA), each
-/// station's driver FIFO at 500 frames.
-fn scenario(n: u32, rate_mbps: f64, queue_limit: u32, aggregation: &str) -> String {
+/// station's driver FIFO at 500 frames; `cell` extra lines of `[cell]`, `seed` the run number.
+fn scenario(n: u32, rate_mbps: f64, queue_limit: u32, aggregation: &str, cell: &str, seed: u64) -> String {
     let station = format!("driver_queue_limit = {queue_limit}\naggregation = \"{aggregation}\"\n");
     common::ns3::cell(n, rate_mbps, "1.6us", "", &station, true)
+        .replacen("[cell]\n", &format!("[cell]\n{cell}"), 1)
+        .replacen("seed = 1\n", &format!("seed = {seed}\n"), 1)
 }
 
-fn run(n: u32, rate_mbps: f64, queue_limit: u32, aggregation: &str) -> RunResults {
-    let scn = parse_scenario(&scenario(n, rate_mbps, queue_limit, aggregation), "su-ul-ns3.toml").unwrap();
+fn run_with(n: u32, rate_mbps: f64, queue_limit: u32, aggregation: &str, cell: &str, seed: u64) -> RunResults {
+    let text = scenario(n, rate_mbps, queue_limit, aggregation, cell, seed);
+    let scn = parse_scenario(&text, "su-ul-ns3.toml").unwrap();
     Simulation::new(&scn).unwrap().finish().unwrap()
+}
+
+/// The like-for-like cell, run number 1.
+fn run(n: u32, rate_mbps: f64, queue_limit: u32, aggregation: &str) -> RunResults {
+    run_with(n, rate_mbps, queue_limit, aggregation, LIKE_NS3, 1)
+}
+
+/// The mean delay over stations of each of `RUNS` runs, and every station's delay.
+fn delays_over_runs(n: u32, rate_mbps: f64, cell: &str) -> (Vec<f64>, Vec<f64>) {
+    let (mut means, mut all) = (Vec::new(), Vec::new());
+    for seed in 1..=RUNS {
+        let r = run_with(n, rate_mbps, 500, "at-access", cell, seed);
+        let d: Vec<f64> = r.flows.iter().map(|f| f.delay_mean_ms).collect();
+        means.push(d.iter().sum::<f64>() / d.len() as f64);
+        all.extend(d);
+    }
+    (means, all)
+}
+
+/// min / median / max of `v`.
+fn spread(v: &[f64]) -> (f64, f64, f64) {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    (v[0], v[v.len() / 2], v[v.len() - 1])
 }
 
 /// Collisions per PPDU attempt, and the mean MPDUs per attempt, over the stations.
@@ -114,15 +153,21 @@ fn su_uplink_against_bianchi_and_ns3() {
             failed.push(format!("{} stations {}: goodput {total:.1} against ns-3's {ns3_total:.1}", c.n, c.load));
         }
         if saturated {
-            if (total / bgood - 1.0).abs() > 0.03 {
-                failed.push(format!("{} stations: goodput {total:.1} against Bianchi's {bgood:.1}", c.n));
+            // Bianchi models DCF: its countdown (airsched's default) against the fixed point,
+            // EDCA's (the like-for-like cell) against ns-3.
+            let dcf = run_with(c.n, c.rate_mbps, 500, "at-access", "", 1);
+            let dcf_total: f64 = dcf.flows.iter().map(|f| f.goodput_mbps).sum();
+            let (dcf_p, _) = contention(&dcf);
+            if (dcf_total / bgood - 1.0).abs() > 0.03 {
+                failed.push(format!("{} stations: goodput {dcf_total:.1} against Bianchi's {bgood:.1}", c.n));
             }
-            if (p - bp).abs() > 0.03 || (p - c.p_collision).abs() > 0.03 {
+            if (dcf_p - bp).abs() > 0.03 || (p - c.p_collision).abs() > 0.03 {
                 failed.push(format!(
-                    "{} stations: collision probability {p:.3} against Bianchi's {bp:.3} and ns-3's {:.3}",
+                    "{} stations: collision probability {dcf_p:.3} against Bianchi's {bp:.3}, {p:.3} against ns-3's {:.3}",
                     c.n, c.p_collision
                 ));
             }
+            println!("(DCF countdown and EIFS: {dcf_total:.1} Mb/s, collision probability {dcf_p:.3})");
             assert!((mpdus - 149.0).abs() < 0.5, "{} stations: {mpdus:.1} MPDUs per A-MPDU, not 149", c.n);
         } else {
             // Not within 5 % (docs/model-ofdma.md): printed. Forming the A-MPDU at access
@@ -154,6 +199,69 @@ fn su_uplink_against_bianchi_and_ns3() {
         );
     }
     assert!(failed.is_empty(), "{failed:?}");
+}
+
+/// The half-load mean delay (to the end of the PPDU that carried each packet) over stations and
+/// run numbers, against ns-3's over its run numbers (bench/ns3/ul_half_seeds.csv): with 4 and 9
+/// stations within 5 %, or within twice the standard error of the difference where the runs
+/// cannot resolve 5 %; the cell with DCF's countdown and EIFS after collisions (airsched's
+/// defaults) is outside that bound, so the check tells the two apart. With 18 stations the
+/// delay is about a third above ns-3's (not resolved; within 50 % and closer than the
+/// defaults is what is asserted).
+#[test]
+fn su_half_load_delay_over_runs_against_ns3() {
+    let mut failed = Vec::new();
+    println!("| stations | ns-3 runs | ns-3 mean delay ms | airsched ({RUNS} runs) | diff | bound | with DCF countdown and EIFS | per-station min / median / max, ns-3 | airsched |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for n in [4u32, 9, 18] {
+        let rate = 120.0 / n as f64;
+        let ns3 = common::ns3::seed_delays(SEEDS_CSV, "su", n);
+        let ns3_means: Vec<f64> = ns3.iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect();
+        let ns3_all: Vec<f64> = ns3.concat();
+        let (m_n, se_n) = common::ns3::mean_se(&ns3_means);
+        let (means, all) = delays_over_runs(n, rate, LIKE_NS3);
+        let (m_a, se_a) = common::ns3::mean_se(&means);
+        let (old, _) = delays_over_runs(n, rate, "");
+        let (m_o, _) = common::ns3::mean_se(&old);
+        let bound = 0.05f64.max(2.0 * (se_a * se_a + se_n * se_n).sqrt() / m_n);
+        let (diff, diff_old) = (m_a / m_n - 1.0, m_o / m_n - 1.0);
+        if n < 18 && diff.abs() > bound {
+            failed.push(format!("{n} stations: {m_a:.2} ms against ns-3's {m_n:.2} (bound {:.1} %)", 100.0 * bound));
+        }
+        if n < 18 && diff_old.abs() <= bound {
+            failed.push(format!("{n} stations: DCF's countdown gives {m_o:.2} ms, within the bound too"));
+        }
+        // 18 stations: about a third above ns-3 (docs/model-ofdma.md: longer collisions of
+        // larger A-MPDUs, cause not found); guarded, not within 5 %.
+        if n == 18 && (diff.abs() > 0.5 || diff.abs() >= diff_old.abs()) {
+            failed.push(format!("18 stations: {m_a:.2} ms (DCF countdown {m_o:.2}) against ns-3's {m_n:.2}"));
+        }
+        let (a, b, c) = spread(&ns3_all);
+        let (x, y, z) = spread(&all);
+        println!(
+            "| {n} | {} | {m_n:.2} ± {se_n:.2} | {m_a:.2} ± {se_a:.2} | {:+.1} % | {:.1} % | {m_o:.2} ({:+.0} %) | {a:.1} / {b:.1} / {c:.1} | {x:.1} / {y:.1} / {z:.1} |",
+            ns3.len(),
+            100.0 * diff,
+            100.0 * bound,
+            100.0 * diff_old,
+        );
+    }
+    assert!(failed.is_empty(), "{failed:?}");
+}
+
+/// The two keys are 802.11n/ac/ax keys; a bad word or an 802.11b cell is a one-line error.
+#[test]
+fn the_like_for_like_keys_are_one_line_errors_when_bad() {
+    let err = |text: &str| match parse_scenario(text, "t.toml") {
+        Ok(_) => panic!("parsed: {text}"),
+        Err(e) => e.0.into_iter().map(|e| format!("{}: {}", e.key, e.message)).collect::<Vec<_>>(),
+    };
+    let e = err("[cell]\nstandard = \"802.11ax\"\nbackoff_countdown = \"slot\"\n");
+    assert!(e.len() == 1 && e[0].starts_with("cell.backoff_countdown: ") && e[0].contains("slot-boundary"), "{e:?}");
+    let e = err("[cell]\nstandard = \"802.11ax\"\ncollision_ifs = \"difs\"\n");
+    assert!(e.len() == 1 && e[0].starts_with("cell.collision_ifs: ") && e[0].contains("aifs"), "{e:?}");
+    let e = err("[cell]\nstandard = \"802.11b\"\ncollision_ifs = \"aifs\"\n");
+    assert!(e.len() == 1 && e[0].starts_with("cell.collision_ifs: ") && e[0].contains("802.11n"), "{e:?}");
 }
 
 /// The default station (ath9k's 123-frame driver FIFO) sends smaller A-MPDUs: its two

@@ -267,6 +267,8 @@ pub fn scenario_to_py<'py>(py: Python<'py>, scn: &Scenario) -> PyResult<Bound<'p
             cell.set_item("max_aggregate_mpdus", ht.max_aggregate_mpdus)?;
             cell.set_item("mpdu_retry_limit", ht.mpdu_retry_limit)?;
             cell.set_item("txop_limits", ht.txop_limits.name())?;
+            cell.set_item("backoff_countdown", ht.backoff_countdown.name())?;
+            cell.set_item("collision_ifs", ht.collision_ifs.name())?;
         }
     }
     d.set_item("cell", cell)?;

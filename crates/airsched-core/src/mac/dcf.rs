@@ -25,6 +25,25 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::engine::{stream, StreamKind};
 use crate::packet::PacketId;
 use crate::time::Nanos;
+use crate::words::words;
+
+/// How a contender that does not transmit counts the slot in which another's transmission
+/// starts (`[cell] backoff_countdown` in an 802.11n/ac/ax cell).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackoffCountdown {
+    /// DCF (IEEE 802.11-2020 10.3.4.3): a counter drops at the end of each idle slot, so when
+    /// another transmits `m` slots after the IFS the others have counted `m`. airsched's model
+    /// so far, and every 802.11b cell's.
+    SlotEnd,
+    /// EDCA (IEEE 802.11-2020 10.23.2.5): at the AIFS slot boundary and each one after it,
+    /// every EDCAF either transmits (counter 0) or decrements, so the contenders that do not
+    /// transmit also count the boundary where another starts: `m + 1`. A counter left at 0
+    /// transmits at the next AIFS boundary. ns-3 3.44 `ChannelAccessManager::UpdateBackoff`
+    /// (the extra slot for a QosTxop).
+    SlotBoundary,
+}
+
+words!(BackoffCountdown: "slot-end" => BackoffCountdown::SlotEnd, "slot-boundary" => BackoffCountdown::SlotBoundary);
 
 /// Timing and contention parameters of one cell.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +56,8 @@ pub struct DcfParams {
     pub cw_max: u32,
     /// Attempts of one frame before it is dropped.
     pub retry_limit: u32,
+    /// How the contenders that do not transmit count the slot where another starts.
+    pub countdown: BackoffCountdown,
 }
 
 impl DcfParams {
@@ -52,6 +73,7 @@ impl DcfParams {
             cw_min,
             cw_max,
             retry_limit,
+            countdown: BackoffCountdown::SlotEnd,
         }
     }
 }
@@ -322,6 +344,8 @@ impl Dcf {
             return false;
         }
         let slot = self.params.slot.0;
+        // EDCA: the others also count the boundary at which the transmission starts.
+        let boundary = (self.params.countdown == BackoffCountdown::SlotBoundary) as u64;
         self.channel.busy = true;
         self.channel.next_access = NO_ACCESS;
         self.channel.transmitters.clear();
@@ -340,8 +364,8 @@ impl Dcf {
             if sends {
                 self.channel.transmitters.push(i as u32);
                 node.in_exchange = true;
-            } else if ta > from {
-                let elapsed = (ta.0 - from.0) / slot;
+            } else if ta > from || (boundary == 1 && ta == from) {
+                let elapsed = (ta.0 - from.0) / slot + boundary;
                 node.backoff = node.backoff.saturating_sub(elapsed.min(u32::MAX as u64) as u32);
             }
             node.tx_at = NO_ACCESS;
@@ -683,6 +707,38 @@ mod tests {
         assert!(d.begin_access(t1, gen));
         assert_eq!(d.channel.transmitters, vec![1]);
         assert_eq!(d.nodes[2].backoff, 2, "5 - 3 elapsed idle slots, frozen >= 1");
+    }
+
+    /// EDCA's countdown (`backoff_countdown = "slot-boundary"`): the counter that does not
+    /// transmit also counts the boundary at which another starts, one slot more than DCF's;
+    /// a counter equal to the winner's still collides, and one a slot above it is left at 0
+    /// and goes at the next AIFS boundary.
+    #[test]
+    fn at_slot_boundaries_the_others_count_the_slot_where_a_transmission_starts() {
+        let p = DcfParams { countdown: BackoffCountdown::SlotBoundary, ..params() };
+        let mut d = Dcf::new(4, p, 1);
+        for (n, k) in [(1, 3), (2, 5), (3, 4)] {
+            d.nodes[n].backoff = k;
+            d.nodes[n].frame = Some(PacketId(n as u32));
+        }
+        let mut planned = None;
+        for n in 1..4 {
+            planned = d.frame_arrived(n, Nanos(0), false).or(planned);
+        }
+        let (t, gen) = planned.unwrap();
+        assert_eq!(t, Nanos::from_us(50 + 3 * 20));
+        assert!(d.begin_access(t, gen));
+        assert_eq!(d.channel.transmitters, vec![1]);
+        assert_eq!((d.nodes[2].backoff, d.nodes[3].backoff), (1, 0), "5 - 4 and 4 - 4: the start's boundary counts");
+        // A winner at the IFS boundary itself (k = 0): the others count that boundary too.
+        let mut d = Dcf::new(3, p, 1);
+        d.nodes[1].backoff = 0;
+        d.nodes[2].backoff = 2;
+        d.nodes[1].frame = Some(PacketId(1));
+        let (t, gen) = d.frame_arrived(1, Nanos(0), false).unwrap();
+        assert_eq!(t, Nanos::from_us(50));
+        assert!(d.begin_access(t, gen));
+        assert_eq!(d.nodes[2].backoff, 1);
     }
 
     #[test]

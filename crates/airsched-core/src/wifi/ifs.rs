@@ -53,13 +53,31 @@ pub enum CollisionDefer {
 
 words!(CollisionDefer: "eifs" => CollisionDefer::Eifs, "ack-timeout" => CollisionDefer::AckTimeout);
 
+/// What the stations that did not transmit defer after a collision in an 802.11n/ac/ax cell
+/// (`[cell] collision_ifs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollisionIfs {
+    /// EIFS (IEEE 802.11-2020 10.3.2.3.7): their PHY began a reception that did not end in a
+    /// frame with a correct FCS. airsched's model so far.
+    Eifs,
+    /// AIFS: their PHY did not detect a preamble under the collision (two PPDUs of about equal
+    /// power, SINR near 0 dB), so the medium was only CCA-busy and no reception failed. This is
+    /// ns-3 3.44's usual case (`ThresholdPreambleDetectionModel`, 4 dB minimum SNR; the EIFS
+    /// of `ChannelAccessManager::GetAccessGrantStart` follows only a `NotifyRxEndError`).
+    /// The colliders still wait their ACKTimeout, then AIFS.
+    Aifs,
+}
+
+words!(CollisionIfs: "eifs" => CollisionIfs::Eifs, "aifs" => CollisionIfs::Aifs);
+
 /// The cell's IFS conventions.
 #[derive(Clone, Copy, Debug)]
 pub enum IfsRules {
     /// 802.11b DCF.
     Dsss { preamble: Preamble, eifs: EifsRule, defer: CollisionDefer },
-    /// 802.11n EDCA (EIFS as in 802.11-2016; colliders defer as under `CollisionDefer::Eifs`).
-    Ht { sifs: Nanos },
+    /// 802.11n EDCA (EIFS as in 802.11-2016; colliders defer as under `CollisionDefer::Eifs`,
+    /// bystanders of a collision as `collision` says).
+    Ht { sifs: Nanos, collision: CollisionIfs },
 }
 
 impl IfsRules {
@@ -68,10 +86,10 @@ impl IfsRules {
         match (*self, rate) {
             (IfsRules::Dsss { eifs: EifsRule::Legacy, .. }, _) => dsss::EIFS_LEGACY - dsss::DIFS,
             (IfsRules::Dsss { preamble, .. }, TxRate::Dsss(r)) => dsss::SIFS + dsss::estimated_ack_time(preamble, r),
-            (IfsRules::Ht { sifs }, TxRate::Ht(m)) => sifs + ht::estimated_ack_time(m),
-            (IfsRules::Ht { sifs }, TxRate::Ofdm(r)) => sifs + ofdm::estimated_ack_time(r),
-            (IfsRules::Ht { sifs }, TxRate::Vht(t)) => sifs + crate::phy::estimated_ack_time_mcs(t.mcs),
-            (IfsRules::Ht { sifs }, TxRate::He(t)) => sifs + crate::phy::estimated_ack_time_mcs(t.mcs),
+            (IfsRules::Ht { sifs, .. }, TxRate::Ht(m)) => sifs + ht::estimated_ack_time(m),
+            (IfsRules::Ht { sifs, .. }, TxRate::Ofdm(r)) => sifs + ofdm::estimated_ack_time(r),
+            (IfsRules::Ht { sifs, .. }, TxRate::Vht(t)) => sifs + crate::phy::estimated_ack_time_mcs(t.mcs),
+            (IfsRules::Ht { sifs, .. }, TxRate::He(t)) => sifs + crate::phy::estimated_ack_time_mcs(t.mcs),
             (rules, rate) => unreachable!("{rate:?} in a cell with {rules:?}"),
         }
     }
@@ -135,7 +153,8 @@ impl IfsRules {
         let ack_timeout = dcf.params().ack_timeout;
         let beacon_in_air = dcf.beacon_in_air();
         let collided = air.len() > 1;
-        let bystander_extra = if collided {
+        let no_eifs = matches!(self, IfsRules::Ht { collision: CollisionIfs::Aifs, .. });
+        let bystander_extra = if collided && !no_eifs {
             self.collision_basis(air, beacon_in_air).map_or(Nanos::ZERO, |r| self.eifs_extra(r))
         } else {
             Nanos::ZERO
@@ -189,6 +208,42 @@ mod tests {
 
     const RULES: IfsRules =
         IfsRules::Dsss { preamble: Preamble::Long, eifs: EifsRule::Estimated, defer: CollisionDefer::Eifs };
+
+    /// An 802.11n collision of two HT frames (MCS 7 and MCS 3, ending at 300 and 500 us): the
+    /// bystanders defer EIFS (SIFS + the ACK estimated from the slower frame, MCS 3: 32 us)
+    /// or, under `collision_ifs = "aifs"`, AIFS only; the colliders wait their ACKTimeout (45
+    /// us at 5 GHz) after their own frame, then AIFS, and under EIFS never before the others.
+    #[test]
+    fn an_ht_collision_defers_eifs_or_aifs_as_the_cell_says() {
+        use crate::mac::dcf::BackoffCountdown;
+        use crate::phy::ht::HtMcs;
+        let p = DcfParams {
+            slot: Nanos::from_us(9),
+            difs: Nanos::from_us(34),
+            pifs: Nanos::from_us(25),
+            ack_timeout: Nanos::from_us(45),
+            cw_min: 15,
+            cw_max: 1023,
+            retry_limit: 7,
+            countdown: BackoffCountdown::SlotEnd,
+        };
+        let te = Nanos::from_us(500);
+        let ht = |mcs: u8| TxRate::Ht(HtMcs::new(mcs).unwrap());
+        let air = [AirTx { node: 1, end: Nanos::from_us(300), rate: ht(7) }, AirTx { node: 2, end: te, rate: ht(3) }];
+        let sifs = Nanos::from_us(16);
+        let eifs_extra = sifs + ht::estimated_ack_time(HtMcs::new(3).unwrap());
+        assert_eq!(eifs_extra, Nanos::from_us(16 + 32));
+        for (collision, bystander) in [(CollisionIfs::Eifs, te + eifs_extra), (CollisionIfs::Aifs, te)] {
+            let mut d = Dcf::new(4, p, 1);
+            IfsRules::Ht { sifs, collision }.after_busy(&mut d, &air, Outcome::Collision, None, 0..0, te);
+            let aifs = p.difs;
+            assert_eq!(d.ifs_end(0), bystander + aifs, "{collision:?}: bystander");
+            assert_eq!(d.ifs_end(3), bystander + aifs, "{collision:?}: bystander");
+            // The shorter collider: its ACKTimeout ends before the medium does.
+            assert_eq!(d.ifs_end(1), bystander.max(te) + aifs, "{collision:?}: shorter collider");
+            assert_eq!(d.ifs_end(2), (te + p.ack_timeout).max(bystander) + aifs, "{collision:?}: longer collider");
+        }
+    }
 
     #[test]
     fn after_a_decoded_exchange_everyone_waits_difs() {

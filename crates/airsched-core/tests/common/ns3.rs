@@ -119,3 +119,32 @@ impl Link {
         )
     }
 }
+
+/// bench/ns3/ul_half_seeds.csv (`bench/ns3/run_ofdma.sh seeds`): the half-load uplinks of
+/// `mode` ("su" or "ofdma") with `n` stations, one entry per ns-3 run number: every station's
+/// mean delay to the end of the PPDU that carried the packet.
+pub fn seed_delays(csv: &str, mode: &str, n: u32) -> Vec<Vec<f64>> {
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("mode,n,seed,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms"));
+    let mut out: Vec<(u32, Vec<f64>)> = Vec::new();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        if f[0] != mode || f[1].parse::<u32>().unwrap() != n {
+            continue;
+        }
+        let seed: u32 = f[2].parse().unwrap();
+        if out.last().is_none_or(|s| s.0 != seed) {
+            out.push((seed, Vec::new()));
+        }
+        out.last_mut().unwrap().1.push(f[6].parse().unwrap());
+    }
+    out.into_iter().map(|(_, d)| d).collect()
+}
+
+/// The mean of `v` and the standard error of that mean.
+pub fn mean_se(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0);
+    (m, (var / n).sqrt())
+}

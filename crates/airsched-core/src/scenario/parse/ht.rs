@@ -2,6 +2,7 @@
 //! MCS and airtime weight; and which keys each standard refuses.
 
 use super::*;
+use crate::mac::dcf::BackoffCountdown;
 use crate::mac::edca::TxopTable;
 use crate::mac::rate::RateControl;
 use crate::phy::error_rate::OfdmRate;
@@ -14,6 +15,7 @@ use crate::wifi::ht::params::{
     AirtimeSched, ApMacConfig, DynamicAggregate, FqKernel, HtCellConfig, HtStationConfig, MacQueue, StationAggregation,
     WideCellConfig, ATH_MAX_QDEPTH, DYNAMIC_AGGREGATE_STATIONS,
 };
+use crate::wifi::ifs::CollisionIfs;
 
 /// Why an 802.11n cell refuses `preamble`, `cw_min`/`cw_max` and a station's `rate`.
 pub(super) const PREAMBLE_IN_HT: &str = "an 802.11n cell sends HT-mixed PPDUs (and its control frames with the OFDM \
@@ -322,6 +324,9 @@ pub(super) fn parse_ht_cell(
     });
     let mpdu_retry_limit = get(rd, "mpdu_retry_limit").and_then(|v| integer(rd, v, "cell.mpdu_retry_limit", 1, 255));
     let txop_limits = get(rd, "txop_limits").and_then(|v| word::<TxopTable>(rd, v, "cell.txop_limits"));
+    let backoff_countdown =
+        get(rd, "backoff_countdown").and_then(|v| word::<BackoffCountdown>(rd, v, "cell.backoff_countdown"));
+    let collision_ifs = get(rd, "collision_ifs").and_then(|v| word::<CollisionIfs>(rd, v, "cell.collision_ifs"));
     if standard == Some(Standard::Dot11b) {
         return None;
     }
@@ -349,6 +354,8 @@ pub(super) fn parse_ht_cell(
             .map_or(if is_ax { he::BA_WINDOW_MAX } else { crate::phy::ht::AMPDU_MAX_MPDUS }, |n| n as u32),
         mpdu_retry_limit: mpdu_retry_limit.unwrap_or(DEFAULT_MPDU_RETRY_LIMIT) as u32,
         txop_limits: txop_limits.unwrap_or(TxopTable::Ieee2016),
+        backoff_countdown: backoff_countdown.unwrap_or(BackoffCountdown::SlotEnd),
+        collision_ifs: collision_ifs.unwrap_or(CollisionIfs::Eifs),
         wide,
     })
 }

@@ -152,6 +152,8 @@ const CELL_KEYS: &[&str] = &[
     "max_aggregate_mpdus",
     "mpdu_retry_limit",
     "txop_limits",
+    "backoff_countdown",
+    "collision_ifs",
     "preamble",
     "basic_rates",
     "beacons",

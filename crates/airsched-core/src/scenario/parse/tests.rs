@@ -354,6 +354,8 @@ fn an_80211n_scenario_parses_with_its_defaults() {
                 max_aggregate_mpdus: 64,
                 mpdu_retry_limit: 31,
                 txop_limits: crate::mac::edca::TxopTable::Ieee2016,
+                backoff_countdown: crate::mac::dcf::BackoffCountdown::SlotEnd,
+                collision_ifs: crate::wifi::ifs::CollisionIfs::Eifs,
                 wide: None,
             }),
             ..default_cell()
@@ -439,6 +441,8 @@ max_aggregate_time = "5484us"
 max_aggregate_mpdus = 32
 mpdu_retry_limit = 10
 txop_limits = "802.11-2020"
+backoff_countdown = "slot-boundary"
+collision_ifs = "aifs"
 retry_limit = 4
 beacons = false
 rate_control = "fixed"
@@ -477,6 +481,8 @@ sack = false
             max_aggregate_mpdus: 32,
             mpdu_retry_limit: 10,
             txop_limits: crate::mac::edca::TxopTable::Ieee2020,
+            backoff_countdown: crate::mac::dcf::BackoffCountdown::SlotBoundary,
+            collision_ifs: crate::wifi::ifs::CollisionIfs::Aifs,
             wide: None,
         })
     );

@@ -74,7 +74,8 @@ pub(crate) fn wifi(scn: &Scenario, topo: &Topology, flow_dst: &[Node], flow_keys
     // 802.11n: one EDCA function per node and access category (`ht::contender`).
     let contenders = if is_ht { (n + 1) * crate::mac80211::NUM_ACS } else { n + 1 };
     let ifs = if is_ht {
-        IfsRules::Ht { sifs: scn.cell.ht.as_ref().expect("802.11n").band.sifs() }
+        let ht = scn.cell.ht.as_ref().expect("802.11n");
+        IfsRules::Ht { sifs: ht.band.sifs(), collision: ht.collision_ifs }
     } else {
         IfsRules::Dsss { preamble: cell.preamble, eifs: cell.eifs, defer: cell.collision_defer }
     };

@@ -421,6 +421,7 @@ impl Ht {
             cw_min: be.cw_min,
             cw_max: be.cw_max,
             retry_limit,
+            countdown: cell.backoff_countdown,
         }
     }
 }

@@ -35,6 +35,13 @@ pub struct HtCellConfig {
     /// `txop_limits`: the edition whose default TXOP limits the access categories use (default
     /// 802.11-2016's, which Linux mac80211 and hostapd set).
     pub txop_limits: TxopTable,
+    /// `backoff_countdown = "slot-end" | "slot-boundary"`: how the contenders that do not
+    /// transmit count the slot where another starts (default "slot-end", DCF's; EDCA's and
+    /// ns-3's is "slot-boundary").
+    pub backoff_countdown: crate::mac::dcf::BackoffCountdown,
+    /// `collision_ifs = "eifs" | "aifs"`: what the others defer after a collision (default
+    /// "eifs"; ns-3's usual case is "aifs").
+    pub collision_ifs: crate::wifi::ifs::CollisionIfs,
     /// The VHT/HE settings of an 802.11ac or 802.11ax cell; None in an 802.11n cell. `width`
     /// and `gi` above are then what the cell's 802.11n stations use (at most 40 MHz).
     pub wide: Option<WideCellConfig>,
