@@ -337,7 +337,9 @@ main(int argc, char* argv[])
     apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&OnApTx));
     apWifi->GetMac()->TraceConnectWithoutContext("AssociatedSta", MakeCallback(&OnAssociated));
     Simulator::Schedule(Seconds(warmup), &StartMeasuring);
-    Simulator::Schedule(Seconds(0.5), [&]() {
+    // Association ranks (AID - 1) as they stand when measuring starts (with 18 stations and
+    // traffic from 0.1 s some associate after 0.5 s).
+    Simulator::Schedule(Seconds(warmup), [&]() {
         for (uint32_t i = 0; i < n; i++)
         {
             g_rankOf[i] = g_rank[Mac48Address::ConvertFrom(cell.staDevs.Get(i)->GetAddress())];

@@ -342,14 +342,17 @@ impl Ht {
         }
         self.ul_restart_timer(ta, cx);
         let last_dl = self.ul.as_deref().is_some_and(|ul| ul.last_dl);
-        let has_dl = self.drivers[0].hw[ac].len > 0;
-        if has_dl {
+        let (bsrp, last_bsrp) = self.ul.as_deref().map_or((false, false), |ul| (ul.bsrp, ul.last_bsrp));
+        // With BSRP a downlink frame waits also when it is still in FQ-MAC or held (ns-3's
+        // `PeekNextMpdu` looks at the AC's whole queue): an access the scheduler requested
+        // holds a placeholder, and the driver built no aggregate meanwhile.
+        let has_dl = self.drivers[0].hw[ac].len > 0 || (bsrp && self.ap_has_frames(ac));
+        if self.drivers[0].hw[ac].len > 0 {
             let head = self.drivers[0].head(ac).station;
             if !matches!(self.tx[head as usize], TxVector::He(_)) {
                 return MuPick::Su;
             }
         }
-        let (bsrp, last_bsrp) = self.ul.as_deref().map_or((false, false), |ul| (ul.bsrp, ul.last_bsrp));
         // `SelectTxFormat` with `EnableBsrp`: a BSRP Trigger after a DL MU PPDU or when no
         // downlink frame waits (every access starts a TXOP here: ns-3's `m_initialFrame`); a
         // Basic one after a BSRP Trigger; else a DL MU PPDU. Without it: a Basic Trigger after
@@ -789,10 +792,12 @@ impl Ht {
         m.tap_beacon(tap, ta);
         let stations: Vec<u32> =
             if collided { ul.tf_stations.clone() } else { ul.users.iter().map(|u| u.agg.station + 1).collect() };
-        let len = basic_trigger_bytes(stations.len() as u32);
+        let bsrp = ul.bsrp_on_air;
+        let n = stations.len() as u32;
+        let len = if bsrp { bsrp_trigger_bytes(n) } else { basic_trigger_bytes(n) };
         let rate = TxRate::Ofdm(self.beacon_rate);
         let phy = Phy { start: ta, rate, len, fcs_ok: !collided, snr_cdb: None, ampdu: None };
-        tap.air_frame(Kind::Trigger { users: &stations }, phy);
+        tap.air_frame(Kind::Trigger { users: &stations, bsrp }, phy);
         if collided {
             return;
         }
@@ -824,7 +829,8 @@ impl Ht {
             }
             contexts.push((s + 1, full));
         }
-        if contexts.is_empty() {
+        if contexts.is_empty() || bsrp {
+            // (Nothing acknowledges the answers to a BSRP Trigger.)
             return;
         }
         let ba_rate = ul
@@ -845,6 +851,20 @@ impl Ht {
 }
 
 impl Ht {
+    /// Whether the AP holds a frame of access category `ac` for an HE station anywhere (its
+    /// FQ-MAC or FIFO, held MPDUs or hardware queue).
+    fn ap_has_frames(&self, ac: usize) -> bool {
+        let d = &self.drivers[0];
+        let Some(mu) = self.mu.as_deref() else { return false };
+        let acc = Ac::ALL[ac];
+        d.hw[ac].len > 0
+            || mu.stations().any(|s| {
+                (0..NUM_TIDS as u8)
+                    .map(|t| TinId::new(StationId(s as u16), t))
+                    .any(|t| t.ac() == acc && Driver::has_frames(&d.src, &d.held, t))
+            })
+    }
+
     /// `TrySendingBsrpTf`: the BSRP Trigger's stations (those with an uplink TID the AP knows,
     /// in credit order, on equal RUs as for a Basic Trigger), the UL Length that fits the
     /// largest answer (a QoS Null per known TID), the Trigger on the air. No credits are paid
