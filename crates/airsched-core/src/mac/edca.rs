@@ -145,7 +145,7 @@ impl MuEdcaParams {
         let cw_ok = |cw: u32| cw <= 32_767 && (cw + 1).is_power_of_two();
         let t = self.timer.as_ns();
         let unit = MU_EDCA_TIMER_UNIT.as_ns();
-        if t == 0 || t % unit != 0 || t / unit > 255 {
+        if t == 0 || !t.is_multiple_of(unit) || t / unit > 255 {
             return Some(format!(
                 "the MU EDCA Timer is a multiple of 8 TU (8.192ms) from 8.192ms to 2088.96ms, got {}",
                 self.timer

@@ -994,17 +994,16 @@ impl Ht {
         let (edca, band) = (self.edca, self.band);
         let Some(ul) = self.ul.as_deref_mut() else { return };
         let Some(p) = ul.mu_edca else { return };
-        for s in 0..ul.mu_edca_start.len() {
-            for ac in 0..crate::mac80211::NUM_ACS {
-                let Some(start) = ul.mu_edca_start[s][ac] else { continue };
+        for (s, starts) in ul.mu_edca_start.iter_mut().enumerate() {
+            for (ac, (slot, e)) in starts.iter_mut().zip(edca).enumerate() {
+                let Some(start) = *slot else { continue };
                 if p.running(start, cx.now) {
                     continue;
                 }
-                ul.mu_edca_start[s][ac] = None;
+                *slot = None;
                 if p.disables_edca() {
                     continue;
                 }
-                let e = edca[ac];
                 let c = contender(s as u32 + 1, ac) as usize;
                 if let Some((t, gen)) = m.dcf_mut().set_edca_now(c, cx.now, e.aifs(band), e.cw_min, e.cw_max) {
                     cx.schedule(t, crate::engine::Event::Access { gen });
