@@ -90,8 +90,9 @@ pub enum Kind<'a> {
     Beacon,
     /// An 802.11ax AP's BlockAckReq to station node `to` in a DL MU acknowledgement sequence.
     BlockAckReq { to: u32 },
-    /// An 802.11ax AP's Basic Trigger soliciting the station nodes `users[..n]` (broadcast).
-    Trigger { users: &'a [u32] },
+    /// An 802.11ax AP's Basic Trigger (a BSRP one with `bsrp`) soliciting the station nodes
+    /// `users[..n]` (broadcast).
+    Trigger { users: &'a [u32], bsrp: bool },
     /// A station node's QoS Null frame (in an HE TB PPDU: nothing of the triggered category
     /// queued) with the Queue Size it reports for `tid`.
     QosNull { from: u32, tid: u8, queue_size: u8 },
@@ -244,17 +245,18 @@ impl Tap {
                 buf.extend_from_slice(&[0x04, 0, 0, 0]);
                 (0, Some(to))
             }
-            Kind::Trigger { users } => {
-                // Trigger frame (9.3.1.22), RA broadcast: Common Info (Trigger Type 0, Basic;
-                // UL Length not reconstructed), then a User Info field per station with its
-                // AID12 (the node number).
+            Kind::Trigger { users, bsrp } => {
+                // Trigger frame (9.3.1.22), RA broadcast: Common Info (Trigger Type 0, Basic,
+                // or 4, BSRP; UL Length not reconstructed), then a User Info field per station
+                // with its AID12 (the node number), a Basic one's with its Trigger Dependent
+                // User Info octet.
                 buf.extend_from_slice(&[0x24, 0, 0, 0]);
                 buf.extend_from_slice(&[0xff; 6]);
                 buf.extend_from_slice(&wifi_mac(0));
-                buf.extend_from_slice(&[0; 8]);
+                buf.extend_from_slice(&[if bsrp { 4 } else { 0 }, 0, 0, 0, 0, 0, 0, 0]);
                 for &u in users {
                     buf.extend_from_slice(&((u & 0x0fff) as u16).to_le_bytes());
-                    buf.extend_from_slice(&[0; 4]);
+                    buf.extend_from_slice(if bsrp { &[0; 3] } else { &[0; 4] });
                 }
                 (0, None)
             }

@@ -103,6 +103,8 @@ struct DcfNode {
     tx_at: Nanos,
     /// The node is part of the exchange in progress; its next frame waits for the exchange end.
     in_exchange: bool,
+    /// MU EDCA with AIFSN 0: the backoff counter stays frozen until then (ZERO: never held).
+    resume: Nanos,
     rng: Xoshiro256PlusPlus,
 }
 
@@ -179,6 +181,7 @@ impl Dcf {
                     ifs_end: params.difs,
                     tx_at: NO_ACCESS,
                     in_exchange: false,
+                    resume: Nanos::ZERO,
                     rng,
                 };
                 n.draw_backoff();
@@ -205,11 +208,8 @@ impl Dcf {
     /// (PCF), the NAV's end plus its AIFS if that is later.
     #[inline]
     fn count_from(nav_end: Nanos, node: &DcfNode) -> Nanos {
-        if nav_end == Nanos::ZERO {
-            node.ifs_end
-        } else {
-            node.ifs_end.max(nav_end + node.aifs)
-        }
+        let from = if nav_end == Nanos::ZERO { node.ifs_end } else { node.ifs_end.max(nav_end + node.aifs) };
+        from.max(node.resume)
     }
 
     /// Planned instant of a node's transmission while the medium is idle.
@@ -464,6 +464,43 @@ impl Dcf {
         node.cw = node.cw.clamp(cw_min, cw_max);
         if node.backoff > node.cw {
             node.draw_backoff();
+        }
+    }
+
+    /// MU EDCA with AIFSN 0 (802.11ax-2021 26.2.7): node `n` does not count its backoff down
+    /// before `until`; its counter stays as it is and resumes then (ns-3 3.44's
+    /// `ChannelAccessManager::DisableEdcaFor`). Called while the medium is busy (the exchange
+    /// whose acknowledgement started the MU EDCA timer), so the next plan sees it.
+    pub fn hold(&mut self, n: usize, until: Nanos) {
+        debug_assert!(self.channel.busy, "held during a busy period");
+        self.nodes[n].resume = until;
+    }
+
+    /// [`Dcf::set_edca`] at `now`, medium busy or idle: an idle medium's planned accesses are
+    /// withdrawn and planned again with the new parameters (ns-3 reads a QosTxop's AIFSN and CW
+    /// bounds whenever it computes a backoff's end); returns the access to schedule, if any.
+    pub fn set_edca_now(
+        &mut self,
+        n: usize,
+        now: Nanos,
+        aifs: Nanos,
+        cw_min: u32,
+        cw_max: u32,
+    ) -> Option<(Nanos, u64)> {
+        self.set_edca(n, aifs, cw_min, cw_max);
+        if self.channel.busy {
+            return None;
+        }
+        self.channel.gen += 1;
+        self.channel.next_access = NO_ACCESS;
+        for node in self.nodes.iter_mut() {
+            node.tx_at = NO_ACCESS;
+        }
+        let best = self.plan_all(now);
+        if best == NO_ACCESS {
+            None
+        } else {
+            self.propose(best)
         }
     }
 
@@ -869,5 +906,61 @@ mod tests {
         // Cleared (CF-End), the counters run from the IFS again.
         d.clear_nav();
         assert_eq!(d.plan(1, Nanos::from_us(600)), Nanos::from_us(130 + 6 * 20).max(Nanos::from_us(600)));
+    }
+
+    /// MU EDCA with AIFSN 0 (802.11ax-2021 26.2.7, ns-3's `DisableEdcaFor`): a held node's
+    /// counter counts no slot before the timer ends, even while others transmit, and resumes
+    /// from where it stood; a node whose MU EDCA parameters end while the medium is idle is
+    /// planned again at once with its own AIFS.
+    #[test]
+    fn mu_edca_hold_freezes_the_counter_until_the_timer_ends() {
+        // 802.11b table of these tests: slot 20 us.
+        let mut d = Dcf::new(3, params(), 9);
+        d.channel.busy = true;
+        d.nodes[1].backoff = 4;
+        d.nodes[1].frame = Some(PacketId(0));
+        d.nodes[2].backoff = 2;
+        d.nodes[2].frame = Some(PacketId(1));
+        d.hold(1, Nanos::from_us(9000));
+        for n in 0..3 {
+            d.set_ifs_end(n, Nanos::from_us(1050));
+        }
+        let (t, gen) = d.end_busy(Nanos::from_us(1000)).unwrap();
+        assert_eq!(t, Nanos::from_us(1050 + 2 * 20), "node 2 first");
+        assert!(d.begin_access(t, gen));
+        assert_eq!(d.transmitters(), &[2]);
+        assert_eq!(d.nodes[1].backoff, 4, "no slot counted while held");
+        d.on_ppdu_end(2, true);
+        for n in 0..3 {
+            d.set_ifs_end(n, Nanos::from_us(3050));
+        }
+        d.nodes[2].frame = None;
+        let (t, _) = d.end_busy(Nanos::from_us(3000)).unwrap();
+        assert_eq!(t, Nanos::from_us(9000 + 4 * 20), "resumes at the timer's end with its 4 slots");
+        // Unheld (the timer ran out before this busy period): AIFS, then its slots.
+        let mut d = Dcf::new(2, params(), 9);
+        d.channel.busy = true;
+        d.nodes[1].backoff = 4;
+        d.nodes[1].frame = Some(PacketId(0));
+        d.hold(1, Nanos::from_us(900));
+        d.set_ifs_end(1, Nanos::from_us(1050));
+        d.set_ifs_end(0, Nanos::from_us(1050));
+        let (t, _) = d.end_busy(Nanos::from_us(1000)).unwrap();
+        assert_eq!(t, Nanos::from_us(1050 + 4 * 20));
+        // MU EDCA AIFSN 8 ends while idle: the plan follows the normal AIFS (50 us) again.
+        let mut d = Dcf::new(2, params(), 9);
+        d.set_edca(1, Nanos::from_us(10 + 8 * 20), 511, 1023);
+        d.channel.busy = true;
+        d.nodes[1].backoff = 4;
+        d.nodes[1].frame = Some(PacketId(0));
+        d.set_ifs_after(1, Nanos::from_us(1000));
+        d.set_ifs_after(0, Nanos::from_us(1000));
+        let (t, _) = d.end_busy(Nanos::from_us(1000)).unwrap();
+        assert_eq!(t, Nanos::from_us(1000 + 170 + 4 * 20));
+        let (t2, _) = d.set_edca_now(1, Nanos::from_us(1100), Nanos::from_us(50), 31, 1023).unwrap();
+        assert_eq!(t2, Nanos::from_us(1000 + 50 + 4 * 20));
+        assert_eq!(d.contention(1).1, 511, "CW stays until its next reset");
+        d.on_ppdu_end(1, true);
+        assert_eq!(d.contention(1).1, 31, "then the normal CWmin");
     }
 }

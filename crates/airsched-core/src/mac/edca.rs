@@ -106,6 +106,69 @@ impl EdcaParams {
     }
 }
 
+/// The MU EDCA Parameter Set an 802.11ax AP advertises (802.11ax-2021 9.4.2.251) and how a
+/// station uses it (26.2.7): after the AP acknowledged a QoS Data frame of an access category
+/// that the station sent in an HE TB PPDU, the station contends for that category with these
+/// AIFSN, CWmin and CWmax until `timer` runs out (restarted by every such TB PPDU); AIFSN 0
+/// means it may not contend with EDCA at all for that time (its backoff counter stays frozen
+/// and resumes when the timer ends). As ns-3 3.44's `HeConfiguration` (`MuBeAifsn`, `MuBeCwMin`,
+/// `MuBeCwMax`, `BeMuEdcaTimer`, ...) and `QosTxop::StartMuEdcaTimerNow` apply it; airsched
+/// takes one set for every access category (`[ap] mu_edca_*`, docs/model-ofdma.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MuEdcaParams {
+    /// 0 (EDCA disabled while the timer runs) or 2-15.
+    pub aifsn: u32,
+    /// 2^k - 1, at most 32 767 (the element carries ECWmin/ECWmax, 4 bits each).
+    pub cw_min: u32,
+    pub cw_max: u32,
+    /// The MU EDCA Timer: a multiple of 8 TU (8.192 ms), 8.192 ms to 255 x 8 TU = 2088.96 ms.
+    pub timer: Nanos,
+}
+
+/// The MU EDCA Timer's unit, 8 TU.
+pub const MU_EDCA_TIMER_UNIT: Nanos = Nanos::from_us(8 * 1024);
+
+impl MuEdcaParams {
+    /// ns-3 3.44's `HeConfiguration` defaults for what the scenario leaves out: AIFSN 0 (EDCA
+    /// disabled), CWmin 15, CWmax 1023.
+    pub const fn ns3_default(timer: Nanos) -> MuEdcaParams {
+        MuEdcaParams { aifsn: 0, cw_min: A_CW_MIN, cw_max: A_CW_MAX, timer }
+    }
+
+    /// Whether EDCA is disabled while the timer runs (AIFSN 0).
+    pub const fn disables_edca(self) -> bool {
+        self.aifsn == 0
+    }
+
+    /// What the element cannot carry, in words for an error message; None if it can.
+    pub fn invalid(self) -> Option<String> {
+        let cw_ok = |cw: u32| cw <= 32_767 && (cw + 1).is_power_of_two();
+        let t = self.timer.as_ns();
+        let unit = MU_EDCA_TIMER_UNIT.as_ns();
+        if t == 0 || !t.is_multiple_of(unit) || t / unit > 255 {
+            return Some(format!(
+                "the MU EDCA Timer is a multiple of 8 TU (8.192ms) from 8.192ms to 2088.96ms, got {}",
+                self.timer
+            ));
+        }
+        if self.aifsn == 1 || self.aifsn > 15 {
+            return Some(format!("AIFSN is 0 (EDCA disabled) or 2-15, got {}", self.aifsn));
+        }
+        if !cw_ok(self.cw_min) || !cw_ok(self.cw_max) || self.cw_min > self.cw_max {
+            return Some(format!(
+                "CWmin and CWmax are 2^k - 1 up to 32767 with CWmin <= CWmax, got {} and {}",
+                self.cw_min, self.cw_max
+            ));
+        }
+        None
+    }
+
+    /// Whether a timer started at `start` still runs at `now` (ns-3's `MuEdcaTimerRunning`).
+    pub fn running(self, start: Nanos, now: Nanos) -> bool {
+        start + self.timer > now
+    }
+}
+
 /// mac80211 `ieee802_1d_to_ac`: 802.1D user priority (TID 0-7) -> AC. Priorities 1 and 2 are
 /// background, 0 and 3 best effort, 4 and 5 video, 6 and 7 voice. TIDs 8-15 (TSPEC) are taken
 /// mod 8, as mac80211 masks with `IEEE80211_QOS_CTL_TAG1D_MASK`.
@@ -211,5 +274,35 @@ mod tests {
         assert_eq!(classify8021d(0, 263), 7);
         assert_eq!(classify8021d(0, 264), 0);
         assert_eq!(classify8021d(0, 6), 0);
+    }
+
+    #[test]
+    fn mu_edca_timer_and_limits() {
+        let p = MuEdcaParams { aifsn: 8, cw_min: 511, cw_max: 1023, timer: Nanos::from_us(255 * 8192) };
+        assert_eq!(p.invalid(), None);
+        // hostapd's example AC_BE set: 255 x 8 TU = 2088.96 ms.
+        assert_eq!(p.timer, Nanos::from_us(2_088_960));
+        assert!(!p.disables_edca());
+        // Running from the start for exactly the timer: at start + timer it has ended.
+        let start = Nanos::from_ms(10);
+        assert!(p.running(start, start));
+        assert!(p.running(start, start + p.timer - Nanos(1)));
+        assert!(!p.running(start, start + p.timer));
+        let d = MuEdcaParams::ns3_default(MU_EDCA_TIMER_UNIT);
+        assert!(d.disables_edca());
+        assert_eq!((d.cw_min, d.cw_max), (15, 1023));
+        assert_eq!(d.invalid(), None);
+        for bad in [
+            MuEdcaParams { timer: Nanos::from_us(8000), ..d },
+            MuEdcaParams { timer: Nanos::from_us(256 * 8192), ..d },
+            MuEdcaParams { timer: Nanos::ZERO, ..d },
+            MuEdcaParams { aifsn: 1, ..d },
+            MuEdcaParams { aifsn: 16, ..d },
+            MuEdcaParams { cw_min: 16, ..d },
+            MuEdcaParams { cw_min: 2047, cw_max: 1023, ..d },
+            MuEdcaParams { cw_max: 65_535, ..d },
+        ] {
+            assert!(bad.invalid().is_some(), "{bad:?}");
+        }
     }
 }

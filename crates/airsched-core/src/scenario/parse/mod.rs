@@ -209,6 +209,11 @@ const AP_KEYS: &[&str] = &[
     "mu_scheduler",
     "mu_stations",
     "mu_access_interval",
+    "ul_bsrp",
+    "mu_edca_timer",
+    "mu_edca_aifsn",
+    "mu_edca_cw_min",
+    "mu_edca_cw_max",
     // amsdu.rs (AMSDU_AP_KEYS)
     "amsdu",
     "max_tx_fragments",

@@ -1,13 +1,25 @@
 //! The `[ap]` keys of OFDMA in an 802.11ax cell (`wifi::ht::ofdma`, `wifi::ht::ofdma_ul`,
-//! docs/model-ofdma.md): `ofdma`, `mu_scheduler`, `mu_stations`, `mu_access_interval`.
+//! docs/model-ofdma.md): `ofdma`, `mu_scheduler`, `mu_stations`, `mu_access_interval`, `ul_bsrp`,
+//! `mu_edca_timer`, `mu_edca_aifsn`, `mu_edca_cw_min`, `mu_edca_cw_max`.
 
 use super::*;
+use crate::mac::edca::MuEdcaParams;
 use crate::wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig, MAX_MU_STATIONS, MU_ACCESS_INTERVAL, MU_STATIONS};
 use crate::wifi::ht::params::NextSteps;
 
 /// The `[ap]` keys this file reads (listed in `AP_KEYS`).
 #[cfg(test)]
-const OFDMA_AP_KEYS: &[&str] = &["ofdma", "mu_scheduler", "mu_stations", "mu_access_interval"];
+const OFDMA_AP_KEYS: &[&str] = &[
+    "ofdma",
+    "mu_scheduler",
+    "mu_stations",
+    "mu_access_interval",
+    "ul_bsrp",
+    "mu_edca_timer",
+    "mu_edca_aifsn",
+    "mu_edca_cw_min",
+    "mu_edca_cw_max",
+];
 
 /// `[ap]`'s OFDMA keys; `get` reads a key of `tbl` (refusing it outside an 802.11n/ac/ax
 /// cell), `standard` is the cell's, `next` the next-steps mechanisms already read (which
@@ -99,7 +111,57 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         }
         Some(t)
     });
+    // Keys of uplink OFDMA only: an error naming the key without `ofdma = "dl+ul"`.
+    let ul_only = |rd: &mut Reader<'_>, v: &Value<'_>, key: &str, what: &str| {
+        if mode == Some(Ofdma::DlUl) {
+            return true;
+        }
+        let k = key.trim_start_matches("ap.");
+        rd.error(&v.span(), key, format!("applies only with ofdma = \"dl+ul\" ({what}); set it or leave `{k}` out"));
+        false
+    };
+    let bsrp = get(rd, "ul_bsrp").and_then(|v| {
+        let key = "ap.ul_bsrp";
+        let b = boolean(rd, v, key)?;
+        ul_only(rd, v, key, "BSRP Triggers poll the stations' buffers before Basic ones").then_some(b)
+    });
+    let timer = get(rd, "mu_edca_timer").and_then(|v| {
+        let key = "ap.mu_edca_timer";
+        let t = time_value(rd, v, key, "16.384ms")?;
+        ul_only(rd, v, key, "the MU EDCA Parameter Set stations use after an HE TB PPDU").then_some((t, v))
+    });
+    let mut mu_edca = timer.map(|(t, _)| MuEdcaParams::ns3_default(t));
+    for (name, max) in [("mu_edca_aifsn", 15u64), ("mu_edca_cw_min", 32_767), ("mu_edca_cw_max", 32_767)] {
+        let Some(v) = get(rd, name) else { continue };
+        let key = format!("ap.{name}");
+        let Some(x) = integer(rd, v, &key, 0, max) else { continue };
+        let Some(p) = mu_edca.as_mut() else {
+            if mode == Some(Ofdma::DlUl) {
+                rd.error(&v.span(), &key, format!("needs ap.mu_edca_timer (the MU EDCA Parameter Set's timer, e.g. \"16.384ms\"); set it or leave `{name}` out"));
+            } else {
+                ul_only(rd, v, &key, "the MU EDCA Parameter Set stations use after an HE TB PPDU");
+            }
+            continue;
+        };
+        match name {
+            "mu_edca_aifsn" => p.aifsn = x as u32,
+            "mu_edca_cw_min" => p.cw_min = x as u32,
+            _ => p.cw_max = x as u32,
+        }
+    }
+    if let (Some(p), Some((_, v))) = (mu_edca, timer) {
+        if let Some(why) = p.invalid() {
+            rd.error(
+                &v.span(),
+                "ap.mu_edca_timer",
+                format!("the MU EDCA Parameter Set (802.11ax-2021 9.4.2.251): {why}"),
+            );
+            mu_edca = None;
+        }
+    }
     OfdmaConfig {
+        bsrp: bsrp.unwrap_or(false),
+        mu_edca,
         mode: mode.unwrap_or_default(),
         scheduler: scheduler.unwrap_or_default(),
         n_stations: n_stations.unwrap_or(MU_STATIONS),

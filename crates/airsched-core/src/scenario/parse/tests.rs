@@ -907,6 +907,54 @@ fn ofdma_keys_parse_and_bad_ones_are_one_line_errors() {
 }
 
 #[test]
+fn bsrp_and_mu_edca_keys_parse_and_bad_ones_are_one_line_errors() {
+    use crate::mac::edca::MuEdcaParams;
+    let ap = |keys: &str| {
+        format!(
+            "[cell]\nstandard = \"802.11ax\"\nguard_interval = \"1.6us\"\n[ap]\n{keys}\n[[station]]\nname = \"a\"\n"
+        )
+    };
+    let s = parse_scenario(&ap("ofdma = \"dl+ul\"\nul_bsrp = true"), "w.toml").unwrap();
+    assert!(s.ap_mac.ofdma.bsrp);
+    assert_eq!(s.ap_mac.ofdma.mu_edca, None);
+    // Off by default.
+    let s = parse_scenario(&ap("ofdma = \"dl+ul\""), "w.toml").unwrap();
+    assert!(!s.ap_mac.ofdma.bsrp);
+    let s = parse_scenario(
+        &ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"2088.96ms\"\nmu_edca_aifsn = 8\nmu_edca_cw_min = 511\nmu_edca_cw_max = 1023"),
+        "w.toml",
+    )
+    .unwrap();
+    let p = MuEdcaParams { aifsn: 8, cw_min: 511, cw_max: 1023, timer: Nanos::from_us(2_088_960) };
+    assert_eq!(s.ap_mac.ofdma.mu_edca, Some(p));
+    // The timer alone: ns-3's HeConfiguration defaults (AIFSN 0, CW 15..1023).
+    let s = parse_scenario(&ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"8.192ms\""), "w.toml").unwrap();
+    assert_eq!(s.ap_mac.ofdma.mu_edca, Some(MuEdcaParams::ns3_default(Nanos::from_us(8192))));
+    // Without uplink OFDMA, without the timer, values the element cannot carry.
+    let (line, key, msg) = one_error(&ap("ofdma = \"dl\"\nul_bsrp = true"));
+    assert_eq!((line, key.as_str()), (6, "ap.ul_bsrp"));
+    assert!(msg.contains("dl+ul"), "{msg}");
+    assert_eq!(one_error(&ap("ul_bsrp = 1")).1, "ap.ul_bsrp");
+    assert_eq!(one_error(&ap("mu_edca_timer = \"8.192ms\"")).1, "ap.mu_edca_timer");
+    let (_, key, msg) = one_error(&ap("ofdma = \"dl+ul\"\nmu_edca_aifsn = 8"));
+    assert_eq!(key, "ap.mu_edca_aifsn");
+    assert!(msg.contains("mu_edca_timer"), "{msg}");
+    let (line, key, msg) = one_error(&ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"10ms\""));
+    assert_eq!((line, key.as_str()), (6, "ap.mu_edca_timer"));
+    assert!(msg.contains("8 TU"), "{msg}");
+    let (_, key, msg) = one_error(&ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"8.192ms\"\nmu_edca_aifsn = 1"));
+    assert_eq!(key, "ap.mu_edca_timer");
+    assert!(msg.contains("AIFSN"), "{msg}");
+    let (_, key, msg) = one_error(&ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"8.192ms\"\nmu_edca_cw_min = 100"));
+    assert_eq!(key, "ap.mu_edca_timer");
+    assert!(msg.contains("CWmin"), "{msg}");
+    assert_eq!(
+        one_error(&ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"8.192ms\"\nmu_edca_cw_max = 40000")).1,
+        "ap.mu_edca_cw_max"
+    );
+}
+
+#[test]
 fn a_ping_takes_a_reply_delay_and_other_flows_refuse_it() {
     let flow = |proto: &str, extra: &str| {
         format!(

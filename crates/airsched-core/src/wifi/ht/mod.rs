@@ -345,7 +345,7 @@ impl Ht {
         };
         let ul = mu.as_deref().filter(|_| mac.ofdma.mode == ofdma::Ofdma::DlUl).map(|mu| {
             let he: Vec<u32> = mu.stations().collect();
-            Box::new(ofdma_ul::Ul::new(mac.ofdma.access_interval, n, &he))
+            Box::new(ofdma_ul::Ul::new(&mac.ofdma, n, &he))
         });
         let amsdu = amsdu::Amsdu::new(&mac.amsdu, &tx);
         Ht {

@@ -71,6 +71,12 @@ pub struct OfdmaConfig {
     /// `mu_access_interval` (with `ofdma = "dl+ul"`): how often the AP asks for the medium to
     /// trigger when it has no downlink frame (ns-3's `AccessReqInterval`).
     pub access_interval: Nanos,
+    /// `ul_bsrp` (with `ofdma = "dl+ul"`): the scheduler polls the stations' buffers with BSRP
+    /// Triggers before it sends Basic ones (ns-3's `EnableBsrp`; off by default here).
+    pub bsrp: bool,
+    /// `mu_edca_*` (with `ofdma = "dl+ul"`): the MU EDCA Parameter Set the AP advertises, one
+    /// set for every access category (None: not advertised, ns-3's default).
+    pub mu_edca: Option<crate::mac::edca::MuEdcaParams>,
 }
 
 /// `mu_access_interval`'s default: 1 ms (ns-3's default, zero, never asks: an uplink-only
@@ -89,6 +95,8 @@ impl Default for OfdmaConfig {
             scheduler: MuScheduler::Rr,
             n_stations: MU_STATIONS,
             access_interval: MU_ACCESS_INTERVAL,
+            bsrp: false,
+            mu_edca: None,
         }
     }
 }

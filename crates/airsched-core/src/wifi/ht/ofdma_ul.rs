@@ -22,8 +22,16 @@
 //!
 //! The stations' MAC is unchanged: their single-user aggregates are taken apart when they are
 //! triggered (their MPDUs go back to the head of their TIDs), their backoff goes on, and what
-//! the TB PPDU did not carry is built again afterwards. MU EDCA parameters are not modelled
-//! (ns-3's default `MuEdcaTimer` of zero does not advertise them either).
+//! the TB PPDU did not carry is built again afterwards.
+//!
+//! With `[ap] ul_bsrp = true` (ns-3's `EnableBsrp`, `TrySendingBsrpTf`) the scheduler first polls
+//! the stations with a BSRP Trigger (802.11ax-2021 9.3.1.22.5, 26.5.2): every station with an
+//! uplink TID the AP knows answers SIFS later in an HE TB PPDU of QoS Null frames, one per such
+//! TID, each carrying its Queue Size; nothing acknowledges them. The Basic Trigger that follows
+//! is sized from those reports. With `[ap] mu_edca_timer` the AP advertises an MU EDCA Parameter
+//! Set (9.4.2.251, 26.2.7): a station whose QoS Data in a TB PPDU the Multi-STA BlockAck
+//! acknowledged contends for that access category with the MU EDCA AIFSN and CW bounds until the
+//! timer ends, and with AIFSN 0 not at all (ns-3's `QosTxop::StartMuEdcaTimerNow`).
 //!
 //! Airtime: each station is charged, as received airtime at the AP's scheduler and in its own
 //! counters, the TB PPDU's duration times its share of the allocated tones, the rule the
@@ -33,6 +41,7 @@
 //! from hardware counters through `ieee80211_sta_register_airtime` instead.
 
 use crate::ctx::Ctx;
+use crate::mac::edca::MuEdcaParams;
 use crate::mac80211::{Ac, StationId, TinId, NUM_TIDS};
 use crate::packet::PacketId;
 use crate::phy::dsss::Preamble;
@@ -66,6 +75,26 @@ pub const TRIGGER_PLACEHOLDER: PacketId = PacketId(u32::MAX - 2);
 /// Dependent User Info of 1 (9.3.1.22).
 pub const fn basic_trigger_bytes(users: u32) -> u32 {
     28 + 6 * users
+}
+
+/// A BSRP Trigger frame's length: a Basic one's without the Trigger Dependent User Info, which
+/// the BSRP variant does not have (9.3.1.22.1): MAC header 16, Common Info 8, FCS 4, and 5
+/// octets of User Info per solicited station (ns-3's `CtrlTriggerHeader::GetSerializedSize`).
+pub const fn bsrp_trigger_bytes(users: u32) -> u32 {
+    28 + 5 * users
+}
+
+/// A QoS Null frame: the QoS Data MAC header (26 octets, ToDS, no HT Control) and FCS 4.
+pub const QOS_NULL_BYTES: u32 = 30;
+
+/// The A-MPDU of `n` QoS Null frames (one per TID) a station answers a BSRP Trigger with: each
+/// subframe a delimiter and the frame, padded to 4 octets but the last (ns-3's
+/// `MultiUserScheduler::GetMaxSizeOfQosNullAmpdu`): 34 octets for one.
+pub const fn qos_null_ampdu_bytes(n: u32) -> u32 {
+    if n == 0 {
+        return 0;
+    }
+    (n - 1) * ht::ampdu_subframe_bytes(QOS_NULL_BYTES) + ht::MPDU_DELIMITER_BYTES + QOS_NULL_BYTES
 }
 
 /// A Multi-STA BlockAck's length: MAC header 16, BA Control 2, FCS 4, and per station an
@@ -122,6 +151,11 @@ pub struct UlUser {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UlStats {
     pub basic_triggers: u64,
+    /// BSRP Triggers (`ul_bsrp`), the HE TB PPDUs of QoS Null frames that answered them, and
+    /// the MU EDCA timers the stations started (`mu_edca_timer`).
+    pub bsrp_triggers: u64,
+    pub bsrp_answers: u64,
+    pub mu_edca_starts: u64,
     /// HE TB PPDUs, those carrying only QoS Null frames, and the data MPDUs they carried.
     pub tb_ppdus: u64,
     pub qos_null_ppdus: u64,
@@ -153,12 +187,28 @@ pub struct Ul {
     tb: Nanos,
     /// For a capture (`--pcap`) only: the station nodes a Trigger that collided solicited.
     tf_stations: Vec<u32>,
+    /// `ul_bsrp`: poll with BSRP Triggers (ns-3's `EnableBsrp`).
+    bsrp: bool,
+    /// The last Trigger the scheduler built was a BSRP one (ns-3's `m_trigger` type).
+    last_bsrp: bool,
+    /// The exchange on the air is a BSRP one (QoS Null answers, no acknowledgement).
+    bsrp_on_air: bool,
+    /// The MU EDCA Parameter Set the AP advertises, and per station and access category when
+    /// its timer started (None: not running).
+    mu_edca: Option<MuEdcaParams>,
+    mu_edca_start: Vec<[Option<Nanos>; crate::mac80211::NUM_ACS]>,
     pub stats: UlStats,
 }
 
 impl Ul {
-    pub fn new(interval: Nanos, n_stations: usize, he_stations: &[u32]) -> Ul {
+    pub fn new(cfg: &super::ofdma::OfdmaConfig, n_stations: usize, he_stations: &[u32]) -> Ul {
+        let interval = cfg.access_interval;
         Ul {
+            bsrp: cfg.bsrp,
+            last_bsrp: false,
+            bsrp_on_air: false,
+            mu_edca: cfg.mu_edca,
+            mu_edca_start: vec![[None; crate::mac80211::NUM_ACS]; if cfg.mu_edca.is_some() { n_stations } else { 0 }],
             list: he_stations.iter().map(|&s| (s, 0.0)).collect(),
             bsr: vec![[BSR_UNKNOWN; NUM_TIDS]; n_stations],
             interval,
@@ -180,9 +230,19 @@ impl Ul {
         self.bsr[s as usize].iter().copied().filter(|&q| q != BSR_UNKNOWN).max().unwrap_or(BSR_UNKNOWN)
     }
 
-    /// Whether a Basic Trigger would solicit anyone.
+    /// Whether a Basic Trigger would solicit anyone (with `ul_bsrp`, a BSRP one).
     fn can_trigger(&self) -> bool {
+        if self.bsrp {
+            return self.list.iter().any(|e| self.uplink_tids(e.0) > 0);
+        }
         self.list.iter().any(|e| self.max_bsr(e.0) > 0)
+    }
+
+    /// The TIDs of station `s` the AP has heard a QoS Data or QoS Null frame of (those with a
+    /// BlockAck agreement in ns-3, `CanSolicitStaInBsrpTf`): how many QoS Null frames it
+    /// answers a BSRP Trigger with.
+    fn uplink_tids(&self, s: u32) -> u32 {
+        self.bsr[s as usize].iter().filter(|&&q| q != BSR_UNKNOWN).count() as u32
     }
 
     #[inline]
@@ -246,6 +306,7 @@ impl Ht {
     /// Trigger would solicit someone: an access with nothing to send is not modelled); the
     /// timer runs again.
     pub(super) fn ul_request(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        self.mu_edca_expire(m, cx);
         let Some(ul) = self.ul.as_deref_mut() else { return };
         if ul.req_at != cx.now {
             return;
@@ -281,14 +342,26 @@ impl Ht {
         }
         self.ul_restart_timer(ta, cx);
         let last_dl = self.ul.as_deref().is_some_and(|ul| ul.last_dl);
-        let has_dl = self.drivers[0].hw[ac].len > 0;
-        if has_dl {
+        let (bsrp, last_bsrp) = self.ul.as_deref().map_or((false, false), |ul| (ul.bsrp, ul.last_bsrp));
+        // With BSRP a downlink frame waits also when it is still in FQ-MAC or held (ns-3's
+        // `PeekNextMpdu` looks at the AC's whole queue): an access the scheduler requested
+        // holds a placeholder, and the driver built no aggregate meanwhile.
+        let has_dl = self.drivers[0].hw[ac].len > 0 || (bsrp && self.ap_has_frames(ac));
+        if self.drivers[0].hw[ac].len > 0 {
             let head = self.drivers[0].head(ac).station;
             if !matches!(self.tx[head as usize], TxVector::He(_)) {
                 return MuPick::Su;
             }
         }
-        if last_dl || !has_dl {
+        // `SelectTxFormat` with `EnableBsrp`: a BSRP Trigger after a DL MU PPDU or when no
+        // downlink frame waits (every access starts a TXOP here: ns-3's `m_initialFrame`); a
+        // Basic one after a BSRP Trigger; else a DL MU PPDU. Without it: a Basic Trigger after
+        // a DL MU PPDU or without downlink frames.
+        if bsrp && (last_dl || !has_dl) {
+            if let Some(end) = self.bsrp_access(m, ac, ta, cx) {
+                return MuPick::On(end);
+            }
+        } else if last_dl || !has_dl || (bsrp && last_bsrp) {
             if let Some(end) = self.ul_access(m, ac, ta, cx) {
                 return MuPick::On(end);
             }
@@ -359,6 +432,7 @@ impl Ht {
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         credit(&mut ul.list, &served, tb);
         ul.last_dl = false;
+        ul.last_bsrp = false;
         ul.tf = tf;
         ul.tb = tb;
         ul.tf_on_air = true;
@@ -445,6 +519,9 @@ impl Ht {
     /// (their MPDUs' fates drawn per station), the Multi-STA BlockAck SIFS after them. Returns
     /// the outcome and the end of the exchange.
     pub(super) fn ul_outcome(&mut self, m: &mut Medium, ta: Nanos, cx: &mut Ctx) -> (Outcome, Nanos) {
+        if self.ul.as_deref().is_some_and(|ul| ul.bsrp_on_air) {
+            return self.bsrp_outcome(m, ta, cx);
+        }
         let (band, sifs) = (self.band, self.band.sifs());
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         let mut users = std::mem::take(&mut ul.users);
@@ -585,6 +662,10 @@ impl Ht {
             }
             if acked {
                 cx.counters.stations[s as usize].mcs_acked[1][u.agg.tx.mcs_index() as usize] += 1;
+                if !u.agg.ok.is_empty() {
+                    // The station's QoS Data were acknowledged: its MU EDCA timer starts.
+                    self.mu_edca_begin(m, s, tin.ac().index(), cx);
+                }
             }
             for i in (0..u.agg.mpdus.len()).rev() {
                 let mut mp = u.agg.mpdus[i];
@@ -617,12 +698,16 @@ impl Ht {
         ul.spare.extend(users.drain(..).map(|u| u.agg));
         ul.users = users;
         ul.tf_on_air = false;
+        let bsrp = std::mem::take(&mut ul.bsrp_on_air);
         m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
         if self.drivers[0].hw[ac].len > 0 {
             // A downlink aggregate waited while the AP triggered: it contends next.
             self.load_head(m, 0, ac);
         }
-        self.ul_rebuild(m, ac, cx);
+        if !bsrp {
+            // (A BSRP Trigger took no station's frames.)
+            self.ul_rebuild(m, ac, cx);
+        }
     }
 
     /// After an uplink exchange: every HE station whose hardware queue of `ac` is empty builds
@@ -707,10 +792,12 @@ impl Ht {
         m.tap_beacon(tap, ta);
         let stations: Vec<u32> =
             if collided { ul.tf_stations.clone() } else { ul.users.iter().map(|u| u.agg.station + 1).collect() };
-        let len = basic_trigger_bytes(stations.len() as u32);
+        let bsrp = ul.bsrp_on_air;
+        let n = stations.len() as u32;
+        let len = if bsrp { bsrp_trigger_bytes(n) } else { basic_trigger_bytes(n) };
         let rate = TxRate::Ofdm(self.beacon_rate);
         let phy = Phy { start: ta, rate, len, fcs_ok: !collided, snr_cdb: None, ampdu: None };
-        tap.air_frame(Kind::Trigger { users: &stations }, phy);
+        tap.air_frame(Kind::Trigger { users: &stations, bsrp }, phy);
         if collided {
             return;
         }
@@ -742,7 +829,8 @@ impl Ht {
             }
             contexts.push((s + 1, full));
         }
-        if contexts.is_empty() {
+        if contexts.is_empty() || bsrp {
+            // (Nothing acknowledges the answers to a BSRP Trigger.)
             return;
         }
         let ba_rate = ul
@@ -759,6 +847,169 @@ impl Ht {
     /// The uplink exchanges' counters (None when off).
     pub fn ul_ofdma_stats(&self) -> Option<&UlStats> {
         self.ul.as_deref().map(|ul| &ul.stats)
+    }
+}
+
+impl Ht {
+    /// Whether the AP holds a frame of access category `ac` for an HE station anywhere (its
+    /// FQ-MAC or FIFO, held MPDUs or hardware queue).
+    fn ap_has_frames(&self, ac: usize) -> bool {
+        let d = &self.drivers[0];
+        let Some(mu) = self.mu.as_deref() else { return false };
+        let acc = Ac::ALL[ac];
+        d.hw[ac].len > 0
+            || mu.stations().any(|s| {
+                (0..NUM_TIDS as u8)
+                    .map(|t| TinId::new(StationId(s as u16), t))
+                    .any(|t| t.ac() == acc && Driver::has_frames(&d.src, &d.held, t))
+            })
+    }
+
+    /// `TrySendingBsrpTf`: the BSRP Trigger's stations (those with an uplink TID the AP knows,
+    /// in credit order, on equal RUs as for a Basic Trigger), the UL Length that fits the
+    /// largest answer (a QoS Null per known TID), the Trigger on the air. No credits are paid
+    /// (ns-3 updates them for Basic Triggers only). None if no station can be solicited or a
+    /// TXOP limit leaves no room for the answers.
+    fn bsrp_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
+        let band = self.band;
+        let mu = self.mu.as_deref().expect("OFDMA on");
+        let ul = self.ul.as_deref().expect("uplink OFDMA on");
+        let width = mu.width;
+        let count = mu.cfg.n_stations.min(ul.list.len() as u32);
+        let (_, first_k) = equal_rus(width, count);
+        let mut picks: Vec<u32> =
+            ul.list.iter().map(|e| e.0).filter(|&s| ul.uplink_tids(s) > 0).take(first_k as usize).collect();
+        if picks.is_empty() {
+            return None;
+        }
+        let (ru, k) = equal_rus(width, picks.len() as u32);
+        picks.truncate(k as usize);
+        let vectors: Vec<HeTxVector> = picks.iter().filter_map(|&s| tb_vector(self.tx[s as usize], ru)).collect();
+        if vectors.len() != picks.len() {
+            return None;
+        }
+        let answer = qos_null_ampdu_bytes(picks.iter().map(|&s| ul.uplink_tids(s)).max().unwrap_or(1));
+        let need = vectors.iter().map(|&v| tb_time(band, v, answer)).max().unwrap_or(Nanos::ZERO);
+        let (_, tb) = ul_length(band, vectors[0], need);
+        let rate = self.beacon_rate;
+        let tf = ofdm::txtime(band, rate, bsrp_trigger_bytes(picks.len() as u32));
+        let txop = self.edca[ac].txop_limit;
+        if txop > Nanos::ZERO && tf + band.sifs() + tb > txop {
+            return None;
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.last_dl = false;
+        ul.last_bsrp = true;
+        ul.bsrp_on_air = true;
+        ul.tf = tf;
+        ul.tb = tb;
+        ul.tf_on_air = true;
+        ul.stats.bsrp_triggers += 1;
+        let c = contender(0, ac);
+        if m.dcf().transmitters().len() > 1 {
+            // The Trigger collides and reaches no one.
+            if cx.tap.is_some() {
+                ul.tf_stations.clear();
+                ul.tf_stations.extend(picks.iter().map(|&s| s + 1));
+            }
+            return Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]));
+        }
+        let mut users = std::mem::take(&mut ul.users);
+        for (&s, &v) in picks.iter().zip(&vectors) {
+            let mut agg = ul.spare.pop().unwrap_or_default();
+            agg.mpdus.clear();
+            agg.station = s;
+            agg.ok = AckMap::NONE;
+            agg.tx = TxVector::He(v);
+            agg.tin = TinId::new(StationId(0), 0);
+            agg.psdu = answer;
+            agg.txtime = tb;
+            users.push(UlUser { agg, ru, decoded: false, acked: false });
+        }
+        ul.users = users;
+        Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]))
+    }
+
+    /// The BSRP exchange after a Trigger that reached the stations: SIFS later every solicited
+    /// station's HE TB PPDU of QoS Null frames (its share of the tones as its airtime), each
+    /// frame with the Queue Size of its TID, which the AP stores if it decodes them; no
+    /// acknowledgement follows (ns-3's `WAIT_QOS_NULL_AFTER_BSRP_TF`). Returns the outcome and
+    /// the exchange's end, the TB PPDUs' end.
+    fn bsrp_outcome(&mut self, m: &mut Medium, ta: Nanos, cx: &mut Ctx) -> (Outcome, Nanos) {
+        let sifs = self.band.sifs();
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        let mut users = std::mem::take(&mut ul.users);
+        let (tf, tb) = (ul.tf, ul.tb);
+        let t1 = ta + tf + sifs;
+        let total_mhz: u32 = users.iter().map(|u| ru_mhz(u.ru)).sum();
+        let mut any = false;
+        for u in users.iter_mut() {
+            let s = u.agg.station;
+            let share = Nanos(tb.0 * ru_mhz(u.ru) as u64 / total_mhz as u64);
+            m.put_control(cx, s + 1, s, 1, t1, share);
+            u.decoded = self.ul_draw(m, u, t1, cx);
+            if !u.decoded {
+                continue;
+            }
+            any = true;
+            for t in 0..NUM_TIDS as u8 {
+                let known = self.ul.as_deref().is_some_and(|ul| ul.bsr[s as usize][t as usize] != BSR_UNKNOWN);
+                if known {
+                    let q = queue_size(self.station_bytes(s, TinId::new(StationId(0), t), cx));
+                    self.ul.as_deref_mut().expect("uplink OFDMA on").bsr[s as usize][t as usize] = q;
+                }
+            }
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.stats.bsrp_answers += users.iter().filter(|u| u.decoded).count() as u64;
+        ul.users = users;
+        (if any { Outcome::Success } else { Outcome::DataLost }, t1 + tb)
+    }
+
+    /// Station `s`'s QoS Data of access category `ac` sent in a TB PPDU were acknowledged at
+    /// `now`: with an MU EDCA Parameter Set advertised its timer for `ac` (re)starts; AIFSN 0
+    /// holds its backoff until the timer ends, otherwise it contends with the MU EDCA AIFS and
+    /// CW bounds (802.11ax-2021 26.2.7; ns-3's `StartMuEdcaTimerNow`). Runs while the medium is
+    /// busy (the exchange's end).
+    fn mu_edca_begin(&mut self, m: &mut Medium, s: u32, ac: usize, cx: &mut Ctx) {
+        let now = cx.now;
+        let Some(ul) = self.ul.as_deref_mut() else { return };
+        let Some(p) = ul.mu_edca else { return };
+        ul.mu_edca_start[s as usize][ac] = Some(now);
+        ul.stats.mu_edca_starts += 1;
+        let c = contender(s + 1, ac) as usize;
+        if p.disables_edca() {
+            m.dcf_mut().hold(c, now + p.timer);
+        } else {
+            let aifs = self.band.ifs(p.aifsn);
+            m.dcf_mut().set_edca(c, aifs, p.cw_min, p.cw_max);
+            cx.schedule(now + p.timer, crate::engine::Event::Cfp);
+        }
+    }
+
+    /// The AP's timer event: every station whose MU EDCA timer ended by now contends with its
+    /// access category's EDCA parameters again (a held counter needs nothing: the hold ends by
+    /// itself). The next expiry is on the event queue already (armed when the timer started).
+    fn mu_edca_expire(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let (edca, band) = (self.edca, self.band);
+        let Some(ul) = self.ul.as_deref_mut() else { return };
+        let Some(p) = ul.mu_edca else { return };
+        for (s, starts) in ul.mu_edca_start.iter_mut().enumerate() {
+            for (ac, (slot, e)) in starts.iter_mut().zip(edca).enumerate() {
+                let Some(start) = *slot else { continue };
+                if p.running(start, cx.now) {
+                    continue;
+                }
+                *slot = None;
+                if p.disables_edca() {
+                    continue;
+                }
+                let c = contender(s as u32 + 1, ac) as usize;
+                if let Some((t, gen)) = m.dcf_mut().set_edca_now(c, cx.now, e.aifs(band), e.cw_min, e.cw_max) {
+                    cx.schedule(t, crate::engine::Event::Access { gen });
+                }
+            }
+        }
     }
 }
 
@@ -832,5 +1083,38 @@ mod tests {
                 assert_eq!(ul_length(band, v, back).1, d, "{ru:?} {psdu}");
             }
         }
+    }
+
+    /// The BSRP exchange of ns-3's mixed 4- and 9-station traces (bench/ns3/ofdma_mixed_trace.txt)
+    /// and the 18-station one by hand.
+    #[test]
+    fn bsrp_exchange_by_hand() {
+        use crate::phy::error_rate::OfdmRate;
+        let band = ofdm::OfdmBand::Ghz5;
+        // BSRP Trigger for 4 stations: 28 + 4 x 5 = 48 B at 6 Mb/s:
+        // 20 + 4 x ceil((16 + 384 + 6) / 24) = 20 + 4 x 17 = 88 us (ns-3: size=48 dur=88.0).
+        assert_eq!(bsrp_trigger_bytes(4), 48);
+        assert_eq!(ofdm::txtime(band, OfdmRate::R6, 48), Nanos::from_us(88));
+        // 8 stations: 68 B, 20 + 4 x ceil(566 / 24) = 116 us (ns-3: size=68 dur=116.0);
+        // 16: 108 B, 20 + 4 x ceil(886 / 24) = 168 us.
+        assert_eq!(ofdm::txtime(band, OfdmRate::R6, bsrp_trigger_bytes(8)), Nanos::from_us(116));
+        assert_eq!(ofdm::txtime(band, OfdmRate::R6, bsrp_trigger_bytes(16)), Nanos::from_us(168));
+        // One QoS Null: delimiter 4 + 30 = 34 B; two: 36 + 34 = 70 B.
+        assert_eq!(qos_null_ampdu_bytes(1), 34);
+        assert_eq!(qos_null_ampdu_bytes(2), 70);
+        // The answer on a 242-tone RU at MCS 7 (N_DBPS 1170): 34 x 8 + 16 = 288 bits, one
+        // 14.4-us symbol after the 48-us TB preamble: 62.4 us, L_LENGTH ceil(42.4 / 4) x 3 - 5
+        // = 28 (ns-3: ul_length=28, TB PPDU dur=62.4). On a 106-tone RU (N_DBPS 510): one
+        // symbol too, the same UL Length (ns-3's 9-station trace).
+        let v = tb(RuSize::Tones242);
+        assert_eq!(ul_length(band, v, tb_time(band, v, 34)), (28, Nanos(62_400)));
+        let v106 = tb(RuSize::Tones106);
+        assert_eq!(ul_length(band, v106, tb_time(band, v106, 34)), (28, Nanos(62_400)));
+        // 52-tone RU (N_DBPS 240): two symbols, 76.8 us.
+        let v52 = tb(RuSize::Tones52);
+        assert_eq!(ul_length(band, v52, tb_time(band, v52, 34)).1, Nanos(76_800));
+        // The whole exchange, 4 stations: Trigger, SIFS, QoS Null TB PPDUs, no response:
+        // 88 + 16 + 62.4 = 166.4 us.
+        assert_eq!(Nanos::from_us(88) + band.sifs() + Nanos(62_400), Nanos(166_400));
     }
 }

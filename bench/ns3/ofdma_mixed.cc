@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The ns-3 3.44 side of airsched's mixed downlink + uplink OFDMA comparison
+// (docs/model-ofdma.md, "Downlink and uplink together, with BSRP"; bench/ns3/README.md): the
+// cell of ofdma_cell.h, 80 MHz, 1.6 us GI (HE TB PPDUs allow 1.6 and 3.2 us only), one spatial
+// stream, HE MCS 7, single-user data at the configured GI (OwnGiConstantRateManager) and the
+// A-MPDU sent again after a missed BlockAck (UseExplicitBarAfterMissedBlockAck false), as the
+// uplink comparison runs ns-3 like for like. The AP runs ns-3's RrMultiUserScheduler with
+// NStations = --nsta (at most 74), EnableUlOfdma true, EnableBsrp = --bsrp (ns-3's default,
+// true: SelectTxFormat then sends DL MU PPDU, BSRP Trigger, Basic Trigger, one per access),
+// AccessReqInterval = --access us, UlPsduSize 500 B (default); the stations set the Queue Size
+// of their QoS Data and QoS Null frames (QosFrameExchangeManager::SetQueueSize true). With
+// --muEdcaTimer > 0 the AP advertises an MU EDCA Parameter Set with the same AIFSN, CWmin,
+// CWmax and timer for every AC (HeConfiguration's Mu*Aifsn, Mu*CwMin, Mu*CwMax, *MuEdcaTimer).
+//
+// Traffic: per station a UdpClient on the AP sending 1472-byte datagrams at --dl Mb/s to a
+// UdpServer on the station, and one on the station sending at --ul Mb/s to a UdpServer on the
+// AP (starts staggered by 0.1 ms per station and direction). Over [warmup, duration] each server
+// counts bytes and the one-way delay from the SeqTsHeader's timestamp, and the delay to the end
+// of the PPDU that carried the packet (airsched delivers at the PPDU's end). Prints one line per
+// station and direction, a summary line with the frame counts, and with --trace=K the first K
+// multi-user frames after warmup ("dlmu", "tf" with its type, "tb", "ba" lines).
+//
+//   ofdma_mixed --n=9 --dl=6.667 --ul=6.667 [--nsta=9] [--bsrp=1] [--access=1000]
+//               [--muEdcaTimer=0 --muAifsn=0 --muCwMin=15 --muCwMax=1023]
+//               [--duration=3] [--warmup=1] [--seed=1] [--trace=0]
+
+#include "ofdma_cell.h"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+bool g_measuring = false;
+// Per direction (0 downlink, 1 uplink) and station.
+std::vector<uint64_t> g_rxBytes[2];
+std::vector<uint64_t> g_rxPkts[2];
+std::vector<double> g_delaySumUs[2];
+std::vector<double> g_ppduEndDelaySumUs[2];
+// The end of the AP's last PPDU (downlink) and of each station's last PPDU (uplink).
+double g_apPpduEndUs = 0;
+std::vector<double> g_staPpduEndUs;
+std::map<Mac48Address, uint32_t> g_rank;
+std::vector<uint32_t> g_rankOf;
+uint32_t g_trace = 0;
+bool g_tracing = false;
+uint64_t g_dlMu = 0;
+uint64_t g_dlMuUsers = 0;
+uint64_t g_dlSu = 0;
+uint64_t g_basicTfs = 0;
+uint64_t g_bsrpTfs = 0;
+uint64_t g_tbPpdus = 0;
+uint64_t g_tbNull = 0;
+uint64_t g_tbMpdus = 0;
+uint64_t g_staSu = 0;
+uint64_t g_staSuMpdus = 0;
+uint64_t g_msBas = 0;
+
+double
+NowUs()
+{
+    return Simulator::Now().GetNanoSeconds() / 1e3;
+}
+
+void
+OnRx(uint32_t dir, uint32_t sta, Ptr<const Packet> packet)
+{
+    if (!g_measuring)
+    {
+        return;
+    }
+    Ptr<Packet> copy = packet->Copy();
+    SeqTsHeader ts;
+    copy->RemoveHeader(ts);
+    const double sent = ts.GetTs().GetNanoSeconds() / 1e3;
+    g_rxBytes[dir][sta] += packet->GetSize();
+    g_rxPkts[dir][sta] += 1;
+    g_delaySumUs[dir][sta] += NowUs() - sent;
+    g_ppduEndDelaySumUs[dir][sta] += (dir == 0 ? g_apPpduEndUs : g_staPpduEndUs[sta]) - sent;
+}
+
+void
+OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
+{
+    const double dur =
+        WifiPhy::CalculateTxDuration(psdus, tx, WIFI_PHY_BAND_5GHZ).GetNanoSeconds() / 1e3;
+    g_staPpduEndUs[sta] = NowUs() + dur;
+    Ptr<const WifiPsdu> psdu = psdus.begin()->second;
+    std::size_t data = 0;
+    for (const auto& mpdu : *PeekPointer(psdu))
+    {
+        data += mpdu->GetHeader().IsQosData() && mpdu->GetPacket()->GetSize() > 0 ? 1 : 0;
+    }
+    if (g_tracing && tx.IsUlMu())
+    {
+        std::printf("tb t=%.1f dur=%.1f sta=%u mpdus=%zu size=%u\n",
+                    NowUs(),
+                    dur,
+                    g_rankOf[sta],
+                    data,
+                    psdu->GetSize());
+    }
+    if (!g_measuring)
+    {
+        return;
+    }
+    if (tx.IsUlMu())
+    {
+        g_tbPpdus++;
+        g_tbNull += data == 0;
+        g_tbMpdus += data;
+    }
+    else if (data > 0)
+    {
+        g_staSu++;
+        g_staSuMpdus += data;
+    }
+}
+
+void
+OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
+{
+    const double dur =
+        WifiPhy::CalculateTxDuration(psdus, tx, WIFI_PHY_BAND_5GHZ).GetNanoSeconds() / 1e3;
+    g_apPpduEndUs = NowUs() + dur;
+    if (tx.IsDlMu())
+    {
+        if (g_measuring)
+        {
+            g_dlMu++;
+            g_dlMuUsers += psdus.size();
+        }
+        g_tracing = false;
+        if (g_measuring && g_trace > 0)
+        {
+            g_trace--;
+            std::printf("dlmu t=%.1f dur=%.1f users", NowUs(), dur);
+            for (const auto& [staId, psdu] : psdus)
+            {
+                const auto& info = tx.GetHeMuUserInfo(staId);
+                std::printf(" %u:%u:%zu",
+                            g_rank[psdu->GetAddr1()],
+                            static_cast<unsigned>(HeRu::GetBandwidth(info.ru.GetRuType())),
+                            psdu->GetNMpdus());
+            }
+            std::printf("\n");
+        }
+        return;
+    }
+    Ptr<const WifiPsdu> psdu = psdus.begin()->second;
+    const WifiMacHeader& hdr = psdu->GetHeader(0);
+    if (hdr.IsQosData())
+    {
+        g_dlSu += g_measuring;
+        return;
+    }
+    if (hdr.IsTrigger())
+    {
+        CtrlTriggerHeader trigger;
+        Ptr<Packet> copy = psdu->GetPayload(0)->Copy();
+        copy->RemoveHeader(trigger);
+        if (g_measuring)
+        {
+            (trigger.IsBasic() ? g_basicTfs : g_bsrpTfs) += 1;
+        }
+        g_tracing = false;
+        if (g_measuring && g_trace > 0)
+        {
+            g_trace--;
+            g_tracing = true;
+            std::printf("tf t=%.1f dur=%.1f type=%s size=%u rate=%s ul_length=%u users",
+                        NowUs(),
+                        dur,
+                        trigger.IsBasic() ? "basic" : (trigger.IsBsrp() ? "bsrp" : "other"),
+                        psdu->GetSize(),
+                        tx.GetMode().GetUniqueName().c_str(),
+                        trigger.GetUlLength());
+            for (const auto& ui : trigger)
+            {
+                std::printf(
+                    " %u:%u",
+                    ui.GetAid12() - 1,
+                    static_cast<unsigned>(HeRu::GetBandwidth(ui.GetRuAllocation().GetRuType())));
+            }
+            std::printf("\n");
+        }
+        return;
+    }
+    if (hdr.IsBlockAck())
+    {
+        CtrlBAckResponseHeader ba;
+        Ptr<Packet> copy = psdu->GetPayload(0)->Copy();
+        copy->RemoveHeader(ba);
+        if (ba.IsMultiSta())
+        {
+            g_msBas += g_measuring;
+            if (g_tracing)
+            {
+                std::printf("ba t=%.1f dur=%.1f size=%u rate=%s\n",
+                            NowUs(),
+                            dur,
+                            psdu->GetSize(),
+                            tx.GetMode().GetUniqueName().c_str());
+            }
+        }
+    }
+}
+
+void
+OnAssociated(uint16_t aid, Mac48Address address)
+{
+    g_rank[address] = aid - 1;
+}
+
+void
+StartMeasuring()
+{
+    g_measuring = true;
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t n = 4;
+    uint32_t nsta = 0;
+    uint32_t mcs = 7;
+    double dlMbps = 15;
+    double ulMbps = 15;
+    double duration = 3.0;
+    double warmup = 1.0;
+    uint32_t seed = 1;
+    uint32_t width = 80;
+    uint32_t accessUs = 1000;
+    bool bsrp = true;
+    uint32_t muEdcaTimerUs = 0;
+    uint32_t muAifsn = 0;
+    uint32_t muCwMin = 15;
+    uint32_t muCwMax = 1023;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("n", "stations", n);
+    cmd.AddValue("nsta", "RrMultiUserScheduler::NStations (0: n, at most 74)", nsta);
+    cmd.AddValue("mcs", "HE MCS of every link", mcs);
+    cmd.AddValue("width", "channel width in MHz", width);
+    cmd.AddValue("dl", "offered downlink UDP load per station in Mb/s", dlMbps);
+    cmd.AddValue("ul", "offered uplink UDP load per station in Mb/s", ulMbps);
+    cmd.AddValue("duration", "simulated seconds", duration);
+    cmd.AddValue("warmup", "seconds before measuring", warmup);
+    cmd.AddValue("seed", "run number", seed);
+    cmd.AddValue("access", "MultiUserScheduler::AccessReqInterval in us", accessUs);
+    cmd.AddValue("bsrp", "RrMultiUserScheduler::EnableBsrp (ns-3's default true)", bsrp);
+    cmd.AddValue("muEdcaTimer", "MU EDCA Timer of every AC in us (0: no MU EDCA)", muEdcaTimerUs);
+    cmd.AddValue("muAifsn", "MU EDCA AIFSN of every AC (0: EDCA disabled)", muAifsn);
+    cmd.AddValue("muCwMin", "MU EDCA CWmin of every AC", muCwMin);
+    cmd.AddValue("muCwMax", "MU EDCA CWmax of every AC", muCwMax);
+    cmd.AddValue("trace", "print the first K multi-user frames after warmup", g_trace);
+    cmd.Parse(argc, argv);
+    if (nsta == 0)
+    {
+        nsta = std::min<uint32_t>(n, 74);
+    }
+
+    Config::SetDefault("ns3::QosFrameExchangeManager::SetQueueSize", BooleanValue(true));
+    Config::SetDefault("ns3::QosTxop::UseExplicitBarAfterMissedBlockAck", BooleanValue(false));
+    for (const char* ac : {"Be", "Bk", "Vi", "Vo"})
+    {
+        const std::string he = "ns3::HeConfiguration::";
+        Config::SetDefault(he + ac + "MuEdcaTimer", TimeValue(MicroSeconds(muEdcaTimerUs)));
+        Config::SetDefault(he + "Mu" + ac + "Aifsn", UintegerValue(muAifsn));
+        Config::SetDefault(he + "Mu" + ac + "CwMin", UintegerValue(muCwMin));
+        Config::SetDefault(he + "Mu" + ac + "CwMax", UintegerValue(muCwMax));
+    }
+    auto cell = airsched::BuildOfdmaCell(
+        n,
+        width,
+        mcs,
+        1600,
+        seed,
+        [&](WifiMacHelper& mac) {
+            mac.SetMultiUserScheduler("ns3::RrMultiUserScheduler",
+                                      "NStations",
+                                      UintegerValue(nsta),
+                                      "EnableUlOfdma",
+                                      BooleanValue(true),
+                                      "EnableBsrp",
+                                      BooleanValue(bsrp),
+                                      "AccessReqInterval",
+                                      TimeValue(MicroSeconds(accessUs)));
+        },
+        true);
+
+    for (int dir = 0; dir < 2; dir++)
+    {
+        g_rxBytes[dir].assign(n, 0);
+        g_rxPkts[dir].assign(n, 0);
+        g_delaySumUs[dir].assign(n, 0);
+        g_ppduEndDelaySumUs[dir].assign(n, 0);
+    }
+    g_staPpduEndUs.assign(n, 0);
+    g_rankOf.assign(n, 0);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        for (uint32_t dir = 0; dir < 2; dir++)
+        {
+            const double mbps = dir == 0 ? dlMbps : ulMbps;
+            if (mbps <= 0)
+            {
+                continue;
+            }
+            const uint16_t port = (dir == 0 ? 2000 : 1000) + i;
+            Ptr<Node> rx = dir == 0 ? cell.staNodes.Get(i) : cell.apNode.Get(0);
+            Ptr<Node> tx = dir == 0 ? cell.apNode.Get(0) : cell.staNodes.Get(i);
+            const Ipv4Address to = dir == 0 ? cell.staIf.GetAddress(i) : cell.apIf.GetAddress(0);
+            UdpServerHelper server(port);
+            ApplicationContainer s = server.Install(rx);
+            s.Start(Seconds(0.0));
+            s.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnRx, dir, i));
+            UdpClientHelper client(to, port);
+            client.SetAttribute("MaxPackets", UintegerValue(0));
+            client.SetAttribute("Interval", TimeValue(Seconds(1472.0 * 8 / (mbps * 1e6))));
+            client.SetAttribute("PacketSize", UintegerValue(1472));
+            ApplicationContainer c = client.Install(tx);
+            c.Start(Seconds(0.1) + MicroSeconds(100 * (2 * i + dir)));
+            c.Stop(Seconds(duration));
+        }
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(cell.staDevs.Get(i));
+        dev->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeBoundCallback(&OnStaTx, i));
+    }
+
+    Ptr<WifiNetDevice> apWifi = DynamicCast<WifiNetDevice>(cell.apDev.Get(0));
+    apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&OnApTx));
+    apWifi->GetMac()->TraceConnectWithoutContext("AssociatedSta", MakeCallback(&OnAssociated));
+    Simulator::Schedule(Seconds(warmup), &StartMeasuring);
+    // Association ranks (AID - 1) as they stand when measuring starts (with 18 stations and
+    // traffic from 0.1 s some associate after 0.5 s).
+    Simulator::Schedule(Seconds(warmup), [&]() {
+        for (uint32_t i = 0; i < n; i++)
+        {
+            g_rankOf[i] = g_rank[Mac48Address::ConvertFrom(cell.staDevs.Get(i)->GetAddress())];
+        }
+    });
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+
+    double total[2] = {0, 0};
+    for (uint32_t dir = 0; dir < 2; dir++)
+    {
+        for (uint32_t i = 0; i < n; i++)
+        {
+            const double mbps = g_rxBytes[dir][i] * 8.0 / (duration - warmup) / 1e6;
+            const uint64_t k = g_rxPkts[dir][i];
+            total[dir] += mbps;
+            std::printf("sta=%u dir=%s rank=%u goodput_mbps=%.3f mean_delay_ms=%.4f "
+                        "ppdu_end_delay_ms=%.4f\n",
+                        i,
+                        dir == 0 ? "dl" : "ul",
+                        g_rankOf[i],
+                        mbps,
+                        k ? g_delaySumUs[dir][i] / k / 1e3 : 0.0,
+                        k ? g_ppduEndDelaySumUs[dir][i] / k / 1e3 : 0.0);
+        }
+    }
+    std::printf("n=%u nsta=%u bsrp=%d mu_edca_timer_us=%u dl=%.3f ul=%.3f dl_goodput_mbps=%.3f "
+                "ul_goodput_mbps=%.3f dl_mu=%lu dl_mu_users=%lu dl_su=%lu bsrp_tfs=%lu "
+                "basic_tfs=%lu tb_ppdus=%lu tb_null=%lu tb_mpdus=%lu sta_su=%lu sta_su_mpdus=%lu "
+                "multi_sta_bas=%lu\n",
+                n,
+                nsta,
+                bsrp,
+                muEdcaTimerUs,
+                dlMbps,
+                ulMbps,
+                total[0],
+                total[1],
+                static_cast<unsigned long>(g_dlMu),
+                static_cast<unsigned long>(g_dlMuUsers),
+                static_cast<unsigned long>(g_dlSu),
+                static_cast<unsigned long>(g_bsrpTfs),
+                static_cast<unsigned long>(g_basicTfs),
+                static_cast<unsigned long>(g_tbPpdus),
+                static_cast<unsigned long>(g_tbNull),
+                static_cast<unsigned long>(g_tbMpdus),
+                static_cast<unsigned long>(g_staSu),
+                static_cast<unsigned long>(g_staSuMpdus),
+                static_cast<unsigned long>(g_msBas));
+    Simulator::Destroy();
+    return 0;
+}
