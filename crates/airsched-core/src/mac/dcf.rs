@@ -137,6 +137,9 @@ struct ChannelState {
     /// no NAV is set. A node counts its backoff from the later of its IFS end and the NAV's
     /// end plus its AIFS (`Dcf::count_from`).
     nav_end: Nanos,
+    /// Some node has been held by MU EDCA ([`Dcf::hold`]) in this run: only then does
+    /// `Dcf::count_from` read the nodes' `resume` (a cell without MU EDCA pays nothing for it).
+    held: bool,
 }
 
 /// The cell's channel-access manager (as ns-3's `ChannelAccessManager`): the MACs request
@@ -200,23 +203,30 @@ impl Dcf {
                 beacon_pending: false,
                 beacon_tx_at: NO_ACCESS,
                 nav_end: Nanos::ZERO,
+                held: false,
             },
         }
     }
 
     /// Where node `n`'s backoff counter stands as `backoff`: its IFS end, or, under a NAV
-    /// (PCF), the NAV's end plus its AIFS if that is later.
+    /// (PCF), the NAV's end plus its AIFS if that is later; under MU EDCA's hold (`held`), not
+    /// before the node's `resume`.
     #[inline]
-    fn count_from(nav_end: Nanos, node: &DcfNode) -> Nanos {
+    fn count_from(nav_end: Nanos, held: bool, node: &DcfNode) -> Nanos {
         let from = if nav_end == Nanos::ZERO { node.ifs_end } else { node.ifs_end.max(nav_end + node.aifs) };
-        from.max(node.resume)
+        if held {
+            from.max(node.resume)
+        } else {
+            from
+        }
     }
 
     /// Planned instant of a node's transmission while the medium is idle.
     #[inline]
     fn plan(&self, n: usize, now: Nanos) -> Nanos {
         let node = &self.nodes[n];
-        let t = Self::count_from(self.channel.nav_end, node) + Nanos(self.params.slot.0 * node.backoff as u64);
+        let t = Self::count_from(self.channel.nav_end, self.channel.held, node)
+            + Nanos(self.params.slot.0 * node.backoff as u64);
         if t < now {
             now
         } else {
@@ -233,12 +243,13 @@ impl Dcf {
     pub fn set_nav(&mut self, now: Nanos, until: Nanos) -> Option<(Nanos, u64)> {
         let slot = self.params.slot.0;
         let was = self.channel.nav_end;
+        let held = self.channel.held;
         self.channel.nav_end = until;
         if self.channel.busy {
             return None;
         }
         for node in self.nodes.iter_mut() {
-            let from = Self::count_from(was, node);
+            let from = Self::count_from(was, held, node);
             if now > from && !node.in_exchange {
                 let elapsed = ((now.0 - from.0) / slot).min(node.backoff as u64);
                 node.backoff -= elapsed as u32;
@@ -355,12 +366,13 @@ impl Dcf {
             self.channel.beacon_tx_at = NO_ACCESS;
         }
         let nav_end = self.channel.nav_end;
+        let held = self.channel.held;
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let sends = node.frame.is_some()
                 && !node.in_exchange
                 && node.tx_at == ta
                 && !(i == 0 && self.channel.beacon_in_air);
-            let from = Self::count_from(nav_end, node);
+            let from = Self::count_from(nav_end, held, node);
             if sends {
                 self.channel.transmitters.push(i as u32);
                 node.in_exchange = true;
@@ -474,6 +486,7 @@ impl Dcf {
     pub fn hold(&mut self, n: usize, until: Nanos) {
         debug_assert!(self.channel.busy, "held during a busy period");
         self.nodes[n].resume = until;
+        self.channel.held = true;
     }
 
     /// [`Dcf::set_edca`] at `now`, medium busy or idle: an idle medium's planned accesses are
