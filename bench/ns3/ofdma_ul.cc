@@ -408,7 +408,9 @@ main(int argc, char* argv[])
                  "single-user data at the configured 1.6 us guard interval (ns-3 uses 3.2 us)",
                  ownGi);
     cmd.AddValue("trace", "print the first K Trigger frames after warmup", g_trace);
-    cmd.AddValue("traceSu", "print every single-user station PPDU after warmup", g_traceSu);
+    cmd.AddValue("traceSu",
+                 "print every single-user station PPDU and every AP backoff draw after warmup",
+                 g_traceSu);
     cmd.Parse(argc, argv);
     if (nsta == 0)
     {
