@@ -39,10 +39,17 @@ std::vector<double> g_delaySumUs;
 std::vector<double> g_ppduEndDelaySumUs;
 // Per station: the end of the PPDU it is sending (the AP passes each MPDU up as it ends).
 std::vector<double> g_ppduEndUs;
+// Whether each station's last PPDU was an HE TB PPDU, and the delays to PPDU end of the
+// packets received by path ([0] TB, [1] single-user): count and sum (us).
+std::vector<bool> g_lastTb;
+uint64_t g_pathPkts[2] = {0, 0};
+double g_pathDelayUs[2] = {0, 0};
 std::map<Mac48Address, uint32_t> g_rank;
 std::vector<uint32_t> g_rankOf;
 uint32_t g_trace = 0;
 bool g_tracing = false;
+// Print every single-user station PPDU after warmup (start, duration, station, MPDUs).
+bool g_traceSu = false;
 uint64_t g_basicTfs = 0;
 uint64_t g_bsrpTfs = 0;
 uint64_t g_tbPpdus = 0;
@@ -93,6 +100,8 @@ OnRx(uint32_t sta, Ptr<const Packet> packet)
     g_rxPkts[sta] += 1;
     g_delaySumUs[sta] += NowUs() - ts.GetTs().GetNanoSeconds() / 1e3;
     g_ppduEndDelaySumUs[sta] += g_ppduEndUs[sta] - ts.GetTs().GetNanoSeconds() / 1e3;
+    g_pathPkts[g_lastTb[sta] ? 0 : 1]++;
+    g_pathDelayUs[g_lastTb[sta] ? 0 : 1] += g_ppduEndUs[sta] - ts.GetTs().GetNanoSeconds() / 1e3;
 }
 
 void
@@ -101,6 +110,7 @@ OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
     const double dur =
         WifiPhy::CalculateTxDuration(psdus, tx, WIFI_PHY_BAND_5GHZ).GetNanoSeconds() / 1e3;
     g_ppduEndUs[sta] = NowUs() + dur;
+    g_lastTb[sta] = tx.IsUlMu();
     Ptr<const WifiPsdu> psdu = psdus.begin()->second;
     std::size_t data = 0;
     for (const auto& mpdu : *PeekPointer(psdu))
@@ -112,6 +122,10 @@ OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
         const WifiMacHeader& h = psdu->GetHeader(0);
         const int kind = h.IsQosData() ? 0 : (h.IsBlockAckReq() ? 1 : 2);
         g_staTx.push_back({NowUs(), NowUs() + dur, sta, kind, data});
+        if (g_traceSu)
+        {
+            std::printf("su t=%.1f dur=%.1f sta=%u mpdus=%zu\n", NowUs(), dur, g_rankOf[sta], data);
+        }
     }
     if (g_tracing && tx.IsUlMu())
     {
@@ -214,6 +228,16 @@ void
 OnCw(uint32_t sta, uint32_t cw, uint8_t)
 {
     g_cw[sta] = cw;
+}
+
+// The AP's best-effort backoff draws after warm-up (with --traceSu): time and slots.
+void
+OnApBackoff(uint32_t slots, uint8_t)
+{
+    if (g_measuring && g_traceSu)
+    {
+        std::printf("apbo t=%.1f slots=%u\n", NowUs(), slots);
+    }
 }
 
 void
@@ -384,6 +408,9 @@ main(int argc, char* argv[])
                  "single-user data at the configured 1.6 us guard interval (ns-3 uses 3.2 us)",
                  ownGi);
     cmd.AddValue("trace", "print the first K Trigger frames after warmup", g_trace);
+    cmd.AddValue("traceSu",
+                 "print every single-user station PPDU and every AP backoff draw after warmup",
+                 g_traceSu);
     cmd.Parse(argc, argv);
     if (nsta == 0)
     {
@@ -413,6 +440,7 @@ main(int argc, char* argv[])
     g_delaySumUs.assign(n, 0);
     g_ppduEndDelaySumUs.assign(n, 0);
     g_ppduEndUs.assign(n, 0);
+    g_lastTb.assign(n, false);
     g_rankOf.assign(n, 0);
     g_cw.assign(n, 15);
     const double interval = 1472.0 * 8 / (rateMbps * 1e6);
@@ -440,6 +468,8 @@ main(int argc, char* argv[])
     Ptr<WifiNetDevice> apWifi = DynamicCast<WifiNetDevice>(cell.apDev.Get(0));
     apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&OnApTx));
     apWifi->GetMac()->TraceConnectWithoutContext("AssociatedSta", MakeCallback(&OnAssociated));
+    apWifi->GetMac()->GetQosTxop(AC_BE)->TraceConnectWithoutContext("BackoffTrace",
+                                                                     MakeCallback(&OnApBackoff));
     Simulator::Schedule(Seconds(warmup), &StartMeasuring);
     Simulator::Schedule(Seconds(0.5), [&]() {
         for (uint32_t i = 0; i < n; i++)
@@ -485,6 +515,11 @@ main(int argc, char* argv[])
                 static_cast<unsigned long>(g_msBas),
                 g_tbPpdus ? g_tbAirUs / g_tbPpdus : 0.0,
                 static_cast<unsigned long>(g_dlMu));
+    std::printf("delay_by_path tb_pkts=%lu tb_ppdu_end_delay_ms=%.4f su_pkts=%lu su_ppdu_end_delay_ms=%.4f\n",
+                static_cast<unsigned long>(g_pathPkts[0]),
+                g_pathPkts[0] ? g_pathDelayUs[0] / g_pathPkts[0] / 1e3 : 0.0,
+                static_cast<unsigned long>(g_pathPkts[1]),
+                g_pathPkts[1] ? g_pathDelayUs[1] / g_pathPkts[1] / 1e3 : 0.0);
     PrintContention();
     Simulator::Destroy();
     return 0;
