@@ -256,6 +256,12 @@ impl Dcf {
                 node.ifs_end = from + Nanos(elapsed * slot);
             }
         }
+        self.plan_again(now)
+    }
+
+    /// The medium idle at `now`: every planned access is withdrawn (a new generation) and
+    /// planned again; returns the access to schedule, if any.
+    fn plan_again(&mut self, now: Nanos) -> Option<(Nanos, u64)> {
         self.channel.gen += 1;
         self.channel.next_access = NO_ACCESS;
         for node in self.nodes.iter_mut() {
@@ -504,17 +510,7 @@ impl Dcf {
         if self.channel.busy {
             return None;
         }
-        self.channel.gen += 1;
-        self.channel.next_access = NO_ACCESS;
-        for node in self.nodes.iter_mut() {
-            node.tx_at = NO_ACCESS;
-        }
-        let best = self.plan_all(now);
-        if best == NO_ACCESS {
-            None
-        } else {
-            self.propose(best)
-        }
+        self.plan_again(now)
     }
 
     /// Node `n`'s IFS after the busy period ends at `t`.

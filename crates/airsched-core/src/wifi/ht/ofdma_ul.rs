@@ -380,24 +380,32 @@ impl Ht {
         }
     }
 
-    /// `TrySendingBasicTf`: the Basic Trigger's stations, RUs and UL Length, each station's
-    /// A-MPDU, the Trigger on the air. None if no station can be solicited.
-    fn ul_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
-        let band = self.band;
-        let mu = self.mu.as_deref().expect("OFDMA on");
+    /// The stations a Trigger solicits (`GetTxVectorForUlMu`): RUs for min(NStations, listed
+    /// stations), candidates in credit order for which `wants` holds, then `FinalizeTxVector`
+    /// sizes the RUs again for those found. Returns the RU, the stations and each one's TB PPDU
+    /// vector; None if no station qualifies or one has no vector on that RU.
+    fn trigger_users(&self, wants: impl Fn(&Ul, u32) -> bool) -> Option<(RuSize, Vec<u32>, Vec<HeTxVector>)> {
+        let width = self.mu.as_deref().expect("OFDMA on").width;
+        let n_stations = self.mu.as_deref().expect("OFDMA on").cfg.n_stations;
         let ul = self.ul.as_deref().expect("uplink OFDMA on");
-        let width = mu.width;
-        // `GetTxVectorForUlMu`: RUs for min(NStations, listed stations), candidates in credit
-        // order with a non-zero buffer status; `FinalizeTxVector` sizes them again.
-        let count = mu.cfg.n_stations.min(ul.list.len() as u32);
-        let (_, first_k) = equal_rus(width, count);
+        let (_, first_k) = equal_rus(width, n_stations.min(ul.list.len() as u32));
         let mut picks: Vec<u32> =
-            ul.list.iter().map(|e| e.0).filter(|&s| ul.max_bsr(s) > 0).take(first_k as usize).collect();
+            ul.list.iter().map(|e| e.0).filter(|&s| wants(ul, s)).take(first_k as usize).collect();
         if picks.is_empty() {
             return None;
         }
         let (ru, k) = equal_rus(width, picks.len() as u32);
         picks.truncate(k as usize);
+        let vectors: Vec<HeTxVector> = picks.iter().filter_map(|&s| tb_vector(self.tx[s as usize], ru)).collect();
+        (vectors.len() == picks.len()).then_some((ru, picks, vectors))
+    }
+
+    /// `TrySendingBasicTf`: the Basic Trigger's stations, RUs and UL Length, each station's
+    /// A-MPDU, the Trigger on the air. None if no station can be solicited.
+    fn ul_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
+        let band = self.band;
+        let (ru, picks, vectors) = self.trigger_users(|ul, s| ul.max_bsr(s) > 0)?;
+        let ul = self.ul.as_deref().expect("uplink OFDMA on");
         let max_buffer = picks
             .iter()
             .map(|&s| match ul.max_bsr(s) {
@@ -407,10 +415,6 @@ impl Ht {
             })
             .max()
             .unwrap_or(0);
-        let vectors: Vec<HeTxVector> = picks.iter().filter_map(|&s| tb_vector(self.tx[s as usize], ru)).collect();
-        if vectors.len() != picks.len() {
-            return None;
-        }
         // The TB PPDU: the time the largest reported buffer needs on the slowest RU, at most
         // aPPDUMaxTime (and what a TXOP limit leaves after the Trigger and the BlockAck).
         let mut max_d = TB_PPDU_MAX;
@@ -872,22 +876,8 @@ impl Ht {
     /// TXOP limit leaves no room for the answers.
     fn bsrp_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
         let band = self.band;
-        let mu = self.mu.as_deref().expect("OFDMA on");
+        let (ru, picks, vectors) = self.trigger_users(|ul, s| ul.uplink_tids(s) > 0)?;
         let ul = self.ul.as_deref().expect("uplink OFDMA on");
-        let width = mu.width;
-        let count = mu.cfg.n_stations.min(ul.list.len() as u32);
-        let (_, first_k) = equal_rus(width, count);
-        let mut picks: Vec<u32> =
-            ul.list.iter().map(|e| e.0).filter(|&s| ul.uplink_tids(s) > 0).take(first_k as usize).collect();
-        if picks.is_empty() {
-            return None;
-        }
-        let (ru, k) = equal_rus(width, picks.len() as u32);
-        picks.truncate(k as usize);
-        let vectors: Vec<HeTxVector> = picks.iter().filter_map(|&s| tb_vector(self.tx[s as usize], ru)).collect();
-        if vectors.len() != picks.len() {
-            return None;
-        }
         let answer = qos_null_ampdu_bytes(picks.iter().map(|&s| ul.uplink_tids(s)).max().unwrap_or(1));
         let need = vectors.iter().map(|&v| tb_time(band, v, answer)).max().unwrap_or(Nanos::ZERO);
         let (_, tb) = ul_length(band, vectors[0], need);
