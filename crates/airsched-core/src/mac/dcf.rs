@@ -319,10 +319,19 @@ impl Dcf {
     /// set its NAV), so the frame takes no backoff (IEEE 802.11-2016 10.3.4.2 and 10.22.2.2 a:
     /// the backoff is invoked only when the medium is busy at the frame's arrival).
     pub fn frame_arrived(&mut self, n: usize, now: Nanos, senses_idle: bool) -> Option<(Nanos, u64)> {
+        if self.channel.busy && self.nodes[n].backoff == 0 && !senses_idle {
+            self.nodes[n].draw_backoff();
+        }
+        self.access_requested(n, now)
+    }
+
+    /// Node `n` (holding a frame) requests access with its counter as it stands, no backoff
+    /// invoked: an idle medium plans its access now, a busy one at its end. ns-3 3.44's
+    /// `ChannelAccessManager::RequestAccess` called directly (the multi-user scheduler's
+    /// `AccessReqTimeout`), without `NeedBackoffUponAccess`: IEEE 802.11-2020 10.23.2.2 a)
+    /// invokes the backoff for a frame's arrival (an MA-UNITDATA.request), not for this.
+    pub fn access_requested(&mut self, n: usize, now: Nanos) -> Option<(Nanos, u64)> {
         if self.channel.busy {
-            if self.nodes[n].backoff == 0 && !senses_idle {
-                self.nodes[n].draw_backoff();
-            }
             return None;
         }
         let t = self.plan(n, now);
@@ -532,6 +541,15 @@ impl Dcf {
     pub fn set_all_ifs_after(&mut self, t: Nanos) {
         for node in self.nodes.iter_mut() {
             node.ifs_end = t + node.aifs;
+        }
+    }
+
+    /// Every contender from index `first` on has set its NAV until `until` from a frame's
+    /// Duration field (IEEE 802.11-2020 10.3.2.4), at the end of the busy period that carried
+    /// it: its IFS ends no earlier than its AIFS after `until`.
+    pub fn set_nav_from(&mut self, first: usize, until: Nanos) {
+        for node in self.nodes[first..].iter_mut() {
+            node.ifs_end = node.ifs_end.max(until + node.aifs);
         }
     }
 
@@ -823,6 +841,32 @@ mod tests {
         assert!(!d.begin_access(t, gen - 1), "stale generation");
         assert!(d.begin_access(t, gen));
         assert!(!d.begin_access(t, gen), "already busy");
+    }
+
+    #[test]
+    fn a_request_as_is_draws_nothing_and_a_nav_defers_the_others() {
+        let p = params();
+        let mut d = Dcf::new(3, p, 5);
+        let te = Nanos::from_ms(1);
+        // Busy medium, counters at 0: the request keeps the counter (a frame's arrival draws).
+        d.channel.busy = true;
+        for n in [0, 1] {
+            d.nodes[n].backoff = 0;
+            d.nodes[n].frame = Some(PacketId(n as u32));
+        }
+        assert_eq!(d.access_requested(0, te - Nanos(1)), None);
+        assert_eq!(d.nodes[0].backoff, 0, "no backoff invoked at the request");
+        // Nodes 1 and 2 set a NAV 50 us past the busy end; node 0 (the NAV's sender) does not.
+        d.set_all_ifs_after(te);
+        d.set_nav_from(1, te + Nanos::from_us(50));
+        assert_eq!(d.nodes[0].ifs_end, te + p.difs);
+        assert_eq!(d.nodes[1].ifs_end, te + Nanos::from_us(50) + p.difs);
+        assert_eq!(d.nodes[2].ifs_end, te + Nanos::from_us(50) + p.difs);
+        // An earlier NAV does not shorten an IFS.
+        d.set_nav_from(1, te - Nanos::from_us(50));
+        assert_eq!(d.nodes[1].ifs_end, te + Nanos::from_us(50) + p.difs);
+        let (t, _) = d.end_busy(te).unwrap();
+        assert_eq!(t, te + p.difs, "the request wins at the busy end plus its IFS");
     }
 
     #[test]

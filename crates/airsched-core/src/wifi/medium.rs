@@ -337,6 +337,14 @@ impl Medium {
         }
     }
 
+    /// Contender `n` (holding a frame) requests access with its backoff counter as it stands
+    /// ([`Dcf::access_requested`]: the uplink scheduler's request, no frame arrived).
+    pub fn request_access_as_is(&mut self, cx: &mut Ctx, n: usize) {
+        if let Some((t, gen)) = self.dcf.access_requested(n, cx.now) {
+            cx.schedule(t, Event::Access { gen });
+        }
+    }
+
     /// A data PPDU addressed to `receiver` (its contenders) has just ended at `now`: until its
     /// response starts SIFS later, the receiver senses the medium idle (IEEE 802.11-2016
     /// 10.3.4.2, 10.22.2.2; a frame addressed to a station does not set its NAV, 10.3.2.4).

@@ -210,6 +210,7 @@ const AP_KEYS: &[&str] = &[
     "mu_stations",
     "mu_access_interval",
     "ul_bsrp",
+    "ul_trigger_nav",
     "mu_edca_timer",
     "mu_edca_aifsn",
     "mu_edca_cw_min",

@@ -1,6 +1,6 @@
 //! The `[ap]` keys of OFDMA in an 802.11ax cell (`wifi::ht::ofdma`, `wifi::ht::ofdma_ul`,
 //! docs/model-ofdma.md): `ofdma`, `mu_scheduler`, `mu_stations`, `mu_access_interval`, `ul_bsrp`,
-//! `mu_edca_timer`, `mu_edca_aifsn`, `mu_edca_cw_min`, `mu_edca_cw_max`.
+//! `ul_trigger_nav`, `mu_edca_timer`, `mu_edca_aifsn`, `mu_edca_cw_min`, `mu_edca_cw_max`.
 
 use super::*;
 use crate::mac::edca::MuEdcaParams;
@@ -15,6 +15,7 @@ const OFDMA_AP_KEYS: &[&str] = &[
     "mu_stations",
     "mu_access_interval",
     "ul_bsrp",
+    "ul_trigger_nav",
     "mu_edca_timer",
     "mu_edca_aifsn",
     "mu_edca_cw_min",
@@ -125,6 +126,11 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         let b = boolean(rd, v, key)?;
         ul_only(rd, v, key, "BSRP Triggers poll the stations' buffers before Basic ones").then_some(b)
     });
+    let trigger_nav = get(rd, "ul_trigger_nav").and_then(|v| {
+        let key = "ap.ul_trigger_nav";
+        let b = boolean(rd, v, key)?;
+        ul_only(rd, v, key, "the stations' NAV from a Basic Trigger").then_some(b)
+    });
     let timer = get(rd, "mu_edca_timer").and_then(|v| {
         let key = "ap.mu_edca_timer";
         let t = time_value(rd, v, key, "16.384ms")?;
@@ -161,6 +167,7 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
     }
     OfdmaConfig {
         bsrp: bsrp.unwrap_or(false),
+        trigger_nav: trigger_nav.unwrap_or(false),
         mu_edca,
         mode: mode.unwrap_or_default(),
         scheduler: scheduler.unwrap_or_default(),

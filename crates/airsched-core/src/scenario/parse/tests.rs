@@ -920,6 +920,11 @@ fn bsrp_and_mu_edca_keys_parse_and_bad_ones_are_one_line_errors() {
     // Off by default.
     let s = parse_scenario(&ap("ofdma = \"dl+ul\""), "w.toml").unwrap();
     assert!(!s.ap_mac.ofdma.bsrp);
+    assert!(!s.ap_mac.ofdma.trigger_nav);
+    let s = parse_scenario(&ap("ofdma = \"dl+ul\"\nul_trigger_nav = true"), "w.toml").unwrap();
+    assert!(s.ap_mac.ofdma.trigger_nav);
+    assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_trigger_nav = true")).1, "ap.ul_trigger_nav");
+    assert_eq!(one_error(&ap("ofdma = \"dl+ul\"\nul_trigger_nav = 1")).1, "ap.ul_trigger_nav");
     let s = parse_scenario(
         &ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"2088.96ms\"\nmu_edca_aifsn = 8\nmu_edca_cw_min = 511\nmu_edca_cw_max = 1023"),
         "w.toml",

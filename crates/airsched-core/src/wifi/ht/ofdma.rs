@@ -74,6 +74,11 @@ pub struct OfdmaConfig {
     /// `ul_bsrp` (with `ofdma = "dl+ul"`): the scheduler polls the stations' buffers with BSRP
     /// Triggers before it sends Basic ones (ns-3's `EnableBsrp`; off by default here).
     pub bsrp: bool,
+    /// `ul_trigger_nav` (with `ofdma = "dl+ul"`): the stations set their NAV from a Basic
+    /// Trigger's Duration (to the end of the longest Multi-STA BlockAck the exchange could
+    /// need), and the scheduler's access request invokes no backoff (both ns-3 3.44's; off by
+    /// default: docs/model-ofdma.md).
+    pub trigger_nav: bool,
     /// `mu_edca_*` (with `ofdma = "dl+ul"`): the MU EDCA Parameter Set the AP advertises, one
     /// set for every access category (None: not advertised, ns-3's default).
     pub mu_edca: Option<crate::mac::edca::MuEdcaParams>,
@@ -96,6 +101,7 @@ impl Default for OfdmaConfig {
             n_stations: MU_STATIONS,
             access_interval: MU_ACCESS_INTERVAL,
             bsrp: false,
+            trigger_nav: false,
             mu_edca: None,
         }
     }

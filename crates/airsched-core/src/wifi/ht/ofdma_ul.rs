@@ -185,10 +185,15 @@ pub struct Ul {
     spare: Vec<Agg>,
     tf: Nanos,
     tb: Nanos,
+    /// The end of the NAV the Basic Trigger on the air sets at every station (its Duration
+    /// field; ZERO when no Trigger reached the stations): see [`Ht::ul_outcome`].
+    nav_end: Nanos,
     /// For a capture (`--pcap`) only: the station nodes a Trigger that collided solicited.
     tf_stations: Vec<u32>,
     /// `ul_bsrp`: poll with BSRP Triggers (ns-3's `EnableBsrp`).
     bsrp: bool,
+    /// `ul_trigger_nav`: the stations' NAV from a Basic Trigger, no backoff at the request.
+    trigger_nav: bool,
     /// The last Trigger the scheduler built was a BSRP one (ns-3's `m_trigger` type).
     last_bsrp: bool,
     /// The exchange on the air is a BSRP one (QoS Null answers, no acknowledgement).
@@ -205,6 +210,7 @@ impl Ul {
         let interval = cfg.access_interval;
         Ul {
             bsrp: cfg.bsrp,
+            trigger_nav: cfg.trigger_nav,
             last_bsrp: false,
             bsrp_on_air: false,
             mu_edca: cfg.mu_edca,
@@ -216,6 +222,7 @@ impl Ul {
             last_dl: false,
             tf_on_air: false,
             tf_stations: Vec::new(),
+            nav_end: Nanos::ZERO,
             users: Vec::new(),
             spare: Vec::new(),
             tf: Nanos::ZERO,
@@ -318,7 +325,13 @@ impl Ht {
         let c = contender(0, ac) as usize;
         if can && self.drivers[0].hw[ac].len == 0 && m.dcf().can_take_frame(c) {
             m.dcf_mut().load_frame(c, TRIGGER_PLACEHOLDER, 0);
-            m.request_access(cx, c);
+            if ul.trigger_nav {
+                // ns-3's `AccessReqTimeout` calls `RequestAccess`: no backoff for a counter at
+                // 0 on a busy medium (that rule is for a frame's arrival).
+                m.request_access_as_is(cx, c);
+            } else {
+                m.request_access(cx, c);
+            }
         }
     }
 
@@ -555,6 +568,18 @@ impl Ht {
             }
         }
         let data_end = t1 + tb;
+        // The Trigger's Duration covers the TB PPDU and a Multi-STA BlockAck with a BlockAck
+        // context (a bitmap) for every solicited station, the longest it can be (ns-3 3.44
+        // `WifiDefaultAckManager::GetAckInfoIfBasicTf`); every station that decodes the
+        // Trigger (a group address, not its own) sets its NAV to it (IEEE 802.11-2020
+        // 10.3.2.4) and counts no backoff before it ends, even when the BlockAck sent is
+        // shorter (all-ack contexts).
+        let nav_end = if self.ul.as_deref().is_some_and(|ul| ul.trigger_nav) {
+            let est: Vec<u32> = users.iter().map(|u| self.ba_bytes[u.agg.station as usize] - 24).collect();
+            data_end + sifs + ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &est))
+        } else {
+            Nanos::ZERO
+        };
         let any = all_ack > 0 || !bitmaps.is_empty();
         let mut end = data_end;
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
@@ -585,6 +610,7 @@ impl Ht {
         }
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
+        ul.nav_end = nav_end;
         (if any { Outcome::Success } else { Outcome::DataLost }, end)
     }
 
@@ -703,6 +729,11 @@ impl Ht {
         ul.users = users;
         ul.tf_on_air = false;
         let bsrp = std::mem::take(&mut ul.bsrp_on_air);
+        let nav_end = std::mem::take(&mut ul.nav_end);
+        if nav_end > now {
+            // The stations' NAV from the Trigger outlasts the exchange (a shorter BlockAck).
+            m.dcf_mut().set_nav_from(contender(1, 0) as usize, nav_end);
+        }
         m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
         if self.drivers[0].hw[ac].len > 0 {
             // A downlink aggregate waited while the AP triggered: it contends next.
