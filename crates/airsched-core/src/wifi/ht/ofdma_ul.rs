@@ -231,6 +231,38 @@ impl Ul {
         }
     }
 
+    /// A Trigger (BSRP if `bsrp`, else Basic) of `tf` soliciting `picks` for TB PPDUs of `tb`
+    /// goes on the air at `ta` as contender `c`. If another node transmits in the same slot it
+    /// collides and reaches no one (the stations keep their frames as they are): it is put on
+    /// the air at once and its end returned. None when it is alone: the caller adds its users.
+    #[allow(clippy::too_many_arguments)]
+    fn trigger_on_air(
+        &mut self,
+        m: &mut Medium,
+        c: u32,
+        ta: Nanos,
+        tf: Nanos,
+        tb: Nanos,
+        rate: crate::phy::error_rate::OfdmRate,
+        bsrp: bool,
+        picks: &[u32],
+        cx: &mut Ctx,
+    ) -> Option<Nanos> {
+        self.last_dl = false;
+        self.last_bsrp = bsrp;
+        self.tf = tf;
+        self.tb = tb;
+        self.tf_on_air = true;
+        if m.dcf().transmitters().len() <= 1 {
+            return None;
+        }
+        if cx.tap.is_some() {
+            self.tf_stations.clear();
+            self.tf_stations.extend(picks.iter().map(|&s| s + 1));
+        }
+        Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]))
+    }
+
     /// `ApWifiMac::GetMaxBufferStatus`: the largest Queue Size station `s` reported over its
     /// TIDs, [`BSR_UNKNOWN`] if none.
     fn max_bsr(&self, s: u32) -> u8 {
@@ -448,24 +480,13 @@ impl Ht {
         let served: Vec<(u32, RuSize)> = picks.iter().map(|&s| (s, ru)).collect();
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         credit(&mut ul.list, &served, tb);
-        ul.last_dl = false;
-        ul.last_bsrp = false;
-        ul.tf = tf;
-        ul.tb = tb;
-        ul.tf_on_air = true;
         ul.stats.basic_triggers += 1;
         for &s in &picks {
             cx.counters.ofdma.stations[s as usize].ul_triggers += 1;
         }
         let c = contender(0, ac);
-        if m.dcf().transmitters().len() > 1 {
-            // Another node transmits in the same slot: the Trigger collides and reaches no
-            // one (the stations keep their frames as they are).
-            if cx.tap.is_some() {
-                ul.tf_stations.clear();
-                ul.tf_stations.extend(picks.iter().map(|&s| s + 1));
-            }
-            return Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]));
+        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, false, &picks, cx) {
+            return Some(end);
         }
         // Each station fills its TB PPDU from its own queue (its aggregates of this category
         // are taken apart first).
@@ -919,21 +940,11 @@ impl Ht {
             return None;
         }
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
-        ul.last_dl = false;
-        ul.last_bsrp = true;
         ul.bsrp_on_air = true;
-        ul.tf = tf;
-        ul.tb = tb;
-        ul.tf_on_air = true;
         ul.stats.bsrp_triggers += 1;
         let c = contender(0, ac);
-        if m.dcf().transmitters().len() > 1 {
-            // The Trigger collides and reaches no one.
-            if cx.tap.is_some() {
-                ul.tf_stations.clear();
-                ul.tf_stations.extend(picks.iter().map(|&s| s + 1));
-            }
-            return Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]));
+        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, true, &picks, cx) {
+            return Some(end);
         }
         let mut users = std::mem::take(&mut ul.users);
         for (&s, &v) in picks.iter().zip(&vectors) {
