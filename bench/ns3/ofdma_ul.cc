@@ -50,6 +50,13 @@ uint32_t g_trace = 0;
 bool g_tracing = false;
 // Print every single-user station PPDU after warmup (start, duration, station, MPDUs).
 bool g_traceSu = false;
+// --traceBsr: at every Basic Trigger after warmup, per solicited station the buffer status the
+// AP holds for it (ApWifiMac::GetMaxBufferStatus) and what the station's MAC queue then holds;
+// and the Queue Size every station PSDU carries. Reads state only: the simulation is unchanged.
+bool g_traceBsr = false;
+Ptr<ApWifiMac> g_apMac;
+std::vector<Ptr<WifiMac>> g_staMacs;
+std::map<Mac48Address, uint32_t> g_staIdx;
 uint64_t g_basicTfs = 0;
 uint64_t g_bsrpTfs = 0;
 uint64_t g_tbPpdus = 0;
@@ -127,6 +134,19 @@ OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
             std::printf("su t=%.1f dur=%.1f sta=%u mpdus=%zu\n", NowUs(), dur, g_rankOf[sta], data);
         }
     }
+    if (g_measuring && g_traceBsr)
+    {
+        const WifiMacHeader& h = psdu->GetHeader(0);
+        if (h.IsQosData())
+        {
+            std::printf("qs t=%.1f sta=%u tb=%d qs=%u mpdus=%zu\n",
+                        NowUs(),
+                        g_rankOf[sta],
+                        tx.IsUlMu() ? 1 : 0,
+                        static_cast<unsigned>(h.GetQosQueueSize()),
+                        data);
+        }
+    }
     if (g_tracing && tx.IsUlMu())
     {
         std::printf("tb t=%.1f dur=%.1f sta=%u mpdus=%zu size=%u\n",
@@ -177,6 +197,31 @@ OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
         if (g_measuring)
         {
             (trigger.IsBasic() ? g_basicTfs : g_bsrpTfs) += 1;
+        }
+        if (g_measuring && g_traceBsr && trigger.IsBasic())
+        {
+            std::printf("bsr t=%.1f ul_length=%u", NowUs(), trigger.GetUlLength());
+            for (const auto& ui : trigger)
+            {
+                auto addr = g_apMac->GetMldOrLinkAddressByAid(ui.GetAid12());
+                const uint32_t i = g_staIdx[*addr];
+                const WifiContainerQueueId id{WIFI_QOSDATA_QUEUE,
+                                              WIFI_UNICAST,
+                                              g_apMac->GetAddress(),
+                                              0};
+                Ptr<WifiMacQueue> q = g_staMacs[i]->GetQosTxop(AC_BE)->GetWifiMacQueue();
+                uint32_t inflight = 0;
+                for (Ptr<WifiMpdu> m = q->PeekByQueueId(id); m; m = q->PeekByQueueId(id, m))
+                {
+                    inflight += m->IsInFlight() ? m->GetSize() : 0;
+                }
+                std::printf(" %u:%u:%u:%u",
+                            ui.GetAid12() - 1,
+                            static_cast<unsigned>(g_apMac->GetMaxBufferStatus(*addr)),
+                            q->GetNBytes(id),
+                            inflight);
+            }
+            std::printf("\n");
         }
         g_tracing = false;
         if (g_measuring && g_trace > 0)
@@ -411,6 +456,11 @@ main(int argc, char* argv[])
     cmd.AddValue("traceSu",
                  "print every single-user station PPDU and every AP backoff draw after warmup",
                  g_traceSu);
+    cmd.AddValue("traceBsr",
+                 "print at every Basic Trigger the AP's stored buffer status and the stations' "
+                 "queues (\"bsr t= ul_length= rank:queue_size:queued_bytes:in_flight_bytes\"), and "
+                 "the Queue Size of every station PSDU (\"qs\")",
+                 g_traceBsr);
     cmd.Parse(argc, argv);
     if (nsta == 0)
     {
@@ -466,6 +516,13 @@ main(int argc, char* argv[])
     }
 
     Ptr<WifiNetDevice> apWifi = DynamicCast<WifiNetDevice>(cell.apDev.Get(0));
+    g_apMac = DynamicCast<ApWifiMac>(apWifi->GetMac());
+    for (uint32_t i = 0; i < n; i++)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(cell.staDevs.Get(i));
+        g_staMacs.push_back(dev->GetMac());
+        g_staIdx[dev->GetMac()->GetAddress()] = i;
+    }
     apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&OnApTx));
     apWifi->GetMac()->TraceConnectWithoutContext("AssociatedSta", MakeCallback(&OnAssociated));
     apWifi->GetMac()->GetQosTxop(AC_BE)->TraceConnectWithoutContext("BackoffTrace",
@@ -521,6 +578,8 @@ main(int argc, char* argv[])
                 static_cast<unsigned long>(g_pathPkts[1]),
                 g_pathPkts[1] ? g_pathDelayUs[1] / g_pathPkts[1] / 1e3 : 0.0);
     PrintContention();
+    g_apMac = nullptr;
+    g_staMacs.clear();
     Simulator::Destroy();
     return 0;
 }
