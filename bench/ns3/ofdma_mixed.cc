@@ -29,6 +29,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,31 @@ uint32_t g_trace = 0;
 bool g_tracing = false;
 uint64_t g_dlMu = 0;
 uint64_t g_dlMuUsers = 0;
+// The MPDUs the DL MU PPDUs carried, and the AP's response timeouts by WifiTxTimer::Reason
+// (a DL MU PPDU or Trigger that collided, a BlockAck lost).
+uint64_t g_dlMuMpdus = 0;
+std::map<uint8_t, uint64_t> g_apTimeouts;
+// The DL MU PPDU on the air (start and end, us), the stations that passed up at least one of
+// its MPDUs, and over the measured DL MU PPDUs: how many had k such stations (k = index), the
+// MPDUs the stations passed up and those they dropped (PhyRxEnd, PhyRxDrop).
+double g_dlMuStartUs = -1;
+double g_dlMuEndUs = -1;
+std::set<uint32_t> g_dlMuGot;
+std::vector<uint64_t> g_dlMuGotHist(75, 0);
+uint64_t g_dlMuRxOk = 0;
+uint64_t g_dlMuRxDrop = 0;
+Mac48Address g_apAddress;
+// The Trigger on the air (0 none, 1 Basic, 2 BSRP), the HE TB PPDUs that answered it and the
+// stations it solicited; per kind, how many measured Triggers had each answered/solicited
+// ("8/16:23"); and the DL MU PPDUs by what the AP sent before (0 anything else, 1 a Basic
+// Trigger some station answered, 2 one none answered): [sent, none served].
+int g_tfOpen = 0;
+uint32_t g_tfAnswers = 0;
+uint32_t g_tfSolicited = 0;
+std::map<std::string, uint64_t> g_tfAnswered[3];
+int g_prevKind = 0;
+int g_dlMuPrev = 0;
+uint64_t g_dlMuAfter[3][2] = {{0, 0}, {0, 0}, {0, 0}};
 uint64_t g_dlSu = 0;
 uint64_t g_basicTfs = 0;
 uint64_t g_bsrpTfs = 0;
@@ -111,6 +137,7 @@ OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
     }
     if (tx.IsUlMu())
     {
+        g_tfAnswers++;
         g_tbPpdus++;
         g_tbNull += data == 0;
         g_tbMpdus += data;
@@ -128,12 +155,35 @@ OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
     const double dur =
         WifiPhy::CalculateTxDuration(psdus, tx, WIFI_PHY_BAND_5GHZ).GetNanoSeconds() / 1e3;
     g_apPpduEndUs = NowUs() + dur;
+    if (g_tfOpen > 0)
+    {
+        g_tfAnswered[g_tfOpen][std::to_string(g_tfAnswers) + "/" + std::to_string(g_tfSolicited)]++;
+        g_prevKind = g_tfOpen == 1 ? (g_tfAnswers > 0 ? 1 : 2) : 0;
+        g_tfOpen = 0;
+        g_tfAnswers = 0;
+    }
+    if (g_dlMuStartUs >= 0)
+    {
+        g_dlMuAfter[g_dlMuPrev][0]++;
+        g_dlMuAfter[g_dlMuPrev][1] += g_dlMuGot.empty();
+        g_prevKind = 0;
+        g_dlMuGotHist[g_dlMuGot.size()]++;
+        g_dlMuGot.clear();
+        g_dlMuStartUs = -1;
+    }
     if (tx.IsDlMu())
     {
         if (g_measuring)
         {
+            g_dlMuPrev = g_prevKind;
+            g_dlMuStartUs = NowUs();
+            g_dlMuEndUs = NowUs() + dur;
             g_dlMu++;
             g_dlMuUsers += psdus.size();
+            for (const auto& [staId, psdu] : psdus)
+            {
+                g_dlMuMpdus += psdu->GetNMpdus();
+            }
         }
         g_tracing = false;
         if (g_measuring && g_trace > 0)
@@ -167,6 +217,13 @@ OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
         if (g_measuring)
         {
             (trigger.IsBasic() ? g_basicTfs : g_bsrpTfs) += 1;
+            g_tfOpen = trigger.IsBasic() ? 1 : 2;
+            g_tfAnswers = 0;
+            g_tfSolicited = 0;
+            for (const auto& ui : trigger)
+            {
+                g_tfSolicited += ui.GetAid12() > 0;
+            }
         }
         g_tracing = false;
         if (g_measuring && g_trace > 0)
@@ -211,10 +268,48 @@ OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
     }
 }
 
+/// An MPDU of the DL MU PPDU on the air, passed up (`ok`) or dropped by station `sta`'s PHY.
+void
+OnStaRx(uint32_t sta, bool ok, Ptr<const Packet> packet)
+{
+    if (g_dlMuStartUs < 0 || NowUs() > g_dlMuEndUs + 1)
+    {
+        return;
+    }
+    WifiMacHeader hdr;
+    packet->PeekHeader(hdr);
+    if (!hdr.IsQosData() || hdr.GetAddr2() != g_apAddress)
+    {
+        return;
+    }
+    (ok ? g_dlMuRxOk : g_dlMuRxDrop) += 1;
+    if (ok)
+    {
+        g_dlMuGot.insert(sta);
+    }
+}
+
+void
+OnApTimeout(uint8_t reason)
+{
+    g_apTimeouts[reason] += g_measuring;
+}
+
 void
 OnAssociated(uint16_t aid, Mac48Address address)
 {
     g_rank[address] = aid - 1;
+}
+
+std::string
+hist(const std::map<std::string, uint64_t>& h)
+{
+    std::string s;
+    for (const auto& [k, c] : h)
+    {
+        s += (s.empty() ? "" : ",") + k + ":" + std::to_string(c);
+    }
+    return s;
 }
 
 void
@@ -242,6 +337,7 @@ main(int argc, char* argv[])
     uint32_t muAifsn = 0;
     uint32_t muCwMin = 15;
     uint32_t muCwMax = 1023;
+    bool colocated = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "stations", n);
@@ -260,6 +356,9 @@ main(int argc, char* argv[])
     cmd.AddValue("muCwMin", "MU EDCA CWmin of every AC", muCwMin);
     cmd.AddValue("muCwMax", "MU EDCA CWmax of every AC", muCwMax);
     cmd.AddValue("trace", "print the first K multi-user frames after warmup", g_trace);
+    cmd.AddValue("colocated",
+                 "all stations at one point 1 m from the AP (no capture between them)",
+                 colocated);
     cmd.Parse(argc, argv);
     if (nsta == 0)
     {
@@ -295,6 +394,16 @@ main(int argc, char* argv[])
         },
         true);
 
+    if (colocated)
+    {
+        // A station's frame then reaches every other station as strongly as the AP's (the
+        // log-distance model holds the loss at 1 m below its reference distance): no frame
+        // survives an overlap, as in airsched's medium.
+        for (uint32_t i = 0; i < n; i++)
+        {
+            cell.staNodes.Get(i)->GetObject<MobilityModel>()->SetPosition(Vector(1.0, 0.0, 0.0));
+        }
+    }
     for (int dir = 0; dir < 2; dir++)
     {
         g_rxBytes[dir].assign(n, 0);
@@ -331,11 +440,29 @@ main(int argc, char* argv[])
         }
         Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(cell.staDevs.Get(i));
         dev->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeBoundCallback(&OnStaTx, i));
+        dev->GetPhy()->TraceConnectWithoutContext("PhyRxEnd",
+                                                  MakeBoundCallback(&OnStaRx, i, true));
+        dev->GetPhy()->TraceConnectWithoutContext(
+            "PhyRxDrop",
+            MakeBoundCallback(
+                +[](uint32_t sta, Ptr<const Packet> p, WifiPhyRxfailureReason) {
+                    OnStaRx(sta, false, p);
+                },
+                i));
     }
 
     Ptr<WifiNetDevice> apWifi = DynamicCast<WifiNetDevice>(cell.apDev.Get(0));
+    g_apAddress = apWifi->GetMac()->GetAddress();
     apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&OnApTx));
     apWifi->GetMac()->TraceConnectWithoutContext("AssociatedSta", MakeCallback(&OnAssociated));
+    apWifi->GetMac()->TraceConnectWithoutContext(
+        "PsduResponseTimeout",
+        MakeCallback(+[](uint8_t r, Ptr<const WifiPsdu>, const WifiTxVector&) { OnApTimeout(r); }));
+    apWifi->GetMac()->TraceConnectWithoutContext(
+        "PsduMapResponseTimeout",
+        MakeCallback(+[](uint8_t r, WifiPsduMap*, const std::set<Mac48Address>*, std::size_t) {
+            OnApTimeout(r);
+        }));
     Simulator::Schedule(Seconds(warmup), &StartMeasuring);
     // Association ranks (AID - 1) as they stand when measuring starts (with 18 stations and
     // traffic from 0.1 s some associate after 0.5 s).
@@ -366,10 +493,30 @@ main(int argc, char* argv[])
                         k ? g_ppduEndDelaySumUs[dir][i] / k / 1e3 : 0.0);
         }
     }
+    // WifiTxTimer::Reason: count, e.g. "3:12,7:40" (ns-3.44's wifi-tx-timer.h: 3
+    // WAIT_BLOCK_ACK, 7 WAIT_TB_PPDU_AFTER_BASIC_TF, 8 WAIT_QOS_NULL_AFTER_BSRP_TF).
+    std::string timeouts;
+    // "k:count" for the DL MU PPDUs of which k stations passed up at least one MPDU.
+    std::string served;
+    for (std::size_t k = 0; k < g_dlMuGotHist.size(); k++)
+    {
+        if (g_dlMuGotHist[k] > 0)
+        {
+            served += (served.empty() ? "" : ",") + std::to_string(k) + ":" +
+                      std::to_string(g_dlMuGotHist[k]);
+        }
+    }
+    for (const auto& [r, c] : g_apTimeouts)
+    {
+        timeouts += (timeouts.empty() ? "" : ",") + std::to_string(r) + ":" + std::to_string(c);
+    }
     std::printf("n=%u nsta=%u bsrp=%d mu_edca_timer_us=%u dl=%.3f ul=%.3f dl_goodput_mbps=%.3f "
                 "ul_goodput_mbps=%.3f dl_mu=%lu dl_mu_users=%lu dl_su=%lu bsrp_tfs=%lu "
                 "basic_tfs=%lu tb_ppdus=%lu tb_null=%lu tb_mpdus=%lu sta_su=%lu sta_su_mpdus=%lu "
-                "multi_sta_bas=%lu\n",
+                "multi_sta_bas=%lu dl_mu_mpdus=%lu ap_timeouts=%s dl_mu_rx_ok=%lu dl_mu_rx_drop=%lu "
+                "dl_mu_stations_served=%s basic_answered=%s bsrp_answered=%s "
+                "dl_mu_after_basic_answered=%lu/%lu dl_mu_after_basic_unanswered=%lu/%lu "
+                "dl_mu_after_other=%lu/%lu\n",
                 n,
                 nsta,
                 bsrp,
@@ -388,7 +535,20 @@ main(int argc, char* argv[])
                 static_cast<unsigned long>(g_tbMpdus),
                 static_cast<unsigned long>(g_staSu),
                 static_cast<unsigned long>(g_staSuMpdus),
-                static_cast<unsigned long>(g_msBas));
+                static_cast<unsigned long>(g_msBas),
+                static_cast<unsigned long>(g_dlMuMpdus),
+                timeouts.c_str(),
+                static_cast<unsigned long>(g_dlMuRxOk),
+                static_cast<unsigned long>(g_dlMuRxDrop),
+                served.c_str(),
+                hist(g_tfAnswered[1]).c_str(),
+                hist(g_tfAnswered[2]).c_str(),
+                static_cast<unsigned long>(g_dlMuAfter[1][1]),
+                static_cast<unsigned long>(g_dlMuAfter[1][0]),
+                static_cast<unsigned long>(g_dlMuAfter[2][1]),
+                static_cast<unsigned long>(g_dlMuAfter[2][0]),
+                static_cast<unsigned long>(g_dlMuAfter[0][1]),
+                static_cast<unsigned long>(g_dlMuAfter[0][0]));
     Simulator::Destroy();
     return 0;
 }

@@ -3,10 +3,14 @@
 # downlink + uplink OFDMA comparison of docs/model-ofdma.md: 4, 9 and 18 stations, HE MCS 7,
 # 1 SS, 80 MHz, 1.6 us GI, traffic both ways, RrMultiUserScheduler with EnableBsrp (ns-3's
 # default sequence DL MU PPDU, BSRP Trigger, Basic Trigger).
-#   NS3_VENV=/path/to/venv [NS="4 9 18"] [OUT=bench/ns3/ofdma_mixed] sh bench/ns3/run_ofdma_mixed.sh
+#   NS3_VENV=/path/to/venv [NS="4 9 18"] [LOADS="half saturated half-muedca"] [SEEDS="1 2 3"]
+#       [OUT=bench/ns3/ofdma_mixed] sh bench/ns3/run_ofdma_mixed.sh
 # Loads (per direction, shared by the N stations): half (60 Mb/s each way), saturated (350 Mb/s
 # each way), and half with an MU EDCA Parameter Set (hostapd's example for AC_BE: AIFSN 8,
 # CWmin 511, CWmax 1023, timer 255 x 8 TU = 2088.96 ms; the same for every AC). Seeds 1-3.
+# The committed table has more seeds of the half-load cases, whose delays spread most between
+# runs: `merge_ofdma_mixed.py` (beside this script) adds the rows of a run with
+# LOADS=half SEEDS="4 5 ..." OUT=/tmp/more to ofdma_mixed.csv and its summary.
 # Writes ofdma_mixed.csv (one row per station, direction and seed), ofdma_mixed_summary.txt
 # (frame counts per run) and ofdma_mixed_trace.txt (the first 12 multi-user frames after
 # warm-up of each seed-1 run). About 20 minutes on this machine.
@@ -28,14 +32,14 @@ echo "n,load,seed,dir,rate_mbps,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms
 : > "${prefix}_trace.txt"
 tmp=$prefix.run.tmp
 for n in ${NS:-4 9 18}; do
-    for load in half saturated half-muedca; do
+    for load in ${LOADS:-half saturated half-muedca}; do
         case $load in
         saturated) total=350; opt="" ;;
         half) total=60; opt="" ;;
         half-muedca) total=60; opt="--muEdcaTimer=2088960 --muAifsn=8 --muCwMin=511 --muCwMax=1023" ;;
         esac
         rate=$(echo "$total $n" | awk '{printf "%.4f", $1 / $2}')
-        for seed in 1 2 3; do
+        for seed in ${SEEDS:-1 2 3}; do
             if [ "$seed" = 1 ]; then tr=--trace=12; else tr=; fi
             # shellcheck disable=SC2086
             "$bin" --n="$n" --dl="$rate" --ul="$rate" --seed="$seed" --duration=3 --warmup=1 $opt $tr > "$tmp"
