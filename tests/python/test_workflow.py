@@ -5,6 +5,7 @@ input. Each test fails on the code before the issue's fix of its item."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -225,7 +226,6 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_sweep_pool_workers_exit_when_the_sweep_is_killed(tmp_path):
     """Item 10: a SIGKILLed sweep left its pool workers waiting for tasks forever."""
-    import signal
     import time
 
     spec = tmp_path / "s.toml"
@@ -258,7 +258,6 @@ def test_sweep_pool_workers_exit_when_the_sweep_is_killed(tmp_path):
 
 def test_an_interrupted_sweep_says_what_it_kept(tmp_path):
     """Next in line: a sweep interrupted by Ctrl-C said nothing."""
-    import signal
     import time
 
     spec = tmp_path / "s.toml"
@@ -316,15 +315,19 @@ def test_ctrl_c_while_the_command_imports_is_one_line():
     handler."""
     code = ("import os, signal, sys; sys.argv[0] = '/usr/bin/airsched'; import airsched; "
             "os.kill(os.getpid(), signal.SIGINT); import time; time.sleep(5); print('not interrupted')")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=60)
+    # A shell's background job (`cmd &` without job control) starts with SIGINT ignored, which
+    # the children would inherit and keep: each starts with the default disposition, as a
+    # terminal's command does.
+    dfl = {"preexec_fn": lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=60, **dfl)
     assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "interrupted\n")
     code = "import signal, airsched; assert signal.getsignal(signal.SIGINT) is signal.default_int_handler"
-    assert subprocess.run([sys.executable, "-c", code], env=ENV, timeout=60).returncode == 0
+    assert subprocess.run([sys.executable, "-c", code], env=ENV, timeout=60, **dfl).returncode == 0
     # Once main() runs, Ctrl-C is the commands' own (`run` says what it kept): ready() hands it back.
     code = ("import signal, sys; sys.argv[0] = 'airsched'; import airsched; from airsched import _startup; "
             "assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler; _startup.ready(); "
             "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler")
-    assert subprocess.run([sys.executable, "-c", code], env=ENV, timeout=60).returncode == 0
+    assert subprocess.run([sys.executable, "-c", code], env=ENV, timeout=60, **dfl).returncode == 0
 
 
 def test_json_times_carry_no_float_noise(tmp_path):
