@@ -154,6 +154,7 @@ const CELL_KEYS: &[&str] = &[
     "txop_limits",
     "backoff_countdown",
     "collision_ifs",
+    "cw_at_retry_limit",
     "preamble",
     "basic_rates",
     "beacons",
