@@ -212,6 +212,7 @@ const AP_KEYS: &[&str] = &[
     "mu_access_interval",
     "ul_bsrp",
     "ul_trigger_nav",
+    "ul_trigger_capture",
     "mu_edca_timer",
     "mu_edca_aifsn",
     "mu_edca_cw_min",

@@ -54,7 +54,7 @@ use crate::wifi::air::Outcome;
 use crate::wifi::medium::{Medium, NO_STATION};
 
 use super::driver::{contender, AckMap, Agg, Driver, MuPick, Source, HW_QUEUE_AGGS};
-use super::ofdma::{credit, equal_rus, ru_mhz};
+use super::ofdma::{credit, equal_rus, ru_mhz, TriggerCapture};
 use super::{link_limits, Ht};
 
 /// ns-3's `UlPsduSize` default: the PSDU a station whose buffer status is unknown is given
@@ -194,6 +194,13 @@ pub struct Ul {
     bsrp: bool,
     /// `ul_trigger_nav`: the stations' NAV from a Basic Trigger, no backoff at the request.
     trigger_nav: bool,
+    /// `ul_trigger_capture`; with it on, the Basic Trigger on the air's stations and RU (kept
+    /// for `Ht::ul_capture`), and whether the exchange on the air is one a station's PPDU
+    /// overlapped (that PPDU failed, the exchange went on).
+    capture: TriggerCapture,
+    tf_picks: Vec<u32>,
+    tf_ru: RuSize,
+    pub(super) captured: bool,
     /// The last Trigger the scheduler built was a BSRP one (ns-3's `m_trigger` type).
     last_bsrp: bool,
     /// The exchange on the air is a BSRP one (QoS Null answers, no acknowledgement).
@@ -211,6 +218,10 @@ impl Ul {
         Ul {
             bsrp: cfg.bsrp,
             trigger_nav: cfg.trigger_nav,
+            capture: cfg.trigger_capture,
+            tf_picks: Vec::new(),
+            tf_ru: RuSize::Tones26,
+            captured: false,
             last_bsrp: false,
             bsrp_on_air: false,
             mu_edca: cfg.mu_edca,
@@ -485,6 +496,11 @@ impl Ht {
             cx.counters.ofdma.stations[s as usize].ul_triggers += 1;
         }
         let c = contender(0, ac);
+        if ul.capture != TriggerCapture::None {
+            ul.tf_picks.clear();
+            ul.tf_picks.extend_from_slice(&picks);
+            ul.tf_ru = ru;
+        }
         if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, false, &picks, cx) {
             return Some(end);
         }
@@ -501,6 +517,58 @@ impl Ht {
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
         Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]))
+    }
+
+    /// `ul_trigger_capture = "ring"`: the Basic Trigger on the air at `ta` collided with
+    /// stations' PPDUs (the AP's only frame on the air). The solicited stations that decode it
+    /// anyway ([`ring_decodes`]) answer it if every overlapping PPDU has ended when their HE TB
+    /// PPDUs are due (the Trigger's end plus SIFS): they fill their TB PPDUs and the exchange
+    /// goes on as if alone, while the overlapping PPDUs fail (no BlockAck: the AP was
+    /// transmitting). Returns whether it does; false leaves the collision as it was.
+    pub(super) fn ul_capture(&mut self, m: &mut Medium, ta: Nanos, cx: &mut Ctx) -> bool {
+        let sifs = self.band.sifs();
+        let n = self.n_stations;
+        let Some(ul) = self.ul.as_deref_mut() else { return false };
+        if ul.capture == TriggerCapture::None || ul.bsrp_on_air || ul.last_bsrp || m.dcf().beacon_in_air() {
+            return false;
+        }
+        let due = ta + ul.tf + sifs;
+        let mut colliders = Vec::new();
+        let mut alone = true;
+        for a in m.air() {
+            let (node, _) = super::driver::node_ac(a.node);
+            if node == 0 {
+                alone &= a.end == ta + ul.tf;
+            } else {
+                colliders.push(node - 1);
+                alone &= a.end <= due;
+            }
+        }
+        let picks: Vec<u32> = if alone {
+            ul.tf_picks.iter().copied().filter(|&s| ring_decodes(n, s, &colliders)).collect()
+        } else {
+            Vec::new()
+        };
+        if picks.is_empty() {
+            return false;
+        }
+        let ru = ul.tf_ru;
+        let tb = ul.tb;
+        let ac = Ac::Be.index();
+        let mut users = std::mem::take(&mut ul.users);
+        for &s in &picks {
+            let Some(v) = tb_vector(self.tx[s as usize], ru) else { continue };
+            self.unbuild_node(s + 1, ac);
+            let agg = self.ul_fill(m, s, Ac::Be, v, tb, cx);
+            users.push(UlUser { agg, ru, decoded: false, acked: false });
+        }
+        for &s in &colliders {
+            cx.counters.stations[s as usize].collisions += 1;
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.users = users;
+        ul.captured = !ul.users.is_empty();
+        ul.captured
     }
 
     /// Station `s`'s HE TB PPDU of duration `tb` at `v`: MPDUs of its TIDs of `acc` (highest
@@ -596,7 +664,13 @@ impl Ht {
         // 10.3.2.4) and counts no backoff before it ends, even when the BlockAck sent is
         // shorter (all-ack contexts).
         let nav_end = if self.ul.as_deref().is_some_and(|ul| ul.trigger_nav) {
-            let est: Vec<u32> = users.iter().map(|u| self.ba_bytes[u.agg.station as usize] - 24).collect();
+            // (A captured Trigger's Duration was set for every station it solicited.)
+            let ul = self.ul.as_deref().expect("uplink OFDMA on");
+            let est: Vec<u32> = if ul.captured {
+                ul.tf_picks.iter().map(|&s| self.ba_bytes[s as usize] - 24).collect()
+            } else {
+                users.iter().map(|u| self.ba_bytes[u.agg.station as usize] - 24).collect()
+            };
             data_end + sifs + ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &est))
         } else {
             Nanos::ZERO
@@ -1045,6 +1119,30 @@ impl Ht {
     }
 }
 
+/// `ul_trigger_capture = "ring"`: whether station `s` of `n` decodes the AP's Trigger while
+/// `colliders` transmit. The stations sit evenly on a unit circle around the AP (station i at
+/// angle 2 pi i / n, ns-3's bench/ns3/ofdma_cell.h), the path loss grows as distance^3 (ns-3's
+/// `LogDistancePropagationLossModel` default exponent), so with the AP at distance 1 the
+/// signal-to-interference ratio is 1 / sum over colliders of d^-3; it decodes at 4 dB or more
+/// (ns-3's `ThresholdPreambleDetectionModel`). A collider decodes nothing.
+pub fn ring_decodes(n: usize, s: u32, colliders: &[u32]) -> bool {
+    if colliders.contains(&s) {
+        return false;
+    }
+    let interference: f64 = colliders
+        .iter()
+        .map(|&j| {
+            let d = 2.0 * (std::f64::consts::PI * (s as f64 - j as f64).abs() / n as f64).sin();
+            d.powi(-3)
+        })
+        .sum();
+    -10.0 * interference.log10() >= CAPTURE_DB
+}
+
+/// The signal-to-interference ratio at which a station decodes a Trigger under another PPDU
+/// (ns-3's `ThresholdPreambleDetectionModel` threshold, 4 dB).
+const CAPTURE_DB: f64 = 4.0;
+
 /// A station's HE TB transmit vector on RU `ru`, from its link's HE SU vector (MCS 10 and 11
 /// only on RUs of 242 tones or more).
 fn tb_vector(link: TxVector, ru: RuSize) -> Option<HeTxVector> {
@@ -1066,6 +1164,24 @@ mod tests {
     fn tb(ru: RuSize) -> HeTxVector {
         let su = HeTxVector::su(7, 1, Width::Mhz80, HeGi::Us1_6, HeLtf::X2, PacketPadding::Us0).unwrap();
         tb_vector(TxVector::He(su), ru).unwrap()
+    }
+
+    /// `ul_trigger_capture = "ring"` by hand: on the unit circle the AP is 1 away and station
+    /// j is 2 sin(pi |i - j| / n) from station i, so the Trigger clears 4 dB over one collider
+    /// from 1.36 (85.6 degrees) on: with 18 stations those 5-9 places away (9 of the 17 others,
+    /// ns-3's trace answers a Trigger under one short PPDU with 8.1 TB PPDUs of 16 solicited),
+    /// with 9 stations 3-4 places (4 of 8), with 4 stations all three (1.41: 4.5 dB). Two
+    /// colliders add their powers.
+    #[test]
+    fn ring_capture_by_hand() {
+        let decoders = |n: usize, cols: &[u32]| (0..n as u32).filter(|&s| ring_decodes(n, s, cols)).collect::<Vec<_>>();
+        assert_eq!(decoders(18, &[0]), (5..=13).collect::<Vec<_>>());
+        assert_eq!(decoders(9, &[0]), [3, 4, 5, 6]);
+        assert_eq!(decoders(4, &[0]), [1, 2, 3]);
+        // Station 9 of 18 with colliders 0 and 4 (distances 2 and 1.53): 1 / (1/8 + 1/3.6) is
+        // 3.96 dB, just short of 4; with 0 and 3 (2 and 1.73) 5.2 dB.
+        assert!(!ring_decodes(18, 9, &[0, 4]));
+        assert!(ring_decodes(18, 9, &[0, 3]));
     }
 
     /// The saturated exchange of ns-3's 4-station trace (bench/ns3/ofdma_ul_trace.txt) by hand.
