@@ -213,6 +213,7 @@ const AP_KEYS: &[&str] = &[
     "ul_bsrp",
     "ul_trigger_nav",
     "ul_trigger_capture",
+    "ul_bsr_lifetime",
     "mu_edca_timer",
     "mu_edca_aifsn",
     "mu_edca_cw_min",

@@ -19,6 +19,7 @@ const OFDMA_AP_KEYS: &[&str] = &[
     "ul_bsrp",
     "ul_trigger_nav",
     "ul_trigger_capture",
+    "ul_bsr_lifetime",
     "mu_edca_timer",
     "mu_edca_aifsn",
     "mu_edca_cw_min",
@@ -139,6 +140,15 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         let c = word::<TriggerCapture>(rd, v, key)?;
         ul_only(rd, v, key, "the stations' capture of a Basic Trigger under another PPDU").then_some(c)
     });
+    let bsr_lifetime = get(rd, "ul_bsr_lifetime").and_then(|v| {
+        let key = "ap.ul_bsr_lifetime";
+        let t = time_value(rd, v, key, "20ms")?;
+        if t == Nanos::ZERO || t > Nanos::from_ms(1000) {
+            rd.error(&v.span(), key, format!("must be greater than zero and at most 1s, got {t} (ns-3's BsrLifetime, e.g. \"20ms\")"));
+            return None;
+        }
+        ul_only(rd, v, key, "how long the AP trusts a station's buffer status report").then_some(t)
+    });
     let timer = get(rd, "mu_edca_timer").and_then(|v| {
         let key = "ap.mu_edca_timer";
         let t = time_value(rd, v, key, "16.384ms")?;
@@ -177,6 +187,7 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         bsrp: bsrp.unwrap_or(false),
         trigger_nav: trigger_nav.unwrap_or(false),
         trigger_capture: trigger_capture.unwrap_or_default(),
+        bsr_lifetime,
         mu_edca,
         mode: mode.unwrap_or_default(),
         scheduler: scheduler.unwrap_or_default(),

@@ -931,13 +931,18 @@ fn bsrp_and_mu_edca_keys_parse_and_bad_ones_are_one_line_errors() {
     assert!(s.ap_mac.ofdma.trigger_nav);
     assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_trigger_nav = true")).1, "ap.ul_trigger_nav");
     assert_eq!(one_error(&ap("ofdma = \"dl+ul\"\nul_trigger_nav = 1")).1, "ap.ul_trigger_nav");
-    // The Trigger's capture on the ring (off by default).
+    // The Trigger's capture on the ring and the reports' lifetime (off by default).
     assert_eq!(s.ap_mac.ofdma.trigger_capture, crate::wifi::ht::ofdma::TriggerCapture::None);
-    let s = parse_scenario(&ap("ofdma = \"dl+ul\"\nul_trigger_capture = \"ring\""), "w.toml").unwrap();
+    assert_eq!(s.ap_mac.ofdma.bsr_lifetime, None);
+    let s = parse_scenario(&ap("ofdma = \"dl+ul\"\nul_trigger_capture = \"ring\"\nul_bsr_lifetime = \"20ms\""), "w.toml").unwrap();
     assert_eq!(s.ap_mac.ofdma.trigger_capture, crate::wifi::ht::ofdma::TriggerCapture::Ring);
+    assert_eq!(s.ap_mac.ofdma.bsr_lifetime, Some(Nanos::from_ms(20)));
     assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_trigger_capture = \"ring\"")).1, "ap.ul_trigger_capture");
     let (_, key, msg) = one_error(&ap("ofdma = \"dl+ul\"\nul_trigger_capture = \"disc\""));
     assert!(key == "ap.ul_trigger_capture" && msg.contains("\"ring\""), "{msg}");
+    assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_bsr_lifetime = \"20ms\"")).1, "ap.ul_bsr_lifetime");
+    assert_eq!(one_error(&ap("ofdma = \"dl+ul\"\nul_bsr_lifetime = \"0ms\"")).1, "ap.ul_bsr_lifetime");
+    assert_eq!(one_error(&ap("ofdma = \"dl+ul\"\nul_bsr_lifetime = 20")).1, "ap.ul_bsr_lifetime");
     let s = parse_scenario(
         &ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"2088.96ms\"\nmu_edca_aifsn = 8\nmu_edca_cw_min = 511\nmu_edca_cw_max = 1023"),
         "w.toml",

@@ -101,6 +101,10 @@ pub struct OfdmaConfig {
     /// `ul_trigger_capture` (with `ofdma = "dl+ul"`): whether a solicited station decodes a
     /// Basic Trigger that a station's PPDU overlaps (off by default: docs/model-ofdma.md).
     pub trigger_capture: TriggerCapture,
+    /// `ul_bsr_lifetime` (with `ofdma = "dl+ul"`): how long a station's Queue Size report
+    /// stays valid; an older one reads as unknown, so the station is solicited again (ns-3's
+    /// `ApWifiMac::BsrLifetime`, 20 ms; None, the default here: reports never expire).
+    pub bsr_lifetime: Option<Nanos>,
     /// `mu_edca_*` (with `ofdma = "dl+ul"`): the MU EDCA Parameter Set the AP advertises, one
     /// set for every access category (None: not advertised, ns-3's default).
     pub mu_edca: Option<crate::mac::edca::MuEdcaParams>,
@@ -125,6 +129,7 @@ impl Default for OfdmaConfig {
             bsrp: false,
             trigger_nav: false,
             trigger_capture: TriggerCapture::None,
+            bsr_lifetime: None,
             mu_edca: None,
         }
     }

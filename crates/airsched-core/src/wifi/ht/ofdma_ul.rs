@@ -173,6 +173,10 @@ pub struct Ul {
     pub list: Vec<(u32, f64)>,
     /// Per station and TID: the last Queue Size it reported ([`BSR_UNKNOWN`] before any).
     pub bsr: Vec<[u8; NUM_TIDS]>,
+    /// `ul_bsr_lifetime`: a report older than this reads as unknown (ns-3's
+    /// `ApWifiMac::BsrLifetime`); None: reports never expire. With it, when each was stored.
+    bsr_lifetime: Option<Nanos>,
+    bsr_at: Vec<[Nanos; NUM_TIDS]>,
     /// `mu_access_interval`, and when the AP next asks for the medium.
     pub interval: Nanos,
     pub req_at: Nanos,
@@ -228,6 +232,8 @@ impl Ul {
             mu_edca_start: vec![[None; crate::mac80211::NUM_ACS]; if cfg.mu_edca.is_some() { n_stations } else { 0 }],
             list: he_stations.iter().map(|&s| (s, 0.0)).collect(),
             bsr: vec![[BSR_UNKNOWN; NUM_TIDS]; n_stations],
+            bsr_lifetime: cfg.bsr_lifetime,
+            bsr_at: vec![[Nanos::ZERO; NUM_TIDS]; if cfg.bsr_lifetime.is_some() { n_stations } else { 0 }],
             interval,
             req_at: interval,
             last_dl: false,
@@ -276,16 +282,20 @@ impl Ul {
 
     /// `ApWifiMac::GetMaxBufferStatus`: the largest Queue Size station `s` reported over its
     /// TIDs, [`BSR_UNKNOWN`] if none.
-    fn max_bsr(&self, s: u32) -> u8 {
-        self.bsr[s as usize].iter().copied().filter(|&q| q != BSR_UNKNOWN).max().unwrap_or(BSR_UNKNOWN)
+    /// With `ul_bsr_lifetime`, a report older than the lifetime at `now` reads as unknown
+    /// (`ApWifiMac::GetBufferStatus`).
+    fn max_bsr(&self, s: u32, now: Nanos) -> u8 {
+        let fresh = |t: usize| self.bsr_lifetime.is_none_or(|l| self.bsr_at[s as usize][t] + l >= now);
+        let known = self.bsr[s as usize].iter().enumerate().filter(|&(t, &q)| q != BSR_UNKNOWN && fresh(t));
+        known.map(|(_, &q)| q).max().unwrap_or(BSR_UNKNOWN)
     }
 
     /// Whether a Basic Trigger would solicit anyone (with `ul_bsrp`, a BSRP one).
-    fn can_trigger(&self) -> bool {
+    fn can_trigger(&self, now: Nanos) -> bool {
         if self.bsrp {
             return self.list.iter().any(|e| self.uplink_tids(e.0) > 0);
         }
-        self.list.iter().any(|e| self.max_bsr(e.0) > 0)
+        self.list.iter().any(|e| self.max_bsr(e.0, now) > 0)
     }
 
     /// The TIDs of station `s` the AP has heard a QoS Data or QoS Null frame of (those with a
@@ -293,6 +303,14 @@ impl Ul {
     /// answers a BSRP Trigger with.
     fn uplink_tids(&self, s: u32) -> u32 {
         self.bsr[s as usize].iter().filter(|&&q| q != BSR_UNKNOWN).count() as u32
+    }
+
+    /// The AP stores station `s`'s Queue Size `q` for TID `tid` at `now`.
+    fn store_bsr(&mut self, s: u32, tid: u8, q: u8, now: Nanos) {
+        self.bsr[s as usize][tid as usize] = q;
+        if self.bsr_lifetime.is_some() {
+            self.bsr_at[s as usize][tid as usize] = now;
+        }
     }
 
     #[inline]
@@ -341,7 +359,7 @@ impl Ht {
         }
         let q = queue_size(self.station_bytes(s, tin, cx));
         if let Some(ul) = self.ul.as_deref_mut() {
-            ul.bsr[s as usize][tin.tid() as usize] = q;
+            ul.store_bsr(s, tin.tid(), q, cx.now);
         }
     }
 
@@ -363,7 +381,7 @@ impl Ht {
         }
         ul.req_at = cx.now + ul.interval;
         cx.schedule(ul.req_at, crate::engine::Event::Cfp);
-        let can = ul.can_trigger();
+        let can = ul.can_trigger(cx.now);
         let ac = Ac::Be.index();
         let c = contender(0, ac) as usize;
         if can && self.drivers[0].hw[ac].len == 0 && m.dcf().can_take_frame(c) {
@@ -460,11 +478,11 @@ impl Ht {
     /// A-MPDU, the Trigger on the air. None if no station can be solicited.
     fn ul_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
         let band = self.band;
-        let (ru, picks, vectors) = self.trigger_users(|ul, s| ul.max_bsr(s) > 0)?;
+        let (ru, picks, vectors) = self.trigger_users(|ul, s| ul.max_bsr(s, ta) > 0)?;
         let ul = self.ul.as_deref().expect("uplink OFDMA on");
         let max_buffer = picks
             .iter()
-            .map(|&s| match ul.max_bsr(s) {
+            .map(|&s| match ul.max_bsr(s, ta) {
                 BSR_UNKNOWN => UL_PSDU_BYTES,
                 BSR_UNLIMITED => u32::MAX,
                 q => q as u32 * 256,
@@ -617,7 +635,7 @@ impl Ht {
         // The Queue Size its frames (or QoS Null frames) carry: what it held when sending.
         let q = queue_size(bytes_before);
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
-        ul.bsr[s as usize][report_tin.tid() as usize] = q;
+        ul.store_bsr(s, report_tin.tid(), q, cx.now);
         agg
     }
 
@@ -1062,7 +1080,7 @@ impl Ht {
                 let known = self.ul.as_deref().is_some_and(|ul| ul.bsr[s as usize][t as usize] != BSR_UNKNOWN);
                 if known {
                     let q = queue_size(self.station_bytes(s, TinId::new(StationId(0), t), cx));
-                    self.ul.as_deref_mut().expect("uplink OFDMA on").bsr[s as usize][t as usize] = q;
+                    self.ul.as_deref_mut().expect("uplink OFDMA on").store_bsr(s, t, q, cx.now);
                 }
             }
         }
@@ -1182,6 +1200,23 @@ mod tests {
         // 3.96 dB, just short of 4; with 0 and 3 (2 and 1.73) 5.2 dB.
         assert!(!ring_decodes(18, 9, &[0, 4]));
         assert!(ring_decodes(18, 9, &[0, 3]));
+    }
+
+    /// `ul_bsr_lifetime`: a report reads as stored until the lifetime has passed (ns-3's
+    /// `timestamp + BsrLifetime < now` expires it), then as unknown; without it, forever.
+    #[test]
+    fn a_buffer_report_expires_after_its_lifetime() {
+        let cfg = |life| super::super::ofdma::OfdmaConfig { bsr_lifetime: life, ..Default::default() };
+        let mut ul = Ul::new(&cfg(Some(Nanos::from_ms(20))), 2, &[1]);
+        ul.store_bsr(1, 0, 0, Nanos::from_ms(5));
+        ul.store_bsr(1, 3, 0, Nanos::from_ms(1));
+        assert_eq!(ul.max_bsr(1, Nanos::from_ms(21)), 0, "TID 0 still fresh");
+        assert_eq!(ul.max_bsr(1, Nanos::from_ms(25)), 0, "at exactly the lifetime");
+        assert_eq!(ul.max_bsr(1, Nanos::from_us(25_001)), BSR_UNKNOWN);
+        assert!(ul.can_trigger(Nanos::from_us(25_001)) && !ul.can_trigger(Nanos::from_ms(24)));
+        let mut ul = Ul::new(&cfg(None), 2, &[0, 1]);
+        ul.store_bsr(1, 0, 0, Nanos::from_ms(5));
+        assert_eq!(ul.max_bsr(1, Nanos::from_ms(5000)), 0);
     }
 
     /// The saturated exchange of ns-3's 4-station trace (bench/ns3/ofdma_ul_trace.txt) by hand.
