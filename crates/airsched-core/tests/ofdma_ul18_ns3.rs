@@ -23,8 +23,7 @@ use airsched_core::{parse_scenario, Simulation};
 
 const SEEDS_CSV: &str = include_str!("../../../bench/ns3/ul_half_seeds.csv");
 const STATION: &str = "driver_queue_limit = 500\naggregation = \"at-access\"\n";
-const CELL: &str =
-    "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\ncw_at_retry_limit = \"reset\"\n";
+const CELL: &str = "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\ncw_at_retry_limit = \"reset\"\n";
 /// The AP's like-for-like keys; `BEFORE` lacks the two this comparison added.
 const AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\nul_trigger_capture = \"ring\"\n";
 const BEFORE: &str = "ul_trigger_nav = true\n";

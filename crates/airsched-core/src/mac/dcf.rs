@@ -979,11 +979,12 @@ mod tests {
             let mut d = Dcf::new(2, DcfParams { cw_at_limit: rule, ..params() }, 5);
             d.set_edca(1, Nanos::from_us(43), 15, 1023);
             d.nodes[1].cw = 15;
-            (0..9).map(|i| {
-                d.on_ppdu_end(1, acked_at == Some(i));
-                d.nodes[1].cw
-            })
-            .collect::<Vec<_>>()
+            (0..9)
+                .map(|i| {
+                    d.on_ppdu_end(1, acked_at == Some(i));
+                    d.nodes[1].cw
+                })
+                .collect::<Vec<_>>()
         };
         assert_eq!(run(CwAtRetryLimit::Double, None), [31, 63, 127, 255, 511, 1023, 1023, 1023, 1023]);
         assert_eq!(run(CwAtRetryLimit::Reset, None), [31, 63, 127, 255, 511, 1023, 15, 31, 63]);

@@ -144,7 +144,11 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         let key = "ap.ul_bsr_lifetime";
         let t = time_value(rd, v, key, "20ms")?;
         if t == Nanos::ZERO || t > Nanos::from_ms(1000) {
-            rd.error(&v.span(), key, format!("must be greater than zero and at most 1s, got {t} (ns-3's BsrLifetime, e.g. \"20ms\")"));
+            rd.error(
+                &v.span(),
+                key,
+                format!("must be greater than zero and at most 1s, got {t} (ns-3's BsrLifetime, e.g. \"20ms\")"),
+            );
             return None;
         }
         ul_only(rd, v, key, "how long the AP trusts a station's buffer status report").then_some(t)

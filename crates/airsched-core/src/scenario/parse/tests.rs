@@ -934,7 +934,9 @@ fn bsrp_and_mu_edca_keys_parse_and_bad_ones_are_one_line_errors() {
     // The Trigger's capture on the ring and the reports' lifetime (off by default).
     assert_eq!(s.ap_mac.ofdma.trigger_capture, crate::wifi::ht::ofdma::TriggerCapture::None);
     assert_eq!(s.ap_mac.ofdma.bsr_lifetime, None);
-    let s = parse_scenario(&ap("ofdma = \"dl+ul\"\nul_trigger_capture = \"ring\"\nul_bsr_lifetime = \"20ms\""), "w.toml").unwrap();
+    let s =
+        parse_scenario(&ap("ofdma = \"dl+ul\"\nul_trigger_capture = \"ring\"\nul_bsr_lifetime = \"20ms\""), "w.toml")
+            .unwrap();
     assert_eq!(s.ap_mac.ofdma.trigger_capture, crate::wifi::ht::ofdma::TriggerCapture::Ring);
     assert_eq!(s.ap_mac.ofdma.bsr_lifetime, Some(Nanos::from_ms(20)));
     assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_trigger_capture = \"ring\"")).1, "ap.ul_trigger_capture");
