@@ -5,7 +5,7 @@
 //! for like with ns-3 by:
 //! - the stations' and the cell's keys of the other uplink tests: `aggregation = "at-access"`,
 //!   `driver_queue_limit = 500`, `backoff_countdown = "slot-boundary"`, `collision_ifs = "aifs"`,
-//!   `cw_at_retry_limit = "reset"` (tests/su_ul_ns3.rs);
+//!   `cw_at_retry_limit = "reset"` with `retry_limit = 8` (tests/su_ul_ns3.rs);
 //! - the AP's: `ul_trigger_nav = true` (the stations' NAV from the Basic Trigger),
 //!   `ul_bsr_lifetime = "20ms"` (ns-3's `ApWifiMac::BsrLifetime`: an older buffer status report
 //!   reads as unknown, so a station that answered with QoS Null frames is solicited again) and
@@ -23,7 +23,8 @@ use airsched_core::{parse_scenario, Simulation};
 
 const SEEDS_CSV: &str = include_str!("../../../bench/ns3/ul_half_seeds.csv");
 const STATION: &str = "driver_queue_limit = 500\naggregation = \"at-access\"\n";
-const CELL: &str = "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\ncw_at_retry_limit = \"reset\"\n";
+const CELL: &str =
+    "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\ncw_at_retry_limit = \"reset\"\nretry_limit = 8\n";
 /// The AP's like-for-like keys; `BEFORE` lacks the two this comparison added.
 const AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\nul_trigger_capture = \"ring\"\n";
 const BEFORE: &str = "ul_trigger_nav = true\n";
