@@ -57,7 +57,9 @@ pub enum CwAtRetryLimit {
     /// (QSRC[AC], failed attempts since the last success) reaches the retry limit
     /// (dot11ShortRetryLimit, `[cell] retry_limit`, 7), CW is reset to CWmin instead of
     /// doubled. ns-3 3.44 does so when the A-MPDU's first MPDU reaches its retry limit
-    /// (`HtFrameExchangeManager::MissedBlockAck` returns `resetCw`, and the PSDU is dropped).
+    /// (`HtFrameExchangeManager::MissedBlockAck` returns `resetCw`, and the PSDU is dropped);
+    /// its `FrameRetryLimit` (7) counts retries, so there the reset comes after the 8th failed
+    /// attempt (`retry_limit = 8` matches it).
     Reset,
 }
 
