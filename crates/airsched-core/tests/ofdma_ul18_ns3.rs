@@ -22,11 +22,11 @@ mod common;
 use airsched_core::{parse_scenario, Simulation};
 
 const SEEDS_CSV: &str = include_str!("../../../bench/ns3/ul_half_seeds.csv");
-const STATION: &str = "driver_queue_limit = 500\naggregation = \"at-access\"\n";
-const CELL: &str =
-    "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\ncw_at_retry_limit = \"reset\"\nretry_limit = 8\n";
+use common::ns3::{NS3_CELL as CELL, NS3_STATION as STATION};
 /// The AP's like-for-like keys; `BEFORE` lacks the two this comparison added.
-const AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\nul_trigger_capture = \"ring\"\n";
+fn ap() -> String {
+    format!("{}{}", common::ns3::NS3_UL_AP, common::ns3::NS3_RING)
+}
 const BEFORE: &str = "ul_trigger_nav = true\n";
 
 /// The mean delay over the `n` stations of each run number 1..=12, with `ap` lines in `[ap]`.
@@ -48,7 +48,7 @@ fn eighteen_stations_half_load_delay_against_ns3() {
     let ns3 = common::ns3::seed_delays(SEEDS_CSV, "ofdma", 18);
     let means: Vec<f64> = ns3.iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect();
     let (m_n, se_n) = common::ns3::mean_se(&means);
-    let (m_a, se_a) = common::ns3::mean_se(&mean_delays(18, AP));
+    let (m_a, se_a) = common::ns3::mean_se(&mean_delays(18, &ap()));
     let (m_b, _) = common::ns3::mean_se(&mean_delays(18, BEFORE));
     let bound = 0.05f64.max(2.0 * (se_a * se_a + se_n * se_n).sqrt() / m_n);
     let (diff, diff_b) = (m_a / m_n - 1.0, m_b / m_n - 1.0);
@@ -69,10 +69,10 @@ fn eighteen_stations_half_load_delay_against_ns3() {
 #[ignore]
 fn probe_each_key() {
     for n in [4u32, 9, 18] {
-        let all = common::ns3::mean_se(&mean_delays(n, AP)).0;
+        let all = common::ns3::mean_se(&mean_delays(n, &ap())).0;
         let mut line = format!("n={n}: all {all:.2}");
         for key in ["ul_trigger_nav", "ul_bsr_lifetime", "ul_trigger_capture"] {
-            let ap: String = AP.lines().filter(|l| !l.starts_with(key)).map(|l| format!("{l}\n")).collect();
+            let ap: String = ap().lines().filter(|l| !l.starts_with(key)).map(|l| format!("{l}\n")).collect();
             line += &format!(", without {key} {:.2}", common::ns3::mean_se(&mean_delays(n, &ap)).0);
         }
         println!("{line}");

@@ -8,12 +8,14 @@
 //! as ns-3's WifiMacQueue does (`driver_queue_limit`), so their single-user A-MPDUs reach
 //! aPPDUMaxTime. The table (goodput, each station's mean delay to the end of the PPDU that
 //! carried the packet) is printed; the aggregate goodput must agree within 5 % at both loads.
-//! The stations form their A-MPDU when they win the medium (`aggregation = "at-access"`, as
-//! ns-3 does) and the cell counts its backoff and defers after collisions as ns-3 does
-//! (`backoff_countdown = "slot-boundary"`, `collision_ifs = "aifs"`; tests/su_ul_ns3.rs).
-//! The half-load delays do NOT agree within 5 %: `ul_half_load_delay_over_runs` prints the
-//! mean over stations and runs against ns-3's (bench/ns3/ul_half_seeds.csv) and asserts the
-//! bounds that hold (docs/model-ofdma.md).
+//! The cell is made like for like with ns-3 by the keys of tests/common/ns3.rs: the stations
+//! form their A-MPDU when they win the medium (`NS3_STATION`), the cell counts its backoff,
+//! defers after collisions and resets CW at the retry limit as ns-3 does (`NS3_CELL`;
+//! tests/su_ul_ns3.rs), and the AP has ns-3's Trigger NAV, request and report lifetime
+//! (`NS3_UL_AP`) and its ring geometry's capture of a Trigger (`NS3_RING`;
+//! tests/ofdma_ul18_ns3.rs). The half-load delays agree within 5 % with 18 stations only:
+//! `ul_half_load_delay_over_runs` prints the mean over stations and runs against ns-3's
+//! (bench/ns3/ul_half_seeds.csv) and asserts the bounds that hold (docs/model-ofdma.md).
 //! The Basic Triggers' RU sizes, stations per Trigger and MPDUs per full HE TB PPDU are checked
 //! against ns-3's (bench/ns3/ofdma_ul_trace.txt).
 //! `cargo test --release --test ofdma_ul_ns3 -- --nocapture` prints the table of
@@ -27,9 +29,8 @@ use common::ns3::Case;
 const CSV: &str = include_str!("../../../bench/ns3/ofdma_ul.csv");
 const TRACE: &str = include_str!("../../../bench/ns3/ofdma_ul_trace.txt");
 const SEEDS_CSV: &str = include_str!("../../../bench/ns3/ul_half_seeds.csv");
-/// The stations and the cell made like for like with ns-3 (the module documentation).
-const STATION: &str = "driver_queue_limit = 500\naggregation = \"at-access\"\n";
-const LIKE_NS3: &str = "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\n";
+/// The stations, the cell and the AP made like for like with ns-3 (the module documentation).
+use common::ns3::{NS3_CELL as LIKE_NS3, NS3_STATION as STATION};
 
 fn cases() -> Vec<Case> {
     common::ns3::cases(CSV)
@@ -42,33 +43,40 @@ fn cases() -> Vec<Case> {
 /// apart, as the ns-3 clients do, to a server behind a 10 Gbit/s link without delay (ns-3's
 /// servers run on the AP).
 fn scenario(n: u32, rate_mbps: f64) -> String {
-    scenario_with(n, rate_mbps, STATION, LIKE_NS3, 1)
+    scenario_with(n, rate_mbps, STATION, LIKE_NS3, &like_ns3_ap(), 1)
 }
 
-/// The cell with `station` lines in every station, `cell` lines in `[cell]`, run number `seed`.
-fn scenario_with(n: u32, rate_mbps: f64, station: &str, cell: &str, seed: u64) -> String {
-    let ap = format!("ofdma = \"dl+ul\"\nmu_stations = {}\nmu_access_interval = \"1ms\"\n", n.min(74));
+/// The AP's like-for-like keys: ns-3's uplink rules and its ring geometry's capture.
+fn like_ns3_ap() -> String {
+    format!("{}{}", common::ns3::NS3_UL_AP, common::ns3::NS3_RING)
+}
+
+/// The cell with `station` lines in every station, `cell` lines in `[cell]`, `ap` lines (beyond
+/// uplink OFDMA's) in `[ap]`, run number `seed`.
+fn scenario_with(n: u32, rate_mbps: f64, station: &str, cell: &str, ap: &str, seed: u64) -> String {
+    let ap = format!("ofdma = \"dl+ul\"\nmu_stations = {}\nmu_access_interval = \"1ms\"\n{ap}", n.min(74));
     common::ns3::cell(n, rate_mbps, "1.6us", &ap, station, true)
         .replacen("[cell]\n", &format!("[cell]\n{cell}"), 1)
         .replacen("seed = 1\n", &format!("seed = {seed}\n"), 1)
 }
 
 /// The mean over stations of each run's delays, over run numbers 1..=12.
-fn mean_delays(n: u32, station: &str, cell: &str) -> Vec<f64> {
+fn mean_delays(n: u32, station: &str, cell: &str, ap: &str) -> Vec<f64> {
     (1..=12)
         .map(|seed| {
-            let text = scenario_with(n, 120.0 / n as f64, station, cell, seed);
+            let text = scenario_with(n, 120.0 / n as f64, station, cell, ap, seed);
             let r = Simulation::new(&parse_scenario(&text, "ofdma-ul-ns3.toml").unwrap()).unwrap().finish().unwrap();
             r.flows.iter().map(|f| f.delay_mean_ms).sum::<f64>() / n as f64
         })
         .collect()
 }
 
-/// Half load: the mean delay over stations and runs against ns-3's over its runs. Not within
-/// 5 %: with 4 and 9 stations the like-for-like cell is within 40 % of ns-3 (about +30 %), and
-/// closer than airsched's defaults (driver-built aggregates, DCF's countdown and EIFS: +50 to
-/// +80 %); with 18 stations it is several times ns-3's (printed; docs/model-ofdma.md says why:
-/// airsched's AP triggers less often and half its Triggers collide).
+/// Half load: the mean delay over stations and runs against ns-3's over its runs, with every
+/// like-for-like key (tests/common/ns3.rs). 18 stations: within 5 % or twice the standard error
+/// of the difference (+2 %). 4 and 9 stations: NOT within 5 % (+20 % and +9 %; the bounds
+/// asserted are 25 % and 15 %; docs/model-ofdma.md says what remains). Every case is closer
+/// than airsched's defaults (driver-built aggregates, DCF's countdown, EIFS, CW doubling at the
+/// retry limit, no Trigger NAV or report lifetime: +48 to +250 %).
 #[test]
 fn ul_half_load_delay_over_runs() {
     let mut failed = Vec::new();
@@ -78,10 +86,16 @@ fn ul_half_load_delay_over_runs() {
         let ns3 = common::ns3::seed_delays(SEEDS_CSV, "ofdma", n);
         let means: Vec<f64> = ns3.iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect();
         let (m_n, se_n) = common::ns3::mean_se(&means);
-        let (m_a, se_a) = common::ns3::mean_se(&mean_delays(n, STATION, LIKE_NS3));
-        let (m_d, _) = common::ns3::mean_se(&mean_delays(n, "driver_queue_limit = 500\n", ""));
+        let (m_a, se_a) = common::ns3::mean_se(&mean_delays(n, STATION, LIKE_NS3, &like_ns3_ap()));
+        let (m_d, _) = common::ns3::mean_se(&mean_delays(n, "driver_queue_limit = 500\n", "", ""));
         let (diff, diff_d) = (m_a / m_n - 1.0, m_d / m_n - 1.0);
-        if n < 18 && (diff.abs() > 0.4 || diff.abs() >= diff_d.abs()) {
+        let se = (se_a * se_a + se_n * se_n).sqrt() / m_n;
+        let bound = match n {
+            4 => 0.25,
+            9 => 0.15,
+            _ => f64::max(0.05, 2.0 * se),
+        };
+        if diff.abs() > bound || diff.abs() >= diff_d.abs() {
             failed.push(format!("{n} stations: {m_a:.2} ms (defaults {m_d:.2}) against ns-3's {m_n:.2}"));
         }
         println!(
@@ -151,7 +165,8 @@ fn probe() {
         let s0 = scenario(n, c.rate_mbps)
             .replace("ofdma = \"dl+ul\"\n", "")
             .replace(&format!("mu_stations = {}\n", n.min(74)), "")
-            .replace("mu_access_interval = \"1ms\"\n", "");
+            .replace("mu_access_interval = \"1ms\"\n", "")
+            .replace(&like_ns3_ap(), "");
         let scn = parse_scenario(&s0, "p.toml").unwrap();
         let mut sim = Simulation::new(&scn).unwrap();
         let r = sim.finish().unwrap();
@@ -170,7 +185,8 @@ fn probe() {
                 s = s
                     .replace("ofdma = \"dl+ul\"\n", "")
                     .replace(&format!("mu_stations = {}\n", n.min(74)), "")
-                    .replace("mu_access_interval = \"1ms\"\n", "");
+                    .replace("mu_access_interval = \"1ms\"\n", "")
+                    .replace(&like_ns3_ap(), "");
             }
             let scn = parse_scenario(&s, "p.toml").unwrap();
             let mut sim = Simulation::new(&scn).unwrap();

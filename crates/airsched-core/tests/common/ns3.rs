@@ -35,6 +35,22 @@ pub fn cases(csv: &str) -> Vec<Case> {
     out
 }
 
+/// ns-3 3.44's stations in airsched's keys: each forms its A-MPDU when it wins the medium
+/// (`HtFrameExchangeManager`) from a 500-frame queue (`WifiMacQueue`).
+pub const NS3_STATION: &str = "driver_queue_limit = 500\naggregation = \"at-access\"\n";
+/// ns-3 3.44's channel access in airsched's `[cell]` keys: EDCA's slot-boundary countdown, AIFS
+/// after a collision (no preamble detected under two equal PPDUs), and CW reset when the
+/// station retry counter reaches the limit (`MissedBlockAck`; `FrameRetryLimit` 7 counts
+/// retries, so the 8th failure).
+pub const NS3_CELL: &str =
+    "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\ncw_at_retry_limit = \"reset\"\nretry_limit = 8\n";
+/// ns-3 3.44's AP with uplink OFDMA in airsched's `[ap]` keys: the stations' NAV from the
+/// Basic Trigger and the scheduler's request without a backoff, and `BsrLifetime` (20 ms).
+pub const NS3_UL_AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\n";
+/// ns-3's anchor geometry (stations on a 1-m circle round the AP): a station far enough from the
+/// one whose PPDU overlaps a Basic Trigger still decodes the Trigger.
+pub const NS3_RING: &str = "ul_trigger_capture = \"ring\"\n";
+
 /// The anchor programs' cell (bench/ns3/ofdma_cell.h) in airsched's keys: an 802.11ax AP,
 /// 80 MHz, one stream, guard interval `gi`, every station HE MCS 7 with one stream, A-MPDUs up
 /// to 256 MPDUs and aPPDUMaxTime, beacons on, a perfect channel, FQ-MAC, a server behind a
