@@ -57,6 +57,10 @@ bool g_traceBsr = false;
 Ptr<ApWifiMac> g_apMac;
 std::vector<Ptr<WifiMac>> g_staMacs;
 std::map<Mac48Address, uint32_t> g_staIdx;
+// With --traceState: append the station's CW and its BE queue length (MPDUs in the MAC queue,
+// in flight included) to each "su" and "tb" line (printing only; the simulation is unchanged).
+bool g_traceState = false;
+std::vector<Ptr<WifiMacQueue>> g_beQueue;
 uint64_t g_basicTfs = 0;
 uint64_t g_bsrpTfs = 0;
 uint64_t g_tbPpdus = 0;
@@ -131,7 +135,12 @@ OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
         g_staTx.push_back({NowUs(), NowUs() + dur, sta, kind, data});
         if (g_traceSu)
         {
-            std::printf("su t=%.1f dur=%.1f sta=%u mpdus=%zu\n", NowUs(), dur, g_rankOf[sta], data);
+            std::printf("su t=%.1f dur=%.1f sta=%u mpdus=%zu", NowUs(), dur, g_rankOf[sta], data);
+            if (g_traceState)
+            {
+                std::printf(" cw=%u queue=%u", g_cw[sta], g_beQueue[sta]->GetNPackets());
+            }
+            std::printf("\n");
         }
     }
     if (g_measuring && g_traceBsr)
@@ -149,12 +158,17 @@ OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
     }
     if (g_tracing && tx.IsUlMu())
     {
-        std::printf("tb t=%.1f dur=%.1f sta=%u mpdus=%zu size=%u\n",
+        std::printf("tb t=%.1f dur=%.1f sta=%u mpdus=%zu size=%u",
                     NowUs(),
                     dur,
                     g_rankOf[sta],
                     data,
                     psdu->GetSize());
+        if (g_traceState)
+        {
+            std::printf(" cw=%u queue=%u", g_cw[sta], g_beQueue[sta]->GetNPackets());
+        }
+        std::printf("\n");
     }
     if (!g_measuring)
     {
@@ -461,6 +475,9 @@ main(int argc, char* argv[])
                  "queues (\"bsr t= ul_length= rank:queue_size:queued_bytes:in_flight_bytes\"), and "
                  "the Queue Size of every station PSDU (\"qs\")",
                  g_traceBsr);
+    cmd.AddValue("traceState",
+                 "with traceSu/trace: each su and tb line also prints the station's CW and BE queue",
+                 g_traceState);
     cmd.Parse(argc, argv);
     if (nsta == 0)
     {
@@ -493,6 +510,7 @@ main(int argc, char* argv[])
     g_lastTb.assign(n, false);
     g_rankOf.assign(n, 0);
     g_cw.assign(n, 15);
+    g_beQueue.assign(n, nullptr);
     const double interval = 1472.0 * 8 / (rateMbps * 1e6);
     for (uint32_t i = 0; i < n; i++)
     {
@@ -511,6 +529,7 @@ main(int argc, char* argv[])
         Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(cell.staDevs.Get(i));
         dev->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeBoundCallback(&OnStaTx, i));
         Ptr<QosTxop> be = dev->GetMac()->GetQosTxop(AC_BE);
+        g_beQueue[i] = be->GetWifiMacQueue();
         be->TraceConnectWithoutContext("CwTrace", MakeBoundCallback(&OnCw, i));
         be->TraceConnectWithoutContext("BackoffTrace", MakeBoundCallback(&OnBackoff, i));
     }

@@ -78,7 +78,7 @@ pub use tc::{
 };
 
 // PHY and MAC models.
-pub use mac::dcf::BackoffCountdown;
+pub use mac::dcf::{BackoffCountdown, CwAtRetryLimit};
 pub use mac::edca::TxopTable;
 pub use mac::rate::RateControl;
 pub use phy::dsss::{

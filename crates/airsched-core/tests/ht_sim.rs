@@ -28,6 +28,7 @@ fn to_ht(mut scn: Scenario, mcs: &[u8], gi: GuardInterval, mac: ApMacConfig) -> 
         txop_limits: airsched_core::TxopTable::Ieee2016,
         backoff_countdown: airsched_core::BackoffCountdown::SlotEnd,
         collision_ifs: airsched_core::CollisionIfs::Eifs,
+        cw_at_retry_limit: airsched_core::CwAtRetryLimit::Double,
         wide: None,
     });
     for (st, &m) in scn.stations.iter_mut().zip(mcs) {

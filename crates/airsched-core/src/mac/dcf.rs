@@ -45,6 +45,24 @@ pub enum BackoffCountdown {
 
 words!(BackoffCountdown: "slot-end" => BackoffCountdown::SlotEnd, "slot-boundary" => BackoffCountdown::SlotBoundary);
 
+/// What a contender's CW does when its aggregate exchanges fail `retry_limit` times in a row
+/// (`[cell] cw_at_retry_limit` in an 802.11n/ac/ax cell). A lone frame (802.11b, and the
+/// legacy path) is dropped at its retry limit and CW reset in either case ([`Dcf::on_failure`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwAtRetryLimit {
+    /// CW keeps doubling up to CWmax after every failed aggregate, however many in a row
+    /// (airsched's model so far: the MPDUs carry their own retry limit, `mpdu_retry_limit`).
+    Double,
+    /// IEEE 802.11-2020 10.23.2.2: when the station retry counter of the access category
+    /// (QSRC[AC], failed attempts since the last success) reaches the retry limit
+    /// (dot11ShortRetryLimit, `[cell] retry_limit`, 7), CW is reset to CWmin instead of
+    /// doubled. ns-3 3.44 does so when the A-MPDU's first MPDU reaches its retry limit
+    /// (`HtFrameExchangeManager::MissedBlockAck` returns `resetCw`, and the PSDU is dropped).
+    Reset,
+}
+
+words!(CwAtRetryLimit: "double" => CwAtRetryLimit::Double, "reset" => CwAtRetryLimit::Reset);
+
 /// Timing and contention parameters of one cell.
 #[derive(Clone, Copy, Debug)]
 pub struct DcfParams {
@@ -58,6 +76,8 @@ pub struct DcfParams {
     pub retry_limit: u32,
     /// How the contenders that do not transmit count the slot where another starts.
     pub countdown: BackoffCountdown,
+    /// What `retry_limit` failed aggregate exchanges in a row do to CW.
+    pub cw_at_limit: CwAtRetryLimit,
 }
 
 impl DcfParams {
@@ -74,6 +94,7 @@ impl DcfParams {
             cw_max,
             retry_limit,
             countdown: BackoffCountdown::SlotEnd,
+            cw_at_limit: CwAtRetryLimit::Double,
         }
     }
 }
@@ -105,6 +126,9 @@ struct DcfNode {
     in_exchange: bool,
     /// MU EDCA with AIFSN 0: the backoff counter stays frozen until then (ZERO: never held).
     resume: Nanos,
+    /// The station retry counter of an aggregate exchange (802.11-2020 10.23.2.2 QSRC[AC]):
+    /// failed PPDUs since the last acknowledged one or the last reset at `retry_limit`.
+    failures: u32,
     rng: Xoshiro256PlusPlus,
 }
 
@@ -185,6 +209,7 @@ impl Dcf {
                     tx_at: NO_ACCESS,
                     in_exchange: false,
                     resume: Nanos::ZERO,
+                    failures: 0,
                     rng,
                 };
                 n.draw_backoff();
@@ -451,14 +476,23 @@ impl Dcf {
     }
 
     /// An aggregate exchange of node `n` ended (802.11n): a BlockAck resets CW, its absence
-    /// doubles it (up to the AC's CWmax); either way the PPDU leaves the node, whose subframes
+    /// doubles it (up to the AC's CWmax), or with [`CwAtRetryLimit::Reset`] resets it when this
+    /// is the `retry_limit`-th failure in a row; either way the PPDU leaves the node, whose subframes
     /// the caller has already completed or queued for retry, and a new backoff is drawn.
     pub fn on_ppdu_end(&mut self, n: usize, acknowledged: bool) {
+        let p = self.params;
         let node = &mut self.nodes[n];
         if acknowledged {
             node.cw = node.cw_min;
+            node.failures = 0;
         } else {
-            node.double_cw();
+            node.failures += 1;
+            if p.cw_at_limit == CwAtRetryLimit::Reset && node.failures >= p.retry_limit {
+                node.cw = node.cw_min;
+                node.failures = 0;
+            } else {
+                node.double_cw();
+            }
         }
         node.attempts = 0;
         node.delivered = false;
@@ -933,6 +967,28 @@ mod tests {
         d.set_ifs_end(0, Nanos::from_us(2043));
         let (t, _) = d.beacon_due(Nanos::from_us(2000)).unwrap();
         assert_eq!(t, Nanos::from_us(2000 + 30), "PIFS (SIFS 10 + slot 20 in this 802.11b table)");
+    }
+
+    /// `cw_at_retry_limit`: AC_BE (CW 15..1023) with the retry limit 7. Doubling, the 7th
+    /// failed aggregate in a row leaves CW at 1023 and the 8th too; with "reset" (IEEE
+    /// 802.11-2020 10.23.2.2) the 7th resets it to 15 and the count starts again, and a
+    /// BlockAck in between restarts the count.
+    #[test]
+    fn the_retry_limit_resets_cw_only_when_the_cell_says_so() {
+        let run = |rule: CwAtRetryLimit, acked_at: Option<usize>| {
+            let mut d = Dcf::new(2, DcfParams { cw_at_limit: rule, ..params() }, 5);
+            d.set_edca(1, Nanos::from_us(43), 15, 1023);
+            d.nodes[1].cw = 15;
+            (0..9)
+                .map(|i| {
+                    d.on_ppdu_end(1, acked_at == Some(i));
+                    d.nodes[1].cw
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(CwAtRetryLimit::Double, None), [31, 63, 127, 255, 511, 1023, 1023, 1023, 1023]);
+        assert_eq!(run(CwAtRetryLimit::Reset, None), [31, 63, 127, 255, 511, 1023, 15, 31, 63]);
+        assert_eq!(run(CwAtRetryLimit::Reset, Some(2)), [31, 63, 15, 31, 63, 127, 255, 511, 1023]);
     }
 
     /// PCF's NAV (IEEE 802.11-1999 9.3.2.2): set at a TBTT, it withdraws the planned access;

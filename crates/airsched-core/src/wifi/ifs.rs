@@ -226,6 +226,7 @@ mod tests {
             cw_max: 1023,
             retry_limit: 7,
             countdown: BackoffCountdown::SlotEnd,
+            cw_at_limit: crate::mac::dcf::CwAtRetryLimit::Double,
         };
         let te = Nanos::from_us(500);
         let ht = |mcs: u8| TxRate::Ht(HtMcs::new(mcs).unwrap());

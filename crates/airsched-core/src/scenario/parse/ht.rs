@@ -2,7 +2,7 @@
 //! MCS and airtime weight; and which keys each standard refuses.
 
 use super::*;
-use crate::mac::dcf::BackoffCountdown;
+use crate::mac::dcf::{BackoffCountdown, CwAtRetryLimit};
 use crate::mac::edca::TxopTable;
 use crate::mac::rate::RateControl;
 use crate::phy::error_rate::OfdmRate;
@@ -327,6 +327,8 @@ pub(super) fn parse_ht_cell(
     let backoff_countdown =
         get(rd, "backoff_countdown").and_then(|v| word::<BackoffCountdown>(rd, v, "cell.backoff_countdown"));
     let collision_ifs = get(rd, "collision_ifs").and_then(|v| word::<CollisionIfs>(rd, v, "cell.collision_ifs"));
+    let cw_at_retry_limit =
+        get(rd, "cw_at_retry_limit").and_then(|v| word::<CwAtRetryLimit>(rd, v, "cell.cw_at_retry_limit"));
     if standard == Some(Standard::Dot11b) {
         return None;
     }
@@ -356,6 +358,7 @@ pub(super) fn parse_ht_cell(
         txop_limits: txop_limits.unwrap_or(TxopTable::Ieee2016),
         backoff_countdown: backoff_countdown.unwrap_or(BackoffCountdown::SlotEnd),
         collision_ifs: collision_ifs.unwrap_or(CollisionIfs::Eifs),
+        cw_at_retry_limit: cw_at_retry_limit.unwrap_or(CwAtRetryLimit::Double),
         wide,
     })
 }

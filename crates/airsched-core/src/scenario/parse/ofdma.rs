@@ -1,10 +1,12 @@
 //! The `[ap]` keys of OFDMA in an 802.11ax cell (`wifi::ht::ofdma`, `wifi::ht::ofdma_ul`,
 //! docs/model-ofdma.md): `ofdma`, `mu_scheduler`, `mu_stations`, `mu_access_interval`, `ul_bsrp`,
-//! `ul_trigger_nav`, `mu_edca_timer`, `mu_edca_aifsn`, `mu_edca_cw_min`, `mu_edca_cw_max`.
+//! `ul_trigger_nav`, `ul_trigger_capture`, `mu_edca_timer`, `mu_edca_aifsn`, `mu_edca_cw_min`, `mu_edca_cw_max`.
 
 use super::*;
 use crate::mac::edca::MuEdcaParams;
-use crate::wifi::ht::ofdma::{MuScheduler, Ofdma, OfdmaConfig, MAX_MU_STATIONS, MU_ACCESS_INTERVAL, MU_STATIONS};
+use crate::wifi::ht::ofdma::{
+    MuScheduler, Ofdma, OfdmaConfig, TriggerCapture, MAX_MU_STATIONS, MU_ACCESS_INTERVAL, MU_STATIONS,
+};
 use crate::wifi::ht::params::NextSteps;
 
 /// The `[ap]` keys this file reads (listed in `AP_KEYS`).
@@ -16,6 +18,8 @@ const OFDMA_AP_KEYS: &[&str] = &[
     "mu_access_interval",
     "ul_bsrp",
     "ul_trigger_nav",
+    "ul_trigger_capture",
+    "ul_bsr_lifetime",
     "mu_edca_timer",
     "mu_edca_aifsn",
     "mu_edca_cw_min",
@@ -131,6 +135,24 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         let b = boolean(rd, v, key)?;
         ul_only(rd, v, key, "the stations' NAV from a Basic Trigger").then_some(b)
     });
+    let trigger_capture = get(rd, "ul_trigger_capture").and_then(|v| {
+        let key = "ap.ul_trigger_capture";
+        let c = word::<TriggerCapture>(rd, v, key)?;
+        ul_only(rd, v, key, "the stations' capture of a Basic Trigger under another PPDU").then_some(c)
+    });
+    let bsr_lifetime = get(rd, "ul_bsr_lifetime").and_then(|v| {
+        let key = "ap.ul_bsr_lifetime";
+        let t = time_value(rd, v, key, "20ms")?;
+        if t == Nanos::ZERO || t > Nanos::from_ms(1000) {
+            rd.error(
+                &v.span(),
+                key,
+                format!("must be greater than zero and at most 1s, got {t} (ns-3's BsrLifetime, e.g. \"20ms\")"),
+            );
+            return None;
+        }
+        ul_only(rd, v, key, "how long the AP trusts a station's buffer status report").then_some(t)
+    });
     let timer = get(rd, "mu_edca_timer").and_then(|v| {
         let key = "ap.mu_edca_timer";
         let t = time_value(rd, v, key, "16.384ms")?;
@@ -168,6 +190,8 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
     OfdmaConfig {
         bsrp: bsrp.unwrap_or(false),
         trigger_nav: trigger_nav.unwrap_or(false),
+        trigger_capture: trigger_capture.unwrap_or_default(),
+        bsr_lifetime,
         mu_edca,
         mode: mode.unwrap_or_default(),
         scheduler: scheduler.unwrap_or_default(),

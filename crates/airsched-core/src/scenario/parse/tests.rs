@@ -356,6 +356,7 @@ fn an_80211n_scenario_parses_with_its_defaults() {
                 txop_limits: crate::mac::edca::TxopTable::Ieee2016,
                 backoff_countdown: crate::mac::dcf::BackoffCountdown::SlotEnd,
                 collision_ifs: crate::wifi::ifs::CollisionIfs::Eifs,
+                cw_at_retry_limit: crate::mac::dcf::CwAtRetryLimit::Double,
                 wide: None,
             }),
             ..default_cell()
@@ -443,6 +444,7 @@ mpdu_retry_limit = 10
 txop_limits = "802.11-2020"
 backoff_countdown = "slot-boundary"
 collision_ifs = "aifs"
+cw_at_retry_limit = "reset"
 retry_limit = 4
 beacons = false
 rate_control = "fixed"
@@ -483,6 +485,7 @@ sack = false
             txop_limits: crate::mac::edca::TxopTable::Ieee2020,
             backoff_countdown: crate::mac::dcf::BackoffCountdown::SlotBoundary,
             collision_ifs: crate::wifi::ifs::CollisionIfs::Aifs,
+            cw_at_retry_limit: crate::mac::dcf::CwAtRetryLimit::Reset,
             wide: None,
         })
     );
@@ -526,6 +529,9 @@ sack = false
     );
     let e = parse_scenario(&text.replace("at-access", "later"), "a.toml").unwrap_err();
     assert_eq!((e.0.len(), e.0[0].key.as_str()), (1, "station[0].aggregation"), "{e:?}");
+    let (line, key, msg) = one_error("[cell]\nstandard = \"802.11ax\"\ncw_at_retry_limit = \"halve\"\n");
+    assert_eq!((line, key.as_str()), (3, "cell.cw_at_retry_limit"));
+    assert!(msg.contains("\"double\"") && msg.contains("\"reset\""), "{msg}");
 
     // The mac80211 scheduler brings AQL and the 6.18 FQ-MAC policy by default.
     let s = parse_scenario(
@@ -925,6 +931,20 @@ fn bsrp_and_mu_edca_keys_parse_and_bad_ones_are_one_line_errors() {
     assert!(s.ap_mac.ofdma.trigger_nav);
     assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_trigger_nav = true")).1, "ap.ul_trigger_nav");
     assert_eq!(one_error(&ap("ofdma = \"dl+ul\"\nul_trigger_nav = 1")).1, "ap.ul_trigger_nav");
+    // The Trigger's capture on the ring and the reports' lifetime (off by default).
+    assert_eq!(s.ap_mac.ofdma.trigger_capture, crate::wifi::ht::ofdma::TriggerCapture::None);
+    assert_eq!(s.ap_mac.ofdma.bsr_lifetime, None);
+    let s =
+        parse_scenario(&ap("ofdma = \"dl+ul\"\nul_trigger_capture = \"ring\"\nul_bsr_lifetime = \"20ms\""), "w.toml")
+            .unwrap();
+    assert_eq!(s.ap_mac.ofdma.trigger_capture, crate::wifi::ht::ofdma::TriggerCapture::Ring);
+    assert_eq!(s.ap_mac.ofdma.bsr_lifetime, Some(Nanos::from_ms(20)));
+    assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_trigger_capture = \"ring\"")).1, "ap.ul_trigger_capture");
+    let (_, key, msg) = one_error(&ap("ofdma = \"dl+ul\"\nul_trigger_capture = \"disc\""));
+    assert!(key == "ap.ul_trigger_capture" && msg.contains("\"ring\""), "{msg}");
+    assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_bsr_lifetime = \"20ms\"")).1, "ap.ul_bsr_lifetime");
+    assert_eq!(one_error(&ap("ofdma = \"dl+ul\"\nul_bsr_lifetime = \"0ms\"")).1, "ap.ul_bsr_lifetime");
+    assert_eq!(one_error(&ap("ofdma = \"dl+ul\"\nul_bsr_lifetime = 20")).1, "ap.ul_bsr_lifetime");
     let s = parse_scenario(
         &ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"2088.96ms\"\nmu_edca_aifsn = 8\nmu_edca_cw_min = 511\nmu_edca_cw_max = 1023"),
         "w.toml",

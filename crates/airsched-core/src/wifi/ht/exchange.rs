@@ -93,7 +93,9 @@ impl Ht {
             let f = DataPpdu { contender: c, node, station: s, start: ta, airtime: t, rate: tx.rate() };
             busy_end = busy_end.max(m.put_frame(cx, f));
         }
-        if mu_on && !m.collided() {
+        // `ul_trigger_capture`: stations that decode a Trigger under another PPDU answer it.
+        let captured = mu_on && m.collided() && self.ul_on_air() && self.ul_capture(m, ta, cx);
+        if mu_on && (!m.collided() || captured) {
             let uplink = self.ul_on_air();
             let (outcome, end) = if uplink { self.ul_outcome(m, ta, cx) } else { self.mu_outcome(m, ta, busy_end, cx) };
             if cx.tap.is_some() {
@@ -388,6 +390,8 @@ impl Ht {
     /// TX status of every transmitted aggregate at the end of the busy period.
     pub fn complete(&mut self, m: &mut Medium, cx: &mut Ctx) {
         let acked = m.outcome() == Outcome::Success;
+        // A captured Trigger's exchange succeeded; the stations' PPDUs under it did not.
+        let captured = self.ul.as_deref_mut().is_some_and(|ul| std::mem::take(&mut ul.captured));
         for i in 0..m.air().len() {
             let a = m.air()[i];
             if i == 0 && m.dcf().beacon_in_air() {
@@ -403,7 +407,7 @@ impl Ht {
                 self.ul_complete(m, ac, m.outcome() == Outcome::Collision, cx);
                 continue;
             }
-            self.complete_head(m, a.node, acked, decoded, cx);
+            self.complete_head(m, a.node, acked && !captured, decoded && !captured, cx);
         }
     }
 

@@ -422,6 +422,7 @@ impl Ht {
             cw_max: be.cw_max,
             retry_limit,
             countdown: cell.backoff_countdown,
+            cw_at_limit: cell.cw_at_retry_limit,
         }
     }
 }

@@ -60,6 +60,25 @@ pub enum MuScheduler {
 
 words!(MuScheduler: "rr" => MuScheduler::Rr);
 
+/// `[ap] ul_trigger_capture`: what a solicited station makes of a Basic Trigger that another
+/// station's PPDU overlaps (`Ht::ul_capture` in ofdma_ul.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TriggerCapture {
+    /// A collision loses every frame: no station decodes the Trigger.
+    #[default]
+    None,
+    /// The stations sit evenly on a circle around the AP, all at the same distance from it
+    /// (ns-3's anchor cell, bench/ns3/ofdma_cell.h), with log-distance path loss of exponent 3
+    /// (ns-3's `LogDistancePropagationLossModel`): a station decodes the Trigger when the AP's
+    /// signal is at least 4 dB above the sum of the overlapping stations' (ns-3's
+    /// `ThresholdPreambleDetectionModel`), and answers it when the overlapping PPDUs have
+    /// ended by the time its HE TB PPDU would start (the Trigger's CS Required: it senses the
+    /// medium in the SIFS, 802.11ax-2021 26.5.2.5).
+    Ring,
+}
+
+words!(TriggerCapture: "none" => TriggerCapture::None, "ring" => TriggerCapture::Ring);
+
 /// `[ap] ofdma`, `mu_scheduler`, `mu_stations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OfdmaConfig {
@@ -79,6 +98,13 @@ pub struct OfdmaConfig {
     /// need), and the scheduler's access request invokes no backoff (both ns-3 3.44's; off by
     /// default: docs/model-ofdma.md).
     pub trigger_nav: bool,
+    /// `ul_trigger_capture` (with `ofdma = "dl+ul"`): whether a solicited station decodes a
+    /// Basic Trigger that a station's PPDU overlaps (off by default: docs/model-ofdma.md).
+    pub trigger_capture: TriggerCapture,
+    /// `ul_bsr_lifetime` (with `ofdma = "dl+ul"`): how long a station's Queue Size report
+    /// stays valid; an older one reads as unknown, so the station is solicited again (ns-3's
+    /// `ApWifiMac::BsrLifetime`, 20 ms; None, the default here: reports never expire).
+    pub bsr_lifetime: Option<Nanos>,
     /// `mu_edca_*` (with `ofdma = "dl+ul"`): the MU EDCA Parameter Set the AP advertises, one
     /// set for every access category (None: not advertised, ns-3's default).
     pub mu_edca: Option<crate::mac::edca::MuEdcaParams>,
@@ -102,6 +128,8 @@ impl Default for OfdmaConfig {
             access_interval: MU_ACCESS_INTERVAL,
             bsrp: false,
             trigger_nav: false,
+            trigger_capture: TriggerCapture::None,
+            bsr_lifetime: None,
             mu_edca: None,
         }
     }

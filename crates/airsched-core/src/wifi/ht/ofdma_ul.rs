@@ -54,7 +54,7 @@ use crate::wifi::air::Outcome;
 use crate::wifi::medium::{Medium, NO_STATION};
 
 use super::driver::{contender, AckMap, Agg, Driver, MuPick, Source, HW_QUEUE_AGGS};
-use super::ofdma::{credit, equal_rus, ru_mhz};
+use super::ofdma::{credit, equal_rus, ru_mhz, TriggerCapture};
 use super::{link_limits, Ht};
 
 /// ns-3's `UlPsduSize` default: the PSDU a station whose buffer status is unknown is given
@@ -173,6 +173,10 @@ pub struct Ul {
     pub list: Vec<(u32, f64)>,
     /// Per station and TID: the last Queue Size it reported ([`BSR_UNKNOWN`] before any).
     pub bsr: Vec<[u8; NUM_TIDS]>,
+    /// `ul_bsr_lifetime`: a report older than this reads as unknown (ns-3's
+    /// `ApWifiMac::BsrLifetime`); None: reports never expire. With it, when each was stored.
+    bsr_lifetime: Option<Nanos>,
+    bsr_at: Vec<[Nanos; NUM_TIDS]>,
     /// `mu_access_interval`, and when the AP next asks for the medium.
     pub interval: Nanos,
     pub req_at: Nanos,
@@ -194,6 +198,13 @@ pub struct Ul {
     bsrp: bool,
     /// `ul_trigger_nav`: the stations' NAV from a Basic Trigger, no backoff at the request.
     trigger_nav: bool,
+    /// `ul_trigger_capture`; with it on, the Basic Trigger on the air's stations and RU (kept
+    /// for `Ht::ul_capture`), and whether the exchange on the air is one a station's PPDU
+    /// overlapped (that PPDU failed, the exchange went on).
+    capture: TriggerCapture,
+    tf_picks: Vec<u32>,
+    tf_ru: RuSize,
+    pub(super) captured: bool,
     /// The last Trigger the scheduler built was a BSRP one (ns-3's `m_trigger` type).
     last_bsrp: bool,
     /// The exchange on the air is a BSRP one (QoS Null answers, no acknowledgement).
@@ -211,12 +222,18 @@ impl Ul {
         Ul {
             bsrp: cfg.bsrp,
             trigger_nav: cfg.trigger_nav,
+            capture: cfg.trigger_capture,
+            tf_picks: Vec::new(),
+            tf_ru: RuSize::Tones26,
+            captured: false,
             last_bsrp: false,
             bsrp_on_air: false,
             mu_edca: cfg.mu_edca,
             mu_edca_start: vec![[None; crate::mac80211::NUM_ACS]; if cfg.mu_edca.is_some() { n_stations } else { 0 }],
             list: he_stations.iter().map(|&s| (s, 0.0)).collect(),
             bsr: vec![[BSR_UNKNOWN; NUM_TIDS]; n_stations],
+            bsr_lifetime: cfg.bsr_lifetime,
+            bsr_at: vec![[Nanos::ZERO; NUM_TIDS]; if cfg.bsr_lifetime.is_some() { n_stations } else { 0 }],
             interval,
             req_at: interval,
             last_dl: false,
@@ -265,16 +282,20 @@ impl Ul {
 
     /// `ApWifiMac::GetMaxBufferStatus`: the largest Queue Size station `s` reported over its
     /// TIDs, [`BSR_UNKNOWN`] if none.
-    fn max_bsr(&self, s: u32) -> u8 {
-        self.bsr[s as usize].iter().copied().filter(|&q| q != BSR_UNKNOWN).max().unwrap_or(BSR_UNKNOWN)
+    /// With `ul_bsr_lifetime`, a report older than the lifetime at `now` reads as unknown
+    /// (`ApWifiMac::GetBufferStatus`).
+    fn max_bsr(&self, s: u32, now: Nanos) -> u8 {
+        let fresh = |t: usize| self.bsr_lifetime.is_none_or(|l| self.bsr_at[s as usize][t] + l >= now);
+        let known = self.bsr[s as usize].iter().enumerate().filter(|&(t, &q)| q != BSR_UNKNOWN && fresh(t));
+        known.map(|(_, &q)| q).max().unwrap_or(BSR_UNKNOWN)
     }
 
     /// Whether a Basic Trigger would solicit anyone (with `ul_bsrp`, a BSRP one).
-    fn can_trigger(&self) -> bool {
+    fn can_trigger(&self, now: Nanos) -> bool {
         if self.bsrp {
             return self.list.iter().any(|e| self.uplink_tids(e.0) > 0);
         }
-        self.list.iter().any(|e| self.max_bsr(e.0) > 0)
+        self.list.iter().any(|e| self.max_bsr(e.0, now) > 0)
     }
 
     /// The TIDs of station `s` the AP has heard a QoS Data or QoS Null frame of (those with a
@@ -282,6 +303,14 @@ impl Ul {
     /// answers a BSRP Trigger with.
     fn uplink_tids(&self, s: u32) -> u32 {
         self.bsr[s as usize].iter().filter(|&&q| q != BSR_UNKNOWN).count() as u32
+    }
+
+    /// The AP stores station `s`'s Queue Size `q` for TID `tid` at `now`.
+    fn store_bsr(&mut self, s: u32, tid: u8, q: u8, now: Nanos) {
+        self.bsr[s as usize][tid as usize] = q;
+        if self.bsr_lifetime.is_some() {
+            self.bsr_at[s as usize][tid as usize] = now;
+        }
     }
 
     #[inline]
@@ -330,7 +359,7 @@ impl Ht {
         }
         let q = queue_size(self.station_bytes(s, tin, cx));
         if let Some(ul) = self.ul.as_deref_mut() {
-            ul.bsr[s as usize][tin.tid() as usize] = q;
+            ul.store_bsr(s, tin.tid(), q, cx.now);
         }
     }
 
@@ -352,7 +381,7 @@ impl Ht {
         }
         ul.req_at = cx.now + ul.interval;
         cx.schedule(ul.req_at, crate::engine::Event::Cfp);
-        let can = ul.can_trigger();
+        let can = ul.can_trigger(cx.now);
         let ac = Ac::Be.index();
         let c = contender(0, ac) as usize;
         if can && self.drivers[0].hw[ac].len == 0 && m.dcf().can_take_frame(c) {
@@ -449,11 +478,11 @@ impl Ht {
     /// A-MPDU, the Trigger on the air. None if no station can be solicited.
     fn ul_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
         let band = self.band;
-        let (ru, picks, vectors) = self.trigger_users(|ul, s| ul.max_bsr(s) > 0)?;
+        let (ru, picks, vectors) = self.trigger_users(|ul, s| ul.max_bsr(s, ta) > 0)?;
         let ul = self.ul.as_deref().expect("uplink OFDMA on");
         let max_buffer = picks
             .iter()
-            .map(|&s| match ul.max_bsr(s) {
+            .map(|&s| match ul.max_bsr(s, ta) {
                 BSR_UNKNOWN => UL_PSDU_BYTES,
                 BSR_UNLIMITED => u32::MAX,
                 q => q as u32 * 256,
@@ -485,6 +514,11 @@ impl Ht {
             cx.counters.ofdma.stations[s as usize].ul_triggers += 1;
         }
         let c = contender(0, ac);
+        if ul.capture != TriggerCapture::None {
+            ul.tf_picks.clear();
+            ul.tf_picks.extend_from_slice(&picks);
+            ul.tf_ru = ru;
+        }
         if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, false, &picks, cx) {
             return Some(end);
         }
@@ -501,6 +535,58 @@ impl Ht {
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
         Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]))
+    }
+
+    /// `ul_trigger_capture = "ring"`: the Basic Trigger on the air at `ta` collided with
+    /// stations' PPDUs (the AP's only frame on the air). The solicited stations that decode it
+    /// anyway ([`ring_decodes`]) answer it if every overlapping PPDU has ended when their HE TB
+    /// PPDUs are due (the Trigger's end plus SIFS): they fill their TB PPDUs and the exchange
+    /// goes on as if alone, while the overlapping PPDUs fail (no BlockAck: the AP was
+    /// transmitting). Returns whether it does; false leaves the collision as it was.
+    pub(super) fn ul_capture(&mut self, m: &mut Medium, ta: Nanos, cx: &mut Ctx) -> bool {
+        let sifs = self.band.sifs();
+        let n = self.n_stations;
+        let Some(ul) = self.ul.as_deref_mut() else { return false };
+        if ul.capture == TriggerCapture::None || ul.bsrp_on_air || ul.last_bsrp || m.dcf().beacon_in_air() {
+            return false;
+        }
+        let due = ta + ul.tf + sifs;
+        let mut colliders = Vec::new();
+        let mut alone = true;
+        for a in m.air() {
+            let (node, _) = super::driver::node_ac(a.node);
+            if node == 0 {
+                alone &= a.end == ta + ul.tf;
+            } else {
+                colliders.push(node - 1);
+                alone &= a.end <= due;
+            }
+        }
+        let picks: Vec<u32> = if alone {
+            ul.tf_picks.iter().copied().filter(|&s| ring_decodes(n, s, &colliders)).collect()
+        } else {
+            Vec::new()
+        };
+        if picks.is_empty() {
+            return false;
+        }
+        let ru = ul.tf_ru;
+        let tb = ul.tb;
+        let ac = Ac::Be.index();
+        let mut users = std::mem::take(&mut ul.users);
+        for &s in &picks {
+            let Some(v) = tb_vector(self.tx[s as usize], ru) else { continue };
+            self.unbuild_node(s + 1, ac);
+            let agg = self.ul_fill(m, s, Ac::Be, v, tb, cx);
+            users.push(UlUser { agg, ru, decoded: false, acked: false });
+        }
+        for &s in &colliders {
+            cx.counters.stations[s as usize].collisions += 1;
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.users = users;
+        ul.captured = !ul.users.is_empty();
+        ul.captured
     }
 
     /// Station `s`'s HE TB PPDU of duration `tb` at `v`: MPDUs of its TIDs of `acc` (highest
@@ -549,7 +635,7 @@ impl Ht {
         // The Queue Size its frames (or QoS Null frames) carry: what it held when sending.
         let q = queue_size(bytes_before);
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
-        ul.bsr[s as usize][report_tin.tid() as usize] = q;
+        ul.store_bsr(s, report_tin.tid(), q, cx.now);
         agg
     }
 
@@ -596,7 +682,13 @@ impl Ht {
         // 10.3.2.4) and counts no backoff before it ends, even when the BlockAck sent is
         // shorter (all-ack contexts).
         let nav_end = if self.ul.as_deref().is_some_and(|ul| ul.trigger_nav) {
-            let est: Vec<u32> = users.iter().map(|u| self.ba_bytes[u.agg.station as usize] - 24).collect();
+            // (A captured Trigger's Duration was set for every station it solicited.)
+            let ul = self.ul.as_deref().expect("uplink OFDMA on");
+            let est: Vec<u32> = if ul.captured {
+                ul.tf_picks.iter().map(|&s| self.ba_bytes[s as usize] - 24).collect()
+            } else {
+                users.iter().map(|u| self.ba_bytes[u.agg.station as usize] - 24).collect()
+            };
             data_end + sifs + ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &est))
         } else {
             Nanos::ZERO
@@ -988,7 +1080,7 @@ impl Ht {
                 let known = self.ul.as_deref().is_some_and(|ul| ul.bsr[s as usize][t as usize] != BSR_UNKNOWN);
                 if known {
                     let q = queue_size(self.station_bytes(s, TinId::new(StationId(0), t), cx));
-                    self.ul.as_deref_mut().expect("uplink OFDMA on").bsr[s as usize][t as usize] = q;
+                    self.ul.as_deref_mut().expect("uplink OFDMA on").store_bsr(s, t, q, cx.now);
                 }
             }
         }
@@ -1045,6 +1137,30 @@ impl Ht {
     }
 }
 
+/// `ul_trigger_capture = "ring"`: whether station `s` of `n` decodes the AP's Trigger while
+/// `colliders` transmit. The stations sit evenly on a unit circle around the AP (station i at
+/// angle 2 pi i / n, ns-3's bench/ns3/ofdma_cell.h), the path loss grows as distance^3 (ns-3's
+/// `LogDistancePropagationLossModel` default exponent), so with the AP at distance 1 the
+/// signal-to-interference ratio is 1 / sum over colliders of d^-3; it decodes at 4 dB or more
+/// (ns-3's `ThresholdPreambleDetectionModel`). A collider decodes nothing.
+pub fn ring_decodes(n: usize, s: u32, colliders: &[u32]) -> bool {
+    if colliders.contains(&s) {
+        return false;
+    }
+    let interference: f64 = colliders
+        .iter()
+        .map(|&j| {
+            let d = 2.0 * (std::f64::consts::PI * (s as f64 - j as f64).abs() / n as f64).sin();
+            d.powi(-3)
+        })
+        .sum();
+    -10.0 * interference.log10() >= CAPTURE_DB
+}
+
+/// The signal-to-interference ratio at which a station decodes a Trigger under another PPDU
+/// (ns-3's `ThresholdPreambleDetectionModel` threshold, 4 dB).
+const CAPTURE_DB: f64 = 4.0;
+
 /// A station's HE TB transmit vector on RU `ru`, from its link's HE SU vector (MCS 10 and 11
 /// only on RUs of 242 tones or more).
 fn tb_vector(link: TxVector, ru: RuSize) -> Option<HeTxVector> {
@@ -1066,6 +1182,41 @@ mod tests {
     fn tb(ru: RuSize) -> HeTxVector {
         let su = HeTxVector::su(7, 1, Width::Mhz80, HeGi::Us1_6, HeLtf::X2, PacketPadding::Us0).unwrap();
         tb_vector(TxVector::He(su), ru).unwrap()
+    }
+
+    /// `ul_trigger_capture = "ring"` by hand: on the unit circle the AP is 1 away and station
+    /// j is 2 sin(pi |i - j| / n) from station i, so the Trigger clears 4 dB over one collider
+    /// from 1.36 (85.6 degrees) on: with 18 stations those 5-9 places away (9 of the 17 others,
+    /// ns-3's trace answers a Trigger under one short PPDU with 8.1 TB PPDUs of 16 solicited),
+    /// with 9 stations 3-4 places (4 of 8), with 4 stations all three (1.41: 4.5 dB). Two
+    /// colliders add their powers.
+    #[test]
+    fn ring_capture_by_hand() {
+        let decoders = |n: usize, cols: &[u32]| (0..n as u32).filter(|&s| ring_decodes(n, s, cols)).collect::<Vec<_>>();
+        assert_eq!(decoders(18, &[0]), (5..=13).collect::<Vec<_>>());
+        assert_eq!(decoders(9, &[0]), [3, 4, 5, 6]);
+        assert_eq!(decoders(4, &[0]), [1, 2, 3]);
+        // Station 9 of 18 with colliders 0 and 4 (distances 2 and 1.53): 1 / (1/8 + 1/3.6) is
+        // 3.96 dB, just short of 4; with 0 and 3 (2 and 1.73) 5.2 dB.
+        assert!(!ring_decodes(18, 9, &[0, 4]));
+        assert!(ring_decodes(18, 9, &[0, 3]));
+    }
+
+    /// `ul_bsr_lifetime`: a report reads as stored until the lifetime has passed (ns-3's
+    /// `timestamp + BsrLifetime < now` expires it), then as unknown; without it, forever.
+    #[test]
+    fn a_buffer_report_expires_after_its_lifetime() {
+        let cfg = |life| super::super::ofdma::OfdmaConfig { bsr_lifetime: life, ..Default::default() };
+        let mut ul = Ul::new(&cfg(Some(Nanos::from_ms(20))), 2, &[1]);
+        ul.store_bsr(1, 0, 0, Nanos::from_ms(5));
+        ul.store_bsr(1, 3, 0, Nanos::from_ms(1));
+        assert_eq!(ul.max_bsr(1, Nanos::from_ms(21)), 0, "TID 0 still fresh");
+        assert_eq!(ul.max_bsr(1, Nanos::from_ms(25)), 0, "at exactly the lifetime");
+        assert_eq!(ul.max_bsr(1, Nanos::from_us(25_001)), BSR_UNKNOWN);
+        assert!(ul.can_trigger(Nanos::from_us(25_001)) && !ul.can_trigger(Nanos::from_ms(24)));
+        let mut ul = Ul::new(&cfg(None), 2, &[0, 1]);
+        ul.store_bsr(1, 0, 0, Nanos::from_ms(5));
+        assert_eq!(ul.max_bsr(1, Nanos::from_ms(5000)), 0);
     }
 
     /// The saturated exchange of ns-3's 4-station trace (bench/ns3/ofdma_ul_trace.txt) by hand.

@@ -42,6 +42,10 @@ pub struct HtCellConfig {
     /// `collision_ifs = "eifs" | "aifs"`: what the others defer after a collision (default
     /// "eifs"; ns-3's usual case is "aifs").
     pub collision_ifs: crate::wifi::ifs::CollisionIfs,
+    /// `cw_at_retry_limit = "double" | "reset"`: what `retry_limit` failed aggregates in a row
+    /// do to CW (default "double", airsched's model so far; the standard's and ns-3's is
+    /// "reset").
+    pub cw_at_retry_limit: crate::mac::dcf::CwAtRetryLimit,
     /// The VHT/HE settings of an 802.11ac or 802.11ax cell; None in an 802.11n cell. `width`
     /// and `gi` above are then what the cell's 802.11n stations use (at most 40 MHz).
     pub wide: Option<WideCellConfig>,
