@@ -166,3 +166,46 @@ fn probe_counts() {
         );
     }
 }
+
+/// Diagnostic (ignored): each like-for-like key left out of the OFDMA cell in turn, and
+/// `ul_trigger_capture = "ring"` added (the circle's capture, which this medium does not have),
+/// mean delay over runs 1-12 beside ns-3's colocated mean.
+#[test]
+#[ignore]
+fn probe_each_key() {
+    let run = |n: u32, drop: &str, add: &str| -> f64 {
+        let means: Vec<f64> = (1..=RUNS)
+            .map(|seed| {
+                let text: String = scenario("ofdma", n, seed, true)
+                    .lines()
+                    .filter(|l| drop.is_empty() || !l.starts_with(drop))
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+                    .replacen("[ap]\n", &format!("[ap]\n{add}"), 1);
+                let r = Simulation::new(&parse_scenario(&text, "ofdma-ul-colocated.toml").unwrap())
+                    .unwrap()
+                    .finish()
+                    .unwrap();
+                r.flows.iter().map(|f| f.delay_mean_ms).sum::<f64>() / n as f64
+            })
+            .collect();
+        common::ns3::mean_se(&means).0
+    };
+    for n in [4u32, 9, 18] {
+        let ns3: Vec<f64> =
+            common::ns3::seed_delays(CSV, "ofdma", n).iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect();
+        let mut line = format!("n={n}: ns-3 {:.2}, all {:.2}", common::ns3::mean_se(&ns3).0, run(n, "", ""));
+        for key in [
+            "aggregation",
+            "backoff_countdown",
+            "collision_ifs",
+            "cw_at_retry_limit",
+            "ul_trigger_nav",
+            "ul_bsr_lifetime",
+        ] {
+            line += &format!(", without {key} {:.2}", run(n, key, ""));
+        }
+        line += &format!(", with ul_trigger_capture {:.2}", run(n, "", "ul_trigger_capture = \"ring\"\n"));
+        println!("{line}");
+    }
+}
