@@ -20,7 +20,8 @@
 #   overlapping PPDUs, as in airsched's medium), run numbers 1..$SEEDS (default 12) for each of
 #   $NS (default "4 9 18"), seed by seed; each finished run's rows are appended to $OUT (default
 #   ul_half_colocated.csv, ul_half_seeds.csv's columns; the header is written when the file does
-#   not exist) and its summary lines (counts, contention) to $OUT without .csv plus _summary.txt.
+#   not exist) and its summary lines (counts, contention) to $OUT without .csv plus _summary.txt
+#   (a run ns-3 aborts leaves a line "# mode=M n=N seed=S aborted: ..." there and no rows).
 # ul and su run ns-3 like for like with airsched (docs/model-ofdma.md): single-user data at the
 # configured 1.6 us guard interval (--ownGi=1; ns-3 3.44 would use 3.2 us) and the A-MPDU sent
 # again after a missed BlockAck (--explicitBar=0; ns-3's default sends a BlockAckReq first).
@@ -93,7 +94,11 @@ colocated() {
             for mode in su ofdma; do
                 if [ $mode = su ]; then opt="--su=1"; else opt=""; fi
                 # shellcheck disable=SC2086
-                "$here/ofdma_ul" --n="$n" --rate="$rate" --duration=3 --warmup=1 --ownGi=1 --explicitBar=0 --colocated=1 --seed="$seed" $opt > "$tmp"
+                if ! "$here/ofdma_ul" --n="$n" --rate="$rate" --duration=3 --warmup=1 --ownGi=1 --explicitBar=0 --colocated=1 --seed="$seed" $opt > "$tmp" 2> "$tmp.err"; then
+                    # A run ns-3 aborts (an NS_ASSERT) leaves no rows, only this line.
+                    echo "# mode=$mode n=$n seed=$seed aborted: $(head -1 "$tmp.err")" >> "$summary"
+                    continue
+                fi
                 grep '^sta=' "$tmp" \
                     | sed 's/sta=[0-9]* rank=\([0-9]*\) goodput_mbps=\([0-9.]*\) mean_delay_ms=\([0-9.]*\) ppdu_end_delay_ms=\([0-9.]*\)/\1,\2,\3,\4/' \
                     | sort -t, -k1n | sed "s/^/$mode,$n,$seed,/" >> "$out"
@@ -101,7 +106,7 @@ colocated() {
             done
         done
     done
-    rm -f "$tmp"
+    rm -f "$tmp" "$tmp.err"
 }
 case $what in
 dl) run dl ;;

@@ -36,7 +36,7 @@ const AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\n";
 /// airsched's run numbers per case.
 const RUNS: u64 = 12;
 /// The cases (mode, stations) within the bound, asserted; the others are printed.
-const MET: &[(&str, u32)] = &[("su", 4), ("su", 9), ("ofdma", 9)];
+const MET: &[(&str, u32)] = &[("su", 4), ("su", 18), ("ofdma", 9), ("ofdma", 18)];
 
 /// The ns-3 cell in airsched's keys: `mode` "su" or "ofdma", like for like or the defaults.
 fn scenario(mode: &str, n: u32, seed: u64, like: bool) -> String {
