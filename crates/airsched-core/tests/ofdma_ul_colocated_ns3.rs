@@ -35,8 +35,13 @@ const CELL: &str = "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aif
 const AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\n";
 /// airsched's run numbers per case.
 const RUNS: u64 = 12;
-/// The share of the offered load a run must deliver to count (the others deliver 98-100 %).
-const CARRIED: f64 = 0.96;
+/// ns-3 runs (mode, stations, run number) left out: with every station at one point the
+/// association frames collide without capture too, and in this one 10 stations associated only
+/// after the measurement began (28 associations for 18 stations, the last at 1.77 s; 102.4 of
+/// the 120 Mb/s offered delivered; bench/ns3/ul_colocated_assoc.txt). Every other run delivered
+/// 98-100 % of the offered load but one, the 18-station OFDMA run 10 (95 %: one station at 3.2
+/// Mb/s and 152 ms with all 18 associated by 0.63 s), which is kept.
+const LEFT_OUT: &[(&str, u32, u32)] = &[("su", 18, 6)];
 /// The cases (mode, stations) within the bound, asserted; the others are printed.
 const MET: &[(&str, u32)] = &[("su", 4), ("ofdma", 9), ("ofdma", 18)];
 
@@ -68,16 +73,12 @@ fn mean_delays(mode: &str, n: u32, like: bool) -> Vec<f64> {
         .collect()
 }
 
-/// ns-3's mean delay over the stations of each run of the case that carried the offered load
-/// (120 Mb/s in all, at least `CARRIED` of it), and a note naming the runs left out: with
-/// every station at one point association frames collide without capture, and a run whose
-/// stations were still associating in the measured window delivers less (the single-user
-/// 18-station run 6: 10 stations associated after 1 s, 102.4 Mb/s delivered;
-/// bench/ns3/ul_colocated_assoc.txt).
+/// ns-3's mean delay over the stations of each run of the case but those in `LEFT_OUT`, and a
+/// note naming the runs left out.
 fn ns3_means(mode: &str, n: u32) -> (Vec<f64>, String) {
     let (mut means, mut out) = (Vec::new(), Vec::new());
-    for (seed, goodput, delay) in common::ns3::seed_runs(CSV, mode, n) {
-        if goodput.iter().sum::<f64>() < CARRIED * 120.0 {
+    for (seed, _, delay) in common::ns3::seed_runs(CSV, mode, n) {
+        if LEFT_OUT.contains(&(mode, n, seed)) {
             out.push(seed.to_string());
         } else {
             means.push(delay.iter().sum::<f64>() / delay.len() as f64);
