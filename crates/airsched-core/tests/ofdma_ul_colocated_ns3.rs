@@ -21,8 +21,7 @@
 //! within max(5 %, twice the standard error of the difference), and the defaults outside that
 //! bound. The cases not met are printed, not asserted (`MET` lists the met ones: a case that
 //! leaves the bound, or one that enters it, fails the test until `MET` says so).
-//! `cargo test --profile testing --test ofdma_ul_colocated_ns3 -- --nocapture` prints the table;
-//! the 18-station cases are the ignored `eighteen_stations_probe` (slow in the testing profile).
+//! `cargo test --profile testing --test ofdma_ul_colocated_ns3 -- --nocapture` prints the table.
 
 mod common;
 
@@ -128,17 +127,10 @@ fn check(cases: &[(&str, u32)]) {
     assert!(failed.is_empty(), "{failed:#?}");
 }
 
-/// 4 and 9 stations, single-user and OFDMA.
+/// 4, 9 and 18 stations, single-user and OFDMA (about 3 s in the testing profile).
 #[test]
 fn colocated_half_load_delay_against_ns3() {
-    check(&[("su", 4), ("su", 9), ("ofdma", 4), ("ofdma", 9)]);
-}
-
-/// 18 stations (ignored: about a minute in the testing profile).
-#[test]
-#[ignore]
-fn eighteen_stations_probe() {
-    check(&[("su", 18), ("ofdma", 18)]);
+    check(&[("su", 4), ("su", 9), ("su", 18), ("ofdma", 4), ("ofdma", 9), ("ofdma", 18)]);
 }
 
 /// Diagnostic (ignored): per OFDMA case, the mean over runs of what the uplink carried, ns-3's
