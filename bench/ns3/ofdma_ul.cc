@@ -60,6 +60,11 @@ std::map<Mac48Address, uint32_t> g_staIdx;
 // With --traceState: append the station's CW and its BE queue length (MPDUs in the MAC queue,
 // in flight included) to each "su" and "tb" line (printing only; the simulation is unchanged).
 bool g_traceState = false;
+// --traceAck: print every single-user Ack and BlockAck the AP sends after warmup ("ack t= dur=";
+// printing only), so that a trace shows which single-user PPDUs were decoded.
+bool g_traceAck = false;
+// --traceAssoc: print every (re)association the AP accepts ("assoc t= aid="; printing only).
+bool g_traceAssoc = false;
 std::vector<Ptr<WifiMacQueue>> g_beQueue;
 uint64_t g_basicTfs = 0;
 uint64_t g_bsrpTfs = 0;
@@ -202,6 +207,10 @@ OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
     if (g_measuring && (hdr.IsAck() || hdr.IsBlockAck()) && !tx.IsMu())
     {
         g_respHist[std::llround(dur * 1000)]++;
+        if (g_traceAck)
+        {
+            std::printf("ack t=%.1f dur=%.1f\n", NowUs(), dur);
+        }
     }
     if (hdr.IsTrigger())
     {
@@ -422,6 +431,10 @@ void
 OnAssociated(uint16_t aid, Mac48Address address)
 {
     g_rank[address] = aid - 1;
+    if (g_traceAssoc)
+    {
+        std::printf("assoc t=%.1f aid=%u\n", NowUs(), static_cast<unsigned>(aid));
+    }
 }
 
 void
@@ -447,6 +460,7 @@ main(int argc, char* argv[])
     bool su = false;
     bool explicitBar = true;
     bool ownGi = false;
+    bool colocated = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "stations", n);
@@ -478,6 +492,11 @@ main(int argc, char* argv[])
     cmd.AddValue("traceState",
                  "with traceSu/trace: each su and tb line also prints the station's CW and BE queue",
                  g_traceState);
+    cmd.AddValue("traceAck", "print every single-user Ack and BlockAck the AP sends", g_traceAck);
+    cmd.AddValue("traceAssoc", "print every (re)association the AP accepts", g_traceAssoc);
+    cmd.AddValue("colocated",
+                 "all stations at one point 1 m from the AP (no capture between them)",
+                 colocated);
     cmd.Parse(argc, argv);
     if (nsta == 0)
     {
@@ -501,6 +520,18 @@ main(int argc, char* argv[])
                                   "AccessReqInterval",
                                   TimeValue(MicroSeconds(accessUs)));
     }, ownGi);
+    if (colocated)
+    {
+        // Every station at the same point (1, 0, 0): LogDistancePropagationLossModel returns the
+        // reference loss at any distance up to its reference distance (1 m), so a station's PPDU
+        // reaches every other station exactly as strongly as the AP's, and no receiver finds one
+        // of two overlapping PPDUs 4 dB above the other (ThresholdPreambleDetectionModel): every
+        // overlap is lost at every receiver, as in airsched's medium.
+        for (uint32_t i = 0; i < n; i++)
+        {
+            cell.staNodes.Get(i)->GetObject<MobilityModel>()->SetPosition(Vector(1.0, 0.0, 0.0));
+        }
+    }
 
     g_rxBytes.assign(n, 0);
     g_rxPkts.assign(n, 0);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds ofdma_dl.cc and ofdma_ul.cc against the ns-3 3.44 wheel (as run_ns3.sh does) and runs
 # the OFDMA comparisons of docs/model-ofdma.md: 4, 9 and 18 stations, HE MCS 7, 1 SS, 80 MHz.
-#   NS3_VENV=/path/to/venv sh bench/ns3/run_ofdma.sh [dl|ul|su|seeds|both]
+#   NS3_VENV=/path/to/venv sh bench/ns3/run_ofdma.sh [dl|ul|su|seeds|colocated|both]
 # dl (about 23 min): downlink, saturated (700/N Mb/s offered per station) and half loaded
 #   (120/N Mb/s); writes ofdma_dl.csv (one row per station) and ofdma_dl_ppdus.txt (the first 12
 #   DL MU PPDUs after warm-up).
@@ -15,6 +15,13 @@
 #   for the mean delay over stations and seeds (one 2-s run's per-station delays spread 3-10x);
 #   writes ul_half_seeds.csv (mode su|ofdma, n, seed, then the per-station columns), seed 1
 #   taken from su_ul.csv and ofdma_ul.csv.
+# colocated (about 1 min a 4-station run, several minutes an 18-station one): both half-load
+#   uplinks with every station at one point 1 m from the AP (--colocated=1: no capture between
+#   overlapping PPDUs, as in airsched's medium), run numbers 1..$SEEDS (default 12) for each of
+#   $NS (default "4 9 18"), seed by seed; each finished run's rows are appended to $OUT (default
+#   ul_half_colocated.csv, ul_half_seeds.csv's columns; the header is written when the file does
+#   not exist) and its summary lines (counts, contention) to $OUT without .csv plus _summary.txt
+#   (a run ns-3 aborts leaves a line "# mode=M n=N seed=S aborted: ..." there and no rows).
 # ul and su run ns-3 like for like with airsched (docs/model-ofdma.md): single-user data at the
 # configured 1.6 us guard interval (--ownGi=1; ns-3 3.44 would use 3.2 us) and the A-MPDU sent
 # again after a missed BlockAck (--explicitBar=0; ns-3's default sends a BlockAckReq first).
@@ -74,11 +81,39 @@ seeds() {
         done
     done
 }
+# colocated: the half-load cases of su and ul with --colocated=1, run numbers 1..$SEEDS.
+colocated() {
+    [ "$here/ofdma_ul" -nt "$here/ofdma_ul.cc" ] && [ "$here/ofdma_ul" -nt "$here/ofdma_cell.h" ] || g++ -O2 -std=c++20 -I"$ns/include" "$here/ofdma_ul.cc" -o "$here/ofdma_ul" -Wl,-rpath,"$ns/lib64" $libs
+    out=${OUT:-$here/ul_half_colocated.csv}
+    summary=${out%.csv}_summary.txt
+    [ -f "$out" ] || echo "mode,n,seed,sta,goodput_mbps,mean_delay_ms,ppdu_end_delay_ms" > "$out"
+    tmp=$out.run.txt
+    for seed in $(seq 1 "${SEEDS:-12}"); do
+        for n in ${NS:-4 9 18}; do
+            rate=$(echo "120 $n" | awk '{printf "%.4f", $1 / $2}')
+            for mode in su ofdma; do
+                if [ $mode = su ]; then opt="--su=1"; else opt=""; fi
+                # shellcheck disable=SC2086
+                if ! "$here/ofdma_ul" --n="$n" --rate="$rate" --duration=3 --warmup=1 --ownGi=1 --explicitBar=0 --colocated=1 --seed="$seed" $opt > "$tmp" 2> "$tmp.err"; then
+                    # A run ns-3 aborts (an NS_ASSERT) leaves no rows, only this line.
+                    echo "# mode=$mode n=$n seed=$seed aborted: $(head -1 "$tmp.err")" >> "$summary"
+                    continue
+                fi
+                grep '^sta=' "$tmp" \
+                    | sed 's/sta=[0-9]* rank=\([0-9]*\) goodput_mbps=\([0-9.]*\) mean_delay_ms=\([0-9.]*\) ppdu_end_delay_ms=\([0-9.]*\)/\1,\2,\3,\4/' \
+                    | sort -t, -k1n | sed "s/^/$mode,$n,$seed,/" >> "$out"
+                { echo "# mode=$mode n=$n seed=$seed"; grep -v '^sta=' "$tmp"; } >> "$summary"
+            done
+        done
+    done
+    rm -f "$tmp" "$tmp.err"
+}
 case $what in
 dl) run dl ;;
 ul) run ul ;;
 su) run su ;;
 seeds) seeds ;;
+colocated) colocated ;;
 both) run dl; run ul ;;
-*) echo "usage: run_ofdma.sh [dl|ul|su|seeds|both]" >&2; exit 2 ;;
+*) echo "usage: run_ofdma.sh [dl|ul|su|seeds|colocated|both]" >&2; exit 2 ;;
 esac

@@ -164,3 +164,23 @@ pub fn mean_se(v: &[f64]) -> (f64, f64) {
     let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0);
     (m, (var / n).sqrt())
 }
+
+/// As `seed_delays`, with each run's number and its stations' goodputs: (run number,
+/// goodputs, delays to PPDU end) per run of `mode` with `n` stations.
+pub fn seed_runs(csv: &str, mode: &str, n: u32) -> Vec<(u32, Vec<f64>, Vec<f64>)> {
+    let mut out: Vec<(u32, Vec<f64>, Vec<f64>)> = Vec::new();
+    for l in csv.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        if f[0] != mode || f[1].parse::<u32>().unwrap() != n {
+            continue;
+        }
+        let seed: u32 = f[2].parse().unwrap();
+        if out.last().is_none_or(|s| s.0 != seed) {
+            out.push((seed, Vec::new(), Vec::new()));
+        }
+        let run = out.last_mut().unwrap();
+        run.1.push(f[4].parse().unwrap());
+        run.2.push(f[6].parse().unwrap());
+    }
+    out
+}

@@ -1,0 +1,223 @@
+//! The capture-free reference (issue 24; docs/model-ofdma.md, "A capture-free reference: the
+//! stations at one point"): the half-load uplink of bench/ns3/ofdma_ul.cc, single-user
+//! (`--su=1`) and OFDMA (`RrMultiUserScheduler`, NStations = n, AccessReqInterval 1 ms), with
+//! every station at one point 1 m from the AP (`--colocated=1`). ns-3's anchor cell otherwise
+//! puts the stations on a 1-m circle, where a station that does not transmit receives the AP's
+//! Trigger 4.5-9 dB above a colliding station's PPDU and decodes it (capture); at one point every
+//! received power is the same, no preamble is detected under an overlap
+//! (ThresholdPreambleDetectionModel, 4 dB; no frame capture model), and ns-3's medium is
+//! airsched's: every overlap is lost at every receiver. What is left to compare is the MAC and
+//! the scheduler alone.
+//!
+//! airsched's side is the like-for-like cell of the other uplink tests: stations
+//! `aggregation = "at-access"`, `driver_queue_limit = 500`; `[cell] backoff_countdown =
+//! "slot-boundary"`, `collision_ifs = "aifs"`, `cw_at_retry_limit = "reset"`; with OFDMA `[ap]
+//! ul_trigger_nav = true`, `ul_bsr_lifetime = "20ms"` (tests/ofdma_ul18_ns3.rs), and NOT
+//! `ul_trigger_capture` (this medium has no capture). "Defaults" is the same cell with none of
+//! those keys but the 500-frame driver queue (ns-3's WifiMacQueue size).
+//!
+//! Asserted, per case met: the mean delay over stations and airsched's run numbers 1-12 against
+//! ns-3's over its runs (bench/ns3/ul_half_colocated.csv, `bench/ns3/run_ofdma.sh colocated`)
+//! within max(5 %, twice the standard error of the difference), and the defaults outside that
+//! bound. The cases not met are printed, not asserted (`MET` lists the met ones: a case that
+//! leaves the bound, or one that enters it, fails the test until `MET` says so).
+//! `cargo test --profile testing --test ofdma_ul_colocated_ns3 -- --nocapture` prints the table.
+
+mod common;
+
+use airsched_core::{parse_scenario, Simulation};
+
+const CSV: &str = include_str!("../../../bench/ns3/ul_half_colocated.csv");
+const STATION: &str = "driver_queue_limit = 500\naggregation = \"at-access\"\n";
+const DEFAULT_STATION: &str = "driver_queue_limit = 500\n";
+const CELL: &str = "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\ncw_at_retry_limit = \"reset\"\n";
+const AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\n";
+/// airsched's run numbers per case.
+const RUNS: u64 = 12;
+/// ns-3 runs (mode, stations, run number) left out: with every station at one point the
+/// association frames collide without capture too, and in this one 10 stations associated only
+/// after the measurement began (28 associations for 18 stations, the last at 1.77 s; 102.4 of
+/// the 120 Mb/s offered delivered; bench/ns3/ul_colocated_assoc.txt). Every other run delivered
+/// 98-100 % of the offered load but one, the 18-station OFDMA run 10 (95 %: one station at 3.2
+/// Mb/s and 152 ms with all 18 associated by 0.63 s), which is kept.
+const LEFT_OUT: &[(&str, u32, u32)] = &[("su", 18, 6)];
+/// The cases (mode, stations) within the bound, asserted; the others are printed.
+const MET: &[(&str, u32)] = &[("su", 4), ("ofdma", 9), ("ofdma", 18)];
+
+/// The ns-3 cell in airsched's keys: `mode` "su" or "ofdma", like for like or the defaults.
+fn scenario(mode: &str, n: u32, seed: u64, like: bool) -> String {
+    let mut ap = String::new();
+    if mode == "ofdma" {
+        ap = format!("ofdma = \"dl+ul\"\nmu_stations = {}\nmu_access_interval = \"1ms\"\n", n.min(74));
+        if like {
+            ap += AP;
+        }
+    }
+    let station = if like { STATION } else { DEFAULT_STATION };
+    let cell = if like { CELL } else { "" };
+    common::ns3::cell(n, 120.0 / n as f64, "1.6us", &ap, station, true)
+        .replacen("[cell]\n", &format!("[cell]\n{cell}"), 1)
+        .replacen("seed = 1\n", &format!("seed = {seed}\n"), 1)
+}
+
+/// The mean delay over the stations of each of airsched's runs.
+fn mean_delays(mode: &str, n: u32, like: bool) -> Vec<f64> {
+    (1..=RUNS)
+        .map(|seed| {
+            let text = scenario(mode, n, seed, like);
+            let r =
+                Simulation::new(&parse_scenario(&text, "ofdma-ul-colocated.toml").unwrap()).unwrap().finish().unwrap();
+            r.flows.iter().map(|f| f.delay_mean_ms).sum::<f64>() / n as f64
+        })
+        .collect()
+}
+
+/// ns-3's mean delay over the stations of each run of the case but those in `LEFT_OUT`, and a
+/// note naming the runs left out.
+fn ns3_means(mode: &str, n: u32) -> (Vec<f64>, String) {
+    let (mut means, mut out) = (Vec::new(), Vec::new());
+    for (seed, _, delay) in common::ns3::seed_runs(CSV, mode, n) {
+        if LEFT_OUT.contains(&(mode, n, seed)) {
+            out.push(seed.to_string());
+        } else {
+            means.push(delay.iter().sum::<f64>() / delay.len() as f64);
+        }
+    }
+    let note = if out.is_empty() { String::new() } else { format!(" (run {} left out)", out.join(", ")) };
+    (means, note)
+}
+
+/// One case compared: its table row, whether airsched is within the bound, and whether the
+/// defaults are outside it.
+fn compare(mode: &str, n: u32) -> (String, bool, bool) {
+    let (means, left_out) = ns3_means(mode, n);
+    assert!(means.len() >= 2, "{mode} {n}: {} ns-3 runs in ul_half_colocated.csv", means.len());
+    let (m_n, se_n) = common::ns3::mean_se(&means);
+    let (m_a, se_a) = common::ns3::mean_se(&mean_delays(mode, n, true));
+    let (m_d, _) = common::ns3::mean_se(&mean_delays(mode, n, false));
+    let bound = 0.05f64.max(2.0 * (se_a * se_a + se_n * se_n).sqrt() / m_n);
+    let (diff, diff_d) = (m_a / m_n - 1.0, m_d / m_n - 1.0);
+    let (met, apart) = (diff.abs() <= bound, diff_d.abs() > bound);
+    let row = format!(
+        "| {mode} | {n} | {}{left_out} | {m_n:.2} ± {se_n:.2} | {m_a:.2} ± {se_a:.2} | {:+.1} % | {:.1} % | {} | {m_d:.2} ({:+.0} %) |",
+        means.len(),
+        100.0 * diff,
+        100.0 * bound,
+        if met { "met" } else { "NOT met" },
+        100.0 * diff_d
+    );
+    (row, met, apart)
+}
+
+fn check(cases: &[(&str, u32)]) {
+    println!("| mode | stations | ns-3 runs | ns-3 colocated mean delay ms | airsched ({RUNS} runs) | diff | bound | within | airsched defaults |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut failed = Vec::new();
+    for &(mode, n) in cases {
+        let (row, met, apart) = compare(mode, n);
+        println!("{row}");
+        let listed = MET.contains(&(mode, n));
+        if met != listed {
+            failed.push(format!("{mode} {n}: within the bound {met}, MET says {listed}: {row}"));
+        }
+        if listed && !apart {
+            failed.push(format!("{mode} {n}: the defaults are within the bound too: {row}"));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+/// 4, 9 and 18 stations, single-user and OFDMA (about 3 s in the testing profile).
+#[test]
+fn colocated_half_load_delay_against_ns3() {
+    check(&[("su", 4), ("su", 9), ("su", 18), ("ofdma", 4), ("ofdma", 9), ("ofdma", 18)]);
+}
+
+/// Diagnostic (ignored): per OFDMA case, the mean over runs of what the uplink carried, ns-3's
+/// (bench/ns3/ul_half_colocated_summary.txt) beside airsched's like-for-like cell (the `ofdma`
+/// and `stations` tables): Basic Triggers and those answered (ns-3: Multi-STA BlockAcks), HE TB
+/// PPDUs and their data MPDUs, and single-user data PPDU attempts (airsched: the stations'
+/// `tx_attempts`, which count no TB PPDU; solicitations: stations named in Basic Triggers).
+#[test]
+#[ignore]
+fn probe_counts() {
+    const SUMMARY: &str = include_str!("../../../bench/ns3/ul_half_colocated_summary.txt");
+    for n in [4u32, 9, 18] {
+        // "# mode=ofdma n=N seed=S" then "n=N ... basic_tfs=.. tb_ppdus=.. tb_mpdus=.. su_ppdus=.. multi_sta_bas=..".
+        let mut sums = [0.0f64; 5];
+        let mut runs = 0;
+        let mut on = false;
+        for l in SUMMARY.lines() {
+            if let Some(h) = l.strip_prefix("# ") {
+                on = h.starts_with(&format!("mode=ofdma n={n} "));
+            } else if on && l.starts_with("n=") {
+                let get = |k: &str| -> f64 {
+                    l.split(' ').find_map(|w| w.strip_prefix(&format!("{k}="))).unwrap().parse().unwrap()
+                };
+                for (s, k) in sums.iter_mut().zip(["basic_tfs", "multi_sta_bas", "tb_ppdus", "tb_mpdus", "su_ppdus"]) {
+                    *s += get(k);
+                }
+                runs += 1;
+            }
+        }
+        let ns3: Vec<f64> = sums.iter().map(|s| s / runs.max(1) as f64).collect();
+        let mut a = [0.0f64; 4];
+        for seed in 1..=RUNS {
+            let text = scenario("ofdma", n, seed, true);
+            let r =
+                Simulation::new(&parse_scenario(&text, "ofdma-ul-colocated.toml").unwrap()).unwrap().finish().unwrap();
+            a[0] += r.ofdma.iter().map(|o| o.ul_triggers).sum::<u64>() as f64;
+            a[1] += r.ofdma.iter().map(|o| o.ul_tb_ppdus).sum::<u64>() as f64;
+            a[2] += r.ofdma.iter().map(|o| o.ul_mpdus).sum::<u64>() as f64;
+            a[3] += r.stations.iter().map(|s| s.tx_attempts).sum::<u64>() as f64;
+        }
+        let a: Vec<f64> = a.iter().map(|s| s / RUNS as f64).collect();
+        println!(
+            "n={n}: ns-3 ({runs} runs) Triggers {:.0}, answered {:.0}, TB PPDUs {:.0}, TB MPDUs {:.0}, SU PPDUs {:.0}; \
+             airsched solicitations {:.0}, TB PPDUs {:.0}, TB MPDUs {:.0}, SU attempts {:.0}",
+            ns3[0], ns3[1], ns3[2], ns3[3], ns3[4], a[0], a[1], a[2], a[3]
+        );
+    }
+}
+
+/// Diagnostic (ignored): each like-for-like key left out of the OFDMA cell in turn, and
+/// `ul_trigger_capture = "ring"` added (the circle's capture, which this medium does not have),
+/// mean delay over runs 1-12 beside ns-3's colocated mean.
+#[test]
+#[ignore]
+fn probe_each_key() {
+    let run = |n: u32, drop: &str, add: &str| -> f64 {
+        let means: Vec<f64> = (1..=RUNS)
+            .map(|seed| {
+                let text: String = scenario("ofdma", n, seed, true)
+                    .lines()
+                    .filter(|l| drop.is_empty() || !l.starts_with(drop))
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+                    .replacen("[ap]\n", &format!("[ap]\n{add}"), 1);
+                let r = Simulation::new(&parse_scenario(&text, "ofdma-ul-colocated.toml").unwrap())
+                    .unwrap()
+                    .finish()
+                    .unwrap();
+                r.flows.iter().map(|f| f.delay_mean_ms).sum::<f64>() / n as f64
+            })
+            .collect();
+        common::ns3::mean_se(&means).0
+    };
+    for n in [4u32, 9, 18] {
+        let ns3 = ns3_means("ofdma", n).0;
+        let mut line = format!("n={n}: ns-3 {:.2}, all {:.2}", common::ns3::mean_se(&ns3).0, run(n, "", ""));
+        for key in [
+            "aggregation",
+            "backoff_countdown",
+            "collision_ifs",
+            "cw_at_retry_limit",
+            "ul_trigger_nav",
+            "ul_bsr_lifetime",
+        ] {
+            line += &format!(", without {key} {:.2}", run(n, key, ""));
+        }
+        line += &format!(", with ul_trigger_capture {:.2}", run(n, "", "ul_trigger_capture = \"ring\"\n"));
+        println!("{line}");
+    }
+}
