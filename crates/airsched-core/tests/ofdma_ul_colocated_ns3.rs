@@ -11,7 +11,8 @@
 //!
 //! airsched's side is the like-for-like cell of the other uplink tests: stations
 //! `aggregation = "at-access"`, `driver_queue_limit = 500`; `[cell] backoff_countdown =
-//! "slot-boundary"`, `collision_ifs = "aifs"`, `cw_at_retry_limit = "reset"`; with OFDMA `[ap]
+//! "slot-boundary"`, `collision_ifs = "aifs"`, `cw_at_retry_limit = "reset"` with `retry_limit =
+//! 8` (`NS3_CELL`); with OFDMA `[ap]
 //! ul_trigger_nav = true`, `ul_bsr_lifetime = "20ms"` (tests/ofdma_ul18_ns3.rs), and NOT
 //! `ul_trigger_capture` (this medium has no capture). "Defaults" is the same cell with none of
 //! those keys but the 500-frame driver queue (ns-3's WifiMacQueue size).
@@ -28,10 +29,9 @@ mod common;
 use airsched_core::{parse_scenario, Simulation};
 
 const CSV: &str = include_str!("../../../bench/ns3/ul_half_colocated.csv");
-const STATION: &str = "driver_queue_limit = 500\naggregation = \"at-access\"\n";
+/// The like-for-like keys (tests/common/ns3.rs) but the ring capture: this medium has none.
+use common::ns3::{NS3_CELL as CELL, NS3_STATION as STATION, NS3_UL_AP as AP};
 const DEFAULT_STATION: &str = "driver_queue_limit = 500\n";
-const CELL: &str = "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\ncw_at_retry_limit = \"reset\"\n";
-const AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\n";
 /// airsched's run numbers per case.
 const RUNS: u64 = 12;
 /// ns-3 runs (mode, stations, run number) left out: with every station at one point the
@@ -42,7 +42,7 @@ const RUNS: u64 = 12;
 /// Mb/s and 152 ms with all 18 associated by 0.63 s), which is kept.
 const LEFT_OUT: &[(&str, u32, u32)] = &[("su", 18, 6)];
 /// The cases (mode, stations) within the bound, asserted; the others are printed.
-const MET: &[(&str, u32)] = &[("su", 4), ("ofdma", 9), ("ofdma", 18)];
+const MET: &[(&str, u32)] = &[("su", 4), ("su", 9), ("su", 18), ("ofdma", 9), ("ofdma", 18)];
 
 /// The ns-3 cell in airsched's keys: `mode` "su" or "ofdma", like for like or the defaults.
 fn scenario(mode: &str, n: u32, seed: u64, like: bool) -> String {
