@@ -106,15 +106,7 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
             );
             return None;
         }
-        if t == Nanos::ZERO || t > Nanos::from_ms(1000) {
-            rd.error(
-                &v.span(),
-                key,
-                format!("must be greater than zero and at most 1s, got {t} (ns-3's AccessReqInterval; e.g. \"1ms\")"),
-            );
-            return None;
-        }
-        Some(t)
+        up_to_a_second(rd, v, key, t, "AccessReqInterval; e.g. \"1ms\"")
     });
     // Keys of uplink OFDMA only: an error naming the key without `ofdma = "dl+ul"`.
     let ul_only = |rd: &mut Reader<'_>, v: &Value<'_>, key: &str, what: &str| {
@@ -143,14 +135,7 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
     let bsr_lifetime = get(rd, "ul_bsr_lifetime").and_then(|v| {
         let key = "ap.ul_bsr_lifetime";
         let t = time_value(rd, v, key, "20ms")?;
-        if t == Nanos::ZERO || t > Nanos::from_ms(1000) {
-            rd.error(
-                &v.span(),
-                key,
-                format!("must be greater than zero and at most 1s, got {t} (ns-3's BsrLifetime, e.g. \"20ms\")"),
-            );
-            return None;
-        }
+        let t = up_to_a_second(rd, v, key, t, "BsrLifetime, e.g. \"20ms\"")?;
         ul_only(rd, v, key, "how long the AP trusts a station's buffer status report").then_some(t)
     });
     let timer = get(rd, "mu_edca_timer").and_then(|v| {
@@ -198,6 +183,16 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         n_stations: n_stations.unwrap_or(MU_STATIONS),
         access_interval: access_interval.unwrap_or(MU_ACCESS_INTERVAL),
     }
+}
+
+/// An ns-3 scheduler time `t` read at `key`: greater than zero and at most a second, else an
+/// error naming `ns3` (the ns-3 attribute and an example value).
+fn up_to_a_second(rd: &mut Reader<'_>, v: &Value<'_>, key: &str, t: Nanos, ns3: &str) -> Option<Nanos> {
+    if t == Nanos::ZERO || t > Nanos::from_ms(1000) {
+        rd.error(&v.span(), key, format!("must be greater than zero and at most 1s, got {t} (ns-3's {ns3})"));
+        return None;
+    }
+    Some(t)
 }
 
 /// Uplink OFDMA needs a guard interval an HE TB PPDU can use (1.6 or 3.2 us, 802.11ax-2021
