@@ -192,16 +192,15 @@ pub struct Ul {
     /// The end of the NAV the Basic Trigger on the air sets at every station (its Duration
     /// field; ZERO when no Trigger reached the stations): see [`Ht::ul_outcome`].
     nav_end: Nanos,
-    /// For a capture (`--pcap`) only: the station nodes a Trigger that collided solicited.
-    tf_stations: Vec<u32>,
     /// `ul_bsrp`: poll with BSRP Triggers (ns-3's `EnableBsrp`).
     bsrp: bool,
     /// `ul_trigger_nav`: the stations' NAV from a Basic Trigger, no backoff at the request.
     trigger_nav: bool,
-    /// `ul_trigger_capture`; with it on, the Basic Trigger on the air's stations and RU (kept
-    /// for `Ht::ul_capture`), and whether the exchange on the air is one a station's PPDU
+    /// `ul_trigger_capture`, and whether the exchange on the air is one a station's PPDU
     /// overlapped (that PPDU failed, the exchange went on).
     capture: TriggerCapture,
+    /// The Trigger on the air: the stations it solicits and their RU (for `Ht::ul_capture`,
+    /// and for `--pcap` when it collided).
     tf_picks: Vec<u32>,
     tf_ru: RuSize,
     pub(super) captured: bool,
@@ -238,7 +237,6 @@ impl Ul {
             req_at: interval,
             last_dl: false,
             tf_on_air: false,
-            tf_stations: Vec::new(),
             nav_end: Nanos::ZERO,
             users: Vec::new(),
             spare: Vec::new(),
@@ -248,8 +246,8 @@ impl Ul {
         }
     }
 
-    /// A Trigger (BSRP if `bsrp`, else Basic) of `tf` soliciting `picks` for TB PPDUs of `tb`
-    /// goes on the air at `ta` as contender `c`. If another node transmits in the same slot it
+    /// A Trigger (BSRP if `bsrp`, else Basic) of `tf` soliciting `picks` on RU `ru` for TB
+    /// PPDUs of `tb` goes on the air at `ta` as contender `c`. If another node transmits in the same slot it
     /// collides and reaches no one (the stations keep their frames as they are): it is put on
     /// the air at once and its end returned. None when it is alone: the caller adds its users.
     #[allow(clippy::too_many_arguments)]
@@ -263,6 +261,7 @@ impl Ul {
         rate: crate::phy::error_rate::OfdmRate,
         bsrp: bool,
         picks: &[u32],
+        ru: RuSize,
         cx: &mut Ctx,
     ) -> Option<Nanos> {
         self.last_dl = false;
@@ -270,12 +269,11 @@ impl Ul {
         self.tf = tf;
         self.tb = tb;
         self.tf_on_air = true;
+        self.tf_picks.clear();
+        self.tf_picks.extend_from_slice(picks);
+        self.tf_ru = ru;
         if m.dcf().transmitters().len() <= 1 {
             return None;
-        }
-        if cx.tap.is_some() {
-            self.tf_stations.clear();
-            self.tf_stations.extend(picks.iter().map(|&s| s + 1));
         }
         Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]))
     }
@@ -514,12 +512,7 @@ impl Ht {
             cx.counters.ofdma.stations[s as usize].ul_triggers += 1;
         }
         let c = contender(0, ac);
-        if ul.capture != TriggerCapture::None {
-            ul.tf_picks.clear();
-            ul.tf_picks.extend_from_slice(&picks);
-            ul.tf_ru = ru;
-        }
-        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, false, &picks, cx) {
+        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, false, &picks, ru, cx) {
             return Some(end);
         }
         // Each station fills its TB PPDU from its own queue (its aggregates of this category
@@ -938,8 +931,11 @@ impl Ht {
         let Some(ul) = self.ul.as_deref() else { return };
         let sifs = self.band.sifs();
         m.tap_beacon(tap, ta);
-        let stations: Vec<u32> =
-            if collided { ul.tf_stations.clone() } else { ul.users.iter().map(|u| u.agg.station + 1).collect() };
+        let stations: Vec<u32> = if collided {
+            ul.tf_picks.iter().map(|&s| s + 1).collect()
+        } else {
+            ul.users.iter().map(|u| u.agg.station + 1).collect()
+        };
         let bsrp = ul.bsrp_on_air;
         let n = stations.len() as u32;
         let len = if bsrp { bsrp_trigger_bytes(n) } else { basic_trigger_bytes(n) };
@@ -1035,7 +1031,7 @@ impl Ht {
         ul.bsrp_on_air = true;
         ul.stats.bsrp_triggers += 1;
         let c = contender(0, ac);
-        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, true, &picks, cx) {
+        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, true, &picks, ru, cx) {
             return Some(end);
         }
         let mut users = std::mem::take(&mut ul.users);
