@@ -186,8 +186,8 @@ fn mean(v: &[f64]) -> f64 {
 /// relative difference of the means, and the bound max(5 %, twice the standard error of the
 /// difference over ns-3's mean).
 fn against(ours: &[f64], ns3: &[f64]) -> (f64, f64) {
-    let ((m_a, se_a), (m_n, se_n)) = (mean_se(ours), mean_se(ns3));
-    (m_a / m_n - 1.0, 0.05f64.max(2.0 * (se_a * se_a + se_n * se_n).sqrt() / m_n))
+    let (a, b) = (mean_se(ours), mean_se(ns3));
+    (a.0 / b.0 - 1.0, common::ns3::bound(a, b))
 }
 
 /// The cases and directions whose mean delay is asserted (see the test): 4 and 9 stations at

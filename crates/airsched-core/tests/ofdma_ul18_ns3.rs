@@ -46,11 +46,10 @@ fn mean_delays(n: u32, ap: &str) -> Vec<f64> {
 #[test]
 fn eighteen_stations_half_load_delay_against_ns3() {
     let ns3 = common::ns3::seed_delays(SEEDS_CSV, "ofdma", 18);
-    let means: Vec<f64> = ns3.iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect();
-    let (m_n, se_n) = common::ns3::mean_se(&means);
+    let (m_n, se_n) = common::ns3::mean_se(&common::ns3::run_means(&ns3));
     let (m_a, se_a) = common::ns3::mean_se(&mean_delays(18, &ap()));
     let (m_b, _) = common::ns3::mean_se(&mean_delays(18, BEFORE));
-    let bound = 0.05f64.max(2.0 * (se_a * se_a + se_n * se_n).sqrt() / m_n);
+    let bound = common::ns3::bound((m_a, se_a), (m_n, se_n));
     let (diff, diff_b) = (m_a / m_n - 1.0, m_b / m_n - 1.0);
     println!(
         "18 stations: ns-3 {m_n:.2} ± {se_n:.2} ms ({} runs), airsched {m_a:.2} ± {se_a:.2} ({:+.1} %, bound {:.1} %), without the report lifetime and the capture {m_b:.2} ({:+.0} %)",

@@ -95,7 +95,7 @@ fn compare(mode: &str, n: u32) -> (String, bool, bool) {
     let (m_n, se_n) = common::ns3::mean_se(&means);
     let (m_a, se_a) = common::ns3::mean_se(&mean_delays(mode, n, true));
     let (m_d, _) = common::ns3::mean_se(&mean_delays(mode, n, false));
-    let bound = 0.05f64.max(2.0 * (se_a * se_a + se_n * se_n).sqrt() / m_n);
+    let bound = common::ns3::bound((m_a, se_a), (m_n, se_n));
     let (diff, diff_d) = (m_a / m_n - 1.0, m_d / m_n - 1.0);
     let (met, apart) = (diff.abs() <= bound, diff_d.abs() > bound);
     let row = format!(

@@ -84,16 +84,14 @@ fn ul_half_load_delay_over_runs() {
     println!("|---|---|---|---|---|---|---|");
     for n in [4u32, 9, 18] {
         let ns3 = common::ns3::seed_delays(SEEDS_CSV, "ofdma", n);
-        let means: Vec<f64> = ns3.iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect();
-        let (m_n, se_n) = common::ns3::mean_se(&means);
+        let (m_n, se_n) = common::ns3::mean_se(&common::ns3::run_means(&ns3));
         let (m_a, se_a) = common::ns3::mean_se(&mean_delays(n, STATION, LIKE_NS3, &like_ns3_ap()));
         let (m_d, _) = common::ns3::mean_se(&mean_delays(n, "driver_queue_limit = 500\n", "", ""));
         let (diff, diff_d) = (m_a / m_n - 1.0, m_d / m_n - 1.0);
-        let se = (se_a * se_a + se_n * se_n).sqrt() / m_n;
         let bound = match n {
             4 => 0.25,
             9 => 0.15,
-            _ => f64::max(0.05, 2.0 * se),
+            _ => common::ns3::bound((m_a, se_a), (m_n, se_n)),
         };
         if diff.abs() > bound || diff.abs() >= diff_d.abs() {
             failed.push(format!("{n} stations: {m_a:.2} ms (defaults {m_d:.2}) against ns-3's {m_n:.2}"));

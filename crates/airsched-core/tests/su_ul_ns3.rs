@@ -222,14 +222,13 @@ fn su_half_load_delay_over_runs_against_ns3() {
     for n in [4u32, 9, 18] {
         let rate = 120.0 / n as f64;
         let ns3 = common::ns3::seed_delays(SEEDS_CSV, "su", n);
-        let ns3_means: Vec<f64> = ns3.iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect();
         let ns3_all: Vec<f64> = ns3.concat();
-        let (m_n, se_n) = common::ns3::mean_se(&ns3_means);
+        let (m_n, se_n) = common::ns3::mean_se(&common::ns3::run_means(&ns3));
         let (means, all) = delays_over_runs(n, rate, LIKE_NS3);
         let (m_a, se_a) = common::ns3::mean_se(&means);
         let (old, _) = delays_over_runs(n, rate, "");
         let (m_o, _) = common::ns3::mean_se(&old);
-        let bound = 0.05f64.max(2.0 * (se_a * se_a + se_n * se_n).sqrt() / m_n);
+        let bound = common::ns3::bound((m_a, se_a), (m_n, se_n));
         let (diff, diff_old) = (m_a / m_n - 1.0, m_o / m_n - 1.0);
         if diff.abs() > bound {
             failed.push(format!("{n} stations: {m_a:.2} ms against ns-3's {m_n:.2} (bound {:.1} %)", 100.0 * bound));

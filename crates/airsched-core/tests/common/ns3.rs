@@ -165,6 +165,18 @@ pub fn mean_se(v: &[f64]) -> (f64, f64) {
     (m, (var / n).sqrt())
 }
 
+/// Each run's mean over its stations (one value per run, the runs of [`seed_delays`]).
+pub fn run_means(runs: &[Vec<f64>]) -> Vec<f64> {
+    runs.iter().map(|d| d.iter().sum::<f64>() / d.len() as f64).collect()
+}
+
+/// The bound airsched's mean over runs is held to against ns-3's, from each side's (mean,
+/// standard error) over its runs: max(5 %, twice the standard error of the difference of the
+/// means), relative to ns-3's mean.
+pub fn bound(ours: (f64, f64), ns3: (f64, f64)) -> f64 {
+    0.05f64.max(2.0 * (ours.1 * ours.1 + ns3.1 * ns3.1).sqrt() / ns3.0)
+}
+
 /// As `seed_delays`, with each run's number and its stations' goodputs: (run number,
 /// goodputs, delays to PPDU end) per run of `mode` with `n` stations.
 pub fn seed_runs(csv: &str, mode: &str, n: u32) -> Vec<(u32, Vec<f64>, Vec<f64>)> {
