@@ -244,8 +244,9 @@ def test_real_ping_under_load_matches_the_simulated_ping_with_the_hosts_turnarou
     the simulated ping of the same scenario given the real server's measured turnaround
     (`reply_delay`). The long form (bench/emulate_validate.py ping 40, docs/emulation.md) is
     within 3 % in median and p90; this 12-s form (about 220 real pings, whose median alone moves
-    by about 7 %) allows 25 %. Without the turnaround the model's median is twice the real one,
-    so the bound still tells whether the turnaround is taken into account."""
+    by about 7 %) allows 25 %. Without the turnaround the model's median is 1.4 to 2 times the
+    real one (1.44 on a loaded CI machine, whose real pings were slower), so the same 25 % bound
+    still tells whether the turnaround is taken into account: the model without it must fail it."""
     from emulate_validate import pings, quantile
 
     r = pings(12)
@@ -254,7 +255,8 @@ def test_real_ping_under_load_matches_the_simulated_ping_with_the_hosts_turnarou
     assert 10 <= r["reply_delay_us"] <= 1000, r["lag"]
     for q in (0.5, 0.9):
         assert quantile(real, q) == pytest.approx(quantile(sim, q), rel=0.25), (q, quantile(real, q), quantile(sim, q))
-    assert quantile(bare, 0.5) > 1.5 * quantile(real, 0.5), "the ideal responder's reply waits behind the ACK"
+    # The ideal responder's reply waits behind the ACK: that model falls outside the bound.
+    assert quantile(real, 0.5) != pytest.approx(quantile(bare, 0.5), rel=0.25), (quantile(real, 0.5), quantile(bare, 0.5))
 
 
 @live
