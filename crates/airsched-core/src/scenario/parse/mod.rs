@@ -213,6 +213,8 @@ const AP_KEYS: &[&str] = &[
     "ul_bsrp",
     "ul_trigger_nav",
     "ul_trigger_capture",
+    "ul_tb_fill",
+    "ul_timer_tie",
     "ul_bsr_lifetime",
     "mu_edca_timer",
     "mu_edca_aifsn",

@@ -1,11 +1,11 @@
 //! The `[ap]` keys of OFDMA in an 802.11ax cell (`wifi::ht::ofdma`, `wifi::ht::ofdma_ul`,
 //! docs/model-ofdma.md): `ofdma`, `mu_scheduler`, `mu_stations`, `mu_access_interval`, `ul_bsrp`,
-//! `ul_trigger_nav`, `ul_trigger_capture`, `mu_edca_timer`, `mu_edca_aifsn`, `mu_edca_cw_min`, `mu_edca_cw_max`.
+//! `ul_trigger_nav`, `ul_trigger_capture`, `ul_tb_fill`, `ul_timer_tie`, `mu_edca_timer`, `mu_edca_aifsn`, `mu_edca_cw_min`, `mu_edca_cw_max`.
 
 use super::*;
 use crate::mac::edca::MuEdcaParams;
 use crate::wifi::ht::ofdma::{
-    MuScheduler, Ofdma, OfdmaConfig, TriggerCapture, MAX_MU_STATIONS, MU_ACCESS_INTERVAL, MU_STATIONS,
+    MuScheduler, Ofdma, OfdmaConfig, TbFill, TimerTie, TriggerCapture, MAX_MU_STATIONS, MU_ACCESS_INTERVAL, MU_STATIONS,
 };
 use crate::wifi::ht::params::NextSteps;
 
@@ -19,6 +19,8 @@ const OFDMA_AP_KEYS: &[&str] = &[
     "ul_bsrp",
     "ul_trigger_nav",
     "ul_trigger_capture",
+    "ul_tb_fill",
+    "ul_timer_tie",
     "ul_bsr_lifetime",
     "mu_edca_timer",
     "mu_edca_aifsn",
@@ -132,6 +134,16 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         let c = word::<TriggerCapture>(rd, v, key)?;
         ul_only(rd, v, key, "the stations' capture of a Basic Trigger under another PPDU").then_some(c)
     });
+    let tb_fill = get(rd, "ul_tb_fill").and_then(|v| {
+        let key = "ap.ul_tb_fill";
+        let f = word::<TbFill>(rd, v, key)?;
+        ul_only(rd, v, key, "when a solicited station fills its HE TB PPDU").then_some(f)
+    });
+    let timer_tie = get(rd, "ul_timer_tie").and_then(|v| {
+        let key = "ap.ul_timer_tie";
+        let t = word::<TimerTie>(rd, v, key)?;
+        ul_only(rd, v, key, "the scheduler's timer expiring as the AP's exchange ends").then_some(t)
+    });
     let bsr_lifetime = get(rd, "ul_bsr_lifetime").and_then(|v| {
         let key = "ap.ul_bsr_lifetime";
         let t = time_value(rd, v, key, "20ms")?;
@@ -176,6 +188,8 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         bsrp: bsrp.unwrap_or(false),
         trigger_nav: trigger_nav.unwrap_or(false),
         trigger_capture: trigger_capture.unwrap_or_default(),
+        tb_fill: tb_fill.unwrap_or_default(),
+        timer_tie: timer_tie.unwrap_or_default(),
         bsr_lifetime,
         mu_edca,
         mode: mode.unwrap_or_default(),

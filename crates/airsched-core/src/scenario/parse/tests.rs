@@ -945,6 +945,20 @@ fn bsrp_and_mu_edca_keys_parse_and_bad_ones_are_one_line_errors() {
     assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_bsr_lifetime = \"20ms\"")).1, "ap.ul_bsr_lifetime");
     assert_eq!(one_error(&ap("ofdma = \"dl+ul\"\nul_bsr_lifetime = \"0ms\"")).1, "ap.ul_bsr_lifetime");
     assert_eq!(one_error(&ap("ofdma = \"dl+ul\"\nul_bsr_lifetime = 20")).1, "ap.ul_bsr_lifetime");
+    // When a station fills its TB PPDU and the timer's tie with the AP's exchange end
+    // (ns-3's rules opt in; every earlier number by default).
+    use crate::wifi::ht::ofdma::{TbFill, TimerTie};
+    assert_eq!((s.ap_mac.ofdma.tb_fill, s.ap_mac.ofdma.timer_tie), (TbFill::TriggerStart, TimerTie::ExchangeFirst));
+    let s =
+        parse_scenario(&ap("ofdma = \"dl+ul\"\nul_tb_fill = \"tb-start\"\nul_timer_tie = \"timer-first\""), "w.toml")
+            .unwrap();
+    assert_eq!((s.ap_mac.ofdma.tb_fill, s.ap_mac.ofdma.timer_tie), (TbFill::TbStart, TimerTie::TimerFirst));
+    assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_tb_fill = \"tb-start\"")).1, "ap.ul_tb_fill");
+    let (_, key, msg) = one_error(&ap("ofdma = \"dl+ul\"\nul_tb_fill = \"late\""));
+    assert!(key == "ap.ul_tb_fill" && msg.contains("\"tb-start\""), "{msg}");
+    assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_timer_tie = \"timer-first\"")).1, "ap.ul_timer_tie");
+    let (_, key, msg) = one_error(&ap("ofdma = \"dl+ul\"\nul_timer_tie = true"));
+    assert!(key == "ap.ul_timer_tie" && msg.contains("\"timer-first\""), "{msg}");
     let s = parse_scenario(
         &ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"2088.96ms\"\nmu_edca_aifsn = 8\nmu_edca_cw_min = 511\nmu_edca_cw_max = 1023"),
         "w.toml",

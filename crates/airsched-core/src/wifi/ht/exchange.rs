@@ -97,6 +97,11 @@ impl Ht {
         let captured = mu_on && m.collided() && self.ul_on_air() && self.ul_capture(m, ta, cx);
         if mu_on && (!m.collided() || captured) {
             let uplink = self.ul_on_air();
+            if uplink && self.ul_defer(m, ta, cx) {
+                // `ul_tb_fill = "tb-start"`: the stations fill their TB PPDUs SIFS after the
+                // Trigger (`Ht::ul_tb_start` decides the exchange then).
+                return;
+            }
             let (outcome, end) = if uplink { self.ul_outcome(m, ta, cx) } else { self.mu_outcome(m, ta, busy_end, cx) };
             if cx.tap.is_some() {
                 if uplink {
@@ -392,6 +397,10 @@ impl Ht {
         let acked = m.outcome() == Outcome::Success;
         // A captured Trigger's exchange succeeded; the stations' PPDUs under it did not.
         let captured = self.ul.as_deref_mut().is_some_and(|ul| std::mem::take(&mut ul.captured));
+        let beacon = m.dcf().beacon_in_air() as usize;
+        if self.ul.is_some() && m.air().iter().skip(beacon).any(|a| node_ac(a.node).0 == 0) {
+            self.ul_ap_exchange_ended(cx.now);
+        }
         for i in 0..m.air().len() {
             let a = m.air()[i];
             if i == 0 && m.dcf().beacon_in_air() {

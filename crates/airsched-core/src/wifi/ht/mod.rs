@@ -755,7 +755,9 @@ impl Ht {
     /// The AP driver's timer fires: schedule again if it is the armed one.
     pub fn on_timer(&mut self, m: &mut Medium, cx: &mut Ctx) {
         if self.ul.is_some() {
-            // Uplink OFDMA: the scheduler's request for the medium (ofdma_ul.rs).
+            // Uplink OFDMA: the stations' deferred TB PPDUs (`ul_tb_fill`) and the scheduler's
+            // request for the medium (ofdma_ul.rs).
+            self.ul_tb_start(m, cx);
             self.ul_request(m, cx);
         }
         if self.wake_at == Some(cx.now) {

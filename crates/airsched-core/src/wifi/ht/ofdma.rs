@@ -79,6 +79,41 @@ pub enum TriggerCapture {
 
 words!(TriggerCapture: "none" => TriggerCapture::None, "ring" => TriggerCapture::Ring);
 
+/// `[ap] ul_tb_fill`: when a solicited station takes the MPDUs of its HE TB PPDU from its queue
+/// (`Ht::ul_fill` in ofdma_ul.rs), and so which of its frames the TB PPDU carries and the Queue
+/// Size it reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TbFill {
+    /// When the AP's Basic Trigger starts (every earlier number).
+    #[default]
+    TriggerStart,
+    /// When its HE TB PPDU starts, SIFS after the Trigger's end: ns-3 3.44's
+    /// `HeFrameExchangeManager::ReceiveMpdu` schedules `ReceiveBasicTrigger`, which builds the
+    /// PSDU, SIFS after the Trigger is received (802.11ax-2021 26.5.2.2: the TB PPDU follows the
+    /// Trigger's PPDU by SIFS), so a frame that arrives while the Trigger is on the air goes in
+    /// the TB PPDU.
+    TbStart,
+}
+
+words!(TbFill: "trigger-start" => TbFill::TriggerStart, "tb-start" => TbFill::TbStart);
+
+/// `[ap] ul_timer_tie`: what the scheduler's `mu_access_interval` timer does when it expires at
+/// the instant an exchange of the AP's own ends (`Ht::ul_request` in ofdma_ul.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimerTie {
+    /// The exchange ends first and the AP asks for the medium at once (every earlier number).
+    #[default]
+    ExchangeFirst,
+    /// The timer comes first and finds the AP's access category still holding the medium, so it
+    /// asks nothing until its next expiry: ns-3 3.44's `MultiUserScheduler::AccessReqTimeout`,
+    /// scheduled at the grant, runs before the exchange's end (`TransmissionSucceeded`,
+    /// scheduled later for the same instant; ns-3 runs equal-time events in the order they
+    /// were scheduled), finds the `QosTxop` GRANTED and calls no `RequestAccess`.
+    TimerFirst,
+}
+
+words!(TimerTie: "exchange-first" => TimerTie::ExchangeFirst, "timer-first" => TimerTie::TimerFirst);
+
 /// `[ap] ofdma`, `mu_scheduler`, `mu_stations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OfdmaConfig {
@@ -101,6 +136,13 @@ pub struct OfdmaConfig {
     /// `ul_trigger_capture` (with `ofdma = "dl+ul"`): whether a solicited station decodes a
     /// Basic Trigger that a station's PPDU overlaps (off by default: docs/model-ofdma.md).
     pub trigger_capture: TriggerCapture,
+    /// `ul_tb_fill` (with `ofdma = "dl+ul"`): when a solicited station fills its HE TB PPDU
+    /// (at the Trigger's start by default; ns-3's is SIFS after the Trigger's end).
+    pub tb_fill: TbFill,
+    /// `ul_timer_tie` (with `ofdma = "dl+ul"`): whether the scheduler's timer asks for the
+    /// medium when it expires at the instant the AP's exchange ends (by default it does; ns-3's
+    /// does not).
+    pub timer_tie: TimerTie,
     /// `ul_bsr_lifetime` (with `ofdma = "dl+ul"`): how long a station's Queue Size report
     /// stays valid; an older one reads as unknown, so the station is solicited again (ns-3's
     /// `ApWifiMac::BsrLifetime`, 20 ms; None, the default here: reports never expire).
@@ -129,6 +171,8 @@ impl Default for OfdmaConfig {
             bsrp: false,
             trigger_nav: false,
             trigger_capture: TriggerCapture::None,
+            tb_fill: TbFill::TriggerStart,
+            timer_tie: TimerTie::ExchangeFirst,
             bsr_lifetime: None,
             mu_edca: None,
         }

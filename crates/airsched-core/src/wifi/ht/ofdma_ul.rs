@@ -22,7 +22,9 @@
 //!
 //! The stations' MAC is unchanged: their single-user aggregates are taken apart when they are
 //! triggered (their MPDUs go back to the head of their TIDs), their backoff goes on, and what
-//! the TB PPDU did not carry is built again afterwards.
+//! the TB PPDU did not carry is built again afterwards. A station fills its TB PPDU when the
+//! Trigger starts, or with `[ap] ul_tb_fill = "tb-start"` when its TB PPDU starts, SIFS after
+//! the Trigger's end, as ns-3 does (`Ht::ul_tb_start`).
 //!
 //! With `[ap] ul_bsrp = true` (ns-3's `EnableBsrp`, `TrySendingBsrpTf`) the scheduler first polls
 //! the stations with a BSRP Trigger (802.11ax-2021 9.3.1.22.5, 26.5.2): every station with an
@@ -54,7 +56,7 @@ use crate::wifi::air::Outcome;
 use crate::wifi::medium::{Medium, NO_STATION};
 
 use super::driver::{contender, AckMap, Agg, Driver, MuPick, Source, HW_QUEUE_AGGS};
-use super::ofdma::{credit, equal_rus, ru_mhz, TriggerCapture};
+use super::ofdma::{credit, equal_rus, ru_mhz, TbFill, TimerTie, TriggerCapture};
 use super::{link_limits, Ht};
 
 /// ns-3's `UlPsduSize` default: the PSDU a station whose buffer status is unknown is given
@@ -204,6 +206,16 @@ pub struct Ul {
     tf_picks: Vec<u32>,
     tf_ru: RuSize,
     pub(super) captured: bool,
+    /// `ul_tb_fill`; with `TbFill::TbStart`, the solicited stations and their TB PPDU vectors
+    /// while their fill waits for the TB PPDUs' start (`fill_at`, ZERO when none), and the
+    /// Trigger's start.
+    tb_fill: TbFill,
+    fill: Vec<(u32, HeTxVector)>,
+    fill_at: Nanos,
+    tf_at: Nanos,
+    /// `ul_timer_tie`, and when the last exchange the AP's access category held ended.
+    timer_tie: TimerTie,
+    ended_at: Nanos,
     /// The last Trigger the scheduler built was a BSRP one (ns-3's `m_trigger` type).
     last_bsrp: bool,
     /// The exchange on the air is a BSRP one (QoS Null answers, no acknowledgement).
@@ -225,6 +237,12 @@ impl Ul {
             tf_picks: Vec::new(),
             tf_ru: RuSize::Tones26,
             captured: false,
+            tb_fill: cfg.tb_fill,
+            fill: Vec::new(),
+            fill_at: Nanos::ZERO,
+            tf_at: Nanos::ZERO,
+            timer_tie: cfg.timer_tie,
+            ended_at: Nanos::ZERO,
             last_bsrp: false,
             bsrp_on_air: false,
             mu_edca: cfg.mu_edca,
@@ -379,6 +397,11 @@ impl Ht {
         }
         ul.req_at = cx.now + ul.interval;
         cx.schedule(ul.req_at, crate::engine::Event::Cfp);
+        if ul.timer_tie == TimerTie::TimerFirst && ul.ended_at == cx.now {
+            // ns-3's timer, scheduled at the grant, runs before the exchange's end at the same
+            // instant and finds the access category still granted: no request.
+            return;
+        }
         let can = ul.can_trigger(cx.now);
         let ac = Ac::Be.index();
         let c = contender(0, ac) as usize;
@@ -391,6 +414,14 @@ impl Ht {
             } else {
                 m.request_access(cx, c);
             }
+        }
+    }
+
+    /// An exchange the AP's access category held (its own frame on the air, not a beacon) ends
+    /// now (for `ul_timer_tie`).
+    pub(super) fn ul_ap_exchange_ended(&mut self, now: Nanos) {
+        if let Some(ul) = self.ul.as_deref_mut() {
+            ul.ended_at = now;
         }
     }
 
@@ -515,6 +546,12 @@ impl Ht {
         if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, false, &picks, ru, cx) {
             return Some(end);
         }
+        if ul.tb_fill == TbFill::TbStart {
+            // The stations fill their TB PPDUs when these start (`Ht::ul_tb_start`).
+            ul.fill.clear();
+            ul.fill.extend(picks.iter().copied().zip(vectors.iter().copied()));
+            return Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]));
+        }
         // Each station fills its TB PPDU from its own queue (its aggregates of this category
         // are taken apart first).
         let acc = Ac::ALL[ac];
@@ -567,8 +604,14 @@ impl Ht {
         let tb = ul.tb;
         let ac = Ac::Be.index();
         let mut users = std::mem::take(&mut ul.users);
+        let deferred = ul.tb_fill == TbFill::TbStart;
+        ul.fill.clear();
         for &s in &picks {
             let Some(v) = tb_vector(self.tx[s as usize], ru) else { continue };
+            if deferred {
+                self.ul.as_deref_mut().expect("uplink OFDMA on").fill.push((s, v));
+                continue;
+            }
             self.unbuild_node(s + 1, ac);
             let agg = self.ul_fill(m, s, Ac::Be, v, tb, cx);
             users.push(UlUser { agg, ru, decoded: false, acked: false });
@@ -578,8 +621,60 @@ impl Ht {
         }
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
-        ul.captured = !ul.users.is_empty();
+        ul.captured = !ul.users.is_empty() || !ul.fill.is_empty();
         ul.captured
+    }
+
+    /// `ul_tb_fill = "tb-start"`: the Basic Trigger that started at `ta` reached its stations
+    /// (alone or captured), whose fill waits for their TB PPDUs' start SIFS after its end. The
+    /// medium is busy until those end at least; [`Self::ul_tb_start`] runs then (the AP's timer
+    /// event) and decides the rest. Returns false (nothing done) without a pending fill.
+    pub(super) fn ul_defer(&mut self, m: &mut Medium, ta: Nanos, cx: &mut Ctx) -> bool {
+        let sifs = self.band.sifs();
+        let Some(ul) = self.ul.as_deref_mut() else { return false };
+        if ul.fill.is_empty() || ul.bsrp_on_air {
+            return false;
+        }
+        let t1 = ta + ul.tf + sifs;
+        ul.tf_at = ta;
+        ul.fill_at = t1;
+        cx.schedule(t1, crate::engine::Event::Cfp);
+        m.set_outcome(Outcome::Success);
+        m.busy_deferred(cx, ta, t1 + ul.tb);
+        true
+    }
+
+    /// The AP's timer event at the start of the TB PPDUs of a deferred Basic Trigger
+    /// ([`Self::ul_defer`]): each solicited station takes apart its single-user aggregates and
+    /// fills its TB PPDU from what it holds now (ns-3 3.44: `ReceiveBasicTrigger`, SIFS after
+    /// the Trigger), then the exchange goes on as [`Self::ul_outcome`] decides and the busy
+    /// period ends after the Multi-STA BlockAck.
+    pub(super) fn ul_tb_start(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        let Some(ul) = self.ul.as_deref_mut() else { return };
+        if ul.fill_at != cx.now || ul.fill_at == Nanos::ZERO {
+            return;
+        }
+        ul.fill_at = Nanos::ZERO;
+        let (ta, ru, tb) = (ul.tf_at, ul.tf_ru, ul.tb);
+        let fill = std::mem::take(&mut ul.fill);
+        let mut users = std::mem::take(&mut ul.users);
+        let ac = Ac::Be.index();
+        for &(s, v) in &fill {
+            self.unbuild_node(s + 1, ac);
+            let agg = self.ul_fill(m, s, Ac::Be, v, tb, cx);
+            users.push(UlUser { agg, ru, decoded: false, acked: false });
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.users = users;
+        ul.fill = fill;
+        ul.fill.clear();
+        let (outcome, end) = self.ul_outcome(m, ta, cx);
+        if cx.tap.is_some() {
+            self.tap_ul(m, cx, ta, false);
+        }
+        m.set_outcome(outcome);
+        m.busy_to(cx, end);
+        cx.schedule(end, crate::engine::Event::ExchangeEnd);
     }
 
     /// Station `s`'s HE TB PPDU of duration `tb` at `v`: MPDUs of its TIDs of `acc` (highest
