@@ -13,7 +13,8 @@
 //! `aggregation = "at-access"`, `driver_queue_limit = 500`; `[cell] backoff_countdown =
 //! "slot-boundary"`, `collision_ifs = "aifs"`, `cw_at_retry_limit = "reset"` with `retry_limit =
 //! 8` (`NS3_CELL`); with OFDMA `[ap]
-//! ul_trigger_nav = true`, `ul_bsr_lifetime = "20ms"` (tests/ofdma_ul18_ns3.rs), and NOT
+//! ul_trigger_nav = true`, `ul_bsr_lifetime = "20ms"` (tests/ofdma_ul18_ns3.rs),
+//! `ul_tb_fill = "tb-start"`, `ul_timer_tie = "timer-first"` (`NS3_UL_AP`), and NOT
 //! `ul_trigger_capture` (this medium has no capture). "Defaults" is the same cell with none of
 //! those keys but the 500-frame driver queue (ns-3's WifiMacQueue size).
 //!
@@ -42,7 +43,7 @@ const RUNS: u64 = 12;
 /// Mb/s and 152 ms with all 18 associated by 0.63 s), which is kept.
 const LEFT_OUT: &[(&str, u32, u32)] = &[("su", 18, 6)];
 /// The cases (mode, stations) within the bound, asserted; the others are printed.
-const MET: &[(&str, u32)] = &[("su", 4), ("su", 9), ("su", 18), ("ofdma", 9), ("ofdma", 18)];
+const MET: &[(&str, u32)] = &[("su", 4), ("su", 9), ("su", 18), ("ofdma", 4), ("ofdma", 9), ("ofdma", 18)];
 
 /// The ns-3 cell in airsched's keys: `mode` "su" or "ofdma", like for like or the defaults.
 fn scenario(mode: &str, n: u32, seed: u64, like: bool) -> String {
@@ -214,6 +215,8 @@ fn probe_each_key() {
             "cw_at_retry_limit",
             "ul_trigger_nav",
             "ul_bsr_lifetime",
+            "ul_tb_fill",
+            "ul_timer_tie",
         ] {
             line += &format!(", without {key} {:.2}", run(n, key, ""));
         }

@@ -13,7 +13,7 @@
 //! defers after collisions and resets CW at the retry limit as ns-3 does (`NS3_CELL`;
 //! tests/su_ul_ns3.rs), and the AP has ns-3's Trigger NAV, request and report lifetime
 //! (`NS3_UL_AP`) and its ring geometry's capture of a Trigger (`NS3_RING`;
-//! tests/ofdma_ul18_ns3.rs). The half-load delays agree within 5 % with 18 stations only:
+//! tests/ofdma_ul18_ns3.rs). The half-load delays agree within 5 % with 9 and 18 stations:
 //! `ul_half_load_delay_over_runs` prints the mean over stations and runs against ns-3's
 //! (bench/ns3/ul_half_seeds.csv) and asserts the bounds that hold (docs/model-ofdma.md).
 //! The Basic Triggers' RU sizes, stations per Trigger and MPDUs per full HE TB PPDU are checked
@@ -72,11 +72,12 @@ fn mean_delays(n: u32, station: &str, cell: &str, ap: &str) -> Vec<f64> {
 }
 
 /// Half load: the mean delay over stations and runs against ns-3's over its runs, with every
-/// like-for-like key (tests/common/ns3.rs). 18 stations: within 5 % or twice the standard error
-/// of the difference (+2 %). 4 and 9 stations: NOT within 5 % (+20 % and +9 %; the bounds
-/// asserted are 25 % and 15 %; docs/model-ofdma.md says what remains). Every case is closer
-/// than airsched's defaults (driver-built aggregates, DCF's countdown, EIFS, CW doubling at the
-/// retry limit, no Trigger NAV or report lifetime: +48 to +250 %).
+/// like-for-like key (tests/common/ns3.rs). 9 and 18 stations: within 5 % or twice the standard
+/// error of the difference (+2 %, -0 %). 4 stations: NOT within 5 % (+6 %; the bound asserted
+/// is 10 %; with every station at one point, where ns-3 has no capture, the same keys are within
+/// 5 %: tests/ofdma_ul_colocated_ns3.rs, docs/model-ofdma.md). Every case is closer than
+/// airsched's defaults (driver-built aggregates, DCF's countdown, EIFS, CW doubling at the
+/// retry limit, no Trigger NAV, report lifetime or ns-3's exchange timing: +48 to +250 %).
 #[test]
 fn ul_half_load_delay_over_runs() {
     let mut failed = Vec::new();
@@ -89,8 +90,7 @@ fn ul_half_load_delay_over_runs() {
         let (m_d, _) = common::ns3::mean_se(&mean_delays(n, "driver_queue_limit = 500\n", "", ""));
         let (diff, diff_d) = (m_a / m_n - 1.0, m_d / m_n - 1.0);
         let bound = match n {
-            4 => 0.25,
-            9 => 0.15,
+            4 => 0.10,
             _ => common::ns3::bound((m_a, se_a), (m_n, se_n)),
         };
         if diff.abs() > bound || diff.abs() >= diff_d.abs() {

@@ -45,8 +45,12 @@ pub const NS3_STATION: &str = "driver_queue_limit = 500\naggregation = \"at-acce
 pub const NS3_CELL: &str =
     "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\ncw_at_retry_limit = \"reset\"\nretry_limit = 8\n";
 /// ns-3 3.44's AP with uplink OFDMA in airsched's `[ap]` keys: the stations' NAV from the
-/// Basic Trigger and the scheduler's request without a backoff, and `BsrLifetime` (20 ms).
-pub const NS3_UL_AP: &str = "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\n";
+/// Basic Trigger and the scheduler's request without a backoff, `BsrLifetime` (20 ms), the
+/// stations' TB PPDUs filled SIFS after the Trigger (`ReceiveBasicTrigger`), and the
+/// `AccessReqInterval` timer that expires as the AP's exchange ends asking nothing
+/// (`AccessReqTimeout` before `TransmissionSucceeded`).
+pub const NS3_UL_AP: &str =
+    "ul_trigger_nav = true\nul_bsr_lifetime = \"20ms\"\nul_tb_fill = \"tb-start\"\nul_timer_tie = \"timer-first\"\n";
 /// ns-3's anchor geometry (stations on a 1-m circle round the AP): a station far enough from the
 /// one whose PPDU overlaps a Basic Trigger still decodes the Trigger.
 pub const NS3_RING: &str = "ul_trigger_capture = \"ring\"\n";
