@@ -152,6 +152,37 @@ proptest! {
         let legacy_down = c.flows.iter().any(|&(s, down, _, _)| down && c.stations[s % c.stations.len()].0 != 0);
         prop_assert!(!he_up || legacy_down || stats.basic_triggers > 0);
     }
+
+    /// The same cells with ns-3's uplink timing (`ul_tb_fill = "tb-start"`: the stations fill
+    /// their TB PPDUs SIFS after the Trigger, the exchange decided then; `ul_timer_tie =
+    /// "timer-first"`) beside the Trigger NAV, the report lifetime and the ring capture (a
+    /// captured Trigger's fill deferred too): packets are conserved and every Basic Trigger
+    /// solicits distinct HE stations on equal RUs within `mu_stations` and the channel's RUs.
+    #[test]
+    fn dl_ul_ofdma_with_ns3_timing_conserves_packets(c in cell().prop_map(|c| Cell { ul: true, ..c })) {
+        let text = scenario(&c).replacen(
+            "ofdma = \"dl+ul\"\n",
+            "ofdma = \"dl+ul\"\nul_tb_fill = \"tb-start\"\nul_timer_tie = \"timer-first\"\nul_trigger_nav = true\n\
+             ul_bsr_lifetime = \"20ms\"\nul_trigger_capture = \"ring\"\n",
+            1,
+        );
+        let scn = parse_scenario(&text, "ofdma-prop.toml").map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let mut sim = Simulation::new(&scn).unwrap();
+        sim.finish().map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+        let stats = sim.ul_ofdma_stats().expect("uplink OFDMA on");
+        let max_rus = match c.width { 20 => 9, 40 => 18, 80 => 37, _ => 74 };
+        for (_, users) in &stats.log {
+            prop_assert!(!users.is_empty() && users.len() as u32 <= c.mu_stations.min(max_rus));
+            prop_assert!(users.iter().all(|u| u.1 == users[0].1));
+            for u in users {
+                prop_assert_eq!(c.stations[u.0 as usize].0, 0, "a solicited station is an HE station");
+                prop_assert_eq!(users.iter().filter(|v| v.0 == u.0).count(), 1);
+            }
+        }
+        let he_up = c.flows.iter().any(|&(s, down, _, _)| !down && c.stations[s % c.stations.len()].0 == 0);
+        let legacy_down = c.flows.iter().any(|&(s, down, _, _)| down && c.stations[s % c.stations.len()].0 != 0);
+        prop_assert!(!he_up || legacy_down || stats.basic_triggers > 0);
+    }
 }
 
 /// scenarios/wifi6-ofdma.toml: a 20 MHz cell of 20 HE MCS 7 stations, each with a small
