@@ -207,11 +207,12 @@ pub struct Ul {
     tf_ru: RuSize,
     pub(super) captured: bool,
     /// `ul_tb_fill`; with `TbFill::TbStart`, the solicited stations and their TB PPDU vectors
-    /// while their fill waits for the TB PPDUs' start (`fill_at`, ZERO when none), and the
-    /// Trigger's start.
+    /// while their fill waits for the TB PPDUs' start (`fill_at`, ZERO when none), the access
+    /// category they fill from (the Trigger's Preferred AC) and the Trigger's start.
     tb_fill: TbFill,
     fill: Vec<(u32, HeTxVector)>,
     fill_at: Nanos,
+    fill_ac: usize,
     tf_at: Nanos,
     /// `ul_timer_tie`, and when the last exchange the AP's access category held ended.
     timer_tie: TimerTie,
@@ -240,6 +241,7 @@ impl Ul {
             tb_fill: cfg.tb_fill,
             fill: Vec::new(),
             fill_at: Nanos::ZERO,
+            fill_ac: Ac::Be.index(),
             tf_at: Nanos::ZERO,
             timer_tie: cfg.timer_tie,
             ended_at: Nanos::ZERO,
@@ -550,6 +552,7 @@ impl Ht {
             // The stations fill their TB PPDUs when these start (`Ht::ul_tb_start`).
             ul.fill.clear();
             ul.fill.extend(picks.iter().copied().zip(vectors.iter().copied()));
+            ul.fill_ac = ac;
             return Some(m.put_mu_frame(cx, c, ta, tf, TxRate::Ofdm(rate), &[]));
         }
         // Each station fills its TB PPDU from its own queue (its aggregates of this category
@@ -606,6 +609,7 @@ impl Ht {
         let mut users = std::mem::take(&mut ul.users);
         let deferred = ul.tb_fill == TbFill::TbStart;
         ul.fill.clear();
+        ul.fill_ac = ac;
         for &s in &picks {
             let Some(v) = tb_vector(self.tx[s as usize], ru) else { continue };
             if deferred {
@@ -658,10 +662,10 @@ impl Ht {
         let (ta, ru, tb) = (ul.tf_at, ul.tf_ru, ul.tb);
         let fill = std::mem::take(&mut ul.fill);
         let mut users = std::mem::take(&mut ul.users);
-        let ac = Ac::Be.index();
+        let ac = ul.fill_ac;
         for &(s, v) in &fill {
             self.unbuild_node(s + 1, ac);
-            let agg = self.ul_fill(m, s, Ac::Be, v, tb, cx);
+            let agg = self.ul_fill(m, s, Ac::ALL[ac], v, tb, cx);
             users.push(UlUser { agg, ru, decoded: false, acked: false });
         }
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
