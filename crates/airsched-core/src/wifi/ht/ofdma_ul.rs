@@ -1336,6 +1336,33 @@ mod tests {
         assert!(ring_decodes(18, 9, &[0, 3]));
     }
 
+    /// `ul_trigger_capture = "ring"`, the bystanders of a collision by hand (18 stations, powers
+    /// relative to the AP's: station j at distance d is d^-3). Stations 0 and 9 (opposite):
+    /// station 1 hears 0 at 0.35 (23.9) and 9 at 1.97 (0.13), 22.6 dB, and detects 0; station 3
+    /// hears 0 at 1 and 9 at 1.73, 7.2 dB; station 4 (1.29 and 1.53) only 2.3 dB, nor do 5, 13
+    /// and 14 near the bisector. Under the AP's Trigger and station 0: station 2 hears 0 at
+    /// 0.68 (3.12) against the AP's 1, 4.9 dB; station 3 at 1, 0 dB, detects nothing (and
+    /// decodes no Trigger either); 5-13 decode the Trigger. The PPDU detected ends as given.
+    #[test]
+    fn ring_preamble_detection_by_hand() {
+        let end = |s: u32| Nanos::from_us(1000 + s as u64);
+        let opposite = [(0, end(0)), (9, end(9))];
+        let detect = |n: usize, cols: &[(u32, Nanos)], ap: bool| {
+            (0..n as u32)
+                .filter(|&s| !cols.iter().any(|c| c.0 == s) && ring_detects(n, s, cols, ap).is_some())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(detect(18, &opposite, false), [1, 2, 3, 6, 7, 8, 10, 11, 12, 15, 16, 17]);
+        assert_eq!(ring_detects(18, 1, &opposite, false), Some(end(0)));
+        assert_eq!(ring_detects(18, 10, &opposite, false), Some(end(9)));
+        let under_trigger = [(0, end(0))];
+        assert_eq!(detect(18, &under_trigger, true), [1, 2, 16, 17]);
+        assert!((5..=13).all(|s| ring_decodes_of(18, s, &under_trigger)));
+        assert!([3, 4, 14, 15].iter().all(|&s| !ring_decodes_of(18, s, &under_trigger)));
+        // With 4 stations, 0 and 2 opposite: 1 and 3 are equidistant (1.41) and detect neither.
+        assert_eq!(detect(4, &[(0, end(0)), (2, end(2))], false), Vec::<u32>::new());
+    }
+
     /// `ul_bsr_lifetime`: a report reads as stored until the lifetime has passed (ns-3's
     /// `timestamp + BsrLifetime < now` expires it), then as unknown; without it, forever.
     #[test]
