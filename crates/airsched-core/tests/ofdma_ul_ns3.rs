@@ -12,12 +12,15 @@
 //! form their A-MPDU when they win the medium (`NS3_STATION`), the cell counts its backoff,
 //! defers after collisions and resets CW at the retry limit as ns-3 does (`NS3_CELL`;
 //! tests/su_ul_ns3.rs), and the AP has ns-3's Trigger NAV, request and report lifetime
-//! (`NS3_UL_AP`) and its ring geometry's capture of a Trigger (`NS3_RING`;
-//! tests/ofdma_ul18_ns3.rs). The half-load delays agree within 5 % with 18 stations only:
-//! `ul_half_load_delay_over_runs` prints the mean over stations and runs against ns-3's
-//! (bench/ns3/ul_half_seeds.csv) and asserts the bounds that hold (docs/model-ofdma.md).
-//! The Basic Triggers' RU sizes, stations per Trigger and MPDUs per full HE TB PPDU are checked
-//! against ns-3's (bench/ns3/ofdma_ul_trace.txt).
+//! (`NS3_UL_AP`) and its ring geometry (`NS3_RING`: the capture of a Trigger, the NAV of the
+//! stations that decode one nobody answers, the EIFS of those that detect a collider's
+//! preamble; tests/ofdma_ul18_ns3.rs). The half-load delays agree within 5 % (or the runs'
+//! resolution) with 9 and 18 stations, not 4: `ul_half_load_delay_over_runs` prints the mean
+//! over stations and runs against ns-3's (bench/ns3/ul_half_seeds.csv) and asserts the bounds
+//! that hold (docs/model-ofdma.md). The Basic Triggers' RU sizes, stations per Trigger and
+//! MPDUs per full HE TB PPDU are checked against ns-3's (bench/ns3/ofdma_ul_trace.txt), the
+//! saturated cell's answered Triggers against ns-3's runs (bench/ns3/ul_sat18_triggers.txt),
+//! and what follows an unanswered overlapped Trigger against ns-3's share.
 //! `cargo test --release --test ofdma_ul_ns3 -- --nocapture` prints the table of
 //! docs/model-ofdma.md.
 
