@@ -308,6 +308,16 @@ OnApBackoff(uint32_t slots, uint8_t)
     }
 }
 
+// The AP's best-effort CW after warm-up (with --traceSu): time and CW (printing only).
+void
+OnApCw(uint32_t cw, uint8_t)
+{
+    if (g_measuring && g_traceSu)
+    {
+        std::printf("apcw t=%.1f cw=%u\n", NowUs(), cw);
+    }
+}
+
 void
 OnBackoff(uint32_t sta, uint32_t, uint8_t)
 {
@@ -577,6 +587,8 @@ main(int argc, char* argv[])
     apWifi->GetMac()->TraceConnectWithoutContext("AssociatedSta", MakeCallback(&OnAssociated));
     apWifi->GetMac()->GetQosTxop(AC_BE)->TraceConnectWithoutContext("BackoffTrace",
                                                                      MakeCallback(&OnApBackoff));
+    apWifi->GetMac()->GetQosTxop(AC_BE)->TraceConnectWithoutContext("CwTrace",
+                                                                     MakeCallback(&OnApCw));
     Simulator::Schedule(Seconds(warmup), &StartMeasuring);
     Simulator::Schedule(Seconds(0.5), [&]() {
         for (uint32_t i = 0; i < n; i++)

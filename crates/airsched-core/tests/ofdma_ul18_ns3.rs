@@ -10,7 +10,9 @@
 //!   `ul_bsr_lifetime = "20ms"` (ns-3's `ApWifiMac::BsrLifetime`: an older buffer status report
 //!   reads as unknown, so a station that answered with QoS Null frames is solicited again) and
 //!   `ul_trigger_capture = "ring"` (ns-3's stations sit on a 1-m circle: a station far enough
-//!   from the one whose PPDU overlaps the Trigger still decodes it and answers).
+//!   from the one whose PPDU overlaps the Trigger still decodes it and answers, or, when none
+//!   can, sets its NAV from it; after a collision a station that detects one colliding
+//!   station's preamble defers EIFS).
 //!
 //! Asserted: the mean delay over stations and run numbers 1-12 against ns-3's over its runs
 //! (bench/ns3/ul_half_seeds.csv) within 5 % or twice the standard error of the difference, and

@@ -589,6 +589,15 @@ impl Dcf {
         }
     }
 
+    /// Contender `n` alone defers until its AIFS after `t`, if that is later than its IFS end:
+    /// a NAV only it set (a frame only some contenders decoded, IEEE 802.11-2020 10.3.2.4) or
+    /// an EIFS only it takes (a PPDU whose preamble it detected and whose payload it lost,
+    /// 10.3.2.3.7). Called at the end of the busy period, after [`Dcf::set_all_ifs_after`].
+    pub fn defer_after(&mut self, n: usize, t: Nanos) {
+        let node = &mut self.nodes[n];
+        node.ifs_end = node.ifs_end.max(t + node.aifs);
+    }
+
     /// The cell's timing and contention parameters.
     #[inline]
     pub fn params(&self) -> &DcfParams {
@@ -901,6 +910,12 @@ mod tests {
         // An earlier NAV does not shorten an IFS.
         d.set_nav_from(1, te - Nanos::from_us(50));
         assert_eq!(d.nodes[1].ifs_end, te + Nanos::from_us(50) + p.difs);
+        // One contender alone defers (a NAV or an EIFS the others did not take), never earlier.
+        d.defer_after(2, te + Nanos::from_us(60));
+        assert_eq!(d.nodes[1].ifs_end, te + Nanos::from_us(50) + p.difs);
+        assert_eq!(d.nodes[2].ifs_end, te + Nanos::from_us(60) + p.difs);
+        d.defer_after(2, te);
+        assert_eq!(d.nodes[2].ifs_end, te + Nanos::from_us(60) + p.difs);
         let (t, _) = d.end_busy(te).unwrap();
         assert_eq!(t, te + p.difs, "the request wins at the busy end plus its IFS");
     }

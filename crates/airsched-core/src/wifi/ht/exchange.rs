@@ -33,6 +33,7 @@ impl Ht {
         // failed attempt (CW doubled, a new backoff) without going on the air; their aggregates
         // stay.
         m.dcf_mut().resolve_internal_collisions(|a, b| node_ac(a).0 == node_ac(b).0);
+        self.ul_note_access(m);
         let mut busy_end = ta;
         let mut lead_wake = false;
         let band = self.band;
@@ -394,6 +395,8 @@ impl Ht {
 
     /// TX status of every transmitted aggregate at the end of the busy period.
     pub fn complete(&mut self, m: &mut Medium, cx: &mut Ctx) {
+        // `ul_trigger_capture = "ring"`: the stations that detected a preamble under a collision.
+        self.ul_ring_eifs(m, cx.now);
         let acked = m.outcome() == Outcome::Success;
         // A captured Trigger's exchange succeeded; the stations' PPDUs under it did not.
         let captured = self.ul.as_deref_mut().is_some_and(|ul| std::mem::take(&mut ul.captured));

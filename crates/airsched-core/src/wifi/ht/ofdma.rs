@@ -73,7 +73,11 @@ pub enum TriggerCapture {
     /// signal is at least 4 dB above the sum of the overlapping stations' (ns-3's
     /// `ThresholdPreambleDetectionModel`), and answers it when the overlapping PPDUs have
     /// ended by the time its HE TB PPDU would start (the Trigger's CS Required: it senses the
-    /// medium in the SIFS, 802.11ax-2021 26.5.2.5).
+    /// medium in the SIFS, 802.11ax-2021 26.5.2.5). With `ul_trigger_nav`, when no station can
+    /// answer it, the stations that decoded it set their NAV from it. After a collision, a
+    /// station that detects one overlapping station's preamble 4 dB above the rest defers EIFS
+    /// (its payload lost), the others (the AP among them) AIFS (docs/model-ofdma.md, "The
+    /// saturated AP").
     Ring,
 }
 

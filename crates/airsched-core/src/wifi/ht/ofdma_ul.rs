@@ -163,6 +163,11 @@ pub struct UlStats {
     pub qos_null_ppdus: u64,
     pub tb_mpdus: u64,
     pub multi_sta_bas: u64,
+    /// `ul_trigger_capture = "ring"`: Basic Triggers a station's PPDU overlapped that no
+    /// station answered, and how many of them the next PPDU on the air came from one of those
+    /// overlapping stations (ns-3 3.44's 4-station cell: 81-85 %).
+    pub unanswered_overlapped: u64,
+    pub next_by_collider: u64,
     /// The first [`super::ofdma::RU_LOG_LEN`] Basic Triggers: start, and per solicited station
     /// (station, RU tones, MPDUs it sent).
     pub log: Vec<(Nanos, Vec<super::ofdma::MuLogUser>)>,
@@ -194,6 +199,16 @@ pub struct Ul {
     /// The end of the NAV the Basic Trigger on the air sets at every station (its Duration
     /// field; ZERO when no Trigger reached the stations): see [`Ht::ul_outcome`].
     nav_end: Nanos,
+    /// `ul_trigger_capture = "ring"` with `ul_trigger_nav`: the stations that decoded a Basic
+    /// Trigger no station could answer and set their NAV from it, and that NAV's end (ZERO:
+    /// none); see [`Ht::ul_capture`].
+    nav_decoders: Vec<u32>,
+    decoders_nav_end: Nanos,
+    /// The stations whose PPDUs overlapped the last unanswered Basic Trigger, until the next
+    /// access (for [`UlStats::next_by_collider`]).
+    last_colliders: Vec<u32>,
+    /// Scratch for [`Ht::ul_ring_eifs`]: the overlapping stations and their PPDUs' ends.
+    ring_scratch: Vec<(u32, Nanos)>,
     /// `ul_bsrp`: poll with BSRP Triggers (ns-3's `EnableBsrp`).
     bsrp: bool,
     /// `ul_trigger_nav`: the stations' NAV from a Basic Trigger, no backoff at the request.
@@ -258,6 +273,10 @@ impl Ul {
             last_dl: false,
             tf_on_air: false,
             nav_end: Nanos::ZERO,
+            nav_decoders: Vec::new(),
+            decoders_nav_end: Nanos::ZERO,
+            last_colliders: Vec::new(),
+            ring_scratch: Vec::new(),
             users: Vec::new(),
             spare: Vec::new(),
             tf: Nanos::ZERO,
@@ -601,6 +620,26 @@ impl Ht {
             Vec::new()
         };
         if picks.is_empty() {
+            ul.stats.unanswered_overlapped += 1;
+            ul.last_colliders.clone_from(&colliders);
+            if ul.trigger_nav {
+                // No station answers (a solicited one that decoded it finds the medium busy: CS
+                // Required), but every station that decoded it sets its NAV from its Duration,
+                // the TB PPDU and the longest Multi-STA BlockAck, as after an answered one (IEEE
+                // 802.11-2020 10.3.2.4: a group-addressed frame; ns-3 3.44
+                // `HeFrameExchangeManager::UpdateNav`, called from `ReceiveMpdu` for every
+                // frame with a Duration before the Trigger is handled). Only the overlapping
+                // stations, those that did not decode it and the AP contend until it ends.
+                ul.nav_decoders.clear();
+                ul.nav_decoders.extend((0..n as u32).filter(|&s| ring_decodes(n, s, &colliders)));
+                let Some(v) = ul.tf_picks.first().and_then(|&s| tb_vector(self.tx[s as usize], ul.tf_ru)) else {
+                    return false;
+                };
+                let ba_rate = ofdm::control_response_rate(&self.basic, v.non_ht_reference_rate());
+                let est: Vec<u32> = ul.tf_picks.iter().map(|&s| self.ba_bytes[s as usize] - 24).collect();
+                ul.decoders_nav_end =
+                    due + ul.tb + sifs + ofdm::txtime(self.band, ba_rate, multi_sta_ba_bytes(0, &est));
+            }
             return false;
         }
         let ru = ul.tf_ru;
@@ -679,6 +718,70 @@ impl Ht {
         m.set_outcome(outcome);
         m.busy_to(cx, end);
         cx.schedule(end, crate::engine::Event::ExchangeEnd);
+    }
+
+    /// `ul_trigger_capture = "ring"`: the first access after an unanswered Basic Trigger that
+    /// stations' PPDUs overlapped counts whether one of those stations transmits in it
+    /// ([`UlStats::next_by_collider`]).
+    pub(super) fn ul_note_access(&mut self, m: &Medium) {
+        let Some(ul) = self.ul.as_deref_mut() else { return };
+        if ul.last_colliders.is_empty() {
+            return;
+        }
+        let colliders = &ul.last_colliders;
+        if m.dcf().transmitters().iter().any(|&c| {
+            let (node, _) = super::driver::node_ac(c);
+            node != 0 && colliders.contains(&(node - 1))
+        }) {
+            ul.stats.next_by_collider += 1;
+        }
+        ul.last_colliders.clear();
+    }
+
+    /// `ul_trigger_capture = "ring"`: a busy period in which stations' PPDUs overlapped (one
+    /// another's, or the AP's Basic Trigger) ended in a collision at `te`. A station that did
+    /// not transmit and that detects the preamble of one of those PPDUs ([`ring_detects`]: 4 dB
+    /// above the others on the ring) cannot decode its payload (MCS 7 under that interference;
+    /// ns-3 3.44 `PhyEntity` ends the reception with `SwitchFromRxEndError`), so it defers EIFS
+    /// from that PPDU's end, SIFS plus a 6 Mb/s Ack (44 us) more than AIFS (IEEE 802.11-2020
+    /// 10.3.2.3.7; ns-3 `ChannelAccessManager::GetAccessGrantStart`, `GetEifsNoDifs`). The AP
+    /// is equidistant from all stations, detects no preamble under two of them and defers AIFS
+    /// as [`crate::wifi::ifs::CollisionIfs::Aifs`] has every node do; so do the stations that
+    /// detect none, and those that decoded the AP's Trigger (its NAV, above). Under a DL MU
+    /// PPDU or a beacon nothing changes.
+    pub(super) fn ul_ring_eifs(&mut self, m: &mut Medium, te: Nanos) {
+        let n = self.n_stations;
+        let extra = self.band.sifs() + ofdm::estimated_ack_time(crate::phy::error_rate::OfdmRate::R6);
+        let Some(ul) = self.ul.as_deref_mut() else { return };
+        if ul.capture != TriggerCapture::Ring || m.outcome() != Outcome::Collision || m.dcf().beacon_in_air() {
+            return;
+        }
+        let trigger = ul.tf_on_air && !ul.last_bsrp;
+        let mut colliders = std::mem::take(&mut ul.ring_scratch);
+        colliders.clear();
+        let mut ap = false;
+        for a in m.air() {
+            let (node, _) = super::driver::node_ac(a.node);
+            if node == 0 {
+                ap = true;
+            } else {
+                colliders.push((node - 1, a.end));
+            }
+        }
+        if !colliders.is_empty() && (!ap || trigger) {
+            for k in 0..n as u32 {
+                if colliders.iter().any(|c| c.0 == k) || (ap && ring_decodes_of(n, k, &colliders)) {
+                    continue;
+                }
+                if let Some(end) = ring_detects(n, k, &colliders, ap) {
+                    for a in 0..crate::mac80211::NUM_ACS {
+                        m.dcf_mut().defer_after(contender(k + 1, a) as usize, (end + extra).max(te));
+                    }
+                }
+            }
+        }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.ring_scratch = colliders;
     }
 
     /// Station `s`'s HE TB PPDU of duration `tb` at `v`: MPDUs of its TIDs of `acc` (highest
@@ -938,6 +1041,14 @@ impl Ht {
         if nav_end > now {
             // The stations' NAV from the Trigger outlasts the exchange (a shorter BlockAck).
             m.dcf_mut().set_nav_from(contender(1, 0) as usize, nav_end);
+        }
+        let decoders_nav_end = std::mem::take(&mut ul.decoders_nav_end);
+        if collided && decoders_nav_end > now {
+            for &s in &ul.nav_decoders {
+                for a in 0..crate::mac80211::NUM_ACS {
+                    m.dcf_mut().defer_after(contender(s + 1, a) as usize, decoders_nav_end);
+                }
+            }
         }
         m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
         if self.drivers[0].hw[ac].len > 0 {
@@ -1252,6 +1363,33 @@ pub fn ring_decodes(n: usize, s: u32, colliders: &[u32]) -> bool {
     -10.0 * interference.log10() >= CAPTURE_DB
 }
 
+/// [`ring_decodes`] with the overlapping stations' PPDU ends beside them.
+fn ring_decodes_of(n: usize, s: u32, colliders: &[(u32, Nanos)]) -> bool {
+    let interference: f64 = colliders.iter().map(|c| ring_power(n, s, c.0)).sum();
+    !colliders.iter().any(|c| c.0 == s) && -10.0 * interference.log10() >= CAPTURE_DB
+}
+
+/// `ul_trigger_capture = "ring"`: whether station `s` of `n`, not transmitting, detects the
+/// preamble of one of the overlapping stations' PPDUs `colliders` (station, end) and, if so,
+/// that PPDU's end: its power at `s` is at least 4 dB above the sum of the others' and, with
+/// `ap`, the AP's (at distance 1), on the ring of [`ring_decodes`] (ns-3's
+/// `ThresholdPreambleDetectionModel`; without a frame capture model the PHY keeps the PPDU it
+/// locked on).
+pub fn ring_detects(n: usize, s: u32, colliders: &[(u32, Nanos)], ap: bool) -> Option<Nanos> {
+    colliders.iter().find_map(|&(i, end)| {
+        let others = colliders.iter().filter(|c| c.0 != i).map(|c| ring_power(n, s, c.0)).sum::<f64>();
+        let interference = others + if ap { 1.0 } else { 0.0 };
+        (interference > 0.0 && 10.0 * (ring_power(n, s, i) / interference).log10() >= CAPTURE_DB).then_some(end)
+    })
+}
+
+/// The power station `s` of `n` receives from station `j` on the ring, relative to the AP's
+/// (distance 1): distance 2 sin(pi |s - j| / n), path loss exponent 3.
+fn ring_power(n: usize, s: u32, j: u32) -> f64 {
+    let d = 2.0 * (std::f64::consts::PI * (s as f64 - j as f64).abs() / n as f64).sin();
+    d.powi(-3)
+}
+
 /// The signal-to-interference ratio at which a station decodes a Trigger under another PPDU
 /// (ns-3's `ThresholdPreambleDetectionModel` threshold, 4 dB).
 const CAPTURE_DB: f64 = 4.0;
@@ -1295,6 +1433,33 @@ mod tests {
         // 3.96 dB, just short of 4; with 0 and 3 (2 and 1.73) 5.2 dB.
         assert!(!ring_decodes(18, 9, &[0, 4]));
         assert!(ring_decodes(18, 9, &[0, 3]));
+    }
+
+    /// `ul_trigger_capture = "ring"`, the bystanders of a collision by hand (18 stations, powers
+    /// relative to the AP's: station j at distance d is d^-3). Stations 0 and 9 (opposite):
+    /// station 1 hears 0 at 0.35 (23.9) and 9 at 1.97 (0.13), 22.6 dB, and detects 0; station 3
+    /// hears 0 at 1 and 9 at 1.73, 7.2 dB; station 4 (1.29 and 1.53) only 2.3 dB, nor do 5, 13
+    /// and 14 near the bisector. Under the AP's Trigger and station 0: station 2 hears 0 at
+    /// 0.68 (3.12) against the AP's 1, 4.9 dB; station 3 at 1, 0 dB, detects nothing (and
+    /// decodes no Trigger either); 5-13 decode the Trigger. The PPDU detected ends as given.
+    #[test]
+    fn ring_preamble_detection_by_hand() {
+        let end = |s: u32| Nanos::from_us(1000 + s as u64);
+        let opposite = [(0, end(0)), (9, end(9))];
+        let detect = |n: usize, cols: &[(u32, Nanos)], ap: bool| {
+            (0..n as u32)
+                .filter(|&s| !cols.iter().any(|c| c.0 == s) && ring_detects(n, s, cols, ap).is_some())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(detect(18, &opposite, false), [1, 2, 3, 6, 7, 8, 10, 11, 12, 15, 16, 17]);
+        assert_eq!(ring_detects(18, 1, &opposite, false), Some(end(0)));
+        assert_eq!(ring_detects(18, 10, &opposite, false), Some(end(9)));
+        let under_trigger = [(0, end(0))];
+        assert_eq!(detect(18, &under_trigger, true), [1, 2, 16, 17]);
+        assert!((5..=13).all(|s| ring_decodes_of(18, s, &under_trigger)));
+        assert!([3, 4, 14, 15].iter().all(|&s| !ring_decodes_of(18, s, &under_trigger)));
+        // With 4 stations, 0 and 2 opposite: 1 and 3 are equidistant (1.41) and detect neither.
+        assert_eq!(detect(4, &[(0, end(0)), (2, end(2))], false), Vec::<u32>::new());
     }
 
     /// `ul_bsr_lifetime`: a report reads as stored until the lifetime has passed (ns-3's
