@@ -301,6 +301,106 @@ fn mixed_ofdma_against_ns3_table() {
     assert!(failed.is_empty(), "not as ns-3 3.44: {failed:?}");
 }
 
+/// Diagnostic (ignored): every case (or those of `MIXED_CASES`, "n,load;n,load") with the keys
+/// of `MIXED_KEYS` ("station|cell|ap", `\n` for a line break; default [`LIKE_NS3`]) over
+/// [`RUNS`] runs: per direction the mean delay against ns-3's, and the counters of the
+/// Triggers and DL MU PPDUs that collided (summed over the runs' whole 3 s).
+#[test]
+#[ignore]
+fn variant() {
+    let keys_env = std::env::var("MIXED_KEYS").ok().map(|k| k.replace("\\n", "\n"));
+    let keys: [&str; 3] = match &keys_env {
+        Some(k) => {
+            let v: Vec<&str> = k.split('|').collect();
+            [v[0], v[1], v[2]]
+        }
+        None => LIKE_NS3,
+    };
+    let only = std::env::var("MIXED_CASES").ok();
+    for c in cases() {
+        if only.as_deref().is_some_and(|o| !o.split(';').any(|x| x == format!("{},{}", c.n, c.load))) {
+            continue;
+        }
+        let n = c.n as usize;
+        let mut delay = [Vec::new(), Vec::new()];
+        let mut goodput = [Vec::new(), Vec::new()];
+        let mut cnt = [0u64; 9];
+        // DL MU PPDUs in the measured seconds 1-3 and the MPDUs they carried (the log holds them).
+        let (mut dl_meas, mut dl_mpdus, mut basic_meas) = (0u64, 0u64, 0u64);
+        for seed in 1..=RUNS {
+            let (g, d, sim) = run(&c, keys, seed);
+            for dir in 0..2 {
+                goodput[dir].push(g[dir].iter().sum::<f64>());
+                delay[dir].push(d[dir].iter().sum::<f64>() / n as f64);
+            }
+            let st = sim.ul_ofdma_stats().unwrap();
+            let mu = sim.ofdma_stats().unwrap();
+            for (t, u) in &mu.log {
+                if t.0 >= 1_000_000_000 {
+                    dl_meas += 1;
+                    dl_mpdus += u.iter().map(|x| x.2 as u64).sum::<u64>();
+                }
+            }
+            basic_meas += st.log.iter().filter(|(t, _)| t.0 >= 1_000_000_000).count() as u64;
+            for (k, x) in [
+                st.bsrp_triggers,
+                st.bsrp_reached_none,
+                st.bsrp_reached_part,
+                st.basic_triggers,
+                st.basic_reached_none,
+                st.basic_reached_part,
+                mu.mu_ppdus,
+                mu.mu_collided,
+                st.tb_ppdus,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                cnt[k] += x;
+            }
+        }
+        for dir in 0..2 {
+            let half = c.load != "saturated";
+            let (dd, db) = against(&delay[dir], &c.seed_delay[dir]);
+            let (gd, _) = against(&goodput[dir], &c.per_seed[dir]);
+            let (m, se) = mean_se(&delay[dir]);
+            let (mn, sen) = mean_se(&c.seed_delay[dir]);
+            println!(
+                "VARIANT | {} | {} | {} | {:.1} Mb/s ({:+.1} %) | ns-3 {mn:.2} ± {sen:.2} | {m:.2} ± {se:.2} | {}",
+                c.n,
+                c.load,
+                ["down", "up"][dir],
+                mean(&goodput[dir]),
+                100.0 * gd,
+                if half { format!("{:+.1} % ({:.0} %)", 100.0 * dd, 100.0 * db) } else { "(queues)".into() }
+            );
+        }
+        let pct = |a: u64, b: u64| 100.0 * a as f64 / b.max(1) as f64;
+        println!(
+            "VARIANT counts {} {}: BSRP {} none {:.0} % part {:.0} %; Basic {} none {:.0} % part {:.0} %; DL MU {} collided {:.0} %; TB PPDUs {}",
+            c.n,
+            c.load,
+            cnt[0],
+            pct(cnt[1], cnt[0]),
+            pct(cnt[2], cnt[0]),
+            cnt[3],
+            pct(cnt[4], cnt[3]),
+            pct(cnt[5], cnt[3]),
+            cnt[6],
+            pct(cnt[7], cnt[6]),
+            cnt[8]
+        );
+        println!(
+            "VARIANT measured {} {}: per run DL MU PPDUs {:.1} ({:.1} MPDUs each), Basic Triggers {:.1}",
+            c.n,
+            c.load,
+            dl_meas as f64 / RUNS as f64,
+            dl_mpdus as f64 / dl_meas.max(1) as f64,
+            basic_meas as f64 / RUNS as f64
+        );
+    }
+}
+
 /// Diagnostic (ignored): the first multi-user frames after warm-up of one case
 /// (`PROBE=n,load`).
 #[test]

@@ -60,8 +60,8 @@ pub enum MuScheduler {
 
 words!(MuScheduler: "rr" => MuScheduler::Rr);
 
-/// `[ap] ul_trigger_capture`: what a solicited station makes of a Basic Trigger that another
-/// station's PPDU overlaps (`Ht::ul_capture` in ofdma_ul.rs).
+/// `[ap] ul_trigger_capture`: what a solicited station makes of a Trigger (Basic or BSRP) that
+/// another station's PPDU overlaps (`Ht::ul_capture` in ofdma_ul.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TriggerCapture {
     /// A collision loses every frame: no station decodes the Trigger.
@@ -71,9 +71,12 @@ pub enum TriggerCapture {
     /// (ns-3's anchor cell, bench/ns3/ofdma_cell.h), with log-distance path loss of exponent 3
     /// (ns-3's `LogDistancePropagationLossModel`): a station decodes the Trigger when the AP's
     /// signal is at least 4 dB above the sum of the overlapping stations' (ns-3's
-    /// `ThresholdPreambleDetectionModel`), and answers it when the overlapping PPDUs have
-    /// ended by the time its HE TB PPDU would start (the Trigger's CS Required: it senses the
-    /// medium in the SIFS, 802.11ax-2021 26.5.2.5).
+    /// `ThresholdPreambleDetectionModel`), and answers it; with CS Required (a UL Length above
+    /// 76, so a Basic Trigger's long TB PPDUs but never a BSRP Trigger's QoS Null answers) only
+    /// when the overlapping PPDUs have ended by the time its HE TB PPDU would start (it senses
+    /// the medium in the SIFS, 802.11ax-2021 26.5.2.5). A DL MU PPDU so overlapped stays lost
+    /// at every user: no station on the ring decodes its HE-SIG-B at VHT MCS 3 or more
+    /// (docs/model-ofdma.md).
     Ring,
 }
 
@@ -99,7 +102,7 @@ pub struct OfdmaConfig {
     /// default: docs/model-ofdma.md).
     pub trigger_nav: bool,
     /// `ul_trigger_capture` (with `ofdma = "dl+ul"`): whether a solicited station decodes a
-    /// Basic Trigger that a station's PPDU overlaps (off by default: docs/model-ofdma.md).
+    /// Trigger that a station's PPDU overlaps (off by default: docs/model-ofdma.md).
     pub trigger_capture: TriggerCapture,
     /// `ul_bsr_lifetime` (with `ofdma = "dl+ul"`): how long a station's Queue Size report
     /// stays valid; an older one reads as unknown, so the station is solicited again (ns-3's
@@ -203,6 +206,8 @@ pub struct OfdmaStats {
     pub mu_users: u64,
     /// Sum of their durations (ns).
     pub mu_airtime_ns: u64,
+    /// Those that collided and reached no user.
+    pub mu_collided: u64,
     /// The first [`RU_LOG_LEN`] MU PPDUs: start, and per user (station, RU tones, MPDUs).
     pub log: Vec<(Nanos, Vec<MuLogUser>)>,
 }
@@ -557,7 +562,9 @@ impl Ht {
     pub(super) fn mu_complete(&mut self, m: &mut Medium, ac: usize, collided: bool, cx: &mut Ctx) {
         let now = cx.now;
         let limit = self.mpdu_retry_limit;
-        let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
+        let mu = self.mu.as_deref_mut().expect("OFDMA on");
+        mu.stats.mu_collided += collided as u64;
+        let mut users = std::mem::take(&mut mu.users);
         let mut any_acked = false;
         for u in users.iter_mut() {
             let acked = u.acked && !collided;
