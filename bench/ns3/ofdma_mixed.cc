@@ -86,6 +86,14 @@ uint64_t g_tbMpdus = 0;
 uint64_t g_staSu = 0;
 uint64_t g_staSuMpdus = 0;
 uint64_t g_msBas = 0;
+// --traceCol: every station PPDU that overlaps a Trigger or DL MU PPDU of the AP, printed as
+// `col t= ap= ap_dur= sta= off= dur= mpdus=` (off: the station PPDU's start less the AP's).
+bool g_traceCol = false;
+double g_apStartUs = -1;
+const char* g_apKind = "";
+std::vector<double> g_staStartUs;
+std::vector<double> g_staDurUs;
+std::vector<std::size_t> g_staMpdus;
 
 double
 NowUs()
@@ -122,6 +130,23 @@ OnStaTx(uint32_t sta, WifiConstPsduMap psdus, WifiTxVector tx, double)
     {
         data += mpdu->GetHeader().IsQosData() && mpdu->GetPacket()->GetSize() > 0 ? 1 : 0;
     }
+    if (g_traceCol && g_measuring && !tx.IsUlMu())
+    {
+        g_staStartUs[sta] = NowUs();
+        g_staDurUs[sta] = dur;
+        g_staMpdus[sta] = data;
+        if (*g_apKind != 0 && NowUs() < g_apPpduEndUs)
+        {
+            std::printf("col t=%.1f ap=%s ap_dur=%.1f sta=%u off=%.1f dur=%.1f mpdus=%zu\n",
+                        g_apStartUs,
+                        g_apKind,
+                        g_apPpduEndUs - g_apStartUs,
+                        g_rankOf[sta],
+                        NowUs() - g_apStartUs,
+                        dur,
+                        data);
+        }
+    }
     if (g_tracing && tx.IsUlMu())
     {
         std::printf("tb t=%.1f dur=%.1f sta=%u mpdus=%zu size=%u\n",
@@ -155,6 +180,36 @@ OnApTx(WifiConstPsduMap psdus, WifiTxVector tx, double)
     const double dur =
         WifiPhy::CalculateTxDuration(psdus, tx, WIFI_PHY_BAND_5GHZ).GetNanoSeconds() / 1e3;
     g_apPpduEndUs = NowUs() + dur;
+    if (g_traceCol && g_measuring)
+    {
+        g_apStartUs = NowUs();
+        g_apKind = "";
+        if (tx.IsDlMu())
+        {
+            g_apKind = "dlmu";
+        }
+        else if (psdus.begin()->second->GetHeader(0).IsTrigger())
+        {
+            CtrlTriggerHeader trigger;
+            Ptr<Packet> copy = psdus.begin()->second->GetPayload(0)->Copy();
+            copy->RemoveHeader(trigger);
+            g_apKind = trigger.IsBasic() ? "basic" : (trigger.IsBsrp() ? "bsrp" : "");
+        }
+        for (std::size_t i = 0; *g_apKind != 0 && i < g_staStartUs.size(); i++)
+        {
+            if (g_staStartUs[i] + g_staDurUs[i] > NowUs())
+            {
+                std::printf("col t=%.1f ap=%s ap_dur=%.1f sta=%u off=%.1f dur=%.1f mpdus=%zu\n",
+                            NowUs(),
+                            g_apKind,
+                            dur,
+                            g_rankOf[i],
+                            g_staStartUs[i] - NowUs(),
+                            g_staDurUs[i],
+                            g_staMpdus[i]);
+            }
+        }
+    }
     if (g_tfOpen > 0)
     {
         g_tfAnswered[g_tfOpen][std::to_string(g_tfAnswers) + "/" + std::to_string(g_tfSolicited)]++;
@@ -356,6 +411,9 @@ main(int argc, char* argv[])
     cmd.AddValue("muCwMin", "MU EDCA CWmin of every AC", muCwMin);
     cmd.AddValue("muCwMax", "MU EDCA CWmax of every AC", muCwMax);
     cmd.AddValue("trace", "print the first K multi-user frames after warmup", g_trace);
+    cmd.AddValue("traceCol",
+                 "print every station PPDU that overlaps a Trigger or DL MU PPDU (after warmup)",
+                 g_traceCol);
     cmd.AddValue("colocated",
                  "all stations at one point 1 m from the AP (no capture between them)",
                  colocated);
@@ -413,6 +471,9 @@ main(int argc, char* argv[])
     }
     g_staPpduEndUs.assign(n, 0);
     g_rankOf.assign(n, 0);
+    g_staStartUs.assign(n, -1e12);
+    g_staDurUs.assign(n, 0);
+    g_staMpdus.assign(n, 0);
     for (uint32_t i = 0; i < n; i++)
     {
         for (uint32_t dir = 0; dir < 2; dir++)
@@ -455,6 +516,25 @@ main(int argc, char* argv[])
     g_apAddress = apWifi->GetMac()->GetAddress();
     apWifi->GetPhy()->TraceConnectWithoutContext("PhyTxPsduBegin", MakeCallback(&OnApTx));
     apWifi->GetMac()->TraceConnectWithoutContext("AssociatedSta", MakeCallback(&OnAssociated));
+    // --traceCol: every QoS Null (a BSRP answer) and QoS Data the AP's PHY passes up from a
+    // station, `rxq t= from= null=` (the station's PPDU start unknown here: its end).
+    apWifi->GetPhy()->TraceConnectWithoutContext(
+        "PhyRxEnd",
+        MakeCallback(+[](Ptr<const Packet> p) {
+            if (!g_traceCol || !g_measuring)
+            {
+                return;
+            }
+            WifiMacHeader hdr;
+            p->PeekHeader(hdr);
+            if (hdr.IsQosData() && hdr.GetAddr1() == g_apAddress)
+            {
+                std::printf("rxq t=%.1f from=%u null=%d\n",
+                            NowUs(),
+                            g_rank[hdr.GetAddr2()],
+                            hdr.HasData() ? 0 : 1);
+            }
+        }));
     apWifi->GetMac()->TraceConnectWithoutContext(
         "PsduResponseTimeout",
         MakeCallback(+[](uint8_t r, Ptr<const WifiPsdu>, const WifiTxVector&) { OnApTimeout(r); }));

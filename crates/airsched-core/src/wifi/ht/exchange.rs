@@ -111,6 +111,8 @@ impl Ht {
                     self.tap_mu(m, cx, ta, busy_end, false);
                 }
             }
+            // (Under a captured Trigger's exchange a station's PPDU may still be on the air.)
+            let end = if captured { m.air().iter().map(|a| a.end).fold(end, Nanos::max) } else { end };
             m.set_outcome(outcome);
             m.busy_until(cx, ta, end);
             return;

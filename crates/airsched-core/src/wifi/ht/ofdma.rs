@@ -60,8 +60,8 @@ pub enum MuScheduler {
 
 words!(MuScheduler: "rr" => MuScheduler::Rr);
 
-/// `[ap] ul_trigger_capture`: what a solicited station makes of a Basic Trigger that another
-/// station's PPDU overlaps (`Ht::ul_capture` in ofdma_ul.rs).
+/// `[ap] ul_trigger_capture`: what a solicited station makes of a Trigger (Basic or BSRP) that
+/// another station's PPDU overlaps (`Ht::ul_capture` in ofdma_ul.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TriggerCapture {
     /// A collision loses every frame: no station decodes the Trigger.
@@ -71,13 +71,15 @@ pub enum TriggerCapture {
     /// (ns-3's anchor cell, bench/ns3/ofdma_cell.h), with log-distance path loss of exponent 3
     /// (ns-3's `LogDistancePropagationLossModel`): a station decodes the Trigger when the AP's
     /// signal is at least 4 dB above the sum of the overlapping stations' (ns-3's
-    /// `ThresholdPreambleDetectionModel`), and answers it when the overlapping PPDUs have
-    /// ended by the time its HE TB PPDU would start (the Trigger's CS Required: it senses the
-    /// medium in the SIFS, 802.11ax-2021 26.5.2.5). With `ul_trigger_nav`, when no station can
-    /// answer it, the stations that decoded it set their NAV from it. After a collision, a
+    /// `ThresholdPreambleDetectionModel`), and answers it; with CS Required (a UL Length above
+    /// 76, so a Basic Trigger's long TB PPDUs but never a BSRP Trigger's QoS Null answers) only
+    /// when the overlapping PPDUs have ended by the time its HE TB PPDU would start (it senses
+    /// the medium in the SIFS, 802.11ax-2021 26.5.2.5). With `ul_trigger_nav`, when no station
+    /// can answer it, the stations that decoded it set their NAV from it. After a collision, a
     /// station that detects one overlapping station's preamble 4 dB above the rest defers EIFS
     /// (its payload lost), the others (the AP among them) AIFS (docs/model-ofdma.md, "The
-    /// saturated AP").
+    /// saturated AP"). A DL MU PPDU so overlapped stays lost at every user: no station on the
+    /// ring decodes its HE-SIG-B at VHT MCS 3 or more (docs/model-ofdma.md).
     Ring,
 }
 
@@ -138,7 +140,7 @@ pub struct OfdmaConfig {
     /// default: docs/model-ofdma.md).
     pub trigger_nav: bool,
     /// `ul_trigger_capture` (with `ofdma = "dl+ul"`): whether a solicited station decodes a
-    /// Basic Trigger that a station's PPDU overlaps (off by default: docs/model-ofdma.md).
+    /// Trigger that a station's PPDU overlaps (off by default: docs/model-ofdma.md).
     pub trigger_capture: TriggerCapture,
     /// `ul_tb_fill` (with `ofdma = "dl+ul"`): when a solicited station fills its HE TB PPDU
     /// (at the Trigger's start by default; ns-3's is SIFS after the Trigger's end).
@@ -251,6 +253,8 @@ pub struct OfdmaStats {
     pub mu_users: u64,
     /// Sum of their durations (ns).
     pub mu_airtime_ns: u64,
+    /// Those that collided and reached no user.
+    pub mu_collided: u64,
     /// The first [`RU_LOG_LEN`] MU PPDUs: start, and per user (station, RU tones, MPDUs).
     pub log: Vec<(Nanos, Vec<MuLogUser>)>,
 }
@@ -605,7 +609,9 @@ impl Ht {
     pub(super) fn mu_complete(&mut self, m: &mut Medium, ac: usize, collided: bool, cx: &mut Ctx) {
         let now = cx.now;
         let limit = self.mpdu_retry_limit;
-        let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
+        let mu = self.mu.as_deref_mut().expect("OFDMA on");
+        mu.stats.mu_collided += collided as u64;
+        let mut users = std::mem::take(&mut mu.users);
         let mut any_acked = false;
         for u in users.iter_mut() {
             let acked = u.acked && !collided;
