@@ -35,11 +35,16 @@ const LIKE_NS3: [&str; 3] = [
     "backoff_countdown = \"slot-boundary\"\ncollision_ifs = \"aifs\"\n",
     "ul_trigger_nav = true\n",
 ];
-/// [`LIKE_NS3`] with ns-3's capture on its 1-m circle (`ul_trigger_capture = "ring"`, the
-/// `NS3_RING` of tests/common/ns3.rs): a station far enough from the one whose PPDU overlaps a
-/// Basic or BSRP Trigger still decodes and answers it. Printed beside the asserted cell, and
-/// its BSRP counts checked in [`bsrp_capture_is_ns3s`].
-const LIKE_NS3_RING: [&str; 3] = [LIKE_NS3[0], LIKE_NS3[1], "ul_trigger_nav = true\nul_trigger_capture = \"ring\"\n"];
+/// Every like-for-like key of the uplink comparisons (tests/common/ns3.rs): `NS3_STATION`,
+/// `NS3_CELL` (with the CW reset), `NS3_UL_AP` (with the report lifetime and ns-3's exchange
+/// timing) and `NS3_RING`, ns-3's capture on its 1-m circle: a station far enough from the one
+/// whose PPDU overlaps a Basic or BSRP Trigger still decodes it, and answers it or takes its
+/// NAV. Printed beside the asserted cell, and its BSRP counts checked in [`bsrp_capture_is_ns3s`].
+fn like_ns3_ring() -> [&'static str; 3] {
+    static AP: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| format!("{}{}", common::ns3::NS3_UL_AP, common::ns3::NS3_RING));
+    [common::ns3::NS3_STATION, common::ns3::NS3_CELL, AP.as_str()]
+}
 /// The cell this comparison used before (airsched's defaults but the queue): the delays must
 /// tell it from [`LIKE_NS3`] where they are asserted.
 const DEFAULTS: [&str; 3] = ["driver_queue_limit = 500\n", "", ""];
@@ -228,7 +233,7 @@ fn mixed_ofdma_against_ns3_table() {
         let ours = runs(&c, LIKE_NS3);
         let half = c.load != "saturated";
         let old = (c.load == "half").then(|| runs(&c, DEFAULTS));
-        let ring = half.then(|| runs(&c, LIKE_NS3_RING));
+        let ring = half.then(|| runs(&c, like_ns3_ring()));
         for dir in 0..2 {
             let name = format!("{} {} {}", c.n, c.load, ["down", "up"][dir]);
             let (gd, gb) = against(&ours.goodput[dir], &c.per_seed[dir]);
@@ -353,7 +358,7 @@ fn bsrp_capture_is_ns3s() {
     for c in cases().into_iter().filter(|c| c.load == "half") {
         let (ns_none, ns_part) = ns3_answered(c.n, "bsrp_answered");
         let (nb_none, nb_part) = ns3_answered(c.n, "basic_answered");
-        for (keys, ring) in [(LIKE_NS3_RING, true), (LIKE_NS3, false)] {
+        for (keys, ring) in [(like_ns3_ring(), true), (LIKE_NS3, false)] {
             let mut k = [0u64; 8];
             for seed in 1..=3 {
                 let (_, _, sim) = run(&c, keys, seed);
