@@ -406,7 +406,9 @@ fn bsrp_capture_is_ns3s() {
 /// Diagnostic (ignored): every case (or those of `MIXED_CASES`, "n,load;n,load") with the keys
 /// of `MIXED_KEYS` ("station|cell|ap", `\n` for a line break; default [`LIKE_NS3`]) over
 /// [`RUNS`] runs: per direction the mean delay against ns-3's, and the counters of the
-/// Triggers and DL MU PPDUs that collided (summed over the runs' whole 3 s).
+/// Triggers and DL MU PPDUs that collided (summed over the runs' whole 3 s); with
+/// `MIXED_PER_STATION` set, also each station's mean delay per direction and how many DL MU
+/// PPDUs each station was the first user of (the one whose BlockAck follows the PPDU at once).
 #[test]
 #[ignore]
 fn variant() {
