@@ -130,12 +130,17 @@ pub enum MissedBa {
     Requeue,
     /// ns-3 3.44's: the exchange ends at the first user's BlockAck timeout
     /// (`HtFrameExchangeManager::BlockAckTimeout` calls `TransmissionFailed`: no BlockAckReq to
-    /// the other users), and `HeFrameExchangeManager::BlockAckTimeout` only sets the Retry flag
-    /// of the other users' MPDUs, which stay in flight: `QosTxop::PeekNextMpdu` skips them until
-    /// a BlockAck of that station for that TID comes back (`BlockAckManager::NotifyGotBlockAck`:
-    /// those it reports leave, the others are retransmitted) or is missed as a first user
-    /// (`NotifyMissedBlockAck`, with `UseExplicitBarAfterMissedBlockAck` false as in
-    /// bench/ns3/ofdma_mixed.cc: all retransmitted). The first user's MPDUs are retransmitted.
+    /// the other users in this exchange), and `HeFrameExchangeManager::BlockAckTimeout` only
+    /// sets the Retry flag of the other users' MPDUs, which stay in flight:
+    /// `QosTxop::PeekNextMpdu` skips them until a BlockAck of that station for that TID comes
+    /// back (`BlockAckManager::NotifyGotBlockAck`: those it reports leave, the others are
+    /// retransmitted) or is missed as a first user (`NotifyMissedBlockAck`, with
+    /// `UseExplicitBarAfterMissedBlockAck` false as in bench/ns3/ofdma_mixed.cc: all
+    /// retransmitted). The first user's MPDUs are retransmitted. Not modelled (deviation,
+    /// docs/model-ofdma.md): the BlockAckReqs ns-3 scheduled for the other users when it sent
+    /// the PPDU (`HeFrameExchangeManager::SendPsduMap`, `ScheduleBar`) stay queued and go first,
+    /// one single-user BlockAckReq per later access (`HtFrameExchangeManager::StartFrameExchange`),
+    /// and their BlockAcks release the MPDUs; here the next DL MU BlockAck does.
     InFlight,
 }
 
