@@ -406,7 +406,9 @@ fn bsrp_capture_is_ns3s() {
 /// Diagnostic (ignored): every case (or those of `MIXED_CASES`, "n,load;n,load") with the keys
 /// of `MIXED_KEYS` ("station|cell|ap", `\n` for a line break; default [`LIKE_NS3`]) over
 /// [`RUNS`] runs: per direction the mean delay against ns-3's, and the counters of the
-/// Triggers and DL MU PPDUs that collided (summed over the runs' whole 3 s).
+/// Triggers and DL MU PPDUs that collided (summed over the runs' whole 3 s); with
+/// `MIXED_PER_STATION` set, also each station's mean delay per direction and how many DL MU
+/// PPDUs each station was the first user of (the one whose BlockAck follows the PPDU at once).
 #[test]
 #[ignore]
 fn variant() {
@@ -427,6 +429,10 @@ fn variant() {
         let mut delay = [Vec::new(), Vec::new()];
         let mut goodput = [Vec::new(), Vec::new()];
         let mut cnt = [0u64; 9];
+        // Per direction and station, the sum over the runs of its mean delay (`MIXED_PER_STATION`).
+        let mut per_sta = [vec![0.0; n], vec![0.0; n]];
+        // Per station, the DL MU PPDUs it was the first user of; and PPDUs by users.
+        let (mut first, mut by_users) = (vec![0u64; n], vec![0u64; n + 1]);
         // DL MU PPDUs in the measured seconds 1-3 and the MPDUs they carried (the log holds them).
         let (mut dl_meas, mut dl_mpdus, mut basic_meas) = (0u64, 0u64, 0u64);
         for seed in 1..=RUNS {
@@ -434,10 +440,15 @@ fn variant() {
             for dir in 0..2 {
                 goodput[dir].push(g[dir].iter().sum::<f64>());
                 delay[dir].push(d[dir].iter().sum::<f64>() / n as f64);
+                per_sta[dir].iter_mut().zip(&d[dir]).for_each(|(a, x)| *a += x);
             }
             let st = sim.ul_ofdma_stats().unwrap();
             let mu = sim.ofdma_stats().unwrap();
             for (t, u) in &mu.log {
+                if let Some(f) = u.first() {
+                    first[f.0 as usize % n] += 1;
+                }
+                by_users[u.len().min(n)] += 1;
                 if t.0 >= 1_000_000_000 {
                     dl_meas += 1;
                     dl_mpdus += u.iter().map(|x| x.2 as u64).sum::<u64>();
@@ -475,6 +486,16 @@ fn variant() {
                 mean(&goodput[dir]),
                 100.0 * gd,
                 if half { format!("{:+.1} % ({:.0} %)", 100.0 * dd, 100.0 * db) } else { "(queues)".into() }
+            );
+        }
+        if std::env::var_os("MIXED_PER_STATION").is_some() {
+            for dir in 0..2 {
+                let v: Vec<String> = per_sta[dir].iter().map(|x| format!("{:.2}", x / RUNS as f64)).collect();
+                println!("VARIANT per station {} {} {}: {} ms", c.n, c.load, ["down", "up"][dir], v.join(" "));
+            }
+            println!(
+                "VARIANT first user per station {} {}: {first:?}; PPDUs by users (0..=n): {by_users:?}",
+                c.n, c.load
             );
         }
         let pct = |a: u64, b: u64| 100.0 * a as f64 / b.max(1) as f64;

@@ -153,6 +153,32 @@ proptest! {
         prop_assert!(!he_up || legacy_down || stats.basic_triggers > 0);
     }
 
+    /// The same cells, downlink or downlink and uplink OFDMA, with ns-3's rule after a missed
+    /// first BlockAck (`mu_missed_ba = "in-flight"`: the other users' MPDUs stay in flight until
+    /// their station's next BlockAck; frame errors and the stations' uplink make BlockAcks go
+    /// missing): packets are conserved (the check counts the MPDUs in flight; one lost or
+    /// acknowledged twice fails the run), and the MU PPDUs still serve distinct HE stations.
+    #[test]
+    fn dl_ofdma_with_mpdus_in_flight_conserves_packets(c in cell().prop_map(|c| Cell { ul: c.seed % 2 == 0, ..c })) {
+        let mode = if c.ul { "dl+ul" } else { "dl" };
+        let text = scenario(&c).replacen(
+            &format!("ofdma = \"{mode}\"\n"),
+            &format!("ofdma = \"{mode}\"\nmu_missed_ba = \"in-flight\"\n"),
+            1,
+        );
+        prop_assert!(text.contains("mu_missed_ba"));
+        let scn = parse_scenario(&text, "ofdma-prop.toml").map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let mut sim = Simulation::new(&scn).unwrap();
+        sim.finish().map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+        let stats = sim.ofdma_stats().expect("OFDMA on");
+        for (_, users) in &stats.log {
+            for u in users {
+                prop_assert_eq!(c.stations[u.0 as usize].0, 0, "a DL MU user is an HE station");
+                prop_assert_eq!(users.iter().filter(|v| v.0 == u.0).count(), 1);
+            }
+        }
+    }
+
     /// The same cells with ns-3's uplink timing (`ul_tb_fill = "tb-start"`: the stations fill
     /// their TB PPDUs SIFS after the Trigger, the exchange decided then; `ul_timer_tie =
     /// "timer-first"`) beside the Trigger NAV, the report lifetime and the ring capture (a

@@ -216,6 +216,7 @@ const AP_KEYS: &[&str] = &[
     "ul_tb_fill",
     "ul_timer_tie",
     "ul_bsr_lifetime",
+    "mu_missed_ba",
     "mu_edca_timer",
     "mu_edca_aifsn",
     "mu_edca_cw_min",

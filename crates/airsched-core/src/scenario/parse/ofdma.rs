@@ -1,11 +1,12 @@
 //! The `[ap]` keys of OFDMA in an 802.11ax cell (`wifi::ht::ofdma`, `wifi::ht::ofdma_ul`,
 //! docs/model-ofdma.md): `ofdma`, `mu_scheduler`, `mu_stations`, `mu_access_interval`, `ul_bsrp`,
-//! `ul_trigger_nav`, `ul_trigger_capture`, `ul_tb_fill`, `ul_timer_tie`, `mu_edca_timer`, `mu_edca_aifsn`, `mu_edca_cw_min`, `mu_edca_cw_max`.
+//! `ul_trigger_nav`, `ul_trigger_capture`, `ul_tb_fill`, `ul_timer_tie`, `mu_missed_ba`, `mu_edca_timer`, `mu_edca_aifsn`, `mu_edca_cw_min`, `mu_edca_cw_max`.
 
 use super::*;
 use crate::mac::edca::MuEdcaParams;
 use crate::wifi::ht::ofdma::{
-    MuScheduler, Ofdma, OfdmaConfig, TbFill, TimerTie, TriggerCapture, MAX_MU_STATIONS, MU_ACCESS_INTERVAL, MU_STATIONS,
+    MissedBa, MuScheduler, Ofdma, OfdmaConfig, TbFill, TimerTie, TriggerCapture, MAX_MU_STATIONS, MU_ACCESS_INTERVAL,
+    MU_STATIONS,
 };
 use crate::wifi::ht::params::NextSteps;
 
@@ -22,6 +23,7 @@ const OFDMA_AP_KEYS: &[&str] = &[
     "ul_tb_fill",
     "ul_timer_tie",
     "ul_bsr_lifetime",
+    "mu_missed_ba",
     "mu_edca_timer",
     "mu_edca_aifsn",
     "mu_edca_cw_min",
@@ -96,6 +98,19 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
             return None;
         }
         Some(n)
+    });
+    let missed_ba = get(rd, "mu_missed_ba").and_then(|v| {
+        let key = "ap.mu_missed_ba";
+        let b = word::<MissedBa>(rd, v, key)?;
+        if !on {
+            rd.error(
+                &v.span(),
+                key,
+                "applies only with ofdma = \"dl\" or \"dl+ul\" (the other users' MPDUs after a DL MU PPDU's first BlockAck is missed); set it or leave `mu_missed_ba` out",
+            );
+            return None;
+        }
+        Some(b)
     });
     let access_interval = get(rd, "mu_access_interval").and_then(|v| {
         let key = "ap.mu_access_interval";
@@ -192,6 +207,7 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
         timer_tie: timer_tie.unwrap_or_default(),
         bsr_lifetime,
         mu_edca,
+        missed_ba: missed_ba.unwrap_or_default(),
         mode: mode.unwrap_or_default(),
         scheduler: scheduler.unwrap_or_default(),
         n_stations: n_stations.unwrap_or(MU_STATIONS),

@@ -959,6 +959,16 @@ fn bsrp_and_mu_edca_keys_parse_and_bad_ones_are_one_line_errors() {
     assert_eq!(one_error(&ap("ofdma = \"dl\"\nul_timer_tie = \"timer-first\"")).1, "ap.ul_timer_tie");
     let (_, key, msg) = one_error(&ap("ofdma = \"dl+ul\"\nul_timer_tie = true"));
     assert!(key == "ap.ul_timer_tie" && msg.contains("\"timer-first\""), "{msg}");
+    // The other users' MPDUs after a missed first BlockAck (ns-3's in flight, opt in).
+    use crate::wifi::ht::ofdma::MissedBa;
+    assert_eq!(s.ap_mac.ofdma.missed_ba, MissedBa::Requeue);
+    for mode in ["dl", "dl+ul"] {
+        let s = parse_scenario(&ap(&format!("ofdma = \"{mode}\"\nmu_missed_ba = \"in-flight\"")), "w.toml").unwrap();
+        assert_eq!(s.ap_mac.ofdma.missed_ba, MissedBa::InFlight);
+    }
+    assert_eq!(one_error(&ap("ofdma = \"off\"\nmu_missed_ba = \"in-flight\"")).1, "ap.mu_missed_ba");
+    let (_, key, msg) = one_error(&ap("ofdma = \"dl\"\nmu_missed_ba = \"bar\""));
+    assert!(key == "ap.mu_missed_ba" && msg.contains("\"in-flight\""), "{msg}");
     let s = parse_scenario(
         &ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"2088.96ms\"\nmu_edca_aifsn = 8\nmu_edca_cw_min = 511\nmu_edca_cw_max = 1023"),
         "w.toml",

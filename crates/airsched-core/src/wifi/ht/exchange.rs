@@ -657,6 +657,12 @@ impl Ht {
                 msdus(m.pkt, count);
             }
         };
+        // DL MU MPDUs in flight after a missed first BlockAck (`mu_missed_ba = "in-flight"`).
+        for q in ht.mu.as_deref().map_or(&[][..], |mu| &mu.in_flight[..]) {
+            for m in q {
+                mpdu(m, &mut count);
+            }
+        }
         for d in &ht.drivers {
             match &d.src {
                 Source::Fifo { q, .. } => q.iter().flatten().for_each(|&p| count(p)),

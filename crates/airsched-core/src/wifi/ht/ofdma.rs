@@ -120,6 +120,32 @@ pub enum TimerTie {
 
 words!(TimerTie: "exchange-first" => TimerTie::ExchangeFirst, "timer-first" => TimerTie::TimerFirst);
 
+/// `[ap] mu_missed_ba`: what becomes of the other users' MPDUs when the first user's BlockAck
+/// (or Ack) after a DL MU PPDU does not come back (`Ht::mu_outcome`, `Ht::mu_complete`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MissedBa {
+    /// The AP still asks every other user with a BlockAckReq; every MPDU not acknowledged goes
+    /// back to the head of its TID at once (every earlier number).
+    #[default]
+    Requeue,
+    /// ns-3 3.44's: the exchange ends at the first user's BlockAck timeout
+    /// (`HtFrameExchangeManager::BlockAckTimeout` calls `TransmissionFailed`: no BlockAckReq to
+    /// the other users in this exchange), and `HeFrameExchangeManager::BlockAckTimeout` only
+    /// sets the Retry flag of the other users' MPDUs, which stay in flight:
+    /// `QosTxop::PeekNextMpdu` skips them until a BlockAck of that station for that TID comes
+    /// back (`BlockAckManager::NotifyGotBlockAck`: those it reports leave, the others are
+    /// retransmitted) or is missed as a first user (`NotifyMissedBlockAck`, with
+    /// `UseExplicitBarAfterMissedBlockAck` false as in bench/ns3/ofdma_mixed.cc: all
+    /// retransmitted). The first user's MPDUs are retransmitted. Not modelled (deviation,
+    /// docs/model-ofdma.md): the BlockAckReqs ns-3 scheduled for the other users when it sent
+    /// the PPDU (`HeFrameExchangeManager::SendPsduMap`, `ScheduleBar`) stay queued and go first,
+    /// one single-user BlockAckReq per later access (`HtFrameExchangeManager::StartFrameExchange`),
+    /// and their BlockAcks release the MPDUs; here the next DL MU BlockAck does.
+    InFlight,
+}
+
+words!(MissedBa: "requeue" => MissedBa::Requeue, "in-flight" => MissedBa::InFlight);
+
 /// `[ap] ofdma`, `mu_scheduler`, `mu_stations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OfdmaConfig {
@@ -156,6 +182,9 @@ pub struct OfdmaConfig {
     /// `mu_edca_*` (with `ofdma = "dl+ul"`): the MU EDCA Parameter Set the AP advertises, one
     /// set for every access category (None: not advertised, ns-3's default).
     pub mu_edca: Option<crate::mac::edca::MuEdcaParams>,
+    /// `mu_missed_ba` (with `ofdma = "dl"` or `"dl+ul"`): the other users' MPDUs after the
+    /// first user's BlockAck is missed (requeued by default; ns-3's keeps them in flight).
+    pub missed_ba: MissedBa,
 }
 
 /// `mu_access_interval`'s default: 1 ms (ns-3's default, zero, never asks: an uplink-only
@@ -181,6 +210,7 @@ impl Default for OfdmaConfig {
             timer_tie: TimerTie::ExchangeFirst,
             bsr_lifetime: None,
             mu_edca: None,
+            missed_ba: MissedBa::Requeue,
         }
     }
 }
@@ -278,6 +308,10 @@ pub struct Mu {
     /// The PPDU's duration and the end of its acknowledgement sequence.
     txtime: Nanos,
     pub stats: OfdmaStats,
+    /// `mu_missed_ba = "in-flight"`: per AP tin (`TinId::index`), the MPDUs of DL MU PPDUs whose
+    /// first BlockAck was missed that are still in flight, oldest first (out of every PPDU until
+    /// that station's next BlockAck for the tin).
+    pub(super) in_flight: Vec<VecDeque<Mpdu>>,
 }
 
 impl Mu {
@@ -291,6 +325,7 @@ impl Mu {
             spare: Vec::new(),
             txtime: Nanos::ZERO,
             stats: OfdmaStats::default(),
+            in_flight: Vec::new(),
         }
     }
 
@@ -497,12 +532,26 @@ impl Ht {
         let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
         let mut t = data_end;
         let mut any = false;
+        let in_flight = self.mu.as_deref().is_some_and(|mu| mu.cfg.missed_ba == MissedBa::InFlight);
+        // `mu_missed_ba = "in-flight"`: the first user's BlockAck was missed and the exchange
+        // ended at its timeout; the other stations still decode their MPDUs, and are asked
+        // nothing (ns-3 3.44's `HtFrameExchangeManager::BlockAckTimeout`).
+        let mut cut = false;
         for (i, u) in users.iter_mut().enumerate() {
             let s = u.agg.station as usize;
             let rate = ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate());
             let lone = i == 0 && u.agg.mpdus.len() == 1;
             let resp_bytes = if lone { ofdm::ACK_BYTES } else { self.ba_bytes[s] };
             let resp = ofdm::txtime(band, rate, resp_bytes);
+            if cut {
+                u.agg.ok = AckMap::NONE;
+                if self.mu_decode(m, u, ta, cx) {
+                    any = true;
+                } else {
+                    cx.counters.stations[s].data_errors += 1;
+                }
+                continue;
+            }
             if i > 0 {
                 let bar = ofdm::txtime(band, rate, BLOCK_ACK_REQ_BYTES);
                 t = m.put_control(cx, 0, s as u32, 0, t + sifs, bar);
@@ -518,6 +567,7 @@ impl Ht {
                 // would be answered).
                 t = t + sifs + resp;
             }
+            cut = in_flight && i == 0 && !u.acked;
         }
         self.mu.as_deref_mut().expect("OFDMA on").users = users;
         let outcome = if any { Outcome::Success } else { Outcome::DataLost };
@@ -542,10 +592,31 @@ impl Ht {
         cx: &Ctx,
     ) -> bool {
         let s = u.agg.station as usize;
+        if !m.radio_mut().has_channel(s) {
+            u.agg.ok = AckMap::first(u.agg.mpdus.len());
+            u.acked = true;
+            return true;
+        }
+        if !self.mu_decode(m, u, ta, cx) {
+            return false;
+        }
+        let r = m.radio_mut();
+        let ack_snr = r.snr_cdb(s, resp_start, Dir::Up).expect("a channel");
+        u.acked = r.decodes(0, ErrMode::nist(resp_rate), Preamble::Long, ack_snr, resp_bytes);
+        if u.acked {
+            r.queue_report(s as u32, ack_snr);
+        }
+        true
+    }
+
+    /// Which MPDUs of user `u` its station decodes (`u.agg.ok`; all of them on a perfect
+    /// channel); false when none. Its response is not drawn: `u.acked` is false.
+    fn mu_decode(&self, m: &mut Medium, u: &mut MuUser, ta: Nanos, cx: &Ctx) -> bool {
+        let s = u.agg.station as usize;
+        u.acked = false;
         let r = m.radio_mut();
         if !r.has_channel(s) {
             u.agg.ok = AckMap::first(u.agg.mpdus.len());
-            u.acked = true;
             return true;
         }
         let mode = crate::phy::vht::error_mode(u.agg.tx.mcs_index());
@@ -558,16 +629,7 @@ impl Ht {
                 u.agg.ok.set(i);
             }
         }
-        if u.agg.ok.is_empty() {
-            u.acked = false;
-            return false;
-        }
-        let ack_snr = r.snr_cdb(s, resp_start, Dir::Up).expect("a channel");
-        u.acked = r.decodes(0, ErrMode::nist(resp_rate), Preamble::Long, ack_snr, resp_bytes);
-        if u.acked {
-            r.queue_report(s as u32, ack_snr);
-        }
-        true
+        !u.agg.ok.is_empty()
     }
 
     /// End of the MU PPDU: each station passes up what it decoded (as `on_tx_end` for one).
@@ -613,7 +675,11 @@ impl Ht {
         mu.stats.mu_collided += collided as u64;
         let mut users = std::mem::take(&mut mu.users);
         let mut any_acked = false;
-        for u in users.iter_mut() {
+        // `mu_missed_ba = "in-flight"` (ns-3 3.44, [`MissedBa::InFlight`]): with the first
+        // user's BlockAck missed, the other users' MPDUs stay in flight.
+        let in_flight = mu.cfg.missed_ba == MissedBa::InFlight;
+        let cut = in_flight && (collided || users.first().is_some_and(|u| !u.acked));
+        for (ui, u) in users.iter_mut().enumerate() {
             let acked = u.acked && !collided;
             any_acked |= acked;
             let (tin, station) = (u.agg.tin, u.agg.station);
@@ -626,26 +692,30 @@ impl Ht {
             if acked {
                 cx.counters.stations[station as usize].mcs_acked[0][u.agg.tx.mcs_index() as usize] += 1;
             }
+            if cut && ui > 0 {
+                // In flight, oldest first, behind any still in flight from earlier PPDUs; each
+                // counts as a retry (ns-3 sets its Retry flag).
+                let mu = self.mu.as_deref_mut().expect("OFDMA on");
+                if mu.in_flight.len() <= tin.index() {
+                    mu.in_flight.resize_with(tin.index() + 1, VecDeque::new);
+                }
+                mu.in_flight[tin.index()].extend(u.agg.mpdus.iter().copied());
+                cx.counters.stations[station as usize].retries += u.agg.mpdus.len() as u64;
+                u.agg.mpdus.clear();
+                u.acked = false;
+                continue;
+            }
             for i in (0..u.agg.mpdus.len()).rev() {
                 let mp = u.agg.mpdus[i];
                 let ok = acked && u.agg.ok.has(i);
-                if ok {
-                    let d = &mut self.drivers[0];
-                    d.frames -= 1;
-                    if mp.est_us > 0 {
-                        d.aql.on_completed(tin.station(), tin.ac(), mp.est_us);
-                    }
-                    cx.counters.stations[station as usize].acked_mpdus += 1;
-                    if mp.pkt.0 != u32::MAX {
-                        cx.left_first_hop(m.dev(0), mp.pkt);
-                        cx.pkts.free(mp.pkt);
-                    }
-                } else if mp.attempts as u32 >= limit {
-                    self.give_up(m, 0, tin, mp, cx);
-                } else {
-                    cx.counters.stations[station as usize].retries += 1;
-                    self.drivers[0].held[tin.index()].push_front(mp);
-                }
+                self.mu_settle(m, tin, mp, ok, limit, cx);
+            }
+            if in_flight {
+                // This station's BlockAck for the tin came back (`NotifyGotBlockAck`: what it
+                // reports leaves, the rest is retransmitted), or was missed as the first user
+                // (`NotifyMissedBlockAck`: all retransmitted): its MPDUs in flight are settled
+                // ahead of this PPDU's (older sequence numbers).
+                self.mu_release(m, tin, acked, limit, cx);
             }
             u.agg.mpdus.clear();
             u.acked = false;
@@ -659,6 +729,51 @@ impl Ht {
         // `end_busy`, as after a single-user exchange).
         if self.drivers[0].hw[ac].len > 0 {
             self.load_head(m, 0, ac);
+        }
+    }
+
+    /// One MPDU of a DL MU user at the end of its exchange: acknowledged (`ok`) it leaves;
+    /// otherwise it is dropped at the retry limit or waits at the head of its tin.
+    fn mu_settle(&mut self, m: &mut Medium, tin: TinId, mp: Mpdu, ok: bool, limit: u32, cx: &mut Ctx) {
+        let station = tin.station().0 as usize;
+        if ok {
+            let d = &mut self.drivers[0];
+            d.frames -= 1;
+            if mp.est_us > 0 {
+                d.aql.on_completed(tin.station(), tin.ac(), mp.est_us);
+            }
+            cx.counters.stations[station].acked_mpdus += 1;
+            if mp.pkt.0 != u32::MAX {
+                cx.left_first_hop(m.dev(0), mp.pkt);
+                cx.pkts.free(mp.pkt);
+            }
+        } else if mp.attempts as u32 >= limit {
+            self.give_up(m, 0, tin, mp, cx);
+        } else {
+            cx.counters.stations[station].retries += 1;
+            self.drivers[0].held[tin.index()].push_front(mp);
+        }
+    }
+
+    /// `mu_missed_ba = "in-flight"`: a BlockAck of `tin`'s station came back (`got`) or was
+    /// missed; its MPDUs in flight are settled, newest first so that the retransmitted ones
+    /// end up at the head of the tin in sequence order. With the BlockAck received, those the
+    /// station had decoded are acknowledged (its bitmap reports them: airsched's receiver holds
+    /// every sequence number it decoded, and a TID's MPDUs in flight span fewer than the 64 of
+    /// the window here); every other one counts as a retry again only if it is dropped.
+    fn mu_release(&mut self, m: &mut Medium, tin: TinId, got: bool, limit: u32, cx: &mut Ctx) {
+        loop {
+            let Some(mp) = self.mu.as_deref_mut().and_then(|mu| mu.in_flight.get_mut(tin.index())?.pop_back()) else {
+                return;
+            };
+            let ok = got && mp.delivered;
+            if !ok && mp.attempts as u32 >= limit {
+                self.give_up(m, 0, tin, mp, cx);
+            } else if ok {
+                self.mu_settle(m, tin, mp, true, limit, cx);
+            } else {
+                self.drivers[0].held[tin.index()].push_front(mp);
+            }
         }
     }
 
@@ -755,7 +870,7 @@ impl Ht {
     /// its station decoded it; one A-MPDU reference per user), then the acknowledgement
     /// sequence as `mu_outcome` timed it: the first user's (Block)Ack, then per further user
     /// the AP's BlockAckReq and the station's BlockAck (none from a station that decoded
-    /// nothing). With `collided`, the MU PPDU collided with another node's frame (captured by
+    /// nothing; none after a missed first BlockAck with `mu_missed_ba = "in-flight"`). With `collided`, the MU PPDU collided with another node's frame (captured by
     /// `tap_exchange`): its MPDUs alone, each with a bad FCS. Reads what the exchange decided,
     /// drawing nothing.
     #[cold]
@@ -802,6 +917,10 @@ impl Ht {
                 tap.air_frame(Kind::Ack { from: s + 1, to: 0, block: !lone }, phy);
             }
             t = t + sifs + resp;
+            if mu.cfg.missed_ba == MissedBa::InFlight && !u.acked {
+                // The exchange ended at the first user's BlockAck timeout (`mu_outcome`).
+                break;
+            }
         }
     }
 
