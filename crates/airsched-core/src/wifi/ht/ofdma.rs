@@ -302,6 +302,11 @@ pub struct Mu {
     /// ns-3's station list: (station, credits in µs), HE stations in association order at
     /// first, then sorted by decreasing credits after every MU PPDU (a stable sort).
     list: Vec<(u32, f64)>,
+    /// Scratch buffers of [`Ht::mu_access`] (taken, cleared, put back: no allocation per MU
+    /// PPDU): the candidate TIDs, the users that pay credits, the users' airtime shares.
+    pick_scratch: Vec<TinId>,
+    served_scratch: Vec<(u32, RuSize)>,
+    share_scratch: Vec<(u32, Nanos)>,
     /// The MU PPDU on the air (empty when none).
     pub users: Vec<MuUser>,
     spare: Vec<Agg>,
@@ -321,6 +326,9 @@ impl Mu {
             cfg,
             width,
             list: he_stations.into_iter().map(|s| (s, 0.0)).collect(),
+            pick_scratch: Vec::new(),
+            served_scratch: Vec::new(),
+            share_scratch: Vec::new(),
             users: Vec::new(),
             spare: Vec::new(),
             txtime: Nanos::ZERO,
@@ -422,6 +430,7 @@ impl Ht {
         }
         self.unbuild_node(0, ac);
         let band = self.band;
+        let mut picks = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").pick_scratch);
         let mu = self.mu.as_deref().expect("OFDMA on");
         // `TrySendingDlMuPpdu`: RUs sized for min(NStations, listed stations), candidates in
         // credit order that have frames of the access category; then `FinalizeTxVector` sizes
@@ -437,8 +446,10 @@ impl Ht {
                 .find(|&t| t.ac() == acc && Driver::has_frames(&d.src, &d.held, t))
                 .filter(|&t| !d.aql_on || !d.held[t.index()].is_empty() || d.aql.can_queue(t.station(), acc))
         };
-        let mut picks: Vec<TinId> = mu.list.iter().filter_map(|e| tid_of(e.0)).take(first_k as usize).collect();
+        picks.clear();
+        picks.extend(mu.list.iter().filter_map(|e| tid_of(e.0)).take(first_k as usize));
         if picks.is_empty() {
+            self.mu.as_deref_mut().expect("OFDMA on").pick_scratch = picks;
             return None;
         }
         let (ru, k) = equal_rus(mu.width, picks.len() as u32);
@@ -447,8 +458,9 @@ impl Ht {
         let ltf_nss = picks.iter().map(|t| self.tx[t.station().0 as usize].nss()).max().unwrap_or(1);
         let sigb = sigb_symbols(mu.width, ru, picks.len() as u32, min_mcs);
         let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
-        let mut served = Vec::with_capacity(picks.len());
-        for tin in picks {
+        let mut served = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").served_scratch);
+        served.clear();
+        for &tin in &picks {
             let s = tin.station().0 as u32;
             let Some(utx) = user_vector(self.tx[s as usize], ru) else { continue };
             let agg = self.mu_fill(m, tin, utx, sigb, ltf_nss, ac, cx);
@@ -459,6 +471,7 @@ impl Ht {
             served.push((s, ru));
             users.push(MuUser { agg, acked: false, share: Nanos::ZERO });
         }
+        self.mu.as_deref_mut().expect("OFDMA on").pick_scratch = picks;
         if users.is_empty() {
             // Not reached: a TID with frames hands out at least one (CoDel keeps a queue's last
             // packet). Send single-user what the SU path builds again.
@@ -498,6 +511,7 @@ impl Ht {
         mu.users = users;
         mu.txtime = txtime;
         mu.update_credits(&served, txtime);
+        mu.served_scratch = served;
         mu.stats.mu_ppdus += 1;
         mu.stats.mu_users += n;
         mu.stats.mu_airtime_ns += txtime.0;
@@ -519,9 +533,10 @@ impl Ht {
             sc.ampdu_mpdus[0][u.agg.mpdus.len().min(crate::metrics::AMPDU_HIST_LEN - 1)] += 1;
             sc.mcs_attempts[0][u.agg.tx.mcs_index() as usize] += 1;
         }
-        let shares: Vec<(u32, Nanos)> = mu.users.iter().map(|u| (u.agg.station, u.share)).collect();
+        mu.share_scratch.clear();
+        mu.share_scratch.extend(mu.users.iter().map(|u| (u.agg.station, u.share)));
         let rate = mu.users[0].agg.tx.rate();
-        Some(m.put_mu_frame(cx, c, ta, txtime, rate, &shares))
+        Some(m.put_mu_frame(cx, c, ta, txtime, rate, &mu.share_scratch))
     }
 
     /// The outcome of the MU PPDU on the air (alone on the medium): per user which MPDUs its

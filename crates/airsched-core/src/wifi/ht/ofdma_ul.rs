@@ -215,6 +215,18 @@ pub struct Ul {
     last_colliders: Vec<u32>,
     /// Scratch for [`Ht::ul_ring_eifs`]: the overlapping stations and their PPDUs' ends.
     ring_scratch: Vec<(u32, Nanos)>,
+    /// Scratch buffers of the per-Trigger path, kept so that no Trigger or exchange allocates:
+    /// a Trigger's candidate stations (also those that decode a captured one), their TB PPDU
+    /// vectors, the stations that pay credits, the stations whose PPDUs overlapped a Trigger,
+    /// the Multi-STA BlockAck's bitmaps and its longest estimate, and the listed stations
+    /// (for [`Ht::ul_rebuild`]). Each is taken, cleared, filled and put back.
+    pick_scratch: Vec<u32>,
+    vector_scratch: Vec<HeTxVector>,
+    served_scratch: Vec<(u32, RuSize)>,
+    collider_scratch: Vec<u32>,
+    bitmap_scratch: Vec<u32>,
+    est_scratch: Vec<u32>,
+    list_scratch: Vec<u32>,
     /// `ul_bsrp`: poll with BSRP Triggers (ns-3's `EnableBsrp`).
     bsrp: bool,
     /// `ul_trigger_nav`: the stations' NAV from a Basic Trigger, no backoff at the request.
@@ -287,6 +299,13 @@ impl Ul {
             decoders_nav_end: Nanos::ZERO,
             last_colliders: Vec::new(),
             ring_scratch: Vec::new(),
+            pick_scratch: Vec::new(),
+            vector_scratch: Vec::new(),
+            served_scratch: Vec::new(),
+            collider_scratch: Vec::new(),
+            bitmap_scratch: Vec::new(),
+            est_scratch: Vec::new(),
+            list_scratch: Vec::new(),
             users: Vec::new(),
             spare: Vec::new(),
             tf: Nanos::ZERO,
@@ -531,28 +550,62 @@ impl Ht {
     /// The stations a Trigger solicits (`GetTxVectorForUlMu`): RUs for min(NStations, listed
     /// stations), candidates in credit order for which `wants` holds, then `FinalizeTxVector`
     /// sizes the RUs again for those found. Returns the RU, the stations and each one's TB PPDU
-    /// vector; None if no station qualifies or one has no vector on that RU.
-    fn trigger_users(&self, wants: impl Fn(&Ul, u32) -> bool) -> Option<(RuSize, Vec<u32>, Vec<HeTxVector>)> {
+    /// vector (in `picks` and `vectors`, the caller's scratch buffers); None if no station
+    /// qualifies or one has no vector on that RU.
+    fn trigger_users(
+        &self,
+        wants: impl Fn(&Ul, u32) -> bool,
+        picks: &mut Vec<u32>,
+        vectors: &mut Vec<HeTxVector>,
+    ) -> Option<RuSize> {
         let width = self.mu.as_deref().expect("OFDMA on").width;
         let n_stations = self.mu.as_deref().expect("OFDMA on").cfg.n_stations;
         let ul = self.ul.as_deref().expect("uplink OFDMA on");
         let (_, first_k) = equal_rus(width, n_stations.min(ul.list.len() as u32));
-        let mut picks: Vec<u32> =
-            ul.list.iter().map(|e| e.0).filter(|&s| wants(ul, s)).take(first_k as usize).collect();
+        picks.clear();
+        picks.extend(ul.list.iter().map(|e| e.0).filter(|&s| wants(ul, s)).take(first_k as usize));
         if picks.is_empty() {
             return None;
         }
         let (ru, k) = equal_rus(width, picks.len() as u32);
         picks.truncate(k as usize);
-        let vectors: Vec<HeTxVector> = picks.iter().filter_map(|&s| tb_vector(self.tx[s as usize], ru)).collect();
-        (vectors.len() == picks.len()).then_some((ru, picks, vectors))
+        vectors.clear();
+        vectors.extend(picks.iter().filter_map(|&s| tb_vector(self.tx[s as usize], ru)));
+        (vectors.len() == picks.len()).then_some(ru)
+    }
+
+    /// Runs `f` with the uplink scheduler's scratch buffers for a Trigger's stations and their
+    /// TB PPDU vectors (taken out of [`Ul`], so that `f` may borrow `self`), then puts them back.
+    fn with_pick_scratch<R>(&mut self, f: impl FnOnce(&mut Self, &mut Vec<u32>, &mut Vec<HeTxVector>) -> R) -> R {
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        let mut picks = std::mem::take(&mut ul.pick_scratch);
+        let mut vectors = std::mem::take(&mut ul.vector_scratch);
+        let r = f(self, &mut picks, &mut vectors);
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.pick_scratch = picks;
+        ul.vector_scratch = vectors;
+        r
     }
 
     /// `TrySendingBasicTf`: the Basic Trigger's stations, RUs and UL Length, each station's
     /// A-MPDU, the Trigger on the air. None if no station can be solicited.
     fn ul_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
+        self.with_pick_scratch(|ht, picks, vectors| ht.ul_access_with(m, ac, ta, picks, vectors, cx))
+    }
+
+    /// [`Self::ul_access`] with the scratch buffers for the stations and their vectors.
+    fn ul_access_with(
+        &mut self,
+        m: &mut Medium,
+        ac: usize,
+        ta: Nanos,
+        picks: &mut Vec<u32>,
+        vectors: &mut Vec<HeTxVector>,
+        cx: &mut Ctx,
+    ) -> Option<Nanos> {
         let band = self.band;
-        let (ru, picks, vectors) = self.trigger_users(|ul, s| ul.max_bsr(s, ta) > 0)?;
+        let ru = self.trigger_users(|ul, s| ul.max_bsr(s, ta) > 0, picks, vectors)?;
+        let (picks, vectors) = (&*picks, &*vectors);
         let ul = self.ul.as_deref().expect("uplink OFDMA on");
         let max_buffer = picks
             .iter()
@@ -571,8 +624,11 @@ impl Ht {
         let tf = ofdm::txtime(band, rate, basic_trigger_bytes(picks.len() as u32));
         let ba_rate = ofdm::control_response_rate(&self.basic, vectors[0].non_ht_reference_rate());
         if txop > Nanos::ZERO {
-            let bitmaps: Vec<u32> = picks.iter().map(|&s| self.ba_bytes[s as usize] - 24).collect();
-            let ba = ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &bitmaps));
+            let ba_bytes = &self.ba_bytes;
+            let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+            ul.bitmap_scratch.clear();
+            ul.bitmap_scratch.extend(picks.iter().map(|&s| ba_bytes[s as usize] - 24));
+            let ba = ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &ul.bitmap_scratch));
             max_d = max_d.min(txop.saturating_sub(tf + band.sifs() + band.sifs() + ba));
         }
         let need = vectors.iter().map(|&v| tb_time(band, v, max_buffer.min(1 << 24))).max().unwrap_or(Nanos::ZERO);
@@ -580,16 +636,17 @@ impl Ht {
         let (length, tb) = ul_length(band, vectors[0], d);
         // Credits: every listed station gains the TB PPDU's duration over their number, the
         // solicited pay it times their share of the tones.
-        let served: Vec<(u32, RuSize)> = picks.iter().map(|&s| (s, ru)).collect();
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
-        credit(&mut ul.list, &served, tb);
+        ul.served_scratch.clear();
+        ul.served_scratch.extend(picks.iter().map(|&s| (s, ru)));
+        credit(&mut ul.list, &ul.served_scratch, tb);
         ul.cs_required = cs_required(length);
         ul.stats.basic_triggers += 1;
-        for &s in &picks {
+        for &s in picks {
             cx.counters.ofdma.stations[s as usize].ul_triggers += 1;
         }
         let c = contender(0, ac);
-        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, false, &picks, ru, cx) {
+        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, false, picks, ru, cx) {
             return Some(end);
         }
         if ul.tb_fill == TbFill::TbStart {
@@ -603,7 +660,7 @@ impl Ht {
         // are taken apart first).
         let acc = Ac::ALL[ac];
         let mut users = std::mem::take(&mut ul.users);
-        for (&s, &v) in picks.iter().zip(&vectors) {
+        for (&s, &v) in picks.iter().zip(vectors) {
             let node = s + 1;
             self.unbuild_node(node, ac);
             let agg = self.ul_fill(m, s, acc, v, tb, cx);
@@ -628,6 +685,24 @@ impl Ht {
     /// stations, docs/model-ofdma.md); the busy period lasts to the later end. Returns whether
     /// some station answers; false leaves the collision as it was.
     pub(super) fn ul_capture(&mut self, m: &mut Medium, ta: Nanos, cx: &mut Ctx) -> bool {
+        let Some(ul) = self.ul.as_deref_mut() else { return false };
+        let mut colliders = std::mem::take(&mut ul.collider_scratch);
+        let captured = self.with_pick_scratch(|ht, picks, _| ht.ul_capture_with(m, ta, &mut colliders, picks, cx));
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.collider_scratch = colliders;
+        captured
+    }
+
+    /// [`Self::ul_capture`] with scratch buffers for the overlapping stations and for the
+    /// solicited stations that decode the Trigger.
+    fn ul_capture_with(
+        &mut self,
+        m: &mut Medium,
+        ta: Nanos,
+        colliders: &mut Vec<u32>,
+        picks: &mut Vec<u32>,
+        cx: &mut Ctx,
+    ) -> bool {
         let sifs = self.band.sifs();
         let n = self.n_stations;
         let Some(ul) = self.ul.as_deref_mut() else { return false };
@@ -635,7 +710,7 @@ impl Ht {
             return false;
         }
         let due = ta + ul.tf + sifs;
-        let mut colliders = Vec::new();
+        colliders.clear();
         let mut alone = true;
         let mut overlap_end = Nanos::ZERO;
         for a in m.air() {
@@ -649,14 +724,14 @@ impl Ht {
         }
         // Without CS Required (a short UL Length) a station answers whatever it senses.
         alone &= overlap_end <= due || !ul.cs_required;
-        let picks: Vec<u32> = if alone {
-            ul.tf_picks.iter().copied().filter(|&s| ring_decodes(n, s, &colliders)).collect()
-        } else {
-            Vec::new()
-        };
+        picks.clear();
+        if alone {
+            picks.extend(ul.tf_picks.iter().copied().filter(|&s| ring_decodes(n, s, colliders)));
+        }
+        let (colliders, picks) = (&*colliders, &*picks);
         if picks.is_empty() {
             ul.stats.unanswered_overlapped += 1;
-            ul.last_colliders.clone_from(&colliders);
+            ul.last_colliders.clone_from(colliders);
             if ul.trigger_nav {
                 // No station answers (a solicited one that decoded it finds the medium busy: CS
                 // Required), but every station that decoded it sets its NAV from its Duration,
@@ -666,14 +741,15 @@ impl Ht {
                 // frame with a Duration before the Trigger is handled). Only the overlapping
                 // stations, those that did not decode it and the AP contend until it ends.
                 ul.nav_decoders.clear();
-                ul.nav_decoders.extend((0..n as u32).filter(|&s| ring_decodes(n, s, &colliders)));
+                ul.nav_decoders.extend((0..n as u32).filter(|&s| ring_decodes(n, s, colliders)));
                 let Some(v) = ul.tf_picks.first().and_then(|&s| tb_vector(self.tx[s as usize], ul.tf_ru)) else {
                     return false;
                 };
                 let ba_rate = ofdm::control_response_rate(&self.basic, v.non_ht_reference_rate());
-                let est: Vec<u32> = ul.tf_picks.iter().map(|&s| self.ba_bytes[s as usize] - 24).collect();
+                ul.est_scratch.clear();
+                ul.est_scratch.extend(ul.tf_picks.iter().map(|&s| self.ba_bytes[s as usize] - 24));
                 ul.decoders_nav_end =
-                    due + ul.tb + sifs + ofdm::txtime(self.band, ba_rate, multi_sta_ba_bytes(0, &est));
+                    due + ul.tb + sifs + ofdm::txtime(self.band, ba_rate, multi_sta_ba_bytes(0, &ul.est_scratch));
             }
             return false;
         }
@@ -688,7 +764,7 @@ impl Ht {
         let deferred = ul.tb_fill == TbFill::TbStart && !bsrp;
         ul.fill.clear();
         ul.fill_ac = ac;
-        for &s in &picks {
+        for &s in picks {
             let Some(v) = tb_vector(self.tx[s as usize], ru) else { continue };
             let agg = if bsrp {
                 self.ul.as_deref_mut().expect("uplink OFDMA on").qos_null_answer(s, v, answer, tb)
@@ -701,7 +777,7 @@ impl Ht {
             };
             users.push(UlUser { agg, ru, decoded: false, acked: false });
         }
-        for &s in &colliders {
+        for &s in colliders {
             cx.counters.stations[s as usize].collisions += 1;
         }
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
@@ -889,10 +965,12 @@ impl Ht {
         let (band, sifs) = (self.band, self.band.sifs());
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         let mut users = std::mem::take(&mut ul.users);
+        let mut bitmaps = std::mem::take(&mut ul.bitmap_scratch);
+        bitmaps.clear();
         let (tf, tb) = (ul.tf, ul.tb);
         let t1 = ta + tf + sifs;
         let total_mhz: u32 = users.iter().map(|u| ru_mhz(u.ru)).sum();
-        let (mut all_ack, mut bitmaps) = (0u32, Vec::new());
+        let mut all_ack = 0u32;
         let ba_rate = users
             .first()
             .map(|u| ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate()))
@@ -923,13 +1001,15 @@ impl Ht {
         // shorter (all-ack contexts).
         let nav_end = if self.ul.as_deref().is_some_and(|ul| ul.trigger_nav) {
             // (A captured Trigger's Duration was set for every station it solicited.)
-            let ul = self.ul.as_deref().expect("uplink OFDMA on");
-            let est: Vec<u32> = if ul.captured {
-                ul.tf_picks.iter().map(|&s| self.ba_bytes[s as usize] - 24).collect()
+            let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+            let ba_bytes = &self.ba_bytes;
+            ul.est_scratch.clear();
+            if ul.captured {
+                ul.est_scratch.extend(ul.tf_picks.iter().map(|&s| ba_bytes[s as usize] - 24));
             } else {
-                users.iter().map(|u| self.ba_bytes[u.agg.station as usize] - 24).collect()
-            };
-            data_end + sifs + ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &est))
+                ul.est_scratch.extend(users.iter().map(|u| ba_bytes[u.agg.station as usize] - 24));
+            }
+            data_end + sifs + ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &ul.est_scratch))
         } else {
             Nanos::ZERO
         };
@@ -963,6 +1043,7 @@ impl Ht {
         }
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         ul.users = users;
+        ul.bitmap_scratch = bitmaps;
         ul.nav_end = nav_end;
         (if any { Outcome::Success } else { Outcome::DataLost }, end)
     }
@@ -1112,11 +1193,11 @@ impl Ht {
     /// After an uplink exchange: every HE station whose hardware queue of `ac` is empty builds
     /// again from what it holds, and one with nothing stops contending for `ac`.
     fn ul_rebuild(&mut self, m: &mut Medium, ac: usize, cx: &mut Ctx) {
-        let list: Vec<u32> = match self.ul.as_deref() {
-            Some(ul) => ul.list.iter().map(|e| e.0).collect(),
-            None => return,
-        };
-        for s in list {
+        let Some(ul) = self.ul.as_deref_mut() else { return };
+        let mut list = std::mem::take(&mut ul.list_scratch);
+        list.clear();
+        list.extend(ul.list.iter().map(|e| e.0));
+        for &s in &list {
             let node = s + 1;
             if self.drivers[node as usize].hw[ac].len > 0 {
                 continue;
@@ -1137,6 +1218,8 @@ impl Ht {
             // The station's driver refills from its qdisc, as after its own exchange.
             cx.out.push(crate::ctx::Req::Wake { dev: m.dev(node) });
         }
+        let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
+        ul.list_scratch = list;
     }
 
     /// Take apart the aggregates queued for `ac` at WiFi node `node`: their MPDUs go back to
@@ -1273,8 +1356,22 @@ impl Ht {
     /// (ns-3 updates them for Basic Triggers only). None if no station can be solicited or a
     /// TXOP limit leaves no room for the answers.
     fn bsrp_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
+        self.with_pick_scratch(|ht, picks, vectors| ht.bsrp_access_with(m, ac, ta, picks, vectors, cx))
+    }
+
+    /// [`Self::bsrp_access`] with the scratch buffers for the stations and their vectors.
+    fn bsrp_access_with(
+        &mut self,
+        m: &mut Medium,
+        ac: usize,
+        ta: Nanos,
+        picks: &mut Vec<u32>,
+        vectors: &mut Vec<HeTxVector>,
+        cx: &mut Ctx,
+    ) -> Option<Nanos> {
         let band = self.band;
-        let (ru, picks, vectors) = self.trigger_users(|ul, s| ul.uplink_tids(s) > 0)?;
+        let ru = self.trigger_users(|ul, s| ul.uplink_tids(s) > 0, picks, vectors)?;
+        let (picks, vectors) = (&*picks, &*vectors);
         let ul = self.ul.as_deref().expect("uplink OFDMA on");
         let answer = qos_null_ampdu_bytes(picks.iter().map(|&s| ul.uplink_tids(s)).max().unwrap_or(1));
         let need = vectors.iter().map(|&v| tb_time(band, v, answer)).max().unwrap_or(Nanos::ZERO);
@@ -1290,11 +1387,11 @@ impl Ht {
         ul.cs_required = cs_required(length);
         ul.stats.bsrp_triggers += 1;
         let c = contender(0, ac);
-        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, true, &picks, ru, cx) {
+        if let Some(end) = ul.trigger_on_air(m, c, ta, tf, tb, rate, true, picks, ru, cx) {
             return Some(end);
         }
         let mut users = std::mem::take(&mut ul.users);
-        for (&s, &v) in picks.iter().zip(&vectors) {
+        for (&s, &v) in picks.iter().zip(vectors) {
             let agg = ul.qos_null_answer(s, v, answer, tb);
             users.push(UlUser { agg, ru, decoded: false, acked: false });
         }
