@@ -362,18 +362,7 @@ fn bsrp_capture_is_ns3s() {
             let mut k = [0u64; 8];
             for seed in 1..=3 {
                 let (_, _, sim) = run(&c, keys, seed);
-                let st = sim.ul_ofdma_stats().unwrap();
-                let mu = sim.ofdma_stats().unwrap();
-                let x = [
-                    st.bsrp_triggers,
-                    st.bsrp_reached_none,
-                    st.bsrp_reached_part,
-                    st.basic_triggers,
-                    st.basic_reached_none,
-                    st.basic_reached_part,
-                    mu.mu_ppdus,
-                    mu.mu_collided,
-                ];
+                let x = capture_counts(&sim.ul_ofdma_stats().unwrap(), &sim.ofdma_stats().unwrap());
                 for i in 0..8 {
                     k[i] += x[i];
                 }
@@ -401,6 +390,22 @@ fn bsrp_capture_is_ns3s() {
         }
     }
     assert!(failed.is_empty(), "BSRP capture not as ns-3 3.44's: {failed:?}");
+}
+
+/// A run's capture counters: BSRP Triggers sent, those that reached no station and those that
+/// reached part of their stations; the same for Basic Triggers; DL MU PPDUs and those lost to a
+/// collision.
+fn capture_counts(st: &airsched_core::UlStats, mu: &airsched_core::OfdmaStats) -> [u64; 8] {
+    [
+        st.bsrp_triggers,
+        st.bsrp_reached_none,
+        st.bsrp_reached_part,
+        st.basic_triggers,
+        st.basic_reached_none,
+        st.basic_reached_part,
+        mu.mu_ppdus,
+        mu.mu_collided,
+    ]
 }
 
 /// Diagnostic (ignored): every case (or those of `MIXED_CASES`, "n,load;n,load") with the keys
@@ -455,20 +460,7 @@ fn variant() {
                 }
             }
             basic_meas += st.log.iter().filter(|(t, _)| t.0 >= 1_000_000_000).count() as u64;
-            for (k, x) in [
-                st.bsrp_triggers,
-                st.bsrp_reached_none,
-                st.bsrp_reached_part,
-                st.basic_triggers,
-                st.basic_reached_none,
-                st.basic_reached_part,
-                mu.mu_ppdus,
-                mu.mu_collided,
-                st.tb_ppdus,
-            ]
-            .into_iter()
-            .enumerate()
-            {
+            for (k, x) in capture_counts(&st, &mu).into_iter().chain([st.tb_ppdus]).enumerate() {
                 cnt[k] += x;
             }
         }
