@@ -402,9 +402,12 @@ impl Ht {
         let acked = m.outcome() == Outcome::Success;
         // A captured Trigger's exchange succeeded; the stations' PPDUs under it did not.
         let captured = self.ul.as_deref_mut().is_some_and(|ul| std::mem::take(&mut ul.captured));
-        let beacon = m.dcf().beacon_in_air() as usize;
-        if self.ul.is_some() && m.air().iter().skip(beacon).any(|a| node_ac(a.node).0 == 0) {
-            self.ul_ap_exchange_ended(cx.now);
+        if self.ul.is_some() {
+            // (A beacon is the first frame on the air when there is one.)
+            let beacon = m.dcf().beacon_in_air() as usize;
+            if m.air().iter().skip(beacon).any(|a| node_ac(a.node).0 == 0) {
+                self.ul_ap_exchange_ended(cx.now);
+            }
         }
         for i in 0..m.air().len() {
             let a = m.air()[i];

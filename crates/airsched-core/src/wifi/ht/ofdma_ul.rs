@@ -112,6 +112,22 @@ pub const fn multi_sta_ba_bytes(all_ack: u32, bitmaps: &[u32]) -> u32 {
     b
 }
 
+/// The duration at `ba_rate` of the longest Multi-STA BlockAck an exchange with `stations` can
+/// need: a BlockAck context for each (its bitmap and Starting Sequence Control, the station's
+/// BlockAck length in `ba_bytes` less the 24 octets of a BlockAck frame's own header, BA Control
+/// and FCS), as a Trigger's Duration covers it. `scratch` is the caller's buffer.
+fn longest_multi_sta_ba(
+    band: ofdm::OfdmBand,
+    ba_rate: crate::phy::error_rate::OfdmRate,
+    ba_bytes: &[u32],
+    stations: impl Iterator<Item = u32>,
+    scratch: &mut Vec<u32>,
+) -> Nanos {
+    scratch.clear();
+    scratch.extend(stations.map(|s| ba_bytes[s as usize] - 24));
+    ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, scratch))
+}
+
 /// The Queue Size a station reports for `bytes` buffered (ns-3's `QosTxop::GetQosQueueSize`:
 /// units of 256 octets, rounded up, 254 above 64 768).
 pub fn queue_size(bytes: u32) -> u8 {
@@ -624,11 +640,8 @@ impl Ht {
         let tf = ofdm::txtime(band, rate, basic_trigger_bytes(picks.len() as u32));
         let ba_rate = ofdm::control_response_rate(&self.basic, vectors[0].non_ht_reference_rate());
         if txop > Nanos::ZERO {
-            let ba_bytes = &self.ba_bytes;
             let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
-            ul.bitmap_scratch.clear();
-            ul.bitmap_scratch.extend(picks.iter().map(|&s| ba_bytes[s as usize] - 24));
-            let ba = ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &ul.bitmap_scratch));
+            let ba = longest_multi_sta_ba(band, ba_rate, &self.ba_bytes, picks.iter().copied(), &mut ul.bitmap_scratch);
             max_d = max_d.min(txop.saturating_sub(tf + band.sifs() + band.sifs() + ba));
         }
         let need = vectors.iter().map(|&v| tb_time(band, v, max_buffer.min(1 << 24))).max().unwrap_or(Nanos::ZERO);
@@ -746,10 +759,14 @@ impl Ht {
                     return false;
                 };
                 let ba_rate = ofdm::control_response_rate(&self.basic, v.non_ht_reference_rate());
-                ul.est_scratch.clear();
-                ul.est_scratch.extend(ul.tf_picks.iter().map(|&s| self.ba_bytes[s as usize] - 24));
-                ul.decoders_nav_end =
-                    due + ul.tb + sifs + ofdm::txtime(self.band, ba_rate, multi_sta_ba_bytes(0, &ul.est_scratch));
+                let ba = longest_multi_sta_ba(
+                    self.band,
+                    ba_rate,
+                    &self.ba_bytes,
+                    ul.tf_picks.iter().copied(),
+                    &mut ul.est_scratch,
+                );
+                ul.decoders_nav_end = due + ul.tb + sifs + ba;
             }
             return false;
         }
@@ -758,7 +775,11 @@ impl Ht {
         let ac = Ac::Be.index();
         let bsrp = ul.bsrp_on_air;
         // A BSRP Trigger's answer: the QoS Null A-MPDU its UL Length was sized for.
-        let answer = qos_null_ampdu_bytes(ul.tf_picks.iter().map(|&s| ul.uplink_tids(s)).max().unwrap_or(1));
+        let answer = if bsrp {
+            qos_null_ampdu_bytes(ul.tf_picks.iter().map(|&s| ul.uplink_tids(s)).max().unwrap_or(1))
+        } else {
+            0
+        };
         let mut users = std::mem::take(&mut ul.users);
         // A BSRP Trigger's QoS Null answers are not deferred (`Ht::ul_defer`).
         let deferred = ul.tb_fill == TbFill::TbStart && !bsrp;
@@ -1002,14 +1023,13 @@ impl Ht {
         let nav_end = if self.ul.as_deref().is_some_and(|ul| ul.trigger_nav) {
             // (A captured Trigger's Duration was set for every station it solicited.)
             let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
-            let ba_bytes = &self.ba_bytes;
-            ul.est_scratch.clear();
-            if ul.captured {
-                ul.est_scratch.extend(ul.tf_picks.iter().map(|&s| ba_bytes[s as usize] - 24));
+            let ba = if ul.captured {
+                longest_multi_sta_ba(band, ba_rate, &self.ba_bytes, ul.tf_picks.iter().copied(), &mut ul.est_scratch)
             } else {
-                ul.est_scratch.extend(users.iter().map(|u| ba_bytes[u.agg.station as usize] - 24));
-            }
-            data_end + sifs + ofdm::txtime(band, ba_rate, multi_sta_ba_bytes(0, &ul.est_scratch))
+                let stations = users.iter().map(|u| u.agg.station);
+                longest_multi_sta_ba(band, ba_rate, &self.ba_bytes, stations, &mut ul.est_scratch)
+            };
+            data_end + sifs + ba
         } else {
             Nanos::ZERO
         };
