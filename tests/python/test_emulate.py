@@ -244,9 +244,12 @@ def test_real_ping_under_load_matches_the_simulated_ping_with_the_hosts_turnarou
     the simulated ping of the same scenario given the real server's measured turnaround
     (`reply_delay`). The long form (bench/emulate_validate.py ping 40, docs/emulation.md) is
     within 3 % in median and p90; this 12-s form (about 220 real pings, whose median alone moves
-    by about 7 %) allows 25 %. Without the turnaround the model's median is 1.4 to 2 times the
-    real one (1.44 on a loaded CI machine, whose real pings were slower), so the same 25 % bound
-    still tells whether the turnaround is taken into account: the model without it must fail it."""
+    by about 7 %) allows 25 %. The model without the turnaround is the discriminating check: its
+    median is 1.2 to 2 times the real one depending on the machine's load (three runs on a
+    loaded machine: 29.7 against 20.5-24.3 ms, 65.5 against 50.9-55.3 ms), too close to the 25 % bound to
+    test against it, so the test asks that the real pings lie nearer the model with the
+    turnaround than the model without it, at both quantiles (their distances were 0.1-3.1 against
+    5.4-9.2 ms at the median, 1.4-2.8 against 10-14.6 ms at p90)."""
     from emulate_validate import pings, quantile
 
     r = pings(12)
@@ -255,8 +258,11 @@ def test_real_ping_under_load_matches_the_simulated_ping_with_the_hosts_turnarou
     assert 10 <= r["reply_delay_us"] <= 1000, r["lag"]
     for q in (0.5, 0.9):
         assert quantile(real, q) == pytest.approx(quantile(sim, q), rel=0.25), (q, quantile(real, q), quantile(sim, q))
-    # The ideal responder's reply waits behind the ACK: that model falls outside the bound.
-    assert quantile(real, 0.5) != pytest.approx(quantile(bare, 0.5), rel=0.25), (quantile(real, 0.5), quantile(bare, 0.5))
+    # The ideal responder's reply waits behind the ACK: the real pings are nearer the model that
+    # has the real server's turnaround.
+    for q in (0.5, 0.9):
+        r_, s_, b_ = quantile(real, q), quantile(sim, q), quantile(bare, q)
+        assert abs(r_ - s_) < abs(r_ - b_), (q, r_, s_, b_)
 
 
 @live
