@@ -10,6 +10,9 @@
 // [warmup, duration] (and the delay up to the end of the PPDU that carried the packet, as
 // airsched delivers). Prints one line per station and one summary line, and with --ppdus=K the
 // first K DL MU PPDUs after warmup (the served stations' association ranks (AID - 1), RU widths in MHz and MPDUs).
+// While PPDUs are still to be printed it also prints each association ("assoc t=... rank=...":
+// the scheduler appends the station to its list with no credits), so that --warmup=0 gives the
+// whole history of RrMultiUserScheduler's station list (run_ofdma.sh credits).
 //
 //   ofdma_dl --n=9 --mcs=7 --rate=50 [--nsta=9] [--duration=3] [--warmup=1] [--ppdus=0]
 
@@ -101,6 +104,10 @@ void
 OnAssociated(uint16_t aid, Mac48Address address)
 {
     g_rank[address] = aid - 1;
+    if (g_ppdusToPrint > 0)
+    {
+        std::printf("assoc t=%.1fus rank=%u\n", Simulator::Now().GetNanoSeconds() / 1e3, aid - 1);
+    }
     g_rankOf[g_staIndex[address]] = aid - 1;
 }
 

@@ -1,10 +1,14 @@
 #!/bin/sh
 # Builds ofdma_dl.cc and ofdma_ul.cc against the ns-3 3.44 wheel (as run_ns3.sh does) and runs
 # the OFDMA comparisons of docs/model-ofdma.md: 4, 9 and 18 stations, HE MCS 7, 1 SS, 80 MHz.
-#   NS3_VENV=/path/to/venv sh bench/ns3/run_ofdma.sh [dl|ul|su|seeds|colocated|both]
+#   NS3_VENV=/path/to/venv sh bench/ns3/run_ofdma.sh [dl|ul|su|seeds|colocated|credits|both]
 # dl (about 23 min): downlink, saturated (700/N Mb/s offered per station) and half loaded
 #   (120/N Mb/s); writes ofdma_dl.csv (one row per station) and ofdma_dl_ppdus.txt (the first 12
 #   DL MU PPDUs after warm-up).
+# credits (about 4 min): the downlink with 9 and 18 stations, half loaded and saturated, 1.5 s
+#   from the start (--warmup=0), every DL MU PPDU (duration, users, RU widths) and every
+#   association; writes ofdma_dl_credits.txt, the history tests/ofdma_ns3.rs replays through
+#   airsched's credit rule (RrMultiUserScheduler::UpdateCredits).
 # ul (about 5 min): uplink from every station, saturated (700/N Mb/s) and half loaded (120/N),
 #   AccessReqInterval 1 ms; writes ofdma_ul.csv and ofdma_ul_trace.txt (the first 12 Trigger
 #   frames after warm-up with their HE TB PPDUs and Multi-STA BlockAcks).
@@ -108,12 +112,26 @@ colocated() {
     done
     rm -f "$tmp" "$tmp.err"
 }
+# credits: the scheduler's whole history for ofdma_dl_credits.txt.
+credits() {
+    [ "$here/ofdma_dl" -nt "$here/ofdma_dl.cc" ] && [ "$here/ofdma_dl" -nt "$here/ofdma_cell.h" ] || g++ -O2 -std=c++20 -I"$ns/include" "$here/ofdma_dl.cc" -o "$here/ofdma_dl" -Wl,-rpath,"$ns/lib64" $libs
+    trace=$here/ofdma_dl_credits.txt
+    : > "$trace"
+    for n in 9 18; do
+        for load in half saturated; do
+            if [ "$load" = saturated ]; then total=700; else total=120; fi
+            rate=$(echo "$total $n" | awk '{printf "%.4f", $1 / $2}')
+            { echo "# n=$n load=$load"; "$here/ofdma_dl" --n="$n" --rate="$rate" --duration=1.5 --warmup=0 --ppdus=100000 | grep '^assoc\|^ppdu'; } >> "$trace"
+        done
+    done
+}
 case $what in
 dl) run dl ;;
 ul) run ul ;;
 su) run su ;;
 seeds) seeds ;;
 colocated) colocated ;;
+credits) credits ;;
 both) run dl; run ul ;;
-*) echo "usage: run_ofdma.sh [dl|ul|su|seeds|colocated|both]" >&2; exit 2 ;;
+*) echo "usage: run_ofdma.sh [dl|ul|su|seeds|colocated|credits|both]" >&2; exit 2 ;;
 esac

@@ -1061,3 +1061,102 @@ mod tests {
         assert!(mu.list.iter().all(|e| e.1.abs() < 1e-6));
     }
 }
+
+#[cfg(test)]
+mod ns3_history {
+    use super::*;
+
+    /// ns-3 3.44's DL MU PPDUs and associations from the start of four runs
+    /// (bench/ns3/run_ofdma.sh credits): 9 and 18 stations, half loaded and saturated.
+    const HISTORY: &str = include_str!("../../../../../bench/ns3/ofdma_dl_credits.txt");
+
+    fn ru_of_mhz(mhz: u32) -> RuSize {
+        match mhz {
+            2 => RuSize::Tones26,
+            4 => RuSize::Tones52,
+            8 => RuSize::Tones106,
+            20 => RuSize::Tones242,
+            40 => RuSize::Tones484,
+            80 => RuSize::Tones996,
+            other => panic!("no RU of {other} MHz at 80 MHz"),
+        }
+    }
+
+    /// Replays one run's history through `credit`: each association appends the station with no
+    /// credits (`RrMultiUserScheduler::NotifyStationAssociated`), each DL MU PPDU credits the
+    /// list with its duration less `shave_ns` and its users' RUs. Once every station has been
+    /// served (its BlockAck agreement is up and it has frames; before that the scheduler skips
+    /// stations whose state the trace does not show), each PPDU's users must be the first
+    /// stations of the list as it stood. Returns (PPDUs checked, PPDUs whose users were those).
+    fn replay(run: &str, n: usize, shave_ns: u64) -> (usize, usize) {
+        let mut list: Vec<(u32, f64)> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        let (mut checked, mut matched) = (0, 0);
+        for line in run.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.first() {
+                Some(&"assoc") => list.push((words[2].trim_start_matches("rank=").parse().unwrap(), 0.0)),
+                Some(&"ppdu") => {
+                    let dur = words[2].trim_start_matches("dur=").trim_end_matches("us");
+                    let dur_ns = (dur.parse::<f64>().unwrap() * 1000.0).round() as u64 - shave_ns;
+                    let served: Vec<(u32, RuSize)> = words[4..]
+                        .iter()
+                        .map(|u| {
+                            let mut f = u.split(':').map(|x| x.parse::<u32>().unwrap());
+                            (f.next().unwrap(), ru_of_mhz(f.next().unwrap()))
+                        })
+                        .collect();
+                    if seen.len() == n {
+                        let mut first: Vec<u32> = list[..served.len()].iter().map(|e| e.0).collect();
+                        let mut users: Vec<u32> = served.iter().map(|e| e.0).collect();
+                        first.sort_unstable();
+                        users.sort_unstable();
+                        checked += 1;
+                        matched += usize::from(first == users);
+                    }
+                    seen.extend(served.iter().map(|e| e.0));
+                    credit(&mut list, &served, Nanos(dur_ns));
+                }
+                _ => {}
+            }
+        }
+        (checked, matched)
+    }
+
+    fn runs() -> Vec<(usize, &'static str, &'static str)> {
+        HISTORY
+            .split("# n=")
+            .skip(1)
+            .map(|run| {
+                let (head, body) = run.split_once('\n').unwrap();
+                let (n, load) = head.split_once(" load=").unwrap();
+                (n.parse().unwrap(), load, body)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_credit_rule_picks_ns3s_users_ppdu_by_ppdu() {
+        // Given ns-3's own PPDU durations and associations, airsched's credit rule orders the
+        // list as ns-3's scheduler did: every PPDU's users are the first stations of the list,
+        // including the stations left out when credits equal in exact arithmetic are ordered by
+        // floating-point rounding (9 stations: 212 and 356 PPDUs; 18: 117 and 125).
+        let runs = runs();
+        assert_eq!(runs.len(), 4);
+        for (n, load, body) in runs {
+            let (checked, matched) = replay(body, n, 0);
+            assert!(checked >= 100, "n={n} {load}: only {checked} PPDUs after every station was served");
+            assert_eq!(matched, checked, "n={n} {load}");
+        }
+    }
+
+    #[test]
+    fn the_left_out_stations_depend_on_the_ppdus_sub_microsecond_duration() {
+        // The same history with every PPDU 0.8 us shorter (one HE-LTF of the standard's 7.2 us
+        // where ns-3 counts 8 us, docs/model-vht-he.md): with 18 stations the order departs from
+        // ns-3's. This is why airsched's own runs leave out other stations than ns-3's.
+        let (n, _, body) = runs().into_iter().find(|r| r.0 == 18 && r.1 == "saturated").unwrap();
+        let (checked, matched) = replay(body, n, 800);
+        assert!(matched < checked, "{matched} of {checked}");
+    }
+}
