@@ -16,6 +16,27 @@ import pytest
 
 DATA = Path(__file__).parent / "python" / "data"
 
+#: Test files that use the network namespaces, veth devices, tc or real time (live emulation,
+#: kernel conformance): their names would collide and their timing would suffer if two of them
+#: ran at once, so pytest-xdist gives them all to one worker.
+SERIAL = {"test_behaviour.py", "test_emulate.py", "test_emulate_flent.py", "test_export.py", "test_kernel_conformance.py"}
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's scheduler for ``-n``: whole files go to a worker (their module and session
+    fixtures are built once), and the files of :data:`SERIAL` go to one worker together, one
+    after the other. (xdist's ``--dist loadgroup`` would do the grouping with marks, but with
+    pytest 9 it no longer can: it renames the items' ``_nodeid``, which pytest 9 no longer
+    reads.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "serial" if Path(path).name in SERIAL else path
+
+    return ByFile(config, log)
+
 
 @pytest.fixture(scope="session")
 def data() -> Path:
