@@ -440,6 +440,9 @@ fn variant() {
         let (mut first, mut by_users) = (vec![0u64; n], vec![0u64; n + 1]);
         // DL MU PPDUs in the measured seconds 1-3 and the MPDUs they carried (the log holds them).
         let (mut dl_meas, mut dl_mpdus, mut basic_meas) = (0u64, 0u64, 0u64);
+        // Single-user BlockAckReqs at accesses of their own (`mu_missed_ba = "in-flight-bar"`),
+        // their missed BlockAcks, and DL MU PPDUs, over the runs' whole 3 s.
+        let mut bars = [0u64; 3];
         for seed in 1..=RUNS {
             let (g, d, sim) = run(&c, keys, seed);
             for dir in 0..2 {
@@ -460,6 +463,9 @@ fn variant() {
                 }
             }
             basic_meas += st.log.iter().filter(|(t, _)| t.0 >= 1_000_000_000).count() as u64;
+            bars[0] += mu.su_bars;
+            bars[1] += mu.su_bars_missed;
+            bars[2] += mu.mu_ppdus;
             for (k, x) in capture_counts(&st, &mu).into_iter().chain([st.tb_ppdus]).enumerate() {
                 cnt[k] += x;
             }
@@ -504,6 +510,14 @@ fn variant() {
             cnt[6],
             pct(cnt[7], cnt[6]),
             cnt[8]
+        );
+        println!(
+            "VARIANT BARs {} {}: single-user BlockAckReqs per run {:.1} ({:.3} per DL MU PPDU), their BlockAcks missed {:.1} %",
+            c.n,
+            c.load,
+            bars[0] as f64 / RUNS as f64,
+            bars[0] as f64 / bars[2].max(1) as f64,
+            100.0 * bars[1] as f64 / bars[0].max(1) as f64
         );
         if std::env::var_os("MIXED_WINDOW").is_some() {
             let mut w = [0i64; 7];
