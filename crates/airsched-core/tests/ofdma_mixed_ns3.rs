@@ -39,10 +39,14 @@ const LIKE_NS3: [&str; 3] = [
 /// `NS3_CELL` (with the CW reset), `NS3_UL_AP` (with the report lifetime and ns-3's exchange
 /// timing) and `NS3_RING`, ns-3's capture on its 1-m circle: a station far enough from the one
 /// whose PPDU overlaps a Basic or BSRP Trigger still decodes it, and answers it or takes its
-/// NAV. Printed beside the asserted cell, and its BSRP counts checked in [`bsrp_capture_is_ns3s`].
+/// NAV; and ns-3's handling of a missed BlockAck after a DL MU PPDU (`mu_missed_ba =
+/// "in-flight-bar"`: the other users' MPDUs stay in flight and their queued BlockAckReqs go out
+/// single-user, one per access of the AP, before anything else). Printed beside the asserted
+/// cell, and its BSRP counts checked in [`bsrp_capture_is_ns3s`].
 fn like_ns3_ring() -> [&'static str; 3] {
-    static AP: std::sync::LazyLock<String> =
-        std::sync::LazyLock::new(|| format!("{}{}", common::ns3::NS3_UL_AP, common::ns3::NS3_RING));
+    static AP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!("{}{}mu_missed_ba = \"in-flight-bar\"\n", common::ns3::NS3_UL_AP, common::ns3::NS3_RING)
+    });
     [common::ns3::NS3_STATION, common::ns3::NS3_CELL, AP.as_str()]
 }
 /// The cell this comparison used before (airsched's defaults but the queue): the delays must
