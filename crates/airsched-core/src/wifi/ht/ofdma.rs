@@ -184,6 +184,10 @@ impl MissedBa {
 /// never answer does not hold the AP forever: not reached in the comparisons).
 pub const BAR_MISS_LIMIT: u32 = 32;
 
+/// The frame the AP's access category holds while it contends only to send a queued
+/// BlockAckReq (no packet: nothing reads it; as `ofdma_ul::TRIGGER_PLACEHOLDER` for a Trigger).
+pub const BAR_PLACEHOLDER: crate::packet::PacketId = crate::packet::PacketId(u32::MAX - 3);
+
 /// `[ap] ofdma`, `mu_scheduler`, `mu_stations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OfdmaConfig {
@@ -868,7 +872,7 @@ impl Ht {
         if self.drivers[0].hw[ac].len > 0 {
             self.load_head(m, 0, ac);
         } else if self.mu.as_deref().is_some_and(|mu| mu.bars.front().is_some_and(|t| t.ac() == Ac::ALL[ac])) {
-            m.dcf_mut().load_frame(contender(0, ac) as usize, super::ofdma_ul::TRIGGER_PLACEHOLDER, 0);
+            m.dcf_mut().load_frame(contender(0, ac) as usize, BAR_PLACEHOLDER, 0);
         }
     }
 
