@@ -416,12 +416,6 @@ impl Mu {
         !self.bars.is_empty()
     }
 
-    /// `mu_missed_ba = "in-flight-bar"`: a queued BlockAckReq is on the air, single-user.
-    #[inline]
-    pub fn bar_on_air(&self) -> bool {
-        self.bar_on_air.is_some()
-    }
-
     /// `RrMultiUserScheduler::UpdateCredits`: every listed station gains the PPDU's duration
     /// over their number, each served one pays the duration times its RU's share of the
     /// allocated bandwidth; capped at `MaxCredits`; the list is sorted by decreasing credits.

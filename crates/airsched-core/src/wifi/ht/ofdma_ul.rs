@@ -888,8 +888,7 @@ impl Ht {
     }
 
     /// `ul_trigger_capture = "ring"`: a busy period in which stations' PPDUs overlapped (one
-    /// another's, the AP's Basic Trigger, or with `mu_missed_ba = "in-flight-bar"` a queued
-    /// BlockAckReq it sent single-user) ended in a collision at `te`. A station that did
+    /// another's, or the AP's Basic Trigger) ended in a collision at `te`. A station that did
     /// not transmit and that detects the preamble of one of those PPDUs ([`ring_detects`]: 4 dB
     /// above the others on the ring) cannot decode its payload (MCS 7 under that interference;
     /// ns-3 3.44 `PhyEntity` ends the reception with `SwitchFromRxEndError`), so it defers EIFS
@@ -897,9 +896,8 @@ impl Ht {
     /// 10.3.2.3.7; ns-3 `ChannelAccessManager::GetAccessGrantStart`, `GetEifsNoDifs`). The AP
     /// is equidistant from all stations, detects no preamble under two of them and defers AIFS
     /// as [`crate::wifi::ifs::CollisionIfs::Aifs`] has every node do; so do the stations that
-    /// detect none, and those that decoded the AP's Trigger (its NAV, above), or locked on its
-    /// BlockAckReq (their reception, decoded or not, ends with it, before the medium's end).
-    /// Under a DL MU PPDU, a BSRP Trigger or a beacon nothing changes.
+    /// detect none, and those that decoded the AP's Trigger (its NAV, above). Under a DL MU
+    /// PPDU or a beacon nothing changes.
     pub(super) fn ul_ring_eifs(&mut self, m: &mut Medium, te: Nanos) {
         let n = self.n_stations;
         let extra = self.band.sifs() + ofdm::estimated_ack_time(crate::phy::error_rate::OfdmRate::R6);
@@ -907,11 +905,7 @@ impl Ht {
         if ul.capture != TriggerCapture::Ring || m.outcome() != Outcome::Collision || m.dcf().beacon_in_air() {
             return;
         }
-        // A Basic Trigger, or a queued BlockAckReq sent single-user (`mu_missed_ba =
-        // "in-flight-bar"`): both non-HT frames of the AP, under which a station near the
-        // collider locks on the collider's preamble as under a Basic Trigger.
-        let bar = self.mu.as_deref().is_some_and(|mu| mu.bar_on_air());
-        let trigger = (ul.tf_on_air && !ul.last_bsrp) || bar;
+        let trigger = ul.tf_on_air && !ul.last_bsrp;
         let mut colliders = std::mem::take(&mut ul.ring_scratch);
         colliders.clear();
         let mut ap = false;
