@@ -39,10 +39,14 @@ const LIKE_NS3: [&str; 3] = [
 /// `NS3_CELL` (with the CW reset), `NS3_UL_AP` (with the report lifetime and ns-3's exchange
 /// timing) and `NS3_RING`, ns-3's capture on its 1-m circle: a station far enough from the one
 /// whose PPDU overlaps a Basic or BSRP Trigger still decodes it, and answers it or takes its
-/// NAV. Printed beside the asserted cell, and its BSRP counts checked in [`bsrp_capture_is_ns3s`].
+/// NAV; and ns-3's handling of a missed BlockAck after a DL MU PPDU (`mu_missed_ba =
+/// "in-flight-bar"`: the other users' MPDUs stay in flight and their queued BlockAckReqs go out
+/// single-user, one per access of the AP, before anything else). Printed beside the asserted
+/// cell, and its BSRP counts checked in [`bsrp_capture_is_ns3s`].
 fn like_ns3_ring() -> [&'static str; 3] {
-    static AP: std::sync::LazyLock<String> =
-        std::sync::LazyLock::new(|| format!("{}{}", common::ns3::NS3_UL_AP, common::ns3::NS3_RING));
+    static AP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!("{}{}mu_missed_ba = \"in-flight-bar\"\n", common::ns3::NS3_UL_AP, common::ns3::NS3_RING)
+    });
     [common::ns3::NS3_STATION, common::ns3::NS3_CELL, AP.as_str()]
 }
 /// The cell this comparison used before (airsched's defaults but the queue): the delays must
@@ -440,6 +444,9 @@ fn variant() {
         let (mut first, mut by_users) = (vec![0u64; n], vec![0u64; n + 1]);
         // DL MU PPDUs in the measured seconds 1-3 and the MPDUs they carried (the log holds them).
         let (mut dl_meas, mut dl_mpdus, mut basic_meas) = (0u64, 0u64, 0u64);
+        // Single-user BlockAckReqs at accesses of their own (`mu_missed_ba = "in-flight-bar"`),
+        // their missed BlockAcks, and DL MU PPDUs, over the runs' whole 3 s.
+        let mut bars = [0u64; 4];
         for seed in 1..=RUNS {
             let (g, d, sim) = run(&c, keys, seed);
             for dir in 0..2 {
@@ -460,6 +467,10 @@ fn variant() {
                 }
             }
             basic_meas += st.log.iter().filter(|(t, _)| t.0 >= 1_000_000_000).count() as u64;
+            bars[0] += mu.su_bars;
+            bars[1] += mu.su_bars_missed;
+            bars[2] += mu.mu_ppdus;
+            bars[3] += mu.su_bars_given_up;
             for (k, x) in capture_counts(&st, &mu).into_iter().chain([st.tb_ppdus]).enumerate() {
                 cnt[k] += x;
             }
@@ -505,17 +516,33 @@ fn variant() {
             pct(cnt[7], cnt[6]),
             cnt[8]
         );
+        println!(
+            "VARIANT BARs {} {}: single-user BlockAckReqs per run {:.1} ({:.3} per DL MU PPDU), their BlockAcks missed {:.1} %, given up {}",
+            c.n,
+            c.load,
+            bars[0] as f64 / RUNS as f64,
+            bars[0] as f64 / bars[2].max(1) as f64,
+            100.0 * bars[1] as f64 / bars[0].max(1) as f64,
+            bars[3]
+        );
         if std::env::var_os("MIXED_WINDOW").is_some() {
-            let mut w = [0i64; 7];
+            let mut w = [0i64; 9];
             for seed in 1..=3 {
                 let x = window_counts(&c, keys, seed);
-                for k in 0..7 {
+                for k in 0..9 {
                     w[k] += x[k];
                 }
             }
             println!(
                 "VARIANT window {} {} (runs 1-3, s 1-3): DL MU {:.0} BSRP {:.0} Basic {:.0} TB PPDUs {:.0} (QoS Null {:.0}, MPDUs {:.0}) station attempts {:.0}",
                 c.n, c.load, w[0] as f64 / 3.0, w[1] as f64 / 3.0, w[2] as f64 / 3.0, w[3] as f64 / 3.0, w[4] as f64 / 3.0, w[5] as f64 / 3.0, w[6] as f64 / 3.0
+            );
+            println!(
+                "VARIANT window {} {} (runs 1-3, s 1-3): single-user BlockAckReqs {:.0}, their BlockAcks missed {:.0}",
+                c.n,
+                c.load,
+                w[7] as f64 / 3.0,
+                w[8] as f64 / 3.0
             );
         }
         println!(
@@ -532,7 +559,7 @@ fn variant() {
 /// The frame counts of run `seed` over the measured seconds 1-3 (a 3-s run less a 1-s one):
 /// DL MU PPDUs, BSRP and Basic Triggers, HE TB PPDUs, their QoS Null ones and data MPDUs, the
 /// stations' transmit attempts.
-fn window_counts(c: &Mixed, keys: [&str; 3], seed: u32) -> [i64; 7] {
+fn window_counts(c: &Mixed, keys: [&str; 3], seed: u32) -> [i64; 9] {
     let count = |text: &str| {
         let mut sim = Simulation::new(&parse_scenario(text, "mixed.toml").unwrap()).unwrap();
         let r = sim.finish().unwrap();
@@ -540,7 +567,17 @@ fn window_counts(c: &Mixed, keys: [&str; 3], seed: u32) -> [i64; 7] {
         let mu = sim.ofdma_stats().unwrap();
         let su: u64 =
             r.nodes.iter().filter(|nd| nd.name.starts_with('s') && nd.name != "server").map(|nd| nd.tx_attempts).sum();
-        [mu.mu_ppdus, st.bsrp_triggers, st.basic_triggers, st.tb_ppdus, st.qos_null_ppdus, st.tb_mpdus, su]
+        [
+            mu.mu_ppdus,
+            st.bsrp_triggers,
+            st.basic_triggers,
+            st.tb_ppdus,
+            st.qos_null_ppdus,
+            st.tb_mpdus,
+            su,
+            mu.su_bars,
+            mu.su_bars_missed,
+        ]
     };
     let text = scenario(c.n, c.rate_mbps, c.load.ends_with("muedca"), keys, seed);
     let full = count(&text);

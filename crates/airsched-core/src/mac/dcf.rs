@@ -502,6 +502,16 @@ impl Dcf {
         node.draw_backoff();
     }
 
+    /// Contender `n`'s CW returns to CWmin and its run of failures ends, without ending its
+    /// exchange (a BlockAck received within a TXOP that a later failure ends: ns-3 3.44
+    /// `HtFrameExchangeManager::ReceiveMpdu` calls `ResetCw`, then `TransmissionFailed` doubles
+    /// it).
+    pub fn reset_cw(&mut self, n: usize) {
+        let node = &mut self.nodes[n];
+        node.cw = node.cw_min;
+        node.failures = 0;
+    }
+
     /// EDCA internal collision: contender `n` (an access category of a node whose higher
     /// category transmits in the same slot) doubles its CW and draws a new backoff as after a
     /// failed attempt, keeps its frame, and leaves the exchange at once.

@@ -106,7 +106,7 @@ pub(super) fn parse_ofdma<'t, 'i: 't>(
             rd.error(
                 &v.span(),
                 key,
-                "applies only with ofdma = \"dl\" or \"dl+ul\" (the other users' MPDUs after a DL MU PPDU's first BlockAck is missed); set it or leave `mu_missed_ba` out",
+                "applies only with ofdma = \"dl\" or \"dl+ul\" (the other users' MPDUs after a DL MU PPDU's BlockAck is missed); set it or leave `mu_missed_ba` out",
             );
             return None;
         }

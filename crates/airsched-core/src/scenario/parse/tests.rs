@@ -965,10 +965,14 @@ fn bsrp_and_mu_edca_keys_parse_and_bad_ones_are_one_line_errors() {
     for mode in ["dl", "dl+ul"] {
         let s = parse_scenario(&ap(&format!("ofdma = \"{mode}\"\nmu_missed_ba = \"in-flight\"")), "w.toml").unwrap();
         assert_eq!(s.ap_mac.ofdma.missed_ba, MissedBa::InFlight);
+        let s =
+            parse_scenario(&ap(&format!("ofdma = \"{mode}\"\nmu_missed_ba = \"in-flight-bar\"")), "w.toml").unwrap();
+        assert_eq!(s.ap_mac.ofdma.missed_ba, MissedBa::InFlightBar);
     }
     assert_eq!(one_error(&ap("ofdma = \"off\"\nmu_missed_ba = \"in-flight\"")).1, "ap.mu_missed_ba");
+    assert_eq!(one_error(&ap("ofdma = \"off\"\nmu_missed_ba = \"in-flight-bar\"")).1, "ap.mu_missed_ba");
     let (_, key, msg) = one_error(&ap("ofdma = \"dl\"\nmu_missed_ba = \"bar\""));
-    assert!(key == "ap.mu_missed_ba" && msg.contains("\"in-flight\""), "{msg}");
+    assert!(key == "ap.mu_missed_ba" && msg.contains("\"in-flight\"") && msg.contains("\"in-flight-bar\""), "{msg}");
     let s = parse_scenario(
         &ap("ofdma = \"dl+ul\"\nmu_edca_timer = \"2088.96ms\"\nmu_edca_aifsn = 8\nmu_edca_cw_min = 511\nmu_edca_cw_max = 1023"),
         "w.toml",

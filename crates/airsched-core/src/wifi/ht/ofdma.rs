@@ -140,11 +140,53 @@ pub enum MissedBa {
     /// docs/model-ofdma.md): the BlockAckReqs ns-3 scheduled for the other users when it sent
     /// the PPDU (`HeFrameExchangeManager::SendPsduMap`, `ScheduleBar`) stay queued and go first,
     /// one single-user BlockAckReq per later access (`HtFrameExchangeManager::StartFrameExchange`),
-    /// and their BlockAcks release the MPDUs; here the next DL MU BlockAck does.
+    /// and their BlockAcks release the MPDUs; here the next DL MU BlockAck does
+    /// ([`MissedBa::InFlightBar`] models them).
     InFlight,
+    /// [`MissedBa::InFlight`] and the BlockAckReqs that settle those MPDUs, as ns-3 3.44 sends
+    /// them. `HeFrameExchangeManager::SendPsduMap` queues a BlockAckReq for every user but the
+    /// first when the DL MU PPDU goes out (`QosTxop::PrepareBlockAckRequest`,
+    /// `BlockAckManager::ScheduleBar`); the acknowledgement sequence is those BlockAckReqs sent
+    /// single-user within the TXOP (`HtFrameExchangeManager::TransmissionSucceeded` sends the
+    /// next SIFS after each BlockAck while the NAV lasts), each dequeued by its BlockAck. Any
+    /// BlockAck of the sequence that is missed ends the exchange (`BlockAckTimeout`,
+    /// `TransmissionFailed`: the contention window doubles, after the reset of a BlockAck that
+    /// came back earlier in it); the MPDUs of that user (unless it is the first, whose MPDUs
+    /// are retransmitted) and of every later one stay in flight with their BlockAckReqs queued.
+    /// At each later access of the AP a queued BlockAckReq goes first, single-user, one per
+    /// access (`HeFrameExchangeManager::StartFrameExchange` consults no multi-user scheduler
+    /// while `GetBar` finds one, `HtFrameExchangeManager::StartFrameExchange` sends it with
+    /// `SendMpduFromBaManager` at the BlockAck's rate; the BE TXOP limit is 0), until none is
+    /// left; its BlockAck settles that station's MPDUs in flight (`NotifyGotBlockAck`) and
+    /// resets the contention window; a missed one doubles it and the same BlockAckReq is sent
+    /// again (`MissedBlockAck`: `NeedBarRetransmission` holds while MPDUs are in flight). A
+    /// station answers a BlockAckReq whether or not it decoded its MPDUs.
+    InFlightBar,
 }
 
-words!(MissedBa: "requeue" => MissedBa::Requeue, "in-flight" => MissedBa::InFlight);
+words!(
+    MissedBa: "requeue" => MissedBa::Requeue,
+    "in-flight" => MissedBa::InFlight,
+    "in-flight-bar" => MissedBa::InFlightBar
+);
+
+impl MissedBa {
+    /// The other users' MPDUs stay in flight after a missed first BlockAck (ns-3's rule).
+    #[inline]
+    pub fn in_flight(self) -> bool {
+        matches!(self, MissedBa::InFlight | MissedBa::InFlightBar)
+    }
+}
+
+/// `mu_missed_ba = "in-flight-bar"`: a BlockAckReq missed this many times in a row is given
+/// up and its MPDUs in flight are retransmitted (ns-3 3.44 keeps sending it while its MPDUs in
+/// flight have not outlived the queue's 500-ms `MaxDelay`; a bound so that a station that can
+/// never answer does not hold the AP forever: not reached in the comparisons).
+pub const BAR_MISS_LIMIT: u32 = 32;
+
+/// The frame the AP's access category holds while it contends only to send a queued
+/// BlockAckReq (no packet: nothing reads it; as `ofdma_ul::TRIGGER_PLACEHOLDER` for a Trigger).
+pub const BAR_PLACEHOLDER: crate::packet::PacketId = crate::packet::PacketId(u32::MAX - 3);
 
 /// `[ap] ofdma`, `mu_scheduler`, `mu_stations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,6 +327,12 @@ pub struct OfdmaStats {
     pub mu_airtime_ns: u64,
     /// Those that collided and reached no user.
     pub mu_collided: u64,
+    /// `mu_missed_ba = "in-flight-bar"`: the queued BlockAckReqs sent single-user at an access
+    /// of their own, those whose BlockAck was missed, and those given up
+    /// ([`BAR_MISS_LIMIT`]).
+    pub su_bars: u64,
+    pub su_bars_missed: u64,
+    pub su_bars_given_up: u64,
     /// The first [`RU_LOG_LEN`] MU PPDUs: start, and per user (station, RU tones, MPDUs).
     pub log: Vec<(Nanos, Vec<MuLogUser>)>,
 }
@@ -317,6 +365,15 @@ pub struct Mu {
     /// first BlockAck was missed that are still in flight, oldest first (out of every PPDU until
     /// that station's next BlockAck for the tin).
     pub(super) in_flight: Vec<VecDeque<Mpdu>>,
+    /// `mu_missed_ba = "in-flight-bar"`: the tins whose BlockAckReq is queued, in the order they
+    /// go out (the front one again after its BlockAck is missed), and how many times in a row
+    /// the front one's BlockAck was missed.
+    pub(super) bars: VecDeque<TinId>,
+    bar_misses: u32,
+    /// The single-user BlockAckReq exchange on the air: its tin, and whether its BlockAck came
+    /// back.
+    bar_on_air: Option<TinId>,
+    bar_acked: bool,
 }
 
 impl Mu {
@@ -334,6 +391,10 @@ impl Mu {
             txtime: Nanos::ZERO,
             stats: OfdmaStats::default(),
             in_flight: Vec::new(),
+            bars: VecDeque::new(),
+            bar_misses: 0,
+            bar_on_air: None,
+            bar_acked: false,
         }
     }
 
@@ -345,7 +406,14 @@ impl Mu {
     /// Whether an MU PPDU is on the air.
     #[inline]
     pub fn on_air(&self) -> bool {
-        !self.users.is_empty()
+        !self.users.is_empty() || self.bar_on_air.is_some()
+    }
+
+    /// `mu_missed_ba = "in-flight-bar"`: a queued BlockAckReq waits (the AP's next access sends
+    /// it).
+    #[inline]
+    pub fn bar_pending(&self) -> bool {
+        !self.bars.is_empty()
     }
 
     /// `RrMultiUserScheduler::UpdateCredits`: every listed station gains the PPDU's duration
@@ -545,12 +613,17 @@ impl Ht {
     pub(super) fn mu_outcome(&mut self, m: &mut Medium, ta: Nanos, data_end: Nanos, cx: &mut Ctx) -> (Outcome, Nanos) {
         let (band, sifs) = (self.band, self.band.sifs());
         let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
+        if self.mu.as_deref().is_some_and(|mu| mu.bar_on_air.is_some()) {
+            return self.bar_outcome(m, data_end, cx);
+        }
         let mut t = data_end;
         let mut any = false;
-        let in_flight = self.mu.as_deref().is_some_and(|mu| mu.cfg.missed_ba == MissedBa::InFlight);
+        let mode = self.mu.as_deref().map_or(MissedBa::Requeue, |mu| mu.cfg.missed_ba);
+        let (in_flight, bars) = (mode.in_flight(), mode == MissedBa::InFlightBar);
         // `mu_missed_ba = "in-flight"`: the first user's BlockAck was missed and the exchange
         // ended at its timeout; the other stations still decode their MPDUs, and are asked
-        // nothing (ns-3 3.44's `HtFrameExchangeManager::BlockAckTimeout`).
+        // nothing (ns-3 3.44's `HtFrameExchangeManager::BlockAckTimeout`). With
+        // `"in-flight-bar"` any missed BlockAck of the sequence ends it so.
         let mut cut = false;
         for (i, u) in users.iter_mut().enumerate() {
             let s = u.agg.station as usize;
@@ -575,6 +648,12 @@ impl Ht {
             if decoded {
                 any = true;
                 t = m.mu_response(cx, s, t + sifs, resp, u.acked);
+            } else if bars && i > 0 {
+                // ns-3's station answers a BlockAckReq whatever it decoded (its bitmap then
+                // reports nothing).
+                cx.counters.stations[s].data_errors += 1;
+                u.acked = Self::ba_back(m, s, t + sifs, rate, resp_bytes);
+                t = m.mu_response(cx, s, t + sifs, resp, u.acked);
             } else {
                 cx.counters.stations[s].data_errors += 1;
                 // No response: the AP waits out the response timeout (SIFS + slot + PHY-RX-START
@@ -582,7 +661,7 @@ impl Ht {
                 // would be answered).
                 t = t + sifs + resp;
             }
-            cut = in_flight && i == 0 && !u.acked;
+            cut = (in_flight && i == 0 && !u.acked) || (bars && !u.acked);
         }
         self.mu.as_deref_mut().expect("OFDMA on").users = users;
         let outcome = if any { Outcome::Success } else { Outcome::DataLost };
@@ -615,13 +694,23 @@ impl Ht {
         if !self.mu_decode(m, u, ta, cx) {
             return false;
         }
-        let r = m.radio_mut();
-        let ack_snr = r.snr_cdb(s, resp_start, Dir::Up).expect("a channel");
-        u.acked = r.decodes(0, ErrMode::nist(resp_rate), Preamble::Long, ack_snr, resp_bytes);
-        if u.acked {
-            r.queue_report(s as u32, ack_snr);
-        }
+        u.acked = Self::ba_back(m, s, resp_start, resp_rate, resp_bytes);
         true
+    }
+
+    /// Whether station `s`'s response (at `rate`, `bytes`, from `start`) reaches the AP; a
+    /// perfect channel draws nothing.
+    fn ba_back(m: &mut Medium, s: usize, start: Nanos, rate: OfdmRate, bytes: u32) -> bool {
+        let r = m.radio_mut();
+        if !r.has_channel(s) {
+            return true;
+        }
+        let snr = r.snr_cdb(s, start, Dir::Up).expect("a channel");
+        let ok = r.decodes(0, ErrMode::nist(rate), Preamble::Long, snr, bytes);
+        if ok {
+            r.queue_report(s as u32, snr);
+        }
+        ok
     }
 
     /// Which MPDUs of user `u` its station decodes (`u.agg.ok`; all of them on a perfect
@@ -687,13 +776,34 @@ impl Ht {
         let now = cx.now;
         let limit = self.mpdu_retry_limit;
         let mu = self.mu.as_deref_mut().expect("OFDMA on");
+        if mu.bar_on_air.is_some() {
+            return self.bar_complete(m, ac, collided, cx);
+        }
         mu.stats.mu_collided += collided as u64;
         let mut users = std::mem::take(&mut mu.users);
         let mut any_acked = false;
         // `mu_missed_ba = "in-flight"` (ns-3 3.44, [`MissedBa::InFlight`]): with the first
-        // user's BlockAck missed, the other users' MPDUs stay in flight.
-        let in_flight = mu.cfg.missed_ba == MissedBa::InFlight;
-        let cut = in_flight && (collided || users.first().is_some_and(|u| !u.acked));
+        // user's BlockAck missed, the other users' MPDUs stay in flight. With "in-flight-bar"
+        // ([`MissedBa::InFlightBar`]) the exchange ended at the first missed BlockAck of the
+        // sequence (`mu_outcome`): that user's MPDUs (unless it is the first) and every later
+        // one's stay in flight, and their BlockAckReqs stay queued. `cut_at`: the user whose
+        // response ended it (`users.len()`: none did).
+        let mode = mu.cfg.missed_ba;
+        let (in_flight, bars) = (mode.in_flight(), mode == MissedBa::InFlightBar);
+        let cut_at = if !in_flight {
+            users.len()
+        } else if collided {
+            0
+        } else if bars {
+            users.iter().position(|u| !u.acked).unwrap_or(users.len())
+        } else if users.first().is_some_and(|u| !u.acked) {
+            0
+        } else {
+            users.len()
+        };
+        if bars {
+            mu.bars.extend(users.iter().skip(cut_at.max(1)).map(|u| u.agg.tin));
+        }
         for (ui, u) in users.iter_mut().enumerate() {
             let acked = u.acked && !collided;
             any_acked |= acked;
@@ -707,7 +817,7 @@ impl Ht {
             if acked {
                 cx.counters.stations[station as usize].mcs_acked[0][u.agg.tx.mcs_index() as usize] += 1;
             }
-            if cut && ui > 0 {
+            if ui >= cut_at.max(1) {
                 // In flight, oldest first, behind any still in flight from earlier PPDUs; each
                 // counts as a retry (ns-3 sets its Retry flag).
                 let mu = self.mu.as_deref_mut().expect("OFDMA on");
@@ -736,15 +846,95 @@ impl Ht {
             u.acked = false;
         }
         let mu = self.mu.as_deref_mut().expect("OFDMA on");
+        let n_users = users.len();
         mu.spare.extend(users.drain(..).map(|u| u.agg));
         mu.users = users;
-        m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
+        let c = contender(0, ac) as usize;
+        if bars && cut_at < n_users {
+            // A BlockAck that came back earlier in the sequence reset the contention window
+            // (`ResetCw`); the missed one doubles it (`TransmissionFailed`).
+            if any_acked {
+                m.dcf_mut().reset_cw(c);
+            }
+            m.dcf_mut().on_ppdu_end(c, false);
+        } else {
+            m.dcf_mut().on_ppdu_end(c, any_acked);
+        }
         self.mu_wake(ac, cx);
-        // An aggregate built while the exchange was on the air contends next (planned by
-        // `end_busy`, as after a single-user exchange).
+        self.mu_contend(m, ac);
+    }
+
+    /// After an exchange of the AP's access category `ac`: an aggregate built while it was on
+    /// the air contends next (planned by `end_busy`, as after a single-user exchange); without
+    /// one, a queued BlockAckReq (`mu_missed_ba = "in-flight-bar"`) makes it contend (ns-3's
+    /// BlockAckReq waits in the access category's queue).
+    fn mu_contend(&mut self, m: &mut Medium, ac: usize) {
         if self.drivers[0].hw[ac].len > 0 {
             self.load_head(m, 0, ac);
+        } else if self.mu.as_deref().is_some_and(|mu| mu.bars.front().is_some_and(|t| t.ac() == Ac::ALL[ac])) {
+            m.dcf_mut().load_frame(contender(0, ac) as usize, BAR_PLACEHOLDER, 0);
         }
+    }
+
+    /// `mu_missed_ba = "in-flight-bar"`: the AP's access category `ac` won the medium at `ta`
+    /// with a BlockAckReq queued for one of its tins: the front one goes out single-user at the
+    /// rate of its BlockAck (ns-3 3.44 `HtFrameExchangeManager::SendMpduFromBaManager`), before
+    /// any DL MU PPDU or Trigger; the multi-user scheduler is not consulted (its access timer
+    /// is not restarted: `MultiUserScheduler::NotifyAccessGranted` is not called). None when no
+    /// BlockAckReq of `ac` waits. Returns the BlockAckReq's end.
+    pub(super) fn bar_access(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> Option<Nanos> {
+        let mu = self.mu.as_deref_mut()?;
+        let tin = *mu.bars.front().filter(|t| t.ac() == Ac::ALL[ac])?;
+        mu.bar_on_air = Some(tin);
+        mu.bar_acked = false;
+        mu.stats.su_bars += 1;
+        let s = tin.station().0 as usize;
+        let rate = ofdm::control_response_rate(&self.basic, self.tx[s].non_ht_reference_rate());
+        let bar = ofdm::txtime(self.band, rate, BLOCK_ACK_REQ_BYTES);
+        Some(m.put_mu_frame(cx, contender(0, ac), ta, bar, TxRate::Ofdm(rate), &[]))
+    }
+
+    /// The single-user BlockAckReq on the air (alone) ended at `bar_end`: SIFS later its station
+    /// answers with a BlockAck (whatever it decoded of its MPDUs), drawn at the AP. Returns the
+    /// outcome (Success, or AckLost without the BlockAck) and the exchange's end.
+    fn bar_outcome(&mut self, m: &mut Medium, bar_end: Nanos, cx: &mut Ctx) -> (Outcome, Nanos) {
+        let (band, sifs) = (self.band, self.band.sifs());
+        let tin = self.mu.as_deref().and_then(|mu| mu.bar_on_air).expect("a BlockAckReq on the air");
+        let s = tin.station().0 as usize;
+        let rate = ofdm::control_response_rate(&self.basic, self.tx[s].non_ht_reference_rate());
+        let bytes = self.ba_bytes[s];
+        let acked = Self::ba_back(m, s, bar_end + sifs, rate, bytes);
+        let end = m.mu_response(cx, s, bar_end + sifs, ofdm::txtime(band, rate, bytes), acked);
+        self.mu.as_deref_mut().expect("OFDMA on").bar_acked = acked;
+        (if acked { Outcome::Success } else { Outcome::AckLost }, end)
+    }
+
+    /// End of a single-user BlockAckReq exchange: its BlockAck received (not `collided`)
+    /// dequeues it and settles the tin's MPDUs in flight (`NotifyGotBlockAck`) and resets the
+    /// contention window; missed, the window doubles and the same BlockAckReq goes out at the
+    /// next access (given up after [`BAR_MISS_LIMIT`] in a row: its MPDUs are retransmitted).
+    fn bar_complete(&mut self, m: &mut Medium, ac: usize, collided: bool, cx: &mut Ctx) {
+        let limit = self.mpdu_retry_limit;
+        let mu = self.mu.as_deref_mut().expect("OFDMA on");
+        let tin = mu.bar_on_air.take().expect("a BlockAckReq on the air");
+        let got = std::mem::take(&mut mu.bar_acked) && !collided;
+        if got {
+            mu.bars.pop_front();
+            mu.bar_misses = 0;
+            self.mu_release(m, tin, true, limit, cx);
+        } else {
+            mu.stats.su_bars_missed += 1;
+            mu.bar_misses += 1;
+            if mu.bar_misses >= BAR_MISS_LIMIT {
+                mu.bars.pop_front();
+                mu.bar_misses = 0;
+                mu.stats.su_bars_given_up += 1;
+                self.mu_release(m, tin, false, limit, cx);
+            }
+        }
+        m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, got);
+        self.mu_wake(ac, cx);
+        self.mu_contend(m, ac);
     }
 
     /// One MPDU of a DL MU user at the end of its exchange: acknowledged (`ok`) it leaves;
@@ -874,6 +1064,13 @@ impl Ht {
     /// of the exchange's last response, for the interframe spaces).
     pub(super) fn mu_lone_frame(&self) -> (TxRate, std::ops::Range<usize>) {
         let mu = self.mu.as_deref().expect("OFDMA on");
+        if let Some(tin) = mu.bar_on_air {
+            // A single-user BlockAckReq: its station's BlockAck.
+            let s = tin.station().0 as u32;
+            let r0 = contender(s + 1, 0) as usize;
+            let rate = ofdm::control_response_rate(&self.basic, self.tx[s as usize].non_ht_reference_rate());
+            return (TxRate::Ofdm(rate), r0..r0 + crate::mac80211::NUM_ACS);
+        }
         let u = &mu.users[mu.users.len() - 1];
         let r0 = contender(u.agg.station + 1, 0) as usize;
         let rate = ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate());
@@ -895,6 +1092,23 @@ impl Ht {
         let Some(mu) = self.mu.as_deref() else { return };
         let (band, sifs) = (self.band, self.band.sifs());
         m.tap_beacon(tap, ta);
+        if let Some(tin) = mu.bar_on_air {
+            // A queued BlockAckReq sent single-user, and its station's BlockAck.
+            let s = tin.station().0 as u32;
+            let rate = ofdm::control_response_rate(&self.basic, self.tx[s as usize].non_ht_reference_rate());
+            let snr = m.radio_mut().snr_cdb(s as usize, ta, Dir::Down);
+            let len = BLOCK_ACK_REQ_BYTES;
+            let phy = Phy { start: ta, rate: TxRate::Ofdm(rate), len, fcs_ok: !collided, snr_cdb: snr, ampdu: None };
+            tap.air_frame(Kind::BlockAckReq { to: s + 1 }, phy);
+            if !collided {
+                let start = data_end + sifs;
+                let snr = m.radio_mut().snr_cdb(s as usize, start, Dir::Up);
+                let len = self.ba_bytes[s as usize];
+                let phy = Phy { start, rate: TxRate::Ofdm(rate), len, fcs_ok: mu.bar_acked, snr_cdb: snr, ampdu: None };
+                tap.air_frame(Kind::Ack { from: s + 1, to: 0, block: true }, phy);
+            }
+            return;
+        }
         for u in &mu.users {
             let s = u.agg.station;
             let snr = m.radio_mut().snr_cdb(s as usize, ta, Dir::Down);
@@ -904,6 +1118,7 @@ impl Ht {
             return;
         }
         let mut t = data_end;
+        let bars = mu.cfg.missed_ba == MissedBa::InFlightBar;
         for (i, u) in mu.users.iter().enumerate() {
             let s = u.agg.station;
             let rate = ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate());
@@ -918,7 +1133,7 @@ impl Ht {
                 tap.air_frame(Kind::BlockAckReq { to: s + 1 }, phy);
                 t = start + ofdm::txtime(band, rate, BLOCK_ACK_REQ_BYTES);
             }
-            if !u.agg.ok.is_empty() {
+            if !u.agg.ok.is_empty() || (bars && i > 0) {
                 let start = t + sifs;
                 let snr = m.radio_mut().snr_cdb(s as usize, start, Dir::Up);
                 let phy = Phy {
@@ -932,8 +1147,8 @@ impl Ht {
                 tap.air_frame(Kind::Ack { from: s + 1, to: 0, block: !lone }, phy);
             }
             t = t + sifs + resp;
-            if mu.cfg.missed_ba == MissedBa::InFlight && !u.acked {
-                // The exchange ended at the first user's BlockAck timeout (`mu_outcome`).
+            if (mu.cfg.missed_ba == MissedBa::InFlight && i == 0 && !u.acked) || (bars && !u.acked) {
+                // The exchange ended at this user's BlockAck timeout (`mu_outcome`).
                 break;
             }
         }

@@ -517,6 +517,13 @@ impl Ht {
     /// Trigger if `SelectTxFormat` asks for one and someone can be solicited, else the
     /// downlink path.
     pub(super) fn mu_pick(&mut self, m: &mut Medium, ac: usize, ta: Nanos, cx: &mut Ctx) -> MuPick {
+        // `mu_missed_ba = "in-flight-bar"`: a queued BlockAckReq goes first, and the scheduler
+        // is not consulted (ns-3 3.44 `HeFrameExchangeManager::StartFrameExchange`).
+        if self.mu.as_deref().is_some_and(|mu| mu.bar_pending()) {
+            if let Some(end) = self.bar_access(m, ac, ta, cx) {
+                return MuPick::On(end);
+            }
+        }
         if self.ul.is_none() {
             return match self.mu_access(m, ac, ta, cx) {
                 Some(end) => MuPick::On(end),
