@@ -109,16 +109,7 @@ proptest! {
         let mut sim = Simulation::new(&scn).unwrap();
         let r = sim.finish().map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
         let stats = sim.ofdma_stats().expect("OFDMA on");
-        let max_rus = match c.width { 20 => 9, 40 => 18, 80 => 37, _ => 74 };
-        for (_, users) in &stats.log {
-            prop_assert!(!users.is_empty() && users.len() as u32 <= c.mu_stations.min(max_rus));
-            // Equal-size RUs, HE stations only, each at most once.
-            prop_assert!(users.iter().all(|u| u.1 == users[0].1));
-            for u in users {
-                prop_assert_eq!(c.stations[u.0 as usize].0, 0, "an MU user is an HE station");
-                prop_assert_eq!(users.iter().filter(|v| v.0 == u.0).count(), 1);
-            }
-        }
+        users_are_sound(&c, &stats.log, "an MU user is an HE station")?;
         // Some MU PPDUs are sent whenever an HE station has downlink traffic.
         let he_down = c.flows.iter().any(|&(s, down, _, _)| down && c.stations[s % c.stations.len()].0 == 0);
         prop_assert!(!he_down || stats.mu_ppdus > 0);
@@ -192,21 +183,28 @@ proptest! {
 /// traffic and no non-HE station downlink traffic (a frame for a non-HE station at the head of
 /// the AP's queue makes ns-3's scheduler send single-user, `SelectTxFormat`'s first test: no
 /// Trigger then).
-fn basic_triggers_are_sound(c: &Cell, stats: &airsched_core::UlStats) -> Result<(), TestCaseError> {
+/// Every logged MU PPDU or Trigger has 1 to min(`mu_stations`, the channel's RUs) users, on
+/// equal-size RUs, HE stations only (`he` is the message when not), each at most once.
+fn users_are_sound(c: &Cell, log: &[(airsched_core::Nanos, Vec<MuLogUser>)], he: &str) -> Result<(), TestCaseError> {
     let max_rus = match c.width {
         20 => 9,
         40 => 18,
         80 => 37,
         _ => 74,
     };
-    for (_, users) in &stats.log {
+    for (_, users) in log {
         prop_assert!(!users.is_empty() && users.len() as u32 <= c.mu_stations.min(max_rus));
         prop_assert!(users.iter().all(|u| u.1 == users[0].1));
         for u in users {
-            prop_assert_eq!(c.stations[u.0 as usize].0, 0, "a solicited station is an HE station");
+            prop_assert_eq!(c.stations[u.0 as usize].0, 0, "{}", he);
             prop_assert_eq!(users.iter().filter(|v| v.0 == u.0).count(), 1);
         }
     }
+    Ok(())
+}
+
+fn basic_triggers_are_sound(c: &Cell, stats: &airsched_core::UlStats) -> Result<(), TestCaseError> {
+    users_are_sound(c, &stats.log, "a solicited station is an HE station")?;
     let he_up = c.flows.iter().any(|&(s, down, _, _)| !down && c.stations[s % c.stations.len()].0 == 0);
     let legacy_down = c.flows.iter().any(|&(s, down, _, _)| down && c.stations[s % c.stations.len()].0 != 0);
     prop_assert!(!he_up || legacy_down || stats.basic_triggers > 0);
