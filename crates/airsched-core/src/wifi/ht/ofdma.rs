@@ -176,6 +176,14 @@ impl MissedBa {
     pub fn in_flight(self) -> bool {
         matches!(self, MissedBa::InFlight | MissedBa::InFlightBar)
     }
+
+    /// Whether user `i`'s response of a DL MU exchange, received (`acked`) or not, ends the
+    /// exchange at its timeout: the first user's missed BlockAck with `"in-flight"`, any missed
+    /// BlockAck of the sequence with `"in-flight-bar"`; never with `"requeue"`.
+    #[inline]
+    pub fn ends_exchange(self, i: usize, acked: bool) -> bool {
+        !acked && (self == MissedBa::InFlightBar || (self == MissedBa::InFlight && i == 0))
+    }
 }
 
 /// `mu_missed_ba = "in-flight-bar"`: a BlockAckReq missed this many times in a row is given
@@ -612,14 +620,14 @@ impl Ht {
     /// on the air. Returns the outcome and the end of the exchange.
     pub(super) fn mu_outcome(&mut self, m: &mut Medium, ta: Nanos, data_end: Nanos, cx: &mut Ctx) -> (Outcome, Nanos) {
         let (band, sifs) = (self.band, self.band.sifs());
-        let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
         if self.mu.as_deref().is_some_and(|mu| mu.bar_on_air.is_some()) {
             return self.bar_outcome(m, data_end, cx);
         }
+        let mut users = std::mem::take(&mut self.mu.as_deref_mut().expect("OFDMA on").users);
         let mut t = data_end;
         let mut any = false;
         let mode = self.mu.as_deref().map_or(MissedBa::Requeue, |mu| mu.cfg.missed_ba);
-        let (in_flight, bars) = (mode.in_flight(), mode == MissedBa::InFlightBar);
+        let bars = mode == MissedBa::InFlightBar;
         // `mu_missed_ba = "in-flight"`: the first user's BlockAck was missed and the exchange
         // ended at its timeout; the other stations still decode their MPDUs, and are asked
         // nothing (ns-3 3.44's `HtFrameExchangeManager::BlockAckTimeout`). With
@@ -661,7 +669,7 @@ impl Ht {
                 // would be answered).
                 t = t + sifs + resp;
             }
-            cut = (in_flight && i == 0 && !u.acked) || (bars && !u.acked);
+            cut = mode.ends_exchange(i, u.acked);
         }
         self.mu.as_deref_mut().expect("OFDMA on").users = users;
         let outcome = if any { Outcome::Success } else { Outcome::DataLost };
@@ -790,16 +798,10 @@ impl Ht {
         // response ended it (`users.len()`: none did).
         let mode = mu.cfg.missed_ba;
         let (in_flight, bars) = (mode.in_flight(), mode == MissedBa::InFlightBar);
-        let cut_at = if !in_flight {
-            users.len()
-        } else if collided {
-            0
-        } else if bars {
-            users.iter().position(|u| !u.acked).unwrap_or(users.len())
-        } else if users.first().is_some_and(|u| !u.acked) {
+        let cut_at = if in_flight && collided {
             0
         } else {
-            users.len()
+            users.iter().enumerate().position(|(i, u)| mode.ends_exchange(i, u.acked)).unwrap_or(users.len())
         };
         if bars {
             mu.bars.extend(users.iter().skip(cut_at.max(1)).map(|u| u.agg.tin));
@@ -876,6 +878,13 @@ impl Ht {
         }
     }
 
+    /// The rate of a single-user BlockAckReq to station `s` and of its BlockAck: the control
+    /// response rate for the station's non-HT reference rate (ns-3 sends the BlockAckReq at
+    /// the BlockAck's TXVECTOR).
+    fn bar_rate(&self, s: usize) -> OfdmRate {
+        ofdm::control_response_rate(&self.basic, self.tx[s].non_ht_reference_rate())
+    }
+
     /// `mu_missed_ba = "in-flight-bar"`: the AP's access category `ac` won the medium at `ta`
     /// with a BlockAckReq queued for one of its tins: the front one goes out single-user at the
     /// rate of its BlockAck (ns-3 3.44 `HtFrameExchangeManager::SendMpduFromBaManager`), before
@@ -889,7 +898,7 @@ impl Ht {
         mu.bar_acked = false;
         mu.stats.su_bars += 1;
         let s = tin.station().0 as usize;
-        let rate = ofdm::control_response_rate(&self.basic, self.tx[s].non_ht_reference_rate());
+        let rate = self.bar_rate(s);
         let bar = ofdm::txtime(self.band, rate, BLOCK_ACK_REQ_BYTES);
         Some(m.put_mu_frame(cx, contender(0, ac), ta, bar, TxRate::Ofdm(rate), &[]))
     }
@@ -901,7 +910,7 @@ impl Ht {
         let (band, sifs) = (self.band, self.band.sifs());
         let tin = self.mu.as_deref().and_then(|mu| mu.bar_on_air).expect("a BlockAckReq on the air");
         let s = tin.station().0 as usize;
-        let rate = ofdm::control_response_rate(&self.basic, self.tx[s].non_ht_reference_rate());
+        let rate = self.bar_rate(s);
         let bytes = self.ba_bytes[s];
         let acked = Self::ba_back(m, s, bar_end + sifs, rate, bytes);
         let end = m.mu_response(cx, s, bar_end + sifs, ofdm::txtime(band, rate, bytes), acked);
@@ -1068,7 +1077,7 @@ impl Ht {
             // A single-user BlockAckReq: its station's BlockAck.
             let s = tin.station().0 as u32;
             let r0 = contender(s + 1, 0) as usize;
-            let rate = ofdm::control_response_rate(&self.basic, self.tx[s as usize].non_ht_reference_rate());
+            let rate = self.bar_rate(s as usize);
             return (TxRate::Ofdm(rate), r0..r0 + crate::mac80211::NUM_ACS);
         }
         let u = &mu.users[mu.users.len() - 1];
@@ -1095,7 +1104,7 @@ impl Ht {
         if let Some(tin) = mu.bar_on_air {
             // A queued BlockAckReq sent single-user, and its station's BlockAck.
             let s = tin.station().0 as u32;
-            let rate = ofdm::control_response_rate(&self.basic, self.tx[s as usize].non_ht_reference_rate());
+            let rate = self.bar_rate(s as usize);
             let snr = m.radio_mut().snr_cdb(s as usize, ta, Dir::Down);
             let len = BLOCK_ACK_REQ_BYTES;
             let phy = Phy { start: ta, rate: TxRate::Ofdm(rate), len, fcs_ok: !collided, snr_cdb: snr, ampdu: None };
@@ -1147,7 +1156,7 @@ impl Ht {
                 tap.air_frame(Kind::Ack { from: s + 1, to: 0, block: !lone }, phy);
             }
             t = t + sifs + resp;
-            if (mu.cfg.missed_ba == MissedBa::InFlight && i == 0 && !u.acked) || (bars && !u.acked) {
+            if mu.cfg.missed_ba.ends_exchange(i, u.acked) {
                 // The exchange ended at this user's BlockAck timeout (`mu_outcome`).
                 break;
             }
