@@ -21,16 +21,36 @@ DATA = Path(__file__).parent / "python" / "data"
 #: ran at once, so pytest-xdist gives them all to one worker.
 SERIAL = {"test_behaviour.py", "test_emulate.py", "test_emulate_flent.py", "test_export.py", "test_kernel_conformance.py"}
 
+#: The longest scopes, handed out first so that they do not start at the end of the run and leave
+#: the other worker idle: the serial files, and the release wheel that test_installed.py builds
+#: (the whole Rust build under the release profile, minutes on two cores). xdist would otherwise
+#: start with the files that have the most tests.
+FIRST = ("serial", "test_installed.py")
+
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """pytest-xdist's scheduler for ``-n``: whole files go to a worker (their module and session
-    fixtures are built once), and the files of :data:`SERIAL` go to one worker together, one
-    after the other. (xdist's ``--dist loadgroup`` would do the grouping with marks, but with
-    pytest 9 it no longer can: it renames the items' ``_nodeid``, which pytest 9 no longer
-    reads.)"""
+    fixtures are built once), the files of :data:`SERIAL` go to one worker together, one after
+    the other, and the longest scopes (:data:`FIRST`) start first. (xdist's ``--dist
+    loadgroup`` would do the grouping with marks, but with pytest 9 it no longer can: it renames
+    the items' ``_nodeid``, which pytest 9 no longer reads.)"""
+    from collections import OrderedDict
+
     from xdist.scheduler import LoadScopeScheduling
 
+    class LongestFirst(OrderedDict):
+        """xdist's queue of scopes (it takes them from the front), with :data:`FIRST` moved there."""
+
+        def __setitem__(self, scope: str, nodeids: Any) -> None:
+            super().__setitem__(scope, nodeids)
+            if Path(scope).name in FIRST:
+                self.move_to_end(scope, last=False)
+
     class ByFile(LoadScopeScheduling):
+        def __init__(self, config: pytest.Config, log: Any = None) -> None:
+            super().__init__(config, log)
+            self.workqueue = LongestFirst()
+
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             return "serial" if Path(path).name in SERIAL else path
