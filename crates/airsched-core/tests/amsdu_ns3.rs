@@ -5,10 +5,10 @@
 //! and the station's maximum length; each row's settings make both build the same A-MSDUs,
 //! which the test checks from ns-3's trace (MSDUs per MPDU, MPDUs per PPDU). The goodputs
 //! must agree within 2 %, and so must the gain of A-MSDU over the same link without it.
-//! `cargo test --release --test amsdu_ns3 -- --nocapture` prints the table of
+//! `cargo test --release --test integration amsdu_ns3:: -- --nocapture` prints the table of
 //! docs/model-vht-he.md ("A-MSDU inside A-MPDU").
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 

@@ -2,7 +2,7 @@
 //! saturation throughput against the analytic EDCA cycle computed by hand from the standard's
 //! frame and PPDU arithmetic (docs/model-vht-he.md, "A-MSDU").
 
-mod common;
+use crate::common;
 
 use airsched_core::{parse_scenario, run_scenario, RunResults};
 use common::saturation::{analytic, assert_close};

@@ -5,8 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-#[path = "common/drawing.rs"]
-mod drawing;
+use crate::common::drawing;
 use drawing::entries;
 
 fn src() -> PathBuf {

@@ -1,7 +1,7 @@
 //! End-to-end behaviour of the simulator: determinism, conservation, CBR delivery, routing,
 //! beacons and queue limits.
 
-mod common;
+use crate::common;
 
 use common::run;
 

@@ -2,7 +2,7 @@
 //! node, rate, aggregate, ping, sample and tc counter (wall time excluded), compared bit for bit
 //! with the committed text in `tests/golden/`. A refactor keeps them identical; a change of
 //! numbers that is intended is its own commit, re-blessed with
-//! `AIRSCHED_BLESS=1 cargo test --release --test golden` and saying why.
+//! `AIRSCHED_BLESS=1 cargo test --release --test integration golden::` and saying why.
 //!
 //! The text is the `Debug` form of `RunResults`: Rust prints every `f64` as the shortest
 //! decimal that reads back to the same bits, so equal text means equal numbers.

@@ -6,7 +6,7 @@
 //! 802.11n cells in the simulator: A-MPDU timing against reference 9.4, the four queueing
 //! configurations of Høiland-Jørgensen et al., airtime fairness and AQL.
 
-mod common;
+use crate::common;
 
 use airsched_core::OfdmBand;
 use airsched_core::Standard;

@@ -14,10 +14,10 @@
 //! periodic request draws no backoff (`ul_trigger_nav`, ns-3's two rules of docs/model-ofdma.md).
 //! Both simulators run several run numbers per case (ns-3 3 or 12, airsched [`RUNS`]); means
 //! are compared, with the spread between runs. The table is printed
-//! (`cargo test --release --test ofdma_mixed_ns3 -- --nocapture`, docs/model-ofdma.md); what is
+//! (`cargo test --release --test integration ofdma_mixed_ns3:: -- --nocapture`, docs/model-ofdma.md); what is
 //! asserted is listed at [`mixed_ofdma_against_ns3_table`].
 
-mod common;
+use crate::common;
 
 use airsched_core::{parse_scenario, Simulation};
 use common::ns3::mean_se;

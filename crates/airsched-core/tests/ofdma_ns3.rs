@@ -5,10 +5,10 @@
 //! and at half load each station's mean one-way delay to the end of the PPDU that carried the
 //! packet too. The RU sizes and users per MU PPDU are checked against ns-3's printed MU PPDUs
 //! (bench/ns3/ofdma_dl_ppdus.txt).
-//! `cargo test --release --test ofdma_ns3 -- --nocapture` prints the table of
+//! `cargo test --release --test integration ofdma_ns3:: -- --nocapture` prints the table of
 //! docs/model-ofdma.md.
 
-mod common;
+use crate::common;
 
 use airsched_core::{parse_scenario, Simulation};
 use common::ns3::Case;

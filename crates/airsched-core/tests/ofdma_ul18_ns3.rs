@@ -17,9 +17,9 @@
 //! Asserted: the mean delay over stations and run numbers 1-12 against ns-3's over its runs
 //! (bench/ns3/ul_half_seeds.csv) within 5 % or twice the standard error of the difference, and
 //! the cell without the last two keys (what the comparison had before) outside that bound.
-//! `cargo test --release --test ofdma_ul18_ns3 -- --nocapture` prints the numbers.
+//! `cargo test --release --test integration ofdma_ul18_ns3:: -- --nocapture` prints the numbers.
 
-mod common;
+use crate::common;
 
 use airsched_core::{parse_scenario, Simulation};
 

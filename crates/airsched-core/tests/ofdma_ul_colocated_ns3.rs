@@ -23,9 +23,9 @@
 //! within max(5 %, twice the standard error of the difference), and the defaults outside that
 //! bound. The cases not met are printed, not asserted (`MET` lists the met ones: a case that
 //! leaves the bound, or one that enters it, fails the test until `MET` says so).
-//! `cargo test --profile testing --test ofdma_ul_colocated_ns3 -- --nocapture` prints the table.
+//! `cargo test --profile testing --test integration ofdma_ul_colocated_ns3:: -- --nocapture` prints the table.
 
-mod common;
+use crate::common;
 
 use airsched_core::{parse_scenario, Simulation};
 

@@ -22,10 +22,10 @@
 //! (bench/ns3/ofdma_ul_trace.txt), the saturated cell's answered Triggers against ns-3's runs
 //! (bench/ns3/ul_sat18_triggers.txt), and what follows an unanswered overlapped Trigger against
 //! ns-3's share.
-//! `cargo test --release --test ofdma_ul_ns3 -- --nocapture` prints the table of
+//! `cargo test --release --test integration ofdma_ul_ns3:: -- --nocapture` prints the table of
 //! docs/model-ofdma.md.
 
-mod common;
+use crate::common;
 
 use airsched_core::{parse_scenario, Simulation};
 use common::ns3::Case;

@@ -1,6 +1,6 @@
 //! Ping flows: echo requests answered by their destination, round trips recorded per sample.
 
-mod common;
+use crate::common;
 
 use common::run;
 

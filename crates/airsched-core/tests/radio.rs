@@ -2,7 +2,7 @@
 //! one station's retries, ACK loss without duplicates, rate control settling on the rate that
 //! maximises goodput, the channel monitor, schedules and determinism.
 
-mod common;
+use crate::common;
 
 use common::run;
 

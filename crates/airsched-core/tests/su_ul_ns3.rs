@@ -29,7 +29,7 @@
 //! 2-s run cannot pin it, its stations' delays spread 3-10x. `cargo test --release --test
 //! su_ul_ns3 -- --nocapture` prints the tables of docs/model-ofdma.md.
 
-mod common;
+use crate::common;
 
 use airsched_core::{parse_scenario, RunResults, Simulation};
 use common::ns3::Case;

@@ -1,7 +1,7 @@
 //! Kernel eras over the simulated cell: TCP Small Queues and local congestion on a station's
 //! upload, and a file download's completion time (docs/model-tcp.md, "Kernel eras").
 
-mod common;
+use crate::common;
 
 use common::run;
 

@@ -1,6 +1,6 @@
 //! TCP over the simulated cell: segments and their ACKs contend for the air like any frame.
 
-mod common;
+use crate::common;
 
 use common::run;
 

@@ -1,7 +1,7 @@
 //! Whole-model validation against analytical results (Bianchi, JSAC 2000; Heusse et al., 2003):
 //! Bianchi saturation throughput and the 802.11b performance anomaly.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -4,7 +4,7 @@
 //! link, and the goodputs must agree within 2 % (issue 24). `cargo test --release --test
 //! vht_he_ns3 -- --nocapture` prints the table of docs/model-vht-he.md.
 
-mod common;
+use crate::common;
 
 use airsched_core::{parse_scenario, run_scenario};
 use common::ns3::Link;

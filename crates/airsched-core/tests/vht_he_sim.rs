@@ -2,7 +2,7 @@
 //! analytic EDCA cycle of the standard's PPDU arithmetic, and the airtime scheduler on a WiFi 5
 //! cell with a slow station (docs/model-vht-he.md).
 
-mod common;
+use crate::common;
 
 use airsched_core::{parse_scenario, run_scenario};
 use common::saturation::{analytic, assert_close};

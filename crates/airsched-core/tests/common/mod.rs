@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod drawing;
 pub mod ns3;
 pub mod saturation;
 
