@@ -1511,10 +1511,10 @@ impl Ht {
 
 /// `ul_trigger_capture = "ring"`: whether station `s` of `n` decodes the AP's Trigger while
 /// `colliders` transmit. The stations sit evenly on a unit circle around the AP (station i at
-/// angle 2 pi i / n, ns-3's bench/ns3/ofdma_cell.h), the path loss grows as distance^3 (ns-3's
-/// `LogDistancePropagationLossModel` default exponent), so with the AP at distance 1 the
-/// signal-to-interference ratio is 1 / sum over colliders of d^-3; it decodes at 4 dB or more
-/// (ns-3's `ThresholdPreambleDetectionModel`). A collider decodes nothing.
+/// angle 2 pi i / n, ns-3's bench/ns3/ofdma_cell.h), every node sends at the same power and
+/// the loss is ns-3's log-distance model ([`ring_power`]), so with the AP at distance 1 the
+/// signal-to-interference ratio is 1 / sum over colliders of their powers; it decodes at 4 dB
+/// or more (ns-3's `ThresholdPreambleDetectionModel`). A collider decodes nothing.
 pub fn ring_decodes(n: usize, s: u32, colliders: &[u32]) -> bool {
     !colliders.contains(&s) && ring_sir_db(n, s, colliders) >= CAPTURE_DB
 }
@@ -1522,13 +1522,7 @@ pub fn ring_decodes(n: usize, s: u32, colliders: &[u32]) -> bool {
 /// The AP's signal over the colliders' at station `s` of `n` on the ring, in dB
 /// ([`ring_decodes`]); `s` not a collider.
 fn ring_sir_db(n: usize, s: u32, colliders: &[u32]) -> f64 {
-    let interference: f64 = colliders
-        .iter()
-        .map(|&j| {
-            let d = 2.0 * (std::f64::consts::PI * (s as f64 - j as f64).abs() / n as f64).sin();
-            d.powi(-3)
-        })
-        .sum();
+    let interference: f64 = colliders.iter().map(|&j| ring_power(n, s, j)).sum();
     -10.0 * interference.log10()
 }
 
@@ -1553,11 +1547,20 @@ pub fn ring_detects(n: usize, s: u32, colliders: &[(u32, Nanos)], ap: bool) -> O
 }
 
 /// The power station `s` of `n` receives from station `j` on the ring, relative to the AP's
-/// (distance 1): distance 2 sin(pi |s - j| / n), path loss exponent 3.
+/// (distance 1): the distance is 2 sin(pi |s - j| / n) and the loss ns-3 3.44's
+/// `LogDistancePropagationLossModel::DoCalcRxPower` (src/propagation/model/
+/// propagation-loss-model.cc) with the anchor cells' defaults (exponent 3, reference distance
+/// 1 m, reference loss 46.6777 dB): the reference loss at the reference distance or closer,
+/// beyond it 30 log10(d) dB more. So d^-3, but 1 (the AP's) for a neighbour 1 m away or
+/// closer (from 7 stations on, 2 sin(pi / n) < 1).
 fn ring_power(n: usize, s: u32, j: u32) -> f64 {
     let d = 2.0 * (std::f64::consts::PI * (s as f64 - j as f64).abs() / n as f64).sin();
-    d.powi(-3)
+    d.max(RING_REFERENCE_M).powi(-3)
 }
+
+/// ns-3's `LogDistancePropagationLossModel` reference distance (attribute `ReferenceDistance`,
+/// default 1 m, the radius of the ring): below it the loss stays the reference loss.
+const RING_REFERENCE_M: f64 = 1.0;
 
 /// The signal-to-interference ratio at which a station decodes a Trigger under another PPDU
 /// (ns-3's `ThresholdPreambleDetectionModel` threshold, 4 dB).
@@ -1600,7 +1603,9 @@ mod tests {
     /// from 1.36 (85.6 degrees) on: with 18 stations those 5-9 places away (9 of the 17 others,
     /// ns-3's trace answers a Trigger under one short PPDU with 8.1 TB PPDUs of 16 solicited),
     /// with 9 stations 3-4 places (4 of 8), with 4 stations all three (1.41: 4.5 dB). Two
-    /// colliders add their powers.
+    /// colliders add their powers. A collider 1 m away or closer is heard as strongly as the
+    /// AP (ns-3's log-distance loss holds below 1 m, [`ring_power`]): 0 dB, no Trigger
+    /// decoded (it was not either with d^-3 at every distance, which gave less still).
     #[test]
     fn ring_capture_by_hand() {
         let decoders = |n: usize, cols: &[u32]| (0..n as u32).filter(|&s| ring_decodes(n, s, cols)).collect::<Vec<_>>();
@@ -1611,15 +1616,24 @@ mod tests {
         // 3.96 dB, just short of 4; with 0 and 3 (2 and 1.73) 5.2 dB.
         assert!(!ring_decodes(18, 9, &[0, 4]));
         assert!(ring_decodes(18, 9, &[0, 3]));
+        // Neighbours 0.35, 0.68 and 1 m away: the AP's power, 0 dB.
+        for j in [1, 2, 3] {
+            assert!(ring_sir_db(18, 0, &[j]).abs() < 1e-9, "{j}");
+        }
+        assert!(ring_sir_db(9, 0, &[1]).abs() < 1e-9);
     }
 
     /// `ul_trigger_capture = "ring"`, the bystanders of a collision by hand (18 stations, powers
-    /// relative to the AP's: station j at distance d is d^-3). Stations 0 and 9 (opposite):
-    /// station 1 hears 0 at 0.35 (23.9) and 9 at 1.97 (0.13), 22.6 dB, and detects 0; station 3
-    /// hears 0 at 1 and 9 at 1.73, 7.2 dB; station 4 (1.29 and 1.53) only 2.3 dB, nor do 5, 13
-    /// and 14 near the bisector. Under the AP's Trigger and station 0: station 2 hears 0 at
-    /// 0.68 (3.12) against the AP's 1, 4.9 dB; station 3 at 1, 0 dB, detects nothing (and
-    /// decodes no Trigger either); 5-13 decode the Trigger. The PPDU detected ends as given.
+    /// relative to the AP's: station j at distance d is max(d, 1)^-3, ns-3's log-distance loss,
+    /// [`ring_power`]). Stations 0 and 9 (opposite): station 1 hears 0 at 0.35 (1, as the AP)
+    /// and 9 at 1.97 (0.13), 8.8 dB, and detects 0; station 2 hears 0 at 0.68 (1) and 9 at 1.88
+    /// (0.15), 8.2 dB; station 3 hears 0 at 1 and 9 at 1.73, 7.2 dB; station 4 (1.29 and 1.53)
+    /// only 2.3 dB, nor do 5, 13 and 14 near the bisector. Under the AP's Trigger and station
+    /// 0 nobody detects station 0's preamble: it is never above the AP's power (before the
+    /// clamp, d^-3 at every distance, stations 1, 2, 16 and 17 did: 0.35 and 0.68 m, 13.8 and
+    /// 4.9 dB); 5-13 decode the Trigger. Neighbours 0 and 1 collide: stations 2, 3, 16 and 17
+    /// hear both at 1 or less, 0 dB, and detect neither (before: all four). With 9 stations
+    /// neither under a Trigger (before: 1 and 8). The PPDU detected ends as given.
     #[test]
     fn ring_preamble_detection_by_hand() {
         let end = |s: u32| Nanos::from_us(1000 + s as u64);
@@ -1633,7 +1647,12 @@ mod tests {
         assert_eq!(ring_detects(18, 1, &opposite, false), Some(end(0)));
         assert_eq!(ring_detects(18, 10, &opposite, false), Some(end(9)));
         let under_trigger = [(0, end(0))];
-        assert_eq!(detect(18, &under_trigger, true), [1, 2, 16, 17]);
+        assert_eq!(detect(18, &under_trigger, true), Vec::<u32>::new());
+        assert_eq!(detect(9, &under_trigger, true), Vec::<u32>::new());
+        assert_eq!(detect(18, &[(0, end(0)), (1, end(1))], false), Vec::<u32>::new());
+        // A neighbour within 1 m still stands out over a far collider: 9 stations, 0 and 4,
+        // station 1 hears 0 at 0.68 (1) and 4 at 1.73 (0.19), 7.2 dB.
+        assert_eq!(detect(9, &[(0, end(0)), (4, end(4))], false), [1, 3, 5, 8]);
         assert!((5..=13).all(|s| ring_decodes_of(18, s, &under_trigger)));
         assert!([3, 4, 14, 15].iter().all(|&s| !ring_decodes_of(18, s, &under_trigger)));
         // With 4 stations, 0 and 2 opposite: 1 and 3 are equidistant (1.41) and detect neither.
