@@ -74,8 +74,11 @@ def wheel(tmp_path_factory) -> Path:
         return Path(given)
     out = tmp_path_factory.mktemp("wheel")
     # The release profile, as the README's first command builds it: the test command's own
-    # MATURIN_PEP517_ARGS (the `testing` profile) must not reach this build.
+    # MATURIN_PEP517_ARGS (the `testing` profile) must not reach this build. One compiler job:
+    # the build runs beside the other pytest worker, whose live emulation tests need a core of
+    # their own to keep real time (tests/conftest.py starts both first).
     env = {k: v for k, v in os.environ.items() if k != "MATURIN_PEP517_ARGS"}
+    env["CARGO_BUILD_JOBS"] = "1"
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
         capture_output=True, text=True, timeout=1500, env=env,
