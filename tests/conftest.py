@@ -21,19 +21,24 @@ DATA = Path(__file__).parent / "python" / "data"
 #: ran at once, so pytest-xdist gives them all to one worker.
 SERIAL = {"test_behaviour.py", "test_emulate.py", "test_emulate_flent.py", "test_export.py", "test_kernel_conformance.py"}
 
-#: The longest scopes, handed out first so that they do not start at the end of the run and leave
-#: the other worker idle: the serial files, and the release wheel that test_installed.py builds
-#: (the whole Rust build under the release profile, minutes on two cores). xdist would otherwise
-#: start with the files that have the most tests.
-FIRST = ("serial", "test_installed.py")
+#: Files run on the worker of :data:`SERIAL`, in the same scope (in collection order, so after
+#: the emulation and behaviour files): test_installed.py builds the release wheel (the whole
+#: Rust build, minutes of compiling), which beside the real-time tests made the emulator late (a
+#: real ping 1.1-1.6 ms over its simulated path, bound 1 ms, on a loaded machine); here it runs
+#: while the other worker takes the rest.
+AFTER_SERIAL = {"test_installed.py"}
+
+#: The longest scope, handed out first so that it does not start at the end of the run and
+#: leave the other worker idle (xdist would start with the files that have the most tests).
+FIRST = ("serial",)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """pytest-xdist's scheduler for ``-n``: whole files go to a worker (their module and session
-    fixtures are built once), the files of :data:`SERIAL` go to one worker together, one after
-    the other, and the longest scopes (:data:`FIRST`) start first. (xdist's ``--dist
-    loadgroup`` would do the grouping with marks, but with pytest 9 it no longer can: it renames
-    the items' ``_nodeid``, which pytest 9 no longer reads.)"""
+    fixtures are built once), the files of :data:`SERIAL` and :data:`AFTER_SERIAL` go to one
+    worker together, one after the other, and the longest scope (:data:`FIRST`) starts first.
+    (xdist's ``--dist loadgroup`` would do the grouping with marks, but with pytest 9 it no
+    longer can: it renames the items' ``_nodeid``, which pytest 9 no longer reads.)"""
     from collections import OrderedDict
 
     from xdist.scheduler import LoadScopeScheduling
@@ -53,7 +58,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            return "serial" if Path(path).name in SERIAL else path
+            return "serial" if Path(path).name in SERIAL | AFTER_SERIAL else path
 
     return ByFile(config, log)
 

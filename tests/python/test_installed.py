@@ -75,8 +75,8 @@ def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     # The release profile, as the README's first command builds it: the test command's own
     # MATURIN_PEP517_ARGS (the `testing` profile) must not reach this build. One compiler job:
-    # the build runs beside the other pytest worker, whose live emulation tests need a core of
-    # their own to keep real time (tests/conftest.py starts both first).
+    # the build runs beside the other pytest worker's tests (tests/conftest.py puts it after the
+    # real-time ones, on their worker).
     env = {k: v for k, v in os.environ.items() if k != "MATURIN_PEP517_ARGS"}
     env["CARGO_BUILD_JOBS"] = "1"
     proc = subprocess.run(
