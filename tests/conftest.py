@@ -22,10 +22,9 @@ DATA = Path(__file__).parent / "python" / "data"
 SERIAL = {"test_behaviour.py", "test_emulate.py", "test_emulate_flent.py", "test_export.py", "test_kernel_conformance.py"}
 
 #: Files run on the worker of :data:`SERIAL`, in the same scope (in collection order, so after
-#: the emulation and behaviour files): test_installed.py builds the release wheel (the whole
-#: Rust build, minutes of compiling), which beside the real-time tests made the emulator late (a
-#: real ping 1.1-1.6 ms over its simulated path, bound 1 ms, on a loaded machine); here it runs
-#: while the other worker takes the rest.
+#: the emulation and behaviour files): test_installed.py builds a wheel (a Rust build), which
+#: beside the real-time tests made the emulator late (a real ping 1.1-1.6 ms over its simulated
+#: path, bound 1 ms, on a loaded machine); here it runs while the other worker takes the rest.
 AFTER_SERIAL = {"test_installed.py"}
 
 #: The longest scope, handed out first so that it does not start at the end of the run and
