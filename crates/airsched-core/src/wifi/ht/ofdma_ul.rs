@@ -1516,20 +1516,19 @@ impl Ht {
 /// signal-to-interference ratio is 1 / sum over colliders of their powers; it decodes at 4 dB
 /// or more (ns-3's `ThresholdPreambleDetectionModel`). A collider decodes nothing.
 pub fn ring_decodes(n: usize, s: u32, colliders: &[u32]) -> bool {
-    !colliders.contains(&s) && ring_sir_db(n, s, colliders) >= CAPTURE_DB
+    !colliders.contains(&s) && ring_sir_db(n, s, colliders.iter().copied()) >= CAPTURE_DB
 }
 
 /// The AP's signal over the colliders' at station `s` of `n` on the ring, in dB
 /// ([`ring_decodes`]); `s` not a collider.
-fn ring_sir_db(n: usize, s: u32, colliders: &[u32]) -> f64 {
-    let interference: f64 = colliders.iter().map(|&j| ring_power(n, s, j)).sum();
+fn ring_sir_db(n: usize, s: u32, colliders: impl IntoIterator<Item = u32>) -> f64 {
+    let interference: f64 = colliders.into_iter().map(|j| ring_power(n, s, j)).sum();
     -10.0 * interference.log10()
 }
 
 /// [`ring_decodes`] with the overlapping stations' PPDU ends beside them.
 fn ring_decodes_of(n: usize, s: u32, colliders: &[(u32, Nanos)]) -> bool {
-    let interference: f64 = colliders.iter().map(|c| ring_power(n, s, c.0)).sum();
-    !colliders.iter().any(|c| c.0 == s) && -10.0 * interference.log10() >= CAPTURE_DB
+    !colliders.iter().any(|c| c.0 == s) && ring_sir_db(n, s, colliders.iter().map(|c| c.0)) >= CAPTURE_DB
 }
 
 /// `ul_trigger_capture = "ring"`: whether station `s` of `n`, not transmitting, detects the
@@ -1618,9 +1617,9 @@ mod tests {
         assert!(ring_decodes(18, 9, &[0, 3]));
         // Neighbours 0.35, 0.68 and 1 m away: the AP's power, 0 dB.
         for j in [1, 2, 3] {
-            assert!(ring_sir_db(18, 0, &[j]).abs() < 1e-9, "{j}");
+            assert!(ring_sir_db(18, 0, [j]).abs() < 1e-9, "{j}");
         }
-        assert!(ring_sir_db(9, 0, &[1]).abs() < 1e-9);
+        assert!(ring_sir_db(9, 0, [1]).abs() < 1e-9);
     }
 
     /// `ul_trigger_capture = "ring"`, the bystanders of a collision by hand (18 stations, powers
@@ -1691,7 +1690,7 @@ mod tests {
         for n in [4usize, 9, 18] {
             for j in 0..n as u32 {
                 for s in (0..n as u32).filter(|&s| s != j) {
-                    best = best.max(ring_sir_db(n, s, &[j]));
+                    best = best.max(ring_sir_db(n, s, [j]));
                 }
             }
         }
