@@ -7,8 +7,9 @@
 #   DL MU PPDUs after warm-up).
 # credits (about 4 min): the downlink with 9 and 18 stations, half loaded and saturated, 1.5 s
 #   from the start (--warmup=0), every DL MU PPDU (duration, users, RU widths) and every
-#   association; writes ofdma_dl_credits.txt, the history tests/ofdma_ns3.rs replays through
-#   airsched's credit rule (RrMultiUserScheduler::UpdateCredits).
+#   association; writes ofdma_dl_credits.txt, the history that the unit tests of
+#   crates/airsched-core/src/wifi/ht/ofdma.rs (mod ns3_history) replay through airsched's credit
+#   rule (RrMultiUserScheduler::UpdateCredits).
 # ul (about 5 min): uplink from every station, saturated (700/N Mb/s) and half loaded (120/N),
 #   AccessReqInterval 1 ms; writes ofdma_ul.csv and ofdma_ul_trace.txt (the first 12 Trigger
 #   frames after warm-up with their HE TB PPDUs and Multi-STA BlockAcks).

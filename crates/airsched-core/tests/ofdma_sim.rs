@@ -178,11 +178,6 @@ proptest! {
     }
 }
 
-/// Every Basic Trigger of a run's log solicits 1 to min(`mu_stations`, the channel's RUs)
-/// distinct HE stations on equal RUs, and Triggers are sent whenever an HE station has uplink
-/// traffic and no non-HE station downlink traffic (a frame for a non-HE station at the head of
-/// the AP's queue makes ns-3's scheduler send single-user, `SelectTxFormat`'s first test: no
-/// Trigger then).
 /// Every logged MU PPDU or Trigger has 1 to min(`mu_stations`, the channel's RUs) users, on
 /// equal-size RUs, HE stations only (`he` is the message when not), each at most once.
 fn users_are_sound(c: &Cell, log: &[(airsched_core::Nanos, Vec<MuLogUser>)], he: &str) -> Result<(), TestCaseError> {
@@ -203,6 +198,11 @@ fn users_are_sound(c: &Cell, log: &[(airsched_core::Nanos, Vec<MuLogUser>)], he:
     Ok(())
 }
 
+/// Every Basic Trigger of a run's log solicits 1 to min(`mu_stations`, the channel's RUs)
+/// distinct HE stations on equal RUs, and Triggers are sent whenever an HE station has uplink
+/// traffic and no non-HE station downlink traffic (a frame for a non-HE station at the head of
+/// the AP's queue makes ns-3's scheduler send single-user, `SelectTxFormat`'s first test: no
+/// Trigger then).
 fn basic_triggers_are_sound(c: &Cell, stats: &airsched_core::UlStats) -> Result<(), TestCaseError> {
     users_are_sound(c, &stats.log, "a solicited station is an HE station")?;
     let he_up = c.flows.iter().any(|&(s, down, _, _)| !down && c.stations[s % c.stations.len()].0 == 0);
