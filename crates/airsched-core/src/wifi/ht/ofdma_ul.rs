@@ -18,7 +18,8 @@
 //!   its RU (an A-MPDU of what fits, or QoS Null frames when it has nothing), SIFS, the AP's
 //!   Multi-STA BlockAck at the control response rate of the TB PPDUs' MCS (802.11ax-2021 9.3.1.8.7:
 //!   an all-ack context of 2 octets per station whose MPDUs all arrived, else 4 octets and the
-//!   bitmap, which ns-3 also sends to a station that answered with QoS Null frames).
+//!   bitmap; none for a station that answered with QoS Null frames, and no BlockAck at all when
+//!   every answer was QoS Null: [`tb_ba_context`]).
 //!
 //! The stations' MAC is unchanged: their single-user aggregates are taken apart when they are
 //! triggered (their MPDUs go back to the head of their TIDs), their backoff goes on, and what
@@ -110,6 +111,33 @@ pub const fn multi_sta_ba_bytes(all_ack: u32, bitmaps: &[u32]) -> u32 {
         i += 1;
     }
     b
+}
+
+/// A station's context in the Multi-STA BlockAck that answers its HE TB PPDU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BaContext {
+    /// Every MPDU arrived: AID TID Info alone (2 octets).
+    AllAck,
+    /// Some MPDUs were lost: AID TID Info, Starting Sequence Control and the bitmap.
+    Bitmap,
+}
+
+/// The context the AP gives a decoded TB PPDU, as ns-3 3.44's AP does
+/// (`HeFrameExchangeManager::EndReceiveAmpdu`): all-ack when every MPDU arrived, a BlockAck
+/// context otherwise, and none for QoS Null frames, which the station sends with No Ack
+/// (`SendQosNullFramesInTbPpdu`: `WifiNoAck`; an A-MPDU with no Normal Ack TID earns no
+/// context). ns-3's traces agree: a 16-station exchange with one QoS Null answer ends with a
+/// 52-octet Multi-STA BlockAck, 22 + 15 x 2 (bench/ns3/ofdma_ul_trace.txt). None for a TB
+/// PPDU the AP did not decode.
+fn tb_ba_context(u: &UlUser) -> Option<BaContext> {
+    let n = u.agg.mpdus.len();
+    if !u.decoded || n == 0 {
+        None
+    } else if u.agg.ok.count() as usize == n {
+        Some(BaContext::AllAck)
+    } else {
+        Some(BaContext::Bitmap)
+    }
 }
 
 /// The duration at `ba_rate` of the longest Multi-STA BlockAck an exchange with `stations` can
@@ -998,7 +1026,7 @@ impl Ht {
         let (tf, tb) = (ul.tf, ul.tb);
         let t1 = ta + tf + sifs;
         let total_mhz: u32 = users.iter().map(|u| ru_mhz(u.ru)).sum();
-        let mut all_ack = 0u32;
+        let (mut all_ack, mut any_decoded) = (0u32, false);
         let ba_rate = users
             .first()
             .map(|u| ofdm::control_response_rate(&self.basic, u.agg.tx.non_ht_reference_rate()))
@@ -1012,12 +1040,11 @@ impl Ht {
             if !u.decoded {
                 continue;
             }
-            // ns-3 answers a station whose MPDUs all arrived with an all-ack context, and one
-            // that sent QoS Null frames (or lost some MPDUs) with a BlockAck context.
-            if !u.agg.mpdus.is_empty() && u.agg.ok.count() as usize == u.agg.mpdus.len() {
-                all_ack += 1;
-            } else {
-                bitmaps.push(self.ba_bytes[s as usize] - 24);
+            any_decoded = true;
+            match tb_ba_context(u) {
+                Some(BaContext::AllAck) => all_ack += 1,
+                Some(BaContext::Bitmap) => bitmaps.push(self.ba_bytes[s as usize] - 24),
+                None => {}
             }
         }
         let data_end = t1 + tb;
@@ -1072,7 +1099,10 @@ impl Ht {
         ul.users = users;
         ul.bitmap_scratch = bitmaps;
         ul.nav_end = nav_end;
-        (if any { Outcome::Success } else { Outcome::DataLost }, end)
+        // Answers of QoS Null frames alone end the exchange without a BlockAck, successfully
+        // (ns-3: `ResetCw`, `TransmissionSucceeded`, "all of the stations that replied with a
+        // TB PPDU sent QoS Null frames").
+        (if any_decoded { Outcome::Success } else { Outcome::DataLost }, end)
     }
 
     /// Which MPDUs of station `u`'s TB PPDU the AP decodes (its SNR on the RU as the station's
@@ -1333,13 +1363,12 @@ impl Ht {
                 continue;
             }
             // The contexts as `ul_outcome` counts them.
-            let full = n > 0 && u.agg.ok.count() as usize == n;
-            if full {
-                all_ack += 1;
-            } else {
-                bitmaps.push(self.ba_bytes[s as usize] - 24);
+            match tb_ba_context(u) {
+                Some(BaContext::AllAck) => all_ack += 1,
+                Some(BaContext::Bitmap) => bitmaps.push(self.ba_bytes[s as usize] - 24),
+                None => continue,
             }
-            contexts.push((s + 1, full));
+            contexts.push((s + 1, tb_ba_context(u) == Some(BaContext::AllAck)));
         }
         if contexts.is_empty() || bsrp {
             // (Nothing acknowledges the answers to a BSRP Trigger.)
@@ -1744,9 +1773,34 @@ mod tests {
         // Multi-STA BlockAck, all four all-ack: 22 + 4 x 2 = 30 B at 24 Mb/s: 32 us.
         assert_eq!(multi_sta_ba_bytes(4, &[]), 30);
         assert_eq!(ofdm::txtime(band, crate::phy::error_rate::OfdmRate::R24, 30), Nanos::from_us(32));
-        // Two stations all-ack and two that sent QoS Null frames, with a 256-bit BlockAck
-        // context each: 22 + 2 x 2 + 2 x 36 = 98 B (the trace's half-load exchanges).
+        // Two stations all-ack and two that lost MPDUs, with a 256-bit BlockAck context each:
+        // 22 + 2 x 2 + 2 x 36 = 98 B.
         assert_eq!(multi_sta_ba_bytes(2, &[32, 32]), 98);
+    }
+
+    #[test]
+    fn qos_null_answers_earn_no_blockack_context() {
+        use crate::wifi::ht::driver::{Agg, Mpdu};
+        let user = |mpdus: usize, ok: usize, decoded: bool| {
+            let mut agg = Agg::new();
+            let m =
+                Mpdu { pkt: crate::packet::PacketId(0), attempts: 0, delivered: false, est_us: 0, sn: 0, spent_us: 0 };
+            agg.mpdus = vec![m; mpdus];
+            for i in 0..ok {
+                agg.ok.set(i);
+            }
+            UlUser { agg, ru: RuSize::Tones52, decoded, acked: false }
+        };
+        assert_eq!(tb_ba_context(&user(3, 3, true)), Some(BaContext::AllAck));
+        assert_eq!(tb_ba_context(&user(3, 2, true)), Some(BaContext::Bitmap));
+        assert_eq!(tb_ba_context(&user(0, 0, true)), None);
+        assert_eq!(tb_ba_context(&user(3, 3, false)), None);
+        // ns-3's 18-station half-load exchange with one QoS Null answer of 16: 52 octets
+        // (bench/ns3/ofdma_ul_trace.txt), 40 us at 24 Mb/s; a BlockAck context for it would
+        // have made it 88 octets and 52 us.
+        let band = ofdm::OfdmBand::Ghz5;
+        assert_eq!(multi_sta_ba_bytes(15, &[]), 52);
+        assert_eq!(ofdm::txtime(band, crate::phy::error_rate::OfdmRate::R24, 52), Nanos::from_us(40));
     }
 
     #[test]
