@@ -1263,10 +1263,13 @@ impl Ht {
         m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
         if jammed_end > Nanos::ZERO {
             // The AP's reception of the jammed BSRP answers ended in error: it defers EIFS from
-            // their end, SIFS plus a 6 Mb/s Ack more than AIFS (IEEE 802.11-2020 10.3.2.3.7;
-            // ns-3 3.44 `ChannelAccessManager::NotifyRxEndErrorNow`, `GetAccessGrantStart`).
+            // their end, SIFS plus a 6 Mb/s Ack more than AIFS, and AIFS from the busy period's
+            // end, whichever is later (IEEE 802.11-2020 10.3.2.3.7; ns-3 3.44
+            // `ChannelAccessManager::NotifyRxEndErrorNow`, `GetAccessGrantStart`). (The failed
+            // exchange's rule for a lone frame, its sender's AIFS after its ACKTimeout, would let
+            // it count its backoff under the overlapping PPDU.)
             let extra = self.band.sifs() + ofdm::estimated_ack_time(crate::phy::error_rate::OfdmRate::R6);
-            m.dcf_mut().defer_after(contender(0, ac) as usize, jammed_end + extra);
+            m.dcf_mut().set_ifs_after(contender(0, ac) as usize, now.max(jammed_end + extra));
         }
         if self.drivers[0].hw[ac].len > 0 {
             // A downlink aggregate waited while the AP triggered: it contends next.
