@@ -122,6 +122,11 @@ struct DcfNode {
     backoff: u32,
     /// When this node's IFS after the last busy period ends.
     ifs_end: Nanos,
+    /// The end of the NAV only this node set (a frame only some contenders decoded); it
+    /// outlasts the busy periods that end before it (ns-3 3.44
+    /// `ChannelAccessManager::GetAccessGrantStart` counts the AIFS from the later of the last
+    /// busy end and the NAV end).
+    nav_end: Nanos,
     /// Planned transmission instant (valid while the medium is idle and `frame` is set).
     tx_at: Nanos,
     /// The node is part of the exchange in progress; its next frame waits for the exchange end.
@@ -208,6 +213,7 @@ impl Dcf {
                     cw_max: params.cw_max,
                     backoff: 0,
                     ifs_end: params.difs,
+                    nav_end: Nanos::ZERO,
                     tx_at: NO_ACCESS,
                     in_exchange: false,
                     resume: Nanos::ZERO,
@@ -580,13 +586,13 @@ impl Dcf {
     #[inline]
     pub fn set_ifs_after(&mut self, n: usize, t: Nanos) {
         let node = &mut self.nodes[n];
-        node.ifs_end = t + node.aifs;
+        node.ifs_end = t.max(node.nav_end) + node.aifs;
     }
 
     /// Every node's IFS ends its own AIFS after `t`.
     pub fn set_all_ifs_after(&mut self, t: Nanos) {
         for node in self.nodes.iter_mut() {
-            node.ifs_end = t + node.aifs;
+            node.ifs_end = t.max(node.nav_end) + node.aifs;
         }
     }
 
@@ -596,7 +602,15 @@ impl Dcf {
     pub fn set_nav_from(&mut self, first: usize, until: Nanos) {
         for node in self.nodes[first..].iter_mut() {
             node.ifs_end = node.ifs_end.max(until + node.aifs);
+            node.nav_end = node.nav_end.max(until);
         }
+    }
+
+    /// Contender `n` alone has set its NAV until `until` ([`Dcf::set_nav_from`] for one).
+    pub fn set_nav_of(&mut self, n: usize, until: Nanos) {
+        let node = &mut self.nodes[n];
+        node.ifs_end = node.ifs_end.max(until + node.aifs);
+        node.nav_end = node.nav_end.max(until);
     }
 
     /// Contender `n` alone defers until its AIFS after `t`, if that is later than its IFS end:

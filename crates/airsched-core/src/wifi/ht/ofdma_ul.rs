@@ -1255,7 +1255,7 @@ impl Ht {
         if collided && decoders_nav_end > now {
             for &s in &ul.nav_decoders {
                 for a in 0..crate::mac80211::NUM_ACS {
-                    m.dcf_mut().defer_after(contender(s + 1, a) as usize, decoders_nav_end);
+                    m.dcf_mut().set_nav_of(contender(s + 1, a) as usize, decoders_nav_end);
                 }
             }
         }
