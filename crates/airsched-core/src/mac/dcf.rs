@@ -184,6 +184,9 @@ pub struct Dcf {
     params: DcfParams,
     nodes: Vec<DcfNode>,
     channel: ChannelState,
+    /// The latest of the nodes' NAV ends: a busy period that ends after it needs no NAV look-up
+    /// ([`Dcf::set_all_ifs_after`]).
+    nav_latest: Nanos,
 }
 
 const NO_ACCESS: Nanos = Nanos(u64::MAX);
@@ -240,6 +243,7 @@ impl Dcf {
                 nav_end: Nanos::ZERO,
                 held: false,
             },
+            nav_latest: Nanos::ZERO,
         }
     }
 
@@ -593,8 +597,14 @@ impl Dcf {
 
     /// Every node's IFS ends its own AIFS after `t`, or after its NAV's end if that is later.
     pub fn set_all_ifs_after(&mut self, t: Nanos) {
-        for node in self.nodes.iter_mut() {
-            node.ifs_end = t.max(node.nav_end) + node.aifs;
+        if t >= self.nav_latest {
+            for node in self.nodes.iter_mut() {
+                node.ifs_end = t + node.aifs;
+            }
+        } else {
+            for node in self.nodes.iter_mut() {
+                node.ifs_end = t.max(node.nav_end) + node.aifs;
+            }
         }
     }
 
@@ -606,6 +616,7 @@ impl Dcf {
             node.ifs_end = node.ifs_end.max(until + node.aifs);
             node.nav_end = node.nav_end.max(until);
         }
+        self.nav_latest = self.nav_latest.max(until);
     }
 
     /// Contender `n` alone has set its NAV until `until` ([`Dcf::set_nav_from`] for one).
@@ -613,6 +624,7 @@ impl Dcf {
         let node = &mut self.nodes[n];
         node.ifs_end = node.ifs_end.max(until + node.aifs);
         node.nav_end = node.nav_end.max(until);
+        self.nav_latest = self.nav_latest.max(until);
     }
 
     /// Contender `n` alone defers until its AIFS after `t`, if that is later than its IFS end:
