@@ -63,7 +63,9 @@ struct Mixed {
     n: u32,
     load: String,
     rate_mbps: f64,
+    /// How many runs ns-3 has of the case, and their run numbers in the table's order.
     seeds: u32,
+    runs: Vec<u32>,
     goodput: [Vec<f64>; 2],
     delay_ms: [Vec<f64>; 2],
     /// Each seed's aggregate goodput per direction (the spread between ns-3's own runs).
@@ -87,6 +89,7 @@ fn cases() -> Vec<Mixed> {
                 load: load.to_string(),
                 rate_mbps: f[4].parse().unwrap(),
                 seeds: 0,
+                runs: Vec::new(),
                 goodput: [vec![0.0; n as usize], vec![0.0; n as usize]],
                 delay_ms: [vec![0.0; n as usize], vec![0.0; n as usize]],
                 per_seed: [Vec::new(), Vec::new()],
@@ -94,19 +97,27 @@ fn cases() -> Vec<Mixed> {
             });
         }
         let c = out.last_mut().unwrap();
-        c.seeds = c.seeds.max(seed);
-        if c.per_seed[dir].len() < seed as usize {
+        // (A run number ns-3 aborts on is missing from the table: runs are indexed in order.)
+        let idx = match c.runs.iter().position(|&x| x == seed) {
+            Some(i) => i,
+            None => {
+                c.runs.push(seed);
+                c.runs.len() - 1
+            }
+        };
+        c.seeds = c.runs.len() as u32;
+        if c.per_seed[dir].len() <= idx {
             c.per_seed[dir].push(0.0);
             c.seed_delay[dir].push(0.0);
         }
         let (g, d): (f64, f64) = (f[6].parse().unwrap(), f[8].parse().unwrap());
-        c.per_seed[dir][seed as usize - 1] += g;
-        c.seed_delay[dir][seed as usize - 1] += d / n as f64;
+        c.per_seed[dir][idx] += g;
+        c.seed_delay[dir][idx] += d / n as f64;
         c.goodput[dir][sta] += g;
         c.delay_ms[dir][sta] += d;
     }
     for c in out.iter_mut() {
-        assert!(c.per_seed.iter().all(|v| v.len() == c.seeds as usize), "{} {}: seeds 1..={}", c.n, c.load, c.seeds);
+        assert!(c.per_seed.iter().all(|v| v.len() == c.seeds as usize), "{} {}: runs {:?}", c.n, c.load, c.runs);
         for d in 0..2 {
             for x in c.goodput[d].iter_mut().chain(c.delay_ms[d].iter_mut()) {
                 *x /= c.seeds as f64;
