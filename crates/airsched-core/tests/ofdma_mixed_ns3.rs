@@ -231,7 +231,8 @@ fn delay_asserted(load: &str) -> bool {
 /// the cell without the ring's capture ([`LIKE_NS3`]) is printed beside it. The saturated
 /// cases are asserted without the ring and printed with it: on the ring airsched's AP starves
 /// in more runs than ns-3's (docs/model-ofdma.md, "The saturated AP"), and with 18 stations the
-/// uplink then carries 212 Mb/s against ns-3's 185 (+15 %). Asserted:
+/// uplink then carries 208.7 Mb/s against the mean of ns-3's twelve runs, 187.4 (+11.4 %, inside
+/// their range only). Asserted:
 /// - the mean delay to the end of the PPDU, over stations and runs, per direction, in every
 ///   half-load case ([`delay_asserted`]): within max(5 %, twice the standard error of the
 ///   difference); without MU EDCA also the cell of [`DEFAULTS`] falls outside that bound, so
