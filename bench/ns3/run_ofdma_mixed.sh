@@ -9,8 +9,11 @@
 # each way), and half with an MU EDCA Parameter Set (hostapd's example for AC_BE: AIFSN 8,
 # CWmin 511, CWmax 1023, timer 255 x 8 TU = 2088.96 ms; the same for every AC). Seeds 1-3.
 # The committed table has more seeds of the half-load cases, whose delays spread most between
-# runs: `merge_ofdma_mixed.py` (beside this script) adds the rows of a run with
-# LOADS=half SEEDS="4 5 ..." OUT=/tmp/more to ofdma_mixed.csv and its summary.
+# runs, and of the saturated ones (twelve runs each; with 18 stations run 10 aborts in ns-3,
+# NS_ASSERT in wifi-tx-vector.cc, and in run 12 two stations had not associated when measuring
+# started, so that case has runs 1-9, 11, 13 and 14): `merge_ofdma_mixed.py` (beside this
+# script) adds the rows of a run with LOADS=half SEEDS="4 5 ..." OUT=/tmp/more to
+# ofdma_mixed.csv and its summary.
 # Writes ofdma_mixed.csv (one row per station, direction and seed), ofdma_mixed_summary.txt
 # (frame counts per run) and ofdma_mixed_trace.txt (the first 12 multi-user frames after
 # warm-up of each seed-1 run). About 20 minutes on this machine.

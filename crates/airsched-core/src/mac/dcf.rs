@@ -122,6 +122,13 @@ struct DcfNode {
     backoff: u32,
     /// When this node's IFS after the last busy period ends.
     ifs_end: Nanos,
+    /// The end of this node's NAV, set from a frame's Duration ([`Dcf::set_nav_from`],
+    /// [`Dcf::set_nav_of`]): it outlasts the busy periods that end inside it (IEEE 802.11-2020
+    /// 10.3.2.4, the NAV counts down apart from the physical carrier sense; ns-3 3.44
+    /// `ChannelAccessManager::GetAccessGrantStart` counts the AIFS from the later of the last
+    /// busy end and the NAV's end, which only a CF-End or an RTS's NAV reset shortens, neither
+    /// of which these cells send).
+    nav_end: Nanos,
     /// Planned transmission instant (valid while the medium is idle and `frame` is set).
     tx_at: Nanos,
     /// The node is part of the exchange in progress; its next frame waits for the exchange end.
@@ -177,6 +184,9 @@ pub struct Dcf {
     params: DcfParams,
     nodes: Vec<DcfNode>,
     channel: ChannelState,
+    /// The latest of the nodes' NAV ends: a busy period that ends after it needs no NAV look-up
+    /// ([`Dcf::set_all_ifs_after`]).
+    nav_latest: Nanos,
 }
 
 const NO_ACCESS: Nanos = Nanos(u64::MAX);
@@ -208,6 +218,7 @@ impl Dcf {
                     cw_max: params.cw_max,
                     backoff: 0,
                     ifs_end: params.difs,
+                    nav_end: Nanos::ZERO,
                     tx_at: NO_ACCESS,
                     in_exchange: false,
                     resume: Nanos::ZERO,
@@ -232,6 +243,7 @@ impl Dcf {
                 nav_end: Nanos::ZERO,
                 held: false,
             },
+            nav_latest: Nanos::ZERO,
         }
     }
 
@@ -576,17 +588,23 @@ impl Dcf {
     }
 
     /// Node `n`'s IFS ends its own AIFS after `t` (DIFS under DCF, the AIFS of its access
-    /// category under EDCA).
+    /// category under EDCA), or after its NAV's end if that is later.
     #[inline]
     pub fn set_ifs_after(&mut self, n: usize, t: Nanos) {
         let node = &mut self.nodes[n];
-        node.ifs_end = t + node.aifs;
+        node.ifs_end = t.max(node.nav_end) + node.aifs;
     }
 
-    /// Every node's IFS ends its own AIFS after `t`.
+    /// Every node's IFS ends its own AIFS after `t`, or after its NAV's end if that is later.
     pub fn set_all_ifs_after(&mut self, t: Nanos) {
-        for node in self.nodes.iter_mut() {
-            node.ifs_end = t + node.aifs;
+        if t >= self.nav_latest {
+            for node in self.nodes.iter_mut() {
+                node.ifs_end = t + node.aifs;
+            }
+        } else {
+            for node in self.nodes.iter_mut() {
+                node.ifs_end = t.max(node.nav_end) + node.aifs;
+            }
         }
     }
 
@@ -596,7 +614,17 @@ impl Dcf {
     pub fn set_nav_from(&mut self, first: usize, until: Nanos) {
         for node in self.nodes[first..].iter_mut() {
             node.ifs_end = node.ifs_end.max(until + node.aifs);
+            node.nav_end = node.nav_end.max(until);
         }
+        self.nav_latest = self.nav_latest.max(until);
+    }
+
+    /// Contender `n` alone has set its NAV until `until` ([`Dcf::set_nav_from`] for one).
+    pub fn set_nav_of(&mut self, n: usize, until: Nanos) {
+        let node = &mut self.nodes[n];
+        node.ifs_end = node.ifs_end.max(until + node.aifs);
+        node.nav_end = node.nav_end.max(until);
+        self.nav_latest = self.nav_latest.max(until);
     }
 
     /// Contender `n` alone defers until its AIFS after `t`, if that is later than its IFS end:
@@ -928,6 +956,36 @@ mod tests {
         assert_eq!(d.nodes[2].ifs_end, te + Nanos::from_us(60) + p.difs);
         let (t, _) = d.end_busy(te).unwrap();
         assert_eq!(t, te + p.difs, "the request wins at the busy end plus its IFS");
+    }
+
+    #[test]
+    fn a_nav_outlasts_the_busy_periods_that_end_inside_it() {
+        let p = params();
+        let mut d = Dcf::new(3, p, 5);
+        let te = Nanos::from_ms(1);
+        let nav = te + Nanos::from_us(500);
+        d.set_all_ifs_after(te);
+        d.set_nav_of(2, nav);
+        assert_eq!(d.nodes[2].ifs_end, nav + p.difs);
+        // Another PPDU ends inside the NAV: node 2 still waits for the NAV's end, the others
+        // count from the busy end.
+        let t2 = te + Nanos::from_us(200);
+        d.set_all_ifs_after(t2);
+        assert_eq!(d.nodes[2].ifs_end, nav + p.difs);
+        assert_eq!(d.nodes[1].ifs_end, t2 + p.difs);
+        d.set_ifs_after(2, t2);
+        assert_eq!(d.nodes[2].ifs_end, nav + p.difs);
+        // A NAV for every contender from index 1 on (a frame all of them decoded).
+        let nav2 = t2 + Nanos::from_us(100);
+        d.set_nav_from(1, nav2);
+        d.set_all_ifs_after(t2 + Nanos::from_us(50));
+        assert_eq!(d.nodes[0].ifs_end, t2 + Nanos::from_us(50) + p.difs);
+        assert_eq!(d.nodes[1].ifs_end, nav2 + p.difs);
+        assert_eq!(d.nodes[2].ifs_end, nav + p.difs, "the later NAV holds");
+        // A busy period that ends after every NAV: AIFS from its end.
+        let t3 = nav + Nanos::from_us(100);
+        d.set_all_ifs_after(t3);
+        assert!((0..3).all(|n| d.nodes[n].ifs_end == t3 + p.difs));
     }
 
     #[test]

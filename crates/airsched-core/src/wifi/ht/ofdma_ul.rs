@@ -218,6 +218,9 @@ pub struct UlStats {
     pub basic_reached_part: u64,
     pub bsrp_reached_none: u64,
     pub bsrp_reached_part: u64,
+    /// Of `bsrp_reached_part`, those whose answers a station's PPDU still on the air jammed at
+    /// the AP ([`Ht::ul_capture`]).
+    pub bsrp_jammed: u64,
     /// The first [`super::ofdma::RU_LOG_LEN`] Basic Triggers: start, and per solicited station
     /// (station, RU tones, MPDUs it sent).
     pub log: Vec<(Nanos, Vec<super::ofdma::MuLogUser>)>,
@@ -301,6 +304,10 @@ pub struct Ul {
     last_bsrp: bool,
     /// The exchange on the air is a BSRP one (QoS Null answers, no acknowledgement).
     bsrp_on_air: bool,
+    /// A captured BSRP Trigger's QoS Null answers end then, and a station's PPDU still on the
+    /// air overlaps their data field at the AP, which decodes none of them (ZERO otherwise):
+    /// see [`Ht::ul_capture`].
+    bsrp_jammed_end: Nanos,
     /// The MU EDCA Parameter Set the AP advertises, and per station and access category when
     /// its timer started (None: not running).
     mu_edca: Option<MuEdcaParams>,
@@ -328,6 +335,7 @@ impl Ul {
             cs_required: true,
             last_bsrp: false,
             bsrp_on_air: false,
+            bsrp_jammed_end: Nanos::ZERO,
             mu_edca: cfg.mu_edca,
             mu_edca_start: vec![[None; crate::mac80211::NUM_ACS]; if cfg.mu_edca.is_some() { n_stations } else { 0 }],
             list: he_stations.iter().map(|&s| (s, 0.0)).collect(),
@@ -728,10 +736,16 @@ impl Ht {
     /// AP was transmitting). ns-3 3.44 answers both Trigger types the same way:
     /// `HeFrameExchangeManager::ReceiveMpdu` schedules `ReceiveBasicTrigger` or
     /// `SendQosNullFramesInTbPpdu` a SIFS after the Trigger, and each first checks
-    /// `UlMuCsMediumIdle`, which passes when CS is not required. The AP decodes the answers even
-    /// under a PPDU still on the air (ns-3's AP passed up 252 of 252 such QoS Null answers with 4
-    /// stations, docs/model-ofdma.md); the busy period lasts to the later end. Returns whether
-    /// some station answers; false leaves the collision as it was.
+    /// `UlMuCsMediumIdle`, which passes when CS is not required. The AP decodes a BSRP
+    /// Trigger's answers if the overlapping PPDUs have ended by the answers' data field (after
+    /// their HE TB preamble); a PPDU still on the air then covers every RU, and the AP decodes
+    /// none of them: it stores none of their Queue Sizes, the exchange fails (its CW doubles)
+    /// and it defers EIFS from the answers' end (ns-3 3.44: the PSDUs fail in
+    /// `PhyEntity::EndReceivePayload`, `HeFrameExchangeManager::TbPpduTimeout` finds every
+    /// station missing and calls `TransmissionFailed`, `ChannelAccessManager::NotifyRxEndErrorNow`
+    /// sets the EIFS; measured in ns-3's 4-station mixed cell, docs/model-ofdma.md, "The BSRP
+    /// answers under a station's PPDU"). The busy period lasts to the later end. Returns
+    /// whether some station answers; false leaves the collision as it was.
     pub(super) fn ul_capture(&mut self, m: &mut Medium, ta: Nanos, cx: &mut Ctx) -> bool {
         let Some(ul) = self.ul.as_deref_mut() else { return false };
         let mut colliders = std::mem::take(&mut ul.collider_scratch);
@@ -815,6 +829,15 @@ impl Ht {
         } else {
             0
         };
+        if bsrp {
+            // The answers' data field starts after the HE TB preamble: a station's PPDU still
+            // on the air then jams every RU at the AP.
+            let data_at = tb_vector(self.tx[picks[0] as usize], ru)
+                .map(|v| due + HeTxVector { format: HeFormat::Tb, ..v }.preamble(0))
+                .unwrap_or(due);
+            ul.bsrp_jammed_end = if overlap_end > data_at { due + tb } else { Nanos::ZERO };
+            ul.stats.bsrp_jammed += u64::from(overlap_end > data_at);
+        }
         let mut users = std::mem::take(&mut ul.users);
         // A BSRP Trigger's QoS Null answers are not deferred (`Ht::ul_defer`).
         let deferred = ul.tb_fill == TbFill::TbStart && !bsrp;
@@ -1230,13 +1253,28 @@ impl Ht {
         }
         let decoders_nav_end = std::mem::take(&mut ul.decoders_nav_end);
         if collided && decoders_nav_end > now {
+            // Their NAV outlasts the busy periods that end inside it (`Dcf::set_nav_of`): in ns-3
+            // 3.44's 18-station half-load cell none of the stations that decoded an unanswered
+            // Basic Trigger sent before it ended (docs/model-ofdma.md, "The NAV that outlasts a
+            // busy period").
             for &s in &ul.nav_decoders {
                 for a in 0..crate::mac80211::NUM_ACS {
-                    m.dcf_mut().defer_after(contender(s + 1, a) as usize, decoders_nav_end);
+                    m.dcf_mut().set_nav_of(contender(s + 1, a) as usize, decoders_nav_end);
                 }
             }
         }
+        let jammed_end = std::mem::take(&mut self.ul.as_deref_mut().expect("uplink OFDMA on").bsrp_jammed_end);
         m.dcf_mut().on_ppdu_end(contender(0, ac) as usize, any_acked);
+        if jammed_end > Nanos::ZERO {
+            // The AP's reception of the jammed BSRP answers ended in error: it defers EIFS from
+            // their end, SIFS plus a 6 Mb/s Ack more than AIFS, and AIFS from the busy period's
+            // end, whichever is later (IEEE 802.11-2020 10.3.2.3.7; ns-3 3.44
+            // `ChannelAccessManager::NotifyRxEndErrorNow`, `GetAccessGrantStart`). (The failed
+            // exchange's rule for a lone frame, its sender's AIFS after its ACKTimeout, would let
+            // it count its backoff under the overlapping PPDU.)
+            let extra = self.band.sifs() + ofdm::estimated_ack_time(crate::phy::error_rate::OfdmRate::R6);
+            m.dcf_mut().set_ifs_after(contender(0, ac) as usize, now.max(jammed_end + extra));
+        }
         if self.drivers[0].hw[ac].len > 0 {
             // A downlink aggregate waited while the AP triggered: it contends next.
             self.load_head(m, 0, ac);
@@ -1465,6 +1503,7 @@ impl Ht {
         let ul = self.ul.as_deref_mut().expect("uplink OFDMA on");
         let mut users = std::mem::take(&mut ul.users);
         let (tf, tb) = (ul.tf, ul.tb);
+        let jammed = ul.bsrp_jammed_end > Nanos::ZERO;
         let t1 = ta + tf + sifs;
         let total_mhz: u32 = users.iter().map(|u| ru_mhz(u.ru)).sum();
         let mut any = false;
@@ -1472,6 +1511,11 @@ impl Ht {
             let s = u.agg.station;
             let share = Nanos(tb.0 * ru_mhz(u.ru) as u64 / total_mhz as u64);
             m.put_control(cx, s + 1, s, 1, t1, share);
+            if jammed {
+                // A station's PPDU overlaps the answers' data at the AP (`Ht::ul_capture`).
+                u.decoded = false;
+                continue;
+            }
             u.decoded = self.ul_draw(m, u, t1, cx);
             if !u.decoded {
                 continue;
