@@ -612,11 +612,9 @@ impl Dcf {
     /// Duration field (IEEE 802.11-2020 10.3.2.4), at the end of the busy period that carried
     /// it: its IFS ends no earlier than its AIFS after `until`.
     pub fn set_nav_from(&mut self, first: usize, until: Nanos) {
-        for node in self.nodes[first..].iter_mut() {
-            node.ifs_end = node.ifs_end.max(until + node.aifs);
-            node.nav_end = node.nav_end.max(until);
+        for n in first..self.nodes.len() {
+            self.set_nav_of(n, until);
         }
-        self.nav_latest = self.nav_latest.max(until);
     }
 
     /// Contender `n` alone has set its NAV until `until` ([`Dcf::set_nav_from`] for one).

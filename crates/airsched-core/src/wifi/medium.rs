@@ -220,6 +220,12 @@ impl Medium {
         }
     }
 
+    /// The cell's IFS conventions (its EIFS, [`IfsRules::eifs_extra`]).
+    #[inline]
+    pub fn ifs(&self) -> &IfsRules {
+        &self.ifs
+    }
+
     /// Channel access (the DCF, or EDCA's contenders).
     #[inline]
     pub fn dcf(&self) -> &Dcf {

@@ -951,7 +951,7 @@ impl Ht {
     /// PPDU or a beacon nothing changes.
     pub(super) fn ul_ring_eifs(&mut self, m: &mut Medium, te: Nanos) {
         let n = self.n_stations;
-        let extra = self.band.sifs() + ofdm::estimated_ack_time(crate::phy::error_rate::OfdmRate::R6);
+        let extra = m.ifs().eifs_extra(TxRate::Ofdm(crate::phy::error_rate::OfdmRate::R6));
         let Some(ul) = self.ul.as_deref_mut() else { return };
         if ul.capture != TriggerCapture::Ring || m.outcome() != Outcome::Collision || m.dcf().beacon_in_air() {
             return;
@@ -1272,7 +1272,7 @@ impl Ht {
             // `ChannelAccessManager::NotifyRxEndErrorNow`, `GetAccessGrantStart`). (The failed
             // exchange's rule for a lone frame, its sender's AIFS after its ACKTimeout, would let
             // it count its backoff under the overlapping PPDU.)
-            let extra = self.band.sifs() + ofdm::estimated_ack_time(crate::phy::error_rate::OfdmRate::R6);
+            let extra = m.ifs().eifs_extra(TxRate::Ofdm(crate::phy::error_rate::OfdmRate::R6));
             m.dcf_mut().set_ifs_after(contender(0, ac) as usize, now.max(jammed_end + extra));
         }
         if self.drivers[0].hw[ac].len > 0 {
@@ -1401,12 +1401,13 @@ impl Ht {
                 continue;
             }
             // The contexts as `ul_outcome` counts them.
-            match tb_ba_context(u) {
+            let ctx = tb_ba_context(u);
+            match ctx {
                 Some(BaContext::AllAck) => all_ack += 1,
                 Some(BaContext::Bitmap) => bitmaps.push(self.ba_bytes[s as usize] - 24),
                 None => continue,
             }
-            contexts.push((s + 1, tb_ba_context(u) == Some(BaContext::AllAck)));
+            contexts.push((s + 1, ctx == Some(BaContext::AllAck)));
         }
         if contexts.is_empty() || bsrp {
             // (Nothing acknowledges the answers to a BSRP Trigger.)
